@@ -1,0 +1,46 @@
+"""The typed errors sc2env raises; each message says what went wrong and what to do about it."""
+
+from __future__ import annotations
+
+import builtins
+
+
+class SC2EnvError(Exception):
+    """Base class of every error sc2env raises on purpose."""
+
+
+class LaunchError(SC2EnvError):
+    """A game process could not be found, started, or did not become ready."""
+
+
+class ConnectionError(SC2EnvError, builtins.ConnectionError):  # noqa: A001 - the design's name
+    """The websocket to a game process failed: refused, dropped, or a malformed frame."""
+
+
+class RequestTimeoutError(ConnectionError, builtins.TimeoutError):
+    """A request got no answer within its deadline."""
+
+
+class GameCrashedError(ConnectionError):
+    """The game process died while we were talking to it."""
+
+
+class ProtocolError(SC2EnvError):
+    """The game answered with `Response.error`, or a request is invalid in the current protocol status."""
+
+
+class RequestError(SC2EnvError):
+    """A typed sub-response error, e.g. `ResponseCreateGame.error = MissingMap`.
+
+    `error` is the enum name and `details` the game's `error_details` text.
+    """
+
+    def __init__(self, message: str, *, request: str = "", error: str = "", details: str = ""):
+        super().__init__(message)
+        self.request = request
+        self.error = error
+        self.details = details
+
+
+class InvalidActionError(SC2EnvError, ValueError):
+    """An action that cannot be sent: unknown function, unavailable now, or a bad argument."""

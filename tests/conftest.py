@@ -1,0 +1,47 @@
+"""Fixtures shared by every test area: the `../shared` folder and its real recorded messages."""
+
+from __future__ import annotations
+
+import lzma
+import os
+import pathlib
+
+import pytest
+
+SHARED = pathlib.Path(__file__).resolve().parents[1].parent / "shared"
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> pathlib.Path:
+    """`../shared` beside the project; tests that need it skip on a user's clone, where it is absent."""
+    if not SHARED.is_dir():
+        pytest.skip("../shared is absent (it exists only beside the developers' checkout)")
+    return SHARED
+
+
+@pytest.fixture(scope="session")
+def realdata(shared_dir):
+    """Load one recorded message: realdata("pysc2_obs_data1.observation") -> ResponseObservation."""
+    from s2clientprotocol import sc2api_pb2 as sc_pb
+
+    kinds = {
+        "observation": sc_pb.ResponseObservation,
+        "game_info": sc_pb.ResponseGameInfo,
+        "data": sc_pb.ResponseData,
+    }
+    cache: dict[str, object] = {}
+
+    def load(stem: str):
+        if stem not in cache:
+            path = shared_dir / "realdata" / f"{stem}.pb.xz"
+            if not path.exists():
+                pytest.skip(f"{path} is absent")
+            message = kinds[stem.rsplit(".", 1)[1]]()
+            message.ParseFromString(lzma.open(path).read())
+            cache[stem] = message
+        return cache[stem]
+
+    return load
