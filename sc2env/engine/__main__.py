@@ -1,0 +1,71 @@
+"""Command line of the built-in engine: SC2_x64's Linux flags (`-listen -port -dataDir -tempDir ...`), or
+`--make-sc2path DIR` to write an SC2-install-shaped folder that runs it."""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import os
+import signal
+import sys
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m sc2env.engine", allow_abbrev=False,
+        description="sc2env's built-in StarCraft II API server. Accepts SC2_x64's command line; "
+                    "flags it does not use (-dataVersion, -eglpath, -verbose, ...) are ignored.")
+    parser.add_argument("-listen", default="127.0.0.1", help="address to listen on (default loopback only)")
+    parser.add_argument("-port", type=int, help="port of the websocket endpoint ws://<listen>:<port>/sc2api")
+    parser.add_argument("-dataDir", help="accepted for compatibility; the engine needs no game data")
+    parser.add_argument("-tempDir", help="accepted for compatibility; the engine writes no temp files")
+    parser.add_argument("--make-sc2path", metavar="DIR",
+                        help="write DIR/Versions/Base75689/SC2_x64 and DIR/Maps/mini_games/*.SC2Map, then exit")
+    args, _unknown = parser.parse_known_args(argv)
+    if args.make_sc2path is None and args.port is None:
+        parser.error("-port is required (or use --make-sc2path DIR)")
+    return args
+
+
+def _die_with_parent() -> callable:
+    """Ask Linux for SIGTERM when the parent dies; also return a check for platforms without prctl."""
+    parent = os.getppid()
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass
+    return lambda: os.getppid() != parent
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parse(sys.argv[1:] if argv is None else argv)
+    if args.make_sc2path is not None:
+        from sc2env.engine.sc2path import make_sc2path
+
+        binary = make_sc2path(args.make_sc2path)
+        print(f"wrote {binary}\nuse it with: SC2PATH={binary.parents[2]}")
+        return 0
+
+    def terminate(signum, frame):
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, terminate)
+    signal.signal(signal.SIGINT, terminate)
+    parent_died = _die_with_parent()
+    from sc2env.engine.server import Server
+    from sc2env.engine.session import Session
+
+    session = Session()
+    try:
+        server = Server(args.listen, args.port, session.handle, lambda: session.quit)
+    except OSError as e:
+        print(f"sc2env.engine: cannot listen on {args.listen}:{args.port}: {e}", file=sys.stderr)
+        return 1
+    server.serve(should_stop=parent_died)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,272 @@
+"""Apply SC2 API actions (feature-layer, render, UI and raw) to a game: selection, commands, camera."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from s2clientprotocol import error_pb2, raw_pb2, sc2api_pb2 as sc_pb, spatial_pb2, ui_pb2
+
+from sc2env.engine.render import View, coverage
+from sc2env.engine.world import Order
+from sc2env.gamedata import ABILITIES, UNIT_TYPES, Target, specific_ability
+
+if TYPE_CHECKING:
+    from sc2env.engine.game import Game
+
+SUCCESS = error_pb2.Success
+ERROR = error_pb2.Error
+NOT_SUPPORTED = error_pb2.NotSupported
+CANT_TARGET = error_pb2.CantTargetThatUnit
+_SMART, _STOP, _HOLD, _MOVE, _ATTACK = 1, 4, 18, 16, 23
+_POINT_ORDERS = (16, 17, 23)
+
+_SELECT, _TOGGLE, _ALL_TYPE, _ADD_ALL_TYPE = (spatial_pb2.ActionSpatialUnitSelectionPoint.Select,
+                                              spatial_pb2.ActionSpatialUnitSelectionPoint.Toggle,
+                                              spatial_pb2.ActionSpatialUnitSelectionPoint.AllType,
+                                              spatial_pb2.ActionSpatialUnitSelectionPoint.AddAllType)
+
+
+def apply(game: Game, action: sc_pb.Action) -> int:
+    """Apply one `Action`; returns its immediate `ActionResult`. Empty actions (no-ops) succeed."""
+    result = SUCCESS
+    if action.HasField("action_feature_layer"):
+        result = _spatial(game, action.action_feature_layer, game.screen_view(), game.minimap_view())
+    elif action.HasField("action_render"):
+        result = _spatial(game, action.action_render, game.screen_view(render=True),
+                          game.minimap_view(render=True))
+    elif action.HasField("action_ui"):
+        result = _ui(game, action.action_ui)
+    elif action.HasField("action_raw"):
+        result = _raw(game, action.action_raw)
+    return result
+
+
+# ---- feature-layer and render actions ---------------------------------------------------------------
+def _spatial(game: Game, spatial: spatial_pb2.ActionSpatial, screen: View | None, minimap: View | None) -> int:
+    kind = spatial.WhichOneof("action")
+    if kind is None:
+        return SUCCESS
+    if screen is None or minimap is None:
+        return NOT_SUPPORTED  # this interface was not requested at join
+    if kind == "unit_command":
+        cmd = spatial.unit_command
+        point = target = None
+        if cmd.HasField("target_screen_coord"):
+            c = cmd.target_screen_coord
+            point = screen.pixel_to_world(c.x, c.y)
+            target = _unit_at(game, screen, c.x, c.y)
+        elif cmd.HasField("target_minimap_coord"):
+            c = cmd.target_minimap_coord
+            point = minimap.pixel_to_world(c.x, c.y)
+        return command(game, cmd.ability_id, game.player.selection, point, target, cmd.queue_command)
+    if kind == "camera_move":
+        c = spatial.camera_move.center_minimap
+        game.move_camera(*minimap.pixel_to_world(c.x, c.y))
+        return SUCCESS
+    if kind == "unit_selection_point":
+        sel = spatial.unit_selection_point
+        return _select_point(game, screen, sel.selection_screen_coord.x, sel.selection_screen_coord.y, sel.type)
+    rect = spatial.unit_selection_rect
+    return _select_rect(game, screen, rect.selection_screen_coord, rect.selection_add)
+
+
+def _unit_at(game: Game, view: View, i: int, j: int) -> int | None:
+    """The tag of the unit drawn at screen pixel (i, j), if it can be clicked."""
+    if not (0 <= i < view.width and 0 <= j < view.height):
+        return None
+    index = coverage(view, game.world)[0]
+    row = int(index[j, i]) - 1
+    if row < 0 or not game.world.types[row].selectable:
+        return None
+    return int(game.world.tag[row])
+
+
+def _own(game: Game, tags) -> list[int]:
+    w, pid = game.world, game.player.player_id
+    return [t for t in tags if w.exists(t) and w.owner[w.slot(t)] == pid]
+
+
+def _select_point(game: Game, view: View, i: int, j: int, kind: int) -> int:
+    player = game.player
+    tag = _unit_at(game, view, i, j)
+    if tag is None:
+        if kind == _SELECT:
+            player.selection = []
+        return SUCCESS
+    if not _own(game, [tag]):  # other players' units are only ever selected alone
+        if kind in (_SELECT, _ALL_TYPE):
+            player.selection = [tag]
+        return SUCCESS
+    current = _own(game, player.selection)
+    if kind == _SELECT:
+        player.selection = [tag]
+    elif kind == _TOGGLE:
+        player.selection = [t for t in current if t != tag] if tag in current else current + [tag]
+    else:
+        w = game.world
+        same = (w.type_id == w.type_id[w.slot(tag)]) & (w.owner == player.player_id) & view.contains(
+            w.pos[:, 0], w.pos[:, 1])
+        tags = w.tags_where(same)
+        base = current if kind == _ADD_ALL_TYPE else []
+        player.selection = base + [t for t in tags if t not in base]
+    return SUCCESS
+
+
+def _select_rect(game: Game, view: View, rects, add: bool) -> int:
+    w, player = game.world, game.player
+    hit = np.zeros(w.n, bool)
+    if w.n:
+        fx, fy = view.world_to_pixel(w.pos[:, 0], w.pos[:, 1])
+        rp = w.radius / view.scale
+        for r in rects:
+            x0, x1 = sorted((r.p0.x, r.p1.x))
+            y0, y1 = sorted((r.p0.y, r.p1.y))
+            nx = np.clip(fx, x0 - 0.5, x1 + 0.5)
+            ny = np.clip(fy, y0 - 0.5, y1 + 0.5)
+            hit |= np.hypot(fx - nx, fy - ny) <= rp
+    selectable = np.array([t.selectable for t in w.types], bool) if w.n else hit
+    mine = hit & selectable & (w.owner == player.player_id)
+    tags = w.tags_where(mine)
+    if not tags and not add:
+        others = w.tags_where(hit & selectable)
+        player.selection = others[:1]
+        return SUCCESS
+    base = _own(game, player.selection) if add else []
+    player.selection = base + [t for t in tags if t not in base]
+    return SUCCESS
+
+
+# ---- unit commands -----------------------------------------------------------------------------------
+def command(game: Game, ability_id: int, tags, point, target: int | None, queued: bool) -> int:
+    """Order every unit of `tags` that can run `ability_id` (general or specific id); errors are remembered.
+
+    A screen point over a clickable unit targets that unit for abilities that accept units.
+    """
+    w = game.world
+    units = _own(game, tags)
+    result = ERROR
+    for tag in units:
+        unit_type = w.types[w.slot(tag)]
+        specific = specific_ability(ability_id, unit_type.command_card)
+        if specific is None:
+            continue
+        result = _order(game, tag, specific, point, target, queued)
+    if ability_id not in ABILITIES:
+        result = ERROR
+    if result != SUCCESS:
+        game.action_errors.append((ability_id, result))
+    return result
+
+
+def _order(game: Game, tag: int, ability: int, point, target: int | None, queued: bool) -> int:
+    w = game.world
+    info = ABILITIES[ability]
+    if ability == _SMART:
+        if point is None and target is None:
+            return ERROR
+        enemy = target is not None and w.owner[w.slot(target)] not in (0, game.player.player_id)
+        armed = UNIT_TYPES[int(w.type_id[w.slot(tag)])].weapon is not None
+        ability = _ATTACK if enemy and armed else _MOVE
+        info = ABILITIES[ability]
+    if ability in (_STOP, _HOLD):
+        w.stop(tag)
+        return SUCCESS
+    if ability not in _POINT_ORDERS:
+        return NOT_SUPPORTED
+    if info.target is Target.NONE or (point is None and target is None):
+        return ERROR
+    if target is not None and target != tag and info.target in (Target.UNIT, Target.POINT_OR_UNIT):
+        w.issue(tag, Order(ability, target_tag=target), queued)
+    elif point is not None:
+        w.issue(tag, Order(ability, point=point), queued)
+    else:
+        return CANT_TARGET
+    return SUCCESS
+
+
+# ---- UI actions --------------------------------------------------------------------------------------
+def _ui(game: Game, ui: ui_pb2.ActionUI) -> int:
+    kind = ui.WhichOneof("action")
+    player, w = game.player, game.world
+    if kind == "control_group":
+        return _control_group(game, ui.control_group.action, ui.control_group.control_group_index)
+    if kind == "select_army":
+        army = [t for t in _own(game, w.tag.tolist()) if w.types[w.slot(t)].army]
+        base = _own(game, player.selection) if ui.select_army.selection_add else []
+        player.selection = base + [t for t in army if t not in base]
+        return SUCCESS
+    if kind == "select_idle_worker":
+        idle = [t for t in _own(game, w.tag.tolist())
+                if w.types[w.slot(t)].worker and not w.orders[w.slot(t)]]
+        if not idle:
+            return ERROR
+        mode = ui.select_idle_worker.type
+        current = _own(game, player.selection)
+        fresh = [t for t in idle if t not in current] or idle
+        chosen = {1: [fresh[0]], 2: current + [fresh[0]], 3: idle, 4: current + fresh}.get(mode)
+        if chosen is None:
+            return ERROR
+        player.selection = list(dict.fromkeys(chosen))
+        return SUCCESS
+    if kind == "multi_panel":
+        panel = ui.multi_panel
+        selection = player.selection
+        if not 0 <= panel.unit_index < len(selection):
+            return ERROR
+        tag = selection[panel.unit_index]
+        same = [t for t in selection if w.type_id[w.slot(t)] == w.type_id[w.slot(tag)]]
+        player.selection = {
+            1: [tag],
+            2: [t for t in selection if t != tag],
+            3: same,
+            4: [t for t in selection if t not in same],
+        }.get(panel.type, selection)
+        return SUCCESS
+    # select_larva, select_warp_gates, cargo_panel, production_panel, toggle_autocast: no such units or
+    # panels exist on the engine's maps, so there is nothing to act on.
+    return ERROR
+
+
+def _control_group(game: Game, action: int, index: int) -> int:
+    if not 0 <= index < 10:
+        return ERROR
+    player = game.player
+    groups = player.control_groups
+    selection = _own(game, player.selection)
+    if action == 1:  # Recall
+        recalled = _own(game, groups[index])
+        if recalled:
+            player.selection = recalled
+        return SUCCESS
+    if action in (4, 5):  # ...AndSteal: the units leave every other group first
+        for n in range(10):
+            if n != index:
+                groups[n] = [t for t in groups[n] if t not in selection]
+    if action in (2, 4):
+        groups[index] = list(selection)
+    elif action in (3, 5):
+        groups[index] = groups[index] + [t for t in selection if t not in groups[index]]
+    else:
+        return ERROR
+    return SUCCESS
+
+
+# ---- raw actions -------------------------------------------------------------------------------------
+def _raw(game: Game, raw: raw_pb2.ActionRaw) -> int:
+    kind = raw.WhichOneof("action")
+    if kind == "unit_command":
+        cmd = raw.unit_command
+        point = None
+        if cmd.HasField("target_world_space_pos"):
+            point = (cmd.target_world_space_pos.x, cmd.target_world_space_pos.y)
+        target = cmd.target_unit_tag if cmd.HasField("target_unit_tag") else None
+        if target is not None and not game.world.exists(target):
+            game.action_errors.append((cmd.ability_id, CANT_TARGET))
+            return CANT_TARGET
+        return command(game, cmd.ability_id, list(cmd.unit_tags), point, target, cmd.queue_command)
+    if kind == "camera_move":
+        p = raw.camera_move.center_world_space
+        game.move_camera(p.x, p.y)
+        return SUCCESS
+    return ERROR if kind else SUCCESS

@@ -1,0 +1,217 @@
+"""Mini-game definitions: parse and validate the JSON files in `maps/`, and find one by name, path or content."""
+
+from __future__ import annotations
+
+import json
+import math
+import posixpath
+from dataclasses import dataclass, field
+from importlib import resources
+
+import numpy as np
+
+from sc2env.engine.world import Bounds
+
+FORMAT = "sc2env-minigame/1"
+RACES = {"Terran": 1, "Zerg": 2, "Protoss": 3, "Random": 4}
+VISION = ("reveal_playable", "reveal_all")
+
+
+class MapDefinitionError(ValueError):
+    """A definition that can't be used; the message names the field and what is expected."""
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A rectangle (x0, y0, x1, y1) or a circle (cx, cy, r)."""
+
+    kind: str
+    values: tuple[float, ...]
+
+    def contains(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        if self.kind == "rect":
+            x0, y0, x1, y1 = self.values
+            return (x >= x0) & (x <= x1) & (y >= y0) & (y <= y1)
+        cx, cy, r = self.values
+        return (x - cx) ** 2 + (y - cy) ** 2 <= r * r
+
+    def box(self) -> tuple[float, float, float, float]:
+        if self.kind == "rect":
+            return self.values  # type: ignore[return-value]
+        cx, cy, r = self.values
+        return (cx - r, cy - r, cx + r, cy + r)
+
+
+@dataclass(frozen=True)
+class Region:
+    """The union of `shapes` minus the union of `minus`, as in SC2 map regions (negative shapes)."""
+
+    shapes: tuple[Shape, ...]
+    minus: tuple[Shape, ...] = ()
+
+    def contains(self, x, y) -> np.ndarray:
+        x, y = np.asarray(x, float), np.asarray(y, float)
+        inside = np.zeros(np.broadcast(x, y).shape, bool)
+        for s in self.shapes:
+            inside |= s.contains(x, y)
+        for s in self.minus:
+            inside &= ~s.contains(x, y)
+        return inside
+
+    def sample(self, rng: np.random.Generator, count: int) -> np.ndarray:
+        """`count` uniform random points of the region, shape (count, 2)."""
+        boxes = np.array([s.box() for s in self.shapes])
+        x0, y0 = boxes[:, 0].min(), boxes[:, 1].min()
+        x1, y1 = boxes[:, 2].max(), boxes[:, 3].max()
+        out = np.empty((0, 2))
+        for _ in range(1000):
+            pts = rng.uniform((x0, y0), (x1, y1), size=(max(16, 2 * count), 2))
+            out = np.concatenate([out, pts[self.contains(pts[:, 0], pts[:, 1])]])
+            if len(out) >= count:
+                return out[:count]
+        raise MapDefinitionError("region has (almost) no area to place units in")
+
+    def centre(self) -> tuple[float, float]:
+        x0, y0, x1, y1 = self.shapes[0].box()
+        return ((x0 + x1) / 2, (y0 + y1) / 2)
+
+
+@dataclass(frozen=True)
+class PlayerSlot:
+    player_id: int
+    race: int
+    name: str
+
+
+@dataclass(frozen=True)
+class MapDefinition:
+    """One mini-game: terrain and bounds, players, regions, the setup script and the triggers.
+
+    `setup`, `procedures`, `placements` and `triggers` stay as parsed JSON; `sc2env.engine.scenario` interprets them.
+    """
+
+    name: str
+    description: str
+    map_size: tuple[int, int]
+    playable_area: Bounds
+    camera_bounds: Bounds
+    camera_start: tuple[float, float]
+    vision: str
+    terrain_height: float
+    time_limit: int
+    timeout_result: str
+    players: tuple[PlayerSlot, ...]
+    start_locations: tuple[tuple[float, float], ...]
+    regions: dict[str, Region]
+    setup: list
+    triggers: list
+    procedures: dict = field(default_factory=dict)
+    placements: dict = field(default_factory=dict)
+    source: bytes = b""
+
+    @property
+    def path(self) -> str:
+        """The path PySC2-style clients ask for: `mini_games/<Name>.SC2Map`."""
+        return f"mini_games/{self.name}.SC2Map"
+
+
+def _shape(spec, where: str) -> Shape:
+    if isinstance(spec, dict) and len(spec) == 1:
+        (kind, values), = spec.items()
+        if kind in ("rect", "circle") and len(values) == (4 if kind == "rect" else 3):
+            return Shape(kind, tuple(float(v) for v in values))
+    raise MapDefinitionError(f"{where}: expected {{'rect': [x0, y0, x1, y1]}} or {{'circle': [x, y, r]}}, got {spec!r}")
+
+
+def _region(spec, where: str) -> Region:
+    if not isinstance(spec, dict):
+        raise MapDefinitionError(f"{where}: a region is an object, got {spec!r}")
+    shapes = [_shape({k: v}, where) for k, v in spec.items() if k in ("rect", "circle")]
+    shapes += [_shape(s, where) for s in spec.get("any", [])]
+    if not shapes:
+        raise MapDefinitionError(f"{where}: a region needs 'rect', 'circle' or 'any'")
+    return Region(tuple(shapes), tuple(_shape(s, where) for s in spec.get("minus", [])))
+
+
+def _bounds(values, where: str) -> Bounds:
+    if not (isinstance(values, list) and len(values) == 4):
+        raise MapDefinitionError(f"{where}: expected [x0, y0, x1, y1], got {values!r}")
+    x0, y0, x1, y1 = (float(v) for v in values)
+    if not (x1 > x0 and y1 > y0):
+        raise MapDefinitionError(f"{where}: empty rectangle {values!r}")
+    return Bounds(x0, y0, x1, y1)
+
+
+def parse_definition(data: bytes | str) -> MapDefinition:
+    """Parse a definition from JSON text; MapDefinitionError says which field is wrong."""
+    try:
+        spec = json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise MapDefinitionError(f"not an sc2env mini-game definition (invalid JSON: {e})") from None
+    if not isinstance(spec, dict) or spec.get("format") != FORMAT:
+        raise MapDefinitionError(f"not an sc2env mini-game definition (needs \"format\": \"{FORMAT}\")")
+    try:
+        name = spec["name"]
+        width, height = (int(v) for v in spec["map_size"])
+        playable = _bounds(spec["playable_area"], "playable_area")
+        regions = {"playable_area": Region((Shape("rect", (playable.x0, playable.y0, playable.x1, playable.y1)),))}
+        regions.update({k: _region(v, f"regions.{k}") for k, v in spec.get("regions", {}).items()})
+        players = tuple(
+            PlayerSlot(int(p["player_id"]), RACES[p.get("race", "Terran")], p.get("name", f"Player {i + 1}"))
+            for i, p in enumerate(spec["players"])
+        )
+        vision = spec.get("vision", "reveal_playable")
+        if vision not in VISION:
+            raise MapDefinitionError(f"vision: expected one of {VISION}, got {vision!r}")
+        camera = tuple(float(v) for v in spec.get("camera_start", regions["playable_area"].centre()))
+        time_limit = int(spec["time_limit"])
+        if time_limit <= 0 or not math.isfinite(time_limit):
+            raise MapDefinitionError("time_limit: a positive number of game loops")
+        return MapDefinition(
+            name=name,
+            description=spec.get("description", ""),
+            map_size=(width, height),
+            playable_area=playable,
+            camera_bounds=_bounds(spec.get("camera_bounds", [0, 0, width, height]), "camera_bounds"),
+            camera_start=camera,  # type: ignore[arg-type]
+            vision=vision,
+            terrain_height=float(spec.get("terrain_height", 10.0)),
+            time_limit=time_limit,
+            timeout_result=spec.get("timeout_result", "Tie"),
+            players=players,
+            start_locations=tuple(tuple(float(v) for v in p) for p in spec.get("start_locations", [])),
+            regions=regions,
+            setup=list(spec.get("setup", [])),
+            triggers=list(spec.get("triggers", [])),
+            procedures=dict(spec.get("procedures", {})),
+            placements=dict(spec.get("placements", {})),
+            source=data.encode() if isinstance(data, str) else bytes(data),
+        )
+    except KeyError as e:
+        raise MapDefinitionError(f"missing field {e.args[0]!r}") from None
+    except (TypeError, ValueError) as e:
+        if isinstance(e, MapDefinitionError):
+            raise
+        raise MapDefinitionError(f"malformed definition: {e}") from None
+
+
+def builtin_definitions() -> dict[str, bytes]:
+    """Name -> JSON bytes of every definition shipped in `sc2env.maps`."""
+    root = resources.files("sc2env.maps")
+    return {f.name[: -len(".json")]: f.read_bytes() for f in root.iterdir() if f.name.endswith(".json")}
+
+
+def find_definition(map_path: str = "", map_data: bytes = b"") -> MapDefinition:
+    """The definition a create_game asks for: `map_data` holding a definition, else a built-in by file name.
+
+    Raises KeyError when no built-in matches the path, MapDefinitionError when given data is a broken
+    definition.
+    """
+    if map_data.lstrip()[:1] == b"{":
+        return parse_definition(map_data)
+    stem = posixpath.basename(map_path.replace("\\", "/"))
+    stem = stem[: -len(".SC2Map")] if stem.endswith(".SC2Map") else stem
+    builtins = builtin_definitions()
+    if stem not in builtins:
+        raise KeyError(stem)
+    return parse_definition(builtins[stem])

@@ -1,0 +1,32 @@
+"""Write an SC2-install-shaped folder whose `SC2_x64` starts this engine, for unmodified SC2 API clients."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import shlex
+import stat
+import sys
+
+from sc2env.engine.mapdef import builtin_definitions
+from sc2env.gamedata import BASE_BUILD
+
+
+def make_sc2path(root: str | os.PathLike, python: str = sys.executable) -> pathlib.Path:
+    """Create `root/Versions/Base<build>/SC2_x64` and `root/Maps/mini_games/<Name>.SC2Map`; returns the binary.
+
+    The binary is a shell script that execs `python -m sc2env.engine` with the argv it was given, so the
+    client's own process handling (signals, parent death, quit) reaches the engine directly. Each map file
+    holds the engine's definition of that mini-game, which clients send back as `map_data`.
+    """
+    root = pathlib.Path(root).expanduser().resolve()
+    binary = root / "Versions" / f"Base{BASE_BUILD:05d}" / "SC2_x64"
+    binary.parent.mkdir(parents=True, exist_ok=True)
+    binary.write_text(f"#!/bin/sh\nexec {shlex.quote(python)} -m sc2env.engine \"$@\"\n")
+    binary.chmod(binary.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    maps = root / "Maps" / "mini_games"
+    maps.mkdir(parents=True, exist_ok=True)
+    for name, source in builtin_definitions().items():
+        (maps / f"{name}.SC2Map").write_bytes(source)
+    (root / "Replays").mkdir(exist_ok=True)
+    return binary

@@ -1,0 +1,118 @@
+"""The websocket endpoint /sc2api: one client at a time, raw protobuf frames in, binary frames out."""
+
+from __future__ import annotations
+
+import select
+import socket
+from typing import Callable
+
+from websockets.frames import Opcode
+from websockets.http11 import Request
+from websockets.server import ServerProtocol
+
+ENDPOINT = "/sc2api"
+_BUSY = b"HTTP/1.1 409 Conflict\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+_RECV_BYTES = 1 << 22
+
+
+class _Client:
+    """One accepted socket and its websocket protocol state (websockets' sans-I/O ServerProtocol)."""
+
+    def __init__(self, sock: socket.socket):
+        self.sock = sock
+        # No size cap: create_game.map_data can be a whole map file. Frames are not UTF-8 checked at this
+        # layer, which is what SC2 clients need: PySC2 sends raw protobuf in TEXT frames.
+        self.protocol = ServerProtocol(max_size=None)
+        self.fragments: list[bytes] = []
+        self.closed = False
+
+
+class Server:
+    """Serve `handle(request bytes) -> response bytes` on ws://host:port/sc2api, single-threaded.
+
+    Requests from one client are answered strictly in order, so pipelined clients (several requests
+    written before reading) work. A second client gets HTTP 409 while one is connected. The loop ends
+    when `should_stop()` turns true or `handle` asks to quit (`quit_requested()`).
+    """
+
+    def __init__(self, host: str, port: int, handle: Callable[[bytes], bytes], quit_requested: Callable[[], bool]):
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        self.listener = socket.create_server((host, port), family=family, backlog=16)
+        self.handle = handle
+        self.quit_requested = quit_requested
+        self.client: _Client | None = None
+
+    def serve(self, should_stop: Callable[[], bool], poll_seconds: float = 0.25) -> None:
+        try:
+            while not should_stop() and not self.quit_requested():
+                watched = [self.listener] + ([self.client.sock] if self.client else [])
+                ready, _, _ = select.select(watched, [], [], poll_seconds)
+                if self.listener in ready:
+                    self._accept()
+                if self.client is not None and self.client.sock in ready:
+                    self._read(self.client)
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if self.client is not None:
+            self._drop(self.client)
+        self.listener.close()
+
+    def _accept(self) -> None:
+        sock, _ = self.listener.accept()
+        if self.client is not None:
+            try:
+                sock.sendall(_BUSY)
+            finally:
+                sock.close()
+            return
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.client = _Client(sock)
+
+    def _read(self, client: _Client) -> None:
+        try:
+            data = client.sock.recv(_RECV_BYTES)
+        except OSError:
+            data = b""
+        if data:
+            client.protocol.receive_data(data)
+        else:
+            client.protocol.receive_eof()
+        for event in client.protocol.events_received():
+            if isinstance(event, Request):
+                if event.path.split("?")[0] == ENDPOINT:
+                    response = client.protocol.accept(event)
+                else:
+                    response = client.protocol.reject(404, f"Not found: the SC2 API is at {ENDPOINT}\n")
+                client.protocol.send_response(response)
+            elif event.opcode in (Opcode.TEXT, Opcode.BINARY, Opcode.CONT):
+                client.fragments.append(event.data)
+                if event.fin:
+                    message = b"".join(client.fragments)
+                    client.fragments = []
+                    client.protocol.send_binary(self.handle(message))
+                    self._flush(client)
+                    if self.quit_requested():
+                        break
+        self._flush(client)
+        if client.closed or not data:
+            self._drop(client)
+
+    def _flush(self, client: _Client) -> None:
+        for chunk in client.protocol.data_to_send():
+            if chunk:
+                try:
+                    client.sock.sendall(chunk)
+                except OSError:
+                    client.closed = True
+                    return
+            else:  # the protocol asks to close the TCP connection
+                client.closed = True
+
+    def _drop(self, client: _Client) -> None:
+        try:
+            client.sock.close()
+        finally:
+            if self.client is client:
+                self.client = None

@@ -1,0 +1,214 @@
+"""The SC2 API protocol without I/O: decode a Request, check it against the status machine, answer it."""
+
+from __future__ import annotations
+
+from google.protobuf.message import DecodeError
+from s2clientprotocol import sc2api_pb2 as sc_pb
+
+from sc2env.engine import observe
+from sc2env.engine.game import Game, Interface
+from sc2env.engine.mapdef import MapDefinitionError, builtin_definitions, find_definition
+from sc2env.engine.scenario import Scenario
+from sc2env.gamedata import BASE_BUILD, DATA_BUILD, DATA_VERSION, GAME_VERSION
+
+LAUNCHED, INIT_GAME, IN_GAME, ENDED, QUIT = (sc_pb.launched, sc_pb.init_game, sc_pb.in_game, sc_pb.ended,
+                                             sc_pb.quit)
+ALREADY_ENDED = "Game has already ended"
+_MAX_RESOLUTION = 4096
+
+# Request -> statuses in which it is valid (PySC2's extra allowances included; see sc2-api-notes §1).
+_VALID = {
+    "ping": None, "available_maps": None, "quit": None,
+    "create_game": (LAUNCHED, INIT_GAME, IN_GAME, ENDED),
+    "join_game": (INIT_GAME,),
+    "restart_game": (IN_GAME, ENDED),
+    "leave_game": (IN_GAME, ENDED),
+    "game_info": (IN_GAME, ENDED), "observation": (IN_GAME, ENDED), "data": (IN_GAME, ENDED),
+    "step": (IN_GAME,), "action": (IN_GAME,),
+    "save_replay": (IN_GAME, ENDED),
+}
+
+
+class Session:
+    """One engine's protocol state: the status machine and the game it hosts.
+
+    `handle(bytes) -> bytes` answers one serialized Request with one serialized Response and never raises
+    for bad input: malformed bytes, unknown or out-of-state requests all get an `error` answer.
+    """
+
+    def __init__(self) -> None:
+        self.status = LAUNCHED
+        self.game: Game | None = None
+        self._pending: tuple | None = None  # (definition, seed, realtime) between create and join
+        self.disable_fog = False
+
+    @property
+    def quit(self) -> bool:
+        return self.status == QUIT
+
+    def handle(self, data: bytes) -> bytes:
+        response = sc_pb.Response()
+        try:
+            request = sc_pb.Request.FromString(data)
+        except (DecodeError, RuntimeError, ValueError) as e:
+            response.error.append(f"malformed request: could not parse {len(data)} bytes as sc2api.Request ({e})")
+            response.status = self.status
+            return response.SerializeToString()
+        if request.HasField("id"):
+            response.id = request.id
+        kind = request.WhichOneof("request")
+        payload = None
+        if kind is None:
+            response.error.append("empty request: set one of the Request fields (ping, create_game, ...)")
+        elif kind not in _VALID:
+            response.error.append(f"{kind} is not supported by the built-in engine (it plays mini-games only)")
+        elif _VALID[kind] is not None and self.status not in _VALID[kind]:
+            if self.status == ENDED and kind in ("step", "action"):
+                response.error.append(ALREADY_ENDED)
+            else:
+                allowed = ", ".join(sc_pb.Status.Name(s) for s in _VALID[kind])
+                response.error.append(
+                    f"{kind} is not valid in status {sc_pb.Status.Name(self.status)} (valid in: {allowed})")
+        else:
+            try:
+                payload = getattr(self, f"_{kind}")(getattr(request, kind), response)
+            except Exception as e:  # a bug must cost one answer, never the server
+                response.ClearField(kind)
+                response.error.append(f"internal error in the built-in engine while handling {kind}: "
+                                      f"{type(e).__name__}: {e}")
+        response.status = self.status
+        return payload if payload is not None else response.SerializeToString()
+
+    # ---- requests -----------------------------------------------------------------------------------
+    def _ping(self, request, response) -> None:
+        ping = response.ping
+        ping.game_version, ping.data_version = GAME_VERSION, DATA_VERSION
+        ping.data_build, ping.base_build = DATA_BUILD, BASE_BUILD
+
+    def _available_maps(self, request, response) -> None:
+        response.available_maps.local_map_paths.extend(
+            f"mini_games/{name}.SC2Map" for name in sorted(builtin_definitions()))
+
+    def _create_game(self, request: sc_pb.RequestCreateGame, response) -> None:
+        out = response.create_game
+        out.SetInParent()
+        error = sc_pb.ResponseCreateGame
+        if not request.HasField("local_map"):
+            out.error = error.MissingMap
+            out.error_details = ("the built-in engine plays only its own mini-games; give local_map.map_path "
+                                 "(e.g. mini_games/MoveToBeacon.SC2Map) or map_data")
+            return
+        participants = [p for p in request.player_setup if p.type == sc_pb.Participant]
+        if not request.player_setup:
+            out.error, out.error_details = error.MissingPlayerSetup, "player_setup is empty"
+            return
+        if len(participants) != 1 or len(participants) != len(request.player_setup):
+            out.error = error.MultiplayerUnsupported if len(participants) > 1 else error.InvalidPlayerSetup
+            out.error_details = ("the built-in engine runs single-agent mini-games: give exactly one "
+                                 "Participant and no Computer or Observer players")
+            return
+        local = request.local_map
+        try:
+            definition = find_definition(local.map_path, local.map_data)
+            Scenario.validate(definition)
+        except KeyError:
+            out.error = error.MissingMap
+            out.error_details = (f"no built-in mini-game matches {local.map_path!r}; available: "
+                                 f"{', '.join(sorted(builtin_definitions()))}")
+            return
+        except MapDefinitionError as e:
+            out.error, out.error_details = error.InvalidMapData, f"{local.map_path or 'map_data'}: {e}"
+            return
+        seed = request.random_seed if request.HasField("random_seed") else None
+        self._pending = (definition, seed, request.realtime)
+        self.disable_fog = request.disable_fog
+        self.game = None
+        self.status = INIT_GAME
+
+    def _join_game(self, request: sc_pb.RequestJoinGame, response) -> None:
+        out = response.join_game
+        out.SetInParent()
+        error = sc_pb.ResponseJoinGame
+        if not request.HasField("options"):
+            out.error, out.error_details = error.MissingOptions, "join_game needs InterfaceOptions"
+            return
+        problem = _check_options(request.options)
+        if problem:
+            out.error, out.error_details = error.FeatureUnsupported, problem
+            return
+        definition, seed, realtime = self._pending
+        game = Game(definition, seed, realtime, self.disable_fog)
+        race = request.race if request.HasField("race") else game.race
+        game.join(Interface.from_options(request.options), race)
+        self.game = game
+        out.player_id = game.player.player_id
+        self.status = IN_GAME
+
+    def _restart_game(self, request, response) -> None:
+        response.restart_game.SetInParent()
+        self.game.restart()
+        self.status = IN_GAME
+
+    def _leave_game(self, request, response) -> None:
+        response.leave_game.SetInParent()
+        self.game = None
+        self.status = LAUNCHED
+
+    def _quit(self, request, response) -> None:
+        response.quit.SetInParent()
+        self.status = QUIT
+
+    def _game_info(self, request, response) -> None:
+        response.game_info.CopyFrom(observe.game_info(self.game))
+
+    def _data(self, request: sc_pb.RequestData, response) -> None:
+        response.data.CopyFrom(observe.game_data(request))
+
+    def _observation(self, request: sc_pb.RequestObservation, response) -> bytes:
+        game = self.game
+        if game.realtime and self.status == IN_GAME:
+            game.catch_up_realtime(request.game_loop)
+            self._after_simulation()
+        response.status = self.status
+        return observe.observation(game, response)
+
+    def _action(self, request: sc_pb.RequestAction, response) -> None:
+        game = self.game
+        if game.realtime:
+            game.catch_up_realtime()
+            self._after_simulation()
+        out = response.action
+        out.SetInParent()
+        for action in request.actions:
+            out.result.append(game.act(action))
+
+    def _step(self, request: sc_pb.RequestStep, response) -> None:
+        game = self.game
+        if game.realtime:
+            response.error.append("step is not valid in a realtime game (the game advances with the clock)")
+            return
+        game.step(request.count if request.HasField("count") else 1)
+        self._after_simulation()
+        response.step.simulation_loop = game.game_loop
+
+    def _save_replay(self, request, response) -> None:
+        response.save_replay.data = b""
+
+    def _after_simulation(self) -> None:
+        if self.game.ended:
+            self.status = ENDED
+
+
+def _check_options(options: sc_pb.InterfaceOptions) -> str:
+    """Why these interface options can't be served, or "" when they can."""
+    for name in ("feature_layer", "render"):
+        if not options.HasField(name):
+            continue
+        setup = getattr(options, name)
+        for field in ("resolution", "minimap_resolution"):
+            size = getattr(setup, field)
+            if not (0 < size.x <= _MAX_RESOLUTION and 0 < size.y <= _MAX_RESOLUTION):
+                return f"{name}.{field} must be between 1 and {_MAX_RESOLUTION} pixels per side, got {size.x}x{size.y}"
+        if setup.width < 0:
+            return f"{name}.width must be positive, got {setup.width}"
+    return ""

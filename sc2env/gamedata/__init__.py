@@ -1,0 +1,20 @@
+"""Static StarCraft II game facts shared by the engine and the client side: version, unit types, abilities."""
+
+from sc2env.gamedata.abilities import ABILITIES, Ability, Target, specific_ability
+from sc2env.gamedata.units import UNIT_TYPES, UnitType, Weapon, unit_type_by_name
+from sc2env.gamedata.version import BASE_BUILD, DATA_BUILD, DATA_VERSION, GAME_VERSION
+
+__all__ = [
+    "ABILITIES",
+    "Ability",
+    "BASE_BUILD",
+    "DATA_BUILD",
+    "DATA_VERSION",
+    "GAME_VERSION",
+    "Target",
+    "UNIT_TYPES",
+    "UnitType",
+    "Weapon",
+    "specific_ability",
+    "unit_type_by_name",
+]

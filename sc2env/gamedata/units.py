@@ -1,0 +1,129 @@
+"""Unit-type facts (real ids, names, stats, command cards) for the mini-games, from real ResponseData and game data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# common.proto Race values.
+NO_RACE, TERRAN, ZERG, PROTOSS = 0, 1, 2, 3
+# data.proto Weapon.TargetType values.
+GROUND, AIR, ANY = 1, 2, 3
+
+_ARMY_CARD = (4, 16, 17, 18, 23)
+
+
+@dataclass(frozen=True)
+class Weapon:
+    """`UnitTypeData.weapons[0]`; `cooldown` in game seconds, `bonus` maps an attribute name to extra damage."""
+
+    target: int
+    damage: float
+    range: float
+    cooldown: float
+    attacks: int = 1
+    bonus: tuple[tuple[str, float], ...] = ()
+
+
+@dataclass(frozen=True)
+class UnitType:
+    """One unit type: the `ResponseData` fields plus what the engine needs to simulate and draw it.
+
+    `speed` is `movement_speed` in world units per game second (16 loops). `command_card` lists the specific
+    ability ids its command card offers when they are usable. `army` / `worker` decide `select_army`,
+    `army_count` and idle-worker counts; `selectable=False` units can't be clicked (map items, beacons);
+    `collides=False` units don't block movement (beacons, shards).
+    """
+
+    unit_id: int
+    name: str
+    race: int = NO_RACE
+    health: float = 0.0
+    shields: float = 0.0
+    energy: float = 0.0
+    armor: float = 0.0
+    radius: float = 0.5
+    speed: float = 0.0
+    sight: float = 0.0
+    attributes: tuple[str, ...] = ()
+    mineral_cost: int = 0
+    vespene_cost: int = 0
+    food_required: float = 0.0
+    food_provided: float = 0.0
+    build_time: float = 0.0
+    build_ability: int = 0
+    weapon: Weapon | None = None
+    command_card: tuple[int, ...] = ()
+    army: bool = False
+    worker: bool = False
+    structure: bool = False
+    selectable: bool = True
+    collides: bool = True
+    invulnerable: bool = False
+    mineral_contents: int = 0
+    vespene_contents: int = 0
+    tech_requirement: int = 0
+    cargo_size: int = 0
+
+    @property
+    def speed_per_loop(self) -> float:
+        return self.speed / 16.0
+
+
+_TABLE = (
+    UnitType(48, "Marine", TERRAN, health=45, radius=0.375, speed=2.25, sight=9,
+             attributes=("Light", "Biological"), mineral_cost=50, food_required=1, build_time=400,
+             build_ability=560, weapon=Weapon(ANY, 6, 5, 0.860839844), command_card=_ARMY_CARD, army=True,
+             cargo_size=1),
+    UnitType(45, "SCV", TERRAN, health=45, radius=0.375, speed=2.8125, sight=8,
+             attributes=("Light", "Biological", "Mechanical"), mineral_cost=50, food_required=1,
+             build_time=272, build_ability=524, weapon=Weapon(GROUND, 5, 0.100097656, 1.5),
+             command_card=(4, 16, 17, 18, 23, 295, 296, 316, 318, 319, 320, 321), worker=True, cargo_size=1),
+    UnitType(105, "Zergling", ZERG, health=35, radius=0.375, speed=2.953125, sight=8,
+             attributes=("Light", "Biological"), mineral_cost=25, food_required=0.5, build_time=384,
+             weapon=Weapon(GROUND, 5, 0.100097656, 0.696044922), command_card=_ARMY_CARD, army=True,
+             tech_requirement=89, cargo_size=1),
+    UnitType(9, "Baneling", ZERG, health=30, radius=0.375, speed=2.5, sight=8, attributes=("Biological",),
+             mineral_cost=50, vespene_cost=25, food_required=0.5, build_time=320,
+             command_card=_ARMY_CARD + (42,), army=True, tech_requirement=96, cargo_size=2),
+    UnitType(110, "Roach", ZERG, health=145, armor=1, radius=0.5, speed=2.25, sight=9,
+             attributes=("Armored", "Biological"), mineral_cost=75, vespene_cost=25, food_required=2,
+             build_time=432, weapon=Weapon(GROUND, 16, 4, 2.0), command_card=_ARMY_CARD, army=True,
+             tech_requirement=97, cargo_size=2),
+    UnitType(18, "CommandCenter", TERRAN, health=1500, armor=1, radius=2.75, sight=11,
+             attributes=("Armored", "Mechanical", "Structure"), mineral_cost=400, food_provided=15,
+             build_time=1600, build_ability=318, command_card=(524, 203, 308), structure=True),
+    UnitType(19, "SupplyDepot", TERRAN, health=400, armor=1, radius=1.25, sight=9,
+             attributes=("Armored", "Mechanical", "Structure"), mineral_cost=100, food_provided=8,
+             build_time=480, build_ability=319, command_card=(556,), structure=True),
+    UnitType(47, "SupplyDepotLowered", TERRAN, health=400, armor=1, radius=1.25, sight=9,
+             attributes=("Armored", "Mechanical", "Structure"), mineral_cost=100, food_provided=8,
+             build_ability=556, command_card=(558,), structure=True, collides=False),
+    UnitType(21, "Barracks", TERRAN, health=1000, armor=1, radius=1.8125, sight=9,
+             attributes=("Armored", "Mechanical", "Structure"), mineral_cost=150, build_time=1040,
+             build_ability=321, command_card=(560, 195, 306), structure=True, tech_requirement=19),
+    UnitType(20, "Refinery", TERRAN, health=500, armor=1, radius=1.6875, sight=9,
+             attributes=("Armored", "Mechanical", "Structure"), mineral_cost=75, build_time=480,
+             build_ability=320, structure=True),
+    UnitType(341, "MineralField", armor=10, radius=1.125, attributes=("Structure",), structure=True,
+             invulnerable=True, mineral_contents=1800),
+    UnitType(483, "MineralField750", armor=10, radius=1.125, attributes=("Structure",), structure=True,
+             invulnerable=True, mineral_contents=900),
+    UnitType(342, "VespeneGeyser", armor=10, radius=1.5, attributes=("Structure",), structure=True,
+             invulnerable=True, vespene_contents=2250),
+    UnitType(317, "Beacon_Terran", health=25, radius=1.875, invulnerable=True, selectable=False,
+             collides=False),
+    # The mineral shard of CollectMineralShards (Liberty campaign data; absent from ladder ResponseData).
+    UnitType(1680, "NaturalMinerals", radius=0.5, sight=2.5, invulnerable=True, selectable=False,
+             collides=False),
+)
+
+UNIT_TYPES: dict[int, UnitType] = {u.unit_id: u for u in _TABLE}
+_BY_NAME = {u.name: u for u in _TABLE}
+
+
+def unit_type_by_name(name: str) -> UnitType:
+    """The unit type called `name` (as in ResponseData, e.g. "Marine"); KeyError names the known ones."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise KeyError(f"unknown unit type {name!r}; known: {', '.join(sorted(_BY_NAME))}") from None
