@@ -1,0 +1,280 @@
+"""Controller: one websocket connection to one game process, with a method per SC2 API request."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from google.protobuf.message import Message
+from s2clientprotocol import debug_pb2, query_pb2
+from s2clientprotocol import sc2api_pb2 as sc_pb
+
+from sc2env import errors
+from sc2env.client.connection import Connection, Dropped
+from sc2env.client.protocol import VALID_STATUSES, Protocol, status_name
+
+if TYPE_CHECKING:
+    from sc2env.launch import GameProcess
+
+DEFAULT_TIMEOUT_S = 120.0
+DEFAULT_CONNECT_TIMEOUT_S = 30.0
+# A game that dies closes its socket a moment before the kernel reports its exit.
+_DEATH_GRACE_S = 1.0
+
+
+class Controller:
+    """Talks to one game process over one websocket; use from one thread at a time.
+
+    `Controller(process)` connects to a GameProcess from `launch()`; `Controller.connect(url)` to any SC2
+    API endpoint. Every request method returns the typed sub-response (`observation()` returns a
+    ResponseObservation) and raises, without sending, a ProtocolError if the request is invalid in the
+    current `status`. Answers are checked: `Response.error` raises ProtocolError, a typed error such as
+    ResponseCreateGame.error raises RequestError, silence beyond the request's timeout raises
+    RequestTimeoutError, and a lost connection raises ConnectionError, or GameCrashedError with the exit
+    status and last output when the game process died. After a timeout or a lost connection the
+    Controller is closed.
+
+    timeout_s: seconds to wait for each answer; `timeouts` overrides it per request ({"create_game": 300}).
+    """
+
+    def __init__(self, target: GameProcess | str, *, timeout_s: float = DEFAULT_TIMEOUT_S,
+                 timeouts: Mapping[str, float] | None = None,
+                 connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S):
+        if isinstance(target, str):
+            self.url, self.process = target, None
+        else:
+            self.url, self.process = target.url, target
+        unknown = sorted(set(timeouts or ()) - set(VALID_STATUSES))
+        if unknown:
+            raise ValueError(f"timeouts names unknown requests {unknown}; known: {', '.join(VALID_STATUSES)}")
+        self.timeout_s = timeout_s
+        self.timeouts: dict[str, float] = dict(timeouts or {})
+        self._protocol = Protocol()
+        self._closed_because: str | None = None
+        self._connection: Connection | None = None
+        process = self.process
+        try:
+            self._connection = Connection.open(
+                self.url, connect_timeout_s, gave_up=lambda: process is not None and not process.running)
+        except Dropped:
+            self._closed_because = "a failed connect"
+            raise self._lost("connect", "it exited before accepting a connection") from None
+        except TimeoutError as error:
+            self._closed_because = "a failed connect"
+            raise errors.ConnectionError(f"{error}. Is the game running and listening there?") from None
+        try:
+            self.ping()  # learn the game's status: it may be mid-game if another client set it up
+        except BaseException:
+            self.close()
+            raise
+
+    @classmethod
+    def connect(cls, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S,
+                timeouts: Mapping[str, float] | None = None,
+                connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S) -> Controller:
+        """A Controller for the SC2 API endpoint at `url` ("ws://127.0.0.1:5000/sc2api")."""
+        return cls(url, timeout_s=timeout_s, timeouts=timeouts, connect_timeout_s=connect_timeout_s)
+
+    @property
+    def status(self) -> int:
+        """The game's last reported sc2api_pb2.Status (launched, init_game, in_game, ended, ...)."""
+        return self._protocol.status
+
+    @property
+    def closed(self) -> bool:
+        return self._closed_because is not None
+
+    # --- one method per request -------------------------------------------------------------------
+
+    def ping(self) -> sc_pb.ResponsePing:
+        return self.request("ping", sc_pb.RequestPing())
+
+    def available_maps(self) -> sc_pb.ResponseAvailableMaps:
+        return self.request("available_maps", sc_pb.RequestAvailableMaps())
+
+    def create_game(self, request: sc_pb.RequestCreateGame) -> sc_pb.ResponseCreateGame:
+        return self.request("create_game", request)
+
+    def join_game(self, request: sc_pb.RequestJoinGame) -> sc_pb.ResponseJoinGame:
+        return self.request("join_game", request)
+
+    def restart_game(self) -> sc_pb.ResponseRestartGame:
+        return self.request("restart_game", sc_pb.RequestRestartGame())
+
+    def leave_game(self) -> sc_pb.ResponseLeaveGame:
+        return self.request("leave_game", sc_pb.RequestLeaveGame())
+
+    def start_replay(self, request: sc_pb.RequestStartReplay) -> sc_pb.ResponseStartReplay:
+        return self.request("start_replay", request)
+
+    def game_info(self) -> sc_pb.ResponseGameInfo:
+        return self.request("game_info", sc_pb.RequestGameInfo())
+
+    def data(self, ability_id: bool = True, unit_type_id: bool = True, upgrade_id: bool = True,
+             buff_id: bool = True, effect_id: bool = True) -> sc_pb.ResponseData:
+        return self.request("data", sc_pb.RequestData(
+            ability_id=ability_id, unit_type_id=unit_type_id, upgrade_id=upgrade_id, buff_id=buff_id,
+            effect_id=effect_id))
+
+    def observation(self, game_loop: int | None = None, disable_fog: bool = False) -> sc_pb.ResponseObservation:
+        """The current observation; `game_loop` (realtime only) waits for that loop."""
+        return self.request("observation", _observation_request(game_loop, disable_fog))
+
+    def action(self, actions: sc_pb.RequestAction | Iterable[sc_pb.Action]) -> sc_pb.ResponseAction | None:
+        """Send actions (an empty list is a no-op); None if the game had already ended."""
+        return self.request("action", _action_request(actions))
+
+    def step(self, count: int = 1) -> sc_pb.ResponseStep | None:
+        """Advance `count` game loops; None if the game had already ended."""
+        return self.request("step", sc_pb.RequestStep(count=count))
+
+    def act_step_observe(self, actions: sc_pb.RequestAction | Iterable[sc_pb.Action], count: int = 1, *,
+                         game_loop: int | None = None, disable_fog: bool = False) -> sc_pb.ResponseObservation:
+        """Action, step(count) and observation pipelined: written together, answered in one round trip."""
+        *_, observation = self.pipeline([
+            ("action", _action_request(actions)),
+            ("step", sc_pb.RequestStep(count=count)),
+            ("observation", _observation_request(game_loop, disable_fog)),
+        ])
+        return observation
+
+    def query(self, request: query_pb2.RequestQuery) -> query_pb2.ResponseQuery:
+        return self.request("query", request)
+
+    def debug(self, commands: Iterable[debug_pb2.DebugCommand]) -> sc_pb.ResponseDebug:
+        return self.request("debug", sc_pb.RequestDebug(debug=list(commands)))
+
+    def save_replay(self) -> sc_pb.ResponseSaveReplay:
+        return self.request("save_replay", sc_pb.RequestSaveReplay())
+
+    def replay_info(self, replay_path: str | None = None, replay_data: bytes | None = None,
+                    download_data: bool = False) -> sc_pb.ResponseReplayInfo:
+        request = sc_pb.RequestReplayInfo(download_data=download_data)
+        if replay_data is not None:
+            request.replay_data = replay_data
+        elif replay_path is not None:
+            request.replay_path = replay_path
+        else:
+            raise ValueError("replay_info needs replay_path or replay_data")
+        return self.request("replay_info", request)
+
+    def save_map(self, map_path: str, map_data: bytes) -> sc_pb.ResponseSaveMap:
+        return self.request("save_map", sc_pb.RequestSaveMap(map_path=map_path, map_data=map_data))
+
+    def quit(self) -> None:
+        """Ask the game to exit and close the connection; the game sends no answer worth waiting for."""
+        if self.closed:
+            return
+        request = self._protocol.make_request("quit", sc_pb.RequestQuit())
+        try:
+            self._connection.send([request.SerializeToString()])
+        except Dropped:
+            pass  # already gone: quitting is done
+        self._protocol.status = sc_pb.quit
+        self._close("quit", graceful=False)
+
+    # --- generic ----------------------------------------------------------------------------------
+
+    def request(self, kind: str, message: Message):
+        """Send one request (`kind` is the Request field, e.g. "observation") and return its answer."""
+        return self.pipeline([(kind, message)])[0]
+
+    def pipeline(self, requests: Sequence[tuple[str, Message]]) -> list:
+        """Write all requests back to back, then read their answers in order (one round trip).
+
+        Each request is checked against the status before anything is sent. Every answer is read even if
+        an earlier one failed, so the connection stays in step; then the first failure is raised.
+        """
+        self._require_open()
+        if not requests:
+            return []
+        made = [self._protocol.make_request(kind, message) for kind, message in requests]
+        first_kind = requests[0][0]
+        try:
+            self._connection.send([request.SerializeToString() for request in made])
+        except Dropped as error:
+            raise self._lost(first_kind, str(error)) from None
+        answers: list = []
+        failure: errors.SC2EnvError | None = None
+        for request, (kind, _) in zip(made, requests):
+            timeout_s = self.timeouts.get(kind, self.timeout_s)
+            try:
+                data = self._connection.receive(timeout_s)
+            except TimeoutError:
+                raise self._timed_out(kind, timeout_s) from None
+            except Dropped as error:
+                raise self._lost(kind, str(error)) from None
+            try:
+                answers.append(self._protocol.read_response(request, data))
+            except (errors.ProtocolError, errors.RequestError) as error:
+                failure = failure or error
+                answers.append(None)
+            except errors.ConnectionError as error:
+                self._close(f"an answer out of step ({error})", graceful=False)
+                raise
+        if failure is not None:
+            raise failure
+        return answers
+
+    # --- lifecycle ---------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the websocket (the game keeps running; see quit() and GameProcess.close()). Idempotent."""
+        if not self.closed:
+            self._close("close()", graceful=True)
+
+    def __enter__(self) -> Controller:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = f"closed after {self._closed_because}" if self.closed else status_name(self.status)
+        return f"<Controller {self.url} {state}>"
+
+    def _close(self, because: str, graceful: bool) -> None:
+        self._closed_because = because
+        if self._connection is not None:
+            self._connection.close(graceful=graceful)
+
+    def _require_open(self) -> None:
+        if self.closed:
+            raise errors.ConnectionError(
+                f"This Controller for {self.url} was closed after {self._closed_because}; connect a new one "
+                "(after a timeout or crash, usually to a new game).")
+
+    def _timed_out(self, kind: str, timeout_s: float) -> errors.ConnectionError:
+        # A late answer would arrive for the wrong request: this connection is finished.
+        self._close(f"`{kind}` timed out", graceful=False)
+        if self.process is not None and self.process.wait(0) is not None:
+            return errors.GameCrashedError(f"`{kind}` got no answer: {self.process.exit_summary()}")
+        where = f"; {self.process.description} (pid {self.process.pid}) is still running" if self.process else ""
+        return errors.RequestTimeoutError(
+            f"`{kind}` got no answer from {self.url} within {timeout_s:g} s{where}. The game may be hung or "
+            f"overloaded: close it, or raise the timeout (Controller(timeout_s=..., timeouts={{'{kind}': ...}})).")
+
+    def _lost(self, kind: str, how: str) -> errors.ConnectionError:
+        if not self.closed:
+            self._close(f"the connection dropped during `{kind}`", graceful=False)
+        process = self.process
+        if process is not None and process.wait(_DEATH_GRACE_S) is not None:
+            return errors.GameCrashedError(f"The game died during `{kind}` ({how}): {process.exit_summary()}")
+        if process is not None:
+            state = f"{process.description} (pid {process.pid}) is still running; close it and start anew"
+        else:
+            state = "the game may have crashed or closed the connection"
+        return errors.ConnectionError(f"Lost the connection to {self.url} during `{kind}` ({how}); {state}.")
+
+
+def _action_request(actions: sc_pb.RequestAction | Iterable[sc_pb.Action]) -> sc_pb.RequestAction:
+    if isinstance(actions, sc_pb.RequestAction):
+        return actions
+    return sc_pb.RequestAction(actions=list(actions))
+
+
+def _observation_request(game_loop: int | None, disable_fog: bool) -> sc_pb.RequestObservation:
+    request = sc_pb.RequestObservation(disable_fog=disable_fog)
+    if game_loop is not None:
+        request.game_loop = game_loop
+    return request

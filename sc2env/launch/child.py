@@ -1,0 +1,95 @@
+"""Start a child process that cannot outlive us, and stop it (with anything it started) on request."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import ctypes
+import os
+import pathlib
+import signal
+import subprocess
+import threading
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _find_prctl():
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # not Linux: no parent-death signal, only close()/atexit cleanup
+        return None
+
+
+class Child:
+    """One child process in its own session, spawned and reaped by a keeper thread of ours.
+
+    The child asks the kernel (PR_SET_PDEATHSIG) for SIGKILL when its parent goes away, so a SIGKILLed
+    Python leaves no game behind. Linux means the parent *thread*: a child forked from a short-lived
+    worker thread (a vector env resetting in a pool) would be killed when that thread ends. So every
+    child is forked from its own keeper thread, which then waits for it and lives exactly as long as it.
+    Its own session keeps terminal Ctrl-C away from the game (we stop it ourselves, in order) and lets us
+    signal the whole process group.
+    """
+
+    def __init__(self, argv: list[str], env: dict[str, str], log_path: pathlib.Path):
+        self.argv = argv
+        self.exited = threading.Event()
+        started: concurrent.futures.Future[subprocess.Popen[bytes]] = concurrent.futures.Future()
+        self._keeper = threading.Thread(target=self._keep, args=(env, log_path, started),
+                                        name=f"sc2env-keeper:{pathlib.Path(argv[0]).name}", daemon=True)
+        self._keeper.start()
+        self.popen = started.result()  # re-raises the spawn error (missing file, no permission, ...)
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    @property
+    def returncode(self) -> int | None:
+        """The exit status once the child has exited (negative: killed by that signal), else None."""
+        return self.popen.returncode if self.exited.is_set() else None
+
+    def wait(self, timeout_s: float | None = None) -> int | None:
+        """Wait up to `timeout_s` for the child to exit; its return code, or None if still running."""
+        self.exited.wait(timeout_s)
+        return self.returncode
+
+    def stop(self, grace_s: float) -> int | None:
+        """SIGTERM the child's process group, SIGKILL it after `grace_s`; the child's return code."""
+        if not self.exited.is_set():
+            self._signal_group(signal.SIGTERM)
+            if not self.exited.wait(grace_s):
+                self._signal_group(signal.SIGKILL)
+                self.exited.wait(5.0)
+        # Whatever the child started in its group (a game's helpers) goes with it.
+        self._signal_group(signal.SIGKILL)
+        self._keeper.join(1.0)
+        return self.returncode
+
+    def _signal_group(self, signum: int) -> None:
+        try:
+            os.killpg(self.popen.pid, signum)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def _keep(self, env, log_path, started) -> None:
+        prctl = _find_prctl()
+        parent = os.getpid()
+
+        def die_with_parent() -> None:  # runs in the forked child, before exec
+            prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+            if os.getppid() != parent:  # the parent died before prctl took effect
+                os._exit(1)
+
+        try:
+            # Output goes to a file, never a pipe that nobody reads and that would block the game when full.
+            with open(log_path, "ab") as log:
+                popen = subprocess.Popen(self.argv, env=env, stdin=subprocess.DEVNULL, stdout=log,
+                                         stderr=subprocess.STDOUT, start_new_session=True,
+                                         preexec_fn=die_with_parent if prctl else None)
+        except BaseException as error:  # noqa: BLE001 - handed to the launching thread
+            started.set_exception(error)
+            return
+        started.set_result(popen)
+        popen.wait()
+        self.exited.set()

@@ -1,0 +1,61 @@
+"""LaunchConfig: what game process to start and how; and the engine-selection rule."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+from sc2env.errors import LaunchError
+
+ENGINES = ("auto", "builtin", "sc2")
+ENGINE_ENV_VAR = "SC2ENV_ENGINE"
+
+# Readiness deadlines: the built-in engine is up in about a second, StarCraft II can take tens of seconds
+# on a cold disk cache.
+DEFAULT_TIMEOUT_S = {"builtin": 30.0, "sc2": 120.0}
+
+
+@dataclasses.dataclass(frozen=True)
+class LaunchConfig:
+    """How to start one game process.
+
+    engine:     "sc2" (Blizzard's SC2_x64), "builtin" (sc2env's engine) or "auto" (a real install when one
+                exists, else the built-in engine). None reads $SC2ENV_ENGINE, else "auto".
+    sc2path:    the StarCraft II install root; None reads $SC2PATH, else ~/StarCraftII.
+    version:    a game version ("4.10.0"), a build number (75689), or None for the newest installed.
+    host, port: where the game listens; port None picks a free one (returned on close).
+    render:     ask StarCraft II for RGB rendering (it needs an EGL or OSMesa library).
+    timeout_s:  how long to wait for the game to answer; None means 30 s (builtin) or 120 s (sc2).
+    extra_args: more command-line flags, passed through as they are.
+    """
+
+    engine: str | None = None
+    sc2path: str | os.PathLike[str] | None = None
+    version: str | int | None = None
+    host: str = "127.0.0.1"
+    port: int | None = None
+    render: bool = False
+    timeout_s: float | None = None
+    extra_args: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if isinstance(self.extra_args, str):
+            raise LaunchError(f"extra_args must be a sequence of flags, not the string {self.extra_args!r}")
+        object.__setattr__(self, "extra_args", tuple(str(a) for a in self.extra_args))
+        if self.timeout_s is not None and not self.timeout_s > 0:
+            raise LaunchError(f"timeout_s must be positive, not {self.timeout_s!r}")
+        if self.port is not None and not 0 < self.port < 65536:
+            raise LaunchError(f"port must be in 1..65535, not {self.port!r}")
+
+    def requested_engine(self) -> str:
+        """The engine asked for: the argument, else $SC2ENV_ENGINE, else "auto" (validated)."""
+        if self.engine is not None:
+            engine, source = self.engine, "engine="
+        else:
+            engine, source = os.environ.get(ENGINE_ENV_VAR) or "auto", f"${ENGINE_ENV_VAR}="
+        if engine not in ENGINES:
+            raise LaunchError(f"Unknown engine {source}{engine!r}: choose one of {', '.join(ENGINES)}.")
+        return engine
+
+    def readiness_timeout_s(self, engine: str) -> float:
+        return self.timeout_s if self.timeout_s is not None else DEFAULT_TIMEOUT_S[engine]

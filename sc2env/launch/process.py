@@ -1,0 +1,219 @@
+"""GameProcess and launch(): start a game, wait until it answers, and own it until it is closed."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import pathlib
+import signal
+import time
+import weakref
+
+import websocket
+
+from sc2env.errors import LaunchError
+from sc2env.launch import workspace
+from sc2env.launch.child import Child
+from sc2env.launch.command import LaunchPlan, plan_launch
+from sc2env.launch.config import LaunchConfig
+from sc2env.launch.install import Sc2Install
+from sc2env.launch.versions import Version
+
+STOP_GRACE_S = 3.0  # SIGTERM first; SIGKILL whatever is still running after this
+_TAIL_BYTES = 64 * 1024
+
+
+def launch(config: LaunchConfig | None = None, **overrides) -> GameProcess:
+    """Start a game process and return it once it answers on its websocket.
+
+    `launch(engine="builtin")` is `launch(LaunchConfig(engine="builtin"))`; keyword overrides replace the
+    fields of `config`. Raises LaunchError (saying what to do) when no game can be found or started, or
+    when it exits or stays silent before it is ready; nothing is left running then.
+    """
+    cfg = dataclasses.replace(config or LaunchConfig(), **overrides)
+    plan = plan_launch(cfg)
+    workspace.sweep_orphaned_temp_dirs()
+    process = GameProcess(plan)
+    try:
+        process.wait_ready(cfg.readiness_timeout_s(plan.engine))
+    except BaseException:
+        process.close()
+        raise
+    return process
+
+
+def describe_exit(returncode: int) -> str:
+    """ "exited with code 3" or "was killed by SIGKILL"."""
+    if returncode < 0:
+        try:
+            return f"was killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"was killed by signal {-returncode}"
+    return f"exited with code {returncode}"
+
+
+class _Resources:
+    """What a GameProcess must give back; kept apart so the finalizer holds no reference to the process."""
+
+    def __init__(self) -> None:
+        self.owner_pid = os.getpid()
+        self.child: Child | None = None
+        self.temp_dir: pathlib.Path | None = None
+        self.port: int | None = None
+        self.port_is_ours = False
+        self.grace_s = STOP_GRACE_S
+
+    def release(self) -> None:
+        if os.getpid() != self.owner_pid:  # a forked copy of our process must not stop our games
+            return
+        if self.child is not None:
+            self.child.stop(self.grace_s)
+        if self.temp_dir is not None:
+            workspace.remove_temp_dir(self.temp_dir)
+        if self.port_is_ours and self.port is not None:
+            workspace.return_port(self.port)
+
+
+class GameProcess:
+    """A running game (StarCraft II or the built-in engine) that sc2env started and owns.
+
+    Stopped, with its temp dir removed and its port returned, by close(), by leaving a `with` block, when
+    garbage-collected, at interpreter exit, and by the kernel if our process dies (Linux). Use launch()
+    to get a ready one.
+    """
+
+    def __init__(self, plan: LaunchPlan):
+        self.plan = plan
+        self.host = plan.config.host
+        resources = _Resources()
+        self._resources = resources
+        # Registered before anything is acquired, so a failure half-way still releases what was.
+        self._finalizer = weakref.finalize(self, resources.release)
+        if plan.config.port is None:
+            resources.port, resources.port_is_ours = workspace.pick_port(), True
+        else:
+            resources.port = plan.config.port
+        self.port: int = resources.port
+        self.temp_dir = resources.temp_dir = workspace.make_temp_dir()
+        self.log_path = self.temp_dir / "output.log"
+        self.argv = plan.argv(self.port, self.temp_dir)
+        try:
+            resources.child = Child(self.argv, plan.env, self.log_path)
+        except OSError as error:
+            self.close()
+            raise LaunchError(f"Could not start {plan.description}: {error}. Check that it is an executable "
+                              "file for this machine, or use the built-in engine with engine='builtin'.") from None
+        self._child = resources.child
+
+    @property
+    def engine(self) -> str:
+        """ "builtin" or "sc2"."""
+        return self.plan.engine
+
+    @property
+    def version(self) -> Version:
+        return self.plan.version
+
+    @property
+    def description(self) -> str:
+        """Names the game in messages: "StarCraft II 4.10.0 (build 75689) at /x/SC2_x64"."""
+        return self.plan.description
+
+    @property
+    def install(self) -> Sc2Install | None:
+        """The StarCraft II install it runs from (None for the built-in engine)."""
+        return self.plan.install
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"ws://{host}:{self.port}/sc2api"
+
+    @property
+    def pid(self) -> int:
+        return self._child.pid
+
+    @property
+    def running(self) -> bool:
+        return self._child.returncode is None
+
+    @property
+    def returncode(self) -> int | None:
+        """The exit status once it has exited (negative: killed by that signal), else None."""
+        return self._child.returncode
+
+    @property
+    def closed(self) -> bool:
+        return not self._finalizer.alive
+
+    def wait(self, timeout_s: float | None = None) -> int | None:
+        """Wait up to `timeout_s` seconds for the process to exit; its return code, or None if running."""
+        return self._child.wait(timeout_s)
+
+    def output_tail(self, n_lines: int = 20) -> str:
+        """The last `n_lines` lines the process wrote to stdout/stderr ("" once closed)."""
+        try:
+            with open(self.log_path, "rb") as log:
+                log.seek(max(0, log.seek(0, os.SEEK_END) - _TAIL_BYTES))
+                data = log.read()
+        except OSError:
+            return ""
+        lines = data.decode("utf-8", "replace").splitlines()
+        return "\n".join(lines[-n_lines:]) if n_lines > 0 else ""
+
+    def exit_summary(self, n_lines: int = 20) -> str:
+        """How the process ended (or that it is running), with its last output lines, for error messages."""
+        returncode = self.returncode
+        state = "is still running" if returncode is None else describe_exit(returncode)
+        tail = self.output_tail(n_lines)
+        shown = ("\n".join("  | " + line for line in tail.splitlines()) if tail else "  | (no output)")
+        return f"{self.description} (pid {self.pid}) {state}. Its last output lines:\n{shown}"
+
+    def wait_ready(self, timeout_s: float) -> None:
+        """Poll the websocket until the game answers; LaunchError at once if it exits, or at the deadline."""
+        start = time.monotonic()
+        deadline = start + timeout_s
+        delay = 0.01
+        last_error: BaseException | None = None
+        while True:
+            if not self.running:
+                raise LaunchError(
+                    f"{self.exit_summary()}\nIt exited {time.monotonic() - start:.1f} s after start, before "
+                    f"answering on {self.url}. Its output should say why; check the install and version, "
+                    "or use the built-in engine with engine='builtin'.")
+            remaining = deadline - time.monotonic()
+            try:
+                probe = websocket.create_connection(self.url, timeout=min(2.0, max(0.05, remaining)),
+                                                    enable_multithread=False)
+            except (OSError, websocket.WebSocketException) as error:
+                last_error = error
+            else:
+                # The real game serves one connection at a time: free it for the controller.
+                probe.close(timeout=1.0)
+                return
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise LaunchError(
+                    f"{self.description} did not answer on {self.url} within {timeout_s:g} s "
+                    f"(last attempt: {last_error!r}); it is being stopped.\n{self.exit_summary()}\n"
+                    "A slow or busy machine may need a longer LaunchConfig.timeout_s.")
+            self._child.exited.wait(min(delay, remaining))
+            delay = min(delay * 2, 0.25)
+
+    def close(self, grace_s: float = STOP_GRACE_S) -> None:
+        """Stop the process (SIGTERM, then SIGKILL after `grace_s`), remove its temp dir, return its port.
+
+        Idempotent. To let the game exit by itself first, send it `quit` (Controller.quit()).
+        """
+        self._resources.grace_s = grace_s
+        self._finalizer()
+
+    def __enter__(self) -> GameProcess:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else ("running" if self.running else describe_exit(self.returncode))
+        return f"<GameProcess {self.engine} {self.version} pid={self.pid} {self.url} {state}>"

@@ -1,0 +1,136 @@
+"""Engine selection and the command line and environment of a game process (no processes started)."""
+
+from __future__ import annotations
+
+import ctypes.util
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+import sc2env
+from sc2env.errors import LaunchError
+from sc2env.launch import BUILTIN_VERSION, LaunchConfig, plan_launch
+
+SOURCE_ROOT = pathlib.Path(sc2env.__file__).resolve().parents[1]
+
+
+def test_builtin_engine_is_started_like_sc2_x64(tmp_path):
+    plan = plan_launch(LaunchConfig(engine="builtin"))
+    argv = plan.argv(5123, tmp_path / "t")
+    assert argv == [sys.executable, "-m", "sc2env.engine", "-listen", "127.0.0.1", "-port", "5123",
+                    "-dataDir", str(SOURCE_ROOT / "maps"), "-tempDir", str(tmp_path / "t")]
+    assert plan.engine == "builtin" and plan.version == BUILTIN_VERSION and plan.install is None
+    assert plan.env["PYTHONUNBUFFERED"] == "1"
+    # The engine process imports the same sc2env as this one, from whatever working directory.
+    assert plan.env["PYTHONPATH"].split(os.pathsep)[0] == str(SOURCE_ROOT)
+
+
+def test_sc2_command_line_and_library_path(fake_sc2, tmp_path, monkeypatch):
+    monkeypatch.setenv("LD_LIBRARY_PATH", "/opt/gl")
+    plan = plan_launch(LaunchConfig(engine="sc2", sc2path=fake_sc2, extra_args=["-verbose"]))
+    exe = fake_sc2 / "Versions" / "Base75689" / "SC2_x64"
+    assert plan.argv(5124, tmp_path / "t") == [
+        str(exe), "-listen", "127.0.0.1", "-port", "5124", "-dataDir", str(fake_sc2),
+        "-tempDir", str(tmp_path / "t"), "-verbose"]
+    assert plan.env["LD_LIBRARY_PATH"] == f"/opt/gl:{fake_sc2}/Libs/"
+
+
+def test_sc2_library_path_without_a_previous_one(fake_sc2, monkeypatch):
+    monkeypatch.delenv("LD_LIBRARY_PATH", raising=False)
+    assert plan_launch(LaunchConfig(engine="sc2", sc2path=fake_sc2)).env["LD_LIBRARY_PATH"] == f"{fake_sc2}/Libs/"
+
+
+def test_requested_game_version_passes_its_data_version(fake_sc2, tmp_path):
+    argv = plan_launch(LaunchConfig(engine="sc2", sc2path=fake_sc2, version="4.10.0")).argv(1, tmp_path)
+    assert argv[argv.index("-dataVersion") + 1] == "B89B5D6FA7CBF6452E721311BFBC6CB2"
+    assert "-dataVersion" not in plan_launch(LaunchConfig(engine="sc2", sc2path=fake_sc2)).argv(1, tmp_path)
+    builtin = plan_launch(LaunchConfig(engine="builtin", version="4.10.0")).argv(1, tmp_path)
+    assert builtin[builtin.index("-dataVersion") + 1] == BUILTIN_VERSION.data_version
+
+
+def test_ipv6_host_adds_the_flag(fake_sc2, tmp_path):
+    argv = plan_launch(LaunchConfig(engine="sc2", sc2path=fake_sc2, host="::1")).argv(1, tmp_path)
+    assert argv[argv.index("-listen") + 1] == "::1" and "-ipv6" in argv
+
+
+def test_render_asks_sc2_for_a_gl_library(fake_sc2, tmp_path, monkeypatch):
+    libraries = {"EGL": None, "OSMesa": "libOSMesa.so.8"}
+    monkeypatch.setattr(ctypes.util, "find_library", libraries.get)
+    cfg = LaunchConfig(engine="sc2", sc2path=fake_sc2, render=True)
+    assert plan_launch(cfg).argv(1, tmp_path)[-2:] == ["-osmesapath", "libOSMesa.so.8"]
+    libraries["EGL"] = "libEGL.so.1"
+    assert plan_launch(cfg).argv(1, tmp_path)[-2:] == ["-eglpath", "libEGL.so.1"]
+    libraries.update(EGL=None, OSMesa=None)
+    assert plan_launch(cfg).argv(1, tmp_path)[-1] == "-headlessNoRender"
+    # The built-in engine draws RGB itself: no GL flags.
+    builtin = plan_launch(LaunchConfig(engine="builtin", render=True)).argv(1, tmp_path)
+    assert not {"-eglpath", "-osmesapath", "-headlessNoRender"} & set(builtin)
+
+
+def test_engine_selection_argument_then_env_then_auto(fake_sc2, monkeypatch):
+    monkeypatch.setenv("SC2PATH", str(fake_sc2))
+    assert plan_launch(LaunchConfig()).engine == "sc2"  # auto prefers a real install
+    monkeypatch.setenv("SC2ENV_ENGINE", "builtin")
+    assert plan_launch(LaunchConfig()).engine == "builtin"
+    assert plan_launch(LaunchConfig(engine="sc2")).engine == "sc2"
+    assert plan_launch(LaunchConfig(engine="auto")).engine == "sc2"
+
+
+def test_auto_without_an_install_uses_the_builtin_engine():
+    assert plan_launch(LaunchConfig(engine="auto")).engine == "builtin"
+    assert plan_launch(LaunchConfig()).engine == "builtin"
+
+
+def test_auto_with_a_broken_named_install_is_an_error(tmp_path, monkeypatch):
+    with pytest.raises(LaunchError, match="No StarCraft II under .*nowhere.*engine='auto'"):
+        plan_launch(LaunchConfig(engine="auto", sc2path=tmp_path / "nowhere"))
+    monkeypatch.setenv("SC2PATH", str(tmp_path / "nowhere"))
+    with pytest.raises(LaunchError, match="nowhere"):
+        plan_launch(LaunchConfig())
+
+
+def test_unknown_engine_names_its_source(monkeypatch):
+    with pytest.raises(LaunchError, match=r"engine='sc3'.*auto, builtin, sc2"):
+        plan_launch(LaunchConfig(engine="sc3"))
+    monkeypatch.setenv("SC2ENV_ENGINE", "fast")
+    with pytest.raises(LaunchError, match=r"\$SC2ENV_ENGINE='fast'"):
+        plan_launch(LaunchConfig())
+
+
+def test_sc2_engine_without_install_says_what_to_do():
+    with pytest.raises(LaunchError, match="set SC2PATH.*engine='builtin'"):
+        plan_launch(LaunchConfig(engine="sc2"))
+
+
+@pytest.mark.parametrize("version", [None, "latest", "4.10.0", "4.10", 75689, "75689"])
+def test_builtin_engine_accepts_its_own_version(version):
+    assert plan_launch(LaunchConfig(engine="builtin", version=version)).version == BUILTIN_VERSION
+
+
+@pytest.mark.parametrize("version", ["5.0.11", 81009, "nonsense"])
+def test_builtin_engine_refuses_other_versions(version):
+    with pytest.raises(LaunchError, match=r"built-in engine provides only StarCraft II 4\.10\.0 \(build 75689\)"):
+        plan_launch(LaunchConfig(engine="builtin", version=version))
+
+
+def test_config_validation():
+    with pytest.raises(LaunchError, match="timeout_s"):
+        LaunchConfig(timeout_s=0)
+    with pytest.raises(LaunchError, match="port"):
+        LaunchConfig(port=70000)
+    with pytest.raises(LaunchError, match="sequence of flags"):
+        LaunchConfig(extra_args="-verbose")
+    assert LaunchConfig(extra_args=["-a", 1]).extra_args == ("-a", "1")
+    assert (LaunchConfig().readiness_timeout_s("builtin"), LaunchConfig().readiness_timeout_s("sc2")) == (30, 120)
+    assert LaunchConfig(timeout_s=7).readiness_timeout_s("sc2") == 7
+
+
+def test_client_side_never_imports_the_engine():
+    code = ("import sys, sc2env.launch, sc2env.client; "
+            "sc2env.launch.plan_launch(sc2env.launch.LaunchConfig(engine='builtin')); "
+            "print([m for m in sys.modules if m.startswith('sc2env.engine')])")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
