@@ -42,9 +42,10 @@ class Connection:
                 last_error = error
             if gave_up():
                 raise Dropped(f"gave up connecting to {url}: {last_error!r}")
-            if time.monotonic() + delay > deadline:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
                 raise TimeoutError(f"could not connect to {url} within {timeout_s:g} s: {last_error!r}")
-            time.sleep(delay)
+            time.sleep(min(delay, remaining))
             delay = min(delay * 2, 0.25)
 
     def send(self, payloads: Sequence[bytes]) -> None:

@@ -189,6 +189,7 @@ class Controller:
         if not requests:
             return []
         made = [self._protocol.make_request(kind, message) for kind, message in requests]
+        sent_status = self._protocol.status
         first_kind = requests[0][0]
         try:
             self._connection.send([request.SerializeToString() for request in made])
@@ -205,7 +206,7 @@ class Controller:
             except Dropped as error:
                 raise self._lost(kind, str(error)) from None
             try:
-                answers.append(self._protocol.read_response(request, data))
+                answers.append(self._protocol.read_response(request, data, sent_status))
             except (errors.ProtocolError, errors.RequestError) as error:
                 failure = failure or error
                 answers.append(None)

@@ -88,11 +88,12 @@ class Protocol:
         getattr(request, kind).CopyFrom(message)
         return request
 
-    def read_response(self, request: sc_pb.Request, data: bytes) -> Message | None:
+    def read_response(self, request: sc_pb.Request, data: bytes, sent_status: int | None = None) -> Message | None:
         """The typed sub-response to `request` from the bytes the game sent, after every check.
 
-        Updates the status. Returns None for a step/action answered "Game has already ended" from
-        in_game (the status becomes `ended`). Raises errors.ConnectionError when the answer does not belong
+        Updates the status. Returns None for a step/action answered "Game has already ended" when it was
+        sent in in_game (`sent_status`, by default the status before this answer); the status becomes
+        `ended`. Raises errors.ConnectionError when the answer does not belong
         to this request (the stream is out of step), ProtocolError for `Response.error` or a missing status,
         and RequestError for a typed error such as ResponseCreateGame.error.
         """
@@ -102,7 +103,7 @@ class Protocol:
         except DecodeError:
             raise errors.ConnectionError(
                 f"The answer to `{kind}` is not an SC2 API Response ({len(data)} bytes starting "
-                f"{bytes(data[:16]).hex()}): is something other than StarCraft II on this port?") from None
+                f"{bytes(data[:16])!r}): is something other than StarCraft II on this port?") from None
         if response.HasField("id") and response.id != request.id:
             raise errors.ConnectionError(
                 f"The answer to `{kind}` (request id {request.id}) carries id {response.id}: requests and "
@@ -113,7 +114,8 @@ class Protocol:
         previous, self.status = self.status, response.status
         if response.error:
             text = "; ".join(response.error)
-            if kind in _ENDABLE and previous == sc_pb.in_game and GAME_ENDED_TEXT in text:
+            sent_in = previous if sent_status is None else sent_status
+            if kind in _ENDABLE and sent_in == sc_pb.in_game and GAME_ENDED_TEXT in text:
                 self.status = sc_pb.ended
                 return None
             raise errors.ProtocolError(

@@ -8,6 +8,7 @@ The script's behaviour comes from environment variables, which the launcher pass
   FAKE_SC2_FAULT  "<request>:crash" (exit 7), "<request>:hang" (never answer) or "<request>:drop"
                   (close the connection, keep running) when that request arrives
 Each start writes `<root>/calls/<pid>.json`: argv, environment, parent pid (and the grandchild pid).
+The fixtures at the end are imported by the conftest of each test folder that starts fake games.
 """
 
 from __future__ import annotations
@@ -18,6 +19,13 @@ import stat
 import sys
 import textwrap
 import time
+
+import pytest
+
+from sc2env.launch import launch
+
+ENV_VARS = ("SC2ENV_ENGINE", "SC2PATH", "FAKE_SC2_MODE", "FAKE_SC2_DELAY_S", "FAKE_SC2_FAULT",
+            "FAKE_SC2_EXIT_CODE")
 
 GAME_SCRIPT = textwrap.dedent('''\
     #!{python}
@@ -116,3 +124,33 @@ def wait_until(predicate, timeout_s: float = 10.0, interval_s: float = 0.02) -> 
         time.sleep(interval_s)
     return True
 
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch, tmp_path):
+    """No engine choice or install leaks in from the developer's shell; HOME has no ~/StarCraftII."""
+    for name in ENV_VARS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+
+
+@pytest.fixture
+def fake_install(tmp_path):
+    """A fake install with build 75689 (4.10.0), at tmp_path/StarCraftII."""
+    return make_fake_install(tmp_path / "StarCraftII")
+
+
+@pytest.fixture
+def start():
+    """launch(...) that remembers its processes and, at teardown, closes them and checks they are gone."""
+    started = []
+
+    def start_game(*args, **kwargs):
+        process = launch(*args, **kwargs)
+        started.append(process)
+        return process
+
+    yield start_game
+    for process in started:
+        process.close()
+    assert all(wait_until(lambda p=p: not pid_alive(p.pid), 5.0) for p in started)

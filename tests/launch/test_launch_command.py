@@ -28,38 +28,38 @@ def test_builtin_engine_is_started_like_sc2_x64(tmp_path):
     assert plan.env["PYTHONPATH"].split(os.pathsep)[0] == str(SOURCE_ROOT)
 
 
-def test_sc2_command_line_and_library_path(fake_sc2, tmp_path, monkeypatch):
+def test_sc2_command_line_and_library_path(fake_install, tmp_path, monkeypatch):
     monkeypatch.setenv("LD_LIBRARY_PATH", "/opt/gl")
-    plan = plan_launch(LaunchConfig(engine="sc2", sc2path=fake_sc2, extra_args=["-verbose"]))
-    exe = fake_sc2 / "Versions" / "Base75689" / "SC2_x64"
+    plan = plan_launch(LaunchConfig(engine="sc2", sc2path=fake_install, extra_args=["-verbose"]))
+    exe = fake_install / "Versions" / "Base75689" / "SC2_x64"
     assert plan.argv(5124, tmp_path / "t") == [
-        str(exe), "-listen", "127.0.0.1", "-port", "5124", "-dataDir", str(fake_sc2),
+        str(exe), "-listen", "127.0.0.1", "-port", "5124", "-dataDir", str(fake_install),
         "-tempDir", str(tmp_path / "t"), "-verbose"]
-    assert plan.env["LD_LIBRARY_PATH"] == f"/opt/gl:{fake_sc2}/Libs/"
+    assert plan.env["LD_LIBRARY_PATH"] == f"/opt/gl:{fake_install}/Libs/"
 
 
-def test_sc2_library_path_without_a_previous_one(fake_sc2, monkeypatch):
+def test_sc2_library_path_without_a_previous_one(fake_install, monkeypatch):
     monkeypatch.delenv("LD_LIBRARY_PATH", raising=False)
-    assert plan_launch(LaunchConfig(engine="sc2", sc2path=fake_sc2)).env["LD_LIBRARY_PATH"] == f"{fake_sc2}/Libs/"
+    assert plan_launch(LaunchConfig(engine="sc2", sc2path=fake_install)).env["LD_LIBRARY_PATH"] == f"{fake_install}/Libs/"
 
 
-def test_requested_game_version_passes_its_data_version(fake_sc2, tmp_path):
-    argv = plan_launch(LaunchConfig(engine="sc2", sc2path=fake_sc2, version="4.10.0")).argv(1, tmp_path)
+def test_requested_game_version_passes_its_data_version(fake_install, tmp_path):
+    argv = plan_launch(LaunchConfig(engine="sc2", sc2path=fake_install, version="4.10.0")).argv(1, tmp_path)
     assert argv[argv.index("-dataVersion") + 1] == "B89B5D6FA7CBF6452E721311BFBC6CB2"
-    assert "-dataVersion" not in plan_launch(LaunchConfig(engine="sc2", sc2path=fake_sc2)).argv(1, tmp_path)
+    assert "-dataVersion" not in plan_launch(LaunchConfig(engine="sc2", sc2path=fake_install)).argv(1, tmp_path)
     builtin = plan_launch(LaunchConfig(engine="builtin", version="4.10.0")).argv(1, tmp_path)
     assert builtin[builtin.index("-dataVersion") + 1] == BUILTIN_VERSION.data_version
 
 
-def test_ipv6_host_adds_the_flag(fake_sc2, tmp_path):
-    argv = plan_launch(LaunchConfig(engine="sc2", sc2path=fake_sc2, host="::1")).argv(1, tmp_path)
+def test_ipv6_host_adds_the_flag(fake_install, tmp_path):
+    argv = plan_launch(LaunchConfig(engine="sc2", sc2path=fake_install, host="::1")).argv(1, tmp_path)
     assert argv[argv.index("-listen") + 1] == "::1" and "-ipv6" in argv
 
 
-def test_render_asks_sc2_for_a_gl_library(fake_sc2, tmp_path, monkeypatch):
+def test_render_asks_sc2_for_a_gl_library(fake_install, tmp_path, monkeypatch):
     libraries = {"EGL": None, "OSMesa": "libOSMesa.so.8"}
     monkeypatch.setattr(ctypes.util, "find_library", libraries.get)
-    cfg = LaunchConfig(engine="sc2", sc2path=fake_sc2, render=True)
+    cfg = LaunchConfig(engine="sc2", sc2path=fake_install, render=True)
     assert plan_launch(cfg).argv(1, tmp_path)[-2:] == ["-osmesapath", "libOSMesa.so.8"]
     libraries["EGL"] = "libEGL.so.1"
     assert plan_launch(cfg).argv(1, tmp_path)[-2:] == ["-eglpath", "libEGL.so.1"]
@@ -70,8 +70,8 @@ def test_render_asks_sc2_for_a_gl_library(fake_sc2, tmp_path, monkeypatch):
     assert not {"-eglpath", "-osmesapath", "-headlessNoRender"} & set(builtin)
 
 
-def test_engine_selection_argument_then_env_then_auto(fake_sc2, monkeypatch):
-    monkeypatch.setenv("SC2PATH", str(fake_sc2))
+def test_engine_selection_argument_then_env_then_auto(fake_install, monkeypatch):
+    monkeypatch.setenv("SC2PATH", str(fake_install))
     assert plan_launch(LaunchConfig()).engine == "sc2"  # auto prefers a real install
     monkeypatch.setenv("SC2ENV_ENGINE", "builtin")
     assert plan_launch(LaunchConfig()).engine == "builtin"

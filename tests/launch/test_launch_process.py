@@ -36,20 +36,20 @@ def raw_ping(url: str) -> sc_pb.ResponsePing:
         ws.close()
 
 
-def test_starts_sc2_x64_with_its_flags_env_and_a_ready_endpoint(start, fake_sc2, monkeypatch):
+def test_starts_sc2_x64_with_its_flags_env_and_a_ready_endpoint(start, fake_install, monkeypatch):
     monkeypatch.setenv("LD_LIBRARY_PATH", "/opt/gl")
-    process = start(engine="sc2", sc2path=fake_sc2)
+    process = start(engine="sc2", sc2path=fake_install)
     # Ready means answering now, with no retry on our side.
     assert raw_ping(process.url).base_build == 75689
-    call = read_call(fake_sc2, process.pid)
-    assert call["argv"] == [str(fake_sc2 / "Versions/Base75689/SC2_x64"), "-listen", "127.0.0.1",
-                            "-port", str(process.port), "-dataDir", str(fake_sc2),
+    call = read_call(fake_install, process.pid)
+    assert call["argv"] == [str(fake_install / "Versions/Base75689/SC2_x64"), "-listen", "127.0.0.1",
+                            "-port", str(process.port), "-dataDir", str(fake_install),
                             "-tempDir", str(process.temp_dir)]
-    assert call["env"]["LD_LIBRARY_PATH"] == f"/opt/gl:{fake_sc2}/Libs/"
+    assert call["env"]["LD_LIBRARY_PATH"] == f"/opt/gl:{fake_install}/Libs/"
     assert call["ppid"] == os.getpid()
     assert process.url == f"ws://127.0.0.1:{process.port}/sc2api"
     assert (process.engine, process.host, process.version.build) == ("sc2", "127.0.0.1", 75689)
-    assert process.install.root == fake_sc2 and process.running and process.returncode is None
+    assert process.install.root == fake_install and process.running and process.returncode is None
     assert process.temp_dir.is_dir() and process.temp_dir.name.startswith(f"sc2env-{os.getpid()}-")
     assert "fake SC2_x64 build 75689 starting" in process.output_tail()
 
@@ -67,38 +67,38 @@ def test_starts_the_newest_or_the_requested_version(start, tmp_path):
     assert argv[argv.index("-dataVersion") + 1] == "B89B5D6FA7CBF6452E721311BFBC6CB2"
 
 
-def test_waits_for_a_slow_game(start, fake_sc2, monkeypatch):
+def test_waits_for_a_slow_game(start, fake_install, monkeypatch):
     monkeypatch.setenv("FAKE_SC2_DELAY_S", "1.0")
-    process = start(engine="sc2", sc2path=fake_sc2)
+    process = start(engine="sc2", sc2path=fake_install)
     assert raw_ping(process.url).base_build == 75689
 
 
-def test_early_exit_raises_at_once_with_code_and_output(fake_sc2, monkeypatch):
+def test_early_exit_raises_at_once_with_code_and_output(fake_install, monkeypatch):
     monkeypatch.setenv("FAKE_SC2_MODE", "exit")
     monkeypatch.setenv("FAKE_SC2_EXIT_CODE", "3")
     ours = f"sc2env-{os.getpid()}-*"
     before = set(pathlib.Path(tempfile.gettempdir()).glob(ours))
     started = time.monotonic()
     with pytest.raises(LaunchError) as raised:
-        launch(engine="sc2", sc2path=fake_sc2, timeout_s=60)
+        launch(engine="sc2", sc2path=fake_install, timeout_s=60)
     # Raised when the process exited, not when the 60 s deadline passed.
     assert time.monotonic() - started < 30
     message = str(raised.value)
     assert "exited with code 3" in message
     assert "fatal: could not initialise the graphics device" in message
     assert "fake SC2_x64 build 75689 starting" in message
-    pid = next(int(p.stem) for p in (fake_sc2 / "calls").glob("*.json"))
+    pid = next(int(p.stem) for p in (fake_install / "calls").glob("*.json"))
     assert not pid_alive(pid)
     after = set(pathlib.Path(tempfile.gettempdir()).glob(ours))
     assert after <= before  # its temp dir is gone
 
 
-def test_silent_game_times_out_and_is_stopped(fake_sc2, monkeypatch):
+def test_silent_game_times_out_and_is_stopped(fake_install, monkeypatch):
     monkeypatch.setenv("FAKE_SC2_MODE", "hang")
     with pytest.raises(LaunchError, match=r"did not answer on ws://127\.0\.0\.1:\d+/sc2api within 1 s") as raised:
-        launch(engine="sc2", sc2path=fake_sc2, timeout_s=1)
+        launch(engine="sc2", sc2path=fake_install, timeout_s=1)
     assert "timeout_s" in str(raised.value) and "fake SC2_x64 build 75689 starting" in str(raised.value)
-    pid = next(int(p.stem) for p in (fake_sc2 / "calls").glob("*.json"))
+    pid = next(int(p.stem) for p in (fake_install / "calls").glob("*.json"))
     assert wait_until(lambda: not pid_alive(pid), 5)
 
 
@@ -108,8 +108,8 @@ def test_binary_that_cannot_be_executed(tmp_path):
         launch(engine="sc2", sc2path=root)
 
 
-def test_close_stops_the_game_removes_its_dir_and_returns_its_port(fake_sc2):
-    process = launch(engine="sc2", sc2path=fake_sc2)
+def test_close_stops_the_game_removes_its_dir_and_returns_its_port(fake_install):
+    process = launch(engine="sc2", sc2path=fake_install)
     pid, temp_dir, port = process.pid, process.temp_dir, process.port
     process.close()
     assert not pid_alive(pid) and not temp_dir.exists()
@@ -120,48 +120,48 @@ def test_close_stops_the_game_removes_its_dir_and_returns_its_port(fake_sc2):
     assert "closed" in repr(process)
 
 
-def test_close_kills_a_game_that_ignores_sigterm(fake_sc2, monkeypatch):
+def test_close_kills_a_game_that_ignores_sigterm(fake_install, monkeypatch):
     monkeypatch.setenv("FAKE_SC2_MODE", "stubborn")
-    process = launch(engine="sc2", sc2path=fake_sc2)
+    process = launch(engine="sc2", sc2path=fake_install)
     process.close(grace_s=0.3)
     assert process.returncode == -signal.SIGKILL and not pid_alive(process.pid)
 
 
-def test_close_stops_what_the_game_started(fake_sc2, monkeypatch):
+def test_close_stops_what_the_game_started(fake_install, monkeypatch):
     monkeypatch.setenv("FAKE_SC2_MODE", "spawn")
-    process = launch(engine="sc2", sc2path=fake_sc2)
-    grandchild = read_call(fake_sc2, process.pid)["grandchild"]
+    process = launch(engine="sc2", sc2path=fake_install)
+    grandchild = read_call(fake_install, process.pid)["grandchild"]
     assert pid_alive(grandchild)
     process.close()
     assert wait_until(lambda: not pid_alive(grandchild), 5)
 
 
-def test_context_manager_stops_the_game_even_on_an_exception(fake_sc2):
-    with pytest.raises(RuntimeError), launch(engine="sc2", sc2path=fake_sc2) as process:
+def test_context_manager_stops_the_game_even_on_an_exception(fake_install):
+    with pytest.raises(RuntimeError), launch(engine="sc2", sc2path=fake_install) as process:
         pid, temp_dir = process.pid, process.temp_dir
         raise RuntimeError("agent crashed")
     assert not pid_alive(pid) and not temp_dir.exists()
 
 
-def test_a_forgotten_process_is_stopped_when_collected(fake_sc2):
-    process = launch(engine="sc2", sc2path=fake_sc2)
+def test_a_forgotten_process_is_stopped_when_collected(fake_install):
+    process = launch(engine="sc2", sc2path=fake_install)
     pid, temp_dir = process.pid, process.temp_dir
     del process
     gc.collect()
     assert not pid_alive(pid) and not temp_dir.exists()
 
 
-def test_a_game_that_dies_is_reported(start, fake_sc2):
-    process = start(engine="sc2", sc2path=fake_sc2)
+def test_a_game_that_dies_is_reported(start, fake_install):
+    process = start(engine="sc2", sc2path=fake_install)
     os.kill(process.pid, signal.SIGKILL)
     assert process.wait(5) == -signal.SIGKILL
     assert not process.running and "was killed by SIGKILL" in process.exit_summary()
     assert "was killed by SIGKILL" in repr(process)
 
 
-def test_many_games_side_by_side(start, fake_sc2):
+def test_many_games_side_by_side(start, fake_install):
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
-        processes = list(pool.map(lambda _: start(engine="sc2", sc2path=fake_sc2), range(4)))
+        processes = list(pool.map(lambda _: start(engine="sc2", sc2path=fake_install), range(4)))
     assert len({p.port for p in processes}) == 4
     assert len({p.temp_dir for p in processes}) == 4
     assert all(raw_ping(p.url).base_build == 75689 for p in processes)
@@ -184,16 +184,16 @@ PARENT_SCRIPT = textwrap.dedent("""
 """)
 
 
-def run_parent(fake_sc2, then: str) -> tuple[subprocess.Popen, dict]:
-    parent = subprocess.Popen([sys.executable, "-c", PARENT_SCRIPT, str(fake_sc2), then],
+def run_parent(fake_install, then: str) -> tuple[subprocess.Popen, dict]:
+    parent = subprocess.Popen([sys.executable, "-c", PARENT_SCRIPT, str(fake_install), then],
                               stdout=subprocess.PIPE, text=True)
     line = parent.stdout.readline()
     assert line, "the parent process failed to launch the game"
     return parent, json.loads(line)
 
 
-def test_sigkill_of_our_process_leaves_no_game(fake_sc2):
-    parent, game = run_parent(fake_sc2, "sleep")
+def test_sigkill_of_our_process_leaves_no_game(fake_install):
+    parent, game = run_parent(fake_install, "sleep")
     try:
         time.sleep(0.3)  # the launching thread is gone; the game must not have followed it
         assert pid_alive(game["pid"])
@@ -212,8 +212,8 @@ def test_sigkill_of_our_process_leaves_no_game(fake_sc2):
     assert not temp_dir.exists()
 
 
-def test_interpreter_exit_stops_the_game(fake_sc2):
-    parent, game = run_parent(fake_sc2, "exit")
+def test_interpreter_exit_stops_the_game(fake_install):
+    parent, game = run_parent(fake_install, "exit")
     assert parent.wait(30) == 0
     assert wait_until(lambda: not pid_alive(game["pid"]), 5)
     assert not pathlib.Path(game["temp_dir"]).exists()

@@ -1,0 +1,212 @@
+"""The controller over a real websocket, against a scripted server: requests, pipelining, every error path."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import pytest
+from s2clientprotocol import sc2api_pb2 as sc_pb
+
+from sc2env import errors
+from sc2env.client import Controller
+from stub_game import CLOSE, StubGame, reply
+
+
+def test_connect_pings_and_learns_the_status(serve_game):
+    game = StubGame(status=sc_pb.in_game)
+    with Controller.connect(serve_game(game)) as ctrl:
+        assert ctrl.status == sc_pb.in_game
+        assert game.received == ["ping"]
+        assert ctrl.ping().base_build == 75689
+
+
+def test_methods_send_their_request_and_return_the_sub_response(serve_game):
+    observation = sc_pb.ResponseObservation()
+    observation.observation.game_loop = 24
+    game = StubGame(status=sc_pb.launched,
+                    create_game=lambda r: reply(r, sc_pb.init_game),
+                    join_game=lambda r: reply(r, sc_pb.in_game, join_game=sc_pb.ResponseJoinGame(player_id=1)),
+                    observation=lambda r: reply(r, sc_pb.in_game, observation=observation))
+    with Controller.connect(serve_game(game)) as ctrl:
+        ctrl.create_game(sc_pb.RequestCreateGame())
+        assert ctrl.status == sc_pb.init_game
+        assert ctrl.join_game(sc_pb.RequestJoinGame()).player_id == 1
+        assert ctrl.status == sc_pb.in_game
+        assert ctrl.game_info() == sc_pb.ResponseGameInfo()
+        assert ctrl.data().ByteSize() == 0
+        assert ctrl.observation().observation.game_loop == 24
+        assert isinstance(ctrl.action([sc_pb.Action()]), sc_pb.ResponseAction)
+        assert isinstance(ctrl.step(8), sc_pb.ResponseStep)
+        assert isinstance(ctrl.save_replay(), sc_pb.ResponseSaveReplay)
+        assert isinstance(ctrl.available_maps(), sc_pb.ResponseAvailableMaps)
+        assert isinstance(ctrl.restart_game(), sc_pb.ResponseRestartGame)
+    assert game.received == ["ping", "create_game", "join_game", "game_info", "data", "observation", "action",
+                             "step", "save_replay", "available_maps", "restart_game"]
+
+
+def test_invalid_request_is_refused_before_sending(serve_game):
+    game = StubGame(status=sc_pb.launched)
+    with Controller.connect(serve_game(game)) as ctrl:
+        with pytest.raises(errors.ProtocolError, match=r"Cannot send `step` while the game is launched"):
+            ctrl.step()
+        with pytest.raises(errors.ProtocolError, match=r"`action` while the game is launched.*in_game"):
+            ctrl.act_step_observe([], 8)
+        ctrl.ping()  # the connection is fine, and nothing else was sent
+    assert game.received == ["ping", "ping"]
+
+
+def test_timeout_names_the_request_and_seconds_then_closes(serve_game):
+    game = StubGame(observation=lambda r: None)
+    ctrl = Controller.connect(serve_game(game), timeout_s=30, timeouts={"observation": 0.3})
+    started = time.monotonic()
+    with pytest.raises(errors.RequestTimeoutError, match=r"`observation` got no answer from .* within 0\.3 s") as raised:
+        ctrl.observation()
+    assert time.monotonic() - started < 10  # the per-request timeout applied, not the 30 s default
+    assert isinstance(raised.value, TimeoutError)
+    assert ctrl.closed
+    with pytest.raises(errors.ConnectionError, match="closed after `observation` timed out"):
+        ctrl.ping()
+
+
+def test_unknown_timeout_names_are_rejected(serve_game):
+    with pytest.raises(ValueError, match="unknown requests.*'stepp'"):
+        Controller.connect(serve_game(StubGame()), timeouts={"stepp": 1})
+
+
+def test_dropped_connection_without_a_process(serve_game):
+    with Controller.connect(serve_game(StubGame(step=lambda r: CLOSE))) as ctrl:
+        with pytest.raises(errors.ConnectionError, match="Lost the connection .* during `step`") as raised:
+            ctrl.step()
+        assert not isinstance(raised.value, errors.GameCrashedError)
+        assert ctrl.closed
+
+
+def test_response_error_becomes_protocol_error(serve_game):
+    game = StubGame(game_info=lambda r: reply(r, error=["Not in a game", "really"]))
+    with Controller.connect(serve_game(game)) as ctrl:
+        with pytest.raises(errors.ProtocolError, match="refused `game_info`.*Not in a game; really"):
+            ctrl.game_info()
+        assert not ctrl.closed  # an error answer leaves the connection usable
+        ctrl.ping()
+
+
+def test_typed_error_becomes_request_error(serve_game):
+    failed = sc_pb.ResponseCreateGame(error=sc_pb.ResponseCreateGame.MissingMap, error_details="no such map: x")
+    game = StubGame(status=sc_pb.launched, create_game=lambda r: reply(r, sc_pb.launched, create_game=failed))
+    with Controller.connect(serve_game(game)) as ctrl:
+        with pytest.raises(errors.RequestError) as raised:
+            ctrl.create_game(sc_pb.RequestCreateGame())
+        assert (raised.value.request, raised.value.error, raised.value.details) == (
+            "create_game", "MissingMap", "no such map: x")
+        assert ctrl.status == sc_pb.launched
+
+
+def test_mismatched_id_is_a_connection_error_and_closes(serve_game):
+    def wrong_id(request):
+        response = reply(request)
+        response.id = request.id + 5
+        return response
+
+    with Controller.connect(serve_game(StubGame(game_info=wrong_id))) as ctrl:
+        with pytest.raises(errors.ConnectionError, match="carries id"):
+            ctrl.game_info()
+        assert ctrl.closed
+
+
+def test_non_sc2_bytes_are_a_connection_error(serve_game):
+    with Controller.connect(serve_game(StubGame(game_info=lambda r: b"\xff\xfe garbage"))) as ctrl:
+        with pytest.raises(errors.ConnectionError, match="not an SC2 API Response"):
+            ctrl.game_info()
+
+
+def test_connect_to_nothing_fails_after_the_connect_timeout():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(errors.ConnectionError, match=f"could not connect to ws://127.0.0.1:{port}/sc2api within 0.5 s"):
+        Controller.connect(f"ws://127.0.0.1:{port}/sc2api", connect_timeout_s=0.5)
+
+
+def test_act_step_observe_is_one_round_trip(serve_game):
+    received = []
+
+    def game(connection):
+        ping = sc_pb.Request.FromString(connection.recv())
+        connection.send(reply(ping, ping={}).SerializeToString())
+        # Read all three before answering any: a client that waited for each answer would hang here.
+        batch = [sc_pb.Request.FromString(connection.recv(timeout=5)) for _ in range(3)]
+        received.extend(batch)
+        observation = sc_pb.ResponseObservation()
+        observation.observation.game_loop = 8
+        for request in batch:
+            kind = request.WhichOneof("request")
+            fields = {"observation": observation} if kind == "observation" else {}
+            connection.send(reply(request, **fields).SerializeToString())
+        connection.recv()
+
+    with Controller.connect(serve_game(game), timeout_s=10) as ctrl:
+        move = sc_pb.Action()
+        move.action_feature_layer.unit_command.ability_id = 16
+        observation = ctrl.act_step_observe([move], 8)
+    assert observation.observation.game_loop == 8
+    assert [r.WhichOneof("request") for r in received] == ["action", "step", "observation"]
+    assert [r.id for r in received] == [2, 3, 4]
+    assert received[0].action.actions[0].action_feature_layer.unit_command.ability_id == 16
+    assert received[1].step.count == 8
+
+
+def test_a_failure_mid_pipeline_reads_the_rest_and_stays_in_step(serve_game):
+    game = StubGame(step=lambda r: reply(r, error=["Step refused"]))
+    with Controller.connect(serve_game(game)) as ctrl:
+        with pytest.raises(errors.ProtocolError, match="refused `step`.*Step refused"):
+            ctrl.act_step_observe([], 8)
+        # The observation answer was consumed: the next answer matches the next request.
+        assert ctrl.game_info() == sc_pb.ResponseGameInfo()
+    assert game.received == ["ping", "action", "step", "observation", "game_info"]
+
+
+def test_game_already_ended_is_an_episode_end_not_an_error(serve_game):
+    observation = sc_pb.ResponseObservation()
+    observation.player_result.add(player_id=1, result=sc_pb.Victory)
+    game = StubGame(
+        action=lambda r: reply(r, sc_pb.in_game, error=["Game has already ended"]),
+        step=lambda r: reply(r, sc_pb.ended, error=["Game has already ended"]),
+        observation=lambda r: reply(r, sc_pb.ended, observation=observation))
+    with Controller.connect(serve_game(game)) as ctrl:
+        result = ctrl.act_step_observe([], 8)
+        assert result.player_result[0].result == sc_pb.Victory
+        assert ctrl.status == sc_pb.ended
+        with pytest.raises(errors.ProtocolError, match="`action` while the game is ended"):
+            ctrl.action([])
+
+
+def test_single_step_after_the_game_ended_returns_none(serve_game):
+    game = StubGame(step=lambda r: reply(r, sc_pb.ended, error=["Game has already ended"]))
+    with Controller.connect(serve_game(game)) as ctrl:
+        assert ctrl.step(8) is None
+        assert ctrl.status == sc_pb.ended
+
+
+def test_quit_sends_without_waiting_and_closes(serve_game):
+    game = StubGame(quit=lambda r: None)  # the stub never answers quit
+    ctrl = Controller.connect(serve_game(game), timeout_s=30)
+    started = time.monotonic()
+    ctrl.quit()
+    assert time.monotonic() - started < 10
+    assert ctrl.status == sc_pb.quit and ctrl.closed
+    ctrl.quit()
+    ctrl.close()  # both idempotent
+    with pytest.raises(errors.ConnectionError, match="closed after quit"):
+        ctrl.ping()
+    time.sleep(0.1)
+    assert game.received == ["ping", "quit"]
+
+
+def test_replay_info_needs_a_replay(serve_game):
+    game = StubGame()
+    with Controller.connect(serve_game(game)) as ctrl:
+        with pytest.raises(ValueError, match="replay_path or replay_data"):
+            ctrl.replay_info()
+        assert ctrl.replay_info(replay_path="/replays/a.SC2Replay") == sc_pb.ResponseReplayInfo()
+    assert game.received == ["ping", "replay_info"]
