@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from s2clientprotocol import error_pb2, raw_pb2, sc2api_pb2 as sc_pb, spatial_pb2, ui_pb2
 
-from sc2env.engine.render import View, coverage
+from sc2env.engine.render import View
 from sc2env.engine.world import Order
 from sc2env.gamedata import ABILITIES, UNIT_TYPES, Target, specific_ability
 
@@ -75,7 +75,7 @@ def _unit_at(game: Game, view: View, i: int, j: int) -> int | None:
     """The tag of the unit drawn at screen pixel (i, j), if it can be clicked."""
     if not (0 <= i < view.width and 0 <= j < view.height):
         return None
-    index = coverage(view, game.world)[0]
+    index = game.frames.coverage(view, game.world, game.player)[0]
     row = int(index[j, i]) - 1
     if row < 0 or not game.world.types[row].selectable:
         return None

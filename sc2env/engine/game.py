@@ -11,8 +11,8 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2env.engine import actions
 from sc2env.engine.mapdef import MapDefinition
 from sc2env.engine.players import Player
-from sc2env.engine.render import (MINIMAP_LAYERS, SCREEN_LAYERS, LayerRenderer, Terrain, View, minimap_view,
-                                  screen_view)
+from sc2env.engine.render import (MINIMAP_LAYERS, SCREEN_LAYERS, FrameCache, LayerRenderer, Terrain, View,
+                                  minimap_view, screen_view)
 from sc2env.engine.scenario import RESULTS, Scenario
 from sc2env.engine.world import World
 
@@ -62,6 +62,7 @@ class Game:
         self.terrain = Terrain(definition)
         self.screen_layers = LayerRenderer(SCREEN_LAYERS, self.terrain)
         self.minimap_layers = LayerRenderer(MINIMAP_LAYERS, self.terrain)
+        self.frames = FrameCache()
         self.interface: Interface | None = None
         self.race = definition.players[0].race if definition.players else 1
         self.player_id = definition.players[0].player_id if definition.players else 1

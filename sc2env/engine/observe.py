@@ -48,18 +48,23 @@ def observation(game: Game, response: sc_pb.Response) -> bytes:
     if game.ended:
         obs.player_result.add(player_id=game.player.player_id, result=game.result)
     head = response.SerializeToString()
-    layers = b""
     screen, minimap = game.screen_view(), game.minimap_view()
+    pieces: list[bytes] = []
     if screen is not None:
-        layers += wire.message_field(_RENDERS, game.screen_layers.render(screen, game.world, game.player))
+        layers = game.screen_layers.render(screen, game.world, game.player, game.frames)
+        pieces += [wire.field_header(_RENDERS, sum(map(len, layers)))] + layers
     if minimap is not None:
-        layers += wire.message_field(_MINIMAP_RENDERS, game.minimap_layers.render(
-            minimap, game.world, game.player, camera=game.camera_view()))
-    if not layers:
+        layers = game.minimap_layers.render(minimap, game.world, game.player, game.frames,
+                                            camera=game.camera_view())
+        pieces += [wire.field_header(_MINIMAP_RENDERS, sum(map(len, layers)))] + layers
+    if not pieces:
         return head
-    inner = wire.message_field(_FEATURE_LAYER_DATA, layers)
-    inner = wire.message_field(_OBSERVATION, inner)
-    return head + wire.field_header(_RESPONSE_OBSERVATION, len(inner)) + inner
+    size = sum(map(len, pieces))
+    inner = wire.field_header(_FEATURE_LAYER_DATA, size)
+    size += len(inner)
+    outer = wire.field_header(_OBSERVATION, size)
+    size += len(outer)
+    return b"".join([head, wire.field_header(_RESPONSE_OBSERVATION, size), outer, inner] + pieces)
 
 
 def _own_rows(game: Game) -> np.ndarray:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -88,6 +89,13 @@ class Terrain:
         return np.where(ok, out, 0).astype(grid.dtype)
 
 
+@functools.lru_cache(maxsize=16)
+def _offsets(reach: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r = np.arange(-reach, reach + 1)
+    ox, oy = (a.ravel() for a in np.meshgrid(r, r))
+    return ox, oy, (ox == 0) & (oy == 0)
+
+
 def coverage(view: View, world: World) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Which unit each pixel shows, and how many units cover it.
 
@@ -101,30 +109,59 @@ def coverage(view: View, world: World) -> tuple[np.ndarray, np.ndarray, np.ndarr
     if not n:
         zero8 = np.zeros((h, w), np.uint8)
         return np.zeros((h, w), np.int32), zero8, zero8
-    fx, fy = view.world_to_pixel(world.pos[:, 0], world.pos[:, 1])
+    fx = (world.pos[:, 0] - view.left) / view.scale - 0.5
+    fy = (view.top - world.pos[:, 1]) / view.scale - 0.5
     rp = world.radius / view.scale
-    reach = int(np.ceil(rp.max())) + 1
-    offsets = np.arange(-reach, reach + 1)
-    ox, oy = np.meshgrid(offsets, offsets)
-    ox, oy = ox.ravel(), oy.ravel()
-    ci = np.rint(fx)[:, None].astype(np.int64) + ox[None, :]
-    cj = np.rint(fy)[:, None].astype(np.int64) + oy[None, :]
+    ox, oy, centre = _offsets(int(rp.max()) + 2)
+    ci = np.rint(fx).astype(np.int64)[:, None] + ox
+    cj = np.rint(fy).astype(np.int64)[:, None] + oy
     d = np.sqrt((ci - fx[:, None]) ** 2 + (cj - fy[:, None]) ** 2)
-    covered = (d <= rp[:, None]) | ((ox == 0) & (oy == 0))[None, :]
+    covered = (d <= rp[:, None]) | centre
     covered &= (ci >= 0) & (ci < w) & (cj >= 0) & (cj < h)
-    unit_rows = np.broadcast_to(np.arange(n)[:, None], ci.shape)[covered]
-    pixels = (cj * w + ci)[covered]
+    rows, k = np.nonzero(covered)
+    pixels = (cj * w + ci)[rows, k]
     density = np.bincount(pixels, minlength=h * w)
-    aa = np.clip(rp[:, None] - d + 0.5, 0.0, 1.0)[covered]
+    aa = np.clip(rp[rows] - d[rows, k] + 0.5, 0.0, 1.0)
     density_aa = np.bincount(pixels, weights=aa, minlength=h * w) * 16
-    priority = world.collides[unit_rows].astype(np.int64) * (n + 1) + unit_rows
+    priority = world.collides[rows] * (n + 1) + rows
     order = np.lexsort((priority, pixels))
+    pixels, rows = pixels[order], rows[order]
     last = np.ones(len(order), bool)
-    last[:-1] = pixels[order][1:] != pixels[order][:-1]
+    last[:-1] = pixels[1:] != pixels[:-1]
     index = np.zeros(h * w, np.int32)
-    index[pixels[order][last]] = unit_rows[order][last] + 1
+    index[pixels[last]] = rows[last] + 1
     return (index.reshape(h, w), np.minimum(density, 255).astype(np.uint8).reshape(h, w),
             np.minimum(np.rint(density_aa), 255).astype(np.uint8).reshape(h, w))
+
+
+class FrameCache:
+    """Coverage and per-unit values of the current frame, reused until the world or the selection changes.
+
+    One observation draws the screen and the minimap from the same values, and the next action's clicks
+    hit-test against the same coverage the agent was shown.
+    """
+
+    def __init__(self) -> None:
+        self._key: tuple = ()
+        self._coverage: dict[View, tuple] = {}
+        self._values: dict[str, np.ndarray] | None = None
+
+    def _check(self, world: World, player: Player) -> None:
+        key = (id(world), world.version, tuple(player.selection))
+        if key != self._key:
+            self._key, self._coverage, self._values = key, {}, None
+
+    def coverage(self, view: View, world: World, player: Player) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        self._check(world, player)
+        if view not in self._coverage:
+            self._coverage[view] = coverage(view, world)
+        return self._coverage[view]
+
+    def values(self, world: World, player: Player) -> dict[str, np.ndarray]:
+        self._check(world, player)
+        if self._values is None:
+            self._values = unit_values(world, player)
+        return self._values
 
 
 # Layer tables in spatial.proto field order: (name, field number, bits per pixel, source).
@@ -155,42 +192,48 @@ MINIMAP_LAYERS = (
 
 def unit_values(world: World, player: Player) -> dict[str, np.ndarray]:
     """Per-unit layer values, each with a leading 0 for "no unit" so that `values[index]` draws a layer."""
+    n = world.n
     owner = world.owner
-    selected = np.isin(world.tag, player.selection) if player.selection else np.zeros(world.n, bool)
-
-    def ratio(value, maximum):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(maximum > 0, np.floor(value / maximum * 255), 0)
-
+    chosen = set(player.selection)
+    selected = np.fromiter((t in chosen for t in world.tag.tolist()), bool, n)
+    vitals = np.stack([world.health, world.energy, world.shields])
+    maxima = np.stack([world.health_max, world.energy_max, world.shields_max])
+    ratios = np.zeros_like(vitals)
+    np.divide(vitals * 255, maxima, out=ratios, where=maxima > 0)
+    vitals, ratios = np.floor(vitals), np.floor(ratios)
     relative = np.where(owner == player.player_id, SELF, np.where(owner == 0, NEUTRAL, ENEMY))
     values = {
         "player_id": np.where(owner == 0, NEUTRAL_PLAYER_ID, owner),
         "unit_type": world.type_id,
         "selected": selected,
-        "health": np.floor(world.health),
-        "energy": np.floor(world.energy),
-        "shields": np.floor(world.shields),
+        "health": vitals[0],
+        "energy": vitals[1],
+        "shields": vitals[2],
         "player_relative": relative,
-        "health_ratio": ratio(world.health, world.health_max),
-        "energy_ratio": ratio(world.energy, world.energy_max),
-        "shields_ratio": ratio(world.shields, world.shields_max),
-        "active": np.array([bool(o) for o in world.orders], bool),
+        "health_ratio": ratios[0],
+        "energy_ratio": ratios[1],
+        "shields_ratio": ratios[2],
+        "active": np.fromiter((bool(o) for o in world.orders), bool, n),
         "build_progress": np.where(world.build_progress < 1, np.floor(world.build_progress * 255), 0),
     }
-    return {k: np.concatenate([[0], v]) for k, v in values.items()}
+    out = np.zeros((len(values), n + 1), np.int64)
+    out[:, 1:] = np.stack(list(values.values()))
+    return dict(zip(values, out))
 
 
-_DTYPES = {8: np.uint8, 32: np.dtype("<i4")}
+_DTYPES = {1: np.bool_, 8: np.uint8, 32: np.dtype("<i4")}
+
+
+def _data(bits_per_pixel: int, pixels: np.ndarray) -> bytes:
+    if bits_per_pixel == 1:
+        return np.packbits(pixels.ravel() != 0).tobytes()
+    return pixels.astype(_DTYPES[bits_per_pixel], copy=False).tobytes()
 
 
 def encode(bits_per_pixel: int, pixels: np.ndarray) -> bytes:
     """A serialized ImageData for a (height, width) array; 1-bpp images are packed MSB first, unpadded."""
     h, w = pixels.shape
-    if bits_per_pixel == 1:
-        data = np.packbits(pixels.ravel() != 0).tobytes()
-    else:
-        data = pixels.astype(_DTYPES[bits_per_pixel], copy=False).tobytes()
-    return wire.image_data(bits_per_pixel, w, h, data)
+    return wire.image_data(bits_per_pixel, w, h, _data(bits_per_pixel, pixels))
 
 
 class LayerRenderer:
@@ -200,32 +243,50 @@ class LayerRenderer:
         self.layers = layers
         self.terrain = terrain
         self._static: dict[tuple, list[bytes | None]] = {}
+        # Unit layers grouped by bits per pixel, so each group is drawn with one lookup-table gather.
+        self._unit_groups = {
+            bpp: [(n, source[5:]) for n, (_, _, b, source) in enumerate(layers) if b == bpp and source[:5] == "unit:"]
+            for bpp in (1, 8, 32)
+        }
 
-    def render(self, view: View, world: World, player: Player, camera: View | None = None) -> bytes:
-        """The serialized FeatureLayers (or FeatureLayersMinimap) message for this frame."""
-        static = self._static.get((view, camera))
+    def render(self, view: View, world: World, player: Player, frames: FrameCache,
+               camera: View | None = None) -> list[bytes]:
+        """The serialized FeatureLayers (or FeatureLayersMinimap) message for this frame, as byte pieces."""
+        static = self._static_fields(view, camera)
+        index, density, density_aa = frames.coverage(view, world, player)
+        values = frames.values(world, player)
+        data: dict[int, bytes] = {}
+        for bpp, members in self._unit_groups.items():
+            if members:
+                lut = np.stack([values[name] for _, name in members]).astype(_DTYPES[bpp])
+                for (n, _), pixels in zip(members, np.take(lut, index, axis=1)):
+                    data[n] = _data(bpp, pixels)
+        parts: list[bytes] = []
+        for n, (_, number, bpp, source) in enumerate(self.layers):
+            if static[n] is not None:
+                parts.append(static[n])
+                continue
+            if source == "density":
+                data[n] = density.tobytes()
+            elif source == "density_aa":
+                data[n] = density_aa.tobytes()
+            head = wire.image_header(bpp, view.width, view.height, len(data[n]))
+            parts += (wire.field_header(number, len(head) + len(data[n])), head, data[n])
+        return parts
+
+    def _static_fields(self, view: View, camera: View | None) -> list[bytes | None]:
+        """Per layer: the complete encoded field for layers that don't depend on units, else None."""
+        key = (view, camera)
+        static = self._static.get(key)
         if static is None:
-            static = [self._static_layer(source, bpp, view, camera) for _, _, bpp, source in self.layers]
+            static = []
+            for _, number, bpp, source in self.layers:
+                image = self._static_layer(source, bpp, view, camera)
+                static.append(None if image is None else wire.message_field(number, image))
             if len(self._static) > 64:
                 self._static.clear()
-            self._static[(view, camera)] = static
-        index, density, density_aa = coverage(view, world)
-        values = unit_values(world, player) if world.n else None
-        parts = []
-        for (_, number, bpp, source), cached in zip(self.layers, static):
-            if cached is None:
-                if source == "density":
-                    image = encode(bpp, density)
-                elif source == "density_aa":
-                    image = encode(bpp, density_aa)
-                elif values is None:
-                    image = encode(bpp, np.zeros((view.height, view.width), np.uint8))
-                else:
-                    image = encode(bpp, np.take(values[source[5:]], index))
-                cached = image
-            parts.append(wire.field_header(number, len(cached)))
-            parts.append(cached)
-        return b"".join(parts)
+            self._static[key] = static
+        return static
 
     def _static_layer(self, source: str, bpp: int, view: View, camera: View | None) -> bytes | None:
         shape = (view.height, view.width)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from s2clientprotocol import spatial_pb2
 
-from sc2env.engine.render import View, coverage, unit_values
+from sc2env.engine.render import View
 
 if TYPE_CHECKING:
     from sc2env.engine.game import Game
@@ -26,9 +26,9 @@ def draw(game: Game, view: View, camera: View | None = None) -> np.ndarray:
     terrain = game.terrain
     ground = terrain.sample(view, terrain.pathable & (terrain.visibility > 0))
     image = np.where(ground[..., None], _GROUND, _OFF_MAP).astype(np.uint8)
-    index, _, _ = coverage(view, game.world)
+    index, _, _ = game.frames.coverage(view, game.world, game.player)
     if game.world.n:
-        values = unit_values(game.world, game.player)
+        values = game.frames.values(game.world, game.player)
         relative = values["player_relative"][index].astype(np.intp)
         selected = values["selected"][index].astype(bool)
         palette = np.where(selected[..., None], _SELECTED_COLOURS[relative], _UNIT_COLOURS[relative])

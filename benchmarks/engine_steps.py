@@ -1,0 +1,170 @@
+"""Agent steps per second of the built-in engine on MoveToBeacon, over the socket, and where the time goes.
+
+One agent step = RequestAction (a Move_screen to a random point, as a random agent sends) + RequestStep(8) +
+RequestObservation with all 27 screen and 11 minimap layers at 64x64, written back to back (pipelined) and
+then read. Run: python benchmarks/engine_steps.py [--steps N] [--map MoveToBeacon]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import portpicker
+import websocket
+from s2clientprotocol import common_pb2, sc2api_pb2 as sc_pb, spatial_pb2
+
+RES = 64
+
+
+def interface_options() -> sc_pb.InterfaceOptions:
+    options = sc_pb.InterfaceOptions(raw=False, score=True)
+    fl = options.feature_layer
+    fl.width = 24
+    fl.resolution.x = fl.resolution.y = RES
+    fl.minimap_resolution.x = fl.minimap_resolution.y = RES
+    return options
+
+
+def setup_requests(map_name: str) -> list[sc_pb.Request]:
+    create = sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path=f"mini_games/{map_name}.SC2Map"),
+                                     random_seed=1)
+    create.player_setup.add(type=sc_pb.Participant, race=common_pb2.Terran)
+    select_all = sc_pb.Action()
+    rect = select_all.action_feature_layer.unit_selection_rect.selection_screen_coord.add()
+    rect.p1.x = rect.p1.y = RES - 1
+    return [sc_pb.Request(create_game=create),
+            sc_pb.Request(join_game=sc_pb.RequestJoinGame(race=common_pb2.Terran, options=interface_options())),
+            sc_pb.Request(action=sc_pb.RequestAction(actions=[select_all]))]
+
+
+def step_requests(rng: np.random.Generator, n: int) -> list[list[bytes]]:
+    """Pre-serialized (action, step, observation) triples, so the client loop measures only the exchange."""
+    out = []
+    for _ in range(n):
+        action = sc_pb.Action()
+        cmd = action.action_feature_layer.unit_command
+        cmd.ability_id = 3794  # general Move, as PySC2 sends
+        cmd.target_screen_coord.x, cmd.target_screen_coord.y = (int(v) for v in rng.integers(0, RES, 2))
+        out.append([sc_pb.Request(action=sc_pb.RequestAction(actions=[action])).SerializeToString(),
+                    sc_pb.Request(step=sc_pb.RequestStep(count=8)).SerializeToString(),
+                    sc_pb.Request(observation=sc_pb.RequestObservation()).SerializeToString()])
+    return out
+
+
+RESTART = sc_pb.Request(restart_game=sc_pb.RequestRestartGame()).SerializeToString()
+
+
+def start_engine() -> tuple[subprocess.Popen, websocket.WebSocket, float]:
+    port = portpicker.pick_unused_port()
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "sc2env.engine", "-listen", "127.0.0.1", "-port", str(port)])
+    while True:
+        try:
+            ws = websocket.create_connection(f"ws://127.0.0.1:{port}/sc2api", timeout=30)
+            break
+        except OSError:
+            time.sleep(0.005)
+    ws.send_binary(sc_pb.Request(ping=sc_pb.RequestPing()).SerializeToString())
+    ws.recv()
+    return proc, ws, time.perf_counter() - t0
+
+
+def over_socket(ws: websocket.WebSocket, triples: list[list[bytes]]) -> tuple[float, float]:
+    """Run the pipelined loop; returns (seconds, of which client-side parsing seconds)."""
+    parse = 0.0
+    t0 = time.perf_counter()
+    for triple in triples:
+        for message in triple:
+            ws.send_binary(message)
+        for _ in triple:
+            raw = ws.recv()
+            t = time.perf_counter()
+            response = sc_pb.Response.FromString(raw)
+            parse += time.perf_counter() - t
+        if response.status == sc_pb.ended:
+            ws.send_binary(RESTART)
+            ws.recv()
+    return time.perf_counter() - t0, parse
+
+
+def in_process(map_name: str, triples: list[list[bytes]]) -> dict[str, float]:
+    """The same requests handled without sockets, timing the engine's parts (seconds per agent step)."""
+    from sc2env.engine import render
+    from sc2env.engine.session import Session
+
+    session = Session()
+    for request in setup_requests(map_name):
+        session.handle(request.SerializeToString())
+    times = dict.fromkeys(("simulate", "render layers", "build+serialize observation", "action"), 0.0)
+    original_render = render.LayerRenderer.render
+
+    def timed_render(self, *args, **kwargs):
+        t = time.perf_counter()
+        out = original_render(self, *args, **kwargs)
+        times["render layers"] += time.perf_counter() - t
+        return out
+
+    render.LayerRenderer.render = timed_render
+    try:
+        for action, step, obs in triples:
+            t0 = time.perf_counter()
+            session.handle(action)
+            t1 = time.perf_counter()
+            session.handle(step)
+            t2 = time.perf_counter()
+            session.handle(obs)
+            t3 = time.perf_counter()
+            times["action"] += t1 - t0
+            times["simulate"] += t2 - t1
+            times["build+serialize observation"] += t3 - t2
+            if session.status == sc_pb.ended:
+                session.handle(RESTART)
+    finally:
+        render.LayerRenderer.render = original_render
+    times["build+serialize observation"] -= times["render layers"]
+    return {k: v / len(triples) for k, v in times.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=5000)
+    parser.add_argument("--map", default="MoveToBeacon")
+    args = parser.parse_args()
+    triples = step_requests(np.random.default_rng(0), args.steps)
+
+    proc, ws, startup = start_engine()
+    try:
+        for request in setup_requests(args.map):
+            ws.send_binary(request.SerializeToString())
+            ws.recv()
+        over_socket(ws, triples[:200])  # warm-up
+        seconds, parse = over_socket(ws, triples)
+        ws.send_binary(triples[0][2])
+        size = len(ws.recv())
+        ws.send_binary(sc_pb.Request(quit=sc_pb.RequestQuit()).SerializeToString())
+        ws.close()
+    finally:
+        proc.wait(10)
+    parts = in_process(args.map, triples)
+    per_step = seconds / args.steps
+    engine = sum(parts.values())
+    print(f"{args.map}, {RES}x{RES} screen and minimap, all 38 layers, step_mul 8, pipelined over the socket")
+    print(f"  engine start-up to first ping answer: {startup * 1000:.0f} ms")
+    print(f"  agent steps/s:   {1 / per_step:8.0f}   ({8 / per_step:.0f} game loops/s)")
+    print(f"  observation size: {size / 1024:.0f} KiB")
+    print(f"  where one agent step's {per_step * 1e6:.0f} us go:")
+    for name, value in parts.items():
+        print(f"    engine {name:<30} {value * 1e6:7.1f} us")
+    print(f"    client: protobuf parse            {parse / args.steps * 1e6:7.1f} us")
+    rest = per_step - engine - parse / args.steps
+    print(f"    framing + sockets + client loop   {rest * 1e6:7.1f} us  (both sides, by difference)")
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    main()
