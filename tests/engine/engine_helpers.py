@@ -1,0 +1,77 @@
+"""Helpers for the engine tests: requests, actions, and PySC2-style layer decoding."""
+
+from __future__ import annotations
+
+import numpy as np
+from s2clientprotocol import common_pb2, sc2api_pb2 as sc_pb
+
+RES = 64
+
+
+def interface(screen: int = RES, minimap: int = RES, raw: bool = True, width: float = 24,
+              crop: bool = False) -> sc_pb.InterfaceOptions:
+    options = sc_pb.InterfaceOptions(raw=raw, score=True)
+    fl = options.feature_layer
+    fl.width = width
+    fl.resolution.x = fl.resolution.y = screen
+    fl.minimap_resolution.x = fl.minimap_resolution.y = minimap
+    fl.crop_to_playable_area = crop
+    return options
+
+
+def create_request(map_name: str, seed: int | None = 1) -> sc_pb.RequestCreateGame:
+    create = sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path=f"mini_games/{map_name}.SC2Map"))
+    if seed is not None:
+        create.random_seed = seed
+    create.player_setup.add(type=sc_pb.Participant, race=common_pb2.Terran)
+    return create
+
+
+def join_request(options: sc_pb.InterfaceOptions | None = None) -> sc_pb.RequestJoinGame:
+    return sc_pb.RequestJoinGame(race=common_pb2.Terran, options=options or interface())
+
+
+def spatial(kind: str, **fields) -> sc_pb.Action:
+    """An Action with one `action_feature_layer` field, e.g. spatial("camera_move", center_minimap=(3, 4))."""
+    action = sc_pb.Action()
+    target = getattr(action.action_feature_layer, kind)
+    for name, value in fields.items():
+        if isinstance(value, tuple):
+            getattr(target, name).x, getattr(target, name).y = value
+        else:
+            setattr(target, name, value)
+    return action
+
+
+def move_screen(x: int, y: int, ability: int = 3794, queued: bool = False) -> sc_pb.Action:
+    return spatial("unit_command", ability_id=ability, target_screen_coord=(x, y), queue_command=queued)
+
+
+def select_rect(x0: int, y0: int, x1: int, y1: int, add: bool = False) -> sc_pb.Action:
+    action = sc_pb.Action()
+    sel = action.action_feature_layer.unit_selection_rect
+    rect = sel.selection_screen_coord.add()
+    rect.p0.x, rect.p0.y, rect.p1.x, rect.p1.y = x0, y0, x1, y1
+    sel.selection_add = add
+    return action
+
+
+def layer(obs: sc_pb.ResponseObservation, name: str, minimap: bool = False) -> np.ndarray:
+    """Decode one feature layer the way PySC2 does (np.frombuffer, unpackbits for 1 bpp)."""
+    fl = obs.observation.feature_layer_data
+    image = getattr(fl.minimap_renders if minimap else fl.renders, name)
+    dtype = {1: np.uint8, 8: np.uint8, 32: np.int32}[image.bits_per_pixel]
+    data = np.frombuffer(image.data, dtype)
+    if image.bits_per_pixel == 1:
+        data = np.unpackbits(data)[: image.size.x * image.size.y]
+    return data.reshape(image.size.y, image.size.x)
+
+
+def units_of(obs: sc_pb.ResponseObservation, unit_type: int) -> list:
+    return [u for u in obs.observation.raw_data.units if u.unit_type == unit_type]
+
+
+def screen_pixel(x: float, y: float, camera=(33.0001, 25.0), width: float = 24, res: int = RES) -> tuple[int, int]:
+    """The screen pixel holding world point (x, y), from sc2-api-notes §7.6."""
+    wpp = width / res
+    return int((x - camera[0]) / wpp + res / 2), int((camera[1] - y) / wpp + res / 2)

@@ -1,0 +1,196 @@
+"""The engine process itself: command line, framing, error answers, one client at a time, shutdown."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import portpicker
+import pytest
+import websocket
+from s2clientprotocol import sc2api_pb2 as sc_pb
+
+from engine_helpers import create_request, join_request
+
+UNKNOWN_SC2_FLAGS = ["-dataVersion", "B89B5D6FA7CBF6452E721311BFBC6CB2", "-eglpath", "libEGL.so", "-verbose",
+                     "-displayMode", "0"]
+
+
+def start_engine(*extra: str) -> tuple[subprocess.Popen, int]:
+    port = portpicker.pick_unused_port()
+    proc = subprocess.Popen([sys.executable, "-m", "sc2env.engine", "-listen", "127.0.0.1", "-port", str(port),
+                             "-dataDir", "/nonexistent", "-tempDir", "/tmp", *extra])
+    return proc, port
+
+
+def connect(port: int, path: str = "/sc2api") -> websocket.WebSocket:
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            return websocket.create_connection(f"ws://127.0.0.1:{port}{path}", timeout=10)
+        except (ConnectionRefusedError, websocket.WebSocketBadStatusException) as e:
+            if isinstance(e, websocket.WebSocketBadStatusException) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
+def ask(ws: websocket.WebSocket, request: sc_pb.Request, text: bool = True) -> sc_pb.Response:
+    """Send like PySC2 does (TEXT frames carrying raw protobuf) and check the answer is BINARY."""
+    (ws.send if text else ws.send_binary)(request.SerializeToString())
+    opcode, data = ws.recv_data()
+    assert opcode == websocket.ABNF.OPCODE_BINARY
+    return sc_pb.Response.FromString(data)
+
+
+@pytest.fixture
+def running():
+    proc, port = start_engine(*UNKNOWN_SC2_FLAGS)
+    ws = connect(port)
+    yield proc, port, ws
+    ws.close()
+    proc.terminate()
+    proc.wait(5)
+
+
+def test_text_frames_ids_status_and_malformed_bytes(running):
+    proc, port, ws = running
+    first = ask(ws, sc_pb.Request(id=1, ping=sc_pb.RequestPing()))
+    assert (first.id, first.status, first.ping.base_build, first.ping.game_version) == (1, 1, 75689, "4.10.0")
+    assert first.ping.data_version == "B89B5D6FA7CBF6452E721311BFBC6CB2" and not first.error
+    ws.send(b"\x9a\x01\x00\x88\x06\x01")  # PySC2's very first ping, invalid UTF-8 in a TEXT frame
+    assert sc_pb.Response.FromString(ws.recv()).ping.base_build == 75689
+    ws.send_binary(b"\xff\xff\xff\xff garbage")
+    broken = sc_pb.Response.FromString(ws.recv())
+    assert broken.error and "malformed request" in broken.error[0] and broken.status == sc_pb.launched
+    assert ask(ws, sc_pb.Request(id=7, ping=sc_pb.RequestPing())).id == 7, "still serving"
+
+
+def test_wrong_status_and_unsupported_requests_get_errors(running):
+    _, _, ws = running
+    step = ask(ws, sc_pb.Request(id=3, step=sc_pb.RequestStep(count=1)))
+    assert step.id == 3 and step.status == sc_pb.launched and "not valid in status launched" in step.error[0]
+    replay = ask(ws, sc_pb.Request(id=4, start_replay=sc_pb.RequestStartReplay(replay_path="x.SC2Replay")))
+    assert "not supported" in replay.error[0]
+    missing = ask(ws, sc_pb.Request(create_game=create_request("Nope")))
+    assert missing.create_game.error == sc_pb.ResponseCreateGame.MissingMap and not missing.error
+    assert missing.status == sc_pb.launched
+    two = create_request("MoveToBeacon")
+    two.player_setup.add(type=sc_pb.Computer, race=2)
+    assert ask(ws, sc_pb.Request(create_game=two)).create_game.error == sc_pb.ResponseCreateGame.InvalidPlayerSetup
+    assert ask(ws, sc_pb.Request(create_game=create_request("MoveToBeacon"))).status == sc_pb.init_game
+    bad = join_request()
+    bad.options.feature_layer.resolution.x = 0
+    assert ask(ws, sc_pb.Request(join_game=bad)).join_game.error == sc_pb.ResponseJoinGame.FeatureUnsupported
+    assert ask(ws, sc_pb.Request(join_game=join_request())).status == sc_pb.in_game
+    ended = ask(ws, sc_pb.Request(step=sc_pb.RequestStep(count=5000)))
+    assert ended.status == sc_pb.ended and ended.step.simulation_loop == 1920
+    again = ask(ws, sc_pb.Request(step=sc_pb.RequestStep(count=8)))
+    assert again.error == ["Game has already ended"] and again.status == sc_pb.ended
+
+
+def test_pipelined_requests_are_answered_in_order(running):
+    _, _, ws = running
+    requests = [sc_pb.Request(id=10, create_game=create_request("MoveToBeacon")),
+                sc_pb.Request(id=11, join_game=join_request()),
+                sc_pb.Request(id=12, action=sc_pb.RequestAction(actions=[sc_pb.Action()])),
+                sc_pb.Request(id=13, step=sc_pb.RequestStep(count=8)),
+                sc_pb.Request(id=14, observation=sc_pb.RequestObservation())]
+    for r in requests:
+        ws.send_binary(r.SerializeToString())
+    answers = [sc_pb.Response.FromString(ws.recv()) for _ in requests]
+    assert [a.id for a in answers] == [10, 11, 12, 13, 14]
+    assert list(answers[2].action.result) == [1], "an empty action is a successful no-op"
+    assert answers[4].observation.observation.game_loop == 8 and all(not a.error for a in answers)
+
+
+def test_one_client_at_a_time_and_404_elsewhere(running):
+    _, port, ws = running
+    with pytest.raises(websocket.WebSocketBadStatusException) as busy:
+        websocket.create_connection(f"ws://127.0.0.1:{port}/sc2api", timeout=5)
+    assert busy.value.status_code == 409
+    ws.close()
+    time.sleep(0.1)
+    with pytest.raises(websocket.WebSocketBadStatusException) as wrong:
+        websocket.create_connection(f"ws://127.0.0.1:{port}/other", timeout=5)
+    assert wrong.value.status_code == 404
+    again = connect(port)
+    assert ask(again, sc_pb.Request(ping=sc_pb.RequestPing())).status == sc_pb.launched
+    again.close()
+
+
+def test_quit_exits_promptly():
+    proc, port = start_engine()
+    ws = connect(port)
+    ws.send(sc_pb.Request(id=999999999, quit=sc_pb.RequestQuit()).SerializeToString())
+    ws.close()  # PySC2 closes without reading the answer
+    assert proc.wait(5) == 0
+
+
+def test_sigterm_exits():
+    proc, port = start_engine()
+    connect(port).close()
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(5) == 0
+
+
+def test_exits_when_its_parent_dies(tmp_path):
+    port = portpicker.pick_unused_port()
+    pid_file = tmp_path / "pid"
+    parent = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import subprocess, sys, time
+        p = subprocess.Popen([sys.executable, "-m", "sc2env.engine", "-port", "{port}"])
+        open({str(pid_file)!r}, "w").write(str(p.pid))
+        time.sleep(60)
+    """)])
+    connect(port).close()
+    engine_pid = int(pid_file.read_text())
+    parent.kill()
+    parent.wait(5)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.kill(engine_pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    os.kill(engine_pid, signal.SIGKILL)
+    pytest.fail("the engine outlived its parent")
+
+
+def test_port_in_use_is_a_clear_failure():
+    proc, port = start_engine()
+    try:
+        connect(port).close()
+        second = subprocess.run([sys.executable, "-m", "sc2env.engine", "-port", str(port)], capture_output=True,
+                                text=True, timeout=10)
+        assert second.returncode == 1 and f"cannot listen on 127.0.0.1:{port}" in second.stderr
+    finally:
+        proc.terminate()
+        proc.wait(5)
+
+
+def test_make_sc2path_writes_an_install_that_runs_the_engine(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(tmp_path)],
+                          capture_output=True, text=True, timeout=30, check=True)
+    binary = tmp_path / "Versions" / "Base75689" / "SC2_x64"
+    assert str(binary) in done.stdout and os.access(binary, os.X_OK)
+    maps = sorted(p.name for p in (tmp_path / "Maps" / "mini_games").iterdir())
+    assert maps == ["CollectMineralShards.SC2Map", "MoveToBeacon.SC2Map"]
+    port = portpicker.pick_unused_port()
+    proc = subprocess.Popen([str(binary), "-listen", "127.0.0.1", "-port", str(port), *UNKNOWN_SC2_FLAGS])
+    try:
+        ws = connect(port)
+        create = create_request("")
+        create.local_map.map_path = "somewhere/renamed.SC2Map"  # recognised by content, not by name
+        create.local_map.map_data = (tmp_path / "Maps" / "mini_games" / "MoveToBeacon.SC2Map").read_bytes()
+        assert ask(ws, sc_pb.Request(create_game=create)).status == sc_pb.init_game
+        ask(ws, sc_pb.Request(join_game=join_request()))
+        assert ask(ws, sc_pb.Request(game_info=sc_pb.RequestGameInfo())).game_info.map_name == "MoveToBeacon"
+        ws.close()
+    finally:
+        proc.terminate()
+        proc.wait(5)
