@@ -1,0 +1,87 @@
+"""The map registry: the seven SC2LE mini-games and the `.SC2Map` files of a StarCraft II install."""
+
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+
+from sc2env.errors import LaunchError
+
+LOOPS_PER_GAME_SECOND = 16
+
+
+@dataclasses.dataclass(frozen=True)
+class MapSpec:
+    """One playable map.
+
+    path:        relative to the install's `Maps/` folder, as `RequestCreateGame.local_map.map_path` takes it.
+    players:     1 for the mini-games (the agent alone), 2 for melee and ladder maps (the agent vs a bot).
+    game_loops:  the map's own time limit in game loops (mini-games), or None when the map has none.
+    file:        the `.SC2Map` on disk (real installs); None for maps only the built-in engine knows.
+    """
+
+    name: str
+    path: str
+    players: int = 2
+    game_loops: int | None = None
+    file: pathlib.Path | None = None
+
+    @property
+    def mini_game(self) -> bool:
+        return self.players == 1
+
+    def read_data(self) -> bytes | None:
+        """The map file's bytes for `local_map.map_data`, or None when there is no file to send."""
+        return self.file.read_bytes() if self.file is not None else None
+
+
+def _mini_game(name: str, seconds: int) -> MapSpec:
+    return MapSpec(name, f"mini_games/{name}.SC2Map", players=1, game_loops=seconds * LOOPS_PER_GAME_SECOND)
+
+
+# The time limits are the maps' own timers (game seconds at 16 loops each), from their trigger scripts.
+MINI_GAMES: dict[str, MapSpec] = {spec.name: spec for spec in (
+    _mini_game("MoveToBeacon", 120),
+    _mini_game("CollectMineralShards", 120),
+    _mini_game("FindAndDefeatZerglings", 180),
+    _mini_game("DefeatRoaches", 120),
+    _mini_game("DefeatZerglingsAndBanelings", 120),
+    _mini_game("CollectMineralsAndGas", 420),
+    _mini_game("BuildMarines", 900),
+)}
+
+
+def install_maps(maps_dir: pathlib.Path | None) -> dict[str, MapSpec]:
+    """Every `.SC2Map` under a real install's `Maps/`, by name (its file stem)."""
+    if maps_dir is None or not maps_dir.is_dir():
+        return {}
+    found: dict[str, MapSpec] = {}
+    for file in sorted(maps_dir.rglob("*.SC2Map")):
+        relative = file.relative_to(maps_dir).as_posix()
+        known = MINI_GAMES.get(file.stem)
+        if known is not None and relative == known.path:
+            found[file.stem] = dataclasses.replace(known, file=file)
+        else:
+            found.setdefault(file.stem, MapSpec(file.stem, relative, players=2, file=file))
+    return found
+
+
+def available_maps(maps_dir: pathlib.Path | None = None) -> dict[str, MapSpec]:
+    """The mini-games (the built-in engine plays them) plus the maps of a real install, by name."""
+    return {**MINI_GAMES, **install_maps(maps_dir)}
+
+
+def resolve_map(name: str, maps_dir: pathlib.Path | None = None) -> MapSpec:
+    """The map called `name` (a mini-game, a map file's stem, or a path under `Maps/`).
+
+    Names match case-insensitively; an unknown name raises LaunchError listing the known ones.
+    """
+    maps = available_maps(maps_dir)
+    if name in maps:
+        return maps[name]
+    wanted = name.lower().removesuffix(".sc2map")
+    for spec in maps.values():
+        if wanted in (spec.name.lower(), spec.path.lower().removesuffix(".sc2map")):
+            return spec
+    where = f" or under {maps_dir}" if maps_dir is not None else ""
+    raise LaunchError(f"Unknown map {name!r}: not a mini-game{where}. Known maps: {', '.join(sorted(maps))}.")

@@ -1,0 +1,259 @@
+"""One match: start the game, create and join it, restart it per episode, step it in lock-step, score it."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Iterable
+
+from s2clientprotocol import common_pb2
+from s2clientprotocol import sc2api_pb2 as sc_pb
+
+from sc2env import errors
+from sc2env.client import Controller
+from sc2env.game.maps import MapSpec, resolve_map
+from sc2env.launch import GameProcess, LaunchConfig, find_install, launch
+
+log = logging.getLogger(__name__)
+
+RACES = {"terran": common_pb2.Terran, "zerg": common_pb2.Zerg, "protoss": common_pb2.Protoss,
+         "random": common_pb2.Random}
+DIFFICULTIES = {"very_easy": sc_pb.VeryEasy, "easy": sc_pb.Easy, "medium": sc_pb.Medium,
+                "medium_hard": sc_pb.MediumHard, "hard": sc_pb.Hard, "harder": sc_pb.Harder,
+                "very_hard": sc_pb.VeryHard, "cheat_vision": sc_pb.CheatVision,
+                "cheat_money": sc_pb.CheatMoney, "cheat_insane": sc_pb.CheatInsane}
+BUILDS = {"random": sc_pb.RandomBuild, "rush": sc_pb.Rush, "timing": sc_pb.Timing, "power": sc_pb.Power,
+          "macro": sc_pb.Macro, "air": sc_pb.Air}
+OUTCOMES = {sc_pb.Victory: 1, sc_pb.Defeat: -1, sc_pb.Tie: 0, sc_pb.Undecided: 0}
+
+# Safety net for maps without a timer of their own: an hour of game time (PySC2 caps at 524,000 loops).
+DEFAULT_MAX_GAME_LOOPS = 16 * 3600
+# Mini-games end on their own timer; the cap sits a little past it so it only catches a game that never ends.
+_TIMER_MARGIN_LOOPS = 16 * 10
+
+
+def _choice(table: dict, value: str, what: str) -> int:
+    try:
+        return table[value.lower()]
+    except KeyError:
+        raise ValueError(f"Unknown {what} {value!r}; choose one of {', '.join(table)}.") from None
+
+
+@dataclasses.dataclass(frozen=True)
+class Bot:
+    """The game's built-in AI, the opponent on two-player maps (real StarCraft II only)."""
+
+    race: str = "random"
+    difficulty: str = "very_easy"
+    build: str = "random"
+
+    def __post_init__(self) -> None:
+        _choice(RACES, self.race, "bot race")
+        _choice(DIFFICULTIES, self.difficulty, "bot difficulty")
+        _choice(BUILDS, self.build, "bot build")
+
+    def player_setup(self) -> sc_pb.PlayerSetup:
+        return sc_pb.PlayerSetup(type=sc_pb.Computer, race=_choice(RACES, self.race, "race"),
+                                 difficulty=_choice(DIFFICULTIES, self.difficulty, "difficulty"),
+                                 ai_build=_choice(BUILDS, self.build, "build"))
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchConfig:
+    """What to play and how.
+
+    map_name:          a mini-game name, or a map of the install (`Simple64`, a ladder map's name).
+    interface_options: the InterfaceOptions sent with join_game (see sc2env.interface.InterfaceFormat).
+    step_mul:          game loops per agent step.
+    race:              the agent's race.
+    bot:               the opponent on two-player maps; None there means Bot() (random, very easy).
+    max_game_loops:    a safety cap on episode length; None: the map's timer plus 10 s, else one hour.
+    """
+
+    map_name: str
+    interface_options: sc_pb.InterfaceOptions = dataclasses.field(default_factory=sc_pb.InterfaceOptions)
+    launch: LaunchConfig = LaunchConfig()
+    step_mul: int = 8
+    race: str = "terran"
+    bot: Bot | None = None
+    disable_fog: bool = False
+    realtime: bool = False
+    max_game_loops: int | None = None
+    player_name: str = "sc2env"
+
+    def __post_init__(self) -> None:
+        if self.step_mul < 1:
+            raise ValueError(f"step_mul must be at least 1 game loop, not {self.step_mul}")
+        _choice(RACES, self.race, "race")
+
+
+@dataclasses.dataclass
+class StepResult:
+    """One agent step's outcome.
+
+    reward:     the change of `score.score` (mini-games), or the outcome (+1/-1/0) when a melee game ends.
+    terminated: the game ended (it reported player_result).
+    truncated:  our safety cap on game loops cut the episode.
+    outcome:    +1 victory, -1 defeat, 0 tie, undecided or still running.
+    """
+
+    observation: sc_pb.ResponseObservation
+    reward: float = 0.0
+    terminated: bool = False
+    truncated: bool = False
+    outcome: int = 0
+
+    @property
+    def game_loop(self) -> int:
+        return self.observation.observation.game_loop
+
+
+class Match:
+    """One game process playing one map for as many episodes as asked; not thread-safe.
+
+    The game is started lazily by the first reset(). reset() restarts the map (the fast mini-game reset)
+    or, when a new seed is given, creates the game anew with that seed. If the game process died, the next
+    reset() starts a new one.
+    """
+
+    def __init__(self, config: MatchConfig):
+        self.config = config
+        self.process: GameProcess | None = None
+        self.controller: Controller | None = None
+        self.map: MapSpec | None = None
+        self.game_info: sc_pb.ResponseGameInfo | None = None
+        self.player_id = 1
+        self._seed: int | None = None
+        self._needs_create = True
+        self._start_loop = 0
+        self._last_loop = 0
+        self._last_score = 0.0
+        self._ended = True
+
+    # --- lifecycle -------------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self.controller is not None and not self.controller.closed
+
+    def reset(self, seed: int | None = None) -> sc_pb.ResponseObservation:
+        """Start a new episode and return its first observation.
+
+        seed: the game's random seed. None restarts the current game (or starts one the game seeds itself);
+        a seed different from the current game's creates the game again with it.
+        """
+        if not self.running:
+            self._start()
+        if seed is not None and seed != self._seed:
+            self._needs_create = True
+        if self._needs_create:
+            self._create_and_join(seed)
+        else:
+            answer = self.controller.restart_game()
+            if answer is not None and answer.need_hard_reset:
+                self._create_and_join(self._seed)
+        response = self.controller.observation()
+        self._start_loop = self._last_loop = response.observation.game_loop
+        self._last_score = float(response.observation.score.score)
+        self._ended = bool(response.player_result)
+        return response
+
+    def step(self, actions: Iterable[sc_pb.Action] = ()) -> StepResult:
+        """Send the actions, advance `step_mul` game loops and observe; pipelined in one round trip."""
+        if self.controller is None or self._ended:
+            raise errors.ProtocolError("step() needs a running episode: call reset() first "
+                                       "(the last episode ended or the game was never started).")
+        cfg = self.config
+        try:
+            if cfg.realtime:
+                self.controller.action(actions)
+                target = self._last_loop + cfg.step_mul
+                response = self.controller.observation(game_loop=target)
+            elif self.controller.status == sc_pb.ended:
+                response = self.controller.observation()
+            else:
+                response = self.controller.act_step_observe(actions, cfg.step_mul)
+        except errors.ConnectionError:
+            self._ended = True  # the game is gone; reset() will start a new one
+            raise
+        return self._score(response)
+
+    def close(self) -> None:
+        """Quit the game and stop its process. Idempotent."""
+        controller, process = self.controller, self.process
+        self.controller = self.process = None
+        self._ended = True
+        if controller is not None:
+            try:
+                controller.quit()
+            except errors.SC2EnvError as error:
+                log.debug("quit failed while closing: %s", error)
+            controller.close()
+        if process is not None:
+            process.close()
+
+    def __enter__(self) -> Match:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    # --- internals -------------------------------------------------------------------------------
+
+    def _start(self) -> None:
+        self.close()
+        process = launch(self.config.launch)
+        try:
+            self.controller = Controller(process)
+        except BaseException:
+            process.close()
+            raise
+        self.process = process
+        maps_dir = process.install.maps_dir if process.install is not None else None
+        self.map = resolve_map(self.config.map_name, maps_dir)
+        if process.engine == "sc2" and self.map.file is None:
+            raise errors.LaunchError(
+                f"{self.map.name} is not installed under {maps_dir}: put {self.map.path} there (the "
+                "mini-games come with PySC2's repository), or use the built-in engine with engine='builtin'.")
+        self._needs_create = True
+
+    def _create_and_join(self, seed: int | None) -> None:
+        cfg, spec = self.config, self.map
+        create = sc_pb.RequestCreateGame(disable_fog=cfg.disable_fog, realtime=cfg.realtime)
+        create.local_map.map_path = spec.path
+        data = spec.read_data()
+        if data is not None:
+            create.local_map.map_data = data
+        if seed is not None:
+            create.random_seed = seed
+        create.player_setup.add(type=sc_pb.Participant)
+        if not spec.mini_game:
+            create.player_setup.append((cfg.bot or Bot()).player_setup())
+        self.controller.create_game(create)
+        join = sc_pb.RequestJoinGame(race=RACES[cfg.race.lower()], options=cfg.interface_options,
+                                     player_name=cfg.player_name[:32])
+        self.player_id = self.controller.join_game(join).player_id or 1
+        self.game_info = self.controller.game_info()
+        self._seed = seed
+        self._needs_create = False
+
+    def _score(self, response: sc_pb.ResponseObservation) -> StepResult:
+        cfg, obs = self.config, response.observation
+        self._last_loop = obs.game_loop
+        result = StepResult(response)
+        for player in response.player_result:
+            if player.player_id == self.player_id:
+                result.outcome = OUTCOMES.get(player.result, 0)
+        result.terminated = bool(response.player_result)
+        if self.map.mini_game:
+            score = float(obs.score.score)
+            result.reward = score - self._last_score
+            self._last_score = score
+        elif result.terminated:
+            result.reward = float(result.outcome)
+        cap = cfg.max_game_loops
+        if cap is None:
+            cap = (self.map.game_loops + _TIMER_MARGIN_LOOPS) if self.map.game_loops else DEFAULT_MAX_GAME_LOOPS
+        result.truncated = not result.terminated and obs.game_loop - self._start_loop >= cap
+        self._ended = result.terminated or result.truncated
+        return result
