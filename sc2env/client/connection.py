@@ -68,7 +68,7 @@ class Connection:
         except (TimeoutError, websocket.WebSocketTimeoutException):
             raise TimeoutError(f"no answer within {timeout_s:g} s") from None
         except (OSError, websocket.WebSocketException) as error:
-            raise Dropped(f"{type(error).__name__}: {error}" if str(error) else type(error).__name__) from None
+            raise Dropped(repr(error)) from None
         if opcode == ABNF.OPCODE_CLOSE:
             raise Dropped(f"the game closed the websocket{_close_reason(data)}")
         return data

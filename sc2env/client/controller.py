@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -116,7 +117,8 @@ class Controller:
             ability_id=ability_id, unit_type_id=unit_type_id, upgrade_id=upgrade_id, buff_id=buff_id,
             effect_id=effect_id))
 
-    def observation(self, game_loop: int | None = None, disable_fog: bool = False) -> sc_pb.ResponseObservation:
+    def observation(self, game_loop: int | None = None,
+                    disable_fog: bool = False) -> sc_pb.ResponseObservation:
         """The current observation; `game_loop` (realtime only) waits for that loop."""
         return self.request("observation", _observation_request(game_loop, disable_fog))
 
@@ -129,7 +131,8 @@ class Controller:
         return self.request("step", sc_pb.RequestStep(count=count))
 
     def act_step_observe(self, actions: sc_pb.RequestAction | Iterable[sc_pb.Action], count: int = 1, *,
-                         game_loop: int | None = None, disable_fog: bool = False) -> sc_pb.ResponseObservation:
+                         game_loop: int | None = None,
+                         disable_fog: bool = False) -> sc_pb.ResponseObservation:
         """Action, step(count) and observation pipelined: written together, answered in one round trip."""
         *_, observation = self.pipeline([
             ("action", _action_request(actions)),
@@ -166,10 +169,8 @@ class Controller:
         if self.closed:
             return
         request = self._protocol.make_request("quit", sc_pb.RequestQuit())
-        try:
+        with contextlib.suppress(Dropped):  # already gone: quitting is done
             self._connection.send([request.SerializeToString()])
-        except Dropped:
-            pass  # already gone: quitting is done
         self._protocol.status = sc_pb.quit
         self._close("quit", graceful=False)
 
@@ -197,7 +198,7 @@ class Controller:
             raise self._lost(first_kind, str(error)) from None
         answers: list = []
         failure: errors.SC2EnvError | None = None
-        for request, (kind, _) in zip(made, requests):
+        for request, (kind, _) in zip(made, requests, strict=True):
             timeout_s = self.timeouts.get(kind, self.timeout_s)
             try:
                 data = self._connection.receive(timeout_s)
@@ -248,12 +249,14 @@ class Controller:
     def _timed_out(self, kind: str, timeout_s: float) -> errors.ConnectionError:
         # A late answer would arrive for the wrong request: this connection is finished.
         self._close(f"`{kind}` timed out", graceful=False)
-        if self.process is not None and self.process.wait(0) is not None:
-            return errors.GameCrashedError(f"`{kind}` got no answer: {self.process.exit_summary()}")
-        where = f"; {self.process.description} (pid {self.process.pid}) is still running" if self.process else ""
+        process = self.process
+        if process is not None and process.wait(0) is not None:
+            return errors.GameCrashedError(f"`{kind}` got no answer: {process.exit_summary()}")
+        where = f"; {process.description} (pid {process.pid}) is still running" if process else ""
         return errors.RequestTimeoutError(
             f"`{kind}` got no answer from {self.url} within {timeout_s:g} s{where}. The game may be hung or "
-            f"overloaded: close it, or raise the timeout (Controller(timeout_s=..., timeouts={{'{kind}': ...}})).")
+            "overloaded: close it, or raise the timeout "
+            f"(Controller(timeout_s=..., timeouts={{'{kind}': ...}})).")
 
     def _lost(self, kind: str, how: str) -> errors.ConnectionError:
         if not self.closed:

@@ -43,7 +43,7 @@ _ENDABLE = frozenset({"step", "action"})
 
 
 def _typed_error_enums() -> dict[str, object]:
-    """Request kind -> the enum of its sub-response's `error` field (create_game -> ResponseCreateGame.Error)."""
+    """Request kind -> the enum of its sub-response's `error` field, e.g. ResponseCreateGame.Error."""
     table = {}
     for field in sc_pb.Response.DESCRIPTOR.oneofs_by_name["response"].fields:
         error = field.message_type.fields_by_name.get("error")
@@ -72,7 +72,8 @@ class Protocol:
     def check_allowed(self, kind: str) -> None:
         """ProtocolError unless a `kind` request is valid in the current status."""
         if kind not in VALID_STATUSES:
-            raise errors.ProtocolError(f"Unknown SC2 API request `{kind}`; known: {', '.join(VALID_STATUSES)}.")
+            known = ", ".join(VALID_STATUSES)
+            raise errors.ProtocolError(f"Unknown SC2 API request `{kind}`; known: {known}.")
         valid = VALID_STATUSES[kind]
         if valid is not None and self.status not in valid:
             names = ", ".join(sorted(status_name(s) for s in valid))
@@ -88,7 +89,8 @@ class Protocol:
         getattr(request, kind).CopyFrom(message)
         return request
 
-    def read_response(self, request: sc_pb.Request, data: bytes, sent_status: int | None = None) -> Message | None:
+    def read_response(self, request: sc_pb.Request, data: bytes,
+                      sent_status: int | None = None) -> Message | None:
         """The typed sub-response to `request` from the bytes the game sent, after every check.
 
         Updates the status. Returns None for a step/action answered "Game has already ended" when it was

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import ctypes
 import os
 import pathlib
@@ -67,10 +68,8 @@ class Child:
         return self.returncode
 
     def _signal_group(self, signum: int) -> None:
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.popen.pid, signum)
-        except (ProcessLookupError, PermissionError):
-            pass
 
     def _keep(self, env, log_path, started) -> None:
         prctl = _find_prctl()

@@ -101,8 +101,9 @@ class GameProcess:
             resources.child = Child(self.argv, plan.env, self.log_path)
         except OSError as error:
             self.close()
-            raise LaunchError(f"Could not start {plan.description}: {error}. Check that it is an executable "
-                              "file for this machine, or use the built-in engine with engine='builtin'.") from None
+            raise LaunchError(
+                f"Could not start {plan.description}: {error}. Check that it is an executable file for this "
+                "machine, or use the built-in engine with engine='builtin'.") from None
         self._child = resources.child
 
     @property

@@ -1,4 +1,4 @@
-"""Controller test fixtures: a websocket server in a thread (see stub_game.py), and the launcher's fake install."""
+"""Controller test fixtures: a websocket server in a thread (see stub_game.py) and the fake install."""
 
 from __future__ import annotations
 

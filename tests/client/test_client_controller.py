@@ -7,10 +7,10 @@ import time
 
 import pytest
 from s2clientprotocol import sc2api_pb2 as sc_pb
+from stub_game import CLOSE, StubGame, reply
 
 from sc2env import errors
 from sc2env.client import Controller
-from stub_game import CLOSE, StubGame, reply
 
 
 def test_connect_pings_and_learns_the_status(serve_game):
@@ -26,7 +26,7 @@ def test_methods_send_their_request_and_return_the_sub_response(serve_game):
     observation.observation.game_loop = 24
     game = StubGame(status=sc_pb.launched,
                     create_game=lambda r: reply(r, sc_pb.init_game),
-                    join_game=lambda r: reply(r, sc_pb.in_game, join_game=sc_pb.ResponseJoinGame(player_id=1)),
+                    join_game=lambda r: reply(r, sc_pb.in_game, join_game={"player_id": 1}),
                     observation=lambda r: reply(r, sc_pb.in_game, observation=observation))
     with Controller.connect(serve_game(game)) as ctrl:
         ctrl.create_game(sc_pb.RequestCreateGame())
@@ -60,7 +60,8 @@ def test_timeout_names_the_request_and_seconds_then_closes(serve_game):
     game = StubGame(observation=lambda r: None)
     ctrl = Controller.connect(serve_game(game), timeout_s=30, timeouts={"observation": 0.3})
     started = time.monotonic()
-    with pytest.raises(errors.RequestTimeoutError, match=r"`observation` got no answer from .* within 0\.3 s") as raised:
+    expected = r"`observation` got no answer from .* within 0\.3 s"
+    with pytest.raises(errors.RequestTimeoutError, match=expected) as raised:
         ctrl.observation()
     assert time.monotonic() - started < 10  # the per-request timeout applied, not the 30 s default
     assert isinstance(raised.value, TimeoutError)
@@ -92,7 +93,8 @@ def test_response_error_becomes_protocol_error(serve_game):
 
 
 def test_typed_error_becomes_request_error(serve_game):
-    failed = sc_pb.ResponseCreateGame(error=sc_pb.ResponseCreateGame.MissingMap, error_details="no such map: x")
+    failed = sc_pb.ResponseCreateGame(error=sc_pb.ResponseCreateGame.MissingMap,
+                                      error_details="no such map: x")
     game = StubGame(status=sc_pb.launched, create_game=lambda r: reply(r, sc_pb.launched, create_game=failed))
     with Controller.connect(serve_game(game)) as ctrl:
         with pytest.raises(errors.RequestError) as raised:
@@ -118,13 +120,15 @@ def test_non_sc2_bytes_are_a_connection_error(serve_game):
     with Controller.connect(serve_game(StubGame(game_info=lambda r: b"\xff\xfe garbage"))) as ctrl:
         with pytest.raises(errors.ConnectionError, match="not an SC2 API Response"):
             ctrl.game_info()
+        assert ctrl.closed
 
 
 def test_connect_to_nothing_fails_after_the_connect_timeout():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    with pytest.raises(errors.ConnectionError, match=f"could not connect to ws://127.0.0.1:{port}/sc2api within 0.5 s"):
+    expected = f"could not connect to ws://127.0.0.1:{port}/sc2api within 0.5 s"
+    with pytest.raises(errors.ConnectionError, match=expected):
         Controller.connect(f"ws://127.0.0.1:{port}/sc2api", connect_timeout_s=0.5)
 
 

@@ -45,7 +45,8 @@ def test_hung_game_times_out_and_says_it_is_still_running(start, fake_install, m
     monkeypatch.setenv("FAKE_SC2_FAULT", "available_maps:hang")
     process = start(engine="sc2", sc2path=fake_install)
     ctrl = Controller(process, timeouts={"available_maps": 0.5})
-    with pytest.raises(errors.RequestTimeoutError, match=rf"within 0\.5 s; .*pid {process.pid}\) is still running"):
+    expected = rf"within 0\.5 s; .*pid {process.pid}\) is still running"
+    with pytest.raises(errors.RequestTimeoutError, match=expected):
         ctrl.available_maps()
 
 

@@ -92,7 +92,8 @@ def test_missing_sub_response_is_an_empty_one():
 def test_response_error_lists_all_texts():
     protocol = Protocol(sc_pb.in_game)
     request = protocol.make_request("game_info", sc_pb.RequestGameInfo())
-    with pytest.raises(errors.ProtocolError, match=r"refused `game_info` \(status in_game, now in_game\): a; b"):
+    expected = r"refused `game_info` \(status in_game, now in_game\): a; b"
+    with pytest.raises(errors.ProtocolError, match=expected):
         protocol.read_response(request, answer(request, status=sc_pb.in_game, error=["a", "b"]))
 
 

@@ -40,13 +40,15 @@ def test_sc2_command_line_and_library_path(fake_install, tmp_path, monkeypatch):
 
 def test_sc2_library_path_without_a_previous_one(fake_install, monkeypatch):
     monkeypatch.delenv("LD_LIBRARY_PATH", raising=False)
-    assert plan_launch(LaunchConfig(engine="sc2", sc2path=fake_install)).env["LD_LIBRARY_PATH"] == f"{fake_install}/Libs/"
+    env = plan_launch(LaunchConfig(engine="sc2", sc2path=fake_install)).env
+    assert env["LD_LIBRARY_PATH"] == f"{fake_install}/Libs/"
 
 
 def test_requested_game_version_passes_its_data_version(fake_install, tmp_path):
     argv = plan_launch(LaunchConfig(engine="sc2", sc2path=fake_install, version="4.10.0")).argv(1, tmp_path)
     assert argv[argv.index("-dataVersion") + 1] == "B89B5D6FA7CBF6452E721311BFBC6CB2"
-    assert "-dataVersion" not in plan_launch(LaunchConfig(engine="sc2", sc2path=fake_install)).argv(1, tmp_path)
+    latest = plan_launch(LaunchConfig(engine="sc2", sc2path=fake_install))
+    assert "-dataVersion" not in latest.argv(1, tmp_path)
     builtin = plan_launch(LaunchConfig(engine="builtin", version="4.10.0")).argv(1, tmp_path)
     assert builtin[builtin.index("-dataVersion") + 1] == BUILTIN_VERSION.data_version
 
@@ -112,7 +114,8 @@ def test_builtin_engine_accepts_its_own_version(version):
 
 @pytest.mark.parametrize("version", ["5.0.11", 81009, "nonsense"])
 def test_builtin_engine_refuses_other_versions(version):
-    with pytest.raises(LaunchError, match=r"built-in engine provides only StarCraft II 4\.10\.0 \(build 75689\)"):
+    expected = r"built-in engine provides only StarCraft II 4\.10\.0 \(build 75689\)"
+    with pytest.raises(LaunchError, match=expected):
         plan_launch(LaunchConfig(engine="builtin", version=version))
 
 
@@ -124,7 +127,8 @@ def test_config_validation():
     with pytest.raises(LaunchError, match="sequence of flags"):
         LaunchConfig(extra_args="-verbose")
     assert LaunchConfig(extra_args=["-a", 1]).extra_args == ("-a", "1")
-    assert (LaunchConfig().readiness_timeout_s("builtin"), LaunchConfig().readiness_timeout_s("sc2")) == (30, 120)
+    default = LaunchConfig()
+    assert (default.readiness_timeout_s("builtin"), default.readiness_timeout_s("sc2")) == (30, 120)
     assert LaunchConfig(timeout_s=7).readiness_timeout_s("sc2") == 7
 
 

@@ -81,7 +81,8 @@ def test_requested_game_version_carries_its_data_version(tmp_path):
 
 def test_unknown_or_missing_versions_list_what_is_installed(tmp_path):
     install = find_install(make_fake_install(tmp_path / "sc2", builds=(75689, 81009)))
-    with pytest.raises(LaunchError, match=r"Unknown StarCraft II version '9\.9\.9'.*75689 \(4\.10\.0\), 81009 \(5\.0\.1\)"):
+    expected = r"Unknown StarCraft II version '9\.9\.9'.*75689 \(4\.10\.0\), 81009 \(5\.0\.1\)"
+    with pytest.raises(LaunchError, match=expected):
         install.choose_version("9.9.9")
     with pytest.raises(LaunchError, match=r"version 4\.10\.1 is not installed: no .*Base75800/SC2_x64"):
         install.choose_version("4.10.1")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import gc
+import importlib.util
 import json
 import os
 import pathlib
@@ -95,7 +96,8 @@ def test_early_exit_raises_at_once_with_code_and_output(fake_install, monkeypatc
 
 def test_silent_game_times_out_and_is_stopped(fake_install, monkeypatch):
     monkeypatch.setenv("FAKE_SC2_MODE", "hang")
-    with pytest.raises(LaunchError, match=r"did not answer on ws://127\.0\.0\.1:\d+/sc2api within 1 s") as raised:
+    expected = r"did not answer on ws://127\.0\.0\.1:\d+/sc2api within 1 s"
+    with pytest.raises(LaunchError, match=expected) as raised:
         launch(engine="sc2", sc2path=fake_install, timeout_s=1)
     assert "timeout_s" in str(raised.value) and "fake SC2_x64 build 75689 starting" in str(raised.value)
     pid = next(int(p.stem) for p in (fake_install / "calls").glob("*.json"))
@@ -169,6 +171,17 @@ def test_many_games_side_by_side(start, fake_install):
     assert all(p.running for p in processes)
 
 
+def test_a_forked_copy_of_us_does_not_stop_our_game(start, fake_install):
+    process = start(engine="sc2", sc2path=fake_install)
+    child = os.fork()
+    if child == 0:  # the copy: closing its view of the game must not touch the real one
+        process.close()
+        os._exit(0)
+    assert os.waitpid(child, 0)[1] == 0
+    assert process.running and process.temp_dir.is_dir()
+    assert raw_ping(process.url).base_build == 75689
+
+
 PARENT_SCRIPT = textwrap.dedent("""
     import json, sys, threading, time
     from sc2env.launch import launch
@@ -227,3 +240,18 @@ def test_sweep_keeps_live_owners_dirs(tmp_path):
     (tmp_path / "sc2env-notapid").mkdir()
     assert sweep_orphaned_temp_dirs(tmp_path) == [tmp_path / f"sc2env-{child.pid}-abc"]
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"sc2env-{os.getpid()}-def", "sc2env-notapid"]
+
+
+def test_builtin_engine_runs_with_the_sc2_flags(start, monkeypatch):
+    monkeypatch.setenv("SC2ENV_ENGINE", "builtin")
+    process = start()
+    cmdline = pathlib.Path(f"/proc/{process.pid}/cmdline").read_bytes().decode().split("\0")[:-1]
+    assert cmdline == process.argv
+    assert cmdline[:3] == [sys.executable, "-m", "sc2env.engine"]
+    maps_dir = next(iter(importlib.util.find_spec("sc2env.maps").submodule_search_locations))
+    assert cmdline[3:] == ["-listen", "127.0.0.1", "-port", str(process.port),
+                           "-dataDir", maps_dir, "-tempDir", str(process.temp_dir)]
+    ping = raw_ping(process.url)
+    assert (ping.game_version, ping.base_build) == ("4.10.0", 75689)
+    process.close()
+    assert not pid_alive(process.pid) and not process.temp_dir.exists()
