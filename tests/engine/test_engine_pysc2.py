@@ -1,0 +1,69 @@
+"""PySC2 compatibility: pysc2-evolved's own SC2Env plays the engine's mini-games through `--make-sc2path`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("pysc2_evolved", reason="pysc2-evolved (test extra, Python >= 3.11) is not installed")
+
+# Run in a child interpreter: PySC2 parses absl flags and keeps module state we don't want in this process.
+PLAY = r"""
+import sys
+from absl import flags
+flags.FLAGS(["play"])
+from pysc2_evolved.env import sc2_env
+from pysc2_evolved.lib import actions, features
+
+F = actions.FUNCTIONS
+for name in ["MoveToBeacon", "CollectMineralShards"]:
+    env = sc2_env.SC2Env(
+        map_name=name, players=[sc2_env.Agent(sc2_env.Race.terran)], step_mul=8, random_seed=5,
+        agent_interface_format=features.AgentInterfaceFormat(
+            feature_dimensions=features.Dimensions(screen=64, minimap=64), use_feature_units=True))
+    for episode in range(2):
+        ts = env.reset()[0]
+        steps = 0
+        while not ts.last():
+            obs = ts.observation
+            if F.Move_screen.id in obs.available_actions:
+                marine = [u for u in obs.feature_units if u.alliance == 1][0]
+                targets = [(u.x, u.y) for u in obs.feature_units if u.alliance == 3]
+                x, y = min(targets, key=lambda t: (t[0] - marine.x) ** 2 + (t[1] - marine.y) ** 2)
+                act = F.Move_screen("now", (min(max(x, 0), 63), min(max(y, 0), 63)))
+                selected = sorted(int(a) for a in obs.available_actions)
+            else:
+                act = F.select_army("select")
+            ts = env.step([act])[0]
+            steps += 1
+        print(name, episode, steps, int(ts.observation.score_cumulative[0]), ts.step_type, selected, flush=True)
+    env.close()
+print("closed", flush=True)
+"""
+
+
+def test_pysc2_sc2env_plays_both_mini_games_with_restarts(tmp_path):
+    subprocess.run([sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(tmp_path)], check=True,
+                   capture_output=True)
+    env = dict(os.environ, SC2PATH=str(tmp_path), SDL_VIDEODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1")
+    done = subprocess.run([sys.executable, "-c", PLAY], env=env, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    output = done.stdout.splitlines()
+    lines = [line.split(maxsplit=5) for line in output if line.startswith(("MoveToBeacon", "CollectMineralShards"))]
+    assert output[-1] == "closed"
+    assert [(m, e) for m, e, *_ in lines] == [("MoveToBeacon", "0"), ("MoveToBeacon", "1"),
+                                              ("CollectMineralShards", "0"), ("CollectMineralShards", "1")]
+    for name, _, steps, score, step_type, available in lines:
+        assert int(steps) == 240, "1920 game loops at step_mul 8, ended by player_result"
+        assert step_type == "2", "StepType.LAST"
+        assert int(score) >= (20 if name == "MoveToBeacon" else 40)
+        # The real game's list for one selected marine; two marines add select_unit (5) for the multi panel.
+        marine_functions = [0, 1, 2, 3, 4, 7, 12, 13, 274, 331, 332, 333, 334, 451, 452, 453]
+        expected = marine_functions if name == "MoveToBeacon" else sorted(marine_functions + [5])
+        assert available == str(expected)
+    # Both runs quit their engine: no SC2_x64 child survives the client.
+    leftovers = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True).stdout.split()
+    assert not leftovers
