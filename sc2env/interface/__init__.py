@@ -1,0 +1,85 @@
+"""Protobuf <-> numpy: feature layers, the function table, actions, masks and coordinate transforms."""
+
+from sc2env.interface.actions import decode_action, encode_action, validate_call
+from sc2env.interface.arguments import (
+    ARGUMENT_TYPES,
+    ArgumentType,
+    ControlGroupAct,
+    Queued,
+    SelectAdd,
+    SelectPointAct,
+    SelectUnitAct,
+    SelectWorker,
+)
+from sc2env.interface.columns import (
+    FeatureUnit,
+    Player,
+    ProductionQueue,
+    ScoreByCategory,
+    ScoreByVital,
+    ScoreCategories,
+    ScoreCumulative,
+    ScoreVitals,
+    UnitLayer,
+)
+from sc2env.interface.format import InterfaceFormat
+from sc2env.interface.functions import (
+    FUNCTION_ARGUMENTS,
+    FUNCTION_TARGETS,
+    FUNCTIONS,
+    Function,
+    FunctionCall,
+    FunctionKind,
+    TargetClass,
+)
+from sc2env.interface.layers import MINIMAP_LAYERS, SCREEN_LAYERS, Layer, palette
+from sc2env.interface.masks import ActionMasks
+from sc2env.interface.named_array import NamedArray
+from sc2env.interface.observation import Observation, ObservationDecoder
+from sc2env.interface.spec import ARGUMENT_NAMES, COMPONENT_NAMES, ActionSpec
+from sc2env.interface.transforms import CoordinateTransforms, Linear2D, MapInfo
+
+__all__ = [
+    "ARGUMENT_NAMES",
+    "ARGUMENT_TYPES",
+    "COMPONENT_NAMES",
+    "FUNCTIONS",
+    "FUNCTION_ARGUMENTS",
+    "FUNCTION_TARGETS",
+    "MINIMAP_LAYERS",
+    "SCREEN_LAYERS",
+    "ActionMasks",
+    "ActionSpec",
+    "ArgumentType",
+    "ControlGroupAct",
+    "CoordinateTransforms",
+    "FeatureUnit",
+    "Function",
+    "FunctionCall",
+    "FunctionKind",
+    "InterfaceFormat",
+    "Layer",
+    "Linear2D",
+    "MapInfo",
+    "NamedArray",
+    "Observation",
+    "ObservationDecoder",
+    "Player",
+    "ProductionQueue",
+    "Queued",
+    "ScoreByCategory",
+    "ScoreByVital",
+    "ScoreCategories",
+    "ScoreCumulative",
+    "ScoreVitals",
+    "SelectAdd",
+    "SelectPointAct",
+    "SelectUnitAct",
+    "SelectWorker",
+    "TargetClass",
+    "UnitLayer",
+    "decode_action",
+    "encode_action",
+    "palette",
+    "validate_call",
+]

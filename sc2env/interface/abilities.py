@@ -1,0 +1,63 @@
+"""Lookups between game abilities and functions: what an available ability offers, what an action was."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from types import MappingProxyType
+from typing import Mapping
+
+from sc2env.interface.functions import FUNCTIONS, Function, FunctionKind
+
+# An available ability with requires_point offers the point forms; without it, the quick form. Autocast
+# toggles are offered either way.
+_OFFERED_KINDS = {
+    True: (FunctionKind.SCREEN, FunctionKind.MINIMAP, FunctionKind.AUTOCAST),
+    False: (FunctionKind.QUICK, FunctionKind.AUTOCAST),
+}
+
+
+def _by_ability() -> dict[int, list[Function]]:
+    by_ability: dict[int, list[Function]] = defaultdict(list)
+    for f in FUNCTIONS:
+        if f.ability_id:
+            by_ability[f.ability_id].append(f)
+    return by_ability
+
+
+class AbilityIndex:
+    """Precomputed ability lookups under one `hide_specific_actions` setting (immutable once built)."""
+
+    def __init__(self, hide_specific_actions: bool):
+        by_ability = _by_ability()
+        general_of = {f.ability_id: f.general_id for f in FUNCTIONS if f.ability_id}
+        by_kind = {(f.ability_id, f.kind): f.id for f in FUNCTIONS if f.ability_id}
+
+        offered: dict[tuple[int, bool], tuple[int, ...]] = {}
+        for ability_id, funcs in by_ability.items():
+            for requires_point, kinds in _OFFERED_KINDS.items():
+                ids: list[int] = []
+                for f in funcs:
+                    if f.kind not in kinds:
+                        continue
+                    if not f.general_id or not hide_specific_actions:
+                        ids.append(f.id)
+                    if f.general_id and (f.general_id, f.kind) in by_kind:
+                        ids.append(by_kind[f.general_id, f.kind])  # the general form is always offered
+                offered[ability_id, requires_point] = tuple(sorted(set(ids)))
+
+        reverse: dict[tuple[int, FunctionKind], int] = {}
+        for (ability_id, kind), fid in by_kind.items():
+            general = general_of[ability_id]
+            if hide_specific_actions and general and (general, kind) in by_kind:
+                fid = by_kind[general, kind]
+            reverse[ability_id, kind] = fid
+
+        self.hide_specific_actions = hide_specific_actions
+        self.offered: Mapping[tuple[int, bool], tuple[int, ...]] = MappingProxyType(offered)
+        """(ability id, requires_point) -> the function ids an available ability makes available."""
+        self.reverse: Mapping[tuple[int, FunctionKind], int] = MappingProxyType(reverse)
+        """(ability id, kind) -> the function id an action with that ability reads back as."""
+
+
+ABILITY_INDEX = MappingProxyType({hide: AbilityIndex(hide) for hide in (True, False)})
+"""The two precomputed indexes, by `hide_specific_actions`."""

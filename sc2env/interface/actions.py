@@ -1,0 +1,183 @@
+"""FunctionCall -> `Action` proto with validation, and `Action` -> FunctionCall for last_actions."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from s2clientprotocol import sc2api_pb2 as sc_pb
+
+from sc2env.errors import InvalidActionError
+from sc2env.interface.abilities import ABILITY_INDEX
+from sc2env.interface.functions import FUNCTIONS, Function, FunctionCall, FunctionKind
+from sc2env.interface.format import InterfaceFormat
+
+if TYPE_CHECKING:
+    from sc2env.interface.masks import ActionMasks
+
+K = FunctionKind
+
+# UI functions: kind -> (ActionUI field, ((message field, argument position, protocol offset), ...)).
+# The protocol's enums start at 1 where ours start at 0; an offset of None marks a boolean field.
+_UI_FIELDS: dict[FunctionKind, tuple[str, tuple[tuple[str, int, int | None], ...]]] = {
+    K.SELECT_CONTROL_GROUP: ("control_group", (("action", 0, 1), ("control_group_index", 1, 0))),
+    K.SELECT_UNIT: ("multi_panel", (("type", 0, 1), ("unit_index", 1, 0))),
+    K.SELECT_IDLE_WORKER: ("select_idle_worker", (("type", 0, 1),)),
+    K.SELECT_ARMY: ("select_army", (("selection_add", 0, None),)),
+    K.SELECT_WARP_GATES: ("select_warp_gates", (("selection_add", 0, None),)),
+    K.SELECT_LARVA: ("select_larva", ()),
+    K.UNLOAD: ("cargo_panel", (("unit_index", 0, 0),)),
+    K.BUILD_QUEUE: ("production_panel", (("unit_index", 0, 0),)),
+}
+_UI_KIND_OF_FIELD = {field: kind for kind, (field, _) in _UI_FIELDS.items()}
+
+
+def as_function_call(call: Any) -> FunctionCall:
+    """Accept our FunctionCall, or anything with `.function` and `.arguments` (e.g. PySC2's)."""
+    if isinstance(call, FunctionCall):
+        return call
+    try:
+        function, arguments = call.function, call.arguments
+    except AttributeError:
+        raise InvalidActionError(f"expected a FunctionCall, got {type(call).__name__}: {call!r}") from None
+    return FunctionCall.build(int(function) if not isinstance(function, str) else function, arguments)
+
+
+def validate_call(call: FunctionCall, fmt: InterfaceFormat, masks: ActionMasks | None = None) -> Function:
+    """Raise `InvalidActionError` naming the function and argument at fault; return the function.
+
+    Checks the id, the argument count and every value against its static range (both axes of points).
+    With `masks` (from the current observation), also checks that the function is available now and
+    that every argument value is allowed by its value mask.
+    """
+    if not 0 <= call.function < len(FUNCTIONS):
+        raise InvalidActionError(f"unknown function id {call.function}; ids run from 0 to {len(FUNCTIONS) - 1}")
+    func = FUNCTIONS[call.function]
+    if len(call.arguments) != len(func.args):
+        wanted = ", ".join(a.name for a in func.args) or "no arguments"
+        raise InvalidActionError(f"{func.name} takes {len(func.args)} argument(s) ({wanted}); "
+                                 f"got {len(call.arguments)}: {call.arguments!r}")
+    for arg_type, value in zip(func.args, call.arguments):
+        bounds = arg_type.bounds(fmt)
+        if len(value) != len(bounds):
+            raise InvalidActionError(f"{func.name}: {arg_type.name} takes {len(bounds)} value(s); got {value!r}")
+        if not all(0 <= v < b for v, b in zip(value, bounds)):
+            if arg_type.kind == "point":
+                raise InvalidActionError(
+                    f"{func.name} needs a {arg_type.space} point; ({value[0]}, {value[1]}) is outside "
+                    f"{bounds[0]}×{bounds[1]}")
+            raise InvalidActionError(f"{func.name}: {arg_type.name} must be in 0..{bounds[0] - 1}; got {value[0]}")
+    if masks is not None:
+        masks.check(call)
+    return func
+
+
+def encode_action(call: FunctionCall | Any, fmt: InterfaceFormat, masks: ActionMasks | None = None) -> sc_pb.Action:
+    """The `Action` proto for a call; `no_op` is an empty Action. See `validate_call` for the checks."""
+    call = as_function_call(call)
+    func = validate_call(call, fmt, masks)
+    action = sc_pb.Action()
+    kind, args = func.kind, call.arguments
+    if kind is K.NO_OP:
+        return action
+    if kind in _UI_FIELDS:
+        field, assignments = _UI_FIELDS[kind]
+        message = getattr(action.action_ui, field)
+        message.SetInParent()
+        for name, position, offset in assignments:
+            value = args[position][0]
+            setattr(message, name, bool(value) if offset is None else value + offset)
+        return action
+    if kind is K.AUTOCAST:
+        action.action_ui.toggle_autocast.ability_id = func.ability_id
+        return action
+
+    spatial = action.action_feature_layer if fmt.action_space == "features" else action.action_render
+    if kind is K.MOVE_CAMERA:
+        target = spatial.camera_move.center_minimap
+        target.x, target.y = args[0]
+    elif kind is K.SELECT_POINT:
+        select = spatial.unit_selection_point
+        select.selection_screen_coord.x, select.selection_screen_coord.y = args[1]
+        select.type = args[0][0] + 1
+    elif kind is K.SELECT_RECT:
+        select = spatial.unit_selection_rect
+        (x0, y0), (x1, y1) = args[1], args[2]
+        rect = select.selection_screen_coord.add()
+        rect.p0.x, rect.p0.y = min(x0, x1), min(y0, y1)
+        rect.p1.x, rect.p1.y = max(x0, x1), max(y0, y1)
+        select.selection_add = bool(args[0][0])
+    else:  # QUICK, SCREEN, MINIMAP
+        command = spatial.unit_command
+        command.ability_id = func.ability_id
+        command.queue_command = bool(args[0][0])
+        if kind is K.SCREEN:
+            command.target_screen_coord.x, command.target_screen_coord.y = args[1]
+        elif kind is K.MINIMAP:
+            command.target_minimap_coord.x, command.target_minimap_coord.y = args[1]
+    return action
+
+
+def decode_action(action: sc_pb.Action, fmt: InterfaceFormat) -> FunctionCall | None:
+    """The call an `Action` expresses (for last_actions), or None when no function expresses it.
+
+    An empty Action is `no_op`. None comes back for raw-only actions, unknown abilities (dances, map
+    abilities) and abilities used in a form no function has (e.g. Smart without a target).
+    Specific abilities read back as their general function under `hide_specific_actions`.
+    """
+    reverse = ABILITY_INDEX[fmt.hide_specific_actions].reverse
+
+    def ability_call(ability_id: int, kind: FunctionKind, *args: tuple[int, ...]) -> FunctionCall | None:
+        fid = reverse.get((ability_id, kind))
+        return None if fid is None else FunctionCall(fid, args)
+
+    if action.HasField("action_ui"):
+        ui = action.action_ui
+        field = ui.WhichOneof("action")
+        if field == "toggle_autocast":
+            return ability_call(ui.toggle_autocast.ability_id, K.AUTOCAST)
+        if field in _UI_KIND_OF_FIELD:
+            kind = _UI_KIND_OF_FIELD[field]
+            message = getattr(ui, field)
+            values = [(0,)] * len(FUNCTIONS_OF_KIND[kind].args)
+            for name, position, offset in _UI_FIELDS[kind][1]:
+                values[position] = (int(getattr(message, name)) - (offset or 0),)
+            return FunctionCall(FUNCTIONS_OF_KIND[kind].id, tuple(values))
+
+    spatial_field = "action_feature_layer" if fmt.action_space == "features" else "action_render"
+    if action.HasField(spatial_field):
+        spatial = getattr(action, spatial_field)
+        field = spatial.WhichOneof("action")
+        if field == "camera_move":
+            point = spatial.camera_move.center_minimap
+            return FunctionCall(FUNCTIONS.move_camera.id, ((point.x, point.y),))
+        if field == "unit_selection_point":
+            select = spatial.unit_selection_point
+            point = select.selection_screen_coord
+            return FunctionCall(FUNCTIONS.select_point.id, ((max(select.type - 1, 0),), (point.x, point.y)))
+        if field == "unit_selection_rect":
+            select = spatial.unit_selection_rect
+            if not select.selection_screen_coord:
+                return None
+            rect = select.selection_screen_coord[0]
+            return FunctionCall(FUNCTIONS.select_rect.id,
+                                ((int(select.selection_add),), (rect.p0.x, rect.p0.y), (rect.p1.x, rect.p1.y)))
+        if field == "unit_command":
+            command = spatial.unit_command
+            queued = (int(command.queue_command),)
+            target = command.WhichOneof("target")
+            if target == "target_screen_coord":
+                point = command.target_screen_coord
+                return ability_call(command.ability_id, K.SCREEN, queued, (point.x, point.y))
+            if target == "target_minimap_coord":
+                point = command.target_minimap_coord
+                return ability_call(command.ability_id, K.MINIMAP, queued, (point.x, point.y))
+            return ability_call(command.ability_id, K.QUICK, queued)
+
+    other_spatial = "action_render" if spatial_field == "action_feature_layer" else "action_feature_layer"
+    if action.HasField("action_raw") or action.HasField(other_spatial):
+        return None  # not expressible as a function of this format
+    return FunctionCall(FUNCTIONS.no_op.id, ())
+
+
+FUNCTIONS_OF_KIND = {f.kind: f for f in FUNCTIONS if f.kind in _UI_FIELDS}
+"""The single function of each UI kind."""

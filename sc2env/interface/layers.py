@@ -1,0 +1,210 @@
+"""The feature-layer table (name, bits, scale, type, palette) and `ImageData` unpacking."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from s2clientprotocol import spatial_pb2
+
+from sc2env.errors import ProtocolError
+from sc2env.interface.function_table import BUFF_SCALE, UNIT_TYPE_SCALE
+
+_DTYPES = {1: np.uint8, 8: np.uint8, 16: np.dtype("<u2"), 32: np.dtype("<i4")}
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One feature layer: its index in the stack, its values and how to draw it."""
+
+    index: int
+    name: str
+    bits: int
+    """Bits per pixel the real game sends (the decoder follows each message's own `bits_per_pixel`)."""
+    scale: int
+    """One more than the largest meaningful value."""
+    categorical: bool
+    palette: Literal["height", "visibility", "binary", "player_id", "player_relative", "categorical", "hot"]
+
+
+def _table(rows: tuple[tuple[str, int, int, bool, str], ...]) -> tuple[Layer, ...]:
+    return tuple(Layer(i, *row) for i, row in enumerate(rows))  # type: ignore[arg-type]
+
+
+SCREEN_LAYERS = _table((
+    ("height_map", 8, 256, False, "height"),
+    ("visibility_map", 8, 4, True, "visibility"),
+    ("creep", 1, 2, True, "binary"),
+    ("power", 1, 2, True, "binary"),
+    ("player_id", 8, 17, True, "player_id"),
+    ("player_relative", 8, 5, True, "player_relative"),
+    ("unit_type", 32, UNIT_TYPE_SCALE, True, "categorical"),
+    ("selected", 1, 2, True, "binary"),
+    ("unit_hit_points", 32, 1600, False, "hot"),
+    ("unit_hit_points_ratio", 8, 256, False, "hot"),
+    ("unit_energy", 32, 1000, False, "hot"),
+    ("unit_energy_ratio", 8, 256, False, "hot"),
+    ("unit_shields", 32, 1000, False, "hot"),
+    ("unit_shields_ratio", 8, 256, False, "hot"),
+    ("unit_density", 8, 16, False, "hot"),
+    ("unit_density_aa", 8, 256, False, "hot"),
+    ("effects", 8, 16, True, "categorical"),
+    ("hallucinations", 1, 2, True, "binary"),
+    ("cloaked", 1, 2, True, "binary"),
+    ("blip", 1, 2, True, "binary"),
+    ("buffs", 32, BUFF_SCALE, True, "categorical"),
+    ("buff_duration", 8, 256, False, "hot"),
+    ("active", 1, 2, True, "binary"),
+    ("build_progress", 8, 256, False, "hot"),
+    ("pathable", 1, 2, True, "binary"),
+    ("buildable", 1, 2, True, "binary"),
+    ("placeholder", 1, 2, True, "binary"),
+))
+"""The 27 screen layers, in PySC2's order (the order of `Observation.feature_screen`)."""
+
+MINIMAP_LAYERS = _table((
+    ("height_map", 8, 256, False, "height"),
+    ("visibility_map", 8, 4, True, "visibility"),
+    ("creep", 1, 2, True, "binary"),
+    ("camera", 1, 2, True, "binary"),
+    ("player_id", 8, 17, True, "player_id"),
+    ("player_relative", 8, 5, True, "player_relative"),
+    ("selected", 1, 2, True, "binary"),
+    ("unit_type", 32, UNIT_TYPE_SCALE, True, "categorical"),  # sent only with allow_cheating_layers
+    ("alerts", 8, 2, True, "binary"),  # spatial.proto says 1 bit; the real game sends 8
+    ("pathable", 1, 2, True, "binary"),
+    ("buildable", 1, 2, True, "binary"),
+))
+"""The 11 minimap layers, in PySC2's order (the order of `Observation.feature_minimap`)."""
+
+SCREEN_NAMES = {layer.name: layer.index for layer in SCREEN_LAYERS}
+MINIMAP_NAMES = {layer.name: layer.index for layer in MINIMAP_LAYERS}
+
+
+def image_array(image, what: str) -> np.ndarray | None:
+    """An `ImageData` as a (height, width) array viewing the message's bytes; None when it is empty (0×0).
+
+    1-bit images are unpacked most-significant bit first with no row padding; 32-bit ones are little-endian
+    int32. Raises `ProtocolError` if the byte count doesn't match the size and bit depth.
+    """
+    width, height = image.size.x, image.size.y
+    if width == 0 or height == 0:
+        return None
+    bits = image.bits_per_pixel
+    dtype = _DTYPES.get(bits)
+    if dtype is None:
+        raise ProtocolError(f"{what} has {bits} bits per pixel; feature layers use 1, 8, 16 or 32")
+    data = np.frombuffer(image.data, dtype)
+    n = width * height
+    if bits == 1:
+        if len(data) * 8 < n:
+            raise ProtocolError(f"{what} is {width}×{height} at 1 bit but has only {len(data)} bytes")
+        data = np.unpackbits(data, count=n)
+    elif len(data) != n:
+        raise ProtocolError(f"{what} is {width}×{height} at {bits} bits but has {len(image.data)} bytes")
+    return data.reshape(height, width)
+
+
+def rgb_array(image, what: str) -> np.ndarray | None:
+    """A 24-bit RGB `ImageData` as a (height, width, 3) uint8 array; None when it is empty."""
+    width, height = image.size.x, image.size.y
+    if width == 0 or height == 0:
+        return None
+    if image.bits_per_pixel != 24 or len(image.data) != width * height * 3:
+        raise ProtocolError(f"{what} should be {width}×{height} at 24 bits; got {image.bits_per_pixel} bits "
+                            f"and {len(image.data)} bytes")
+    return np.frombuffer(image.data, np.uint8).reshape(height, width, 3)
+
+
+def decode_layers(renders, size: tuple[int, int], out: np.ndarray | None = None) -> np.ndarray:
+    """Stack the layers of a `FeatureLayers` (screen) or `FeatureLayersMinimap` message into (layers, y, x)
+    int32, in the order of SCREEN_LAYERS / MINIMAP_LAYERS, into `out` if given.
+    Absent and empty layers are zeros; a layer of another size raises `ProtocolError`.
+    """
+    what, layers, index_of = _LAYER_SETS[type(renders)]
+    width, height = size
+    n = width * height
+    if out is None:
+        out = np.empty((len(layers), height, width), np.int32)
+    # Per-layer Python work dominates at RL resolutions, so the message is walked once (ListFields) and
+    # the layers of each bit depth are joined and converted by one numpy call.
+    by_bits: dict[int, tuple[list[int], list[bytes]]] = {}
+    missing = set(range(len(layers)))
+    for field, image in renders.ListFields():
+        index = index_of.get(field.number)
+        if index is None:
+            continue  # a layer this version of sc2env doesn't know
+        image_size = image.size
+        if image_size.x != width or image_size.y != height:
+            if image_size.x == 0 or image_size.y == 0:
+                continue
+            raise ProtocolError(f"{what} layer {field.name} is {image_size.x}×{image_size.y}, but the "
+                                f"interface format asks for {width}×{height}")
+        missing.discard(index)
+        indices, chunks = by_bits.setdefault(image.bits_per_pixel, ([], []))
+        indices.append(index)
+        chunks.append(image.data)
+    for start, stop in _runs(sorted(missing)):
+        out[start:stop] = 0
+    for bits, (indices, chunks) in by_bits.items():
+        dtype = _DTYPES.get(bits)
+        if dtype is None:
+            raise ProtocolError(f"{what} layer {layers[indices[0]].name} has {bits} bits per pixel; "
+                                "feature layers use 1, 8, 16 or 32")
+        per_layer = (n + 7) // 8 if bits == 1 else n * bits // 8
+        joined = b"".join(chunks)
+        if len(joined) != per_layer * len(chunks) or (bits == 1 and n % 8):
+            for index in indices:  # rare: find the bad layer, or unpack bits that don't end on a byte
+                image = getattr(renders, layers[index].name)
+                out[index] = image_array(image, f"{what} layer {layers[index].name}")
+            continue
+        values = np.frombuffer(joined, dtype)
+        if bits == 1:
+            values = np.unpackbits(values)
+        out[indices] = values.reshape(len(indices), height, width)
+    return out
+
+
+def _runs(indices: list[int]) -> list[tuple[int, int]]:
+    """Sorted indices as (start, stop) ranges of consecutive values."""
+    runs: list[tuple[int, int]] = []
+    for i in indices:
+        if runs and runs[-1][1] == i:
+            runs[-1] = (runs[-1][0], i + 1)
+        else:
+            runs.append((i, i + 1))
+    return runs
+
+
+def _layer_set(message_type: type, what: str, layers: tuple[Layer, ...]):
+    fields = message_type.DESCRIPTOR.fields_by_name
+    return what, layers, {fields[layer.name].number: layer.index for layer in layers if layer.name in fields}
+
+
+_LAYER_SETS = {
+    spatial_pb2.FeatureLayers: _layer_set(spatial_pb2.FeatureLayers, "screen", SCREEN_LAYERS),
+    spatial_pb2.FeatureLayersMinimap: _layer_set(spatial_pb2.FeatureLayersMinimap, "minimap", MINIMAP_LAYERS),
+}
+"""Message type -> (what, layer table, {field number: layer index})."""
+
+
+def palette(layer: Layer) -> np.ndarray:
+    """A (scale, 3) uint8 colour table for drawing a layer: `palette(layer)[values]`."""
+    n = layer.scale
+    if layer.palette == "binary":
+        return np.array([[0, 0, 0], [240, 240, 240]], np.uint8)
+    if layer.palette == "visibility":
+        return np.array([[0, 0, 0], [90, 90, 90], [220, 220, 220], [0, 0, 0]], np.uint8)
+    if layer.palette == "player_relative":  # none, self, ally, neutral, enemy
+        return np.array([[0, 0, 0], [0, 200, 70], [60, 120, 255], [210, 190, 60], [230, 40, 40]], np.uint8)
+    ramp = np.linspace(0.0, 1.0, n)
+    if layer.palette == "height":  # dark blue-green lowlands to pale highlands
+        return (np.stack([40 + 180 * ramp, 60 + 160 * ramp, 50 + 120 * ramp], 1)).astype(np.uint8)
+    if layer.palette == "hot":  # black, red, yellow, white
+        channels = [np.clip(3 * ramp, 0, 1), np.clip(3 * ramp - 1, 0, 1), np.clip(3 * ramp - 2, 0, 1)]
+        return (255 * np.stack(channels, 1)).astype(np.uint8)
+    # player_id and categorical: fixed pseudo-random bright colours (the same on screen and minimap); 0 is black
+    colours = np.random.default_rng(n).integers(60, 256, (n, 3)).astype(np.uint8)
+    colours[0] = 0
+    return colours

@@ -1,0 +1,201 @@
+"""Which functions are available, and which values each argument may take, for one observation."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+from s2clientprotocol import sc2api_pb2 as sc_pb
+
+from sc2env.errors import InvalidActionError
+from sc2env.interface.abilities import AbilityIndex
+from sc2env.interface.arguments import ARGUMENT_TYPES
+from sc2env.interface.functions import FUNCTION_ARGUMENTS, FUNCTION_TARGETS, FUNCTIONS, FunctionCall, TargetClass
+from sc2env.interface.spec import ARGUMENT_NAMES, ActionSpec
+
+_F = FUNCTIONS
+_ALWAYS = (_F.no_op.id, _F.move_camera.id, _F.select_point.id, _F.select_rect.id, _F.select_control_group.id)
+# UI functions that need something on the UI: (function, player_common field or ui panel).
+_PLAYER_GATED = ((_F.select_idle_worker.id, "idle_worker_count"), (_F.select_army.id, "army_count"),
+                 (_F.select_warp_gates.id, "warp_gate_count"), (_F.select_larva.id, "larva_count"))
+_PANEL_GATED = {"multi": _F.select_unit.id, "cargo": _F.unload.id, "production": _F.build_queue.id}
+_TARGET_FUNCTIONS = np.stack([FUNCTION_TARGETS == c for c in TargetClass])  # (classes, functions) bool
+_A = {name: i for i, name in enumerate(ARGUMENT_NAMES)}
+
+
+def available_function_ids(observation: sc_pb.Observation, index: AbilityIndex,
+                           on_unmatched: Callable[[int, bool], None]) -> list[int]:
+    """PySC2's available_actions, sorted: UI functions by UI state, ability functions by the abilities
+    the game reports. An ability no function matches is passed to `on_unmatched` and skipped."""
+    ids = list(_ALWAYS)
+    player = observation.player_common
+    for fid, name in _PLAYER_GATED:
+        if getattr(player, name) > 0:
+            ids.append(fid)
+    panel = observation.ui_data.WhichOneof("panel")
+    if panel in _PANEL_GATED:
+        ids.append(_PANEL_GATED[panel])
+    offered = index.offered
+    for ability in observation.abilities:
+        found = offered.get((ability.ability_id, ability.requires_point))
+        if found:
+            ids.extend(found)
+        else:
+            on_unmatched(ability.ability_id, ability.requires_point)
+    return sorted(set(ids))
+
+
+class UiCounts(NamedTuple):
+    """The UI facts argument values depend on."""
+
+    selection: bool
+    """Something is selected (the game shows a unit panel)."""
+    groups: np.ndarray
+    """(10,) bool: which control groups hold units."""
+    multi: int = 0
+    """Units in the multi-select panel."""
+    queue: int = 0
+    """Entries in the production panel's build queue."""
+    cargo: int = 0
+    """Passengers in the cargo panel."""
+    idle_workers: int = 0
+
+
+class ActionMasks:
+    """The flat mask `function ‖ screen ‖ minimap ‖ ... ‖ unload_id` for one observation, and views of it.
+
+    Every component has at least one allowed value. An argument no available function uses is pinned
+    to value 0. Masks are bool; `flat.view(np.int8)` gives Gymnasium's int8 without a copy.
+    """
+
+    __slots__ = ("spec", "flat", "target_masks")
+
+    def __init__(self, spec: ActionSpec, flat: np.ndarray, target_masks: np.ndarray | None = None):
+        self.spec = spec
+        self.flat = flat
+        self.target_masks = target_masks
+        """(classes, height, width) bool screen target masks by `TargetClass`, when enabled."""
+
+    @property
+    def function(self) -> np.ndarray:
+        """The function component: one entry per function of the spec."""
+        return self.flat[: len(self.spec.functions)]
+
+    def argument(self, name: str) -> np.ndarray:
+        """One argument's value mask (a view; points are flattened y * width + x)."""
+        return self.flat[self.spec.segment(name)]
+
+    @property
+    def arguments(self) -> dict[str, np.ndarray]:
+        """Every argument's value mask, by name."""
+        return {name: self.argument(name) for name in ARGUMENT_NAMES}
+
+    @property
+    def available_function_ids(self) -> np.ndarray:
+        """Ids of the functions that may be called now."""
+        return self.spec.function_ids[self.function]
+
+    def split(self) -> tuple[np.ndarray, ...]:
+        """The 14 component masks as int8 views, the form `MultiDiscrete.sample(mask=...)` takes."""
+        return self.spec.split(self.flat.view(np.int8))
+
+    def for_function(self, function_id: int) -> np.ndarray:
+        """A copy of the flat mask conditioned on calling `function_id`: unused arguments pinned to 0 and,
+        with target masks, the screen argument limited to the function's own target class."""
+        position = int(self.spec.function_position[function_id])
+        if position < 0:
+            raise InvalidActionError(f"{FUNCTIONS[function_id].name} is not in this action space")
+        out = self.spec.conditional_mask(self.flat, position)
+        target = FUNCTIONS[function_id].target
+        if self.target_masks is not None and target is not None:
+            screen = out[self.spec.segment("screen")]
+            screen[:] = self.target_masks[target].ravel()
+            if not screen.any():
+                screen[0] = True
+        return out
+
+    def check(self, call: FunctionCall) -> None:
+        """Raise `InvalidActionError` unless the call is available now with every argument value allowed."""
+        func = FUNCTIONS[call.function]
+        position = int(self.spec.function_position[call.function])
+        if position < 0:
+            raise InvalidActionError(f"{func.name} is not in this action space")
+        if not self.flat[position]:
+            raise InvalidActionError(f"{func.name} is not available now; available: "
+                                     + ", ".join(FUNCTIONS[int(i)].name for i in self.available_function_ids))
+        conditional = self.for_function(call.function)
+        for arg_type, value in zip(func.args, call.arguments):
+            segment = self.spec.segment(arg_type.name)
+            width = arg_type.bounds(self.spec.fmt)[0]
+            index = value[1] * width + value[0] if arg_type.kind == "point" else value[0]
+            if not conditional[segment][index]:
+                shown = f"({value[0]}, {value[1]})" if arg_type.kind == "point" else str(value[0])
+                allowed = np.flatnonzero(conditional[segment])
+                hint = "" if arg_type.kind == "point" else f"; allowed now: {allowed.tolist()}"
+                raise InvalidActionError(f"{func.name}: {arg_type.name} {shown} is not allowed now{hint}")
+
+
+class MaskBuilder:
+    """Builds `ActionMasks` for one `ActionSpec`, with the layout work done once (see docs/interface.md)."""
+
+    def __init__(self, spec: ActionSpec):
+        self.spec = spec
+        self._segments = [(int(a), int(b)) for a, b in zip(spec.offsets[1:-1], spec.offsets[2:])]
+        self._all_functions = spec.functions == tuple(range(len(FUNCTIONS)))
+        self._argument_bits = (spec.function_arguments.astype(np.int64) << np.arange(len(ARGUMENT_TYPES))).sum(1)
+        self._targets_of_spec = FUNCTION_TARGETS[spec.function_ids]
+        # Functions to drop when an argument they take has no allowed value.
+        self._takes = {name: FUNCTION_ARGUMENTS[:, _A[name]] for name in _A}
+
+    def __call__(self, available_ids: list[int], ui: UiCounts, target_masks: np.ndarray | None = None
+                 ) -> ActionMasks:
+        spec = self.spec
+        any_group = bool(ui.groups.any())
+        available = np.zeros(len(FUNCTIONS), bool)
+        available[available_ids] = True
+        for name, has_values in (("control_group_id", ui.selection or any_group), ("select_unit_id", ui.multi),
+                                 ("select_worker", ui.idle_workers), ("build_queue_id", ui.queue),
+                                 ("unload_id", ui.cargo)):
+            if not has_values:
+                available &= ~self._takes[name]
+        if target_masks is not None:
+            empty = ~target_masks.reshape(len(target_masks), -1).any(axis=1)
+            for c in np.flatnonzero(empty):
+                available &= ~_TARGET_FUNCTIONS[c]
+
+        flat = np.zeros(spec.total, bool)
+        functions = flat[: len(spec.functions)]
+        functions[:] = available if self._all_functions else available[spec.function_ids]
+        chosen = np.flatnonzero(functions)
+        if chosen.size == 0:  # nothing of this action space is available: point at the first function
+            functions[0] = True
+            chosen = np.zeros(1, np.int64)
+        used = int(np.bitwise_or.reduce(self._argument_bits[chosen]))
+
+        for i, (start, stop) in enumerate(self._segments):
+            if not used >> i & 1:
+                flat[start] = True  # an argument no available function takes: pinned to value 0
+                continue
+            name = ARGUMENT_NAMES[i]
+            if name == "screen" and target_masks is not None:
+                classes = self._targets_of_spec[chosen]
+                classes = np.unique(classes[classes >= 0])
+                if TargetClass.ANY in classes:
+                    flat[start:stop] = True
+                else:
+                    flat[start:stop] = target_masks[classes].any(axis=0).ravel()
+            elif name == "control_group_act":
+                flat[start] = any_group
+                flat[start + 1:stop] = ui.selection
+            elif name == "control_group_id":
+                flat[start:stop] = True if ui.selection else ui.groups
+            elif name == "select_unit_id":
+                flat[start:min(start + ui.multi, stop)] = True
+            elif name == "build_queue_id":
+                flat[start:min(start + ui.queue, stop)] = True
+            elif name == "unload_id":
+                flat[start:min(start + ui.cargo, stop)] = True
+            else:  # points, queued, select_*_act, select_add, select_worker: any value
+                flat[start:stop] = True
+        return ActionMasks(spec, flat, target_masks)

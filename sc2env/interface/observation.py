@@ -1,0 +1,317 @@
+"""Decode a `ResponseObservation` into named numpy arrays and action masks, once per step."""
+
+from __future__ import annotations
+
+import logging
+import platform
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from operator import attrgetter
+
+import numpy as np
+from s2clientprotocol import sc2api_pb2 as sc_pb
+
+from sc2env.interface.abilities import ABILITY_INDEX
+from sc2env.interface.actions import decode_action
+from sc2env.interface.columns import (FeatureUnit, Player, ScoreByCategory, ScoreByVital, ScoreCategories,
+                                      ScoreCumulative, ScoreVitals)
+from sc2env.interface.format import InterfaceFormat
+from sc2env.interface.functions import Function
+from sc2env.interface.layers import MINIMAP_LAYERS, SCREEN_LAYERS, decode_layers, rgb_array
+from sc2env.interface.masks import ActionMasks, MaskBuilder, UiCounts, available_function_ids
+from sc2env.interface.named_array import (FeatureUnitTable, MinimapLayers, NamedArray, PlayerArray,
+                                          ProductionTable, ScoreByCategoryArray, ScoreByVitalArray,
+                                          ScoreCumulativeArray, ScreenLayers, UnitTable)
+from sc2env.interface.spec import ActionSpec
+from sc2env.interface.target_masks import TargetMasker
+from sc2env.interface.transforms import CoordinateTransforms, Linear2D, MapInfo
+from sc2env.interface.units import unit_rows
+
+_PLAYER = attrgetter(*Player.__members__)
+_CUMULATIVE = attrgetter(*list(ScoreCumulative.__members__)[1:])  # `score` itself sits one level up
+_CATEGORY = attrgetter(*ScoreCategories.__members__)
+_VITAL = attrgetter(*ScoreVitals.__members__)
+_CATEGORY_ROWS = attrgetter(*ScoreByCategory.__members__)
+_VITAL_ROWS = attrgetter(*ScoreByVital.__members__)
+_UNIT_INFO = attrgetter("unit_type", "player_relative", "health", "shields", "energy", "transport_slots_taken")
+# Reference counts tell exactly whether an array is still used only on CPython with the GIL.
+_REFCOUNTS_EXACT = platform.python_implementation() == "CPython" and getattr(sys, "_is_gil_enabled", lambda: True)()
+QUEUE_ROWS = 10
+"""Rows of the padded build_queue and production_queue arrays (the build_queue_id argument's size)."""
+
+
+def _named(values, kind: type[NamedArray], dtype=np.int32) -> NamedArray:
+    """`values` as an array of a NamedArray kind; tables keep their column count even when empty."""
+    array = np.array(values, dtype)
+    if kind._axis == 1:
+        array = array.reshape(-1, len(kind._names))
+    return array.view(kind)
+
+
+def _ints(values) -> np.ndarray:
+    """A repeated int field (or list) as int32; quick when empty, as it usually is."""
+    return np.array(values, np.int32) if len(values) else np.zeros(0, np.int32)
+
+
+def _unit_table(units) -> UnitTable:
+    """`UnitInfo` messages as (n, 7) rows of `UnitLayer` columns."""
+    return _named([(*_UNIT_INFO(u), int(u.build_progress * 100)) for u in units], UnitTable)
+
+
+@dataclass(eq=False)
+class Observation:
+    """One decoded observation. Layer stacks are (layers, y, x) int32 with named layers
+    (`obs.feature_screen.player_relative`); tables have named columns (`obs.multi_select.health`)."""
+
+    game_loop: np.ndarray
+    player: PlayerArray
+    available_actions: np.ndarray
+    """PySC2-compatible ids of the functions the game offers now (sorted)."""
+    masks: ActionMasks
+    single_select: UnitTable
+    multi_select: UnitTable
+    build_queue: UnitTable
+    production_queue: ProductionTable
+    cargo: UnitTable
+    cargo_slots_available: np.ndarray
+    control_groups: np.ndarray
+    """(10, 2): leader unit type and unit count of each control group."""
+    score_cumulative: ScoreCumulativeArray
+    score_by_category: ScoreByCategoryArray
+    score_by_vital: ScoreByVitalArray
+    last_actions: np.ndarray
+    action_result: np.ndarray
+    alerts: np.ndarray
+    upgrades: np.ndarray
+    feature_screen: ScreenLayers | None = None
+    feature_minimap: MinimapLayers | None = None
+    rgb_screen: np.ndarray | None = None
+    rgb_minimap: np.ndarray | None = None
+    feature_units: FeatureUnitTable | None = None
+    raw_units: FeatureUnitTable | None = None
+    camera_world: np.ndarray | None = None
+    """World (x, y) of the camera centre; needs raw data."""
+    camera_minimap: np.ndarray | None = None
+    """Minimap pixel (x, y) of the camera centre; needs raw data and game_info."""
+
+    @property
+    def function_mask(self) -> np.ndarray:
+        return self.masks.function
+
+    @property
+    def argument_masks(self) -> dict[str, np.ndarray]:
+        return self.masks.arguments
+
+    @property
+    def target_masks(self) -> np.ndarray | None:
+        return self.masks.target_masks
+
+    def __getitem__(self, name: str):
+        """Dict-style access, as PySC2's observations allow: `obs["feature_screen"]`."""
+        return getattr(self, name)
+
+    def padded(self, name: str) -> np.ndarray:
+        """multi_select, cargo, build_queue or production_queue as a fixed-size array, zero rows after the
+        real ones (more rows than fit are dropped): max_selected_units, max_cargo or 10 rows."""
+        fmt = self.masks.spec.fmt
+        rows = {"multi_select": fmt.max_selected_units, "cargo": fmt.max_cargo,
+                "build_queue": QUEUE_ROWS, "production_queue": QUEUE_ROWS}[name]
+        table = np.asarray(getattr(self, name))
+        out = np.zeros((rows, table.shape[1]), table.dtype)
+        out[: len(table)] = table[:rows]
+        return out
+
+
+class ObservationDecoder:
+    """Decodes observations under one interface format (and, with game_info, one map).
+
+    `functions` limits the function component of the action masks to those ids (e.g. a mini-game subset).
+    Abilities and actions no function expresses are skipped and logged once per kind per decoder.
+    """
+
+    def __init__(self, fmt: InterfaceFormat, game_info: sc_pb.ResponseGameInfo | None = None, *,
+                 functions: Sequence[int | str | Function] | None = None):
+        self.fmt = fmt
+        self.spec = ActionSpec.from_format(fmt, functions)
+        self.map_info: MapInfo | None = None
+        self.transforms: CoordinateTransforms | None = None
+        if game_info is not None:
+            fmt.check_game_info(game_info)
+            self.map_info = MapInfo.from_game_info(game_info)
+            self.transforms = CoordinateTransforms(fmt, self.map_info, rgb=fmt.screen_size is None)
+        if (fmt.use_feature_units or fmt.use_raw_units) and self.transforms is None:
+            raise ValueError("feature_units and raw_units need the game_info: ObservationDecoder(fmt, game_info)")
+        self._index = ABILITY_INDEX[fmt.hide_specific_actions]
+        self._targets = TargetMasker(self.transforms) if fmt.screen_target_masks else None
+        self._masks = MaskBuilder(self.spec)
+        self._buffers = _BufferPool()
+        self._reported: set[tuple] = set()
+        self._log = logging.getLogger(__name__)
+
+    def _report_once(self, key: tuple, message: str, *args: object) -> None:
+        if key not in self._reported:
+            self._reported.add(key)
+            self._log.warning(message, *args)
+
+    def _unmatched_ability(self, ability_id: int, requires_point: bool) -> None:
+        self._report_once(("ability", ability_id, requires_point),
+                          "skipping available ability %d (requires_point=%s): no function matches it",
+                          ability_id, requires_point)
+
+    def available_actions(self, observation: sc_pb.Observation) -> list[int]:
+        """PySC2-compatible available function ids (sorted) for an `Observation` message."""
+        return available_function_ids(observation, self._index, self._unmatched_ability)
+
+    def last_actions(self, response: sc_pb.ResponseObservation) -> np.ndarray:
+        """Function ids of the actions the game reports as performed; inexpressible ones are skipped."""
+        ids = []
+        for action in response.actions:
+            call = decode_action(action, self.fmt)
+            if call is None:
+                self._report_once(("action", _action_kind(action)), "skipping a reported action no function "
+                                  "expresses (%s)", _action_kind(action))
+            else:
+                ids.append(call.function)
+        return np.array(ids, np.int32)
+
+    def decode(self, response: sc_pb.ResponseObservation) -> Observation:
+        """Everything the agent sees in one `ResponseObservation`, with its action masks."""
+        fmt = self.fmt
+        obs = response.observation
+        player = _named(_PLAYER(obs.player_common), PlayerArray)
+
+        ui = obs.ui_data
+        panel = ui.WhichOneof("panel")
+        single = multi = queue = cargo = production = ()
+        cargo_slots = 0
+        if panel == "single":
+            single = (ui.single.unit,)
+        elif panel == "multi":
+            multi = ui.multi.units
+        elif panel == "cargo":
+            single, cargo, cargo_slots = (ui.cargo.unit,), ui.cargo.passengers, ui.cargo.slots_available
+        elif panel == "production":
+            single, queue = (ui.production.unit,), ui.production.build_queue
+            production = ui.production.production_queue
+        groups = np.zeros((10, 2), np.int32)
+        for group in ui.groups:
+            if 0 <= group.control_group_index < 10:
+                groups[group.control_group_index] = (group.leader_unit_type, group.count)
+
+        screen = minimap = rgb_screen = rgb_minimap = None
+        layers = obs.feature_layer_data
+        if fmt.screen_size is not None:
+            (sw, sh), (mw, mh) = fmt.screen_size, fmt.minimap_size
+            screen = decode_layers(layers.renders, fmt.screen_size,
+                                   self._buffers.array("screen", (len(SCREEN_LAYERS), sh, sw))).view(ScreenLayers)
+            minimap = decode_layers(layers.minimap_renders, fmt.minimap_size,
+                                    self._buffers.array("minimap", (len(MINIMAP_LAYERS), mh, mw))).view(MinimapLayers)
+        if fmt.rgb_screen_size is not None:
+            rgb_screen = _copy(rgb_array(obs.render_data.map, "rgb screen"), fmt.rgb_screen_size)
+            rgb_minimap = _copy(rgb_array(obs.render_data.minimap, "rgb minimap"), fmt.rgb_minimap_size)
+
+        camera = camera_world = camera_minimap = None
+        if obs.raw_data.player.HasField("camera"):
+            camera = (obs.raw_data.player.camera.x, obs.raw_data.player.camera.y)
+            camera_world = np.array(camera, np.float64)
+            if self.transforms is not None:
+                camera_minimap = self.transforms.world_to_minimap.fwd_pixel(camera).astype(np.int32)
+
+        available = self.available_actions(obs)
+        targets = None if self._targets is None else self._targets(screen, layers.renders, camera)
+        counts = UiCounts(selection=panel is not None, groups=groups[:, 1] > 0, multi=len(multi), queue=len(queue),
+                          cargo=len(cargo), idle_workers=obs.player_common.idle_worker_count)
+        score = obs.score
+        details = score.score_details
+        return Observation(
+            game_loop=np.array((obs.game_loop,), np.int64),
+            player=player,
+            available_actions=np.array(available, np.int32),
+            masks=self._masks(available, counts, targets),
+            single_select=_unit_table(single),
+            multi_select=_unit_table(multi),
+            build_queue=_unit_table(queue),
+            production_queue=_named([(q.ability_id, int(q.build_progress * 100)) for q in production],
+                                    ProductionTable),
+            cargo=_unit_table(cargo),
+            cargo_slots_available=np.array((cargo_slots,), np.int32),
+            control_groups=groups,
+            score_cumulative=_named((score.score, *_CUMULATIVE(details)), ScoreCumulativeArray),
+            score_by_category=_named([_CATEGORY(row) for row in _CATEGORY_ROWS(details)], ScoreByCategoryArray),
+            score_by_vital=_named([_VITAL(row) for row in _VITAL_ROWS(details)], ScoreByVitalArray),
+            last_actions=self.last_actions(response),
+            action_result=_ints([e.result for e in response.action_errors]),
+            alerts=_ints(obs.alerts),
+            upgrades=_ints(obs.raw_data.player.upgrade_ids),
+            feature_screen=screen,
+            feature_minimap=minimap,
+            rgb_screen=rgb_screen,
+            rgb_minimap=rgb_minimap,
+            feature_units=self._feature_units(obs.raw_data, camera) if fmt.use_feature_units else None,
+            raw_units=self._raw_units(obs.raw_data) if fmt.use_raw_units else None,
+            camera_world=camera_world,
+            camera_minimap=camera_minimap,
+        )
+
+    def _feature_units(self, raw, camera: tuple[float, float] | None) -> FeatureUnitTable:
+        """Units on screen, x and y in screen pixels (none without a camera position)."""
+        assert self.transforms is not None  # checked in __init__
+        on_screen = [u for u in raw.units if u.is_on_screen] if camera is not None else []
+        to_screen = self.transforms.world_to_screen(camera or (0.0, 0.0))
+        return unit_rows(on_screen, to_screen, with_tags=False, type_of_tag=_add_on_types(raw)).view(
+            FeatureUnitTable)
+
+    def _raw_units(self, raw) -> FeatureUnitTable:
+        """All units, x and y in world units from the map's top-left corner (PySC2's default raw resolution)."""
+        assert self.map_info is not None  # checked in __init__
+        top_left = Linear2D((1.0, -1.0), (0.0, float(self.map_info.size[1])))
+        return unit_rows(raw.units, top_left, with_tags=True, type_of_tag=_add_on_types(raw)).view(
+            FeatureUnitTable)
+
+
+class _BufferPool:
+    """Hands back the previous layer stack for reuse once nothing but the pool refers to it.
+
+    Fresh multi-hundred-kB arrays each step cost more in page faults than decoding itself. Reuse is
+    decided by CPython reference counts: while any observation (or view, or copy holder such as
+    torch.from_numpy) still refers to the array, a new one is allocated instead.
+    """
+
+    def __init__(self) -> None:
+        self._arrays: dict[str, np.ndarray] = {}
+
+    def array(self, key: str, shape: tuple[int, ...]) -> np.ndarray:
+        """An int32 array of `shape`: last step's if it is free, else a new one."""
+        array = self._arrays.get(key)
+        # Free means referenced only by the dict, by `array` and by getrefcount's own argument.
+        if array is not None and array.shape == shape and _REFCOUNTS_EXACT and sys.getrefcount(array) == 3:
+            return array
+        array = self._arrays[key] = np.empty(shape, np.int32)
+        return array
+
+
+def _add_on_types(raw) -> dict[int, int]:
+    """Unit type by tag, built only when some unit has an add-on to look up."""
+    if any(u.add_on_tag for u in raw.units):
+        return {u.tag: u.unit_type for u in raw.units}
+    return {}
+
+
+def _copy(image: np.ndarray | None, size: tuple[int, int]) -> np.ndarray:
+    """An owned copy of an RGB image, or black when the game sent none."""
+    if image is None:
+        return np.zeros((size[1], size[0], 3), np.uint8)
+    return image.copy()
+
+
+def _action_kind(action: sc_pb.Action) -> str:
+    """A short description of an action for log messages: which fields it has and its ability, if any."""
+    fields = [f.name for f, _ in action.ListFields() if f.name != "game_loop"]
+    ability = None
+    for spatial in (action.action_feature_layer, action.action_render, action.action_raw):
+        if spatial.HasField("unit_command"):
+            ability = spatial.unit_command.ability_id
+    if action.action_ui.HasField("toggle_autocast"):
+        ability = action.action_ui.toggle_autocast.ability_id
+    return "+".join(fields) + (f" ability {ability}" if ability is not None else "")

@@ -1,0 +1,132 @@
+"""The flat action layout: function component plus 13 argument components, as a MultiDiscrete would see it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from sc2env.errors import InvalidActionError
+from sc2env.interface.arguments import ARGUMENT_TYPES
+from sc2env.interface.functions import FUNCTION_ARGUMENTS, FUNCTIONS, Function, FunctionCall
+from sc2env.interface.format import InterfaceFormat
+
+ARGUMENT_NAMES: tuple[str, ...] = tuple(t.name for t in ARGUMENT_TYPES)
+COMPONENT_NAMES: tuple[str, ...] = ("function", *ARGUMENT_NAMES)
+
+
+@dataclass(frozen=True, eq=False)
+class ActionSpec:
+    """Sizes and offsets of the components `[function, screen, minimap, screen2, queued, ..., unload_id]`.
+
+    Component 0 indexes `functions` (all of them, or a chosen subset); points are flattened as
+    `y * width + x`. A flat mask is the concatenation of every component's mask, `total` long.
+    """
+
+    fmt: InterfaceFormat
+    functions: tuple[int, ...]
+    """Function ids, in the order of the function component's values."""
+    nvec: np.ndarray = field(init=False)
+    """Number of values of each of the 14 components."""
+    offsets: np.ndarray = field(init=False)
+    """Start of each component in a flat mask (15 entries; the last is `total`)."""
+    function_arguments: np.ndarray = field(init=False)
+    """(len(functions), 13) bool: which argument components each function uses."""
+    function_position: np.ndarray = field(init=False)
+    """(n_all_functions,) int: position of each function id in `functions`, or -1 when left out."""
+    function_ids: np.ndarray = field(init=False, repr=False)
+    """`functions` as an int64 array."""
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        ids = np.array(self.functions, np.int64)
+        nvec = np.array([len(ids), *ARGUMENT_TYPES.sizes(self.fmt)], np.int64)
+        position = np.full(len(FUNCTIONS), -1, np.int64)
+        position[ids] = np.arange(len(ids))
+        for name, value in (("nvec", nvec), ("offsets", np.concatenate([[0], np.cumsum(nvec)])),
+                            ("function_arguments", FUNCTION_ARGUMENTS[ids]), ("function_position", position),
+                            ("function_ids", ids)):
+            value.setflags(write=False)
+            set_(self, name, value)
+
+    @classmethod
+    def from_format(cls, fmt: InterfaceFormat, functions: Sequence[int | str | Function] | None = None
+                    ) -> ActionSpec:
+        """The layout for `fmt`, over all functions or over `functions` (ids, names or Functions)."""
+        if functions is None:
+            return cls(fmt, tuple(range(len(FUNCTIONS))))
+        ids = []
+        for f in functions:
+            if isinstance(f, str):
+                if f not in FUNCTIONS:
+                    raise ValueError(f"unknown function {f!r}")
+                f = FUNCTIONS[f]
+            fid = int(f)
+            if not 0 <= fid < len(FUNCTIONS):
+                raise ValueError(f"unknown function id {fid}")
+            ids.append(fid)
+        if not ids or len(set(ids)) != len(ids):
+            raise ValueError("functions must be a non-empty list without repeats")
+        return cls(fmt, tuple(ids))
+
+    @property
+    def total(self) -> int:
+        return int(self.offsets[-1])
+
+    def segment(self, name: str) -> slice:
+        """The slice of a flat mask that belongs to one component."""
+        i = COMPONENT_NAMES.index(name)
+        return slice(int(self.offsets[i]), int(self.offsets[i + 1]))
+
+    def split(self, flat: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The 14 component masks as views of a flat mask (last axis), e.g. for `MultiDiscrete.sample`."""
+        return tuple(flat[..., int(a):int(b)] for a, b in zip(self.offsets[:-1], self.offsets[1:]))
+
+    def conditional_mask(self, flat: np.ndarray, function_index) -> np.ndarray:
+        """Masks given the chosen function component value(s): argument components that function doesn't
+        use are pinned to their value 0 (a one-hot), so they add no entropy. Works on (total,) with an int,
+        or (batch, total) with (batch,) indices; returns a copy."""
+        out = np.array(flat, copy=True)
+        batch = out.reshape(-1, self.total)
+        unused = ~self.function_arguments[np.atleast_1d(np.asarray(function_index))]
+        for a in range(len(ARGUMENT_TYPES)):
+            rows = np.flatnonzero(unused[:, a])
+            if rows.size:
+                start, stop = int(self.offsets[a + 1]), int(self.offsets[a + 2])
+                batch[rows, start:stop] = False
+                batch[rows, start] = True
+        return out
+
+    def to_call(self, vector: Sequence[int] | np.ndarray) -> FunctionCall:
+        """The call a 14-component action vector expresses (components the function doesn't use are ignored)."""
+        vector = np.asarray(vector)
+        if vector.shape != (len(self.nvec),):
+            raise InvalidActionError(f"an action vector has {len(self.nvec)} components; got shape {vector.shape}")
+        position = int(vector[0])
+        if not 0 <= position < len(self.functions):
+            raise InvalidActionError(f"function component {position} is outside 0..{len(self.functions) - 1}")
+        func = FUNCTIONS[self.functions[position]]
+        arguments = []
+        for arg_type in func.args:
+            value = int(vector[arg_type.id + 1])
+            if arg_type.kind == "point":
+                width = arg_type.bounds(self.fmt)[0]
+                arguments.append((value % width, value // width))
+            else:
+                arguments.append((value,))
+        return FunctionCall(func.id, tuple(arguments))
+
+    def to_vector(self, call: FunctionCall) -> np.ndarray:
+        """The 14-component vector of a call; unused components are 0."""
+        position = int(self.function_position[call.function]) if 0 <= call.function < len(FUNCTIONS) else -1
+        if position < 0:
+            raise InvalidActionError(f"function {call.function} is not in this action space")
+        vector = np.zeros(len(self.nvec), np.int64)
+        vector[0] = position
+        for arg_type, value in zip(FUNCTIONS[call.function].args, call.arguments):
+            if arg_type.kind == "point":
+                vector[arg_type.id + 1] = value[1] * arg_type.bounds(self.fmt)[0] + value[0]
+            else:
+                vector[arg_type.id + 1] = value[0]
+        return vector
