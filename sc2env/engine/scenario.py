@@ -57,7 +57,10 @@ class Scenario:
                 if name == "run" and item["run"] not in definition.procedures:
                     raise MapDefinitionError(f"{where}[{n}]: no procedure {item['run']!r}")
                 if name == "spawn":
-                    unit_type_by_name(item["spawn"]["type"])
+                    try:
+                        unit_type_by_name(item["spawn"]["type"])
+                    except KeyError as e:
+                        raise MapDefinitionError(f"{where}[{n}].spawn: {e.args[0]}") from None
 
         actions(definition.setup, "setup")
         for key, body in definition.procedures.items():

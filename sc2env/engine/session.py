@@ -110,7 +110,6 @@ class Session:
         local = request.local_map
         try:
             definition = find_definition(local.map_path, local.map_data)
-            Scenario.validate(definition)
         except KeyError:
             out.error = error.MissingMap
             out.error_details = (f"no built-in mini-game matches {local.map_path!r}; available: "
@@ -118,6 +117,11 @@ class Session:
             return
         except MapDefinitionError as e:
             out.error, out.error_details = error.InvalidMapData, f"{local.map_path or 'map_data'}: {e}"
+            return
+        try:
+            Scenario.validate(definition)
+        except (MapDefinitionError, KeyError, TypeError) as e:
+            out.error, out.error_details = error.InvalidMapData, f"{definition.name}: {e}"
             return
         seed = request.random_seed if request.HasField("random_seed") else None
         self._pending = (definition, seed, request.realtime)

@@ -82,7 +82,7 @@ _TABLE = (
     Ability(3671, "CancelLast", 0, "CancelLast", "Cancel Last", "", 0, Target.NONE, False),
     Ability(3673, "GeneralRallyUnits", 0, "Rally Units", "Rally Units", "", 0, Target.POINT_OR_UNIT, True),
     Ability(3674, "GeneralAttack", 0, "Attack", "Attack", "", 0, Target.POINT_OR_UNIT, True),
-    Ability(3675, "Stimpack", 0, "Stim", "Effect Stim", "", 0, Target.NONE, False),
+    Ability(3675, "GeneralStimpack", 0, "Stim", "Effect Stim", "", 0, Target.NONE, False),
     Ability(3685, "RepairGeneral", 0, "Repair", "Effect Repair", "", 0, Target.UNIT, False),
     Ability(3690, "GeneralRallyWorkers", 0, "Rally Workers", "Rally Workers", "", 0, Target.POINT_OR_UNIT,
             True),

@@ -1,0 +1,116 @@
+"""The protocol state machine and the map-definition interpreter, in process (no sockets)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from s2clientprotocol import sc2api_pb2 as sc_pb
+
+from engine_helpers import create_request, join_request, move_screen, select_rect
+from sc2env.engine.mapdef import MapDefinitionError, builtin_definitions, parse_definition
+
+
+def ask(session, **request) -> sc_pb.Response:
+    return sc_pb.Response.FromString(session.handle(sc_pb.Request(**request).SerializeToString()))
+
+
+def play(session, map_name="MoveToBeacon", map_data=b"", seed=1):
+    create = create_request(map_name, seed)
+    if map_data:
+        create.local_map.map_data = map_data
+    created = ask(session, create_game=create)
+    assert not created.create_game.HasField("error"), created.create_game.error_details
+    assert ask(session, join_game=join_request()).status == sc_pb.in_game
+
+
+def test_beacon_spawn_region_excludes_the_centre_disc_and_keeps_its_distance():
+    definition = parse_definition(builtin_definitions()["MoveToBeacon"])
+    region = definition.regions["beacon_spawn"]
+    points = region.sample(np.random.default_rng(0), 2000)
+    assert (np.hypot(points[:, 0] - 33, points[:, 1] - 28) > 4).all()
+    assert points[:, 0].min() >= 23.5002 and points[:, 1].max() <= 34.5
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_restart_replays_init_and_same_seed_gives_the_same_game(session, seed):
+    from sc2env.engine.session import Session
+
+    traces = []
+    for s in (session, Session()):
+        play(s, "CollectMineralShards", seed=seed)
+        ask(s, action=sc_pb.RequestAction(actions=[select_rect(0, 0, 63, 63), move_screen(5, 5)]))
+        ask(s, step=sc_pb.RequestStep(count=40))
+        obs = ask(s, observation=sc_pb.RequestObservation()).observation
+        traces.append([(u.unit_type, round(u.pos.x, 6), round(u.pos.y, 6)) for u in obs.observation.raw_data.units])
+        restarted = ask(s, restart_game=sc_pb.RequestRestartGame())
+        assert restarted.status == sc_pb.in_game
+        obs = ask(s, observation=sc_pb.RequestObservation()).observation
+        assert obs.observation.game_loop == 0 and obs.observation.player_common.minerals == 0
+        assert len(obs.observation.raw_data.units) == 22
+    assert traces[0] == traces[1]
+
+
+def test_a_definition_sent_as_map_data_is_a_new_mini_game(session):
+    spec = json.loads(builtin_definitions()["MoveToBeacon"])
+    spec.update(name="TwoBeacons", time_limit=64)
+    spec["setup"][1]["spawn"]["count"] = 2
+    spec["triggers"][0]["do"][0] = {"score": {"add": 5}}
+    play(session, "anything", map_data=json.dumps(spec).encode())
+    obs = ask(session, observation=sc_pb.RequestObservation()).observation
+    assert sum(u.unit_type == 317 for u in obs.observation.raw_data.units) == 2
+    done = ask(session, step=sc_pb.RequestStep(count=100))
+    assert done.status == sc_pb.ended and done.step.simulation_loop == 64
+    info = ask(session, game_info=sc_pb.RequestGameInfo()).game_info
+    assert info.map_name == "TwoBeacons"
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"time_limit": -3}, "time_limit"),
+    ({"playable_area": [5, 5, 1, 1]}, "empty rectangle"),
+    ({"setup": [{"teleport_everyone": {}}]}, "unknown action 'teleport_everyone'"),
+    ({"setup": [{"spawn": {"type": "Marines", "owner": 1}}]}, "unknown unit type 'Marines'"),
+    ({"triggers": [{"when": {"sometimes": {}}, "do": []}]}, "triggers[0].when"),
+    ({"format": "something-else"}, "sc2env-minigame/1"),
+])
+def test_broken_definitions_are_rejected_with_the_field_named(session, change, message):
+    spec = json.loads(builtin_definitions()["MoveToBeacon"])
+    spec.update(change)
+    create = create_request("x")
+    create.local_map.map_data = json.dumps(spec).encode()
+    answer = ask(session, create_game=create)
+    assert answer.create_game.error == sc_pb.ResponseCreateGame.InvalidMapData
+    assert message in answer.create_game.error_details and answer.status == sc_pb.launched
+    with pytest.raises(MapDefinitionError):
+        from sc2env.engine.mapdef import parse_definition as parse
+        from sc2env.engine.scenario import Scenario
+
+        Scenario.validate(parse(json.dumps(spec)))
+
+
+def test_realtime_games_advance_with_the_clock(session):
+    create = create_request("MoveToBeacon")
+    create.realtime = True
+    ask(session, create_game=create)
+    ask(session, join_game=join_request())
+    assert "realtime" in ask(session, step=sc_pb.RequestStep(count=8)).error[0]
+    obs = ask(session, observation=sc_pb.RequestObservation(game_loop=6)).observation
+    assert obs.observation.game_loop >= 6
+
+
+def test_render_interface_draws_rgb_and_accepts_render_actions(session):
+    ask(session, create_game=create_request("MoveToBeacon"))
+    join = join_request()
+    join.options.render.resolution.x, join.options.render.resolution.y = 128, 128
+    join.options.render.minimap_resolution.x = join.options.render.minimap_resolution.y = 64
+    ask(session, join_game=join)
+    select = sc_pb.Action()
+    rect = select.action_render.unit_selection_rect.selection_screen_coord.add()
+    rect.p1.x, rect.p1.y = 127, 127
+    assert list(ask(session, action=sc_pb.RequestAction(actions=[select])).action.result) == [1]
+    obs = ask(session, observation=sc_pb.RequestObservation()).observation.observation
+    screen = np.frombuffer(obs.render_data.map.data, np.uint8).reshape(128, 128, 3)
+    assert obs.render_data.map.bits_per_pixel == 24 and obs.ui_data.single.unit.unit_type == 48
+    assert (screen == (150, 255, 150)).all(axis=2).any(), "the selected marine is drawn in light green"
+    assert obs.render_data.minimap.size.x == 64
