@@ -53,6 +53,7 @@ class Controller:
         self._protocol = Protocol()
         self._closed_because: str | None = None
         self._connection: Connection | None = None
+        self._pending: Pending | None = None
         process = self.process
         try:
             self._connection = Connection.open(
@@ -134,12 +135,20 @@ class Controller:
                          game_loop: int | None = None,
                          disable_fog: bool = False) -> sc_pb.ResponseObservation:
         """Action, step(count) and observation pipelined: written together, answered in one round trip."""
-        *_, observation = self.pipeline([
+        return self.begin_act_step_observe(actions, count, game_loop=game_loop,
+                                           disable_fog=disable_fog).finish()[-1]
+
+    def begin_act_step_observe(self, actions: sc_pb.RequestAction | Iterable[sc_pb.Action], count: int = 1,
+                               *, game_loop: int | None = None, disable_fog: bool = False) -> Pending:
+        """act_step_observe() in two halves: send now, `.finish()[-1]` is the observation.
+
+        Lets one thread keep several games busy at once: begin on every game, then finish each.
+        """
+        return self.begin([
             ("action", _action_request(actions)),
             ("step", sc_pb.RequestStep(count=count)),
             ("observation", _observation_request(game_loop, disable_fog)),
         ])
-        return observation
 
     def query(self, request: query_pb2.RequestQuery) -> query_pb2.ResponseQuery:
         return self.request("query", request)
@@ -186,19 +195,36 @@ class Controller:
         Each request is checked against the status before anything is sent. Every answer is read even if
         an earlier one failed, so the connection stays in step; then the first failure is raised.
         """
+        return self.begin(requests).finish()
+
+    def begin(self, requests: Sequence[tuple[str, Message]]) -> Pending:
+        """The sending half of pipeline(): write the requests now, read the answers with `.finish()`.
+
+        Until then no other request may be sent on this Controller.
+        """
         self._require_open()
-        if not requests:
-            return []
+        if self._pending is not None:
+            raise errors.ProtocolError(
+                f"{self.url} still has unanswered requests ({', '.join(self._pending.kinds)}): call .finish() "
+                "on the Pending that begin() returned before sending more.")
         made = [self._protocol.make_request(kind, message) for kind, message in requests]
-        sent_status = self._protocol.status
-        first_kind = requests[0][0]
+        pending = Pending(self, made, [kind for kind, _ in requests], self._protocol.status)
+        if not requests:
+            return pending
         try:
             self._connection.send([request.SerializeToString() for request in made])
         except Dropped as error:
-            raise self._lost(first_kind, str(error)) from None
+            raise self._lost(requests[0][0], str(error)) from None
+        self._pending = pending
+        return pending
+
+    def _finish(self, pending: Pending) -> list:
+        if pending.answers is not None:
+            return pending.answers
+        self._pending = None
         answers: list = []
         failure: errors.SC2EnvError | None = None
-        for request, (kind, _) in zip(made, requests, strict=True):
+        for request, kind in zip(pending.made, pending.kinds, strict=True):
             timeout_s = self.timeouts.get(kind, self.timeout_s)
             try:
                 data = self._connection.receive(timeout_s)
@@ -207,13 +233,14 @@ class Controller:
             except Dropped as error:
                 raise self._lost(kind, str(error)) from None
             try:
-                answers.append(self._protocol.read_response(request, data, sent_status))
+                answers.append(self._protocol.read_response(request, data, pending.sent_status))
             except (errors.ProtocolError, errors.RequestError) as error:
                 failure = failure or error
                 answers.append(None)
             except errors.ConnectionError as error:
                 self._close(f"an answer out of step ({error})", graceful=False)
                 raise
+        pending.answers = answers
         if failure is not None:
             raise failure
         return answers
@@ -269,6 +296,21 @@ class Controller:
         else:
             state = "the game may have crashed or closed the connection"
         return errors.ConnectionError(f"Lost the connection to {self.url} during `{kind}` ({how}); {state}.")
+
+
+class Pending:
+    """Requests written by Controller.begin() whose answers are still to be read."""
+
+    def __init__(self, controller: Controller, made: list, kinds: list[str], sent_status: int):
+        self.controller = controller
+        self.made = made
+        self.kinds = kinds
+        self.sent_status = sent_status
+        self.answers: list | None = None if made else []
+
+    def finish(self) -> list:
+        """Read the answers in order (once; later calls return them again); raises like pipeline()."""
+        return self.controller._finish(self)
 
 
 def _action_request(actions: sc_pb.RequestAction | Iterable[sc_pb.Action]) -> sc_pb.RequestAction:

@@ -95,3 +95,20 @@ def test_builtin_engine_plays_pipelined_steps_and_quits(start):
     assert raised.value.request == "create_game" and raised.value.error
     ctrl.quit()
     assert process.wait(10) is not None  # it exits by itself on quit
+
+
+def test_begin_and_finish_keep_two_engines_busy_at_once(start):
+    controllers = [Controller(start(engine="builtin")) for _ in range(2)]
+    for ctrl in controllers:
+        move_to_beacon(ctrl)
+        ctrl.observation()
+    # Both games get their requests before either answer is read.
+    pending = [ctrl.begin_act_step_observe([], 8) for ctrl in controllers]
+    with pytest.raises(errors.ProtocolError, match="unanswered requests"):
+        controllers[0].ping()
+    loops = [p.finish()[-1].observation.game_loop for p in pending]
+    assert loops == [8, 8]
+    assert pending[0].finish()[-1].observation.game_loop == 8  # answers are kept, not read twice
+    assert controllers[0].ping().base_build == 75689  # the connection is free again
+    for ctrl in controllers:
+        ctrl.quit()
