@@ -7,7 +7,8 @@ Facts come from two places, and nothing else is taken from them:
     where a screen function may be aimed, and the unit types that hold minerals or vespene.
 
 Usage (from the repository root, with pysc2_evolved installed):
-    python tools/gen_function_table.py [--data ../shared/realdata/python-sc2_2000AtmospheresAIE.data.pb.xz]
+    python tools/gen_function_table.py [--data FILE.data.pb.xz ...]   (default: every ResponseData in
+    ../shared/realdata; ability targets come from the first, scales and resources from all of them)
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ import pathlib
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 OUT = ROOT / "sc2env" / "interface" / "function_table.py"
-DEFAULT_DATA = ROOT.parent / "shared" / "realdata" / "python-sc2_2000AtmospheresAIE.data.pb.xz"
+REALDATA = ROOT.parent / "shared" / "realdata"
+DEFAULT_DATA = [REALDATA / "python-sc2_2000AtmospheresAIE.data.pb.xz",
+                *sorted(p for p in REALDATA.glob("*.data.pb.xz") if "2000Atmospheres" not in p.name)]
 
 # PySC2 names its action constructors; sc2env names the function kinds.
 KINDS = {
@@ -86,18 +89,22 @@ def wrapped(numbers: list[int], width: int = 100) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=pathlib.Path, default=DEFAULT_DATA, help="a ResponseData .pb.xz")
+    parser.add_argument("--data", type=pathlib.Path, nargs="+", default=DEFAULT_DATA,
+                        help="ResponseData .pb.xz files")
     args = parser.parse_args()
 
     from pysc2_evolved.lib import actions as pysc2_actions
     from s2clientprotocol import data_pb2
     from s2clientprotocol import sc2api_pb2 as sc_pb
 
-    data = sc_pb.ResponseData.FromString(lzma.open(args.data).read())
-    targets = {a.ability_id: data_pb2.AbilityData.Target.Name(a.target) for a in data.abilities}
-    resources = sorted(u.unit_id for u in data.units if u.has_minerals or u.has_vespene)
-    unit_type_scale = max(u.unit_id for u in data.units) + 1
-    buff_scale = max(b.buff_id for b in data.buffs) + 1
+    datas = []
+    for path in args.data:
+        with lzma.open(path) as compressed:
+            datas.append(sc_pb.ResponseData.FromString(compressed.read()))
+    targets = {a.ability_id: data_pb2.AbilityData.Target.Name(a.target) for a in datas[0].abilities}
+    resources = sorted({u.unit_id for d in datas for u in d.units if u.has_minerals or u.has_vespene})
+    unit_type_scale = max(u.unit_id for d in datas for u in d.units) + 1
+    buff_scale = max(b.buff_id for d in datas for b in d.buffs) + 1
 
     rows = []
     for f in sorted(pysc2_actions.FUNCTIONS, key=lambda f: int(f.id)):
@@ -125,7 +132,7 @@ RESOURCE_UNIT_TYPES: frozenset[int] = frozenset((
 {wrapped(resources)}
 ))
 
-# One more than the largest unit type id and buff id in {args.data.name}:
+# One more than the largest unit type id and buff id in the recorded ResponseData of several game builds:
 # the `scale` of the unit_type and buffs layers.
 UNIT_TYPE_SCALE = {unit_type_scale}
 BUFF_SCALE = {buff_scale}

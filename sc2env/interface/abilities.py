@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Mapping
 
 from sc2env.interface.functions import FUNCTIONS, Function, FunctionKind
 

@@ -8,8 +8,8 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.errors import InvalidActionError
 from sc2env.interface.abilities import ABILITY_INDEX
-from sc2env.interface.functions import FUNCTIONS, Function, FunctionCall, FunctionKind
 from sc2env.interface.format import InterfaceFormat
+from sc2env.interface.functions import FUNCTIONS, Function, FunctionCall, FunctionKind
 
 if TYPE_CHECKING:
     from sc2env.interface.masks import ActionMasks

@@ -588,7 +588,7 @@ RESOURCE_UNIT_TYPES: frozenset[int] = frozenset((
     887, 1943, 1994, 1995, 1996, 1997, 1998,
 ))
 
-# One more than the largest unit type id and buff id in python-sc2_2000AtmospheresAIE.data.pb.xz:
+# One more than the largest unit type id and buff id in the recorded ResponseData of several game builds:
 # the `scale` of the unit_type and buffs layers.
 UNIT_TYPE_SCALE = 2057
-BUFF_SCALE = 304
+BUFF_SCALE = 308

@@ -11,7 +11,13 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2env.errors import InvalidActionError
 from sc2env.interface.abilities import AbilityIndex
 from sc2env.interface.arguments import ARGUMENT_TYPES
-from sc2env.interface.functions import FUNCTION_ARGUMENTS, FUNCTION_TARGETS, FUNCTIONS, FunctionCall, TargetClass
+from sc2env.interface.functions import (
+    FUNCTION_ARGUMENTS,
+    FUNCTION_TARGETS,
+    FUNCTIONS,
+    FunctionCall,
+    TargetClass,
+)
 from sc2env.interface.spec import ARGUMENT_NAMES, ActionSpec
 
 _F = FUNCTIONS
@@ -69,7 +75,7 @@ class ActionMasks:
     to value 0. Masks are bool; `flat.view(np.int8)` gives Gymnasium's int8 without a copy.
     """
 
-    __slots__ = ("spec", "flat", "target_masks")
+    __slots__ = ("flat", "spec", "target_masks")
 
     def __init__(self, spec: ActionSpec, flat: np.ndarray, target_masks: np.ndarray | None = None):
         self.spec = spec

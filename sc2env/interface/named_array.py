@@ -7,8 +7,15 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from sc2env.interface.columns import (FeatureUnit, Player, ProductionQueue, ScoreByCategory, ScoreByVital,
-                                      ScoreCumulative, UnitLayer)
+from sc2env.interface.columns import (
+    FeatureUnit,
+    Player,
+    ProductionQueue,
+    ScoreByCategory,
+    ScoreByVital,
+    ScoreCumulative,
+    UnitLayer,
+)
 from sc2env.interface.layers import MINIMAP_NAMES, SCREEN_NAMES
 
 

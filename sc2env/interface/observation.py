@@ -14,15 +14,30 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.interface.abilities import ABILITY_INDEX
 from sc2env.interface.actions import decode_action
-from sc2env.interface.columns import (FeatureUnit, Player, ScoreByCategory, ScoreByVital, ScoreCategories,
-                                      ScoreCumulative, ScoreVitals)
+from sc2env.interface.columns import (
+    Player,
+    ScoreByCategory,
+    ScoreByVital,
+    ScoreCategories,
+    ScoreCumulative,
+    ScoreVitals,
+)
 from sc2env.interface.format import InterfaceFormat
 from sc2env.interface.functions import Function
 from sc2env.interface.layers import MINIMAP_LAYERS, SCREEN_LAYERS, decode_layers, rgb_array
 from sc2env.interface.masks import ActionMasks, MaskBuilder, UiCounts, available_function_ids
-from sc2env.interface.named_array import (FeatureUnitTable, MinimapLayers, NamedArray, PlayerArray,
-                                          ProductionTable, ScoreByCategoryArray, ScoreByVitalArray,
-                                          ScoreCumulativeArray, ScreenLayers, UnitTable)
+from sc2env.interface.named_array import (
+    FeatureUnitTable,
+    MinimapLayers,
+    NamedArray,
+    PlayerArray,
+    ProductionTable,
+    ScoreByCategoryArray,
+    ScoreByVitalArray,
+    ScoreCumulativeArray,
+    ScreenLayers,
+    UnitTable,
+)
 from sc2env.interface.spec import ActionSpec
 from sc2env.interface.target_masks import TargetMasker
 from sc2env.interface.transforms import CoordinateTransforms, Linear2D, MapInfo

@@ -9,8 +9,8 @@ import numpy as np
 
 from sc2env.errors import InvalidActionError
 from sc2env.interface.arguments import ARGUMENT_TYPES
-from sc2env.interface.functions import FUNCTION_ARGUMENTS, FUNCTIONS, Function, FunctionCall
 from sc2env.interface.format import InterfaceFormat
+from sc2env.interface.functions import FUNCTION_ARGUMENTS, FUNCTIONS, Function, FunctionCall
 
 ARGUMENT_NAMES: tuple[str, ...] = tuple(t.name for t in ARGUMENT_TYPES)
 COMPONENT_NAMES: tuple[str, ...] = ("function", *ARGUMENT_NAMES)
