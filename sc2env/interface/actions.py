@@ -50,28 +50,39 @@ def validate_call(call: FunctionCall, fmt: InterfaceFormat, masks: ActionMasks |
     that every argument value is allowed by its value mask.
     """
     if not 0 <= call.function < len(FUNCTIONS):
-        raise InvalidActionError(f"unknown function id {call.function}; ids run from 0 to {len(FUNCTIONS) - 1}")
+        raise InvalidActionError(
+            f"unknown function id {call.function}; ids run from 0 to {len(FUNCTIONS) - 1}"
+        )
     func = FUNCTIONS[call.function]
     if len(call.arguments) != len(func.args):
         wanted = ", ".join(a.name for a in func.args) or "no arguments"
-        raise InvalidActionError(f"{func.name} takes {len(func.args)} argument(s) ({wanted}); "
-                                 f"got {len(call.arguments)}: {call.arguments!r}")
+        raise InvalidActionError(
+            f"{func.name} takes {len(func.args)} argument(s) ({wanted}); "
+            f"got {len(call.arguments)}: {call.arguments!r}"
+        )
     for arg_type, value in zip(func.args, call.arguments):
         bounds = arg_type.bounds(fmt)
         if len(value) != len(bounds):
-            raise InvalidActionError(f"{func.name}: {arg_type.name} takes {len(bounds)} value(s); got {value!r}")
+            raise InvalidActionError(
+                f"{func.name}: {arg_type.name} takes {len(bounds)} value(s); got {value!r}"
+            )
         if not all(0 <= v < b for v, b in zip(value, bounds)):
             if arg_type.kind == "point":
                 raise InvalidActionError(
                     f"{func.name} needs a {arg_type.space} point; ({value[0]}, {value[1]}) is outside "
-                    f"{bounds[0]}×{bounds[1]}")
-            raise InvalidActionError(f"{func.name}: {arg_type.name} must be in 0..{bounds[0] - 1}; got {value[0]}")
+                    f"{bounds[0]}×{bounds[1]}"
+                )
+            raise InvalidActionError(
+                f"{func.name}: {arg_type.name} must be in 0..{bounds[0] - 1}; got {value[0]}"
+            )
     if masks is not None:
         masks.check(call)
     return func
 
 
-def encode_action(call: FunctionCall | Any, fmt: InterfaceFormat, masks: ActionMasks | None = None) -> sc_pb.Action:
+def encode_action(
+    call: FunctionCall | Any, fmt: InterfaceFormat, masks: ActionMasks | None = None
+) -> sc_pb.Action:
     """The `Action` proto for a call; `no_op` is an empty Action. See `validate_call` for the checks."""
     call = as_function_call(call)
     func = validate_call(call, fmt, masks)
@@ -159,8 +170,10 @@ def decode_action(action: sc_pb.Action, fmt: InterfaceFormat) -> FunctionCall | 
             if not select.selection_screen_coord:
                 return None
             rect = select.selection_screen_coord[0]
-            return FunctionCall(FUNCTIONS.select_rect.id,
-                                ((int(select.selection_add),), (rect.p0.x, rect.p0.y), (rect.p1.x, rect.p1.y)))
+            return FunctionCall(
+                FUNCTIONS.select_rect.id,
+                ((int(select.selection_add),), (rect.p0.x, rect.p0.y), (rect.p1.x, rect.p1.y)),
+            )
         if field == "unit_command":
             command = spatial.unit_command
             queued = (int(command.queue_command),)

@@ -102,7 +102,7 @@ class ScoreVitals(enum.IntEnum):
 
 
 class FeatureUnit(enum.IntEnum):
-    """Columns of feature_units (x, y in screen pixels) and raw_units (x, y in world units from the top-left)."""
+    """Columns of feature_units (x, y: screen pixels) and raw_units (x, y: world units from the top-left)."""
 
     unit_type = 0
     alliance = 1
@@ -151,4 +151,3 @@ class FeatureUnit(enum.IntEnum):
     attack_upgrade_level = 43
     armor_upgrade_level = 44
     shield_upgrade_level = 45
-

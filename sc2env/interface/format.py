@@ -1,4 +1,4 @@
-"""The agent interface format: resolutions and options, the `InterfaceOptions` they imply, and the echo check."""
+"""The agent interface format: resolutions and options, the `InterfaceOptions` they imply, the echo check."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ class InterfaceFormat:
     show_burrowed_shadows: bool = False
     show_placeholders: bool = False
     hide_specific_actions: bool = True
-    """Offer and report general functions (Attack_screen) in place of their specific forms (Attack_Attack_screen)."""
+    """Offer and report general functions (Attack_screen) instead of specific ones (Attack_Attack_screen)."""
     max_selected_units: int = 64
     """Rows of the padded multi-select array, and the number of values of the select_unit_id argument."""
     max_cargo: int = 16
@@ -76,16 +76,22 @@ class InterfaceFormat:
             raise ValueError("an InterfaceFormat needs feature layers (screen_size) or RGB (rgb_screen_size)")
         if self.action_space is None:
             if features and rgb:
-                raise ValueError("with both feature layers and RGB on, choose action_space='features' or 'rgb'")
+                raise ValueError(
+                    "with both feature layers and RGB on, choose action_space='features' or 'rgb'"
+                )
             set_(self, "action_space", "features" if features else "rgb")
         if self.action_space not in ("features", "rgb"):
             raise ValueError(f"action_space must be 'features' or 'rgb', got {self.action_space!r}")
         if (self.action_space == "features" and not features) or (self.action_space == "rgb" and not rgb):
             raise ValueError(f"action_space={self.action_space!r} needs that observation to be on")
-        if rgb and (self.rgb_screen_size[0] < self.rgb_minimap_size[0]
-                    or self.rgb_screen_size[1] < self.rgb_minimap_size[1]):
-            raise ValueError(f"the RGB screen {self.rgb_screen_size} can't be smaller than its minimap "
-                             f"{self.rgb_minimap_size}")
+        if rgb and (
+            self.rgb_screen_size[0] < self.rgb_minimap_size[0]
+            or self.rgb_screen_size[1] < self.rgb_minimap_size[1]
+        ):
+            raise ValueError(
+                f"the RGB screen {self.rgb_screen_size} can't be smaller than its minimap "
+                f"{self.rgb_minimap_size}"
+            )
         if self.camera_width <= 0:
             raise ValueError(f"camera_width must be positive, got {self.camera_width}")
         if self.max_selected_units < 1 or self.max_cargo < 1:
@@ -111,9 +117,14 @@ class InterfaceFormat:
     def to_interface_options(self) -> sc_pb.InterfaceOptions:
         """The `InterfaceOptions` to send in `RequestJoinGame`."""
         options = sc_pb.InterfaceOptions(
-            raw=self.raw, score=True, show_cloaked=self.show_cloaked,
-            show_burrowed_shadows=self.show_burrowed_shadows, show_placeholders=self.show_placeholders,
-            raw_affects_selection=True, raw_crop_to_playable_area=False)
+            raw=self.raw,
+            score=True,
+            show_cloaked=self.show_cloaked,
+            show_burrowed_shadows=self.show_burrowed_shadows,
+            show_placeholders=self.show_placeholders,
+            raw_affects_selection=True,
+            raw_crop_to_playable_area=False,
+        )
         if self.screen_size is not None:
             layer = options.feature_layer
             layer.width = self.camera_width
@@ -139,22 +150,30 @@ class InterfaceFormat:
         compare("feature layers", self.screen_size is not None, layer is not None)
         if layer is not None and self.screen_size is not None:
             compare("screen size", self.screen_size, (layer.resolution.x, layer.resolution.y))
-            compare("minimap size", self.minimap_size, (layer.minimap_resolution.x, layer.minimap_resolution.y))
+            compare(
+                "minimap size", self.minimap_size, (layer.minimap_resolution.x, layer.minimap_resolution.y)
+            )
             compare("camera width", float(self.camera_width), float(layer.width))
             compare("crop_to_playable_area", self.crop_to_playable_area, layer.crop_to_playable_area)
         render = echo.render if echo.HasField("render") else None
         compare("RGB", self.rgb_screen_size is not None, render is not None)
         if render is not None and self.rgb_screen_size is not None:
             compare("RGB screen size", self.rgb_screen_size, (render.resolution.x, render.resolution.y))
-            compare("RGB minimap size", self.rgb_minimap_size,
-                    (render.minimap_resolution.x, render.minimap_resolution.y))
+            compare(
+                "RGB minimap size",
+                self.rgb_minimap_size,
+                (render.minimap_resolution.x, render.minimap_resolution.y),
+            )
         if self.raw and not echo.raw:
-            problems.append("raw data: asked for it (feature units, raw units or camera position), "
-                            "the game has it off")
+            problems.append(
+                "raw data: asked for it (feature units, raw units or camera position), the game has it off"
+            )
         if problems:
-            raise ProtocolError("the game's interface options differ from the InterfaceFormat ("
-                                + "; ".join(problems)
-                                + "); join the game with InterfaceFormat.to_interface_options()")
+            raise ProtocolError(
+                "the game's interface options differ from the InterfaceFormat ("
+                + "; ".join(problems)
+                + "); join the game with InterfaceFormat.to_interface_options()"
+            )
 
 
 def _show(value: object) -> str:

@@ -56,7 +56,9 @@ KIND_ARGUMENTS: dict[FunctionKind, tuple[str, ...]] = {
 }
 """The argument types each kind takes, in call order."""
 
-ABILITY_KINDS = frozenset({FunctionKind.QUICK, FunctionKind.SCREEN, FunctionKind.MINIMAP, FunctionKind.AUTOCAST})
+ABILITY_KINDS = frozenset(
+    {FunctionKind.QUICK, FunctionKind.SCREEN, FunctionKind.MINIMAP, FunctionKind.AUTOCAST}
+)
 
 
 class TargetClass(enum.IntEnum):
@@ -72,7 +74,7 @@ class TargetClass(enum.IntEnum):
 
 @dataclass(frozen=True, eq=False)
 class Function:
-    """One function of the table. Call it to build a `FunctionCall`: `FUNCTIONS.Move_screen("now", (3, 4))`."""
+    """One function of the table; call it for a `FunctionCall`: `FUNCTIONS.Move_screen("now", (3, 4))`."""
 
     id: int
     name: str
@@ -149,8 +151,9 @@ def _function(row: tuple[int, str, str, int, int, str]) -> Function:
     fid, name, kind, ability_id, general_id, target = row
     kind_ = FunctionKind(kind)
     args = tuple(getattr(ARGUMENT_TYPES, a) for a in KIND_ARGUMENTS[kind_])
-    return Function(fid, name, kind_, ability_id, general_id, args,
-                    TargetClass[target.upper()] if target else None)
+    return Function(
+        fid, name, kind_, ability_id, general_id, args, TargetClass[target.upper()] if target else None
+    )
 
 
 FUNCTIONS = Functions([_function(row) for row in FUNCTION_TABLE])
@@ -191,8 +194,10 @@ class FunctionCall(NamedTuple):
         arguments = tuple(arguments)
         if len(arguments) != len(func.args):
             wanted = ", ".join(a.name for a in func.args) or "no arguments"
-            raise InvalidActionError(f"{func.name} takes {len(func.args)} argument(s) ({wanted}); "
-                                     f"got {len(arguments)}: {arguments!r}")
+            raise InvalidActionError(
+                f"{func.name} takes {len(func.args)} argument(s) ({wanted}); "
+                f"got {len(arguments)}: {arguments!r}"
+            )
         return cls(func.id, tuple(_normalise(func, t, v) for t, v in zip(func.args, arguments)))
 
     @property
@@ -228,8 +233,9 @@ def _normalise(func: Function, arg_type: ArgumentType, value: object) -> tuple[i
         try:
             x, y = (float(v) for v in value)  # type: ignore[union-attr]
         except (TypeError, ValueError):
-            raise InvalidActionError(f"{func.name} needs a {arg_type.space} point (x, y) for {arg_type.name}; "
-                                     f"got {value!r}") from None
+            raise InvalidActionError(
+                f"{func.name} needs a {arg_type.space} point (x, y) for {arg_type.name}; got {value!r}"
+            ) from None
         return int(np.floor(x)), int(np.floor(y))
     if isinstance(value, (list, tuple, np.ndarray)) and len(value) == 1:
         value = value[0]
@@ -238,19 +244,24 @@ def _normalise(func: Function, arg_type: ArgumentType, value: object) -> tuple[i
             return (int(arg_type.values[value]),)
         except KeyError:
             names = ", ".join(v.name for v in arg_type.values)
-            raise InvalidActionError(f"{func.name}: {arg_type.name} must be one of {names}; "
-                                     f"got {value!r}") from None
+            raise InvalidActionError(
+                f"{func.name}: {arg_type.name} must be one of {names}; got {value!r}"
+            ) from None
     if isinstance(value, (bool, np.bool_)):
         value = int(value)
     if not isinstance(value, numbers.Integral):
-        raise InvalidActionError(f"{func.name}: {arg_type.name} must be an int"
-                                 f"{' or a name' if arg_type.values else ''}; got {value!r}")
+        raise InvalidActionError(
+            f"{func.name}: {arg_type.name} must be an int"
+            f"{' or a name' if arg_type.values else ''}; got {value!r}"
+        )
     value = int(value)
     if arg_type.size is not None and not 0 <= value < arg_type.size:
         if arg_type.values is not None:
             allowed = ", ".join(f"{v.value}={v.name}" for v in arg_type.values)
             raise InvalidActionError(f"{func.name}: {arg_type.name} must be one of {allowed}; got {value}")
-        raise InvalidActionError(f"{func.name}: {arg_type.name} must be in 0..{arg_type.size - 1}; got {value}")
+        raise InvalidActionError(
+            f"{func.name}: {arg_type.name} must be in 0..{arg_type.size - 1}; got {value}"
+        )
     if value < 0:
         raise InvalidActionError(f"{func.name}: {arg_type.name} can't be negative; got {value}")
     return (value,)

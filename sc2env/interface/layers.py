@@ -32,50 +32,54 @@ def _table(rows: tuple[tuple[str, int, int, bool, str], ...]) -> tuple[Layer, ..
     return tuple(Layer(i, *row) for i, row in enumerate(rows))  # type: ignore[arg-type]
 
 
-SCREEN_LAYERS = _table((
-    ("height_map", 8, 256, False, "height"),
-    ("visibility_map", 8, 4, True, "visibility"),
-    ("creep", 1, 2, True, "binary"),
-    ("power", 1, 2, True, "binary"),
-    ("player_id", 8, 17, True, "player_id"),
-    ("player_relative", 8, 5, True, "player_relative"),
-    ("unit_type", 32, UNIT_TYPE_SCALE, True, "categorical"),
-    ("selected", 1, 2, True, "binary"),
-    ("unit_hit_points", 32, 1600, False, "hot"),
-    ("unit_hit_points_ratio", 8, 256, False, "hot"),
-    ("unit_energy", 32, 1000, False, "hot"),
-    ("unit_energy_ratio", 8, 256, False, "hot"),
-    ("unit_shields", 32, 1000, False, "hot"),
-    ("unit_shields_ratio", 8, 256, False, "hot"),
-    ("unit_density", 8, 16, False, "hot"),
-    ("unit_density_aa", 8, 256, False, "hot"),
-    ("effects", 8, 16, True, "categorical"),
-    ("hallucinations", 1, 2, True, "binary"),
-    ("cloaked", 1, 2, True, "binary"),
-    ("blip", 1, 2, True, "binary"),
-    ("buffs", 32, BUFF_SCALE, True, "categorical"),
-    ("buff_duration", 8, 256, False, "hot"),
-    ("active", 1, 2, True, "binary"),
-    ("build_progress", 8, 256, False, "hot"),
-    ("pathable", 1, 2, True, "binary"),
-    ("buildable", 1, 2, True, "binary"),
-    ("placeholder", 1, 2, True, "binary"),
-))
+SCREEN_LAYERS = _table(
+    (
+        ("height_map", 8, 256, False, "height"),
+        ("visibility_map", 8, 4, True, "visibility"),
+        ("creep", 1, 2, True, "binary"),
+        ("power", 1, 2, True, "binary"),
+        ("player_id", 8, 17, True, "player_id"),
+        ("player_relative", 8, 5, True, "player_relative"),
+        ("unit_type", 32, UNIT_TYPE_SCALE, True, "categorical"),
+        ("selected", 1, 2, True, "binary"),
+        ("unit_hit_points", 32, 1600, False, "hot"),
+        ("unit_hit_points_ratio", 8, 256, False, "hot"),
+        ("unit_energy", 32, 1000, False, "hot"),
+        ("unit_energy_ratio", 8, 256, False, "hot"),
+        ("unit_shields", 32, 1000, False, "hot"),
+        ("unit_shields_ratio", 8, 256, False, "hot"),
+        ("unit_density", 8, 16, False, "hot"),
+        ("unit_density_aa", 8, 256, False, "hot"),
+        ("effects", 8, 16, True, "categorical"),
+        ("hallucinations", 1, 2, True, "binary"),
+        ("cloaked", 1, 2, True, "binary"),
+        ("blip", 1, 2, True, "binary"),
+        ("buffs", 32, BUFF_SCALE, True, "categorical"),
+        ("buff_duration", 8, 256, False, "hot"),
+        ("active", 1, 2, True, "binary"),
+        ("build_progress", 8, 256, False, "hot"),
+        ("pathable", 1, 2, True, "binary"),
+        ("buildable", 1, 2, True, "binary"),
+        ("placeholder", 1, 2, True, "binary"),
+    )
+)
 """The 27 screen layers, in PySC2's order (the order of `Observation.feature_screen`)."""
 
-MINIMAP_LAYERS = _table((
-    ("height_map", 8, 256, False, "height"),
-    ("visibility_map", 8, 4, True, "visibility"),
-    ("creep", 1, 2, True, "binary"),
-    ("camera", 1, 2, True, "binary"),
-    ("player_id", 8, 17, True, "player_id"),
-    ("player_relative", 8, 5, True, "player_relative"),
-    ("selected", 1, 2, True, "binary"),
-    ("unit_type", 32, UNIT_TYPE_SCALE, True, "categorical"),  # sent only with allow_cheating_layers
-    ("alerts", 8, 2, True, "binary"),  # spatial.proto says 1 bit; the real game sends 8
-    ("pathable", 1, 2, True, "binary"),
-    ("buildable", 1, 2, True, "binary"),
-))
+MINIMAP_LAYERS = _table(
+    (
+        ("height_map", 8, 256, False, "height"),
+        ("visibility_map", 8, 4, True, "visibility"),
+        ("creep", 1, 2, True, "binary"),
+        ("camera", 1, 2, True, "binary"),
+        ("player_id", 8, 17, True, "player_id"),
+        ("player_relative", 8, 5, True, "player_relative"),
+        ("selected", 1, 2, True, "binary"),
+        ("unit_type", 32, UNIT_TYPE_SCALE, True, "categorical"),  # sent only with allow_cheating_layers
+        ("alerts", 8, 2, True, "binary"),  # spatial.proto says 1 bit; the real game sends 8
+        ("pathable", 1, 2, True, "binary"),
+        ("buildable", 1, 2, True, "binary"),
+    )
+)
 """The 11 minimap layers, in PySC2's order (the order of `Observation.feature_minimap`)."""
 
 SCREEN_NAMES = {layer.name: layer.index for layer in SCREEN_LAYERS}
@@ -112,8 +116,10 @@ def rgb_array(image, what: str) -> np.ndarray | None:
     if width == 0 or height == 0:
         return None
     if image.bits_per_pixel != 24 or len(image.data) != width * height * 3:
-        raise ProtocolError(f"{what} should be {width}×{height} at 24 bits; got {image.bits_per_pixel} bits "
-                            f"and {len(image.data)} bytes")
+        raise ProtocolError(
+            f"{what} should be {width}×{height} at 24 bits; got {image.bits_per_pixel} bits "
+            f"and {len(image.data)} bytes"
+        )
     return np.frombuffer(image.data, np.uint8).reshape(height, width, 3)
 
 
@@ -139,8 +145,10 @@ def decode_layers(renders, size: tuple[int, int], out: np.ndarray | None = None)
         if image_size.x != width or image_size.y != height:
             if image_size.x == 0 or image_size.y == 0:
                 continue
-            raise ProtocolError(f"{what} layer {field.name} is {image_size.x}×{image_size.y}, but the "
-                                f"interface format asks for {width}×{height}")
+            raise ProtocolError(
+                f"{what} layer {field.name} is {image_size.x}×{image_size.y}, but the "
+                f"interface format asks for {width}×{height}"
+            )
         missing.discard(index)
         indices, chunks = by_bits.setdefault(image.bits_per_pixel, ([], []))
         indices.append(index)
@@ -150,8 +158,10 @@ def decode_layers(renders, size: tuple[int, int], out: np.ndarray | None = None)
     for bits, (indices, chunks) in by_bits.items():
         dtype = _DTYPES.get(bits)
         if dtype is None:
-            raise ProtocolError(f"{what} layer {layers[indices[0]].name} has {bits} bits per pixel; "
-                                "feature layers use 1, 8, 16 or 32")
+            raise ProtocolError(
+                f"{what} layer {layers[indices[0]].name} has {bits} bits per pixel; "
+                "feature layers use 1, 8, 16 or 32"
+            )
         per_layer = (n + 7) // 8 if bits == 1 else n * bits // 8
         joined = b"".join(chunks)
         if len(joined) != per_layer * len(chunks) or (bits == 1 and n % 8):
@@ -204,7 +214,7 @@ def palette(layer: Layer) -> np.ndarray:
     if layer.palette == "hot":  # black, red, yellow, white
         channels = [np.clip(3 * ramp, 0, 1), np.clip(3 * ramp - 1, 0, 1), np.clip(3 * ramp - 2, 0, 1)]
         return (255 * np.stack(channels, 1)).astype(np.uint8)
-    # player_id and categorical: fixed pseudo-random bright colours (the same on screen and minimap); 0 is black
+    # player_id and categorical: fixed pseudo-random bright colours (same on screen and minimap); 0 is black
     colours = np.random.default_rng(n).integers(60, 256, (n, 3)).astype(np.uint8)
     colours[0] = 0
     return colours

@@ -23,15 +23,20 @@ from sc2env.interface.spec import ARGUMENT_NAMES, ActionSpec
 _F = FUNCTIONS
 _ALWAYS = (_F.no_op.id, _F.move_camera.id, _F.select_point.id, _F.select_rect.id, _F.select_control_group.id)
 # UI functions that need something on the UI: (function, player_common field or ui panel).
-_PLAYER_GATED = ((_F.select_idle_worker.id, "idle_worker_count"), (_F.select_army.id, "army_count"),
-                 (_F.select_warp_gates.id, "warp_gate_count"), (_F.select_larva.id, "larva_count"))
+_PLAYER_GATED = (
+    (_F.select_idle_worker.id, "idle_worker_count"),
+    (_F.select_army.id, "army_count"),
+    (_F.select_warp_gates.id, "warp_gate_count"),
+    (_F.select_larva.id, "larva_count"),
+)
 _PANEL_GATED = {"multi": _F.select_unit.id, "cargo": _F.unload.id, "production": _F.build_queue.id}
 _TARGET_FUNCTIONS = np.stack([FUNCTION_TARGETS == c for c in TargetClass])  # (classes, functions) bool
 _A = {name: i for i, name in enumerate(ARGUMENT_NAMES)}
 
 
-def available_function_ids(observation: sc_pb.Observation, index: AbilityIndex,
-                           on_unmatched: Callable[[int, bool], None]) -> list[int]:
+def available_function_ids(
+    observation: sc_pb.Observation, index: AbilityIndex, on_unmatched: Callable[[int, bool], None]
+) -> list[int]:
     """PySC2's available_actions, sorted: UI functions by UI state, ability functions by the abilities
     the game reports. An ability no function matches is passed to `on_unmatched` and skipped."""
     ids = list(_ALWAYS)
@@ -128,8 +133,10 @@ class ActionMasks:
         if position < 0:
             raise InvalidActionError(f"{func.name} is not in this action space")
         if not self.flat[position]:
-            raise InvalidActionError(f"{func.name} is not available now; available: "
-                                     + ", ".join(FUNCTIONS[int(i)].name for i in self.available_function_ids))
+            raise InvalidActionError(
+                f"{func.name} is not available now; available: "
+                + ", ".join(FUNCTIONS[int(i)].name for i in self.available_function_ids)
+            )
         conditional = self.for_function(call.function)
         for arg_type, value in zip(func.args, call.arguments):
             segment = self.spec.segment(arg_type.name)
@@ -149,20 +156,27 @@ class MaskBuilder:
         self.spec = spec
         self._segments = [(int(a), int(b)) for a, b in zip(spec.offsets[1:-1], spec.offsets[2:])]
         self._all_functions = spec.functions == tuple(range(len(FUNCTIONS)))
-        self._argument_bits = (spec.function_arguments.astype(np.int64) << np.arange(len(ARGUMENT_TYPES))).sum(1)
+        self._argument_bits = (
+            spec.function_arguments.astype(np.int64) << np.arange(len(ARGUMENT_TYPES))
+        ).sum(1)
         self._targets_of_spec = FUNCTION_TARGETS[spec.function_ids]
         # Functions to drop when an argument they take has no allowed value.
         self._takes = {name: FUNCTION_ARGUMENTS[:, _A[name]] for name in _A}
 
-    def __call__(self, available_ids: list[int], ui: UiCounts, target_masks: np.ndarray | None = None
-                 ) -> ActionMasks:
+    def __call__(
+        self, available_ids: list[int], ui: UiCounts, target_masks: np.ndarray | None = None
+    ) -> ActionMasks:
         spec = self.spec
         any_group = bool(ui.groups.any())
         available = np.zeros(len(FUNCTIONS), bool)
         available[available_ids] = True
-        for name, has_values in (("control_group_id", ui.selection or any_group), ("select_unit_id", ui.multi),
-                                 ("select_worker", ui.idle_workers), ("build_queue_id", ui.queue),
-                                 ("unload_id", ui.cargo)):
+        for name, has_values in (
+            ("control_group_id", ui.selection or any_group),
+            ("select_unit_id", ui.multi),
+            ("select_worker", ui.idle_workers),
+            ("build_queue_id", ui.queue),
+            ("unload_id", ui.cargo),
+        ):
             if not has_values:
                 available &= ~self._takes[name]
         if target_masks is not None:
@@ -193,15 +207,15 @@ class MaskBuilder:
                     flat[start:stop] = target_masks[classes].any(axis=0).ravel()
             elif name == "control_group_act":
                 flat[start] = any_group
-                flat[start + 1:stop] = ui.selection
+                flat[start + 1 : stop] = ui.selection
             elif name == "control_group_id":
                 flat[start:stop] = True if ui.selection else ui.groups
             elif name == "select_unit_id":
-                flat[start:min(start + ui.multi, stop)] = True
+                flat[start : min(start + ui.multi, stop)] = True
             elif name == "build_queue_id":
-                flat[start:min(start + ui.queue, stop)] = True
+                flat[start : min(start + ui.queue, stop)] = True
             elif name == "unload_id":
-                flat[start:min(start + ui.cargo, stop)] = True
+                flat[start : min(start + ui.cargo, stop)] = True
             else:  # points, queued, select_*_act, select_add, select_worker: any value
                 flat[start:stop] = True
         return ActionMasks(spec, flat, target_masks)

@@ -49,9 +49,13 @@ _CATEGORY = attrgetter(*ScoreCategories.__members__)
 _VITAL = attrgetter(*ScoreVitals.__members__)
 _CATEGORY_ROWS = attrgetter(*ScoreByCategory.__members__)
 _VITAL_ROWS = attrgetter(*ScoreByVital.__members__)
-_UNIT_INFO = attrgetter("unit_type", "player_relative", "health", "shields", "energy", "transport_slots_taken")
+_UNIT_INFO = attrgetter(
+    "unit_type", "player_relative", "health", "shields", "energy", "transport_slots_taken"
+)
 # Reference counts tell exactly whether an array is still used only on CPython with the GIL.
-_REFCOUNTS_EXACT = platform.python_implementation() == "CPython" and getattr(sys, "_is_gil_enabled", lambda: True)()
+_REFCOUNTS_EXACT = (
+    platform.python_implementation() == "CPython" and getattr(sys, "_is_gil_enabled", lambda: True)()
+)
 QUEUE_ROWS = 10
 """Rows of the padded build_queue and production_queue arrays (the build_queue_id argument's size)."""
 
@@ -130,8 +134,12 @@ class Observation:
         """multi_select, cargo, build_queue or production_queue as a fixed-size array, zero rows after the
         real ones (more rows than fit are dropped): max_selected_units, max_cargo or 10 rows."""
         fmt = self.masks.spec.fmt
-        rows = {"multi_select": fmt.max_selected_units, "cargo": fmt.max_cargo,
-                "build_queue": QUEUE_ROWS, "production_queue": QUEUE_ROWS}[name]
+        rows = {
+            "multi_select": fmt.max_selected_units,
+            "cargo": fmt.max_cargo,
+            "build_queue": QUEUE_ROWS,
+            "production_queue": QUEUE_ROWS,
+        }[name]
         table = np.asarray(getattr(self, name))
         out = np.zeros((rows, table.shape[1]), table.dtype)
         out[: len(table)] = table[:rows]
@@ -145,8 +153,13 @@ class ObservationDecoder:
     Abilities and actions no function expresses are skipped and logged once per kind per decoder.
     """
 
-    def __init__(self, fmt: InterfaceFormat, game_info: sc_pb.ResponseGameInfo | None = None, *,
-                 functions: Sequence[int | str | Function] | None = None):
+    def __init__(
+        self,
+        fmt: InterfaceFormat,
+        game_info: sc_pb.ResponseGameInfo | None = None,
+        *,
+        functions: Sequence[int | str | Function] | None = None,
+    ):
         self.fmt = fmt
         self.spec = ActionSpec.from_format(fmt, functions)
         self.map_info: MapInfo | None = None
@@ -156,7 +169,9 @@ class ObservationDecoder:
             self.map_info = MapInfo.from_game_info(game_info)
             self.transforms = CoordinateTransforms(fmt, self.map_info, rgb=fmt.screen_size is None)
         if (fmt.use_feature_units or fmt.use_raw_units) and self.transforms is None:
-            raise ValueError("feature_units and raw_units need the game_info: ObservationDecoder(fmt, game_info)")
+            raise ValueError(
+                "feature_units and raw_units need the game_info: ObservationDecoder(fmt, game_info)"
+            )
         self._index = ABILITY_INDEX[fmt.hide_specific_actions]
         self._targets = TargetMasker(self.transforms) if fmt.screen_target_masks else None
         self._masks = MaskBuilder(self.spec)
@@ -170,9 +185,12 @@ class ObservationDecoder:
             self._log.warning(message, *args)
 
     def _unmatched_ability(self, ability_id: int, requires_point: bool) -> None:
-        self._report_once(("ability", ability_id, requires_point),
-                          "skipping available ability %d (requires_point=%s): no function matches it",
-                          ability_id, requires_point)
+        self._report_once(
+            ("ability", ability_id, requires_point),
+            "skipping available ability %d (requires_point=%s): no function matches it",
+            ability_id,
+            requires_point,
+        )
 
     def available_actions(self, observation: sc_pb.Observation) -> list[int]:
         """PySC2-compatible available function ids (sorted) for an `Observation` message."""
@@ -184,8 +202,11 @@ class ObservationDecoder:
         for action in response.actions:
             call = decode_action(action, self.fmt)
             if call is None:
-                self._report_once(("action", _action_kind(action)), "skipping a reported action no function "
-                                  "expresses (%s)", _action_kind(action))
+                self._report_once(
+                    ("action", _action_kind(action)),
+                    "skipping a reported action no function expresses (%s)",
+                    _action_kind(action),
+                )
             else:
                 ids.append(call.function)
         return np.array(ids, np.int32)
@@ -218,10 +239,14 @@ class ObservationDecoder:
         layers = obs.feature_layer_data
         if fmt.screen_size is not None:
             (sw, sh), (mw, mh) = fmt.screen_size, fmt.minimap_size
-            screen = decode_layers(layers.renders, fmt.screen_size,
-                                   self._buffers.array("screen", (len(SCREEN_LAYERS), sh, sw))).view(ScreenLayers)
-            minimap = decode_layers(layers.minimap_renders, fmt.minimap_size,
-                                    self._buffers.array("minimap", (len(MINIMAP_LAYERS), mh, mw))).view(MinimapLayers)
+            screen = decode_layers(
+                layers.renders, fmt.screen_size, self._buffers.array("screen", (len(SCREEN_LAYERS), sh, sw))
+            ).view(ScreenLayers)
+            minimap = decode_layers(
+                layers.minimap_renders,
+                fmt.minimap_size,
+                self._buffers.array("minimap", (len(MINIMAP_LAYERS), mh, mw)),
+            ).view(MinimapLayers)
         if fmt.rgb_screen_size is not None:
             rgb_screen = _copy(rgb_array(obs.render_data.map, "rgb screen"), fmt.rgb_screen_size)
             rgb_minimap = _copy(rgb_array(obs.render_data.minimap, "rgb minimap"), fmt.rgb_minimap_size)
@@ -235,8 +260,14 @@ class ObservationDecoder:
 
         available = self.available_actions(obs)
         targets = None if self._targets is None else self._targets(screen, layers.renders, camera)
-        counts = UiCounts(selection=panel is not None, groups=groups[:, 1] > 0, multi=len(multi), queue=len(queue),
-                          cargo=len(cargo), idle_workers=obs.player_common.idle_worker_count)
+        counts = UiCounts(
+            selection=panel is not None,
+            groups=groups[:, 1] > 0,
+            multi=len(multi),
+            queue=len(queue),
+            cargo=len(cargo),
+            idle_workers=obs.player_common.idle_worker_count,
+        )
         score = obs.score
         details = score.score_details
         return Observation(
@@ -247,13 +278,16 @@ class ObservationDecoder:
             single_select=_unit_table(single),
             multi_select=_unit_table(multi),
             build_queue=_unit_table(queue),
-            production_queue=_named([(q.ability_id, int(q.build_progress * 100)) for q in production],
-                                    ProductionTable),
+            production_queue=_named(
+                [(q.ability_id, int(q.build_progress * 100)) for q in production], ProductionTable
+            ),
             cargo=_unit_table(cargo),
             cargo_slots_available=np.array((cargo_slots,), np.int32),
             control_groups=groups,
             score_cumulative=_named((score.score, *_CUMULATIVE(details)), ScoreCumulativeArray),
-            score_by_category=_named([_CATEGORY(row) for row in _CATEGORY_ROWS(details)], ScoreByCategoryArray),
+            score_by_category=_named(
+                [_CATEGORY(row) for row in _CATEGORY_ROWS(details)], ScoreByCategoryArray
+            ),
             score_by_vital=_named([_VITAL(row) for row in _VITAL_ROWS(details)], ScoreByVitalArray),
             last_actions=self.last_actions(response),
             action_result=_ints([e.result for e in response.action_errors]),
@@ -275,14 +309,16 @@ class ObservationDecoder:
         on_screen = [u for u in raw.units if u.is_on_screen] if camera is not None else []
         to_screen = self.transforms.world_to_screen(camera or (0.0, 0.0))
         return unit_rows(on_screen, to_screen, with_tags=False, type_of_tag=_add_on_types(raw)).view(
-            FeatureUnitTable)
+            FeatureUnitTable
+        )
 
     def _raw_units(self, raw) -> FeatureUnitTable:
-        """All units, x and y in world units from the map's top-left corner (PySC2's default raw resolution)."""
+        """All units, x and y in world units from the map's top-left corner (PySC2's default resolution)."""
         assert self.map_info is not None  # checked in __init__
         top_left = Linear2D((1.0, -1.0), (0.0, float(self.map_info.size[1])))
         return unit_rows(raw.units, top_left, with_tags=True, type_of_tag=_add_on_types(raw)).view(
-            FeatureUnitTable)
+            FeatureUnitTable
+        )
 
 
 class _BufferPool:

@@ -44,15 +44,20 @@ class ActionSpec:
         nvec = np.array([len(ids), *ARGUMENT_TYPES.sizes(self.fmt)], np.int64)
         position = np.full(len(FUNCTIONS), -1, np.int64)
         position[ids] = np.arange(len(ids))
-        for name, value in (("nvec", nvec), ("offsets", np.concatenate([[0], np.cumsum(nvec)])),
-                            ("function_arguments", FUNCTION_ARGUMENTS[ids]), ("function_position", position),
-                            ("function_ids", ids)):
+        for name, value in (
+            ("nvec", nvec),
+            ("offsets", np.concatenate([[0], np.cumsum(nvec)])),
+            ("function_arguments", FUNCTION_ARGUMENTS[ids]),
+            ("function_position", position),
+            ("function_ids", ids),
+        ):
             value.setflags(write=False)
             set_(self, name, value)
 
     @classmethod
-    def from_format(cls, fmt: InterfaceFormat, functions: Sequence[int | str | Function] | None = None
-                    ) -> ActionSpec:
+    def from_format(
+        cls, fmt: InterfaceFormat, functions: Sequence[int | str | Function] | None = None
+    ) -> ActionSpec:
         """The layout for `fmt`, over all functions or over `functions` (ids, names or Functions)."""
         if functions is None:
             return cls(fmt, tuple(range(len(FUNCTIONS))))
@@ -81,7 +86,7 @@ class ActionSpec:
 
     def split(self, flat: np.ndarray) -> tuple[np.ndarray, ...]:
         """The 14 component masks as views of a flat mask (last axis), e.g. for `MultiDiscrete.sample`."""
-        return tuple(flat[..., int(a):int(b)] for a, b in zip(self.offsets[:-1], self.offsets[1:]))
+        return tuple(flat[..., int(a) : int(b)] for a, b in zip(self.offsets[:-1], self.offsets[1:]))
 
     def conditional_mask(self, flat: np.ndarray, function_index) -> np.ndarray:
         """Masks given the chosen function component value(s): argument components that function doesn't
@@ -99,10 +104,12 @@ class ActionSpec:
         return out
 
     def to_call(self, vector: Sequence[int] | np.ndarray) -> FunctionCall:
-        """The call a 14-component action vector expresses (components the function doesn't use are ignored)."""
+        """The call a 14-component action vector expresses (components the function doesn't take: ignored)."""
         vector = np.asarray(vector)
         if vector.shape != (len(self.nvec),):
-            raise InvalidActionError(f"an action vector has {len(self.nvec)} components; got shape {vector.shape}")
+            raise InvalidActionError(
+                f"an action vector has {len(self.nvec)} components; got shape {vector.shape}"
+            )
         position = int(vector[0])
         if not 0 <= position < len(self.functions):
             raise InvalidActionError(f"function component {position} is outside 0..{len(self.functions) - 1}")

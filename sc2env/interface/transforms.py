@@ -121,8 +121,9 @@ class CoordinateTransforms:
         else:
             x0, y0, x1, y1 = 0.0, 0.0, float(map_info.size[0]), float(map_info.size[1])
         units_per_pixel = max(x1 - x0, y1 - y0) / self.minimap_size[0]
-        self.world_to_minimap = Linear2D((1 / units_per_pixel, -1 / units_per_pixel),
-                                         (-x0 / units_per_pixel, y1 / units_per_pixel))
+        self.world_to_minimap = Linear2D(
+            (1 / units_per_pixel, -1 / units_per_pixel), (-x0 / units_per_pixel, y1 / units_per_pixel)
+        )
         """World -> minimap pixels (continuous; `fwd_pixel` for the pixel index)."""
 
     def world_to_screen(self, camera) -> Linear2D:
@@ -130,8 +131,10 @@ class CoordinateTransforms:
         cx, cy = float(camera[0]), float(camera[1])
         width, height = self.screen_size
         pixels_per_unit = width / self.camera_width
-        return Linear2D((pixels_per_unit, -pixels_per_unit),
-                        (width / 2 - cx * pixels_per_unit, height / 2 + cy * pixels_per_unit))
+        return Linear2D(
+            (pixels_per_unit, -pixels_per_unit),
+            (width / 2 - cx * pixels_per_unit, height / 2 + cy * pixels_per_unit),
+        )
 
     def screen_to_minimap(self, camera) -> Linear2D:
         return self.world_to_screen(camera).inverse().then(self.world_to_minimap)

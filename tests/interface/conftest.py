@@ -15,7 +15,8 @@ def pysc2_features():
 
     def make(screen: int, minimap: int, map_size: tuple[int, int] = (64, 64), **kwargs):
         fmt = features.AgentInterfaceFormat(
-            feature_dimensions=features.Dimensions(screen=screen, minimap=minimap), **kwargs)
+            feature_dimensions=features.Dimensions(screen=screen, minimap=minimap), **kwargs
+        )
         return features.Features(fmt, map_size=common_pb2.Size2DI(x=map_size[0], y=map_size[1]))
 
     return make

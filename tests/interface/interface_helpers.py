@@ -5,8 +5,9 @@ from __future__ import annotations
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 
-def observation(*, abilities=(), army=0, idle_workers=0, panel=None, groups=(), game_loop=7,
-                actions=()) -> sc_pb.ResponseObservation:
+def observation(
+    *, abilities=(), army=0, idle_workers=0, panel=None, groups=(), game_loop=7, actions=()
+) -> sc_pb.ResponseObservation:
     """A ResponseObservation with the given UI state.
 
     `abilities`: (ability_id, requires_point) pairs. `panel`: None, ("single",), ("multi", n),

@@ -45,15 +45,21 @@ def test_construction_by_name_int_enum_and_pysc2_list_form():
     assert (function, arguments) == (0, ())
 
 
-@pytest.mark.parametrize("build, message", [
-    (lambda: FUNCTIONS.Move_screen((3, 4)), r"Move_screen takes 2 argument\(s\) \(queued, screen\); got 1"),
-    (lambda: FUNCTIONS.Move_screen("later", (3, 4)), "queued must be one of now, queued; got 'later'"),
-    (lambda: FUNCTIONS.Move_screen(2, (3, 4)), "queued must be one of 0=now, 1=queued; got 2"),
-    (lambda: FUNCTIONS.Move_screen("now", 7), "Move_screen needs a screen point"),
-    (lambda: FUNCTIONS.select_control_group("recall", 10), r"control_group_id must be in 0..9; got 10"),
-    (lambda: FunctionCall.build(573, ()), "unknown function id 573"),
-    (lambda: FunctionCall.build("Teleport_screen", ()), "unknown function 'Teleport_screen'"),
-])
+@pytest.mark.parametrize(
+    "build, message",
+    [
+        (
+            lambda: FUNCTIONS.Move_screen((3, 4)),
+            r"Move_screen takes 2 argument\(s\) \(queued, screen\); got 1",
+        ),
+        (lambda: FUNCTIONS.Move_screen("later", (3, 4)), "queued must be one of now, queued; got 'later'"),
+        (lambda: FUNCTIONS.Move_screen(2, (3, 4)), "queued must be one of 0=now, 1=queued; got 2"),
+        (lambda: FUNCTIONS.Move_screen("now", 7), "Move_screen needs a screen point"),
+        (lambda: FUNCTIONS.select_control_group("recall", 10), r"control_group_id must be in 0..9; got 10"),
+        (lambda: FunctionCall.build(573, ()), "unknown function id 573"),
+        (lambda: FunctionCall.build("Teleport_screen", ()), "unknown function 'Teleport_screen'"),
+    ],
+)
 def test_construction_errors_name_the_function_and_argument(build, message):
     with pytest.raises(InvalidActionError, match=message):
         build()
@@ -67,8 +73,9 @@ def test_every_function_encodes_exactly_like_pysc2(action_space):
         fmt = InterfaceFormat(screen_size=(84, 60), minimap_size=(64, 48))
         dims = {"feature_dimensions": features.Dimensions(screen=(84, 60), minimap=(64, 48))}
     else:
-        fmt = InterfaceFormat(screen_size=None, minimap_size=None, rgb_screen_size=(84, 60),
-                              rgb_minimap_size=(64, 48))
+        fmt = InterfaceFormat(
+            screen_size=None, minimap_size=None, rgb_screen_size=(84, 60), rgb_minimap_size=(64, 48)
+        )
         dims = {"rgb_dimensions": features.Dimensions(screen=(84, 60), minimap=(64, 48))}
     theirs = features.Features(features.AgentInterfaceFormat(**dims), map_size=common_pb2.Size2DI(x=64, y=64))
     for func in FUNCTIONS:
@@ -76,8 +83,9 @@ def test_every_function_encodes_exactly_like_pysc2(action_space):
         if func.kind in (FunctionKind.SELECT_UNIT, FunctionKind.UNLOAD):
             args = args[:-1] + ((5,),)  # PySC2's ranges for these ids are 500, ours follow the format
         ours = encode_action(FunctionCall(func.id, args), fmt)
-        reference = theirs.transform_action(None, actions.FunctionCall(func.id, [list(a) for a in args]),
-                                            skip_available=True)
+        reference = theirs.transform_action(
+            None, actions.FunctionCall(func.id, [list(a) for a in args]), skip_available=True
+        )
         assert ours.SerializeToString() == reference.SerializeToString(), func.name
 
 
@@ -97,7 +105,9 @@ def test_every_function_round_trips_through_decode_action(hide):
 
 
 def test_point_and_range_validation_uses_the_format(fmt64):
-    with pytest.raises(InvalidActionError, match=r"Move_screen needs a screen point; \(90, 3\) is outside 64×64"):
+    with pytest.raises(
+        InvalidActionError, match=r"Move_screen needs a screen point; \(90, 3\) is outside 64×64"
+    ):
         encode_action(FUNCTIONS.Move_screen("now", (90, 3)), fmt64)
     with pytest.raises(InvalidActionError, match=r"\(3, 64\) is outside 64×64"):
         encode_action(FUNCTIONS.Move_screen("now", (3, 64)), fmt64)
@@ -125,10 +135,15 @@ def test_encoding_accepts_pysc2_function_calls(fmt64):
 def test_masks_make_validation_refuse_unavailable_functions_and_values(fmt64):
     decoder = ObservationDecoder(fmt64)
     obs = decoder.decode(observation(panel=("multi", 3), abilities=[(23, True)]))
-    assert encode_action(FUNCTIONS.Attack_screen("now", (5, 5)), fmt64, obs.masks).HasField("action_feature_layer")
+    assert encode_action(FUNCTIONS.Attack_screen("now", (5, 5)), fmt64, obs.masks).HasField(
+        "action_feature_layer"
+    )
     encode_action(FUNCTIONS.select_unit("select", 2), fmt64, obs.masks)
-    with pytest.raises(InvalidActionError, match=r"select_unit: select_unit_id 3 is not allowed now; "
-                                                 r"allowed now: \[0, 1, 2\]"):
+    with pytest.raises(
+        InvalidActionError,
+        match=r"select_unit: select_unit_id 3 is not allowed now; "
+        r"allowed now: \[0, 1, 2\]",
+    ):
         encode_action(FUNCTIONS.select_unit("select", 3), fmt64, obs.masks)
     with pytest.raises(InvalidActionError, match="Move_screen is not available now; available: no_op"):
         encode_action(FUNCTIONS.Move_screen("now", (5, 5)), fmt64, obs.masks)
@@ -137,9 +152,11 @@ def test_masks_make_validation_refuse_unavailable_functions_and_values(fmt64):
 def test_decoding_what_the_real_game_reports(realdata, fmt64):
     response = realdata("pysc2_obs_data1.observation")
     calls = [decode_action(a, fmt64) for a in response.actions]
-    assert calls == [FUNCTIONS.select_point("select", (127, 127)),
-                     FUNCTIONS.Effect_ChronoBoostEnergyCost_screen("now", (127, 127)),
-                     FUNCTIONS.select_point("toggle", (127, 127))]
+    assert calls == [
+        FUNCTIONS.select_point("select", (127, 127)),
+        FUNCTIONS.Effect_ChronoBoostEnergyCost_screen("now", (127, 127)),
+        FUNCTIONS.select_point("toggle", (127, 127)),
+    ]
 
 
 def test_inexpressible_actions_decode_to_none(fmt64):

@@ -67,14 +67,17 @@ def test_function_mask_follows_the_game_and_the_ui(fmt64):
     cargo = decode(fmt64, **STATES["medivac with two"])
     assert FUNCTIONS.unload.id in cargo.masks.available_function_ids
     queue = decode(fmt64, **STATES["barracks queue of two"])
-    assert {FUNCTIONS.build_queue.id, FUNCTIONS.Train_Marine_quick.id} <= set(queue.masks.available_function_ids)
+    assert {FUNCTIONS.build_queue.id, FUNCTIONS.Train_Marine_quick.id} <= set(
+        queue.masks.available_function_ids
+    )
     # PySC2 offers build_queue for any production panel; with nothing queued there is nothing to pick.
     empty = decode(fmt64, **STATES["empty barracks queue"])
     assert FUNCTIONS.build_queue.id in empty.available_actions
     assert FUNCTIONS.build_queue.id not in empty.masks.available_function_ids
     workers = decode(fmt64, **STATES["idle workers and groups"])
     assert {FUNCTIONS.select_idle_worker.id, FUNCTIONS.select_control_group.id} <= set(
-        workers.masks.available_function_ids)
+        workers.masks.available_function_ids
+    )
 
 
 def test_argument_value_masks_follow_the_ui(fmt64):
@@ -84,7 +87,9 @@ def test_argument_value_masks_follow_the_ui(fmt64):
     many = decode(fmt64, **STATES["seventy marines"]).masks
     assert many.argument("select_unit_id").all()  # capped at max_selected_units (64), never spilling over
     assert np.flatnonzero(many.argument("select_worker")).tolist() == [0]
-    assert np.flatnonzero(decode(fmt64, **STATES["medivac with two"]).masks.argument("unload_id")).tolist() == [0, 1]
+    assert np.flatnonzero(
+        decode(fmt64, **STATES["medivac with two"]).masks.argument("unload_id")
+    ).tolist() == [0, 1]
     queue = decode(fmt64, **STATES["barracks queue of two"]).masks
     assert np.flatnonzero(queue.argument("build_queue_id")).tolist() == [0, 1]
     workers = decode(fmt64, **STATES["idle workers and groups"]).masks
@@ -96,13 +101,25 @@ def test_argument_value_masks_follow_the_ui(fmt64):
     marine = decode(fmt64, **STATES["marine selected"]).masks
     assert np.flatnonzero(marine.argument("control_group_act")).tolist() == [1, 2, 3, 4]
     assert marine.argument("control_group_id").all()
-    assert marine.argument("screen").all() and marine.argument("minimap").all() and marine.argument("queued").all()
+    assert (
+        marine.argument("screen").all()
+        and marine.argument("minimap").all()
+        and marine.argument("queued").all()
+    )
 
 
 def test_arguments_no_available_function_takes_are_pinned_to_zero(fmt64):
     masks = decode(fmt64).masks  # nothing selected: no unit commands, no panel
-    for name in ("queued", "select_unit_act", "select_unit_id", "select_worker", "build_queue_id", "unload_id",
-                 "control_group_act", "control_group_id"):
+    for name in (
+        "queued",
+        "select_unit_act",
+        "select_unit_id",
+        "select_worker",
+        "build_queue_id",
+        "unload_id",
+        "control_group_act",
+        "control_group_id",
+    ):
         assert np.flatnonzero(masks.argument(name)).tolist() == [0], name
     assert masks.argument("screen").all()  # select_point and select_rect are always there
 
@@ -139,7 +156,9 @@ def test_a_function_subset_shrinks_the_function_component(fmt64):
     decoder = ObservationDecoder(fmt64, functions=subset)
     masks = decoder.decode(observation(**STATES["three marines"])).masks
     assert masks.spec.nvec[0] == 4 and masks.function.tolist() == [True, True, True, True]
-    assert np.flatnonzero(masks.argument("select_unit_id")).tolist() == [0]  # select_unit is not in the subset
+    assert np.flatnonzero(masks.argument("select_unit_id")).tolist() == [
+        0
+    ]  # select_unit is not in the subset
     assert np.flatnonzero(masks.argument("select_add")).tolist() == [0, 1]
     assert masks.spec.to_call(np.r_[3, 5, np.zeros(12, int)]) == FUNCTIONS.Move_screen("now", (5, 0))
     with pytest.raises(InvalidActionError, match="select_point is not in this action space"):

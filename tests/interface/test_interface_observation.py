@@ -13,9 +13,25 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2env.errors import ProtocolError
 from sc2env.interface import FUNCTIONS, InterfaceFormat, ObservationDecoder, UnitLayer
 
-PYSC2_FIELDS = ["player", "control_groups", "single_select", "multi_select", "build_queue", "production_queue",
-                "cargo", "cargo_slots_available", "score_cumulative", "score_by_category", "score_by_vital",
-                "last_actions", "action_result", "alerts", "upgrades", "feature_screen", "feature_minimap"]
+PYSC2_FIELDS = [
+    "player",
+    "control_groups",
+    "single_select",
+    "multi_select",
+    "build_queue",
+    "production_queue",
+    "cargo",
+    "cargo_slots_available",
+    "score_cumulative",
+    "score_by_category",
+    "score_by_vital",
+    "last_actions",
+    "action_result",
+    "alerts",
+    "upgrades",
+    "feature_screen",
+    "feature_minimap",
+]
 
 
 def game_info_for(fmt: InterfaceFormat, map_size: tuple[int, int]) -> sc_pb.ResponseGameInfo:
@@ -45,26 +61,35 @@ def test_all_three_bit_depths_decode_from_the_raw_bytes(realdata):
     response = realdata("pysc2_obs_data1.observation")
     renders = response.observation.feature_layer_data.renders
     obs = ObservationDecoder(InterfaceFormat(screen_size=128, minimap_size=128)).decode(response)
-    assert {renders.creep.bits_per_pixel, renders.height_map.bits_per_pixel,
-            renders.unit_type.bits_per_pixel} == {1, 8, 32}
+    assert {
+        renders.creep.bits_per_pixel,
+        renders.height_map.bits_per_pixel,
+        renders.unit_type.bits_per_pixel,
+    } == {1, 8, 32}
     creep = np.unpackbits(np.frombuffer(renders.creep.data, np.uint8)).reshape(128, 128)  # MSB first
     np.testing.assert_array_equal(obs.feature_screen.creep, creep)
-    np.testing.assert_array_equal(obs.feature_screen.height_map,
-                                  np.frombuffer(renders.height_map.data, np.uint8).reshape(128, 128))
-    np.testing.assert_array_equal(obs.feature_screen.unit_type,
-                                  np.frombuffer(renders.unit_type.data, "<i4").reshape(128, 128))
+    np.testing.assert_array_equal(
+        obs.feature_screen.height_map, np.frombuffer(renders.height_map.data, np.uint8).reshape(128, 128)
+    )
+    np.testing.assert_array_equal(
+        obs.feature_screen.unit_type, np.frombuffer(renders.unit_type.data, "<i4").reshape(128, 128)
+    )
     assert set(np.unique(obs.feature_screen.unit_type)) == {0, 641}
     for absent in ("active", "build_progress", "pathable", "buildable", "placeholder", "buff_duration"):
-        assert not renders.HasField(absent) and not obs.feature_screen[
-            obs.feature_screen.names().index(absent)].any()
+        assert (
+            not renders.HasField(absent)
+            and not obs.feature_screen[obs.feature_screen.names().index(absent)].any()
+        )
 
 
 def test_on_screen_raw_units_land_on_their_own_unit_type_pixels(realdata, pysc2_features):
     """Row 0 is the top of the screen (the highest world y): a unit's screen position is its type's pixel."""
     response = realdata("pysc2_obs_data1.observation")
     fmt = InterfaceFormat(screen_size=128, minimap_size=128, use_feature_units=True, use_raw_units=True)
-    map_size = (response.observation.raw_data.map_state.visibility.size.x,
-                response.observation.raw_data.map_state.visibility.size.y)
+    map_size = (
+        response.observation.raw_data.map_state.visibility.size.x,
+        response.observation.raw_data.map_state.visibility.size.y,
+    )
     decoder = ObservationDecoder(fmt, game_info_for(fmt, map_size))
     obs = decoder.decode(response)
     landed = 0
@@ -86,9 +111,13 @@ def test_on_screen_raw_units_land_on_their_own_unit_type_pixels(realdata, pysc2_
     assert (obs.feature_screen.unit_type[inside] == 641).all()
     assert (obs.feature_screen.unit_type[::-1][inside] == 641).mean() < 0.9
 
-    theirs = pysc2_features(128, 128, map_size, use_feature_units=True, use_raw_units=True).transform_obs(response)
+    theirs = pysc2_features(128, 128, map_size, use_feature_units=True, use_raw_units=True).transform_obs(
+        response
+    )
     columns = [c for c in range(46) if c not in (27, 28, 38, 39)]  # PySC2 puts raw function ids in orders
-    np.testing.assert_array_equal(np.asarray(obs.feature_units)[:, columns], theirs["feature_units"][:, columns])
+    np.testing.assert_array_equal(
+        np.asarray(obs.feature_units)[:, columns], theirs["feature_units"][:, columns]
+    )
     np.testing.assert_array_equal(np.asarray(obs.raw_units)[:, columns], theirs["raw_units"][:, columns])
 
 
@@ -112,7 +141,8 @@ def test_newest_layer_names_at_1x1(realdata, pysc2_features, stem):
 
 def test_named_access_and_dict_access(realdata):
     obs = ObservationDecoder(InterfaceFormat(screen_size=128, minimap_size=128)).decode(
-        realdata("pysc2_obs_data1.observation"))
+        realdata("pysc2_obs_data1.observation")
+    )
     np.testing.assert_array_equal(obs.feature_screen.player_relative, obs.feature_screen[5])
     np.testing.assert_array_equal(obs.feature_minimap.camera, obs.feature_minimap[3])
     assert obs.player.minerals == 125 and obs["player"] is obs.player
@@ -124,8 +154,9 @@ def test_named_access_and_dict_access(realdata):
 
 def test_a_layer_of_the_wrong_size_is_a_clear_error(realdata):
     decoder = ObservationDecoder(InterfaceFormat(screen_size=64, minimap_size=64))
-    with pytest.raises(ProtocolError, match="screen layer height_map is 128×128, but the interface format "
-                                            "asks for 64×64"):
+    with pytest.raises(
+        ProtocolError, match="screen layer height_map is 128×128, but the interface format asks for 64×64"
+    ):
         decoder.decode(realdata("pysc2_obs_data1.observation"))
 
 
@@ -135,7 +166,11 @@ def test_ui_panels_become_padded_unit_tables(fmt64):
     assert multi.multi_select.shape == (3, 7) and multi.multi_select.health.tolist() == [40, 41, 42]
     assert multi.multi_select[0, UnitLayer.build_progress] == 100
     padded = multi.padded("multi_select")
-    assert padded.shape == (64, 7) and padded[:3].tolist() == multi.multi_select.tolist() and not padded[3:].any()
+    assert (
+        padded.shape == (64, 7)
+        and padded[:3].tolist() == multi.multi_select.tolist()
+        and not padded[3:].any()
+    )
 
     cargo = decoder.decode(observation(panel=("cargo", 2)))
     assert cargo.cargo.shape == (2, 7) and cargo.cargo_slots_available[0] == 6
@@ -160,7 +195,9 @@ def test_available_actions_match_the_real_games_selected_marine(fmt64, pysc2_fea
     assert obs.available_actions.tolist() == expected
     assert sorted(pysc2_features(64, 64).available_actions(response.observation)) == expected
     specific = ObservationDecoder(InterfaceFormat(hide_specific_actions=False)).decode(response)
-    assert {FUNCTIONS.Attack_Attack_screen.id, FUNCTIONS.Move_Move_screen.id} < set(specific.available_actions)
+    assert {FUNCTIONS.Attack_Attack_screen.id, FUNCTIONS.Move_Move_screen.id} < set(
+        specific.available_actions
+    )
 
 
 def test_unmatched_abilities_are_skipped_and_logged_once_per_decoder(fmt64, caplog):
@@ -212,8 +249,13 @@ def test_observations_never_share_memory_while_held(realdata):
 
 
 def test_rgb_observations_and_camera(fmt64):
-    fmt = InterfaceFormat(screen_size=None, minimap_size=None, rgb_screen_size=(8, 6), rgb_minimap_size=4,
-                          use_camera_position=True)
+    fmt = InterfaceFormat(
+        screen_size=None,
+        minimap_size=None,
+        rgb_screen_size=(8, 6),
+        rgb_minimap_size=4,
+        use_camera_position=True,
+    )
     response = observation()
     response.observation.render_data.map.bits_per_pixel = 24
     response.observation.render_data.map.size.x, response.observation.render_data.map.size.y = 8, 6

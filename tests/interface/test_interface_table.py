@@ -1,4 +1,4 @@
-"""The function table, argument types and layer tables: complete, PySC2-compatible and true to real game data."""
+"""The function table, argument types and layer tables: complete, PySC2-compatible, true to real game data."""
 
 from __future__ import annotations
 
@@ -21,8 +21,12 @@ from sc2env.interface import (
 )
 from sc2env.interface.function_table import RESOURCE_UNIT_TYPES
 
-DATA_FILES = ["python-sc2_AcropolisLE.data", "python-sc2_2000AtmospheresAIE.data",
-              "ares-sc2_TorchesAIE_v4.data", "ares-sc2_Oceanborn513AIE.data"]
+DATA_FILES = [
+    "python-sc2_AcropolisLE.data",
+    "python-sc2_2000AtmospheresAIE.data",
+    "ares-sc2_TorchesAIE_v4.data",
+    "ares-sc2_Oceanborn513AIE.data",
+]
 
 
 def test_table_has_every_function_with_contiguous_ids_and_unique_names():
@@ -41,7 +45,11 @@ def test_ids_names_abilities_and_arguments_match_pysc2():
     assert len(actions.FUNCTIONS) == len(FUNCTIONS)
     for theirs in actions.FUNCTIONS:
         ours = FUNCTIONS[int(theirs.id)]
-        assert (ours.name, ours.ability_id, ours.general_id) == (theirs.name, theirs.ability_id, theirs.general_id)
+        assert (ours.name, ours.ability_id, ours.general_id) == (
+            theirs.name,
+            theirs.ability_id,
+            theirs.general_id,
+        )
         assert [a.name for a in ours.args] == [a.name for a in theirs.args], ours.name
     assert [t.name for t in ARGUMENT_TYPES] == [t.name for t in actions.TYPES]
     for ours, theirs in zip(ARGUMENT_TYPES, actions.TYPES):
@@ -61,7 +69,12 @@ def test_every_ability_id_exists_in_real_response_data(realdata, stem):
         FunctionKind.MINIMAP: {targets.Value("Point"), targets.Value("PointOrUnit")},
     }
     for f in FUNCTIONS:
-        if f.kind not in (FunctionKind.QUICK, FunctionKind.SCREEN, FunctionKind.MINIMAP, FunctionKind.AUTOCAST):
+        if f.kind not in (
+            FunctionKind.QUICK,
+            FunctionKind.SCREEN,
+            FunctionKind.MINIMAP,
+            FunctionKind.AUTOCAST,
+        ):
             assert f.ability_id == 0
             continue
         assert f.ability_id in abilities, f"{f.name}: ability {f.ability_id} is not in {stem}"
@@ -116,7 +129,8 @@ def test_layer_tables_match_pysc2_names_and_the_protocol():
     assert [layer.name for layer in MINIMAP_LAYERS] == [f.name for f in features.MINIMAP_FEATURES]
     assert {layer.name for layer in SCREEN_LAYERS} == set(spatial_pb2.FeatureLayers.DESCRIPTOR.fields_by_name)
     assert {layer.name for layer in MINIMAP_LAYERS} == set(
-        spatial_pb2.FeatureLayersMinimap.DESCRIPTOR.fields_by_name)
+        spatial_pb2.FeatureLayersMinimap.DESCRIPTOR.fields_by_name
+    )
     for layer in (*SCREEN_LAYERS, *MINIMAP_LAYERS):
         colours = palette(layer)
         assert colours.shape == (layer.scale, 3) and colours.dtype == np.uint8
@@ -124,7 +138,5 @@ def test_layer_tables_match_pysc2_names_and_the_protocol():
 
 
 def test_library_never_imports_pysc2():
-    code = ("import sys, sc2env.interface\n"
-            "bad = [m for m in sys.modules if 'pysc2' in m]\n"
-            "assert not bad, bad")
+    code = "import sys, sc2env.interface\nbad = [m for m in sys.modules if 'pysc2' in m]\nassert not bad, bad"
     subprocess.run([sys.executable, "-c", code], check=True)

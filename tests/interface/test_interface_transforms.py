@@ -32,8 +32,9 @@ def map_info(size=(64, 64), playable=(0, 0, 64, 64)) -> MapInfo:
 
 def test_screen_pixel_centres_follow_the_camera():
     """docs/sc2-api-notes.md §6: x = cx + (i + 0.5 - W/2)·wpp, y = cy - (j + 0.5 - H/2)·wpp."""
-    transforms = CoordinateTransforms(InterfaceFormat(screen_size=64, minimap_size=64, camera_width=24),
-                                      map_info())
+    transforms = CoordinateTransforms(
+        InterfaceFormat(screen_size=64, minimap_size=64, camera_width=24), map_info()
+    )
     camera = (33.0, 25.0)
     to_screen = transforms.world_to_screen(camera)
     wpp = 24 / 64
@@ -50,8 +51,10 @@ def test_minimap_covers_the_map_or_the_playable_area_by_its_longer_side():
     assert full.world_to_minimap.fwd_pixel((0.5, 95.5)).tolist() == [0, 0]  # top-left corner
     assert full.world_to_minimap.fwd_pixel((127.9, 0.1)).tolist() == [63, 47]  # 2 world units per pixel
     assert full.world_to_minimap.back_pixel((0, 0)) == pytest.approx((1.0, 95.0))
-    cropped = CoordinateTransforms(InterfaceFormat(screen_size=64, minimap_size=64, crop_to_playable_area=True),
-                                   map_info((128, 96), playable=(22, 20, 44, 36)))
+    cropped = CoordinateTransforms(
+        InterfaceFormat(screen_size=64, minimap_size=64, crop_to_playable_area=True),
+        map_info((128, 96), playable=(22, 20, 44, 36)),
+    )
     assert cropped.world_to_minimap.fwd_pixel((22.1, 35.9)).tolist() == [0, 0]
     assert cropped.world_to_minimap.fwd_pixel((43.9, 20.1)).tolist() == [63, 46]
 
@@ -98,21 +101,34 @@ def test_grid_fallback_target_masks_see_the_map_through_the_camera(realdata):
     game_info = sc_pb.ResponseGameInfo.FromString(game_info.SerializeToString())
     game_info.options.CopyFrom(fmt.to_interface_options())
     decoder = ObservationDecoder(fmt, game_info)
-    hall = next(u for u in realdata("python-sc2_AcropolisLE.observation").observation.raw_data.units
-                if u.alliance == 1 and u.unit_type in TOWN_HALLS)
+    hall = next(
+        u
+        for u in realdata("python-sc2_AcropolisLE.observation").observation.raw_data.units
+        if u.alliance == 1 and u.unit_type in TOWN_HALLS
+    )
     response = observation(abilities=[(318, True)], panel=("single",))  # an SCV could build a command center
-    response.observation.raw_data.player.camera.x, response.observation.raw_data.player.camera.y = hall.pos.x, hall.pos.y
+    response.observation.raw_data.player.camera.x, response.observation.raw_data.player.camera.y = (
+        hall.pos.x,
+        hall.pos.y,
+    )
     masks = decoder.decode(response).target_masks
     pathable, placeable = masks[TargetClass.PATHABLE], masks[TargetClass.PLACEABLE]
     transforms = decoder.transforms
-    np.testing.assert_array_equal(pathable, transforms.grid_on_screen(decoder.map_info.pathing, (hall.pos.x, hall.pos.y)))
+    np.testing.assert_array_equal(
+        pathable, transforms.grid_on_screen(decoder.map_info.pathing, (hall.pos.x, hall.pos.y))
+    )
     assert not pathable[32, 32] and placeable[32, 32]  # under the town hall, at the screen centre
     assert 0 < pathable.mean() < 1 and 0 < placeable.mean() < 1
 
 
 def test_interface_options_and_the_echo_check(realdata):
-    fmt = InterfaceFormat(screen_size=(84, 64), minimap_size=64, camera_width=32, use_feature_units=True,
-                          crop_to_playable_area=True)
+    fmt = InterfaceFormat(
+        screen_size=(84, 64),
+        minimap_size=64,
+        camera_width=32,
+        use_feature_units=True,
+        crop_to_playable_area=True,
+    )
     options = fmt.to_interface_options()
     assert options.raw and options.score and not options.HasField("render")
     layer = options.feature_layer
@@ -132,16 +148,19 @@ def test_interface_options_and_the_echo_check(realdata):
     assert not rgb.to_interface_options().HasField("feature_layer")
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"screen_size": 0}, "screen_size must be positive"),
-    ({"screen_size": None}, "set both screen_size and minimap_size"),
-    ({"screen_size": None, "minimap_size": None}, "needs feature layers"),
-    ({"rgb_screen_size": 64, "rgb_minimap_size": 32}, "choose action_space"),
-    ({"action_space": "rgb"}, "action_space='rgb' needs that observation"),
-    ({"rgb_screen_size": 16, "rgb_minimap_size": 32, "action_space": "features"}, "can't be smaller"),
-    ({"screen_size": "big"}, "must be an int or a"),
-    ({"max_selected_units": 0}, "at least 1"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"screen_size": 0}, "screen_size must be positive"),
+        ({"screen_size": None}, "set both screen_size and minimap_size"),
+        ({"screen_size": None, "minimap_size": None}, "needs feature layers"),
+        ({"rgb_screen_size": 64, "rgb_minimap_size": 32}, "choose action_space"),
+        ({"action_space": "rgb"}, "action_space='rgb' needs that observation"),
+        ({"rgb_screen_size": 16, "rgb_minimap_size": 32, "action_space": "features"}, "can't be smaller"),
+        ({"screen_size": "big"}, "must be an int or a"),
+        ({"max_selected_units": 0}, "at least 1"),
+    ],
+)
 def test_bad_formats_are_refused_with_a_reason(kwargs, message):
     with pytest.raises(ValueError, match=message):
         InterfaceFormat(**kwargs)
