@@ -1,9 +1,18 @@
 """One match on one map: the game process, create/join/restart, lock-step stepping, episode end, reward."""
 
-from sc2env.game.maps import MINI_GAMES, MapSpec, available_maps, install_maps, resolve_map
-from sc2env.game.match import BUILDS, DIFFICULTIES, RACES, Bot, Match, MatchConfig, StepResult
+from __future__ import annotations
 
-__all__ = [
-    "BUILDS", "DIFFICULTIES", "MINI_GAMES", "RACES", "Bot", "MapSpec", "Match", "MatchConfig", "StepResult",
-    "available_maps", "install_maps", "resolve_map",
-]
+import importlib
+
+# Loaded on first use: the map registry alone must not pull in the client (see sc2env.env.registration).
+_EXPORTS = {name: "sc2env.game.maps" for name in
+            ("MINI_GAMES", "MapSpec", "available_maps", "install_maps", "resolve_map")}
+_EXPORTS.update({name: "sc2env.game.match" for name in
+                 ("BUILDS", "DIFFICULTIES", "RACES", "Bot", "Match", "MatchConfig", "StepResult")})
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'sc2env.game' has no attribute {name!r}")
+    return getattr(importlib.import_module(_EXPORTS[name]), name)

@@ -10,9 +10,9 @@ from s2clientprotocol import common_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import errors
-from sc2env.client import Controller
+from sc2env.client import Controller, Pending
 from sc2env.game.maps import MapSpec, resolve_map
-from sc2env.launch import GameProcess, LaunchConfig, find_install, launch
+from sc2env.launch import GameProcess, LaunchConfig, launch, plan_launch
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +30,7 @@ OUTCOMES = {sc_pb.Victory: 1, sc_pb.Defeat: -1, sc_pb.Tie: 0, sc_pb.Undecided: 0
 DEFAULT_MAX_GAME_LOOPS = 16 * 3600
 # Mini-games end on their own timer; the cap sits a little past it so it only catches a game that never ends.
 _TIMER_MARGIN_LOOPS = 16 * 10
+_MAP_LOAD_TIMEOUT_S = 300.0
 
 
 def _choice(table: dict, value: str, what: str) -> int:
@@ -68,6 +69,7 @@ class MatchConfig:
     race:              the agent's race.
     bot:               the opponent on two-player maps; None there means Bot() (random, very easy).
     max_game_loops:    a safety cap on episode length; None: the map's timer plus 10 s, else one hour.
+    request_timeout_s: how long to wait for any answer of the game before giving up on it.
     """
 
     map_name: str
@@ -80,6 +82,7 @@ class MatchConfig:
     realtime: bool = False
     max_game_loops: int | None = None
     player_name: str = "sc2env"
+    request_timeout_s: float = 120.0
 
     def __post_init__(self) -> None:
         if self.step_mul < 1:
@@ -139,12 +142,12 @@ class Match:
     def reset(self, seed: int | None = None) -> sc_pb.ResponseObservation:
         """Start a new episode and return its first observation.
 
-        seed: the game's random seed. None restarts the current game (or starts one the game seeds itself);
-        a seed different from the current game's creates the game again with it.
+        seed: None restarts the current game, the fast mini-game reset (or starts a game that seeds itself);
+        a seed creates the game anew with that random seed, so the same seed replays the same episodes.
         """
         if not self.running:
             self._start()
-        if seed is not None and seed != self._seed:
+        if seed is not None:
             self._needs_create = True
         if self._needs_create:
             self._create_and_join(seed)
@@ -160,6 +163,10 @@ class Match:
 
     def step(self, actions: Iterable[sc_pb.Action] = ()) -> StepResult:
         """Send the actions, advance `step_mul` game loops and observe; pipelined in one round trip."""
+        return self.finish_step(self.begin_step(actions))
+
+    def begin_step(self, actions: Iterable[sc_pb.Action] = ()) -> Pending | sc_pb.ResponseObservation:
+        """The sending half of step(): the game works on it while the caller does something else."""
         if self.controller is None or self._ended:
             raise errors.ProtocolError("step() needs a running episode: call reset() first "
                                        "(the last episode ended or the game was never started).")
@@ -167,14 +174,21 @@ class Match:
         try:
             if cfg.realtime:
                 self.controller.action(actions)
-                target = self._last_loop + cfg.step_mul
-                response = self.controller.observation(game_loop=target)
-            elif self.controller.status == sc_pb.ended:
-                response = self.controller.observation()
-            else:
-                response = self.controller.act_step_observe(actions, cfg.step_mul)
+                return self.controller.begin([("observation", sc_pb.RequestObservation(
+                    game_loop=self._last_loop + cfg.step_mul))])
+            if self.controller.status == sc_pb.ended:
+                return self.controller.observation()
+            return self.controller.begin_act_step_observe(actions, cfg.step_mul)
         except errors.ConnectionError:
             self._ended = True  # the game is gone; reset() will start a new one
+            raise
+
+    def finish_step(self, sent: Pending | sc_pb.ResponseObservation) -> StepResult:
+        """The receiving half of step(): wait for the observation and score it."""
+        try:
+            response = sent if isinstance(sent, sc_pb.ResponseObservation) else sent.finish()[-1]
+        except errors.ConnectionError:
+            self._ended = True
             raise
         return self._score(response)
 
@@ -202,19 +216,24 @@ class Match:
 
     def _start(self) -> None:
         self.close()
+        plan = plan_launch(self.config.launch)  # resolve the engine and the map before starting anything
+        maps_dir = plan.install.maps_dir if plan.install is not None else None
+        spec = resolve_map(self.config.map_name, maps_dir)
+        if plan.engine == "sc2" and spec.file is None:
+            raise errors.LaunchError(
+                f"{spec.name} is not installed under {maps_dir}: put {spec.path} there (the mini-games come "
+                "with PySC2's repository), or use the built-in engine with engine='builtin'.")
         process = launch(self.config.launch)
         try:
-            self.controller = Controller(process)
+            timeout_s = self.config.request_timeout_s
+            # Loading a real map can take minutes on a cold disk cache.
+            slow = max(timeout_s, _MAP_LOAD_TIMEOUT_S)
+            self.controller = Controller(process, timeout_s=timeout_s,
+                                         timeouts={"create_game": slow, "join_game": slow})
         except BaseException:
             process.close()
             raise
-        self.process = process
-        maps_dir = process.install.maps_dir if process.install is not None else None
-        self.map = resolve_map(self.config.map_name, maps_dir)
-        if process.engine == "sc2" and self.map.file is None:
-            raise errors.LaunchError(
-                f"{self.map.name} is not installed under {maps_dir}: put {self.map.path} there (the "
-                "mini-games come with PySC2's repository), or use the built-in engine with engine='builtin'.")
+        self.process, self.map = process, spec
         self._needs_create = True
 
     def _create_and_join(self, seed: int | None) -> None:

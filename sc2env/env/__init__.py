@@ -1,0 +1,24 @@
+"""The Gymnasium env, its vector env, configuration, observation layout and registration."""
+
+from __future__ import annotations
+
+import importlib
+
+# Loaded on first use, so that `import sc2env` (which registers the env ids) stays light.
+_EXPORTS = {
+    "EnvConfig": "sc2env.env.config",
+    "SC2Env": "sc2env.env.env",
+    "SC2VectorEnv": "sc2env.env.vector",
+    "COMPACT_UNIT_TYPES": "sc2env.env.observations",
+    "LayerSelection": "sc2env.env.observations",
+    "ObservationPacker": "sc2env.env.observations",
+    "env_ids": "sc2env.env.registration",
+    "register_envs": "sc2env.env.registration",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'sc2env.env' has no attribute {name!r}")
+    return getattr(importlib.import_module(_EXPORTS[name]), name)

@@ -1,0 +1,105 @@
+"""EnvConfig: every knob of an sc2env environment, and the game and interface settings it implies."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from sc2env.env.observations import LayerSelection
+from sc2env.game import Bot, MatchConfig
+from sc2env.interface import MINIMAP_LAYERS, SCREEN_LAYERS, ActionSpec, Function, InterfaceFormat
+from sc2env.launch import LaunchConfig
+
+INVALID_ACTION_POLICIES = ("noop", "raise")
+
+
+@dataclasses.dataclass(frozen=True)
+class EnvConfig:
+    """How an env plays (the keyword arguments of `gymnasium.make("sc2env/<Map>-v0", ...)`).
+
+    map_name:           a mini-game, or a map of the StarCraft II install (with engine="sc2").
+    engine:             "builtin", "sc2" or "auto" (a real install if there is one); None reads $SC2ENV_ENGINE.
+    screen_size, minimap_size: feature-layer resolutions (an int for a square, or (width, height)).
+    camera_width:       world units across the screen.
+    step_mul:           game loops per env step (8 in the SC2LE paper: about 2.8 actions per game second).
+    max_episode_steps:  truncate after this many env steps; None: only the game's own end and the safety cap.
+    functions:          the function component's values: all 573 functions (None) or a subset (ids or names).
+    invalid_action:     "noop" (default): an unavailable function or disallowed argument is played as no_op
+                        and reported in info["invalid_action"]; "raise": InvalidActionError.
+    screen_layers, minimap_layers: which feature layers the observation carries (None: all 27 / 11).
+    compact_layers:     uint8 layers (CNN-ready); False keeps the game's int32 values.
+    use_feature_units, use_raw_units: add unit tables (padded to max_units rows) to the observation.
+    rgb_screen_size, rgb_minimap_size: also observe RGB images (the built-in engine draws them itself).
+    screen_target_masks: add per-target-class screen masks and narrow the screen argument's mask with them.
+    seed:               the seed of the first reset() when reset() is given none.
+    realtime:           play against the clock (the game advances on its own; no step requests).
+    """
+
+    map_name: str = "MoveToBeacon"
+    engine: str | None = None
+    screen_size: int | tuple[int, int] = 64
+    minimap_size: int | tuple[int, int] = 64
+    camera_width: float = 24.0
+    step_mul: int = 8
+    max_episode_steps: int | None = None
+    functions: Sequence[int | str | Function] | None = None
+    invalid_action: str = "noop"
+    screen_layers: Sequence[str] | None = None
+    minimap_layers: Sequence[str] | None = None
+    compact_layers: bool = True
+    use_feature_units: bool = False
+    use_raw_units: bool = False
+    max_units: int = 256
+    rgb_screen_size: int | tuple[int, int] | None = None
+    rgb_minimap_size: int | tuple[int, int] | None = None
+    max_selected_units: int = 64
+    max_cargo: int = 16
+    screen_target_masks: bool = False
+    hide_specific_actions: bool = True
+    crop_to_playable_area: bool = False
+    seed: int | None = None
+    realtime: bool = False
+    disable_fog: bool = False
+    race: str = "terran"
+    bot: Bot | None = None
+    sc2path: str | None = None
+    version: str | int | None = None
+    launch_timeout_s: float | None = None
+    request_timeout_s: float = 120.0
+
+    def __post_init__(self) -> None:
+        if self.invalid_action not in INVALID_ACTION_POLICIES:
+            raise ValueError(f"invalid_action must be one of {INVALID_ACTION_POLICIES}, not {self.invalid_action!r}")
+        if self.max_episode_steps is not None and self.max_episode_steps < 1:
+            raise ValueError(f"max_episode_steps must be positive or None, not {self.max_episode_steps}")
+        if self.functions is not None:
+            object.__setattr__(self, "functions", tuple(self.functions))
+        self.layer_selection()  # fail early on unknown layer names
+        self.interface_format()
+
+    def interface_format(self) -> InterfaceFormat:
+        rgb = self.rgb_screen_size is not None
+        return InterfaceFormat(
+            screen_size=self.screen_size, minimap_size=self.minimap_size, camera_width=self.camera_width,
+            crop_to_playable_area=self.crop_to_playable_area, rgb_screen_size=self.rgb_screen_size,
+            rgb_minimap_size=self.rgb_minimap_size, action_space="features" if rgb else None,
+            use_feature_units=self.use_feature_units, use_raw_units=self.use_raw_units,
+            use_camera_position=self.use_feature_units or self.use_raw_units,
+            hide_specific_actions=self.hide_specific_actions, max_selected_units=self.max_selected_units,
+            max_cargo=self.max_cargo, screen_target_masks=self.screen_target_masks)
+
+    def action_spec(self) -> ActionSpec:
+        return ActionSpec.from_format(self.interface_format(), self.functions)
+
+    def layer_selection(self) -> LayerSelection:
+        screen = tuple(self.screen_layers) if self.screen_layers is not None else tuple(l.name for l in SCREEN_LAYERS)
+        minimap = (tuple(self.minimap_layers) if self.minimap_layers is not None
+                   else tuple(l.name for l in MINIMAP_LAYERS))
+        return LayerSelection(screen, minimap, self.compact_layers)
+
+    def match_config(self, interface_options) -> MatchConfig:
+        launch = LaunchConfig(engine=self.engine, sc2path=self.sc2path, version=self.version,
+                              render=self.rgb_screen_size is not None, timeout_s=self.launch_timeout_s)
+        return MatchConfig(map_name=self.map_name, interface_options=interface_options, launch=launch,
+                           step_mul=self.step_mul, race=self.race, bot=self.bot, disable_fog=self.disable_fog,
+                           realtime=self.realtime, request_timeout_s=self.request_timeout_s)

@@ -1,0 +1,233 @@
+"""SC2Env: one StarCraft II match as a Gymnasium env with a masked MultiDiscrete function-call action."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from sc2env import errors
+from sc2env.env.config import EnvConfig
+from sc2env.env.observations import ObservationPacker
+from sc2env.game import Match, StepResult
+from sc2env.interface import FUNCTIONS, FunctionCall, Observation, ObservationDecoder, encode_action
+from sc2env.interface.actions import as_function_call
+
+GAME_LOOPS_PER_SECOND = 22.4
+"""Game loops per real second at the "faster" speed ladder games (and PySC2's realtime) run at."""
+_SEED_BOUND = 2**31
+
+
+class SC2Env(gym.Env):
+    """A StarCraft II match (built-in engine or the real game) as a Gymnasium env.
+
+    Observation: a Dict of fixed-shape Boxes (see `observation_space` and docs/env.md): feature layers
+    channel-first, padded unit tables with `counts`, and `action_mask`, the flat concatenation of the
+    function mask and every argument's value mask (the layout of `action_spec`).
+
+    Action: MultiDiscrete `[function, screen, minimap, screen2, queued, control_group_act, control_group_id,
+    select_point_act, select_add, select_unit_act, select_unit_id, select_worker, build_queue_id,
+    unload_id]`; points are flattened as y * width + x, components the function does not use are ignored.
+    A `FunctionCall` is accepted too: `env.step(FUNCTIONS.Move_screen("now", (x, y)))`.
+
+    The game process starts at the first reset() and stops at close(). After a crash (GameCrashedError),
+    the next reset() starts a new one.
+    """
+
+    metadata = {"render_modes": ["rgb_array", "human"], "render_fps": GAME_LOOPS_PER_SECOND / 8}
+
+    def __init__(self, map_name: str = "MoveToBeacon", render_mode: str | None = None, **kwargs: Any):
+        self.config = EnvConfig(map_name=map_name, **kwargs)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, "
+                             f"not {render_mode!r}")
+        self.render_mode = render_mode
+        self.metadata = {**self.metadata, "render_fps": GAME_LOOPS_PER_SECOND / self.config.step_mul}
+        fmt = self.config.interface_format()
+        # The viewer draws units from raw data; asking for the camera position turns raw data on.
+        self.interface_format = dataclasses.replace(fmt, use_camera_position=True) if render_mode else fmt
+        self.action_spec = self.config.action_spec()
+        self._packer = ObservationPacker(self.action_spec, self.config.layer_selection(),
+                                         max_units=self.config.max_units)
+        self.observation_space = self._packer.space
+        self.action_space = spaces.MultiDiscrete(self.action_spec.nvec)
+        self._match: Match | None = None
+        self._decoder: ObservationDecoder | None = None
+        self._decoder_game_info = None
+        self._last: Observation | None = None
+        self._last_response = None
+        self._episode_steps = 0
+        self._episode_return = 0.0
+        self._needs_reset = True
+        self._seeded_once = False
+        self._renderer = None
+
+    # --- Gymnasium API -----------------------------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        game_seed = self._game_seed(seed)
+        match = self._ensure_match()
+        response = match.reset(game_seed)
+        if self._decoder is None or match.game_info is not self._decoder_game_info:
+            self._decoder = ObservationDecoder(self.interface_format, match.game_info,
+                                               functions=self.action_spec.functions)
+            self._decoder_game_info = match.game_info
+        self._episode_steps = 0
+        self._episode_return = 0.0
+        self._needs_reset = False
+        obs = self._observe(response)
+        info = self._info(StepResult(response), invalid=None)
+        self._after_observation()
+        return obs, info
+
+    def step(self, action):
+        return self.finish_step(self.begin_step(action))
+
+    def action_masks(self) -> np.ndarray:
+        """The current flat action mask as bool, the form sb3-contrib's MaskablePPO asks for."""
+        if self._last is None:
+            raise errors.ProtocolError("action_masks() needs an observation: call reset() first")
+        return self._last.masks.flat.copy()
+
+    def render(self):
+        if self.render_mode is None:
+            gym.logger.warn("render() was called without a render_mode; pass render_mode='rgb_array' or "
+                            "'human' to gymnasium.make().")
+            return None
+        if self._last is None:
+            return None
+        return self._get_renderer().render(self._last, self._last_response)
+
+    def close(self) -> None:
+        """Stop the game process (and close the viewer). Idempotent."""
+        match, self._match = self._match, None
+        if match is not None:
+            match.close()
+        renderer, self._renderer = self._renderer, None
+        if renderer is not None:
+            renderer.close()
+        self._needs_reset = True
+
+    # --- for scripted agents and the vector env ------------------------------------------------------
+
+    @property
+    def last_observation(self) -> Observation | None:
+        """The last decoded observation with named arrays (`.feature_screen.player_relative`), or None."""
+        return self._last
+
+    @property
+    def match(self) -> Match | None:
+        return self._match
+
+    def function_call_to_action(self, call: FunctionCall) -> np.ndarray:
+        """The MultiDiscrete action vector for a FunctionCall (raises InvalidActionError if it has no place)."""
+        return self.action_spec.to_vector(as_function_call(call))
+
+    def action_to_function_call(self, action) -> FunctionCall:
+        """The FunctionCall a MultiDiscrete action vector stands for (no availability check)."""
+        return self.action_spec.to_call(action)
+
+    def begin_step(self, action):
+        """The sending half of step(): check the action and hand it to the game, which starts working."""
+        if self._needs_reset:
+            raise errors.ProtocolError("step() called before reset() or after the episode ended: "
+                                       "call reset() to start an episode.")
+        call, problem = self._checked_call(action)
+        actions = [] if call.function == FUNCTIONS.no_op.id else [encode_action(call, self.interface_format)]
+        return self._match.begin_step(actions), problem
+
+    def finish_step(self, sent):
+        """The receiving half of step(): wait for the game, then (obs, reward, terminated, truncated, info)."""
+        pending, problem = sent
+        try:
+            result = self._match.finish_step(pending)
+        except errors.ConnectionError:
+            self._needs_reset = True
+            raise
+        self._episode_steps += 1
+        self._episode_return += result.reward
+        obs = self._observe(result.observation)
+        cap = self.config.max_episode_steps
+        truncated = result.truncated or (cap is not None and self._episode_steps >= cap and not result.terminated)
+        self._needs_reset = result.terminated or truncated
+        info = self._info(result, invalid=problem)
+        self._after_observation()
+        return obs, float(result.reward), bool(result.terminated), bool(truncated), info
+
+    # --- internals ---------------------------------------------------------------------------------
+
+    def _ensure_match(self) -> Match:
+        if self._match is None:
+            self._match = Match(self.config.match_config(self.interface_format.to_interface_options()))
+        return self._match
+
+    def _game_seed(self, seed: int | None) -> int | None:
+        """The game's seed for this reset, or None for the fast restart of the current game.
+
+        The first reset (and the first after a crash) seeds the game from `seed`, else `config.seed`, else
+        np_random, so that a seeded env replays the same episodes.
+        """
+        if seed is None and not self._seeded_once and self.config.seed is not None:
+            seed = self.config.seed
+            super().reset(seed=seed)
+        if seed is None and (not self._seeded_once or self._match is None or not self._match.running):
+            seed = int(self.np_random.integers(_SEED_BOUND))
+        if seed is None:
+            return None
+        self._seeded_once = True
+        return int(seed) % _SEED_BOUND
+
+    def _checked_call(self, action) -> tuple[FunctionCall, str | None]:
+        """The call to play and, if the action was not allowed and got replaced by no_op, why."""
+        try:
+            if isinstance(action, FunctionCall) or hasattr(action, "arguments"):
+                call = as_function_call(action)
+            else:
+                call = self.action_spec.to_call(action)
+            encode_action(call, self.interface_format, self._last.masks)  # validation only
+            return call, None
+        except errors.InvalidActionError as error:
+            if self.config.invalid_action == "raise":
+                raise
+            return FunctionCall(FUNCTIONS.no_op.id, ()), str(error)
+
+    def _observe(self, response) -> dict[str, np.ndarray]:
+        self._last = self._decoder.decode(response)
+        self._last_response = response
+        return self._packer.pack(self._last)
+
+    def _info(self, result: StepResult, invalid: str | None) -> dict[str, Any]:
+        obs = self._last
+        return {
+            "game_loop": int(obs.game_loop[0]),
+            "score": int(obs.score_cumulative[0]),
+            "outcome": int(result.outcome),
+            "episode_steps": self._episode_steps,
+            "invalid_action": invalid is not None,
+            "invalid_action_reason": invalid or "",
+        }
+
+    def _after_observation(self) -> None:
+        if self.render_mode == "human":
+            self.render()
+
+    def _get_renderer(self):
+        if self._renderer is None:
+            from sc2env.viewer import EnvRenderer  # pygame only when rendering
+
+            self._renderer = EnvRenderer(self.render_mode, self.interface_format, self._match.game_info,
+                                         fps=self.metadata["render_fps"])
+        return self._renderer
+
+    def __getstate__(self):
+        raise TypeError("An SC2Env owns a game process and cannot be pickled; pickle its EnvConfig "
+                        "(env.config) or an env creator instead (see docs/rllib.md).")
+
+
+def config_of(env: SC2Env, **changes: Any) -> EnvConfig:
+    """The env's configuration with some fields changed, e.g. to make a sibling env."""
+    return dataclasses.replace(env.config, **changes)

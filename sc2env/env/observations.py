@@ -1,0 +1,199 @@
+"""The env's observation: a Dict of fixed-shape Boxes, and the packing of a decoded Observation into it."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+import numpy as np
+from gymnasium import spaces
+
+from sc2env.gamedata import UNIT_TYPES
+from sc2env.interface import MINIMAP_LAYERS, SCREEN_LAYERS, ActionSpec, FeatureUnit, Observation, TargetClass
+from sc2env.interface.observation import QUEUE_ROWS
+
+_I32 = np.iinfo(np.int32)
+MAX_REPORTED = 16
+"""Rows kept of the short variable-length lists (last_actions, action_result, alerts, upgrades)."""
+
+COMPACT_UNIT_TYPES: tuple[int, ...] = tuple(sorted(UNIT_TYPES))
+"""Unit type ids that keep their own value (1 + position here) in compact uint8 layers; others become 255."""
+
+
+def _unit_type_lookup(scale: int) -> np.ndarray:
+    lookup = np.full(max(scale, max(COMPACT_UNIT_TYPES) + 1), 255, np.uint8)
+    lookup[0] = 0
+    lookup[list(COMPACT_UNIT_TYPES)] = np.arange(1, len(COMPACT_UNIT_TYPES) + 1)
+    return lookup
+
+
+@dataclasses.dataclass(frozen=True)
+class LayerSelection:
+    """Which feature layers the observation carries, and in what value range.
+
+    compact: uint8 layers (0..255), the form CNN policies expect (SB3 picks NatureCNN by itself): unit_type
+             becomes an index into COMPACT_UNIT_TYPES (others 255) and counters (hit points, energy, shields,
+             buffs) saturate at 255; the *_ratio layers keep the full resolution of those. False keeps the
+             game's int32 values, exactly as PySC2 reports them.
+    """
+
+    screen: tuple[str, ...] = tuple(layer.name for layer in SCREEN_LAYERS)
+    minimap: tuple[str, ...] = tuple(layer.name for layer in MINIMAP_LAYERS)
+    compact: bool = True
+
+    def __post_init__(self) -> None:
+        for given, table, what in ((self.screen, SCREEN_LAYERS, "screen"), (self.minimap, MINIMAP_LAYERS, "minimap")):
+            known = [layer.name for layer in table]
+            unknown = [name for name in given if name not in known]
+            if unknown:
+                raise ValueError(f"unknown {what} layers {unknown}; known: {', '.join(known)}")
+            if len(set(given)) != len(given):
+                raise ValueError(f"{what} layers repeat: {list(given)}")
+
+
+class _LayerPacker:
+    """Picks and converts one stack of layers (screen or minimap) into the env's array."""
+
+    def __init__(self, table, names: Sequence[str], compact: bool):
+        by_name = {layer.name: layer for layer in table}
+        self.layers = [by_name[name] for name in names]
+        self.index = np.array([layer.index for layer in self.layers], np.intp)
+        self.all = len(self.index) == len(table)
+        self.compact = compact
+        self.unit_type = [i for i, layer in enumerate(self.layers) if layer.name == "unit_type"]
+        self.lookup = _unit_type_lookup(max((layer.scale for layer in self.layers), default=1))
+
+    def space(self, size: tuple[int, int]) -> spaces.Box:
+        width, height = size
+        shape = (len(self.layers), height, width)
+        if self.compact:
+            return spaces.Box(0, 255, shape, np.uint8)
+        # Not the layers' nominal scales: the real game can exceed them (hit points above 1600).
+        return spaces.Box(0, _I32.max, shape, np.int32)
+
+    def pack(self, stack: np.ndarray) -> np.ndarray:
+        picked = stack if self.all else stack[self.index]
+        if not self.compact:
+            return np.array(picked, np.int32)  # a copy: the decoder may reuse its buffer next step
+        out = np.clip(picked, 0, 255).astype(np.uint8)
+        for i in self.unit_type:
+            out[i] = self.lookup[np.clip(picked[i], 0, len(self.lookup) - 1)]
+        return out
+
+
+def _box(shape: tuple[int, ...], low: int = _I32.min, high: int = _I32.max) -> spaces.Box:
+    return spaces.Box(low, high, shape, np.int32)
+
+
+class ObservationPacker:
+    """Builds the observation space and packs each decoded Observation into it (new arrays every time)."""
+
+    def __init__(self, spec: ActionSpec, layers: LayerSelection, *, max_units: int = 256):
+        fmt = spec.fmt
+        self.spec = spec
+        self.fmt = fmt
+        self.max_units = max_units
+        self._screen = _LayerPacker(SCREEN_LAYERS, layers.screen, layers.compact)
+        self._minimap = _LayerPacker(MINIMAP_LAYERS, layers.minimap, layers.compact)
+        n_unit_columns = len(FeatureUnit.__members__)
+        rows = {"multi_select": fmt.max_selected_units, "build_queue": QUEUE_ROWS, "production_queue": QUEUE_ROWS,
+                "cargo": fmt.max_cargo}
+        self._tables = rows
+        items: dict[str, spaces.Space] = {}
+        if fmt.screen_size is not None:
+            if layers.screen:
+                items["feature_screen"] = self._screen.space(fmt.screen_size)
+            if layers.minimap:
+                items["feature_minimap"] = self._minimap.space(fmt.minimap_size)
+        if fmt.rgb_screen_size is not None:
+            items["rgb_screen"] = spaces.Box(0, 255, (fmt.rgb_screen_size[1], fmt.rgb_screen_size[0], 3), np.uint8)
+            items["rgb_minimap"] = spaces.Box(0, 255, (fmt.rgb_minimap_size[1], fmt.rgb_minimap_size[0], 3),
+                                              np.uint8)
+        items.update(
+            player=_box((11,)),
+            game_loop=_box((1,), 0),
+            score_cumulative=_box((13,)),
+            score_by_category=_box((11, 5)),
+            score_by_vital=_box((3, 3)),
+            control_groups=_box((10, 2), 0),
+            single_select=_box((1, 7)),
+            multi_select=_box((rows["multi_select"], 7)),
+            build_queue=_box((rows["build_queue"], 7)),
+            production_queue=_box((rows["production_queue"], 2)),
+            cargo=_box((rows["cargo"], 7)),
+            cargo_slots_available=_box((1,), 0),
+            counts=_box((len(rows) + 1,), 0),
+            last_actions=_box((MAX_REPORTED,), -1),
+            action_result=_box((MAX_REPORTED,), 0),
+            alerts=_box((MAX_REPORTED,), 0),
+        )
+        if fmt.use_feature_units:
+            items["feature_units"] = _box((max_units, n_unit_columns))
+        if fmt.use_raw_units:
+            items["raw_units"] = _box((max_units, n_unit_columns))
+        if fmt.use_feature_units or fmt.use_raw_units:
+            items["unit_counts"] = _box((2,), 0)
+        items["action_mask"] = spaces.Box(0, 1, (spec.total,), np.int8)
+        if fmt.screen_target_masks:
+            width, height = fmt.screen_size
+            items["screen_target_masks"] = spaces.Box(0, 1, (len(TargetClass), height, width), np.int8)
+        self.space = spaces.Dict(items)
+
+    COUNT_NAMES = ("single_select", "multi_select", "build_queue", "production_queue", "cargo")
+    """The order of the entries of obs["counts"]: real rows in each padded table."""
+
+    def pack(self, obs: Observation) -> dict[str, np.ndarray]:
+        """The env observation for one decoded Observation; every array is new (safe to keep)."""
+        out: dict[str, np.ndarray] = {}
+        space = self.space.spaces
+        if "feature_screen" in space:
+            out["feature_screen"] = self._screen.pack(obs.feature_screen)
+        if "feature_minimap" in space:
+            out["feature_minimap"] = self._minimap.pack(obs.feature_minimap)
+        if "rgb_screen" in space:
+            out["rgb_screen"] = np.array(obs.rgb_screen, np.uint8)
+            out["rgb_minimap"] = np.array(obs.rgb_minimap, np.uint8)
+        out["player"] = np.array(obs.player, np.int32)
+        out["game_loop"] = np.array(obs.game_loop, np.int32)
+        out["score_cumulative"] = np.array(obs.score_cumulative, np.int32)
+        out["score_by_category"] = np.array(obs.score_by_category, np.int32)
+        out["score_by_vital"] = np.array(obs.score_by_vital, np.int32)
+        out["control_groups"] = np.array(obs.control_groups, np.int32)
+        out["single_select"] = _pad(obs.single_select, 1)
+        counts = [min(len(obs.single_select), 1)]
+        for name, rows in self._tables.items():
+            table = getattr(obs, name)
+            out[name] = _pad(table, rows)
+            counts.append(min(len(table), rows))
+        out["cargo_slots_available"] = np.array(obs.cargo_slots_available, np.int32)
+        out["counts"] = np.array(counts, np.int32)
+        out["last_actions"] = _pad_list(obs.last_actions, -1)
+        out["action_result"] = _pad_list(obs.action_result, 0)
+        out["alerts"] = _pad_list(obs.alerts, 0)
+        if "feature_units" in space:
+            out["feature_units"] = _pad(obs.feature_units, self.max_units)
+        if "raw_units" in space:
+            out["raw_units"] = _pad(obs.raw_units, self.max_units)
+        if "unit_counts" in space:
+            out["unit_counts"] = np.array([
+                min(len(t), self.max_units) if t is not None else 0 for t in (obs.feature_units, obs.raw_units)
+            ], np.int32)
+        out["action_mask"] = obs.masks.flat.astype(np.int8)
+        if "screen_target_masks" in space:
+            out["screen_target_masks"] = obs.target_masks.astype(np.int8)
+        return out
+
+
+def _pad(table, rows: int) -> np.ndarray:
+    table = np.asarray(table)
+    out = np.zeros((rows, table.shape[1]), np.int32)
+    n = min(len(table), rows)
+    out[:n] = table[:n]
+    return out
+
+
+def _pad_list(values: np.ndarray, fill: int) -> np.ndarray:
+    out = np.full(MAX_REPORTED, fill, np.int32)
+    n = min(len(values), MAX_REPORTED)
+    out[:n] = values[:n]
+    return out

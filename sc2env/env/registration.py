@@ -1,0 +1,30 @@
+"""Registers the Gymnasium ids: `sc2env/<MiniGame>-v0` for the seven mini-games and `sc2env/SC2-v0` for any map."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+
+from sc2env.game.maps import MINI_GAMES
+
+ENTRY_POINT = "sc2env.env.env:SC2Env"
+VECTOR_ENTRY_POINT = "sc2env.env.vector:SC2VectorEnv"
+ANY_MAP_ID = "sc2env/SC2-v0"
+
+
+def env_ids() -> list[str]:
+    """The registered ids, mini-games first."""
+    return [f"sc2env/{name}-v0" for name in MINI_GAMES] + [ANY_MAP_ID]
+
+
+def register_envs() -> None:
+    """Register every id with gymnasium (idempotent: ids already registered are left alone)."""
+    for name in MINI_GAMES:
+        _register(f"sc2env/{name}-v0", {"map_name": name})
+    _register(ANY_MAP_ID, {})
+
+
+def _register(env_id: str, kwargs: dict) -> None:
+    if env_id in gym.registry:
+        return
+    # No max_episode_steps here: the mini-games end on their own timers, and the env has its own safety cap.
+    gym.register(id=env_id, entry_point=ENTRY_POINT, vector_entry_point=VECTOR_ENTRY_POINT, kwargs=kwargs)

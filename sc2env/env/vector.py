@@ -1,0 +1,128 @@
+"""SC2VectorEnv: several games stepped at once from one thread, their work overlapped in their own processes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from sc2env.env.env import GAME_LOOPS_PER_SECOND, SC2Env
+
+
+class SC2VectorEnv(VectorEnv):
+    """`num_envs` SC2Envs, each with its own game process, stepped concurrently with NEXT_STEP autoreset.
+
+    A step sends every game its action before reading any answer, so the games simulate and render in
+    parallel while this process decodes the observations as they arrive. No threads or subprocesses of
+    Python are involved, and the observation layout is that of one SC2Env, batched.
+
+    `gymnasium.make_vec("sc2env/MoveToBeacon-v0", num_envs=4)` builds one (it is the `vector_entry_point`).
+    Seeds: `reset(seed=s)` seeds sub-env i with s + i; a list gives one seed per sub-env.
+    """
+
+    def __init__(self, num_envs: int = 1, map_name: str = "MoveToBeacon", render_mode: str | None = None,
+                 **kwargs: Any):
+        if num_envs < 1:
+            raise ValueError(f"num_envs must be at least 1, not {num_envs}")
+        seed = kwargs.pop("seed", None)
+        self.envs = [SC2Env(map_name, render_mode=render_mode,
+                            seed=None if seed is None else seed + i, **kwargs) for i in range(num_envs)]
+        first = self.envs[0]
+        self.num_envs = num_envs
+        self.render_mode = render_mode
+        self.metadata = {"render_modes": first.metadata["render_modes"],
+                         "render_fps": GAME_LOOPS_PER_SECOND / first.config.step_mul,
+                         "autoreset_mode": AutoresetMode.NEXT_STEP}
+        self.single_observation_space = first.observation_space
+        self.single_action_space = first.action_space
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self.action_spec = first.action_spec
+        self._autoreset = np.zeros(num_envs, bool)
+
+    def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None):
+        if seed is None or isinstance(seed, (int, np.integer)):
+            seeds = [None if seed is None else int(seed) + i for i in range(self.num_envs)]
+        else:
+            seeds = list(seed)
+            if len(seeds) != self.num_envs:
+                raise ValueError(f"reset(seed=...) got {len(seeds)} seeds for {self.num_envs} envs")
+        results = self._reset_each(range(self.num_envs), seeds, options)
+        self._autoreset[:] = False
+        infos: dict[str, Any] = {}
+        for i, (_, info) in enumerate(results):
+            infos = self._add_info(infos, info, i)
+        return self._batch([obs for obs, _ in results]), infos
+
+    def step(self, actions):
+        actions = np.asarray(actions) if not isinstance(actions, (list, tuple)) else actions
+        if len(actions) != self.num_envs:
+            raise ValueError(f"step() got {len(actions)} actions for {self.num_envs} envs")
+        to_reset = np.flatnonzero(self._autoreset)
+        # Every live game gets its action first, so all of them work while we wait on, and decode, each one.
+        sent = {i: env.begin_step(actions[i]) for i, env in enumerate(self.envs) if not self._autoreset[i]}
+        results: list = [None] * self.num_envs
+        if len(to_reset):
+            for i, (obs, info) in zip(to_reset, self._reset_each(to_reset, [None] * len(to_reset), None)):
+                results[i] = (obs, 0.0, False, False, info)
+        for i, pending in sent.items():
+            results[i] = self.envs[i].finish_step(pending)
+        rewards = np.array([r[1] for r in results], np.float64)
+        terminations = np.array([r[2] for r in results], bool)
+        truncations = np.array([r[3] for r in results], bool)
+        infos: dict[str, Any] = {}
+        for i, result in enumerate(results):
+            infos = self._add_info(infos, result[4], i)
+        self._autoreset = terminations | truncations
+        return self._batch([r[0] for r in results]), rewards, terminations, truncations, infos
+
+    def action_masks(self) -> np.ndarray:
+        """(num_envs, mask length) bool: each sub-env's current flat action mask (for MaskablePPO)."""
+        return np.stack([env.action_masks() for env in self.envs])
+
+    def render(self):
+        return tuple(env.render() for env in self.envs)
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple:
+        """Call a method (or read an attribute) of every sub-env."""
+        values = []
+        for env in self.envs:
+            value = getattr(env, name)
+            values.append(value(*args, **kwargs) if callable(value) else value)
+        return tuple(values)
+
+    def get_attr(self, name: str) -> tuple:
+        return tuple(getattr(env, name) for env in self.envs)
+
+    def set_attr(self, name: str, values: Any) -> None:
+        if not isinstance(values, (list, tuple)):
+            values = [values] * self.num_envs
+        for env, value in zip(self.envs, values, strict=True):
+            setattr(env, name, value)
+
+    def close_extras(self, **kwargs: Any) -> None:
+        for env in self.envs:
+            env.close()
+
+    # --- internals ---------------------------------------------------------------------------------
+
+    def _reset_each(self, indices, seeds, options) -> list:
+        """Reset the given sub-envs; games that must be started are started side by side."""
+        indices = list(indices)
+        starting = [i for i in indices if self.envs[i].match is None or not self.envs[i].match.running]
+        if len(starting) > 1:
+            with ThreadPoolExecutor(len(starting)) as pool:  # launching is waiting, not computing
+                futures = {i: pool.submit(self.envs[i].reset, seed=s, options=options)
+                           for i, s in zip(indices, seeds) if i in starting}
+                done = {i: f.result() for i, f in futures.items()}
+        else:
+            done = {}
+        return [done[i] if i in done else self.envs[i].reset(seed=s, options=options)
+                for i, s in zip(indices, seeds)]
+
+    def _batch(self, observations: list[dict]) -> dict:
+        return {key: np.stack([obs[key] for obs in observations]) for key in self.single_observation_space}
