@@ -96,42 +96,46 @@ def _offsets(reach: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return ox, oy, (ox == 0) & (oy == 0)
 
 
-def coverage(view: View, world: World) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def coverage(view: View, world: World, densities: bool = True) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
     """Which unit each pixel shows, and how many units cover it.
 
     A unit covers the pixels whose centres lie within its radius, and always the pixel holding its centre.
     Ground units are drawn over items and beacons. Returns (index, density, density_aa): `index` holds the
     world row + 1 of the top unit (0 = none); `density_aa` is coverage in 1/16ths of a unit, an
-    anti-aliased density.
+    anti-aliased density. The densities are None unless asked for (the minimap has none).
     """
     h, w = view.height, view.width
     n = world.n
     if not n:
         zero8 = np.zeros((h, w), np.uint8)
         return np.zeros((h, w), np.int32), zero8, zero8
-    fx = (world.pos[:, 0] - view.left) / view.scale - 0.5
-    fy = (view.top - world.pos[:, 1]) / view.scale - 0.5
-    rp = world.radius / view.scale
+    # Draw order: rank 1..n, colliding (ground) units above the rest, later units above earlier ones.
+    order = np.argsort(world.collides, kind="stable")
+    fx = (world.pos[order, 0] - view.left) / view.scale - 0.5
+    fy = (view.top - world.pos[order, 1]) / view.scale - 0.5
+    rp = world.radius[order] / view.scale
     ox, oy, centre = _offsets(int(rp.max()) + 2)
     ci = np.rint(fx).astype(np.int64)[:, None] + ox
     cj = np.rint(fy).astype(np.int64)[:, None] + oy
-    d = np.sqrt((ci - fx[:, None]) ** 2 + (cj - fy[:, None]) ** 2)
-    covered = (d <= rp[:, None]) | centre
-    covered &= (ci >= 0) & (ci < w) & (cj >= 0) & (cj < h)
-    rows, k = np.nonzero(covered)
-    pixels = (cj * w + ci)[rows, k]
-    density = np.bincount(pixels, minlength=h * w)
-    aa = np.clip(rp[rows] - d[rows, k] + 0.5, 0.0, 1.0)
-    density_aa = np.bincount(pixels, weights=aa, minlength=h * w) * 16
-    priority = world.collides[rows] * (n + 1) + rows
-    order = np.lexsort((priority, pixels))
-    pixels, rows = pixels[order], rows[order]
-    last = np.ones(len(order), bool)
-    last[:-1] = pixels[1:] != pixels[:-1]
-    index = np.zeros(h * w, np.int32)
-    index[pixels[last]] = rows[last] + 1
-    return (index.reshape(h, w), np.minimum(density, 255).astype(np.uint8).reshape(h, w),
-            np.minimum(np.rint(density_aa), 255).astype(np.uint8).reshape(h, w))
+    dx = ci - fx[:, None]
+    dy = cj - fy[:, None]
+    d2 = dx * dx
+    d2 += dy * dy
+    # Unsigned views turn negative pixel coordinates into huge ones: one comparison checks both bounds.
+    covered = ((d2 <= (rp * rp)[:, None]) | centre) & (ci.view(np.uint64) < w) & (cj.view(np.uint64) < h)
+    ranks, k = np.nonzero(covered)
+    pixels = cj[ranks, k] * w + ci[ranks, k]
+    top = np.zeros(h * w, np.int32)
+    np.maximum.at(top, pixels, ranks + 1)
+    rows = np.zeros(n + 1, np.int32)
+    rows[1:] = order + 1
+    index = rows.take(top).reshape(h, w)
+    if not densities:
+        return index, None, None
+    density = np.bincount(pixels, minlength=h * w).clip(0, 255).astype(np.uint8).reshape(h, w)
+    aa = np.clip(rp[ranks] - np.sqrt(d2[ranks, k]) + 0.5, 0.0, 1.0)
+    density_aa = np.rint(np.bincount(pixels, weights=aa, minlength=h * w) * 16).clip(0, 255)
+    return index, density, density_aa.astype(np.uint8).reshape(h, w)
 
 
 class FrameCache:
@@ -151,11 +155,12 @@ class FrameCache:
         if key != self._key:
             self._key, self._coverage, self._values = key, {}, None
 
-    def coverage(self, view: View, world: World, player: Player) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def coverage(self, view: View, world: World, player: Player, densities: bool = True) -> tuple:
         self._check(world, player)
-        if view not in self._coverage:
-            self._coverage[view] = coverage(view, world)
-        return self._coverage[view]
+        cached = self._coverage.get(view)
+        if cached is None or (densities and cached[1] is None):
+            cached = self._coverage[view] = coverage(view, world, densities)
+        return cached
 
     def values(self, world: World, player: Player) -> dict[str, np.ndarray]:
         self._check(world, player)
@@ -244,6 +249,7 @@ class LayerRenderer:
         self.terrain = terrain
         self._static: dict[tuple, list[bytes | None]] = {}
         # Unit layers grouped by bits per pixel, so each group is drawn with one lookup-table gather.
+        self._densities = any(source.startswith("density") for _, _, _, source in layers)
         self._unit_groups = {
             bpp: [(n, source[5:]) for n, (_, _, b, source) in enumerate(layers) if b == bpp and source[:5] == "unit:"]
             for bpp in (1, 8, 32)
@@ -253,14 +259,19 @@ class LayerRenderer:
                camera: View | None = None) -> list[bytes]:
         """The serialized FeatureLayers (or FeatureLayersMinimap) message for this frame, as byte pieces."""
         static = self._static_fields(view, camera)
-        index, density, density_aa = frames.coverage(view, world, player)
+        index, density, density_aa = frames.coverage(view, world, player, self._densities)
         values = frames.values(world, player)
         data: dict[int, bytes] = {}
         for bpp, members in self._unit_groups.items():
-            if members:
-                lut = np.stack([values[name] for _, name in members]).astype(_DTYPES[bpp])
-                for (n, _), pixels in zip(members, np.take(lut, index, axis=1)):
-                    data[n] = _data(bpp, pixels)
+            if not members:
+                continue
+            lut = np.stack([values[name] for _, name in members]).astype(_DTYPES[bpp])
+            drawn = lut.any(axis=1)  # a layer whose units all have value 0 is the cached zero image
+            for (n, _), pixels in zip([m for m, d in zip(members, drawn) if d], np.take(lut[drawn], index, axis=1)):
+                data[n] = _data(bpp, pixels)
+            for (n, _), d in zip(members, drawn):
+                if not d:
+                    data[n] = self._zeros(bpp, view)
         parts: list[bytes] = []
         for n, (_, number, bpp, source) in enumerate(self.layers):
             if static[n] is not None:
@@ -273,6 +284,10 @@ class LayerRenderer:
             head = wire.image_header(bpp, view.width, view.height, len(data[n]))
             parts += (wire.field_header(number, len(head) + len(data[n])), head, data[n])
         return parts
+
+    @functools.lru_cache(maxsize=64)
+    def _zeros(self, bpp: int, view: View) -> bytes:
+        return _data(bpp, np.zeros((view.height, view.width), np.uint8))
 
     def _static_fields(self, view: View, camera: View | None) -> list[bytes | None]:
         """Per layer: the complete encoded field for layers that don't depend on units, else None."""

@@ -78,23 +78,27 @@ class Scenario:
         self.result = None
         self._run(self.definition.setup, {})
 
-    def first_event(self, trajectory: np.ndarray | None, k: int) -> int:
-        """The first of the next k loops (1-based) at which a `near` trigger would fire, else k."""
+    def first_event(self, trajectory: np.ndarray | None, k: int) -> tuple[int, bool]:
+        """(t, fires): the first of the next k loops (1-based) at which a `near` trigger fires, else (k, False)."""
         if not self._near or not self.world.n:
-            return k
+            return k, False
         positions = self.world.pos[None] if trajectory is None else trajectory
-        first = k
+        first, fires = k, False
         for trigger in self._near:
             hits = self._near_matrix(trigger["when"]["near"], positions)
             if hits is not None:
                 loops = np.flatnonzero(hits.any(axis=(1, 2)))
                 if len(loops):
+                    fires = True
                     first = min(first, 1 if trajectory is None else int(loops[0]) + 1)
-        return first
+        return first, fires
 
-    def after_loop(self) -> None:
-        """Fire the triggers whose conditions hold after the loop just simulated."""
-        for trigger in self._near:
+    def after_loop(self, near_may_fire: bool = True) -> None:
+        """Fire the triggers whose conditions hold after the loop just simulated.
+
+        `near_may_fire=False` skips the proximity checks when `first_event` showed none can hold.
+        """
+        for trigger in self._near if near_may_fire else ():
             spec = trigger["when"]["near"]
             hits = self._near_matrix(spec, self.world.pos[None])
             if hits is None or not hits.any():

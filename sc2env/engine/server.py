@@ -13,7 +13,7 @@ from websockets.server import ServerProtocol
 
 ENDPOINT = "/sc2api"
 _BUSY = b"HTTP/1.1 409 Conflict\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-_RECV_BYTES = 1 << 22
+_RECV_BYTES = 1 << 18  # per read; a bigger buffer costs an allocation per recv()
 _SEND_BUFFER = 1 << 22
 
 
