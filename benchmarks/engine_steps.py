@@ -16,7 +16,8 @@ import time
 import numpy as np
 import portpicker
 import websocket
-from s2clientprotocol import common_pb2, sc2api_pb2 as sc_pb, spatial_pb2
+from s2clientprotocol import common_pb2
+from s2clientprotocol import sc2api_pb2 as sc_pb
 
 RES = 64
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-from s2clientprotocol import error_pb2, raw_pb2, sc2api_pb2 as sc_pb, spatial_pb2, ui_pb2
+from s2clientprotocol import error_pb2, raw_pb2, spatial_pb2, ui_pb2
+from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.engine.render import View
 from sc2env.engine.world import Order

@@ -11,8 +11,16 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2env.engine import actions
 from sc2env.engine.mapdef import MapDefinition
 from sc2env.engine.players import Player
-from sc2env.engine.render import (MINIMAP_LAYERS, SCREEN_LAYERS, FrameCache, LayerRenderer, Terrain, View,
-                                  minimap_view, screen_view)
+from sc2env.engine.render import (
+    MINIMAP_LAYERS,
+    SCREEN_LAYERS,
+    FrameCache,
+    LayerRenderer,
+    Terrain,
+    View,
+    minimap_view,
+    screen_view,
+)
 from sc2env.engine.scenario import RESULTS, Scenario
 from sc2env.engine.world import World
 

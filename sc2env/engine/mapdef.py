@@ -210,7 +210,7 @@ def find_definition(map_path: str = "", map_data: bytes = b"") -> MapDefinition:
     if map_data.lstrip()[:1] == b"{":
         return parse_definition(map_data)
     stem = posixpath.basename(map_path.replace("\\", "/"))
-    stem = stem[: -len(".SC2Map")] if stem.endswith(".SC2Map") else stem
+    stem = stem.removesuffix(".SC2Map")
     builtins = builtin_definitions()
     if stem not in builtins:
         raise KeyError(stem)

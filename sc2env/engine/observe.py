@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from s2clientprotocol import data_pb2, raw_pb2, sc2api_pb2 as sc_pb, score_pb2, ui_pb2
+from s2clientprotocol import data_pb2, raw_pb2, score_pb2, ui_pb2
+from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.engine import rgb, wire
 from sc2env.engine.game import Game
@@ -88,8 +89,8 @@ def _player_common(game: Game, pc: sc_pb.PlayerCommon) -> None:
             food_army += t.food_required
         army += t.army
     pc.food_cap = int(min(food_cap, _MAX_FOOD))
-    pc.food_used = int(math.ceil(food_army + food_workers))
-    pc.food_army, pc.food_workers = int(math.ceil(food_army)), int(food_workers)
+    pc.food_used = math.ceil(food_army + food_workers)
+    pc.food_army, pc.food_workers = math.ceil(food_army), int(food_workers)
     pc.idle_worker_count, pc.army_count = idle_workers, army
 
 

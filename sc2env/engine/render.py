@@ -235,6 +235,11 @@ def _data(bits_per_pixel: int, pixels: np.ndarray) -> bytes:
     return pixels.astype(_DTYPES[bits_per_pixel], copy=False).tobytes()
 
 
+@functools.lru_cache(maxsize=64)
+def _zero_data(bits_per_pixel: int, width: int, height: int) -> bytes:
+    return _data(bits_per_pixel, np.zeros((height, width), np.uint8))
+
+
 def encode(bits_per_pixel: int, pixels: np.ndarray) -> bytes:
     """A serialized ImageData for a (height, width) array; 1-bpp images are packed MSB first, unpadded."""
     h, w = pixels.shape
@@ -271,7 +276,7 @@ class LayerRenderer:
                 data[n] = _data(bpp, pixels)
             for (n, _), d in zip(members, drawn):
                 if not d:
-                    data[n] = self._zeros(bpp, view)
+                    data[n] = _zero_data(bpp, view.width, view.height)
         parts: list[bytes] = []
         for n, (_, number, bpp, source) in enumerate(self.layers):
             if static[n] is not None:
@@ -284,10 +289,6 @@ class LayerRenderer:
             head = wire.image_header(bpp, view.width, view.height, len(data[n]))
             parts += (wire.field_header(number, len(head) + len(data[n])), head, data[n])
         return parts
-
-    @functools.lru_cache(maxsize=64)
-    def _zeros(self, bpp: int, view: View) -> bytes:
-        return _data(bpp, np.zeros((view.height, view.width), np.uint8))
 
     def _static_fields(self, view: View, camera: View | None) -> list[bytes | None]:
         """Per layer: the complete encoded field for layers that don't depend on units, else None."""

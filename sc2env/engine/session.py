@@ -72,7 +72,7 @@ class Session:
         else:
             try:
                 payload = getattr(self, f"_{kind}")(getattr(request, kind), response)
-            except Exception as e:  # a bug must cost one answer, never the server
+            except Exception as e:  # noqa: BLE001 - a bug must cost one answer, never the server
                 response.ClearField(kind)
                 response.error.append(f"internal error in the built-in engine while handling {kind}: "
                                       f"{type(e).__name__}: {e}")

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sc2env.gamedata import UNIT_TYPES, UnitType
+from sc2env.gamedata import UnitType
 
 # Order kinds the movement model knows; everything else is an instant command.
 MOVE, ATTACK, PATROL = 16, 23, 17

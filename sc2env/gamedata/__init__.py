@@ -6,13 +6,13 @@ from sc2env.gamedata.version import BASE_BUILD, DATA_BUILD, DATA_VERSION, GAME_V
 
 __all__ = [
     "ABILITIES",
-    "Ability",
     "BASE_BUILD",
     "DATA_BUILD",
     "DATA_VERSION",
     "GAME_VERSION",
-    "Target",
     "UNIT_TYPES",
+    "Ability",
+    "Target",
     "UnitType",
     "Weapon",
     "specific_ability",

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from s2clientprotocol import common_pb2, sc2api_pb2 as sc_pb
+from s2clientprotocol import common_pb2
+from s2clientprotocol import sc2api_pb2 as sc_pb
 
 RES = 64
 

@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from engine_helpers import (
+    create_request,
+    interface,
+    join_request,
+    layer,
+    move_screen,
+    screen_pixel,
+    select_rect,
+    spatial,
+    units_of,
+)
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.errors import RequestError
-from engine_helpers import (create_request, interface, join_request, layer, move_screen, screen_pixel,
-                                   select_rect, spatial, units_of)
 
 MARINE, BEACON, SHARD = 48, 317, 1680
 

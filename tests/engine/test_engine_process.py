@@ -12,9 +12,8 @@ import time
 import portpicker
 import pytest
 import websocket
-from s2clientprotocol import sc2api_pb2 as sc_pb
-
 from engine_helpers import create_request, join_request
+from s2clientprotocol import sc2api_pb2 as sc_pb
 
 UNKNOWN_SC2_FLAGS = ["-dataVersion", "B89B5D6FA7CBF6452E721311BFBC6CB2", "-eglpath", "libEGL.so", "-verbose",
                      "-displayMode", "0"]
@@ -57,7 +56,7 @@ def running():
 
 
 def test_text_frames_ids_status_and_malformed_bytes(running):
-    proc, port, ws = running
+    ws = running[2]
     first = ask(ws, sc_pb.Request(id=1, ping=sc_pb.RequestPing()))
     assert (first.id, first.status, first.ping.base_build, first.ping.game_version) == (1, 1, 75689, "4.10.0")
     assert first.ping.data_version == "B89B5D6FA7CBF6452E721311BFBC6CB2" and not first.error
@@ -166,7 +165,7 @@ def test_port_in_use_is_a_clear_failure():
     try:
         connect(port).close()
         second = subprocess.run([sys.executable, "-m", "sc2env.engine", "-port", str(port)], capture_output=True,
-                                text=True, timeout=10)
+                                text=True, timeout=10, check=False)
         assert second.returncode == 1 and f"cannot listen on 127.0.0.1:{port}" in second.stderr
     finally:
         proc.terminate()

@@ -49,7 +49,8 @@ def test_pysc2_sc2env_plays_both_mini_games_with_restarts(tmp_path):
     subprocess.run([sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(tmp_path)], check=True,
                    capture_output=True)
     env = dict(os.environ, SC2PATH=str(tmp_path), SDL_VIDEODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1")
-    done = subprocess.run([sys.executable, "-c", PLAY], env=env, capture_output=True, text=True, timeout=240)
+    done = subprocess.run([sys.executable, "-c", PLAY], env=env, capture_output=True, text=True, timeout=240,
+                          check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     output = done.stdout.splitlines()
     lines = [line.split(maxsplit=5) for line in output if line.startswith(("MoveToBeacon", "CollectMineralShards"))]
@@ -65,5 +66,6 @@ def test_pysc2_sc2env_plays_both_mini_games_with_restarts(tmp_path):
         expected = marine_functions if name == "MoveToBeacon" else sorted(marine_functions + [5])
         assert available == str(expected)
     # Both runs quit their engine: no SC2_x64 child survives the client.
-    leftovers = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True).stdout.split()
+    leftovers = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True,
+                               check=False).stdout.split()
     assert not leftovers

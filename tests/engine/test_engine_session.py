@@ -6,9 +6,9 @@ import json
 
 import numpy as np
 import pytest
+from engine_helpers import create_request, join_request, move_screen, select_rect
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
-from engine_helpers import create_request, join_request, move_screen, select_rect
 from sc2env.engine.mapdef import MapDefinitionError, builtin_definitions, parse_definition
 
 

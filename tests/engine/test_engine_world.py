@@ -48,7 +48,7 @@ def test_queued_orders_run_in_turn_and_patrol_goes_back_and_forth():
 def test_moves_are_clamped_to_the_pathable_area_and_units_do_not_overlap():
     w = World(Bounds(22, 20, 44, 36))
     a = w.spawn(MARINE, 1, 30, 30)
-    b = w.spawn(MARINE, 1, 34, 30)
+    w.spawn(MARINE, 1, 34, 30)
     w.issue(a, Order(16, point=(0, 30)), queued=False)
     assert w.orders[0][0].point == (22.375, 30)
     w.issue(a, Order(16, point=(34, 30)), queued=False)
