@@ -114,3 +114,10 @@ def test_render_interface_draws_rgb_and_accepts_render_actions(session):
     assert obs.render_data.map.bits_per_pixel == 24 and obs.ui_data.single.unit.unit_type == 48
     assert (screen == (150, 255, 150)).all(axis=2).any(), "the selected marine is drawn in light green"
     assert obs.render_data.minimap.size.x == 64
+
+
+def test_leave_game_returns_to_launched(session):
+    play(session)
+    assert ask(session, leave_game=sc_pb.RequestLeaveGame()).status == sc_pb.launched
+    assert "not valid in status launched" in ask(session, observation=sc_pb.RequestObservation()).error[0]
+    play(session, "CollectMineralShards")
