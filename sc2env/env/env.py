@@ -188,7 +188,8 @@ class SC2Env(gym.Env):
                 call = as_function_call(action)
             else:
                 call = self.action_spec.to_call(action)
-            encode_action(call, self.interface_format, self._last.masks)  # validation only
+            if call.function != FUNCTIONS.no_op.id:  # no_op is always allowed
+                encode_action(call, self.interface_format, self._last.masks)  # validation only
             return call, None
         except errors.InvalidActionError as error:
             if self.config.invalid_action == "raise":

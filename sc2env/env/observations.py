@@ -61,6 +61,8 @@ class _LayerPacker:
         self.all = len(self.index) == len(table)
         self.compact = compact
         self.unit_type = [i for i, layer in enumerate(self.layers) if layer.name == "unit_type"]
+        # Layers whose values can pass 255 (the 32-bit ones); the others convert to uint8 as they are.
+        self.wide = [i for i, layer in enumerate(self.layers) if layer.bits > 8 and layer.name != "unit_type"]
         self.lookup = _unit_type_lookup(max((layer.scale for layer in self.layers), default=1))
 
     def space(self, size: tuple[int, int]) -> spaces.Box:
@@ -75,9 +77,11 @@ class _LayerPacker:
         picked = stack if self.all else stack[self.index]
         if not self.compact:
             return np.array(picked, np.int32)  # a copy: the decoder may reuse its buffer next step
-        out = np.clip(picked, 0, 255).astype(np.uint8)
+        out = picked.astype(np.uint8)
+        for i in self.wide:
+            np.minimum(picked[i], 255, out=out[i], casting="unsafe")
         for i in self.unit_type:
-            out[i] = self.lookup[np.clip(picked[i], 0, len(self.lookup) - 1)]
+            out[i] = self.lookup[np.minimum(picked[i], len(self.lookup) - 1)]
         return out
 
 

@@ -1,0 +1,174 @@
+"""The env on the built-in engine: spaces, masks, FunctionCall actions, rewards, invalid actions, lifecycle."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from sc2env import errors
+from sc2env.env import SC2Env, env_ids
+from sc2env.game import MINI_GAMES
+from sc2env.interface import FUNCTIONS, SCREEN_LAYERS
+
+SMALL = {"screen_size": 32, "minimap_size": 32}
+PLAYER_RELATIVE = [layer.name for layer in SCREEN_LAYERS].index("player_relative")
+
+
+def test_every_mini_game_is_registered_with_both_entry_points():
+    for name in MINI_GAMES:
+        spec = gym.spec(f"sc2env/{name}-v0")
+        assert spec.kwargs["map_name"] == name
+        assert spec.vector_entry_point == "sc2env.env.vector:SC2VectorEnv"
+    assert "sc2env/SC2-v0" in env_ids()
+
+
+def test_observation_matches_space_and_masks_are_never_empty(make_env):
+    env = make_env(**SMALL)
+    obs, info = env.reset(seed=3)
+    assert env.observation_space.contains(obs)
+    spec = env.unwrapped.action_spec
+    assert obs["action_mask"].dtype == np.int8 and obs["action_mask"].shape == (spec.total,)
+    assert all(segment.any() for segment in spec.split(obs["action_mask"]))
+    assert obs["feature_screen"].shape == (27, 32, 32) and obs["feature_screen"].dtype == np.uint8
+    assert obs["feature_minimap"].shape == (11, 32, 32)
+    assert info["game_loop"] == 0 and info["invalid_action"] is False
+    masks = env.unwrapped.action_masks()
+    assert masks.dtype == bool and np.array_equal(masks, obs["action_mask"].astype(bool))
+    available = set(spec.function_ids[masks[: len(spec.functions)]])
+    assert FUNCTIONS.select_army.id in available and FUNCTIONS.Move_screen.id not in available
+
+
+def test_function_calls_move_the_marine_to_the_beacon_and_score(make_env):
+    env = make_env(**SMALL)
+    obs, _ = env.reset(seed=1)
+    obs, reward, *_ = env.step(FUNCTIONS.select_army("select"))
+    assert FUNCTIONS.Move_screen.id in env.unwrapped.last_observation.available_actions
+    total = 0.0
+    for _ in range(60):
+        relative = obs["feature_screen"][PLAYER_RELATIVE]
+        ys, xs = np.nonzero(relative == 3)  # the neutral beacon
+        target = (int(xs.mean()), int(ys.mean()))
+        obs, reward, terminated, truncated, info = env.step(FUNCTIONS.Move_screen("now", target))
+        assert not info["invalid_action"], info["invalid_action_reason"]
+        total += reward
+        if total >= 2:
+            break
+    assert total >= 2
+    assert info["score"] == total
+
+
+def test_vector_actions_and_function_calls_are_the_same_action(make_env):
+    env = make_env(**SMALL)
+    env.reset(seed=2)
+    unwrapped = env.unwrapped
+    call = FUNCTIONS.Move_screen("queued", (5, 9))
+    vector = unwrapped.function_call_to_action(call)
+    assert vector[0] == FUNCTIONS.Move_screen.id and vector[1] == 9 * 32 + 5 and vector[4] == 1
+    assert unwrapped.action_to_function_call(vector) == call
+
+
+def test_invalid_action_becomes_no_op_and_says_why(make_env):
+    env = make_env(**SMALL)
+    env.reset(seed=4)
+    vector = env.unwrapped.function_call_to_action(FUNCTIONS.Move_screen("now", (3, 3)))
+    _, reward, _, _, info = env.step(vector)  # nothing is selected: Move_screen is unavailable
+    assert info["invalid_action"] is True
+    assert "Move_screen" in info["invalid_action_reason"] and "not available" in info["invalid_action_reason"]
+    assert reward == 0.0
+
+
+def test_invalid_action_can_raise(make_env):
+    env = make_env(invalid_action="raise", **SMALL)
+    env.reset(seed=4)
+    with pytest.raises(errors.InvalidActionError, match="Move_screen"):
+        env.step(FUNCTIONS.Move_screen("now", (3, 3)))
+    with pytest.raises(errors.InvalidActionError, match="outside 32×32"):
+        env.step(FUNCTIONS.select_point("select", (40, 3)))
+    env.step(FUNCTIONS.no_op())  # the env is still usable
+
+
+def test_same_seed_same_episode(make_env):
+    def rollout(env, seed):
+        obs, _ = env.reset(seed=seed)
+        frames = [obs["feature_screen"]]
+        rng = np.random.default_rng(0)
+        for _ in range(20):
+            mask = env.unwrapped.action_spec.split(obs["action_mask"])
+            env.action_space.seed(int(rng.integers(1 << 30)))
+            obs, *_ = env.step(env.action_space.sample(mask=mask))
+            frames.append(obs["feature_screen"])
+        return np.stack(frames)
+
+    first, second = make_env(**SMALL), make_env(**SMALL)
+    assert np.array_equal(rollout(first, 11), rollout(second, 11))
+    assert not np.array_equal(rollout(first, 11)[0], rollout(first, 12)[0])
+
+
+def test_episode_ends_on_the_game_timer_and_restarts(make_env):
+    env = make_env(step_mul=64, **SMALL)
+    env.reset(seed=5)
+    steps = 0
+    while True:
+        _, _, terminated, truncated, info = env.step(FUNCTIONS.no_op())
+        steps += 1
+        if terminated or truncated:
+            break
+    assert terminated and not truncated
+    assert steps == 1920 // 64 and info["game_loop"] == 1920
+    with pytest.raises(errors.ProtocolError, match="reset"):
+        env.step(FUNCTIONS.no_op())
+    obs, info = env.reset()  # the fast restart of the same game
+    assert info["game_loop"] == 0 and obs["score_cumulative"][0] == 0
+
+
+def test_max_episode_steps_truncates(make_env):
+    env = make_env(max_episode_steps=3, **SMALL)
+    env.reset(seed=6)
+    results = [env.step(FUNCTIONS.no_op())[2:4] for _ in range(3)]
+    assert results == [(False, False), (False, False), (False, True)]
+
+
+def test_close_is_idempotent_and_stops_the_game(make_env):
+    env = make_env(**SMALL)
+    env.reset(seed=7)
+    process = env.unwrapped.match.process
+    assert process.running
+    env.close()
+    env.close()
+    assert not process.running and process.closed
+
+
+def test_game_crash_raises_and_the_next_reset_starts_a_new_game(make_env):
+    env = make_env(**SMALL)
+    env.reset(seed=8)
+    old = env.unwrapped.match.process
+    os.kill(old.pid, signal.SIGKILL)
+    assert old.wait(5) is not None
+    with pytest.raises(errors.ConnectionError):
+        env.step(FUNCTIONS.no_op())
+    obs, info = env.reset()
+    assert env.unwrapped.match.process is not old and env.unwrapped.match.process.running
+    assert info["game_loop"] == 0
+
+
+def test_layer_selection_and_int32_values(make_env):
+    env = make_env(screen_layers=("player_relative", "unit_type"), minimap_layers=("camera",), compact_layers=False,
+                   **SMALL)
+    obs, _ = env.reset(seed=9)
+    assert obs["feature_screen"].shape == (2, 32, 32) and obs["feature_screen"].dtype == np.int32
+    assert obs["feature_minimap"].shape == (1, 32, 32)
+    unit_types = set(np.unique(obs["feature_screen"][1])) - {0}
+    assert {48, 317} <= unit_types  # Marine and Beacon_Terran, as the game's ids
+    with pytest.raises(ValueError, match="unknown screen layers"):
+        SC2Env(screen_layers=("nope",))
+
+
+def test_function_subset_shrinks_the_action_space(make_env):
+    env = make_env(functions=["no_op", "select_army", "Move_screen"], **SMALL)
+    obs, _ = env.reset(seed=10)
+    assert env.action_space.nvec[0] == 3
+    assert list(obs["action_mask"][:3]) == [1, 1, 0]

@@ -1,0 +1,58 @@
+"""The RLlib env creator: picklable, lazy (no game until reset), seeded by worker and vector index."""
+
+from __future__ import annotations
+
+import pickle
+
+import cloudpickle
+import pytest
+
+from sc2env.env import SC2Env, SC2VectorEnv
+from sc2env.env.rllib import make_env, worker_seed
+
+
+class EnvContext(dict):
+    """The shape of RLlib's EnvContext: a dict of settings plus the indices of its env runner."""
+
+    def __init__(self, settings, worker_index=0, vector_index=0):
+        super().__init__(settings)
+        self.worker_index = worker_index
+        self.vector_index = vector_index
+
+
+def test_creator_pickles_and_starts_nothing_until_reset():
+    creator = pickle.loads(cloudpickle.dumps(make_env))
+    env = creator(EnvContext({"map_name": "MoveToBeacon", "engine": "builtin", "screen_size": 32,
+                              "minimap_size": 32, "seed": 7}, worker_index=2, vector_index=1))
+    try:
+        assert isinstance(env, SC2Env) and env.match is None  # lazy: no process yet
+        assert env.config.seed == worker_seed(7, 2, 1)
+        obs, _ = env.reset()
+        assert env.match.process.running
+        same = creator(EnvContext(dict(env.config.__dict__ | {"seed": 7}), worker_index=2, vector_index=1))
+        try:
+            assert same.config.seed == env.config.seed
+        finally:
+            same.close()
+    finally:
+        env.close()
+
+
+def test_seeds_differ_across_workers_and_sub_envs():
+    seeds = {worker_seed(0, w, v) for w in range(8) for v in range(8)}
+    assert len(seeds) == 64
+
+
+def test_vector_entry_point_form():
+    env = make_env(EnvContext({"map_name": "MoveToBeacon", "engine": "builtin", "num_envs": 2, "seed": 3}))
+    try:
+        assert isinstance(env, SC2VectorEnv) and env.num_envs == 2
+        assert [e.config.seed for e in env.envs] == [worker_seed(3), worker_seed(3) + 1]
+    finally:
+        env.close()
+
+
+def test_env_itself_refuses_pickling_with_advice():
+    env = SC2Env(engine="builtin")
+    with pytest.raises(TypeError, match="env creator"):
+        pickle.dumps(env)

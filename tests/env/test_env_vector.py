@@ -1,0 +1,63 @@
+"""Vector envs: gymnasium's sync and async wrappers and our own, one observation layout, NEXT_STEP autoreset."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+
+from sc2env.env import SC2VectorEnv
+from sc2env.interface import FUNCTIONS
+
+SMALL = {"screen_size": 32, "minimap_size": 32}
+
+
+@pytest.mark.parametrize("mode", ["sync", "async", "vector_entry_point"])
+def test_every_vectorization_mode_batches_the_same_layout(make_vec, mode):
+    envs = make_vec(num_envs=2, vectorization_mode=mode, **SMALL)
+    obs, infos = envs.reset(seed=5)
+    assert envs.observation_space.contains(obs)
+    assert obs["feature_screen"].shape == (2, 27, 32, 32)
+    assert obs["action_mask"].shape[0] == 2
+    assert list(infos["game_loop"]) == [0, 0]
+    actions = np.zeros((2, 14), np.int64)  # no_op everywhere
+    obs, rewards, terminated, truncated, infos = envs.step(actions)
+    assert list(infos["game_loop"]) == [8, 8]
+    assert rewards.shape == (2,) and not terminated.any() and not truncated.any()
+
+
+def test_sub_envs_get_their_own_seeds_and_games(make_vec):
+    envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", **SMALL)
+    assert isinstance(envs, SC2VectorEnv)
+    obs, _ = envs.reset(seed=21)
+    assert not np.array_equal(obs["feature_screen"][0], obs["feature_screen"][1])
+    ports = {env.match.process.port for env in envs.envs}
+    assert len(ports) == 2
+    again, _ = envs.reset(seed=21)
+    assert np.array_equal(obs["feature_screen"], again["feature_screen"])
+
+
+def test_next_step_autoreset(make_vec):
+    envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", max_episode_steps=2, **SMALL)
+    assert envs.metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP
+    envs.reset(seed=1)
+    noop = np.zeros((2, 14), np.int64)
+    _, _, _, truncated, _ = envs.step(noop)
+    assert not truncated.any()
+    _, _, _, truncated, infos = envs.step(noop)
+    assert truncated.all() and list(infos["game_loop"]) == [16, 16]
+    obs, rewards, terminated, truncated, infos = envs.step(noop)  # the reset step: action ignored
+    assert list(infos["game_loop"]) == [0, 0] and not rewards.any() and not (terminated | truncated).any()
+    _, _, _, _, infos = envs.step(noop)
+    assert list(infos["game_loop"]) == [8, 8]
+
+
+def test_vector_env_accepts_function_calls_and_reports_masks(make_vec):
+    envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", **SMALL)
+    obs, _ = envs.reset(seed=3)
+    masks = envs.action_masks()
+    assert masks.shape == obs["action_mask"].shape and masks.dtype == bool
+    _, _, _, _, infos = envs.step([FUNCTIONS.select_army("select"), FUNCTIONS.no_op()])
+    assert not infos["invalid_action"].any()
+    selected = envs.call("last_observation")
+    assert selected[0].single_select.unit_type[0] == 48 and len(selected[1].single_select) == 0
