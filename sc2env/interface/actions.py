@@ -28,7 +28,6 @@ _UI_FIELDS: dict[FunctionKind, tuple[str, tuple[tuple[str, int, int | None], ...
     K.UNLOAD: ("cargo_panel", (("unit_index", 0, 0),)),
     K.BUILD_QUEUE: ("production_panel", (("unit_index", 0, 0),)),
 }
-_UI_KIND_OF_FIELD = {field: kind for kind, (field, _) in _UI_FIELDS.items()}
 
 
 def as_function_call(call: Any) -> FunctionCall:
@@ -128,69 +127,77 @@ def encode_action(
     return action
 
 
-def decode_action(action: sc_pb.Action, fmt: InterfaceFormat) -> FunctionCall | None:
-    """The call an `Action` expresses (for last_actions), or None when no function expresses it.
+def action_function_id(action: sc_pb.Action, fmt: InterfaceFormat) -> int | None:
+    """The id of the function an `Action` expresses, or None when none does (what last_actions reports).
 
     An empty Action is `no_op`. None comes back for raw-only actions, unknown abilities (dances, map
     abilities) and abilities used in a form no function has (e.g. Smart without a target).
     Specific abilities read back as their general function under `hide_specific_actions`.
     """
     reverse = ABILITY_INDEX[fmt.hide_specific_actions].reverse
-
-    def ability_call(ability_id: int, kind: FunctionKind, *args: tuple[int, ...]) -> FunctionCall | None:
-        fid = reverse.get((ability_id, kind))
-        return None if fid is None else FunctionCall(fid, args)
-
-    if action.HasField("action_ui"):
-        ui = action.action_ui
-        field = ui.WhichOneof("action")
-        if field == "toggle_autocast":
-            return ability_call(ui.toggle_autocast.ability_id, K.AUTOCAST)
-        if field in _UI_KIND_OF_FIELD:
-            kind = _UI_KIND_OF_FIELD[field]
-            message = getattr(ui, field)
-            values = [(0,)] * len(FUNCTIONS_OF_KIND[kind].args)
-            for name, position, offset in _UI_FIELDS[kind][1]:
-                values[position] = (int(getattr(message, name)) - (offset or 0),)
-            return FunctionCall(FUNCTIONS_OF_KIND[kind].id, tuple(values))
-
-    spatial_field = "action_feature_layer" if fmt.action_space == "features" else "action_render"
-    if action.HasField(spatial_field):
-        spatial = getattr(action, spatial_field)
-        field = spatial.WhichOneof("action")
-        if field == "camera_move":
-            point = spatial.camera_move.center_minimap
-            return FunctionCall(FUNCTIONS.move_camera.id, ((point.x, point.y),))
-        if field == "unit_selection_point":
-            select = spatial.unit_selection_point
-            point = select.selection_screen_coord
-            return FunctionCall(FUNCTIONS.select_point.id, ((max(select.type - 1, 0),), (point.x, point.y)))
-        if field == "unit_selection_rect":
-            select = spatial.unit_selection_rect
-            if not select.selection_screen_coord:
-                return None
-            rect = select.selection_screen_coord[0]
-            return FunctionCall(
-                FUNCTIONS.select_rect.id,
-                ((int(select.selection_add),), (rect.p0.x, rect.p0.y), (rect.p1.x, rect.p1.y)),
-            )
-        if field == "unit_command":
-            command = spatial.unit_command
-            queued = (int(command.queue_command),)
-            target = command.WhichOneof("target")
-            if target == "target_screen_coord":
-                point = command.target_screen_coord
-                return ability_call(command.ability_id, K.SCREEN, queued, (point.x, point.y))
-            if target == "target_minimap_coord":
-                point = command.target_minimap_coord
-                return ability_call(command.ability_id, K.MINIMAP, queued, (point.x, point.y))
-            return ability_call(command.ability_id, K.QUICK, queued)
-
-    other_spatial = "action_render" if spatial_field == "action_feature_layer" else "action_feature_layer"
-    if action.HasField("action_raw") or action.HasField(other_spatial):
+    ui_field = action.action_ui.WhichOneof("action")
+    if ui_field == "toggle_autocast":
+        return reverse.get((action.action_ui.toggle_autocast.ability_id, K.AUTOCAST))
+    if ui_field is not None:
+        return _UI_FUNCTION_OF_FIELD[ui_field]
+    features = fmt.action_space == "features"
+    spatial = action.action_feature_layer if features else action.action_render
+    field = spatial.WhichOneof("action")
+    if field == "unit_command":
+        command = spatial.unit_command
+        return reverse.get((command.ability_id, _KIND_OF_TARGET[command.WhichOneof("target")]))
+    if field == "unit_selection_rect" and not spatial.unit_selection_rect.selection_screen_coord:
+        return None
+    if field is not None:
+        return _SPATIAL_FUNCTION_OF_FIELD[field]
+    if action.HasField("action_raw") or action.HasField(
+        "action_render" if features else "action_feature_layer"
+    ):
         return None  # not expressible as a function of this format
-    return FunctionCall(FUNCTIONS.no_op.id, ())
+    return FUNCTIONS.no_op.id
 
 
-FUNCTIONS_OF_KIND = {f.kind: f for f in FUNCTIONS if f.kind in _UI_FIELDS}
-"""The single function of each UI kind."""
+def decode_action(action: sc_pb.Action, fmt: InterfaceFormat) -> FunctionCall | None:
+    """The call an `Action` expresses, or None when no function expresses it (see `action_function_id`)."""
+    function_id = action_function_id(action, fmt)
+    if function_id is None:
+        return None
+    kind = FUNCTIONS[function_id].kind
+    if kind in _UI_FIELDS:
+        field, assignments = _UI_FIELDS[kind]
+        message = getattr(action.action_ui, field)
+        values = [(int(getattr(message, name)) - (offset or 0),) for name, _, offset in assignments]
+        return FunctionCall(function_id, tuple(values))
+    spatial = action.action_feature_layer if fmt.action_space == "features" else action.action_render
+    if kind is K.MOVE_CAMERA:
+        point = spatial.camera_move.center_minimap
+        return FunctionCall(function_id, ((point.x, point.y),))
+    if kind is K.SELECT_POINT:
+        select = spatial.unit_selection_point
+        point = select.selection_screen_coord
+        return FunctionCall(function_id, ((max(select.type - 1, 0),), (point.x, point.y)))
+    if kind is K.SELECT_RECT:
+        select = spatial.unit_selection_rect
+        rect = select.selection_screen_coord[0]
+        return FunctionCall(
+            function_id, ((int(select.selection_add),), (rect.p0.x, rect.p0.y), (rect.p1.x, rect.p1.y))
+        )
+    if kind in (K.QUICK, K.SCREEN, K.MINIMAP):
+        command = spatial.unit_command
+        queued = (int(command.queue_command),)
+        if kind is K.QUICK:
+            return FunctionCall(function_id, (queued,))
+        point = command.target_screen_coord if kind is K.SCREEN else command.target_minimap_coord
+        return FunctionCall(function_id, (queued, (point.x, point.y)))
+    return FunctionCall(function_id, ())  # no_op, autocast
+
+
+_UI_FUNCTION_OF_FIELD = {
+    field: f.id for f in FUNCTIONS for kind, (field, _) in _UI_FIELDS.items() if f.kind is kind
+}
+_SPATIAL_FUNCTION_OF_FIELD = {
+    "camera_move": FUNCTIONS.move_camera.id,
+    "unit_selection_point": FUNCTIONS.select_point.id,
+    "unit_selection_rect": FUNCTIONS.select_rect.id,
+}
+_KIND_OF_TARGET = {"target_screen_coord": K.SCREEN, "target_minimap_coord": K.MINIMAP, None: K.QUICK}

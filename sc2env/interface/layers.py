@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from s2clientprotocol import spatial_pb2
 
 from sc2env.errors import ProtocolError
 from sc2env.interface.function_table import BUFF_SCALE, UNIT_TYPE_SCALE
@@ -121,82 +120,6 @@ def rgb_array(image, what: str) -> np.ndarray | None:
             f"and {len(image.data)} bytes"
         )
     return np.frombuffer(image.data, np.uint8).reshape(height, width, 3)
-
-
-def decode_layers(renders, size: tuple[int, int], out: np.ndarray | None = None) -> np.ndarray:
-    """Stack the layers of a `FeatureLayers` (screen) or `FeatureLayersMinimap` message into (layers, y, x)
-    int32, in the order of SCREEN_LAYERS / MINIMAP_LAYERS, into `out` if given.
-    Absent and empty layers are zeros; a layer of another size raises `ProtocolError`.
-    """
-    what, layers, index_of = _LAYER_SETS[type(renders)]
-    width, height = size
-    n = width * height
-    if out is None:
-        out = np.empty((len(layers), height, width), np.int32)
-    # Per-layer Python work dominates at RL resolutions, so the message is walked once (ListFields) and
-    # the layers of each bit depth are joined and converted by one numpy call.
-    by_bits: dict[int, tuple[list[int], list[bytes]]] = {}
-    missing = set(range(len(layers)))
-    for field, image in renders.ListFields():
-        index = index_of.get(field.number)
-        if index is None:
-            continue  # a layer this version of sc2env doesn't know
-        image_size = image.size
-        if image_size.x != width or image_size.y != height:
-            if image_size.x == 0 or image_size.y == 0:
-                continue
-            raise ProtocolError(
-                f"{what} layer {field.name} is {image_size.x}×{image_size.y}, but the "
-                f"interface format asks for {width}×{height}"
-            )
-        missing.discard(index)
-        indices, chunks = by_bits.setdefault(image.bits_per_pixel, ([], []))
-        indices.append(index)
-        chunks.append(image.data)
-    for start, stop in _runs(sorted(missing)):
-        out[start:stop] = 0
-    for bits, (indices, chunks) in by_bits.items():
-        dtype = _DTYPES.get(bits)
-        if dtype is None:
-            raise ProtocolError(
-                f"{what} layer {layers[indices[0]].name} has {bits} bits per pixel; "
-                "feature layers use 1, 8, 16 or 32"
-            )
-        per_layer = (n + 7) // 8 if bits == 1 else n * bits // 8
-        joined = b"".join(chunks)
-        if len(joined) != per_layer * len(chunks) or (bits == 1 and n % 8):
-            for index in indices:  # rare: find the bad layer, or unpack bits that don't end on a byte
-                image = getattr(renders, layers[index].name)
-                out[index] = image_array(image, f"{what} layer {layers[index].name}")
-            continue
-        values = np.frombuffer(joined, dtype)
-        if bits == 1:
-            values = np.unpackbits(values)
-        out[indices] = values.reshape(len(indices), height, width)
-    return out
-
-
-def _runs(indices: list[int]) -> list[tuple[int, int]]:
-    """Sorted indices as (start, stop) ranges of consecutive values."""
-    runs: list[tuple[int, int]] = []
-    for i in indices:
-        if runs and runs[-1][1] == i:
-            runs[-1] = (runs[-1][0], i + 1)
-        else:
-            runs.append((i, i + 1))
-    return runs
-
-
-def _layer_set(message_type: type, what: str, layers: tuple[Layer, ...]):
-    fields = message_type.DESCRIPTOR.fields_by_name
-    return what, layers, {fields[layer.name].number: layer.index for layer in layers if layer.name in fields}
-
-
-_LAYER_SETS = {
-    spatial_pb2.FeatureLayers: _layer_set(spatial_pb2.FeatureLayers, "screen", SCREEN_LAYERS),
-    spatial_pb2.FeatureLayersMinimap: _layer_set(spatial_pb2.FeatureLayersMinimap, "minimap", MINIMAP_LAYERS),
-}
-"""Message type -> (what, layer table, {field number: layer index})."""
 
 
 def palette(layer: Layer) -> np.ndarray:

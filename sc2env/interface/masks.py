@@ -30,7 +30,6 @@ _PLAYER_GATED = (
     (_F.select_larva.id, "larva_count"),
 )
 _PANEL_GATED = {"multi": _F.select_unit.id, "cargo": _F.unload.id, "production": _F.build_queue.id}
-_TARGET_FUNCTIONS = np.stack([FUNCTION_TARGETS == c for c in TargetClass])  # (classes, functions) bool
 _A = {name: i for i, name in enumerate(ARGUMENT_NAMES)}
 
 
@@ -62,8 +61,8 @@ class UiCounts(NamedTuple):
 
     selection: bool
     """Something is selected (the game shows a unit panel)."""
-    groups: np.ndarray
-    """(10,) bool: which control groups hold units."""
+    groups: tuple[int, ...]
+    """The control groups (0-9) that hold units."""
     multi: int = 0
     """Units in the multi-select panel."""
     queue: int = 0
@@ -150,72 +149,107 @@ class ActionMasks:
 
 
 class MaskBuilder:
-    """Builds `ActionMasks` for one `ActionSpec`, with the layout work done once (see docs/interface.md)."""
+    """Builds `ActionMasks` for one `ActionSpec`, with the layout work done once (see docs/interface.md).
 
-    def __init__(self, spec: ActionSpec):
+    The segments that depend only on which arguments are in use come from a cached template; only the
+    function entries and the UI-dependent segments are written per observation.
+    """
+
+    _DYNAMIC = ("control_group_act", "control_group_id", "select_unit_id", "build_queue_id", "unload_id")
+
+    def __init__(self, spec: ActionSpec, target_masks: bool = False):
         self.spec = spec
-        self._segments = [(int(a), int(b)) for a, b in zip(spec.offsets[1:-1], spec.offsets[2:])]
-        self._all_functions = spec.functions == tuple(range(len(FUNCTIONS)))
-        self._argument_bits = (
-            spec.function_arguments.astype(np.int64) << np.arange(len(ARGUMENT_TYPES))
-        ).sum(1)
-        self._targets_of_spec = FUNCTION_TARGETS[spec.function_ids]
-        # Functions to drop when an argument they take has no allowed value.
-        self._takes = {name: FUNCTION_ARGUMENTS[:, _A[name]] for name in _A}
+        self._targets = target_masks
+        self._segments = {
+            name: (int(spec.offsets[i + 1]), int(spec.offsets[i + 2]))
+            for i, name in enumerate(ARGUMENT_NAMES)
+        }
+        self._position = spec.function_position.tolist()
+        self._bits = (
+            (spec.function_arguments.astype(np.int64) << np.arange(len(ARGUMENT_TYPES))).sum(1).tolist()
+        )
+        self._target_of = FUNCTION_TARGETS.tolist()
+        # The functions to drop when an id argument they take has no allowed value.
+        self._takers = {
+            name: frozenset(np.flatnonzero(FUNCTION_ARGUMENTS[:, _A[name]]).tolist())
+            for name in ("control_group_id", "select_unit_id", "select_worker", "build_queue_id", "unload_id")
+        }
+        self._templates: dict[int, np.ndarray] = {}
+
+    def _template(self, used: int) -> np.ndarray:
+        """The flat mask for a set of arguments in use (bit i: argument i), UI-dependent parts left empty."""
+        template = self._templates.get(used)
+        if template is None:
+            template = np.zeros(self.spec.total, bool)
+            dynamic = set(self._DYNAMIC) | ({"screen"} if self._targets else set())
+            for i, (name, (start, stop)) in enumerate(self._segments.items()):
+                if not used >> i & 1:
+                    template[start] = True  # an argument no available function takes: pinned to value 0
+                elif name not in dynamic:
+                    template[start:stop] = True  # any value will do
+            if len(self._templates) >= 256:
+                self._templates.clear()
+            self._templates[used] = template
+        return template
 
     def __call__(
         self, available_ids: list[int], ui: UiCounts, target_masks: np.ndarray | None = None
     ) -> ActionMasks:
-        spec = self.spec
-        any_group = bool(ui.groups.any())
-        available = np.zeros(len(FUNCTIONS), bool)
-        available[available_ids] = True
+        drop: set[int] = set()
         for name, has_values in (
-            ("control_group_id", ui.selection or any_group),
+            ("control_group_id", ui.selection or ui.groups),
             ("select_unit_id", ui.multi),
             ("select_worker", ui.idle_workers),
             ("build_queue_id", ui.queue),
             ("unload_id", ui.cargo),
         ):
             if not has_values:
-                available &= ~self._takes[name]
-        if target_masks is not None:
-            empty = ~target_masks.reshape(len(target_masks), -1).any(axis=1)
-            for c in np.flatnonzero(empty):
-                available &= ~_TARGET_FUNCTIONS[c]
-
-        flat = np.zeros(spec.total, bool)
-        functions = flat[: len(spec.functions)]
-        functions[:] = available if self._all_functions else available[spec.function_ids]
-        chosen = np.flatnonzero(functions)
-        if chosen.size == 0:  # nothing of this action space is available: point at the first function
-            functions[0] = True
-            chosen = np.zeros(1, np.int64)
-        used = int(np.bitwise_or.reduce(self._argument_bits[chosen]))
-
-        for i, (start, stop) in enumerate(self._segments):
-            if not used >> i & 1:
-                flat[start] = True  # an argument no available function takes: pinned to value 0
+                drop |= self._takers[name]
+        nonempty = (
+            None if target_masks is None else target_masks.reshape(len(target_masks), -1).any(1).tolist()
+        )
+        positions = []
+        for fid in available_ids:
+            position = self._position[fid]
+            if position < 0 or fid in drop:
                 continue
-            name = ARGUMENT_NAMES[i]
-            if name == "screen" and target_masks is not None:
-                classes = self._targets_of_spec[chosen]
-                classes = np.unique(classes[classes >= 0])
-                if TargetClass.ANY in classes:
-                    flat[start:stop] = True
-                else:
-                    flat[start:stop] = target_masks[classes].any(axis=0).ravel()
-            elif name == "control_group_act":
-                flat[start] = any_group
-                flat[start + 1 : stop] = ui.selection
-            elif name == "control_group_id":
-                flat[start:stop] = True if ui.selection else ui.groups
-            elif name == "select_unit_id":
-                flat[start : min(start + ui.multi, stop)] = True
-            elif name == "build_queue_id":
-                flat[start : min(start + ui.queue, stop)] = True
-            elif name == "unload_id":
-                flat[start : min(start + ui.cargo, stop)] = True
-            else:  # points, queued, select_*_act, select_add, select_worker: any value
+            target = self._target_of[fid]
+            if nonempty is not None and target >= 0 and not nonempty[target]:
+                continue  # nowhere on screen to aim it
+            positions.append(position)
+        if not positions:  # nothing of this action space is available: point at the first function
+            positions.append(0)
+        used = 0
+        for position in positions:
+            used |= self._bits[position]
+
+        flat = self._template(used).copy()
+        flat[positions] = True
+        segments = self._segments
+        if used >> _A["control_group_act"] & 1:
+            start, stop = segments["control_group_act"]
+            flat[start] = bool(ui.groups)
+            flat[start + 1 : stop] = ui.selection
+        if used >> _A["control_group_id"] & 1:
+            start, stop = segments["control_group_id"]
+            if ui.selection:
                 flat[start:stop] = True
-        return ActionMasks(spec, flat, target_masks)
+            else:
+                for group in ui.groups:
+                    flat[start + group] = True
+        for name, count in (
+            ("select_unit_id", ui.multi),
+            ("build_queue_id", ui.queue),
+            ("unload_id", ui.cargo),
+        ):
+            if used >> _A[name] & 1:
+                start, stop = segments[name]
+                flat[start : min(start + count, stop)] = True
+        if target_masks is not None and used >> _A["screen"] & 1:
+            start, stop = segments["screen"]
+            classes = {self._target_of[self.spec.functions[p]] for p in positions} - {-1}
+            if TargetClass.ANY in classes:
+                flat[start:stop] = True
+            else:
+                flat[start:stop] = target_masks[sorted(classes)].any(axis=0).ravel()
+        return ActionMasks(self.spec, flat, target_masks)

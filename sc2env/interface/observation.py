@@ -13,7 +13,7 @@ import numpy as np
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.interface.abilities import ABILITY_INDEX
-from sc2env.interface.actions import decode_action
+from sc2env.interface.actions import action_function_id
 from sc2env.interface.columns import (
     Player,
     ScoreByCategory,
@@ -24,7 +24,8 @@ from sc2env.interface.columns import (
 )
 from sc2env.interface.format import InterfaceFormat
 from sc2env.interface.functions import Function
-from sc2env.interface.layers import MINIMAP_LAYERS, SCREEN_LAYERS, decode_layers, rgb_array
+from sc2env.interface.layer_decoder import decode_stack
+from sc2env.interface.layers import MINIMAP_LAYERS, SCREEN_LAYERS, rgb_array
 from sc2env.interface.masks import ActionMasks, MaskBuilder, UiCounts, available_function_ids
 from sc2env.interface.named_array import (
     FeatureUnitTable,
@@ -56,16 +57,18 @@ _UNIT_INFO = attrgetter(
 _REFCOUNTS_EXACT = (
     platform.python_implementation() == "CPython" and getattr(sys, "_is_gil_enabled", lambda: True)()
 )
+_NO_SCORE = (0,) * (
+    len(ScoreCumulative) + len(ScoreByCategory) * len(ScoreCategories) + len(ScoreByVital) * len(ScoreVitals)
+)
 QUEUE_ROWS = 10
 """Rows of the padded build_queue and production_queue arrays (the build_queue_id argument's size)."""
 
 
-def _named(values, kind: type[NamedArray], dtype=np.int32) -> NamedArray:
-    """`values` as an array of a NamedArray kind; tables keep their column count even when empty."""
-    array = np.array(values, dtype)
-    if kind._axis == 1:
-        array = array.reshape(-1, len(kind._names))
-    return array.view(kind)
+def _table(rows: list, kind: type[NamedArray]) -> NamedArray:
+    """Rows as an int32 table of a NamedArray kind, (0, columns) when there are none."""
+    if not rows:
+        return np.zeros((0, len(kind._names)), np.int32).view(kind)
+    return np.array(rows, np.int32).view(kind)
 
 
 def _ints(values) -> np.ndarray:
@@ -75,7 +78,7 @@ def _ints(values) -> np.ndarray:
 
 def _unit_table(units) -> UnitTable:
     """`UnitInfo` messages as (n, 7) rows of `UnitLayer` columns."""
-    return _named([(*_UNIT_INFO(u), int(u.build_progress * 100)) for u in units], UnitTable)
+    return _table([(*_UNIT_INFO(u), int(u.build_progress * 100)) for u in units], UnitTable)
 
 
 @dataclass(eq=False)
@@ -174,7 +177,7 @@ class ObservationDecoder:
             )
         self._index = ABILITY_INDEX[fmt.hide_specific_actions]
         self._targets = TargetMasker(self.transforms) if fmt.screen_target_masks else None
-        self._masks = MaskBuilder(self.spec)
+        self._masks = MaskBuilder(self.spec, target_masks=fmt.screen_target_masks)
         self._buffers = _BufferPool()
         self._reported: set[tuple] = set()
         self._log = logging.getLogger(__name__)
@@ -200,23 +203,20 @@ class ObservationDecoder:
         """Function ids of the actions the game reports as performed; inexpressible ones are skipped."""
         ids = []
         for action in response.actions:
-            call = decode_action(action, self.fmt)
-            if call is None:
+            function_id = action_function_id(action, self.fmt)
+            if function_id is None:
+                kind = _action_kind(action)
                 self._report_once(
-                    ("action", _action_kind(action)),
-                    "skipping a reported action no function expresses (%s)",
-                    _action_kind(action),
+                    ("action", kind), "skipping a reported action no function expresses (%s)", kind
                 )
             else:
-                ids.append(call.function)
+                ids.append(function_id)
         return np.array(ids, np.int32)
 
     def decode(self, response: sc_pb.ResponseObservation) -> Observation:
         """Everything the agent sees in one `ResponseObservation`, with its action masks."""
         fmt = self.fmt
         obs = response.observation
-        player = _named(_PLAYER(obs.player_common), PlayerArray)
-
         ui = obs.ui_data
         panel = ui.WhichOneof("panel")
         single = multi = queue = cargo = production = ()
@@ -235,18 +235,29 @@ class ObservationDecoder:
             if 0 <= group.control_group_index < 10:
                 groups[group.control_group_index] = (group.leader_unit_type, group.count)
 
+        # Every scalar in one array (one conversion), handed out as views: player, then the scores.
+        values = list(_PLAYER(obs.player_common))
+        if obs.HasField("score"):
+            score = obs.score
+            details = score.score_details
+            values += (score.score, *_CUMULATIVE(details))
+            for row in _CATEGORY_ROWS(details):
+                values.extend(_CATEGORY(row))
+            for row in _VITAL_ROWS(details):
+                values.extend(_VITAL(row))
+        else:
+            values += _NO_SCORE
+        scalars = np.array(values, np.int32)
+
         screen = minimap = rgb_screen = rgb_minimap = None
         layers = obs.feature_layer_data
         if fmt.screen_size is not None:
             (sw, sh), (mw, mh) = fmt.screen_size, fmt.minimap_size
-            screen = decode_layers(
-                layers.renders, fmt.screen_size, self._buffers.array("screen", (len(SCREEN_LAYERS), sh, sw))
-            ).view(ScreenLayers)
-            minimap = decode_layers(
-                layers.minimap_renders,
-                fmt.minimap_size,
-                self._buffers.array("minimap", (len(MINIMAP_LAYERS), mh, mw)),
-            ).view(MinimapLayers)
+            screen = self._buffers.array("screen", (len(SCREEN_LAYERS), sh, sw))
+            minimap = self._buffers.array("minimap", (len(MINIMAP_LAYERS), mh, mw))
+            decode_stack(layers.renders, screen, "screen")
+            decode_stack(layers.minimap_renders, minimap, "minimap")
+            screen, minimap = screen.view(ScreenLayers), minimap.view(MinimapLayers)
         if fmt.rgb_screen_size is not None:
             rgb_screen = _copy(rgb_array(obs.render_data.map, "rgb screen"), fmt.rgb_screen_size)
             rgb_minimap = _copy(rgb_array(obs.render_data.minimap, "rgb minimap"), fmt.rgb_minimap_size)
@@ -262,34 +273,30 @@ class ObservationDecoder:
         targets = None if self._targets is None else self._targets(screen, layers.renders, camera)
         counts = UiCounts(
             selection=panel is not None,
-            groups=groups[:, 1] > 0,
+            groups=tuple(np.flatnonzero(groups[:, 1]).tolist()) if len(ui.groups) else (),
             multi=len(multi),
             queue=len(queue),
             cargo=len(cargo),
             idle_workers=obs.player_common.idle_worker_count,
         )
-        score = obs.score
-        details = score.score_details
         return Observation(
             game_loop=np.array((obs.game_loop,), np.int64),
-            player=player,
+            player=scalars[:11].view(PlayerArray),
             available_actions=np.array(available, np.int32),
             masks=self._masks(available, counts, targets),
             single_select=_unit_table(single),
             multi_select=_unit_table(multi),
             build_queue=_unit_table(queue),
-            production_queue=_named(
+            production_queue=_table(
                 [(q.ability_id, int(q.build_progress * 100)) for q in production], ProductionTable
             ),
             cargo=_unit_table(cargo),
             cargo_slots_available=np.array((cargo_slots,), np.int32),
             control_groups=groups,
-            score_cumulative=_named((score.score, *_CUMULATIVE(details)), ScoreCumulativeArray),
-            score_by_category=_named(
-                [_CATEGORY(row) for row in _CATEGORY_ROWS(details)], ScoreByCategoryArray
-            ),
-            score_by_vital=_named([_VITAL(row) for row in _VITAL_ROWS(details)], ScoreByVitalArray),
-            last_actions=self.last_actions(response),
+            score_cumulative=scalars[11:24].view(ScoreCumulativeArray),
+            score_by_category=scalars[24:79].reshape(11, 5).view(ScoreByCategoryArray),
+            score_by_vital=scalars[79:88].reshape(3, 3).view(ScoreByVitalArray),
+            last_actions=self.last_actions(response) if response.actions else np.zeros(0, np.int32),
             action_result=_ints([e.result for e in response.action_errors]),
             alerts=_ints(obs.alerts),
             upgrades=_ints(obs.raw_data.player.upgrade_ids),

@@ -1,0 +1,99 @@
+"""Feature layers of an observation -> (layers, y, x) int32 stacks, with as little work per layer as possible.
+
+Each layer's bytes are read once from the message (`ListFields`, one C call per stack) and converted
+straight into its row of the stack; 1-bit layers are unpacked together. There are no large temporary
+buffers: on a VM a fresh multi-hundred-kB allocation can cost more in page faults than the decoding.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+from s2clientprotocol import common_pb2, spatial_pb2
+
+from sc2env.errors import ProtocolError
+from sc2env.interface.layers import MINIMAP_LAYERS, SCREEN_LAYERS, Layer
+
+_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype("<u2"), 32: np.dtype("<i4")}
+
+
+def _field_index(message_type: type, layers: tuple[Layer, ...]) -> dict[int, int]:
+    """{protobuf field number: layer index} for the layers a message type has."""
+    fields = message_type.DESCRIPTOR.fields_by_name
+    return {fields[layer.name].number: layer.index for layer in layers if layer.name in fields}
+
+
+_SCREEN_INDEX = _field_index(spatial_pb2.FeatureLayers, SCREEN_LAYERS)
+_MINIMAP_INDEX = _field_index(spatial_pb2.FeatureLayersMinimap, MINIMAP_LAYERS)
+
+
+def decode_stack(renders, out: np.ndarray, what: str) -> None:
+    """Write the layers of a `FeatureLayers` (what="screen") or `FeatureLayersMinimap` (what="minimap")
+    message into `out` (layers, h, w); layers that are absent or empty (0×0) become zeros.
+
+    Raises `ProtocolError` for a layer of another size, an unknown bit depth or the wrong byte count.
+    """
+    layers, index_of = (
+        (SCREEN_LAYERS, _SCREEN_INDEX) if what == "screen" else (MINIMAP_LAYERS, _MINIMAP_INDEX)
+    )
+    count, height, width = out.shape
+    n = height * width
+    rows = out.reshape(count, n)
+    missing = (1 << count) - 1
+    bit_layers: list[int] = []
+    bit_chunks: list[bytes] = []
+    size = _size(width, height)
+    lengths = {1: (n + 7) // 8, 8: n, 16: 2 * n, 32: 4 * n}
+    for field, image in renders.ListFields():
+        index = index_of.get(field.number)
+        if index is None:
+            continue  # a layer this version of sc2env doesn't know
+        bits = image.bits_per_pixel
+        data = image.data
+        if image.size != size or lengths.get(bits) != len(data):
+            if image.size.x == 0 or image.size.y == 0:
+                continue  # a layer this game build leaves empty
+            raise _layer_error(what, layers[index].name, image, width, height)
+        missing &= ~(1 << index)
+        if bits == 1:
+            bit_layers.append(index)
+            bit_chunks.append(data)
+        else:
+            rows[index] = np.frombuffer(data, _DTYPES[bits])
+    if bit_layers:
+        if n % 8 == 0:  # whole bytes per layer: unpack them all in one go
+            packed = np.frombuffer(b"".join(bit_chunks), np.uint8).reshape(len(bit_layers), -1)
+            rows[bit_layers] = np.unpackbits(packed, axis=1)
+        else:
+            for index, data in zip(bit_layers, bit_chunks):
+                rows[index] = np.unpackbits(np.frombuffer(data, np.uint8), count=n)
+    index = 0
+    while missing:  # zero the absent layers, a run of consecutive ones at a time
+        if missing & 1:
+            stop = index
+            while missing & 1:
+                missing >>= 1
+                stop += 1
+            rows[index:stop] = 0
+            index = stop
+        else:
+            missing >>= 1
+            index += 1
+
+
+@functools.cache
+def _size(width: int, height: int) -> common_pb2.Size2DI:
+    return common_pb2.Size2DI(x=width, y=height)
+
+
+def _layer_error(what: str, name: str, image, width: int, height: int) -> ProtocolError:
+    if (image.size.x, image.size.y) != (width, height):
+        return ProtocolError(
+            f"{what} layer {name} is {image.size.x}×{image.size.y}, but the interface format asks for "
+            f"{width}×{height}"
+        )
+    return ProtocolError(
+        f"{what} layer {name} is {width}×{height} at {image.bits_per_pixel} bits per pixel but has "
+        f"{len(image.data)} bytes; feature layers use 1, 8, 16 or 32 bits"
+    )
