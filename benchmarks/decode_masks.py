@@ -42,7 +42,9 @@ def subsampled(response: sc_pb.ResponseObservation, step: int) -> sc_pb.Response
             if bits == 1:
                 values = np.unpackbits(values, count=width * height)
             values = values.reshape(height, width)[::step, ::step]
-            image.data = np.packbits(values).tobytes() if bits == 1 else values.astype(_DTYPES[bits]).tobytes()
+            image.data = (
+                np.packbits(values).tobytes() if bits == 1 else values.astype(_DTYPES[bits]).tobytes()
+            )
             image.size.y, image.size.x = values.shape
     return out
 
@@ -91,12 +93,12 @@ def main() -> None:
     print(f"{'size':>8} {'sc2env µs':>12} {'PySC2 µs':>12} {'ratio':>7}   (best / median per observation)")
     for size, response in ((64, subsampled(full, 2)), (128, full)):
         decoder = ObservationDecoder(InterfaceFormat(screen_size=size, minimap_size=size))
-        ours = per_call(lambda: decoder.decode(response), args.seconds)
+        ours = per_call(lambda d=decoder, r=response: d.decode(r), args.seconds)
         pysc2 = pysc2_transform(size)
         if pysc2 is None:
             print(f"{size}×{size:<4} {ours[0]:7.1f} / {ours[1]:<5.1f}  (pysc2-evolved not installed)")
             continue
-        theirs = per_call(lambda: pysc2(response), args.seconds)
+        theirs = per_call(lambda f=pysc2, r=response: f(r), args.seconds)
         print(
             f"{size}×{size:<4} {ours[0]:6.1f} / {ours[1]:<5.1f} {theirs[0]:6.1f} / {theirs[1]:<6.1f}"
             f" {theirs[0] / ours[0]:5.1f}×"
