@@ -1,9 +1,13 @@
-"""An env creator for Ray RLlib (or any framework that builds envs from a config dict in worker processes)."""
+"""Env creators for Ray RLlib (or any framework that builds envs from a config dict in worker processes)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
 
 from sc2env.env.env import SC2Env
 from sc2env.env.vector import SC2VectorEnv
@@ -21,8 +25,8 @@ def make_env(config: Mapping[str, Any]) -> SC2Env | SC2VectorEnv:
     """Build an sc2env env from an RLlib `EnvContext` (a dict with `worker_index` and `vector_index`).
 
     The dict holds SC2Env keyword arguments (`map_name`, `screen_size`, ...) plus an optional base `seed`;
-    the env's seed is derived from it and the worker and vector indices. With `num_envs` in the dict (RLlib's
-    `gym_env_vectorize_mode="vector_entry_point"`) an SC2VectorEnv is returned. Nothing is started here:
+    the env's seed is derived from it and the worker and vector indices. With `num_envs` in the dict, an
+    SC2VectorEnv of that many games is returned. Nothing is started here:
     each env launches its own game process at its first reset, on a free port, in the worker that owns it.
 
         from ray.tune.registry import register_env
@@ -31,7 +35,42 @@ def make_env(config: Mapping[str, Any]) -> SC2Env | SC2VectorEnv:
     kwargs = dict(config)
     base_seed = int(kwargs.pop("seed", 0) or 0)
     num_envs = kwargs.pop("num_envs", None)
+    kwargs.pop("flatten_keys", None)
     seed = worker_seed(base_seed, getattr(config, "worker_index", 0), getattr(config, "vector_index", 0))
     if num_envs is not None:
         return SC2VectorEnv(num_envs=int(num_envs), seed=seed, **kwargs)
     return SC2Env(seed=seed, **kwargs)
+
+
+def make_masked_env(config: Mapping[str, Any]) -> FlatObservationWithMask:
+    """make_env(config) in the observation layout of RLlib's action-masking RLModule.
+
+    `flatten_keys` in the config picks the observation entries to flatten (default: all but the mask).
+    """
+    return FlatObservationWithMask(make_env(config), config.get("flatten_keys"))
+
+
+class FlatObservationWithMask(gym.ObservationWrapper):
+    """`{"action_mask": float32 mask, "observations": float32 vector}`: the layout RLlib's action-masking
+    RLModule (`ray.rllib.examples.rl_modules.classes.action_masking_rlm`) reads.
+
+    `keys` picks which observation entries are flattened into "observations" (all but the mask by default).
+    """
+
+    def __init__(self, env: gym.Env, keys: Sequence[str] | None = None):
+        super().__init__(env)
+        items = env.observation_space.spaces
+        choices = [k for k in items if k != "action_mask"]
+        self.keys = tuple(keys) if keys is not None else tuple(choices)
+        unknown = [k for k in self.keys if k not in choices]
+        if unknown:
+            raise ValueError(f"cannot flatten {unknown}; choose among {choices}")
+        size = sum(int(np.prod(items[k].shape)) for k in self.keys)
+        self.observation_space = spaces.Dict({
+            "action_mask": spaces.Box(0.0, 1.0, items["action_mask"].shape, np.float32),
+            "observations": spaces.Box(-np.inf, np.inf, (size,), np.float32),
+        })
+
+    def observation(self, observation: dict) -> dict:
+        flat = np.concatenate([observation[k].reshape(-1) for k in self.keys]).astype(np.float32)
+        return {"action_mask": observation["action_mask"].astype(np.float32), "observations": flat}

@@ -5,10 +5,11 @@ from __future__ import annotations
 import pickle
 
 import cloudpickle
+import numpy as np
 import pytest
 
 from sc2env.env import SC2Env, SC2VectorEnv
-from sc2env.env.rllib import make_env, worker_seed
+from sc2env.env.rllib import FlatObservationWithMask, make_env, make_masked_env, worker_seed
 
 
 class EnvContext(dict):
@@ -56,3 +57,18 @@ def test_env_itself_refuses_pickling_with_advice():
     env = SC2Env(engine="builtin")
     with pytest.raises(TypeError, match="env creator"):
         pickle.dumps(env)
+
+
+def test_masked_layout_for_rllib_action_masking_module():
+    env = make_masked_env(EnvContext({"map_name": "MoveToBeacon", "engine": "builtin", "screen_size": 16,
+                                      "minimap_size": 16, "screen_layers": ["player_relative"],
+                                      "flatten_keys": ["feature_screen", "player"]}))
+    try:
+        obs, _ = env.reset()
+        assert env.observation_space.contains(obs)
+        assert obs["observations"].shape == (16 * 16 + 11,) and obs["action_mask"].dtype == np.float32
+        assert obs["action_mask"].sum() > 0
+        with pytest.raises(ValueError, match="cannot flatten"):
+            FlatObservationWithMask(env.env, ["action_mask"])
+    finally:
+        env.close()

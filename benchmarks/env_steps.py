@@ -1,0 +1,144 @@
+"""Env steps per second: one SC2Env, our vector env with 1, 2 and 4 games, and PySC2's SC2Env, in one run.
+
+All on the built-in engine, MoveToBeacon, 64×64 screen and minimap, step_mul 8, every feature layer, the
+agent acting every step. The action loop is the same everywhere: select the army, then move to a random point
+(a real command every step, not no-ops). PySC2 (pysc2-evolved) plays the same engine through
+`--make-sc2path`; it is timed in a child interpreter because it parses absl flags at import.
+
+    python benchmarks/env_steps.py [--steps 3000] [--no-pysc2]
+
+Targets (issue 5): one env >= 1,000 steps/s; vector env >= 1.8x one env on 2 cores; sc2env >= 3x PySC2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import gymnasium as gym
+import numpy as np
+
+import sc2env  # noqa: F401  (registers the ids)
+from sc2env.interface import FUNCTIONS
+
+KWARGS = dict(engine="builtin", screen_size=64, minimap_size=64, step_mul=8)
+
+
+def _calls(rng: np.random.Generator, n: int):
+    points = rng.integers(0, 64, size=(n, 2))
+    return [FUNCTIONS.Move_screen("now", (int(x), int(y))) for x, y in points]
+
+
+def time_single(steps: int) -> float:
+    env = gym.make("sc2env/MoveToBeacon-v0", **KWARGS).unwrapped
+    rng = np.random.default_rng(0)
+    moves = [env.function_call_to_action(c) for c in _calls(rng, steps)]
+    select = env.function_call_to_action(FUNCTIONS.select_army("select"))
+    try:
+        env.reset(seed=0)
+        env.step(select)
+        start = time.perf_counter()
+        for action in moves:
+            _, _, terminated, truncated, _ = env.step(action)
+            if terminated or truncated:
+                env.reset()
+                env.step(select)
+        return steps / (time.perf_counter() - start)
+    finally:
+        env.close()
+
+
+def time_vector(num_envs: int, steps: int) -> float:
+    envs = gym.make_vec("sc2env/MoveToBeacon-v0", num_envs=num_envs, vectorization_mode="vector_entry_point",
+                        **KWARGS)
+    single = envs.envs[0]
+    rng = np.random.default_rng(0)
+    rounds = max(1, steps // num_envs)
+    moves = [np.stack([single.function_call_to_action(c) for c in _calls(rng, num_envs)]) for _ in range(rounds)]
+    select = np.stack([single.function_call_to_action(FUNCTIONS.select_army("select"))] * num_envs)
+    try:
+        envs.reset(seed=0)
+        envs.step(select)
+        start = time.perf_counter()
+        for i, actions in enumerate(moves):
+            if i % 200 == 0:  # re-select now and then: autoreset episodes start with nothing selected
+                actions = select
+            envs.step(actions)
+        return rounds * num_envs / (time.perf_counter() - start)
+    finally:
+        envs.close()
+
+
+PYSC2_LOOP = r"""
+import sys, time
+import numpy as np
+from absl import flags
+flags.FLAGS(["bench"])
+from pysc2_evolved.env import sc2_env
+from pysc2_evolved.lib import actions, features
+F = actions.FUNCTIONS
+steps = int(sys.argv[1])
+env = sc2_env.SC2Env(map_name="MoveToBeacon", players=[sc2_env.Agent(sc2_env.Race.terran)], step_mul=8,
+                     random_seed=0, agent_interface_format=features.AgentInterfaceFormat(
+                         feature_dimensions=features.Dimensions(screen=64, minimap=64)))
+rng = np.random.default_rng(0)
+points = rng.integers(0, 64, size=(steps, 2))
+ts = env.reset()[0]
+ts = env.step([F.select_army("select")])[0]
+start = time.perf_counter()
+for x, y in points:
+    ts = env.step([F.Move_screen("now", (int(x), int(y)))])[0]
+    if ts.last():
+        env.reset()
+        ts = env.step([F.select_army("select")])[0]
+print(steps / (time.perf_counter() - start))
+env.close()
+"""
+
+
+def time_pysc2(steps: int) -> float | None:
+    try:
+        import pysc2_evolved  # noqa: F401
+    except ImportError:
+        return None
+    with tempfile.TemporaryDirectory(prefix="sc2env-bench-") as sc2path:
+        subprocess.run([sys.executable, "-m", "sc2env.engine", "--make-sc2path", sc2path], check=True,
+                       capture_output=True)
+        env = dict(os.environ, SC2PATH=sc2path, SDL_VIDEODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1")
+        done = subprocess.run([sys.executable, "-c", PYSC2_LOOP, str(steps)], env=env, capture_output=True,
+                              text=True, timeout=600, check=True)
+        return float(done.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> dict[str, float]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=3000, help="env steps per measurement")
+    parser.add_argument("--no-pysc2", action="store_true", help="skip the PySC2 comparison")
+    parser.add_argument("--vector", type=int, nargs="*", default=[1, 2, 4], help="vector env sizes")
+    args = parser.parse_args(argv)
+
+    results: dict[str, float] = {}
+    results["one env"] = time_single(args.steps)
+    print(f"one SC2Env:              {results['one env']:8.0f} steps/s", flush=True)
+    for n in args.vector:
+        results[f"vector x{n}"] = time_vector(n, args.steps)
+        print(f"SC2VectorEnv, {n} games:   {results[f'vector x{n}']:8.0f} steps/s  "
+              f"({results[f'vector x{n}'] / results['one env']:.2f}x one env)", flush=True)
+    if not args.no_pysc2:
+        pysc2 = time_pysc2(args.steps)
+        if pysc2 is None:
+            print("PySC2 SC2Env:            not installed (pip install pysc2-evolved, Python >= 3.11)")
+        else:
+            results["pysc2"] = pysc2
+            print(f"PySC2 SC2Env:            {pysc2:8.0f} steps/s  (sc2env one env is "
+                  f"{results['one env'] / pysc2:.2f}x faster)", flush=True)
+    print(f"[{os.cpu_count()} cores; MoveToBeacon 64x64, step_mul 8, built-in engine]")
+    return results
+
+
+if __name__ == "__main__":
+    main()
