@@ -7,8 +7,6 @@ buffers: on a VM a fresh multi-hundred-kB allocation can cost more in page fault
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 from s2clientprotocol import common_pb2, spatial_pb2
 
@@ -28,9 +26,10 @@ _SCREEN_INDEX = _field_index(spatial_pb2.FeatureLayers, SCREEN_LAYERS)
 _MINIMAP_INDEX = _field_index(spatial_pb2.FeatureLayersMinimap, MINIMAP_LAYERS)
 
 
-def decode_stack(renders, out: np.ndarray, what: str) -> None:
+def decode_stack(renders, out: np.ndarray, what: str, size: common_pb2.Size2DI) -> None:
     """Write the layers of a `FeatureLayers` (what="screen") or `FeatureLayersMinimap` (what="minimap")
-    message into `out` (layers, h, w); layers that are absent or empty (0×0) become zeros.
+    message into `out` (layers, h, w); layers that are absent or empty (0×0) become zeros. `size` is the
+    expected (w, h) as a message, compared with each layer's in one call.
 
     Raises `ProtocolError` for a layer of another size, an unknown bit depth or the wrong byte count.
     """
@@ -43,7 +42,6 @@ def decode_stack(renders, out: np.ndarray, what: str) -> None:
     missing = (1 << count) - 1
     bit_layers: list[int] = []
     bit_chunks: list[bytes] = []
-    size = _size(width, height)
     lengths = {1: (n + 7) // 8, 8: n, 16: 2 * n, 32: 4 * n}
     for field, image in renders.ListFields():
         index = index_of.get(field.number)
@@ -80,11 +78,6 @@ def decode_stack(renders, out: np.ndarray, what: str) -> None:
         else:
             missing >>= 1
             index += 1
-
-
-@functools.cache
-def _size(width: int, height: int) -> common_pb2.Size2DI:
-    return common_pb2.Size2DI(x=width, y=height)
 
 
 def _layer_error(what: str, name: str, image, width: int, height: int) -> ProtocolError:

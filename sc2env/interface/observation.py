@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 
 import numpy as np
+from s2clientprotocol import common_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.interface.abilities import ABILITY_INDEX
@@ -179,6 +180,8 @@ class ObservationDecoder:
         self._targets = TargetMasker(self.transforms) if fmt.screen_target_masks else None
         self._masks = MaskBuilder(self.spec, target_masks=fmt.screen_target_masks)
         self._buffers = _BufferPool()
+        if fmt.screen_size is not None:
+            self._sizes = tuple(common_pb2.Size2DI(x=w, y=h) for w, h in (fmt.screen_size, fmt.minimap_size))
         self._reported: set[tuple] = set()
         self._log = logging.getLogger(__name__)
 
@@ -255,8 +258,8 @@ class ObservationDecoder:
             (sw, sh), (mw, mh) = fmt.screen_size, fmt.minimap_size
             screen = self._buffers.array("screen", (len(SCREEN_LAYERS), sh, sw))
             minimap = self._buffers.array("minimap", (len(MINIMAP_LAYERS), mh, mw))
-            decode_stack(layers.renders, screen, "screen")
-            decode_stack(layers.minimap_renders, minimap, "minimap")
+            decode_stack(layers.renders, screen, "screen", self._sizes[0])
+            decode_stack(layers.minimap_renders, minimap, "minimap", self._sizes[1])
             screen, minimap = screen.view(ScreenLayers), minimap.view(MinimapLayers)
         if fmt.rgb_screen_size is not None:
             rgb_screen = _copy(rgb_array(obs.render_data.map, "rgb screen"), fmt.rgb_screen_size)

@@ -160,6 +160,17 @@ def test_a_layer_of_the_wrong_size_is_a_clear_error(realdata):
         decoder.decode(realdata("pysc2_obs_data1.observation"))
 
 
+def test_a_layer_with_the_wrong_byte_count_is_a_clear_error(realdata):
+    response = sc_pb.ResponseObservation()
+    response.CopyFrom(realdata("pysc2_obs_data1.observation"))
+    response.observation.feature_layer_data.minimap_renders.creep.data = b"\x00" * 100
+    decoder = ObservationDecoder(InterfaceFormat(screen_size=128, minimap_size=128))
+    with pytest.raises(
+        ProtocolError, match="minimap layer creep is 128×128 at 1 bits per pixel but has 100 bytes"
+    ):
+        decoder.decode(response)
+
+
 def test_ui_panels_become_padded_unit_tables(fmt64):
     decoder = ObservationDecoder(fmt64)
     multi = decoder.decode(observation(panel=("multi", 3)))
