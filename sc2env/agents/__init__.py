@@ -1,0 +1,33 @@
+"""Agents for sc2env: the agent protocol, a masked random agent, a scripted agent per mini-game, a runner."""
+
+from sc2env.agents.base import Action, Agent
+from sc2env.agents.combat import DefeatRoaches, DefeatZerglingsAndBanelings, FindAndDefeatZerglings, FocusFire
+from sc2env.agents.economy import BuildMarines, CollectMineralsAndGas, Economy, EconomyPlan
+from sc2env.agents.movement import CollectMineralShards, MoveToBeacon
+from sc2env.agents.random_agent import RandomAgent
+from sc2env.agents.registry import SCRIPTED_AGENTS, agent_class, make_agent
+from sc2env.agents.runner import Episode, Summary, run_agent, run_episode, summarise
+
+__all__ = [
+    "SCRIPTED_AGENTS",
+    "Action",
+    "Agent",
+    "BuildMarines",
+    "CollectMineralShards",
+    "CollectMineralsAndGas",
+    "DefeatRoaches",
+    "DefeatZerglingsAndBanelings",
+    "Economy",
+    "EconomyPlan",
+    "Episode",
+    "FindAndDefeatZerglings",
+    "FocusFire",
+    "MoveToBeacon",
+    "RandomAgent",
+    "Summary",
+    "agent_class",
+    "make_agent",
+    "run_agent",
+    "run_episode",
+    "summarise",
+]

@@ -1,0 +1,40 @@
+"""The agent protocol: reset() at each episode start, step(observation) -> action for every observation."""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from sc2env.interface import FunctionCall, Observation
+
+if TYPE_CHECKING:
+    from sc2env.env import SC2Env
+
+Action = FunctionCall | np.ndarray
+"""What an agent returns: a `FunctionCall` or a MultiDiscrete action vector; `SC2Env.step` takes both."""
+
+
+class Agent(abc.ABC):
+    """An agent plays one env, one episode after another.
+
+    The runner (`sc2env.agents.run_episode`, `sc2env run`) calls `setup(env)` once, then `reset()` at the start
+    of every episode and `step(observation)` for every observation, where `observation` is the env's decoded
+    `sc2env.interface.Observation` (`env.unwrapped.last_observation`: named feature layers, unit tables,
+    `available_actions` and the action masks). Subclasses name the env options they need in `env_kwargs`
+    (e.g. `{"use_feature_units": True}`); the command line passes them to `gymnasium.make`.
+    """
+
+    env_kwargs: ClassVar[Mapping[str, Any]] = {}
+
+    def setup(self, env: SC2Env) -> None:
+        """Called once with the unwrapped env before the first episode (its spec, config and game info)."""
+
+    def reset(self) -> None:
+        """Called at the start of every episode."""
+
+    @abc.abstractmethod
+    def step(self, observation: Observation) -> Action:
+        """The action for this observation."""

@@ -1,0 +1,263 @@
+"""Scripted economy for CollectMineralsAndGas and BuildMarines: mine, train SCVs, build depots, gas, Marines."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import deque
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sc2env.agents.base import Agent
+from sc2env.agents.features import Alliance, UnitId, building_site, nearest, screen_point, units, xy
+from sc2env.interface import FUNCTIONS, FunctionCall, Observation
+
+if TYPE_CHECKING:
+    from sc2env.env import SC2Env
+
+_F = FUNCTIONS
+_MINERAL_TYPES = (341, 483, 146, 147, 884, 885, 665, 666, 796, 797, 1960, 1961)
+_GEYSER_TYPES = (342, 343, 344, 880, 881, 608)
+_BUILD_TIMEOUT_STEPS = 40
+"""Steps an SCV gets to start a building before its site counts as failed."""
+
+
+@dataclasses.dataclass(frozen=True)
+class EconomyPlan:
+    """What the economy script aims for."""
+
+    workers: int = 20
+    refineries: int = 0
+    workers_per_refinery: int = 3
+    barracks: int = 0
+    supply_margin: int = 3
+    """Build a depot when fewer than this many supply (plus two per Barracks) are free."""
+
+
+class Economy(Agent):
+    """An economy driven by a small priority list, one function call per step.
+
+    Each step either continues the current plan (a short sequence of calls, e.g. select an SCV, then order a
+    building) or makes a new one: idle SCVs back to the minerals, a supply depot when supply runs short, more
+    SCVs, refineries and their workers, Barracks, Marines. A plan whose next call is not available is dropped.
+    """
+
+    env_kwargs = {"use_feature_units": True}
+    plan = EconomyPlan()
+
+    def setup(self, env: SC2Env) -> None:
+        self._camera_width = float(env.config.camera_width)
+
+    def reset(self) -> None:
+        self._queue: deque[FunctionCall] = deque()
+        self._sent: dict[tuple[int, int], int] = {}  # resource position -> workers we sent there
+        self._building: tuple[int, tuple[int, int], int] | None = None  # (unit type, site, step ordered)
+        self._failed: list[tuple[float, float, float]] = []
+        self._step = 0
+        self._rally_set = False
+        self._next_barracks = 0
+
+    # --- the policy ------------------------------------------------------------------------------------
+
+    def step(self, obs: Observation) -> FunctionCall:
+        self._step += 1
+        while self._queue:
+            call = self._queue.popleft()
+            if call.function in obs.available_actions:
+                return call
+            self._queue.clear()
+        self._check_building(obs)
+        for make_plan in (self._idle_workers, self._supply, self._workers, self._refinery, self._gas_workers,
+                          self._barracks, self._marines):
+            calls = make_plan(obs)
+            if calls:
+                self._queue.extend(calls[1:])
+                return calls[0]
+        return _F.no_op()
+
+    def _idle_workers(self, obs: Observation) -> list[FunctionCall]:
+        if obs.player.idle_worker_count == 0 or _F.select_idle_worker.id not in obs.available_actions:
+            return []
+        mineral = self._least_served(obs, self._minerals(obs))
+        if mineral is None:
+            return []
+        return [_F.select_idle_worker("select"), _F.Harvest_Gather_screen("now", mineral)]
+
+    def _supply(self, obs: Observation) -> list[FunctionCall]:
+        player = obs.player
+        free = player.food_cap - player.food_used
+        wanted = self.plan.supply_margin + 2 * len(self._own(obs, UnitId.BARRACKS))
+        if player.food_cap >= 200 or free >= wanted or player.minerals < 100 or self._building is not None:
+            return []
+        if self._under_construction(obs, UnitId.SUPPLY_DEPOT):
+            return []
+        return self._build(obs, UnitId.SUPPLY_DEPOT, _F.Build_SupplyDepot_screen, size=2.0)
+
+    def _workers(self, obs: Observation) -> list[FunctionCall]:
+        player = obs.player
+        if player.food_workers >= self.plan.workers or player.minerals < 50 or player.food_used >= player.food_cap:
+            return []
+        centres = self._own(obs, UnitId.COMMAND_CENTER)
+        centres = centres[(centres.build_progress >= 100) & (centres.order_length < 2)]
+        if len(centres) == 0:
+            return []
+        calls = [] if self._selected(obs, UnitId.COMMAND_CENTER) else [self._click(obs, xy(centres)[0])]
+        if not self._rally_set:
+            mineral = self._least_served(obs, self._minerals(obs), count=False)
+            if mineral is not None:
+                calls.append(_F.Rally_Workers_screen("now", mineral))
+                self._rally_set = True
+        return calls + [_F.Train_SCV_quick("now")]
+
+    def _refinery(self, obs: Observation) -> list[FunctionCall]:
+        refineries = len(self._own(obs, UnitId.REFINERY))
+        if refineries >= self.plan.refineries or obs.player.minerals < 75 or self._building is not None:
+            return []
+        if obs.player.food_workers < 14:
+            return []
+        geysers = self._geysers(obs)
+        centre = self._own(obs, UnitId.COMMAND_CENTER)
+        if len(geysers) == 0 or len(centre) == 0:
+            return []
+        geyser = geysers[nearest(geysers, xy(centre)[0])]
+        return self._order_scv(obs, _F.Build_Refinery_screen("now", screen_point(geyser, self._size(obs))),
+                               (UnitId.REFINERY, screen_point(geyser, self._size(obs))))
+
+    def _gas_workers(self, obs: Observation) -> list[FunctionCall]:
+        done = self._own(obs, UnitId.REFINERY)
+        done = done[done.build_progress >= 100]
+        for refinery in xy(done):
+            key = screen_point(refinery, self._size(obs))
+            if self._sent.get(key, 0) < self.plan.workers_per_refinery:
+                self._sent[key] = self._sent.get(key, 0) + 1
+                return self._order_scv(obs, _F.Harvest_Gather_screen("now", key))
+        return []
+
+    def _barracks(self, obs: Observation) -> list[FunctionCall]:
+        player = obs.player
+        if len(self._own(obs, UnitId.BARRACKS)) >= self.plan.barracks or player.minerals < 150:
+            return []
+        depots = self._own(obs, UnitId.SUPPLY_DEPOT)
+        if self._building is not None or not (depots.build_progress >= 100).any():
+            return []
+        return self._build(obs, UnitId.BARRACKS, _F.Build_Barracks_screen, size=3.0)
+
+    def _marines(self, obs: Observation) -> list[FunctionCall]:
+        player = obs.player
+        barracks = self._own(obs, UnitId.BARRACKS)
+        barracks = barracks[(barracks.build_progress >= 100) & (barracks.order_length < 2)]
+        if len(barracks) == 0 or player.minerals < 50 or player.food_used >= player.food_cap:
+            return []
+        idlest = int(np.argmin(barracks.order_length))
+        return [self._click(obs, xy(barracks)[idlest]), _F.Train_Marine_quick("now")]
+
+    # --- helpers ---------------------------------------------------------------------------------------
+
+    def _build(self, obs: Observation, kind: int, function, size: float) -> list[FunctionCall]:
+        centre = self._own(obs, UnitId.COMMAND_CENTER)
+        minerals = self._minerals(obs)
+        if len(centre) == 0:
+            return []
+        ppu = self._size(obs)[0] / self._camera_width
+        cc = xy(centre)[0]
+        away = cc - (minerals.mean(axis=0) if len(minerals) else cc + (1, 0))
+        prefer = cc + away / max(np.linalg.norm(away), 1e-6) * 6 * ppu
+        keep_clear = [(cc[0], cc[1], 4.0 * ppu)]
+        keep_clear += [(x, y, 2.5 * ppu) for x, y in minerals]
+        keep_clear += [(x, y, 3.0 * ppu) for x, y in self._geysers(obs)]
+        keep_clear += [((cc[0] + x) / 2, (cc[1] + y) / 2, 2.0 * ppu) for x, y in minerals]
+        site = building_site(obs, size * ppu, prefer, margin_px=ppu * 0.5, exclude=keep_clear + self._failed)
+        if site is None:
+            return []
+        return self._order_scv(obs, function("now", site), (kind, site))
+
+    def _order_scv(self, obs: Observation, order: FunctionCall,
+                   building: tuple[int, tuple[int, int]] | None = None) -> list[FunctionCall]:
+        """Select one SCV and give it `order` (a builder then goes back to mining).
+
+        The SCV is the one farthest from the order's target among those standing clear of other units (so the
+        click can't pick something else): SCVs already sent there are on their way and are not taken again.
+        """
+        scvs = xy(self._own(obs, UnitId.SCV))
+        if len(scvs) == 0:
+            return []
+        everyone = xy(obs.feature_units)
+        gaps = np.array([np.sort(np.linalg.norm(everyone - p, axis=1))[1] if len(everyone) > 1 else np.inf
+                         for p in scvs])
+        target = np.asarray(order.arguments[-1], np.float64)
+        clear = gaps >= 1.5
+        choice = np.where(clear, np.linalg.norm(scvs - target, axis=1), -np.inf) if clear.any() else gaps
+        scv = scvs[int(np.argmax(choice))]
+        calls = [self._click(obs, scv), order]
+        if building is not None:
+            self._building = (building[0], building[1], self._step)
+            mineral = self._least_served(obs, self._minerals(obs), count=False)
+            if mineral is not None:
+                calls.append(_F.Harvest_Gather_screen("queued", mineral))
+        return calls
+
+    def _check_building(self, obs: Observation) -> None:
+        """Forget an ordered building once it stands; give up its site if it never appeared."""
+        if self._building is None:
+            return
+        kind, site, ordered = self._building
+        placed = self._own(obs, kind)
+        if len(placed) and np.min(np.linalg.norm(xy(placed) - site, axis=1)) < 4 * self._size(obs)[0] / 64:
+            self._building = None
+        elif self._step - ordered > _BUILD_TIMEOUT_STEPS:
+            self._failed.append((site[0], site[1], 3.0))
+            self._building = None
+
+    def _least_served(self, obs: Observation, resources: np.ndarray, count: bool = True) -> tuple[int, int] | None:
+        """The resource we sent fewest workers to (nearest the Command Center among equals)."""
+        if len(resources) == 0:
+            return None
+        centre = self._own(obs, UnitId.COMMAND_CENTER)
+        home = xy(centre)[0] if len(centre) else resources.mean(axis=0)
+        keys = [screen_point(p, self._size(obs)) for p in resources]
+        load = np.array([self._sent.get(k, 0) for k in keys], np.float64)
+        distance = np.linalg.norm(resources - home, axis=1)
+        best = keys[int(np.argmin(load * 1000 + distance))]
+        if count:
+            self._sent[best] = self._sent.get(best, 0) + 1
+        return best
+
+    @staticmethod
+    def _own(obs: Observation, kind: int) -> np.ndarray:
+        return units(obs, Alliance.SELF, kind)
+
+    def _under_construction(self, obs: Observation, kind: int) -> bool:
+        return bool((self._own(obs, kind).build_progress < 100).any())
+
+    @staticmethod
+    def _selected(obs: Observation, kind: int) -> bool:
+        return len(obs.single_select) == 1 and obs.single_select.unit_type[0] == kind
+
+    @staticmethod
+    def _minerals(obs: Observation) -> np.ndarray:
+        neutral = units(obs, Alliance.NEUTRAL)
+        return xy(neutral[(neutral.mineral_contents > 0) | np.isin(neutral.unit_type, _MINERAL_TYPES)])
+
+    @staticmethod
+    def _geysers(obs: Observation) -> np.ndarray:
+        neutral = units(obs, Alliance.NEUTRAL)
+        return xy(neutral[(neutral.vespene_contents > 0) | np.isin(neutral.unit_type, _GEYSER_TYPES)])
+
+    @staticmethod
+    def _size(obs: Observation) -> tuple[int, int]:
+        return obs.feature_screen.shape[2], obs.feature_screen.shape[1]
+
+    def _click(self, obs: Observation, point) -> FunctionCall:
+        return _F.select_point("select", screen_point(point, self._size(obs)))
+
+
+class CollectMineralsAndGas(Economy):
+    """Mine with every SCV, train SCVs to 22, take the two nearest geysers with three SCVs each."""
+
+    plan = EconomyPlan(workers=22, refineries=2)
+
+
+class BuildMarines(Economy):
+    """Mine, train SCVs to 20, build supply depots ahead of need and five Barracks, and train Marines."""
+
+    plan = EconomyPlan(workers=20, barracks=5)

@@ -1,0 +1,106 @@
+"""What scripted agents read from an observation: units on screen, positions, nearest targets, building sites."""
+
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+
+from sc2env.errors import SC2EnvError
+from sc2env.interface import Observation
+
+
+class Alliance(enum.IntEnum):
+    """`feature_units.alliance` and the `player_relative` layer values."""
+
+    SELF = 1
+    ALLY = 2
+    NEUTRAL = 3
+    ENEMY = 4
+
+
+class UnitId(enum.IntEnum):
+    """Unit type ids of the mini-games' units (real game ids)."""
+
+    BANELING = 9
+    SCV = 45
+    COMMAND_CENTER = 18
+    SUPPLY_DEPOT = 19
+    REFINERY = 20
+    BARRACKS = 21
+    MARINE = 48
+    ZERGLING = 105
+    ROACH = 110
+    BEACON = 317
+    VESPENE_GEYSER = 342
+    MINERAL_SHARD = 1680
+
+
+def units(obs: Observation, alliance: Alliance | None = None, *types: int) -> np.ndarray:
+    """The on-screen units (`feature_units` rows) of one alliance and, if given, of those unit types."""
+    table = obs.feature_units
+    if table is None:
+        raise SC2EnvError("this agent reads feature units: make the env with use_feature_units=True "
+                          "(the agent's env_kwargs say so)")
+    keep = np.ones(len(table), bool)
+    if alliance is not None:
+        keep &= table.alliance == alliance
+    if types:
+        keep &= np.isin(table.unit_type, types)
+    return table[keep]
+
+
+def xy(table: np.ndarray) -> np.ndarray:
+    """(n, 2) float screen positions of unit rows."""
+    return np.stack([table.x, table.y], axis=1).astype(np.float64) if len(table) else np.zeros((0, 2))
+
+
+def nearest(points: np.ndarray, target) -> int:
+    """Index of the point nearest to `target` (points must not be empty)."""
+    return int(np.argmin(np.linalg.norm(np.asarray(points, np.float64) - np.asarray(target, np.float64), axis=1)))
+
+
+def centre(mask: np.ndarray) -> tuple[float, float] | None:
+    """The centre (x, y) of a boolean layer's true pixels, or None when there are none."""
+    ys, xs = np.nonzero(mask)
+    if len(xs) == 0:
+        return None
+    return float(xs.mean()), float(ys.mean())
+
+
+def screen_point(point, size: tuple[int, int]) -> tuple[int, int]:
+    """A point rounded into the screen (width, height)."""
+    x, y = np.asarray(point, np.float64)
+    return int(np.clip(round(x), 0, size[0] - 1)), int(np.clip(round(y), 0, size[1] - 1))
+
+
+def pixels_per_unit(obs: Observation, camera_width: float) -> float:
+    """Screen pixels per world unit for a screen `camera_width` world units across."""
+    return obs.feature_screen.shape[2] / camera_width
+
+
+def building_site(obs: Observation, size_px: float, prefer, *, margin_px: float = 1.0,
+                  exclude: list[tuple[float, float, float]] = ()) -> tuple[int, int] | None:
+    """The free screen point nearest to `prefer` where a square building `size_px` across fits.
+
+    Free means buildable and empty of units with `margin_px` to spare on every side. `exclude` lists circles
+    (x, y, radius) to keep clear, such as the path between a town hall and its minerals, or sites that failed.
+    """
+    screen = obs.feature_screen
+    height, width = screen.shape[1:]
+    free = (screen.buildable > 0) & (screen.unit_type == 0)
+    ys, xs = np.mgrid[0:height, 0:width]
+    for x, y, radius in exclude:
+        free &= (xs - x) ** 2 + (ys - y) ** 2 > radius**2
+    side = int(np.ceil(size_px + 2 * margin_px))
+    if side > min(width, height):
+        return None
+    # A summed-area table answers "is this whole square free?" for every top-left corner at once.
+    blocked = np.pad((~free).astype(np.int32).cumsum(0).cumsum(1), ((1, 0), (1, 0)))
+    inside = blocked[side:, side:] - blocked[:-side, side:] - blocked[side:, :-side] + blocked[:-side, :-side]
+    top, left = np.nonzero(inside == 0)
+    if len(top) == 0:
+        return None
+    centres = np.stack([left + side / 2, top + side / 2], axis=1)
+    best = centres[nearest(centres, prefer)]
+    return int(best[0]), int(best[1])

@@ -1,0 +1,51 @@
+"""Agents by name: "random", "scripted" (the script for the map) or "package.module:Class"."""
+
+from __future__ import annotations
+
+import importlib
+
+from sc2env.agents.base import Agent
+from sc2env.agents.combat import DefeatRoaches, DefeatZerglingsAndBanelings, FindAndDefeatZerglings
+from sc2env.agents.economy import BuildMarines, CollectMineralsAndGas
+from sc2env.agents.movement import CollectMineralShards, MoveToBeacon
+from sc2env.agents.random_agent import RandomAgent
+
+SCRIPTED_AGENTS: dict[str, type[Agent]] = {
+    "MoveToBeacon": MoveToBeacon,
+    "CollectMineralShards": CollectMineralShards,
+    "FindAndDefeatZerglings": FindAndDefeatZerglings,
+    "DefeatRoaches": DefeatRoaches,
+    "DefeatZerglingsAndBanelings": DefeatZerglingsAndBanelings,
+    "CollectMineralsAndGas": CollectMineralsAndGas,
+    "BuildMarines": BuildMarines,
+}
+"""The scripted agent of each mini-game."""
+
+
+def agent_class(name: str, map_name: str) -> type[Agent]:
+    """The agent class `name` stands for on `map_name`; ValueError says what is known."""
+    if name == "random":
+        return RandomAgent
+    if name == "scripted":
+        try:
+            return SCRIPTED_AGENTS[map_name]
+        except KeyError:
+            raise ValueError(f"no scripted agent for {map_name}; scripted agents play "
+                             f"{', '.join(SCRIPTED_AGENTS)} (or use --agent random)") from None
+    module_name, _, class_name = name.partition(":")
+    if not module_name or not class_name:
+        raise ValueError(f"unknown agent {name!r}: use random, scripted or package.module:Class")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ValueError(f"cannot import {module_name!r} for agent {name!r}: {error}") from None
+    cls = getattr(module, class_name, None)
+    if not isinstance(cls, type) or not callable(getattr(cls, "step", None)):
+        raise ValueError(f"{name!r} is not an agent class (a class with step(observation))")
+    return cls
+
+
+def make_agent(name: str, map_name: str, seed: int | None = None) -> Agent:
+    """An instance of the agent `name` for `map_name` (RandomAgent gets `seed`)."""
+    cls = agent_class(name, map_name)
+    return cls(seed=seed) if cls is RandomAgent else cls()
