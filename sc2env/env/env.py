@@ -136,8 +136,7 @@ class SC2Env(gym.Env):
         if self._needs_reset:
             raise errors.ProtocolError("step() called before reset() or after the episode ended: "
                                        "call reset() to start an episode.")
-        call, problem = self._checked_call(action)
-        actions = [] if call.function == FUNCTIONS.no_op.id else [encode_action(call, self.interface_format)]
+        actions, problem = self._encode(action)
         return self._match.begin_step(actions), problem
 
     def finish_step(self, sent):
@@ -181,20 +180,20 @@ class SC2Env(gym.Env):
         self._seeded_once = True
         return int(seed) % _SEED_BOUND
 
-    def _checked_call(self, action) -> tuple[FunctionCall, str | None]:
-        """The call to play and, if the action was not allowed and got replaced by no_op, why."""
+    def _encode(self, action) -> tuple[list, str | None]:
+        """The protocol actions to send and, if the action was not allowed and became no_op, why."""
         try:
             if isinstance(action, FunctionCall) or hasattr(action, "arguments"):
                 call = as_function_call(action)
             else:
                 call = self.action_spec.to_call(action)
-            if call.function != FUNCTIONS.no_op.id:  # no_op is always allowed
-                encode_action(call, self.interface_format, self._last.masks)  # validation only
-            return call, None
+            if call.function == FUNCTIONS.no_op.id:  # always allowed; the game gets no action at all
+                return [], None
+            return [encode_action(call, self.interface_format, self._last.masks)], None
         except errors.InvalidActionError as error:
             if self.config.invalid_action == "raise":
                 raise
-            return FunctionCall(FUNCTIONS.no_op.id, ()), str(error)
+            return [], str(error)
 
     def _observe(self, response) -> dict[str, np.ndarray]:
         self._last = self._decoder.decode(response)

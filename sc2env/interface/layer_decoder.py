@@ -40,32 +40,41 @@ def decode_stack(renders, out: np.ndarray, what: str, size: common_pb2.Size2DI) 
     n = height * width
     rows = out.reshape(count, n)
     missing = (1 << count) - 1
-    bit_layers: list[int] = []
-    bit_chunks: list[bytes] = []
+    # Layers are gathered by bit depth and converted one group at a time: a numpy call per layer costs more
+    # than the conversion itself at these sizes.
+    groups: dict[int, tuple[list[int], list[bytes]]] = {}
     lengths = {1: (n + 7) // 8, 8: n, 16: 2 * n, 32: 4 * n}
+    # The game renders every layer of a stack at one resolution, so one size comparison (a slow protobuf
+    # call) covers them all; the byte count, checked per layer, catches any layer that differs in area.
+    sized = False
     for field, image in renders.ListFields():
         index = index_of.get(field.number)
         if index is None:
             continue  # a layer this version of sc2env doesn't know
         bits = image.bits_per_pixel
         data = image.data
-        if image.size != size or lengths.get(bits) != len(data):
+        if lengths.get(bits) != len(data) or not (sized or image.size == size):
             if image.size.x == 0 or image.size.y == 0:
                 continue  # a layer this game build leaves empty
             raise _layer_error(what, layers[index].name, image, width, height)
+        sized = True
         missing &= ~(1 << index)
+        group = groups.get(bits)
+        if group is None:
+            group = groups[bits] = ([], [])
+        group[0].append(index)
+        group[1].append(data)
+    for bits, (indices, chunks) in groups.items():
+        joined = chunks[0] if len(chunks) == 1 else b"".join(chunks)
         if bits == 1:
-            bit_layers.append(index)
-            bit_chunks.append(data)
+            if n % 8 == 0:  # whole bytes per layer: unpack them all in one go
+                packed = np.frombuffer(joined, np.uint8).reshape(len(indices), -1)
+                rows[indices] = np.unpackbits(packed, axis=1)
+            else:
+                for index, data in zip(indices, chunks):
+                    rows[index] = np.unpackbits(np.frombuffer(data, np.uint8), count=n)
         else:
-            rows[index] = np.frombuffer(data, _DTYPES[bits])
-    if bit_layers:
-        if n % 8 == 0:  # whole bytes per layer: unpack them all in one go
-            packed = np.frombuffer(b"".join(bit_chunks), np.uint8).reshape(len(bit_layers), -1)
-            rows[bit_layers] = np.unpackbits(packed, axis=1)
-        else:
-            for index, data in zip(bit_layers, bit_chunks):
-                rows[index] = np.unpackbits(np.frombuffer(data, np.uint8), count=n)
+            rows[indices] = np.frombuffer(joined, _DTYPES[bits]).reshape(len(indices), n)
     index = 0
     while missing:  # zero the absent layers, a run of consecutive ones at a time
         if missing & 1:

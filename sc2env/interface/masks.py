@@ -136,15 +136,19 @@ class ActionMasks:
                 f"{func.name} is not available now; available: "
                 + ", ".join(FUNCTIONS[int(i)].name for i in self.available_function_ids)
             )
-        conditional = self.for_function(call.function)
+        # The arguments the function takes keep their own segments in its conditional mask, except a screen
+        # point narrowed to the function's target class; read those directly instead of copying the mask.
+        target = func.target if self.target_masks is not None else None
+        fmt = self.spec.fmt
         for arg_type, value in zip(func.args, call.arguments):
-            segment = self.spec.segment(arg_type.name)
-            width = arg_type.bounds(self.spec.fmt)[0]
-            index = value[1] * width + value[0] if arg_type.kind == "point" else value[0]
-            if not conditional[segment][index]:
+            if arg_type.name == "screen" and target is not None:
+                allowed = self.target_masks[target].ravel()
+            else:
+                allowed = self.flat[self.spec.segment(arg_type.name)]
+            index = value[1] * arg_type.bounds(fmt)[0] + value[0] if arg_type.kind == "point" else value[0]
+            if not allowed[index]:
                 shown = f"({value[0]}, {value[1]})" if arg_type.kind == "point" else str(value[0])
-                allowed = np.flatnonzero(conditional[segment])
-                hint = "" if arg_type.kind == "point" else f"; allowed now: {allowed.tolist()}"
+                hint = "" if arg_type.kind == "point" else f"; allowed now: {np.flatnonzero(allowed).tolist()}"
                 raise InvalidActionError(f"{func.name}: {arg_type.name} {shown} is not allowed now{hint}")
 
 

@@ -332,23 +332,31 @@ class ObservationDecoder:
 
 
 class _BufferPool:
-    """Hands back the previous layer stack for reuse once nothing but the pool refers to it.
+    """Hands back a layer stack from an earlier step for reuse once nothing but the pool refers to it.
 
     Fresh multi-hundred-kB arrays each step cost more in page faults than decoding itself. Reuse is
     decided by CPython reference counts: while any observation (or view, or copy holder such as
-    torch.from_numpy) still refers to the array, a new one is allocated instead.
+    torch.from_numpy) still refers to an array, it is left alone. A few arrays per key are kept, because a
+    caller usually still holds the previous observation while the next one is decoded.
     """
 
+    KEEP = 3
+
     def __init__(self) -> None:
-        self._arrays: dict[str, np.ndarray] = {}
+        self._arrays: dict[str, list[np.ndarray]] = {}
 
     def array(self, key: str, shape: tuple[int, ...]) -> np.ndarray:
-        """An int32 array of `shape`: last step's if it is free, else a new one."""
-        array = self._arrays.get(key)
-        # Free means referenced only by the dict, by `array` and by getrefcount's own argument.
-        if array is not None and array.shape == shape and _REFCOUNTS_EXACT and sys.getrefcount(array) == 3:
-            return array
-        array = self._arrays[key] = np.empty(shape, np.int32)
+        """An int32 array of `shape`: a free one from an earlier step, else a new one."""
+        kept = self._arrays.setdefault(key, [])
+        if _REFCOUNTS_EXACT:
+            for array in kept:
+                # Free means referenced only by the list, by `array` and by getrefcount's own argument.
+                if array.shape == shape and sys.getrefcount(array) == 3:
+                    return array
+        array = np.empty(shape, np.int32)
+        kept.append(array)
+        if len(kept) > self.KEEP:
+            del kept[0]
         return array
 
 
