@@ -123,6 +123,14 @@ class SC2Env(gym.Env):
     def match(self) -> Match | None:
         return self._match
 
+    @property
+    def renderer(self):
+        """The viewer drawing render() (an `sc2env.viewer.EnvRenderer`), or None before the first render().
+
+        In "human" mode it is the window: `sc2env.viewer.play` reads the human's input from it.
+        """
+        return self._renderer
+
     def function_call_to_action(self, call: FunctionCall) -> np.ndarray:
         """The MultiDiscrete action vector for a FunctionCall (raises InvalidActionError if it has no place)."""
         return self.action_spec.to_vector(as_function_call(call))
