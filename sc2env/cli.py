@@ -1,0 +1,447 @@
+"""The `sc2env` command: run agents, play mini-games, list maps, check the install, benchmark."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.resources
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable, Sequence
+
+from absl import flags
+from absl import logging as absl_logging
+
+import sc2env
+from sc2env.errors import SC2EnvError
+
+ENGINES = ("builtin", "sc2", "auto")
+
+
+@dataclasses.dataclass(frozen=True)
+class Flag:
+    """One command-line flag of a command (absl kinds: string, integer, boolean, list, enum)."""
+
+    kind: str
+    name: str
+    default: object
+    help: str
+    choices: tuple[str, ...] = ()
+
+    def define(self, values: flags.FlagValues) -> None:
+        if self.kind == "enum":
+            flags.DEFINE_enum(self.name, self.default, list(self.choices), self.help, flag_values=values)
+        else:
+            getattr(flags, f"DEFINE_{self.kind}")(self.name, self.default, self.help, flag_values=values)
+
+
+_MAP = Flag("list", "map", ["MoveToBeacon"], "mini-game(s) to play, comma-separated; 'all' for every one")
+_ENGINE = Flag("enum", "engine", None, "builtin, sc2 or auto (default: $SC2ENV_ENGINE, else auto)", ENGINES)
+_SIZES = [Flag("integer", "screen-size", 64, "feature screen width and height in pixels"),
+          Flag("integer", "minimap-size", 64, "feature minimap width and height in pixels")]
+_VERBOSE = Flag("boolean", "verbose", False, "log what happens, and show tracebacks of errors")
+
+# --- progress and results ----------------------------------------------------------------------------
+
+
+class Progress:
+    """A one-line progress bar on stderr (redrawn in place on a terminal, one line per episode otherwise)."""
+
+    def __init__(self, total_episodes: int, per_map: int, stream=None):
+        self.total = total_episodes
+        self.per_map = per_map
+        self.stream = stream or sys.stderr
+        self.live = self.stream.isatty()
+        self.done = 0
+        self.steps = 0
+        self.started = time.perf_counter()
+        self._drawn = 0.0
+
+    def step(self, map_name: str, episode_steps: int, info: dict) -> None:
+        self.steps += 1
+        now = time.perf_counter()
+        if self.live and now - self._drawn > 0.1:
+            self._drawn = now
+            fraction = self.done / self.total if self.total else 0.0
+            filled = int(24 * fraction)
+            rate = self.steps / max(now - self.started, 1e-9)
+            line = (f"\r{map_name} [{'#' * filled}{'.' * (24 - filled)}] episode {self.done + 1}/{self.total} "
+                    f"step {episode_steps} score {info['score']}  {rate:,.0f} steps/s")
+            self.stream.write(line.ljust(100)[:120])
+            self.stream.flush()
+
+    def episode(self, episode) -> None:
+        self.done += 1
+        number = (self.done - 1) % self.per_map + 1
+        line = (f"{episode.map_name} episode {number}/{self.per_map}: score {episode.score} in {episode.steps} "
+                f"steps ({episode.seconds:.1f} s)")
+        self.stream.write(("\r" + line.ljust(100) if self.live else line) + "\n")
+        self.stream.flush()
+
+
+def results_table(summaries, agent: str) -> str:
+    """The final table: one row per map with mean, max and min score and steps per second."""
+    header = f"{'map':<28} {'agent':<12} {'episodes':>8} {'mean':>8} {'max':>6} {'min':>6} {'steps/s':>8}"
+    lines = [header, "-" * len(header)]
+    for s in summaries:
+        lines.append(f"{s.map_name:<28} {agent[:12]:<12} {s.episodes:>8} {s.mean:>8.1f} {s.max:>6} {s.min:>6} "
+                     f"{s.steps_per_second:>8,.0f}")
+    return "\n".join(lines)
+
+
+# --- maps ----------------------------------------------------------------------------------------------
+
+
+def builtin_maps() -> list[str]:
+    """The mini-games the built-in engine has definitions for (the `sc2env.maps` package data)."""
+    return sorted(p.name[:-5] for p in importlib.resources.files("sc2env.maps").iterdir() if p.name.endswith(".json"))
+
+
+def _chosen_engine(engine: str | None) -> tuple[str, object]:
+    """The engine a LaunchConfig(engine) resolves to now, and the install it would use (or None)."""
+    from sc2env.launch import LaunchConfig, plan_launch
+
+    plan = plan_launch(LaunchConfig(engine=engine))
+    return plan.engine, plan.install
+
+
+def resolve_maps(names: Sequence[str], engine: str | None) -> list[str]:
+    """Check map names before any game starts; 'all' means every mini-game the chosen engine can play."""
+    from sc2env.game import MINI_GAMES, resolve_map
+
+    chosen, install = _chosen_engine(engine)
+    playable = builtin_maps() if chosen == "builtin" else list(MINI_GAMES)
+    if [n.lower() for n in names] == ["all"]:
+        return [name for name in MINI_GAMES if name in playable]
+    resolved = []
+    for name in names:
+        spec = resolve_map(name, install.maps_dir if install is not None else None)
+        if chosen == "builtin" and spec.name not in playable:
+            raise SC2EnvError(f"the built-in engine does not play {spec.name} yet; it plays "
+                              f"{', '.join(playable)} (or use --engine sc2 with a StarCraft II install)")
+        resolved.append(spec.name)
+    return resolved
+
+
+def cmd_maps(values: flags.FlagValues) -> int:
+    from sc2env.game import MINI_GAMES
+    from sc2env.launch import find_install
+
+    builtin = set(builtin_maps())
+    try:
+        install = find_install()
+    except SC2EnvError:
+        install = None
+    installed = {}
+    if install is not None:
+        from sc2env.game import install_maps
+
+        installed = install_maps(install.maps_dir)
+    print(f"{'mini-game':<28} {'time limit':>10}  {'built-in engine':<16} {'StarCraft II':<12}")
+    for name, spec in MINI_GAMES.items():
+        limit = f"{spec.game_loops // 16} s"
+        print(f"{name:<28} {limit:>10}  {'yes' if name in builtin else 'not yet':<16} "
+              f"{'installed' if name in installed else '-':<12}")
+    others = sorted(n for n, s in installed.items() if not s.mini_game)
+    if install is None:
+        print("\nNo StarCraft II install found (set SC2PATH); the built-in engine plays the maps marked yes.")
+    elif others:
+        print(f"\nOther maps of the StarCraft II install at {install.root} (play against the built-in AI):")
+        for line in _columns(others, 4):
+            print("  " + line)
+    return 0
+
+
+def _columns(names: list[str], n: int) -> list[str]:
+    width = max(len(x) for x in names) + 2
+    return ["".join(x.ljust(width) for x in names[i: i + n]) for i in range(0, len(names), n)]
+
+
+# --- run and play --------------------------------------------------------------------------------------
+
+
+def _env_kwargs(values: flags.FlagValues) -> dict:
+    kwargs = {"screen_size": values["screen-size"].value, "minimap_size": values["minimap-size"].value,
+              "step_mul": values["step-mul"].value}
+    if values.engine is not None:
+        kwargs["engine"] = values.engine
+    return kwargs
+
+
+def cmd_run(values: flags.FlagValues) -> int:
+    import gymnasium as gym
+
+    from sc2env.agents import agent_class, make_agent, run_agent, summarise
+    from sc2env.viewer import ViewerClosed
+
+    maps = resolve_maps(values.map, values.engine)
+    for name in maps:  # unknown agents fail before any game starts
+        agent_class(values.agent, name)
+    writer = None
+    if values["save-video"].value:
+        from sc2env.viewer import VideoWriter
+
+        writer = VideoWriter(values["save-video"].value, fps=22.4 / values["step-mul"].value)
+    render_mode = "human" if values.render else ("rgb_array" if writer is not None else None)
+    progress = Progress(len(maps) * values.episodes, values.episodes)
+    episodes = []
+    interrupted = None
+    try:
+        for name in maps:
+            agent = make_agent(values.agent, name, seed=values.seed)
+            kwargs = {**_env_kwargs(values), **dict(agent.env_kwargs)}
+            env = gym.make(f"sc2env/{name}-v0", render_mode=render_mode, **kwargs)
+            try:
+                on_step = _step_callback(progress, name, env, writer)
+                run_agent(env, agent, values.episodes, seed=values.seed, on_step=on_step,
+                          on_episode=lambda e: (episodes.append(e), progress.episode(e)))
+            finally:
+                env.close()
+    except KeyboardInterrupt:
+        interrupted = "interrupted"
+    except ViewerClosed as error:
+        interrupted = str(error)
+    finally:
+        if writer is not None and writer.frames:
+            print(f"video: {writer.close()} ({writer.frames} frames)", file=sys.stderr)
+    if interrupted:
+        print(f"\n{interrupted}: results of the {len(episodes)} finished episode(s)", file=sys.stderr)
+    if episodes:
+        print(results_table(summarise(episodes), values.agent))
+    return 0 if not interrupted else 130
+
+
+def _step_callback(progress: Progress, name: str, env, writer) -> Callable[[int, dict], None]:
+    def on_step(steps: int, info: dict) -> None:
+        progress.step(name, steps, info)
+        if writer is not None:
+            unwrapped = env.unwrapped
+            frame = unwrapped.render() if unwrapped.render_mode == "rgb_array" else unwrapped.renderer.viewer.frame()
+            writer.add(frame)
+
+    return on_step
+
+
+def cmd_play(values: flags.FlagValues) -> int:
+    import gymnasium as gym
+
+    from sc2env.viewer import play
+
+    (name,) = resolve_maps(values.map[:1], values.engine)
+    env = gym.make(f"sc2env/{name}-v0", render_mode="human", **_env_kwargs(values))
+    try:
+        scores = play(env, episodes=values.episodes or None,
+                      on_episode=lambda n, info: print(f"{name} episode {n}: score {info['score']}"))
+    finally:
+        env.close()
+    if scores:
+        print(f"{name}: {len(scores)} episode(s), mean score {sum(scores) / len(scores):.1f}, best {max(scores)}")
+    return 0
+
+
+# --- doctor and bench ----------------------------------------------------------------------------------
+
+
+def cmd_doctor(values: flags.FlagValues) -> int:
+    checks = [_check_python, _check_packages, _check_builtin, _check_sc2, _check_display, _check_video]
+    problems = 0
+    print(f"sc2env {sc2env.__version__}")
+    for check in checks:
+        status, what, fix = check()
+        problems += status == "!!"
+        print(f"  {status}  {what}")
+        if fix:
+            print(f"        -> {fix}")
+    print("All good (-- marks optional parts)." if not problems else
+          f"{problems} problem(s) marked !! (see -> for the fix).")
+    return 0 if not problems else 1
+
+
+def _status(ok: bool, optional: bool = False) -> str:
+    return "ok" if ok else "--" if optional else "!!"
+
+
+def _check_python():
+    version = platform.python_version()
+    ok = sys.version_info >= (3, 10)
+    return _status(ok), f"Python {version} ({platform.python_implementation()})", None if ok else "sc2env needs Python 3.10+"
+
+
+def _check_packages():
+    import gymnasium
+    import numpy
+    from google.protobuf import __version__ as protobuf_version
+    from google.protobuf.internal import api_implementation
+
+    from sc2env.viewer._pygame import pygame
+
+    backend = api_implementation.Type()
+    what = (f"numpy {numpy.__version__}, protobuf {protobuf_version} ({backend} backend), gymnasium "
+            f"{gymnasium.__version__}, pygame {pygame.version.ver}")
+    fast = backend == "upb"
+    return _status(fast), what, None if fast else "pip install 'protobuf>=4.21' for the fast C (upb) backend"
+
+
+def _check_builtin():
+    from sc2env.launch import launch
+
+    started = time.perf_counter()
+    try:
+        with launch(engine="builtin"):
+            seconds = time.perf_counter() - started
+    except SC2EnvError as error:
+        lines = [line.strip(" |") for line in str(error).splitlines() if line.strip(" |")]
+        cause = lines[-2] if len(lines) > 1 and lines[-1].startswith("It exited") else lines[-1]
+        return "!!", f"built-in engine does not start: {cause}", "reinstall sc2env: pip install -e ."
+    return "ok", f"built-in engine starts in {seconds:.2f} s and plays {', '.join(builtin_maps())}", None
+
+
+def _check_sc2():
+    from sc2env.launch import find_install
+
+    try:
+        install = find_install()
+    except SC2EnvError as error:
+        return ("--", f"StarCraft II: {_one_line(error)}",
+                "optional: install Blizzard's Linux package (see docs/quickstart.md) and set SC2PATH; "
+                "everything else runs on the built-in engine")
+    maps = install.map_paths()
+    minis = sum(1 for p in maps if p.startswith("mini_games/"))
+    fix = None if minis else f"put the SC2LE mini-game maps under {install.maps_dir}/mini_games"
+    return "ok", f"StarCraft II at {install.root}: builds {install.describe_builds()}; {len(maps)} maps " \
+                 f"({minis} mini-games)", fix
+
+
+def _check_display():
+    from sc2env.viewer import display_problem
+
+    problem = display_problem()
+    if problem is None:
+        return "ok", "display: windows can open (sc2env play, --render)", None
+    return "--", f"display: {problem}", ("run headless: sc2env run --save-video out.mp4, or render_mode="
+                                          "'rgb_array'; for windows without a screen: xvfb-run sc2env play")
+
+
+def _check_video():
+    from sc2env.viewer import video_support
+
+    support = video_support()
+    ok = [fmt for fmt, problem in support.items() if problem is None]
+    missing = [problem for problem in support.values() if problem is not None]
+    return (_status(not missing, optional=True), f"videos: {', '.join(ok) or 'none'} can be written",
+            missing[0] if missing else None)
+
+
+def cmd_bench(values: flags.FlagValues) -> int:
+    import gymnasium as gym
+    import numpy as np
+
+    from sc2env.interface import FUNCTIONS
+
+    steps = values.steps
+    env = gym.make("sc2env/MoveToBeacon-v0", engine="builtin", screen_size=64, minimap_size=64, step_mul=8).unwrapped
+    try:
+        rng = np.random.default_rng(0)
+        moves = [env.function_call_to_action(FUNCTIONS.Move_screen("now", tuple(p)))
+                 for p in rng.integers(0, 64, (steps, 2))]
+        select = env.function_call_to_action(FUNCTIONS.select_army("select"))
+        env.reset(seed=0)
+        env.step(select)
+        start = time.perf_counter()
+        for action in moves:
+            _, _, terminated, truncated, _ = env.step(action)
+            if terminated or truncated:
+                env.reset()
+                env.step(select)
+        rate = steps / (time.perf_counter() - start)
+    finally:
+        env.close()
+    print(f"one SC2Env, built-in engine, MoveToBeacon 64x64, step_mul 8: {rate:,.0f} env steps/s "
+          f"({steps} steps, {os.cpu_count()} cores)")
+    print("The full benchmark (vector envs, PySC2 comparison): python benchmarks/env_steps.py")
+    return 0
+
+
+# --- the entry point -----------------------------------------------------------------------------------
+
+COMMANDS: dict[str, tuple[str, Callable[[flags.FlagValues], int], list[Flag]]] = {
+    "run": ("play an agent on mini-games and print its scores", cmd_run, [
+        _MAP, Flag("string", "agent", "scripted", "random, scripted, or package.module:Class"),
+        Flag("integer", "episodes", 1, "episodes per map"), _ENGINE, *_SIZES,
+        Flag("integer", "step-mul", 8, "game loops per agent step"),
+        Flag("integer", "seed", None, "seed of the first episode (and of the random agent)"),
+        Flag("boolean", "render", False, "watch in the viewer window"),
+        Flag("string", "save-video", None, "write a video of the run: out.mp4 or out.gif"), _VERBOSE]),
+    "play": ("play a mini-game yourself in the viewer window", cmd_play, [
+        _MAP, _ENGINE, *_SIZES, Flag("integer", "step-mul", 2, "game loops per step (lower reacts faster)"),
+        Flag("integer", "episodes", 0, "stop after this many episodes (0: when the window closes)"), _VERBOSE]),
+    "maps": ("list the mini-games and installed maps", cmd_maps, [_VERBOSE]),
+    "doctor": ("check what is installed and how to fix gaps", cmd_doctor, [_VERBOSE]),
+    "bench": ("measure env steps per second on the built-in engine", cmd_bench, [
+        Flag("integer", "steps", 2000, "env steps to time"), _VERBOSE]),
+}
+
+
+def usage() -> str:
+    lines = ["usage: sc2env <command> [--flags]", "", "commands:"]
+    lines += [f"  {name:<8} {about}" for name, (about, _, _) in COMMANDS.items()]
+    lines += ["", "sc2env <command> --help shows a command's flags."]
+    return "\n".join(lines)
+
+
+def command_help(name: str) -> str:
+    about, _, specs = COMMANDS[name]
+    lines = [f"usage: sc2env {name} [--flags]", "", about, "", "flags:"]
+    for spec in specs:
+        shown = f"--{spec.name}" if spec.kind != "boolean" else f"--[no]{spec.name}"
+        default = "" if spec.default in (None, False) else f" (default: {spec.default if spec.kind != 'list' else ','.join(spec.default)})"
+        lines.append(f"  {shown:<20} {spec.help}{default}")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; errors are printed as one line (with --verbose, with their traceback)."""
+    argv = list(sys.argv if argv is None else argv)
+    if len(argv) < 2 or argv[1] in ("-h", "--help", "help"):
+        print(usage())
+        return 0 if len(argv) >= 2 else 2
+    name = argv[1]
+    if name not in COMMANDS:
+        print(f"sc2env: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
+        return 2
+    if any(a in ("-h", "--help") for a in argv[2:]):
+        print(command_help(name))
+        return 0
+    _, command, specs = COMMANDS[name]
+    values = flags.FlagValues()
+    for spec in specs:
+        spec.define(values)
+    try:
+        extra = values([f"sc2env {name}", *argv[2:]])
+    except flags.Error as error:
+        print(f"sc2env {name}: {error} (see sc2env {name} --help)", file=sys.stderr)
+        return 2
+    if len(extra) > 1:
+        print(f"sc2env {name}: unexpected argument(s) {' '.join(extra[1:])} (see sc2env {name} --help)",
+              file=sys.stderr)
+        return 2
+    absl_logging.use_absl_handler()
+    absl_logging.set_verbosity(absl_logging.INFO if values.verbose else absl_logging.WARNING)
+    try:
+        return command(values)
+    except KeyboardInterrupt:
+        print(f"sc2env {name}: interrupted", file=sys.stderr)
+        return 130
+    except (SC2EnvError, ValueError, OSError) as error:
+        if values.verbose:
+            raise
+        print(f"sc2env {name}: {_one_line(error)}", file=sys.stderr)
+        return 1
+
+
+def _one_line(error: BaseException) -> str:
+    """An error's message on one line (the first, with its most useful detail kept)."""
+    text = str(error).strip() or type(error).__name__
+    first = text.splitlines()[0]
+    return first if len(text.splitlines()) == 1 else f"{first} (--verbose for details)"

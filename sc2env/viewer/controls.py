@@ -1,0 +1,226 @@
+"""Human input as the game takes it: mouse and keys become ordinary function calls, or viewer commands."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+
+from sc2env.interface import FUNCTIONS, Function, FunctionCall, FunctionKind
+from sc2env.viewer._pygame import pygame
+from sc2env.viewer.hotkeys import MENU_KEYS, find_hotkey, menu_available, minimap_variant
+from sc2env.viewer.layout import Layout
+
+_F = FUNCTIONS
+_DRAG_PX = 5
+_ARGUMENT_FREE = {FunctionKind.QUICK, FunctionKind.NO_OP, FunctionKind.SELECT_ARMY, FunctionKind.SELECT_LARVA,
+                  FunctionKind.SELECT_WARP_GATES, FunctionKind.SELECT_IDLE_WORKER, FunctionKind.AUTOCAST}
+HELP = ("click/drag select · right-click smart · M A P S H + click · B build · 0-9 groups · F1 idle · F2 army"
+        " · arrows camera · Tab layers · Space pause · +/- speed")
+WATCH_HELP = "Space pause · Tab/Shift+Tab feature layers · +/- speed · close the window to stop"
+
+
+class ViewerCommand(enum.Enum):
+    """Input meant for the viewer itself rather than the game."""
+
+    PAUSE = "pause"
+    NEXT_PAGE = "next page"
+    PREVIOUS_PAGE = "previous page"
+    FASTER = "faster"
+    SLOWER = "slower"
+    QUIT = "quit"
+
+
+Command = FunctionCall | ViewerCommand
+
+
+class Controls:
+    """Turns pygame events into commands, keeping the input state between them: an ability waiting for its
+    target click, an open build menu, a selection box being dragged, a camera drag on the minimap.
+
+    `interactive=False` (watching an agent) keeps only the viewer's own keys.
+    """
+
+    def __init__(self, layout: Layout, interactive: bool = True):
+        self.layout = layout
+        self.interactive = interactive
+        self.pending: Function | None = None
+        self.menu: str | None = None
+        self.drag_start: tuple[int, int] | None = None
+        self.drag_now: tuple[int, int] | None = None
+        self.message = ""
+        self._camera_drag = False
+        self._last_camera: tuple[int, int] | None = None
+
+    @property
+    def help(self) -> str:
+        return HELP if self.interactive else WATCH_HELP
+
+    def cancel(self) -> None:
+        """Forget a waiting ability, an open menu and a drag."""
+        self.pending = self.menu = self.drag_start = self.drag_now = None
+        self._camera_drag = False
+        self.message = ""
+
+    def handle(self, event: pygame.event.Event, available: Sequence[int], *,
+               camera_minimap: tuple[int, int] | None = None,
+               function_rows: Sequence[tuple[pygame.Rect, int]] = ()) -> list[Command]:
+        """The commands one event stands for (often none). `available`: the function ids available now."""
+        if event.type == pygame.QUIT:
+            return [ViewerCommand.QUIT]
+        if event.type == pygame.KEYDOWN:
+            return self._key(event, available, camera_minimap)
+        if not self.interactive:
+            return []
+        if event.type == pygame.MOUSEBUTTONDOWN:
+            return self._press(event, available, function_rows)
+        if event.type == pygame.MOUSEMOTION:
+            return self._motion(event)
+        if event.type == pygame.MOUSEBUTTONUP and event.button == 1:
+            return self._release(event)
+        return []
+
+    # --- keys ----------------------------------------------------------------------------------------
+
+    def _key(self, event, available, camera_minimap) -> list[Command]:
+        key = pygame.key.name(event.key)
+        mods = event.mod
+        shift, ctrl = bool(mods & pygame.KMOD_SHIFT), bool(mods & pygame.KMOD_CTRL)
+        viewer = {"space": ViewerCommand.PAUSE, "=": ViewerCommand.FASTER, "+": ViewerCommand.FASTER,
+                  "[+]": ViewerCommand.FASTER, "-": ViewerCommand.SLOWER, "[-]": ViewerCommand.SLOWER}
+        if key == "tab":
+            return [ViewerCommand.PREVIOUS_PAGE if shift else ViewerCommand.NEXT_PAGE]
+        if key in viewer:
+            return [viewer[key]]
+        if key == "escape":
+            self.cancel()
+            return []
+        if not self.interactive:
+            return []
+        if key.isdigit() and len(key) == 1:
+            act = "set" if ctrl else "append" if shift else "recall"
+            return [_F.select_control_group(act, int(key))]
+        if key == "f1":
+            return [_F.select_idle_worker("select_all" if ctrl else "add" if shift else "select")]
+        if key == "f2":
+            return [_F.select_army("add" if shift else "select")]
+        if key in ("left", "right", "up", "down"):
+            return self._pan(key, camera_minimap)
+        if len(key) == 1 and key.isalpha():
+            return self._hotkey(key, shift, available)
+        return []
+
+    def _pan(self, key: str, camera_minimap) -> list[Command]:
+        if camera_minimap is None:
+            self.message = "the camera position is unknown (no raw data)"
+            return []
+        width, height = self.layout.minimap_size
+        step = max(1, width // 16)
+        dx, dy = {"left": (-step, 0), "right": (step, 0), "up": (0, -step), "down": (0, step)}[key]
+        x = min(max(camera_minimap[0] + dx, 0), width - 1)
+        y = min(max(camera_minimap[1] + dy, 0), height - 1)
+        return [_F.move_camera((x, y))]
+
+    def _hotkey(self, key: str, shift: bool, available) -> list[Command]:
+        if self.menu is None and key in MENU_KEYS and menu_available(MENU_KEYS[key], available):
+            self.menu = MENU_KEYS[key]
+            self.message = f"{self.menu} menu: press a building's key (Esc closes)"
+            return []
+        function = find_hotkey(key, self.menu, available)
+        where = f" in the {self.menu} menu" if self.menu else ""
+        self.menu = None
+        if function is None:
+            self.message = f"{key.upper()}{where}: nothing for this selection"
+            return []
+        return self._use(function, shift)
+
+    def _use(self, function: Function, shift: bool) -> list[Command]:
+        """Call a function that needs no target now, or wait for the target click of one that does."""
+        if function.kind in (FunctionKind.SCREEN, FunctionKind.MINIMAP):
+            self.pending = function
+            where = "the view" + (" or the minimap" if minimap_variant(function) else "") \
+                if function.kind == FunctionKind.SCREEN else "the minimap"
+            self.message = f"{function.name}: left-click a target on {where} (shift queues, Esc cancels)"
+            return []
+        if function.kind in _ARGUMENT_FREE:
+            self.message = ""
+            return [function(*[1 if shift and a.name == "queued" else 0 for a in function.args])]
+        self.message = f"{function.name}: use the mouse or keys for this one"
+        return []
+
+    # --- mouse ---------------------------------------------------------------------------------------
+
+    def _press(self, event, available, function_rows) -> list[Command]:
+        shift = bool(_mods(event) & pygame.KMOD_SHIFT)
+        queued = "queued" if shift else "now"
+        screen = self.layout.to_screen(event.pos)
+        minimap = self.layout.to_minimap(event.pos)
+        if event.button == 3:
+            if self.pending is not None or self.menu is not None:
+                self.cancel()
+                return []
+            if screen is not None:
+                return [_F.Smart_screen(queued, screen)]
+            if minimap is not None:
+                return [_F.Smart_minimap(queued, minimap)]
+            return []
+        if event.button != 1:
+            return []
+        for rect, fid in function_rows:
+            if rect.collidepoint(event.pos):
+                self.menu = None
+                return self._use(FUNCTIONS[fid], shift)
+        if self.pending is not None:
+            return self._target(queued, screen, minimap)
+        if screen is not None:
+            self.drag_start = self.drag_now = tuple(event.pos)
+            return []
+        if minimap is not None:
+            self._camera_drag = True
+            self._last_camera = minimap
+            return [_F.move_camera(minimap)]
+        return []
+
+    def _target(self, queued: str, screen, minimap) -> list[Command]:
+        function = self.pending
+        if function.kind == FunctionKind.SCREEN and screen is not None:
+            call = function(queued, screen)
+        elif minimap is not None and (twin := minimap_variant(function) or
+                                      (function if function.kind == FunctionKind.MINIMAP else None)):
+            call = twin(queued, minimap)
+        else:
+            self.message = f"{function.name}: click a target inside the view or the minimap"
+            return []
+        self.pending = None
+        self.message = ""
+        return [call]
+
+    def _motion(self, event) -> list[Command]:
+        if self.drag_start is not None:
+            self.drag_now = tuple(event.pos)
+            return []
+        if self._camera_drag:
+            point = self.layout.to_minimap(event.pos, clamp=True)
+            if point != self._last_camera:
+                self._last_camera = point
+                return [_F.move_camera(point)]
+        return []
+
+    def _release(self, event) -> list[Command]:
+        self._camera_drag = False
+        start, self.drag_start, self.drag_now = self.drag_start, None, None
+        if start is None:
+            return []
+        mods = _mods(event)
+        shift, ctrl = bool(mods & pygame.KMOD_SHIFT), bool(mods & pygame.KMOD_CTRL)
+        end = event.pos
+        first = self.layout.to_screen(start, clamp=True)
+        if abs(end[0] - start[0]) < _DRAG_PX and abs(end[1] - start[1]) < _DRAG_PX:
+            act = ("add_all_type" if shift else "select_all_type") if ctrl else ("toggle" if shift else "select")
+            return [_F.select_point(act, first)]
+        return [_F.select_rect("add" if shift else "select", first, self.layout.to_screen(end, clamp=True))]
+
+
+def _mods(event) -> int:
+    """The modifier keys held during a mouse event (the keyboard's state, or the event's own `mod`)."""
+    held = pygame.key.get_mods() if pygame.display.get_init() else 0
+    return held | getattr(event, "mod", 0)

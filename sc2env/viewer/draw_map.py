@@ -1,0 +1,224 @@
+"""The main view (the camera's area: terrain, units, selection, health) and the minimap with the camera frame."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sc2env.gamedata import UNIT_TYPES
+from sc2env.interface import CoordinateTransforms, InterfaceFormat, MapInfo
+from sc2env.viewer import style
+from sc2env.viewer._pygame import pygame
+from sc2env.viewer.layout import Layout
+from sc2env.viewer.scene import Scene
+
+_MINERALS = {341, 483, 146, 147, 884, 885, 665, 666, 796, 797, 1960, 1961}
+_GEYSERS = {342, 343, 344, 880, 881, 608}
+_BEACON, _SHARD = 317, 1680
+_FOG_ALPHA = np.array([190, 120, 0, 190], np.uint8)  # visibility: hidden, fogged, visible, (full hidden)
+
+
+def _abbreviation(unit_type: int) -> str:
+    info = UNIT_TYPES.get(unit_type)
+    if info is None:
+        return ""
+    capitals = "".join(c for c in info.name if c.isupper())
+    return capitals if 1 < len(capitals) <= 3 else info.name[:2]
+
+
+class MapPainter:
+    """Draws the map panels of one game: terrain is rendered once, units every frame."""
+
+    def __init__(self, fmt: InterfaceFormat, map_info: MapInfo, layout: Layout):
+        self.fmt = fmt
+        self.map_info = map_info
+        self.layout = layout
+        self.transforms = CoordinateTransforms(fmt, map_info, rgb=fmt.action_space == "rgb")
+        self.pixels_per_unit = layout.view.w / fmt.camera_width
+        self._terrain = self._terrain_surface(self.pixels_per_unit, grid=True)
+        self._minimap_terrain = self._minimap_background()
+
+    # --- terrain -----------------------------------------------------------------------------------
+
+    def _terrain_colours(self) -> np.ndarray:
+        """(height, width, 3) colours per world cell, row 0 at the top of the map."""
+        info = self.map_info
+        width, height = info.size
+        colours = np.empty((height, width, 3), np.int16)
+        colours[:] = style.UNPATHABLE
+        pathing = info.pathing if info.pathing.shape == (height, width) else np.ones((height, width), bool)
+        colours[pathing] = style.GROUND
+        if info.terrain_height.shape == (height, width):  # higher ground a little lighter
+            colours += (info.terrain_height.astype(np.int16)[..., None] - 128) // 8
+        x0, y0, x1, y1 = info.playable_area
+        ys, xs = np.mgrid[0:height, 0:width]
+        outside = (xs + 0.5 < x0) | (xs + 0.5 > x1) | (ys + 0.5 < y0) | (ys + 0.5 > y1)
+        colours[outside] = style.OUTSIDE
+        return np.clip(colours, 0, 255).astype(np.uint8)[::-1]
+
+    def _terrain_surface(self, scale: float, grid: bool) -> pygame.Surface:
+        colours = self._terrain_colours()
+        height, width = colours.shape[:2]
+        base = pygame.surfarray.make_surface(colours.swapaxes(0, 1))
+        size = (max(1, round(width * scale)), max(1, round(height * scale)))
+        surface = pygame.transform.scale(base, size)
+        if grid and scale >= 8:
+            x0, y0, x1, y1 = self.map_info.playable_area
+            top, bottom = (height - y1) * scale, (height - y0) * scale
+            for x in range(int(np.ceil(x0)), int(x1) + 1):
+                pygame.draw.line(surface, style.GROUND_GRID, (x * scale, top), (x * scale, bottom))
+            for y in range(int(np.ceil(y0)), int(y1) + 1):
+                py = (height - y) * scale
+                pygame.draw.line(surface, style.GROUND_GRID, (x0 * scale, py), (x1 * scale, py))
+        return surface
+
+    def _minimap_background(self) -> pygame.Surface:
+        rect = self.layout.minimap
+        surface = pygame.Surface(rect.size)
+        surface.fill(style.OUTSIDE)
+        width, height = self.map_info.size
+        top_left = self._minimap_point((0.0, float(height)))
+        bottom_right = self._minimap_point((float(width), 0.0))
+        size = (max(1, round(bottom_right[0] - top_left[0])), max(1, round(bottom_right[1] - top_left[1])))
+        terrain = pygame.surfarray.make_surface(self._terrain_colours().swapaxes(0, 1))
+        surface.blit(pygame.transform.smoothscale(terrain, size), (top_left[0] - rect.x, top_left[1] - rect.y))
+        return surface
+
+    # --- coordinates -------------------------------------------------------------------------------
+
+    def _view_point(self, camera, x, y):
+        view, k = self.layout.view, self.pixels_per_unit
+        return view.centerx + (x - camera[0]) * k, view.centery - (y - camera[1]) * k
+
+    def _minimap_point(self, world) -> tuple[float, float]:
+        rect, size = self.layout.minimap, self.layout.minimap_size
+        mx, my = self.transforms.world_to_minimap.fwd(world)
+        return rect.x + mx * rect.w / size[0], rect.y + my * rect.h / size[1]
+
+    # --- the main view -----------------------------------------------------------------------------
+
+    def draw_view(self, surface: pygame.Surface, scene: Scene) -> None:
+        view = self.layout.view
+        surface.fill(style.OUTSIDE, view)
+        k = self.pixels_per_unit
+        height = self.map_info.size[1]
+        cx, cy = scene.camera
+        source = pygame.Rect(round((cx * k) - view.w / 2), round((height - cy) * k - view.h / 2), view.w, view.h)
+        surface.blit(self._terrain, view.topleft, source)
+        previous_clip = surface.get_clip()
+        surface.set_clip(view)
+        self._draw_units(surface, scene)
+        self._draw_fog(surface, scene)
+        surface.set_clip(previous_clip)
+        pygame.draw.rect(surface, style.BORDER, view, width=1)
+
+    def _draw_fog(self, surface: pygame.Surface, scene: Scene) -> None:
+        layers = scene.observation.feature_screen
+        if layers is None:
+            return
+        alpha = _FOG_ALPHA[np.clip(layers.visibility_map, 0, 3)]
+        if not alpha.any():
+            return
+        fog = pygame.Surface(alpha.shape[::-1], pygame.SRCALPHA)
+        pygame.surfarray.pixels_alpha(fog)[:] = alpha.T
+        surface.blit(pygame.transform.smoothscale(fog, self.layout.view.size), self.layout.view.topleft)
+
+    def _draw_units(self, surface: pygame.Surface, scene: Scene) -> None:
+        units, k = scene.units, self.pixels_per_unit
+        small = style.font(max(12, int(k * 0.55)))
+        for i in range(len(units)):
+            x, y = self._view_point(scene.camera, units.x[i], units.y[i])
+            r = max(3.0, units.radius[i] * k)
+            if not self.layout.view.inflate(4 * r, 4 * r).collidepoint(x, y):
+                continue
+            kind = int(units.unit_type[i])
+            colour = style.ALLIANCE.get(int(units.alliance[i]), style.TEXT)
+            if units.snapshot[i]:
+                colour = tuple(c // 2 for c in colour)
+            if kind in _MINERALS:
+                box = pygame.Rect(0, 0, 2 * r * 0.95, r * 0.95)
+                box.center = (x, y)
+                pygame.draw.rect(surface, style.MINERAL, box, border_radius=int(r * 0.3))
+                pygame.draw.rect(surface, (30, 80, 140), box, width=2, border_radius=int(r * 0.3))
+            elif kind in _GEYSERS:
+                pygame.draw.circle(surface, (38, 96, 76), (x, y), r)
+                pygame.draw.circle(surface, style.VESPENE, (x, y), r * 0.55)
+            elif kind == _BEACON:
+                glow = pygame.Surface((2 * r + 4, 2 * r + 4), pygame.SRCALPHA)
+                pygame.draw.circle(glow, (*style.BEACON, 70), (r + 2, r + 2), r)
+                pygame.draw.circle(glow, (*style.BEACON, 230), (r + 2, r + 2), r, width=3)
+                surface.blit(glow, (x - r - 2, y - r - 2))
+            elif kind == _SHARD:
+                points = [(x, y - r), (x + r * 0.75, y), (x, y + r), (x - r * 0.75, y)]
+                pygame.draw.polygon(surface, style.SHARD, points)
+                pygame.draw.polygon(surface, (40, 110, 150), points, width=2)
+            else:
+                self._draw_unit(surface, units, i, x, y, r, colour, small)
+
+    def _draw_unit(self, surface, units, i, x, y, r, colour, small) -> None:
+        info = UNIT_TYPES.get(int(units.unit_type[i]))
+        dark = tuple(c // 3 for c in colour)
+        if units.selected[i]:
+            pygame.draw.circle(surface, style.SELECTION, (x, y), r + 4, width=2)
+        if info is not None and info.structure:
+            box = pygame.Rect(0, 0, 1.8 * r, 1.8 * r)
+            box.center = (x, y)
+            pygame.draw.rect(surface, dark, box, border_radius=int(r * 0.25))
+            progress = units.build_progress[i]
+            filled = box.copy()
+            filled.height = max(1, int(box.height * progress))
+            filled.bottom = box.bottom
+            pygame.draw.rect(surface, colour, filled, border_radius=int(r * 0.25))
+            pygame.draw.rect(surface, colour, box, width=2, border_radius=int(r * 0.25))
+        else:
+            pygame.draw.circle(surface, colour, (x, y), r)
+            pygame.draw.circle(surface, dark, (x, y), r, width=2)
+        label = _abbreviation(int(units.unit_type[i]))
+        if label and r >= 9:
+            style.text(surface, label, (x, y + 1), small.get_height(), (15, 18, 20), anchor="center")
+        health, shield = units.health[i], units.shield[i]
+        if not np.isnan(health) and (units.selected[i] or health < 1.0):
+            self._bar(surface, x, y - r - 7, max(2 * r, 18), health, style.health_colour(health))
+            if not np.isnan(shield):
+                self._bar(surface, x, y - r - 12, max(2 * r, 18), shield, (90, 160, 255))
+
+    @staticmethod
+    def _bar(surface, x, y, width, fraction, colour) -> None:
+        back = pygame.Rect(0, 0, width, 4)
+        back.center = (x, y)
+        pygame.draw.rect(surface, (10, 10, 10), back.inflate(2, 2))
+        pygame.draw.rect(surface, colour, (back.x, back.y, max(1, int(width * fraction)), 4))
+
+    # --- the minimap -------------------------------------------------------------------------------
+
+    def draw_minimap(self, surface: pygame.Surface, scene: Scene) -> None:
+        rect = self.layout.minimap
+        surface.blit(self._minimap_terrain, rect.topleft)
+        previous_clip = surface.get_clip()
+        surface.set_clip(rect)
+        scale = rect.w / self.layout.minimap_size[0] * self.transforms.world_to_minimap.scale[0]  # px per unit
+        units = scene.units
+        for i in range(len(units)):
+            kind = int(units.unit_type[i])
+            colour = style.MINERAL if kind in _MINERALS else style.VESPENE if kind in _GEYSERS else \
+                style.ALLIANCE.get(int(units.alliance[i]), style.TEXT)
+            pygame.draw.circle(surface, colour, self._minimap_point((units.x[i], units.y[i])),
+                               max(1.5, units.radius[i] * scale))
+        layers = scene.observation.feature_minimap
+        if layers is not None:
+            alpha = _FOG_ALPHA[np.clip(layers.visibility_map, 0, 3)]
+            if alpha.any():
+                fog = pygame.Surface(alpha.shape[::-1], pygame.SRCALPHA)
+                pygame.surfarray.pixels_alpha(fog)[:] = alpha.T
+                surface.blit(pygame.transform.smoothscale(fog, rect.size), rect.topleft)
+        self._draw_camera(surface, scene)
+        surface.set_clip(previous_clip)
+        pygame.draw.rect(surface, style.BORDER, rect, width=1)
+
+    def _draw_camera(self, surface, scene: Scene) -> None:
+        cx, cy = scene.camera
+        half_w = self.fmt.camera_width / 2
+        screen = self.layout.screen_size
+        half_h = half_w * screen[1] / screen[0]
+        left, top = self._minimap_point((cx - half_w, cy + half_h))
+        right, bottom = self._minimap_point((cx + half_w, cy - half_h))
+        pygame.draw.rect(surface, (255, 255, 255), pygame.Rect(left, top, right - left, bottom - top), width=2)

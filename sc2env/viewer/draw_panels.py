@@ -1,0 +1,151 @@
+"""The text and feature-layer panels: status bar, available functions, the feature-layer page, hints."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+
+import numpy as np
+
+from sc2env.game.maps import LOOPS_PER_GAME_SECOND, MINI_GAMES
+from sc2env.interface import FUNCTIONS, MINIMAP_LAYERS, SCREEN_LAYERS, Layer, palette
+from sc2env.viewer import style
+from sc2env.viewer._pygame import pygame
+from sc2env.viewer.hotkeys import key_label
+from sc2env.viewer.layout import LAYER_COLUMNS, LAYER_ROWS
+from sc2env.viewer.scene import Scene
+
+
+@dataclasses.dataclass(frozen=True)
+class LayerPage:
+    """One page of the feature-layer panel: some layers of the screen or the minimap stack."""
+
+    stack: str
+    layers: tuple[Layer, ...]
+    number: int
+    of: int
+
+
+def layer_pages() -> tuple[LayerPage, ...]:
+    """All 27 screen and 11 minimap layers, eight to a page, screen first."""
+    per_page = LAYER_COLUMNS * LAYER_ROWS
+    pages = []
+    for stack, table in (("screen", SCREEN_LAYERS), ("minimap", MINIMAP_LAYERS)):
+        chunks = [table[i: i + per_page] for i in range(0, len(table), per_page)]
+        pages += [LayerPage(stack, tuple(chunk), n + 1, len(chunks)) for n, chunk in enumerate(chunks)]
+    return tuple(pages)
+
+
+@functools.cache
+def _palette(layer: Layer) -> np.ndarray:
+    return palette(layer)
+
+
+def _time(loops: int) -> str:
+    seconds = loops // LOOPS_PER_GAME_SECOND
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def draw_status(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, *, paused: bool, speed: str,
+                episode: int = 0) -> None:
+    """Map, score, game time against the map's limit, minerals, vespene, supply, and the playback state."""
+    surface.fill(style.PANEL, rect)
+    pygame.draw.line(surface, style.BORDER, rect.bottomleft, (rect.right, rect.bottom - 1))
+    player = scene.observation.player
+    spec = MINI_GAMES.get(scene.map_name)
+    clock = _time(scene.game_loop) + (f" / {_time(spec.game_loops)}" if spec and spec.game_loops else "")
+    items = [
+        (scene.map_name or "sc2env", style.ACCENT),
+        (f"Score {scene.score}", style.TEXT),
+        (f"Time {clock}", style.TEXT),
+        (f"Loop {scene.game_loop}", style.DIM),
+        (f"Minerals {player.minerals}", style.MINERAL),
+        (f"Vespene {player.vespene}", style.VESPENE),
+        (f"Supply {player.food_used}/{player.food_cap}", style.TEXT),
+    ]
+    if episode:
+        items.insert(1, (f"Episode {episode}", style.DIM))
+    size = max(18, rect.h - 8)
+    x = rect.x + 12
+    for value, colour in items:
+        x = style.text(surface, value, (x, rect.centery), size, colour, anchor="midleft").right + 22
+    state = "PAUSED" if paused else ("GAME OVER" if scene.ended else f"speed {speed}")
+    style.text(surface, state, (rect.right - 12, rect.centery), size,
+               style.WARN if paused or scene.ended else style.DIM, anchor="midright")
+
+
+def draw_functions(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, *, pending: int | None = None,
+                   menu: str | None = None) -> list[tuple[pygame.Rect, int]]:
+    """The available functions with their keys; returns each row's rect and function id (rows are clickable)."""
+    title = "Available functions" + (f"  ({menu} menu)" if menu else "")
+    inner = style.panel(surface, rect, title)
+    ids = [int(i) for i in scene.observation.available_actions]
+    row_h = 17
+    rows_per_column = max(1, inner.h // row_h)
+    columns = max(1, -(-len(ids) // rows_per_column))
+    column_w = inner.w // columns
+    rows = []
+    for n, fid in enumerate(ids):
+        col, row = divmod(n, rows_per_column)
+        if col >= columns:
+            break
+        cell = pygame.Rect(inner.x + col * column_w, inner.y + row * row_h, column_w - 4, row_h)
+        function = FUNCTIONS[fid]
+        highlighted = fid == pending
+        if highlighted:
+            pygame.draw.rect(surface, (70, 60, 25), cell, border_radius=3)
+        label = key_label(function)
+        name_x = cell.x + (46 if columns == 1 else 40)
+        style.text(surface, label, (cell.x + 2, cell.centery), 16, style.ACCENT, anchor="midleft")
+        name = function.name if columns == 1 else function.name[: max(8, column_w // 7)]
+        style.text(surface, name, (name_x, cell.centery), 17,
+                   style.ACCENT if highlighted else style.TEXT, anchor="midleft")
+        rows.append((cell, fid))
+    return rows
+
+
+def draw_layers(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, page: LayerPage) -> None:
+    """One page of feature layers, each coloured by its palette and named, in a grid."""
+    inner = style.panel(surface, rect, f"Feature layers: {page.stack} {page.number}/{page.of}   (Tab: next page)")
+    stack = scene.observation.feature_screen if page.stack == "screen" else scene.observation.feature_minimap
+    if stack is None:
+        style.text(surface, "no feature layers in this observation", inner.topleft, 18, style.DIM)
+        return
+    cell_w = inner.w // LAYER_COLUMNS
+    cell_h = inner.h // LAYER_ROWS
+    label_h = 18
+    for n, layer in enumerate(page.layers):
+        col, row = n % LAYER_COLUMNS, n // LAYER_COLUMNS
+        cell = pygame.Rect(inner.x + col * cell_w, inner.y + row * cell_h, cell_w, cell_h)
+        values = np.asarray(stack[layer.index])
+        side = min(cell.w - 8, cell.h - label_h - 6)
+        height, width = values.shape
+        image_rect = pygame.Rect(0, 0, side, int(side * height / width)) if width >= height else \
+            pygame.Rect(0, 0, int(side * width / height), side)
+        image_rect.midtop = (cell.centerx, cell.y + 2)
+        surface.blit(pygame.transform.scale(_layer_surface(layer, values), image_rect.size), image_rect)
+        pygame.draw.rect(surface, style.BORDER, image_rect, width=1)
+        top = int(values.max()) if values.size else 0
+        style.text(surface, f"{layer.name}" + (f"  max {top}" if not layer.categorical else ""),
+                   (cell.centerx, image_rect.bottom + 3), 16, style.TEXT if top else style.DIM, anchor="midtop")
+
+
+def _layer_surface(layer: Layer, values: np.ndarray) -> pygame.Surface:
+    colours = _palette(layer)
+    if layer.categorical:
+        index = np.clip(values, 0, len(colours) - 1)
+    else:  # stretch continuous layers to their current maximum, so small values (45 HP of 1600) still show
+        top = max(int(values.max()), 1)
+        index = np.clip(values.astype(np.int64) * (len(colours) - 1) // top, 0, len(colours) - 1)
+    return pygame.surfarray.make_surface(colours[index].swapaxes(0, 1))
+
+
+def draw_hints(surface: pygame.Surface, rect: pygame.Rect, message: str, warning: bool, help_text: str) -> None:
+    """The bottom bar: the current prompt or problem on the left, the controls on the right."""
+    surface.fill(style.PANEL, rect)
+    pygame.draw.line(surface, style.BORDER, rect.topleft, rect.topright)
+    size = max(16, rect.h - 10)
+    style.text(surface, help_text, (rect.right - 12, rect.centery), size, style.DIM, anchor="midright")
+    if message:
+        style.text(surface, message, (rect.x + 12, rect.centery), size, style.WARN if warning else style.ACCENT,
+                   anchor="midleft")

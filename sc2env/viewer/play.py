@@ -1,0 +1,58 @@
+"""A human plays: the viewer's mouse and keyboard input goes to the env as ordinary function calls."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+
+import gymnasium as gym
+
+from sc2env.interface import FUNCTIONS, FunctionCall
+from sc2env.viewer.renderer import EnvRenderer
+from sc2env.viewer.window import ViewerClosed
+
+
+def play(env: gym.Env, *, episodes: int | None = None,
+         on_episode: Callable[[int, dict], None] | None = None) -> list[int]:
+    """Let a human play `env` (made with render_mode="human") until the window closes or `episodes` end.
+
+    The game advances one env step per frame at the env's render_fps (times the viewer's speed); each step
+    sends the next of the human's calls, or no_op. Space pauses. Returns the final score of each finished
+    episode; `on_episode(number, info)` is called as each ends.
+    """
+    unwrapped = env.unwrapped
+    if unwrapped.render_mode != "human":
+        raise ValueError("play() needs an env made with render_mode='human'")
+    scores: list[int] = []
+    try:
+        env.reset()
+        viewer = unwrapped.renderer
+        if not isinstance(viewer, EnvRenderer):
+            raise TypeError(f"the env's renderer is {type(viewer).__name__}, not sc2env's EnvRenderer")
+        viewer.interactive = True
+        viewer.viewer.episode = 1
+        fps = unwrapped.metadata["render_fps"]
+        calls: deque[FunctionCall] = deque()
+        while episodes is None or len(scores) < episodes:
+            speed = viewer.viewer.speed
+            calls.extend(viewer.wait(0.0 if speed == float("inf") else 1 / (fps * speed)))
+            if viewer.viewer.paused:
+                continue
+            call = calls.popleft() if calls else FUNCTIONS.no_op()
+            _, _, terminated, truncated, info = env.step(call)
+            if info["invalid_action"]:
+                viewer.viewer.notice = info["invalid_action_reason"]
+            elif call.function != FUNCTIONS.no_op.id:
+                viewer.viewer.notice = ""
+            if terminated or truncated:
+                scores.append(int(info["score"]))
+                if on_episode is not None:
+                    on_episode(len(scores), info)
+                viewer.viewer.notice = f"Episode {len(scores)} over: score {info['score']}"
+                calls.clear()
+                if episodes is None or len(scores) < episodes:
+                    viewer.viewer.episode = len(scores) + 1
+                    env.reset()
+    except ViewerClosed:
+        pass
+    return scores

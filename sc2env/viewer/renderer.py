@@ -1,0 +1,111 @@
+"""EnvRenderer: the env's render modes. "rgb_array" returns the viewer's frame; "human" shows it in a window."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from sc2env.interface import FunctionCall, InterfaceFormat, Observation
+from sc2env.viewer._pygame import pygame
+from sc2env.viewer.controls import ViewerCommand
+from sc2env.viewer.scene import Scene
+from sc2env.viewer.viewer import Viewer
+from sc2env.viewer.window import ViewerClosed, Window
+
+_IDLE_REDRAW_S = 1 / 30
+RENDER_MODES = ("rgb_array", "human")
+
+
+class EnvRenderer:
+    """Draws an env's observations: `render(observation, response)` once per env step.
+
+    rgb_array: returns the (height, width, 3) uint8 frame (the whole viewer, for RecordVideo).
+    human:     shows the frame in a window and keeps the pace of `fps` frames per second times the viewer's
+               speed (+/-), pausing on Space; returns None. Closing the window raises `ViewerClosed` from the
+               env call that rendered. With `interactive` (sc2env play) it doesn't pace: `wait()` does, and
+               returns the human's function calls.
+    """
+
+    def __init__(self, render_mode: str, interface_format: InterfaceFormat, game_info, fps: float | None = None,
+                 size: tuple[int, int] | None = None):
+        if render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be one of {RENDER_MODES}, not {render_mode!r}")
+        self.render_mode = render_mode
+        self.fps = fps
+        kwargs = {} if size is None else {"size": size}
+        self.viewer = Viewer(interface_format, game_info, **kwargs)
+        self.window = Window(self.viewer.layout.size, f"sc2env: {self.viewer.map_name}") \
+            if render_mode == "human" else None
+        self._last_frame = time.perf_counter()
+
+    @property
+    def interactive(self) -> bool:
+        return self.viewer.controls.interactive
+
+    @interactive.setter
+    def interactive(self, value: bool) -> None:
+        self.viewer.controls.interactive = value
+
+    @property
+    def closed(self) -> bool:
+        return self.window is not None and self.window.closed
+
+    def render(self, observation: Observation, response=None) -> np.ndarray | None:
+        scene = Scene.from_observation(observation, response, map_name=self.viewer.map_name)
+        canvas = self.viewer.draw(scene)
+        if self.window is None:
+            return self.viewer.frame()
+        if self.window.closed:
+            raise ViewerClosed("the viewer window was closed")
+        self.window.show(canvas)
+        if not self.interactive:
+            self._pace()
+        return None
+
+    def wait(self, seconds: float) -> list[FunctionCall]:
+        """Handle input for `seconds` (the rest of the frame), redrawing as it changes; the human's calls."""
+        calls: list[FunctionCall] = []
+        deadline = self._last_frame + seconds
+        while True:
+            calls += self._pump()
+            now = time.perf_counter()
+            if now >= deadline:
+                break
+            time.sleep(min(deadline - now, _IDLE_REDRAW_S))
+        self._last_frame = max(deadline, time.perf_counter() - seconds)
+        return calls
+
+    def close(self) -> None:
+        if self.window is not None:
+            self.window.close()
+
+    def _pace(self) -> None:
+        """Keep the frame rate while watching, and hold here while paused."""
+        while True:
+            self._pump()  # the human's game calls mean nothing while an agent plays
+            if not self.viewer.paused:
+                break
+            time.sleep(_IDLE_REDRAW_S)
+        speed = self.viewer.speed
+        if self.fps and speed != float("inf"):
+            delay = self._last_frame + 1 / (self.fps * speed) - time.perf_counter()
+            while delay > 0:
+                time.sleep(min(delay, _IDLE_REDRAW_S))
+                self._pump()
+                delay = self._last_frame + 1 / (self.fps * self.viewer.speed) - time.perf_counter()
+        self._last_frame = time.perf_counter()
+
+    def _pump(self) -> list[FunctionCall]:
+        """Handle the pending window events; redraw if any; raise ViewerClosed on a close request."""
+        events = self.window.events()
+        calls = []
+        for event in events:
+            for command in self.viewer.handle(event):
+                if command is ViewerCommand.QUIT:
+                    self.window.close()
+                    raise ViewerClosed("the viewer window was closed")
+                calls.append(command)
+        if events and self.viewer.scene is not None:
+            self.window.show(self.viewer.draw())
+        return calls

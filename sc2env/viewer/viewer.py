@@ -1,0 +1,119 @@
+"""Viewer: draws scenes into one offscreen frame (usable headless) and keeps the viewer's own state."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sc2env.interface import FunctionCall, InterfaceFormat, MapInfo
+from sc2env.viewer import style
+from sc2env.viewer._pygame import pygame
+from sc2env.viewer.controls import Controls, ViewerCommand
+from sc2env.viewer.draw_map import MapPainter
+from sc2env.viewer.draw_panels import draw_functions, draw_hints, draw_layers, draw_status, layer_pages
+from sc2env.viewer.layout import DEFAULT_SIZE, Layout
+from sc2env.viewer.scene import Scene
+
+SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, float("inf"))
+"""Playback speeds, as multiples of the game's "faster" speed (22.4 game loops per second)."""
+
+
+class Viewer:
+    """One game's viewer: the main view, minimap, available functions, a page of feature layers, status and
+    hints, drawn into `canvas` (a plain pygame Surface, so it works without any display).
+
+    It also keeps what the viewer itself controls: the layer page, pause, playback speed, and through
+    `controls` the human's input state. `handle(event)` applies viewer commands and returns game commands.
+    """
+
+    def __init__(self, fmt: InterfaceFormat, game_info, *, size: tuple[int, int] = DEFAULT_SIZE,
+                 interactive: bool = False):
+        if not pygame.font.get_init():
+            pygame.font.init()
+        self.fmt = fmt
+        self.map_name = game_info.map_name
+        self.layout = Layout.build(fmt, size)
+        self.painter = MapPainter(fmt, MapInfo.from_game_info(game_info), self.layout)
+        self.controls = Controls(self.layout, interactive)
+        self.canvas = pygame.Surface(size)
+        self.pages = layer_pages()
+        self.page = 0
+        self.paused = False
+        self.speed_index = SPEEDS.index(1.0)
+        self.episode = 0
+        self.notice = ""
+        """A message from outside the viewer (an invalid action's reason, an episode's end), shown in hints."""
+        self.scene: Scene | None = None
+        self.function_rows: list = []
+
+    @property
+    def speed(self) -> float:
+        return SPEEDS[self.speed_index]
+
+    @property
+    def speed_label(self) -> str:
+        return "max" if self.speed == float("inf") else f"x{self.speed:g}"
+
+    def draw(self, scene: Scene | None = None) -> pygame.Surface:
+        """Draw `scene` (or the last one again, e.g. to show a drag box) and return the canvas."""
+        if scene is not None:
+            self.scene = scene
+        scene = self.scene
+        canvas, layout = self.canvas, self.layout
+        canvas.fill(style.BACKGROUND)
+        if scene is None:
+            return canvas
+        draw_status(canvas, layout.status, scene, paused=self.paused, speed=self.speed_label, episode=self.episode)
+        self.painter.draw_view(canvas, scene)
+        self.painter.draw_minimap(canvas, scene)
+        controls = self.controls
+        self.function_rows = draw_functions(canvas, layout.functions, scene,
+                                            pending=controls.pending.id if controls.pending else None,
+                                            menu=controls.menu)
+        draw_layers(canvas, layout.layers, scene, self.pages[self.page])
+        message = controls.message or self.notice
+        draw_hints(canvas, layout.hints, message, warning=not controls.message and bool(self.notice),
+                   help_text=controls.help)
+        self._draw_input(canvas)
+        return canvas
+
+    def frame(self) -> np.ndarray:
+        """The canvas as an (height, width, 3) uint8 array (a copy)."""
+        return pygame.surfarray.array3d(self.canvas).swapaxes(0, 1).copy()
+
+    def handle(self, event: pygame.event.Event) -> list[FunctionCall | ViewerCommand]:
+        """Apply one event: viewer commands change the viewer; game calls (and QUIT) are returned."""
+        scene = self.scene
+        available = scene.observation.available_actions if scene is not None else ()
+        camera = None
+        if scene is not None and scene.observation.camera_minimap is not None:
+            camera = tuple(int(v) for v in scene.observation.camera_minimap)
+        out = []
+        for command in self.controls.handle(event, available, camera_minimap=camera,
+                                            function_rows=self.function_rows):
+            if command is ViewerCommand.PAUSE:
+                self.paused = not self.paused
+            elif command is ViewerCommand.NEXT_PAGE:
+                self.page = (self.page + 1) % len(self.pages)
+            elif command is ViewerCommand.PREVIOUS_PAGE:
+                self.page = (self.page - 1) % len(self.pages)
+            elif command is ViewerCommand.FASTER:
+                self.speed_index = min(self.speed_index + 1, len(SPEEDS) - 1)
+            elif command is ViewerCommand.SLOWER:
+                self.speed_index = max(self.speed_index - 1, 0)
+            else:
+                out.append(command)
+        return out
+
+    def _draw_input(self, canvas: pygame.Surface) -> None:
+        """The selection box being dragged, and a crosshair while an ability waits for its target."""
+        controls = self.controls
+        if controls.drag_start is not None and controls.drag_now is not None:
+            (x0, y0), (x1, y1) = controls.drag_start, controls.drag_now
+            box = pygame.Rect(min(x0, x1), min(y0, y1), abs(x1 - x0), abs(y1 - y0)).clip(self.layout.view)
+            pygame.draw.rect(canvas, style.SELECTION, box, width=1)
+        if controls.pending is not None and pygame.mouse.get_focused():
+            x, y = pygame.mouse.get_pos()
+            if self.layout.view.collidepoint(x, y) or self.layout.minimap.collidepoint(x, y):
+                pygame.draw.circle(canvas, style.ACCENT, (x, y), 10, width=2)
+                pygame.draw.line(canvas, style.ACCENT, (x - 14, y), (x + 14, y))
+                pygame.draw.line(canvas, style.ACCENT, (x, y - 14), (x, y + 14))

@@ -1,0 +1,60 @@
+"""Window: the pygame display the viewer's frames are shown in, and its input events."""
+
+from __future__ import annotations
+
+import os
+
+from sc2env.errors import SC2EnvError
+from sc2env.viewer._pygame import pygame
+
+
+class NoDisplayError(SC2EnvError):
+    """No window can be opened (no display server)."""
+
+
+class ViewerClosed(SC2EnvError):
+    """The viewer's window was closed by its user."""
+
+
+def display_problem() -> str | None:
+    """Why no visible window can be opened here, or None when one can (tries the display)."""
+    driver = os.environ.get("SDL_VIDEODRIVER", "")
+    if driver == "dummy":
+        return "SDL_VIDEODRIVER=dummy: windows are invisible (headless mode)"
+    if not (driver or os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        return "no display: neither DISPLAY nor WAYLAND_DISPLAY is set"
+    try:
+        pygame.display.init()
+    except pygame.error as error:
+        return f"pygame cannot open a display ({error})"
+    finally:
+        pygame.display.quit()
+    return None
+
+
+class Window:
+    """A pygame window of a fixed size (pygame has one per process)."""
+
+    def __init__(self, size: tuple[int, int], title: str = "sc2env"):
+        try:
+            pygame.display.init()
+            self.surface = pygame.display.set_mode(size)
+        except pygame.error as error:
+            raise NoDisplayError(
+                f"cannot open a window ({error}). On a machine without a display, run headless: use "
+                "render_mode='rgb_array' or --save-video, or start a virtual display "
+                "(xvfb-run sc2env ...)") from None
+        pygame.display.set_caption(title)
+        self.closed = False
+
+    def show(self, canvas: pygame.Surface) -> None:
+        self.surface.blit(canvas, (0, 0))
+        pygame.display.flip()
+
+    def events(self) -> list[pygame.event.Event]:
+        return pygame.event.get()
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            pygame.display.quit()

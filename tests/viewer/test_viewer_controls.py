@@ -1,0 +1,140 @@
+"""Controls and hotkeys: synthetic mouse and keyboard events become the game's function calls."""
+
+from __future__ import annotations
+
+import pytest
+
+from sc2env.interface import FUNCTIONS, InterfaceFormat
+from sc2env.viewer import Controls, Layout, ViewerCommand
+from sc2env.viewer._pygame import pygame
+from sc2env.viewer.hotkeys import HOTKEYS, find_hotkey, key_label
+
+from viewer_helpers import click, drag, key
+
+F = FUNCTIONS
+FMT = InterfaceFormat(screen_size=64, minimap_size=64)
+UNITS = [F.no_op.id, F.select_point.id, F.select_rect.id, F.Move_screen.id, F.Move_minimap.id, F.Attack_screen.id,
+         F.Attack_minimap.id, F.Stop_quick.id, F.HoldPosition_quick.id, F.Patrol_screen.id, F.Smart_screen.id]
+SCV = UNITS + [F.Build_SupplyDepot_screen.id, F.Build_Barracks_screen.id, F.Harvest_Gather_screen.id]
+
+
+@pytest.fixture
+def controls():
+    return Controls(Layout.build(FMT), interactive=True)
+
+
+def feed(controls, events, available=UNITS, **kwargs):
+    out = []
+    for event in events:
+        out += controls.handle(event, available, **kwargs)
+    return out
+
+
+def test_layout_maps_view_and_minimap_pixels_both_ways():
+    layout = Layout.build(FMT)
+    for point in [(0, 0), (63, 63), (10, 40), (31, 7)]:
+        assert layout.to_screen(layout.from_screen(point)) == point
+        assert layout.to_minimap(layout.from_minimap(point)) == point
+    assert layout.to_screen((layout.view.right + 5, layout.view.y)) is None
+    assert layout.to_minimap(layout.view.center) is None
+    assert layout.view.w == layout.view.h  # a square feature screen keeps its aspect
+    wide = Layout.build(InterfaceFormat(screen_size=(84, 64), minimap_size=64))
+    assert abs(wide.view.w / wide.view.h - 84 / 64) < 0.02
+    with pytest.raises(ValueError, match="at least"):
+        Layout.build(FMT, (320, 200))
+
+
+def test_click_selects_and_modifiers_choose_the_select_mode(controls):
+    layout = controls.layout
+    pos = layout.from_screen((20, 30))
+    assert feed(controls, click(pos)) == [F.select_point("select", (20, 30))]
+    pygame.key.set_mods(pygame.KMOD_SHIFT)
+    assert feed(controls, click(pos)) == [F.select_point("toggle", (20, 30))]
+    pygame.key.set_mods(pygame.KMOD_CTRL)
+    assert feed(controls, click(pos)) == [F.select_point("select_all_type", (20, 30))]
+
+
+def test_drag_is_a_rectangle_selection_and_shift_adds(controls):
+    layout = controls.layout
+    start, end = layout.from_screen((5, 6)), layout.from_screen((40, 33))
+    assert feed(controls, drag(start, end)) == [F.select_rect("select", (5, 6), (40, 33))]
+    pygame.key.set_mods(pygame.KMOD_SHIFT)
+    # Dragging out of the view clamps to its edge.
+    assert feed(controls, drag(start, (layout.view.right + 50, layout.view.bottom + 50))) == \
+        [F.select_rect("add", (5, 6), (63, 63))]
+
+
+def test_right_click_is_smart_on_the_view_and_the_minimap(controls):
+    layout = controls.layout
+    assert feed(controls, click(layout.from_screen((12, 50)), button=3)) == [F.Smart_screen("now", (12, 50))]
+    assert feed(controls, click(layout.from_minimap((33, 25)), button=3)) == [F.Smart_minimap("now", (33, 25))]
+
+
+def test_ability_hotkey_waits_for_a_target_click(controls):
+    layout = controls.layout
+    assert feed(controls, [key("m")]) == []
+    assert controls.pending is F.Move_screen and "Move_screen" in controls.message
+    pygame.key.set_mods(pygame.KMOD_SHIFT)
+    assert feed(controls, click(layout.from_screen((9, 9)))) == [F.Move_screen("queued", (9, 9))]
+    assert controls.pending is None
+    pygame.key.set_mods(0)
+    feed(controls, [key("a")])
+    assert feed(controls, click(layout.from_minimap((40, 12)))) == [F.Attack_minimap("now", (40, 12))]
+    feed(controls, [key("p")])
+    assert feed(controls, click(layout.from_screen((1, 2)), button=3)) == []  # right-click cancels
+    assert controls.pending is None
+
+
+def test_quick_hotkeys_act_at_once_and_keys_follow_the_selection(controls):
+    assert feed(controls, [key("s")]) == [F.Stop_quick("now")]
+    assert feed(controls, [key("h")]) == [F.HoldPosition_quick("now")]
+    centre = [F.no_op.id, F.select_point.id, F.Train_SCV_quick.id, F.Rally_Workers_screen.id]
+    assert feed(controls, [key("s")], centre) == [F.Train_SCV_quick("now")]
+    barracks = [F.no_op.id, F.Train_Marine_quick.id]
+    assert feed(controls, [key("a")], barracks) == [F.Train_Marine_quick("now")]
+    assert feed(controls, [key("g")], barracks) == [] and "nothing" in controls.message
+
+
+def test_build_menu_then_building_then_placement(controls):
+    layout = controls.layout
+    assert feed(controls, [key("b")], SCV) == [] and controls.menu == "build"
+    assert feed(controls, [key("s")], SCV) == [] and controls.pending is F.Build_SupplyDepot_screen
+    assert feed(controls, click(layout.from_screen((44, 20))), SCV) == [F.Build_SupplyDepot_screen("now", (44, 20))]
+    feed(controls, [key("b"), key("b")], SCV)
+    assert controls.pending is F.Build_Barracks_screen
+    feed(controls, [key("escape")], SCV)
+    assert controls.pending is None and controls.menu is None
+    assert feed(controls, [key("b")], UNITS) == [] and controls.menu is None  # a Marine has no build menu
+
+
+def test_control_groups_idle_workers_army_and_camera_keys(controls):
+    assert feed(controls, [key("3")]) == [F.select_control_group("recall", 3)]
+    assert feed(controls, [key("3", pygame.KMOD_CTRL)]) == [F.select_control_group("set", 3)]
+    assert feed(controls, [key("0", pygame.KMOD_SHIFT)]) == [F.select_control_group("append", 0)]
+    assert feed(controls, [key("f1")]) == [F.select_idle_worker("select")]
+    assert feed(controls, [key("f2")]) == [F.select_army("select")]
+    assert feed(controls, [key("left")], camera_minimap=(33, 39)) == [F.move_camera((29, 39))]
+    assert feed(controls, [key("down")], camera_minimap=(33, 62)) == [F.move_camera((33, 63))]
+    minimap = controls.layout.from_minimap((10, 50))
+    assert feed(controls, click(minimap)) == [F.move_camera((10, 50))]
+
+
+def test_viewer_keys_and_watch_mode(controls):
+    assert feed(controls, [key("space")]) == [ViewerCommand.PAUSE]
+    assert feed(controls, [key("tab")]) == [ViewerCommand.NEXT_PAGE]
+    assert feed(controls, [key("tab", pygame.KMOD_SHIFT)]) == [ViewerCommand.PREVIOUS_PAGE]
+    assert feed(controls, [key("=")]) == [ViewerCommand.FASTER]
+    assert feed(controls, [pygame.event.Event(pygame.QUIT)]) == [ViewerCommand.QUIT]
+    watching = Controls(controls.layout, interactive=False)
+    assert feed(watching, [key("m"), key("3"), *click(controls.layout.view.center)]) == []
+    assert feed(watching, [key("space")]) == [ViewerCommand.PAUSE]
+
+
+def test_hotkey_table_names_real_functions_and_labels_them():
+    for hotkey in HOTKEYS:
+        for name in hotkey.functions:
+            assert name in FUNCTIONS, name
+    assert key_label(F.Build_SupplyDepot_screen) == "B S"
+    assert key_label(F.Move_screen) == "M"
+    assert find_hotkey("s", "build", SCV) is F.Build_SupplyDepot_screen
+    assert find_hotkey("s", None, [F.no_op.id]) is None

@@ -1,0 +1,118 @@
+"""The viewer through the env on the built-in engine: rgb_array frames, human windows, input to the game."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+from viewer_helpers import click, drag, key
+
+from sc2env.interface import FUNCTIONS, CoordinateTransforms, MapInfo
+from sc2env.viewer import EnvRenderer, ViewerClosed, play, style
+from sc2env.viewer._pygame import pygame
+
+F = FUNCTIONS
+SMALL = {"screen_size": 48, "minimap_size": 48}
+
+
+def frame_position(env, world):
+    """Where the viewer draws a world point: through the interface's transforms and the layout."""
+    unwrapped = env.unwrapped
+    layout = unwrapped.renderer.viewer.layout
+    transforms = CoordinateTransforms(unwrapped.interface_format, MapInfo.from_game_info(unwrapped.match.game_info))
+    sx, sy = transforms.world_to_screen(unwrapped.last_observation.camera_world).fwd(world)
+    width, height = layout.screen_size
+    return layout.view.x + sx * layout.view.w / width, layout.view.y + sy * layout.view.h / height
+
+
+def colour_near(frame, pos, colour, radius=6) -> bool:
+    x, y = int(pos[0]), int(pos[1])
+    patch = frame[y - radius: y + radius + 1, x - radius: x + radius + 1]
+    return bool((np.abs(patch.astype(int) - colour).sum(axis=2) <= 12).any())
+
+
+def raw_units(env, unit_type):
+    units = env.unwrapped.match.controller.observation().observation.raw_data.units
+    return [u for u in units if u.unit_type == unit_type]
+
+
+def test_rgb_array_draws_units_where_the_game_has_them(make_env):
+    env = make_env("CollectMineralShards", render_mode="rgb_array", **SMALL)
+    env.reset(seed=4)
+    frame = env.render()
+    assert frame.shape == (720, 1280, 3) and frame.dtype == np.uint8
+    marines, shards = raw_units(env, 48), raw_units(env, 1680)
+    assert len(marines) == 2 and len(shards) == 20
+    for unit, colour in ((marines[0], style.ALLIANCE[1]), (marines[1], style.ALLIANCE[1]),
+                         (shards[0], style.SHARD), (shards[7], style.SHARD)):
+        assert colour_near(frame, frame_position(env, (unit.pos.x, unit.pos.y)), colour)
+    # Frames follow the game: after a move the first marine is drawn elsewhere.
+    env.step(F.select_army("select"))
+    for _ in range(6):
+        env.step(F.Move_screen("now", (2, 2)))
+    assert not np.array_equal(env.render(), frame)
+
+
+def test_human_window_drag_selects_the_marines_and_right_click_moves_them(make_env):
+    env = make_env("CollectMineralShards", render_mode="human", **SMALL)
+    env.reset(seed=5)
+    renderer = env.unwrapped.renderer
+    assert isinstance(renderer, EnvRenderer) and pygame.display.get_surface() is not None
+    renderer.interactive = True
+    # A box over the whole arena (world 22..44 x 20..36) on the main view.
+    for event in drag(frame_position(env, (21.5, 36.5)), frame_position(env, (44.5, 19.5))):
+        pygame.event.post(event)
+    (call,) = renderer.wait(0)
+    assert call.function == F.select_rect.id
+    env.step(call)
+    obs = env.unwrapped.last_observation
+    assert len(obs.multi_select) == 2 and set(obs.multi_select.unit_type) == {48}
+    target = (33.0, 28.0)
+    for event in click(frame_position(env, target), button=3):
+        pygame.event.post(event)
+    (call,) = renderer.wait(0)
+    assert call.function == F.Smart_screen.id
+    _, _, _, _, info = env.step(call)
+    assert not info["invalid_action"], info["invalid_action_reason"]
+    before = [np.hypot(m.pos.x - target[0], m.pos.y - target[1]) for m in raw_units(env, 48)]
+    for _ in range(4):
+        env.step(F.no_op())
+    after = [np.hypot(m.pos.x - target[0], m.pos.y - target[1]) for m in raw_units(env, 48)]
+    assert all(a < b - 1.0 or a < 1.5 for a, b in zip(after, before)), (before, after)
+
+
+def test_watching_keys_change_pages_and_speed_and_closing_stops_the_env(make_env):
+    env = make_env("MoveToBeacon", render_mode="human", **SMALL)
+    env.reset(seed=1)
+    viewer = env.unwrapped.renderer.viewer
+    for event in (key("tab"), key("tab"), key("="), key("m")):
+        pygame.event.post(event)
+    env.step(F.no_op())
+    assert viewer.page == 2 and viewer.speed == 2.0 and viewer.controls.pending is None  # M: not while watching
+    pygame.event.post(pygame.event.Event(pygame.QUIT))
+    with pytest.raises(ViewerClosed):
+        env.step(F.no_op())
+    assert env.unwrapped.renderer.closed
+
+
+def test_play_sends_the_humans_calls_through_the_env(make_env):
+    env = make_env("MoveToBeacon", render_mode="human", max_episode_steps=6, **SMALL)
+    unwrapped = env.unwrapped
+
+    def human():  # acts once the window is up and playing, as a person would
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not (unwrapped.renderer and unwrapped.renderer.interactive):
+            time.sleep(0.01)
+        for event in [key("=")] * 8 + [key("f2")]:
+            pygame.event.post(event)
+
+    thread = threading.Thread(target=human)
+    thread.start()
+    scores = play(env, episodes=1)
+    thread.join()
+    assert len(scores) == 1
+    obs = unwrapped.last_observation
+    assert unwrapped.renderer.viewer.speed == float("inf")
+    assert obs.single_select.unit_type.tolist() == [48]  # F2 selected the army: the one Marine
