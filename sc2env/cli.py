@@ -166,6 +166,8 @@ def _env_kwargs(values: flags.FlagValues) -> dict:
               "step_mul": values["step-mul"].value}
     if values.engine is not None:
         kwargs["engine"] = values.engine
+    if "max-steps" in values and values["max-steps"].value:
+        kwargs["max_episode_steps"] = values["max-steps"].value
     return kwargs
 
 
@@ -371,6 +373,7 @@ COMMANDS: dict[str, tuple[str, Callable[[flags.FlagValues], int], list[Flag]]] =
         Flag("integer", "episodes", 1, "episodes per map"), _ENGINE, *_SIZES,
         Flag("integer", "step-mul", 8, "game loops per agent step"),
         Flag("integer", "seed", None, "seed of the first episode (and of the random agent)"),
+        Flag("integer", "max-steps", None, "cut episodes after this many steps (default: the map's timer)"),
         Flag("boolean", "render", False, "watch in the viewer window"),
         Flag("string", "save-video", None, "write a video of the run: out.mp4 or out.gif"), _VERBOSE]),
     "play": ("play a mini-game yourself in the viewer window", cmd_play, [
@@ -408,7 +411,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0 if len(argv) >= 2 else 2
     name = argv[1]
     if name not in COMMANDS:
-        print(f"sc2env: unknown command {name!r}\n\n{usage()}", file=sys.stderr)
+        print(f"sc2env: unknown command {name!r}; the commands are {', '.join(COMMANDS)} (sc2env --help)",
+              file=sys.stderr)
         return 2
     if any(a in ("-h", "--help") for a in argv[2:]):
         print(command_help(name))

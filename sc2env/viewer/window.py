@@ -8,6 +8,10 @@ from sc2env.errors import SC2EnvError
 from sc2env.viewer._pygame import pygame
 
 
+_NO_DISPLAY = ("cannot open a window ({}). Without a display, run headless (render_mode='rgb_array', "
+               "sc2env run --save-video out.mp4) or under a virtual display (xvfb-run sc2env play)")
+
+
 class NoDisplayError(SC2EnvError):
     """No window can be opened (no display server)."""
 
@@ -36,14 +40,14 @@ class Window:
     """A pygame window of a fixed size (pygame has one per process)."""
 
     def __init__(self, size: tuple[int, int], title: str = "sc2env"):
+        if not (os.environ.get("SDL_VIDEODRIVER") or os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+            # SDL would fall back to an invisible window here; say so instead of playing to nobody.
+            raise NoDisplayError(_NO_DISPLAY.format("no display: neither DISPLAY nor WAYLAND_DISPLAY is set"))
         try:
             pygame.display.init()
             self.surface = pygame.display.set_mode(size)
         except pygame.error as error:
-            raise NoDisplayError(
-                f"cannot open a window ({error}). On a machine without a display, run headless: use "
-                "render_mode='rgb_array' or --save-video, or start a virtual display "
-                "(xvfb-run sc2env ...)") from None
+            raise NoDisplayError(_NO_DISPLAY.format(error)) from None
         pygame.display.set_caption(title)
         self.closed = False
 

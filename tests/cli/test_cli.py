@@ -1,0 +1,110 @@
+"""The sc2env command: run (table, progress, video), maps, doctor, bench, play, and one-line errors."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from sc2env.cli import main
+
+BUILTIN = ["--engine", "builtin"]
+
+
+def run_cli(capsys, *args):
+    code = main(["sc2env", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_run_prints_progress_and_a_table_per_map(capsys):
+    code, out, err = run_cli(capsys, "run", "--map", "MoveToBeacon,CollectMineralShards", "--agent", "scripted",
+                             "--episodes", "2", "--max-steps", "40", *BUILTIN)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0].split() == ["map", "agent", "episodes", "mean", "max", "min", "steps/s"]
+    rows = {line.split()[0]: line.split() for line in lines[2:]}
+    assert set(rows) == {"MoveToBeacon", "CollectMineralShards"}
+    assert rows["MoveToBeacon"][1:3] == ["scripted", "2"]
+    assert float(rows["CollectMineralShards"][3]) >= 5  # 40 steps of the script collect shards
+    assert "CollectMineralShards episode 2/2: score" in err
+
+
+def test_run_saves_a_gif_of_the_viewer(tmp_path, capsys):
+    pytest.importorskip("PIL")
+    out_file = tmp_path / "run.gif"
+    code, _, err = run_cli(capsys, "run", "--agent", "random", "--max-steps", "5", "--seed", "1",
+                           "--save-video", str(out_file), *BUILTIN)
+    assert code == 0, err
+    from PIL import Image
+
+    with Image.open(out_file) as image:
+        assert image.size == (1280, 720) and image.n_frames == 5
+
+
+def test_run_saves_an_mp4(tmp_path, capsys):
+    imageio = pytest.importorskip("imageio.v2")
+    pytest.importorskip("imageio_ffmpeg")
+    out_file = tmp_path / "run.mp4"
+    code, _, err = run_cli(capsys, "run", "--max-steps", "6", "--save-video", str(out_file), *BUILTIN)
+    assert code == 0, err
+    with imageio.get_reader(out_file) as reader:
+        frames = [frame for frame in reader]
+    assert len(frames) == 6 and frames[0].shape == (720, 1280, 3)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["run", "--map", "Nowhere"], "Known maps: BuildMarines"),
+    (["run", "--agent", "clever"], "use random, scripted or package.module:Class"),
+    (["run", "--save-video", "out.avi"], "videos are .mp4 or .gif"),
+    (["run", "--episodes", "x"], "--episodes"),
+    (["run", "--bogus"], "Unknown command line flag 'bogus'"),
+    (["fly"], "unknown command 'fly'"),
+])
+def test_errors_are_one_line(capsys, args, message):
+    code, out, err = run_cli(capsys, *args, *BUILTIN[: 2 if args[0] == "run" else 0])
+    assert code in (1, 2)
+    assert message in err
+    assert "Traceback" not in err and len([line for line in err.splitlines() if line.startswith("sc2env")]) == 1
+
+
+def test_maps_lists_the_mini_games(capsys):
+    code, out, _ = run_cli(capsys, "maps")
+    assert code == 0
+    for name in ("MoveToBeacon", "CollectMineralShards", "BuildMarines"):
+        assert name in out
+    assert "MoveToBeacon                      120 s  yes" in out
+
+
+def test_doctor_reports_the_builtin_engine_and_the_display(capsys, monkeypatch):
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    monkeypatch.setenv("SC2PATH", "/nonexistent/StarCraftII")
+    code, out, _ = run_cli(capsys, "doctor")
+    assert code == 0, out
+    assert "ok  built-in engine starts in" in out and "MoveToBeacon" in out
+    assert "--  StarCraft II: No StarCraft II under /nonexistent/StarCraftII" in out
+    assert "--  display: SDL_VIDEODRIVER=dummy" in out
+
+
+def test_bench_prints_steps_per_second(capsys):
+    code, out, _ = run_cli(capsys, "bench", "--steps", "60")
+    assert code == 0
+    assert "env steps/s" in out and float(out.split(": ")[1].split()[0].replace(",", "")) > 0
+
+
+def test_play_without_a_display_says_how_to_run_headless():
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
+    done = subprocess.run([sys.executable, "-m", "sc2env", "play", "--engine", "builtin"], env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr.startswith("sc2env play: cannot open a window") and "xvfb-run" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_python_dash_m_shows_the_commands():
+    done = subprocess.run([sys.executable, "-m", "sc2env", "--help"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0
+    assert "usage: sc2env <command>" in done.stdout and "doctor" in done.stdout
+    assert "pygame" not in done.stdout  # no greeting banner
