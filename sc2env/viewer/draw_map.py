@@ -22,7 +22,7 @@ def _abbreviation(unit_type: int) -> str:
     if info is None:
         return ""
     capitals = "".join(c for c in info.name if c.isupper())
-    return capitals if 1 < len(capitals) <= 3 else info.name[:2]
+    return capitals if len(capitals) <= 3 else info.name[:2]
 
 
 class MapPainter:
@@ -124,7 +124,7 @@ class MapPainter:
 
     def _draw_units(self, surface: pygame.Surface, scene: Scene) -> None:
         units, k = scene.units, self.pixels_per_unit
-        small = style.font(max(12, int(k * 0.55)))
+        small = style.font(max(14, int(k * 0.7)))
         for i in range(len(units)):
             x, y = self._view_point(scene.camera, units.x[i], units.y[i])
             r = max(3.0, units.radius[i] * k)

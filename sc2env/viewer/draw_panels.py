@@ -97,9 +97,8 @@ def draw_functions(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, *, 
         label = key_label(function)
         name_x = cell.x + (46 if columns == 1 else 40)
         style.text(surface, label, (cell.x + 2, cell.centery), 16, style.ACCENT, anchor="midleft")
-        name = function.name if columns == 1 else function.name[: max(8, column_w // 7)]
-        style.text(surface, name, (name_x, cell.centery), 17,
-                   style.ACCENT if highlighted else style.TEXT, anchor="midleft")
+        style.fit_text(surface, function.name, (name_x, cell.centery), cell.right - name_x, 17,
+                       style.ACCENT if highlighted else style.TEXT, anchor="midleft")
         rows.append((cell, fid))
     return rows
 
@@ -126,8 +125,9 @@ def draw_layers(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, page: 
         surface.blit(pygame.transform.scale(_layer_surface(layer, values), image_rect.size), image_rect)
         pygame.draw.rect(surface, style.BORDER, image_rect, width=1)
         top = int(values.max()) if values.size else 0
-        style.text(surface, f"{layer.name}" + (f"  max {top}" if not layer.categorical else ""),
-                   (cell.centerx, image_rect.bottom + 3), 16, style.TEXT if top else style.DIM, anchor="midtop")
+        style.fit_text(surface, layer.name + (f"  max {top}" if not layer.categorical else ""),
+                       (cell.centerx, image_rect.bottom + 3), cell.w - 6, 16, style.TEXT if top else style.DIM,
+                       anchor="midtop")
 
 
 def _layer_surface(layer: Layer, values: np.ndarray) -> pygame.Surface:
@@ -145,7 +145,9 @@ def draw_hints(surface: pygame.Surface, rect: pygame.Rect, message: str, warning
     surface.fill(style.PANEL, rect)
     pygame.draw.line(surface, style.BORDER, rect.topleft, rect.topright)
     size = max(16, rect.h - 10)
-    style.text(surface, help_text, (rect.right - 12, rect.centery), size, style.DIM, anchor="midright")
+    used = rect.x + 12
     if message:
-        style.text(surface, message, (rect.x + 12, rect.centery), size, style.WARN if warning else style.ACCENT,
-                   anchor="midleft")
+        used = style.fit_text(surface, message, (used, rect.centery), rect.w - 24, size,
+                              style.WARN if warning else style.ACCENT, anchor="midleft").right + 24
+    if style.font(size).size(help_text)[0] <= rect.right - 12 - used:  # the controls only where they fit
+        style.text(surface, help_text, (rect.right - 12, rect.centery), size, style.DIM, anchor="midright")

@@ -23,7 +23,7 @@ BEACON = (255, 214, 70)
 SHARD = (130, 226, 255)
 
 GROUND = (58, 66, 56)
-GROUND_GRID = (66, 75, 63)
+GROUND_GRID = (72, 82, 68)
 UNPATHABLE = (30, 33, 36)
 OUTSIDE = (12, 13, 16)
 
@@ -43,6 +43,18 @@ def text(surface: pygame.Surface, value: str, pos: tuple[float, float], size: in
     rect = image.get_rect(**{anchor: (round(pos[0]), round(pos[1]))})
     surface.blit(image, rect)
     return rect
+
+
+def fit_text(surface: pygame.Surface, value: str, pos: tuple[float, float], width: int, size: int = 18,
+             colour=TEXT, anchor: str = "topleft", smallest: int = 13) -> pygame.Rect:
+    """Like text(), shrinking the font (down to `smallest`) and then cutting the text to fit `width` pixels."""
+    while size > smallest and font(size).size(value)[0] > width:
+        size -= 1
+    if font(size).size(value)[0] > width:
+        while len(value) > 1 and font(size).size(value + "..")[0] > width:
+            value = value[:-1]
+        value += ".."
+    return text(surface, value, pos, size, colour, anchor)
 
 
 def panel(surface: pygame.Surface, rect: pygame.Rect, title: str | None = None) -> pygame.Rect:
