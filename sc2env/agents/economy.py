@@ -19,7 +19,10 @@ _F = FUNCTIONS
 _MINERAL_TYPES = (341, 483, 146, 147, 884, 885, 665, 666, 796, 797, 1960, 1961)
 _GEYSER_TYPES = (342, 343, 344, 880, 881, 608)
 _BUILD_TIMEOUT_STEPS = 40
-"""Steps an SCV gets to start a building before its site counts as failed."""
+"""Steps an SCV gets to start a building before the order is forgotten."""
+_PLACEMENT_ERRORS = {41, 42, 43, 44, 47}
+"""ActionResult codes that mean "can't build there": CantFindPlacementLocation ... CantBuildTooCloseToResources."""
+_COSTS = {UnitId.SUPPLY_DEPOT: 100, UnitId.BARRACKS: 150, UnitId.REFINERY: 75}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,12 +64,12 @@ class Economy(Agent):
 
     def step(self, obs: Observation) -> FunctionCall:
         self._step += 1
+        self._check_building(obs)
         while self._queue:
             call = self._queue.popleft()
             if call.function in obs.available_actions:
                 return call
             self._queue.clear()
-        self._check_building(obs)
         for make_plan in (self._idle_workers, self._supply, self._workers, self._refinery, self._gas_workers,
                           self._barracks, self._marines):
             calls = make_plan(obs)
@@ -89,13 +92,16 @@ class Economy(Agent):
         wanted = self.plan.supply_margin + 2 * len(self._own(obs, UnitId.BARRACKS))
         if player.food_cap >= 200 or free >= wanted or player.minerals < 100 or self._building is not None:
             return []
-        if self._under_construction(obs, UnitId.SUPPLY_DEPOT):
+        depots = self._own(obs, UnitId.SUPPLY_DEPOT)
+        at_once = 1 if len(self._own(obs, UnitId.BARRACKS)) < 3 else min(4, 1 + player.minerals // 200)
+        if (depots.build_progress < 100).sum() >= at_once:
             return []
         return self._build(obs, UnitId.SUPPLY_DEPOT, _F.Build_SupplyDepot_screen, size=2.0)
 
     def _workers(self, obs: Observation) -> list[FunctionCall]:
         player = obs.player
-        if player.food_workers >= self.plan.workers or player.minerals < 50 or player.food_used >= player.food_cap:
+        if player.food_workers >= self.plan.workers or self._spendable(obs) < 50 or \
+                player.food_used >= player.food_cap:
             return []
         centres = self._own(obs, UnitId.COMMAND_CENTER)
         centres = centres[(centres.build_progress >= 100) & (centres.order_length < 2)]
@@ -116,6 +122,9 @@ class Economy(Agent):
         if obs.player.food_workers < 14:
             return []
         geysers = self._geysers(obs)
+        taken = xy(self._own(obs, UnitId.REFINERY))
+        if len(taken):  # a geyser under a refinery is still reported
+            geysers = geysers[[np.min(np.linalg.norm(taken - g, axis=1)) > 2 for g in geysers]]
         centre = self._own(obs, UnitId.COMMAND_CENTER)
         if len(geysers) == 0 or len(centre) == 0:
             return []
@@ -146,7 +155,7 @@ class Economy(Agent):
         player = obs.player
         barracks = self._own(obs, UnitId.BARRACKS)
         barracks = barracks[(barracks.build_progress >= 100) & (barracks.order_length < 2)]
-        if len(barracks) == 0 or player.minerals < 50 or player.food_used >= player.food_cap:
+        if len(barracks) == 0 or self._spendable(obs) < 50 or player.food_used >= player.food_cap:
             return []
         idlest = int(np.argmin(barracks.order_length))
         return [self._click(obs, xy(barracks)[idlest]), _F.Train_Marine_quick("now")]
@@ -197,16 +206,24 @@ class Economy(Agent):
         return calls
 
     def _check_building(self, obs: Observation) -> None:
-        """Forget an ordered building once it stands; give up its site if it never appeared."""
+        """Forget an ordered building once it stands or the order is given up; a site the game refused is
+        not tried again."""
         if self._building is None:
             return
         kind, site, ordered = self._building
         placed = self._own(obs, kind)
         if len(placed) and np.min(np.linalg.norm(xy(placed) - site, axis=1)) < 4 * self._size(obs)[0] / 64:
             self._building = None
-        elif self._step - ordered > _BUILD_TIMEOUT_STEPS:
+        elif _PLACEMENT_ERRORS & set(obs.action_result.tolist()):
             self._failed.append((site[0], site[1], 3.0))
             self._building = None
+        elif self._step - ordered > _BUILD_TIMEOUT_STEPS:
+            self._building = None
+
+    def _spendable(self, obs: Observation) -> int:
+        """Minerals left after the cost of a building an SCV is on its way to place."""
+        reserved = _COSTS.get(self._building[0], 0) if self._building is not None else 0
+        return int(obs.player.minerals) - reserved
 
     def _least_served(self, obs: Observation, resources: np.ndarray, count: bool = True) -> tuple[int, int] | None:
         """The resource we sent fewest workers to (nearest the Command Center among equals)."""
@@ -252,12 +269,13 @@ class Economy(Agent):
 
 
 class CollectMineralsAndGas(Economy):
-    """Mine with every SCV, train SCVs to 22, take the two nearest geysers with three SCVs each."""
+    """Mine with every SCV, train SCVs to 30 (the far mineral line too), take the two nearest geysers with three
+    SCVs each."""
 
-    plan = EconomyPlan(workers=22, refineries=2)
+    plan = EconomyPlan(workers=30, refineries=2)
 
 
 class BuildMarines(Economy):
-    """Mine, train SCVs to 20, build supply depots ahead of need and five Barracks, and train Marines."""
+    """Mine, train SCVs to 20, build supply depots ahead of need and eight Barracks, and train Marines."""
 
-    plan = EconomyPlan(workers=20, barracks=5)
+    plan = EconomyPlan(workers=20, barracks=8)
