@@ -9,8 +9,7 @@ from s2clientprotocol import error_pb2, raw_pb2, spatial_pb2, ui_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.engine.render import View
-from sc2env.engine.world import Order
-from sc2env.gamedata import ABILITIES, UNIT_TYPES, Target, specific_ability
+from sc2env.gamedata import ABILITIES
 
 if TYPE_CHECKING:
     from sc2env.engine.game import Game
@@ -19,8 +18,6 @@ SUCCESS = error_pb2.Success
 ERROR = error_pb2.Error
 NOT_SUPPORTED = error_pb2.NotSupported
 CANT_TARGET = error_pb2.CantTargetThatUnit
-_SMART, _STOP, _HOLD, _MOVE, _ATTACK = 1, 4, 18, 16, 23
-_POINT_ORDERS = (16, 17, 23)
 
 _SELECT, _TOGGLE, _ALL_TYPE, _ADD_ALL_TYPE = (spatial_pb2.ActionSpatialUnitSelectionPoint.Select,
                                               spatial_pb2.ActionSpatialUnitSelectionPoint.Toggle,
@@ -140,50 +137,18 @@ def _select_rect(game: Game, view: View, rects, add: bool) -> int:
 
 # ---- unit commands -----------------------------------------------------------------------------------
 def command(game: Game, ability_id: int, tags, point, target: int | None, queued: bool) -> int:
-    """Order every unit of `tags` that can run `ability_id` (general or specific id); errors are remembered.
+    """Order the units of `tags` the player owns to use `ability_id` (general or specific id); a failure is
+    also reported in the next observation's `action_errors`.
 
     A screen point over a clickable unit targets that unit for abilities that accept units.
     """
-    w = game.world
     units = _own(game, tags)
-    result = ERROR
-    for tag in units:
-        unit_type = w.types[w.slot(tag)]
-        specific = specific_ability(ability_id, unit_type.command_card)
-        if specific is None:
-            continue
-        result = _order(game, tag, specific, point, target, queued)
+    result = game.orders.command(units, ability_id, point, target, queued) if units else ERROR
     if ability_id not in ABILITIES:
         result = ERROR
     if result != SUCCESS:
         game.action_errors.append((ability_id, result))
     return result
-
-
-def _order(game: Game, tag: int, ability: int, point, target: int | None, queued: bool) -> int:
-    w = game.world
-    info = ABILITIES[ability]
-    if ability == _SMART:
-        if point is None and target is None:
-            return ERROR
-        enemy = target is not None and w.owner[w.slot(target)] not in (0, game.player.player_id)
-        armed = UNIT_TYPES[int(w.type_id[w.slot(tag)])].weapon is not None
-        ability = _ATTACK if enemy and armed else _MOVE
-        info = ABILITIES[ability]
-    if ability in (_STOP, _HOLD):
-        w.stop(tag)
-        return SUCCESS
-    if ability not in _POINT_ORDERS:
-        return NOT_SUPPORTED
-    if info.target is Target.NONE or (point is None and target is None):
-        return ERROR
-    if target is not None and target != tag and info.target in (Target.UNIT, Target.POINT_OR_UNIT):
-        w.issue(tag, Order(ability, target_tag=target), queued)
-    elif point is not None:
-        w.issue(tag, Order(ability, point=point), queued)
-    else:
-        return CANT_TARGET
-    return SUCCESS
 
 
 # ---- UI actions --------------------------------------------------------------------------------------
@@ -224,8 +189,17 @@ def _ui(game: Game, ui: ui_pb2.ActionUI) -> int:
             4: [t for t in selection if t not in same],
         }.get(panel.type, selection)
         return SUCCESS
-    # select_larva, select_warp_gates, cargo_panel, production_panel, toggle_autocast: no such units or
-    # panels exist on the engine's maps, so there is nothing to act on.
+    if kind == "production_panel":  # clicking a queue slot cancels that unit
+        selection = _own(game, player.selection)
+        if len(selection) != 1:
+            return ERROR
+        i = w.slot(selection[0])
+        return game.production.cancel(i, ui.production_panel.unit_index) if w.types[i].queue_size else ERROR
+    if kind == "toggle_autocast":  # only Repair autocasts here, and it stays a manual order in the engine
+        return SUCCESS if any(316 in game.orders.card(w.slot(t)) for t in _own(game, player.selection)) \
+            else ERROR
+    # select_larva, select_warp_gates, cargo_panel: no larvae, warp gates or transports exist on the
+    # engine's maps, so there is nothing to act on.
     return ERROR
 
 

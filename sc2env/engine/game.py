@@ -6,11 +6,17 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from s2clientprotocol import error_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.engine import actions
+from sc2env.engine.building import Building, is_resource
+from sc2env.engine.combat import TICK, Combat
+from sc2env.engine.economy import Economy
 from sc2env.engine.mapdef import MapDefinition
-from sc2env.engine.players import Player
+from sc2env.engine.orders import Orders
+from sc2env.engine.players import Player, Stats
+from sc2env.engine.production import Production
 from sc2env.engine.render import (
     MINIMAP_LAYERS,
     SCREEN_LAYERS,
@@ -22,7 +28,9 @@ from sc2env.engine.render import (
     screen_view,
 )
 from sc2env.engine.scenario import RESULTS, Scenario
+from sc2env.engine.vision import Vision
 from sc2env.engine.world import World
+from sc2env.gamedata import UNIT_TYPES, UnitType
 
 # "Faster" game speed: loops per real second in realtime mode.
 REALTIME_LOOPS_PER_SECOND = 22.4
@@ -63,7 +71,7 @@ class Game:
     def __init__(self, definition: MapDefinition, seed: int | None, realtime: bool = False,
                  disable_fog: bool = False):
         self.definition = definition
-        self.disable_fog = disable_fog  # the engine's maps reveal their playable area; kept for fogged maps
+        self.disable_fog = disable_fog
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.realtime = realtime
@@ -85,13 +93,26 @@ class Game:
         """Run the map's initialisation again: new units, score 0, loop 0, camera and selection reset."""
         self.world = World(self.definition.playable_area)
         self.player = Player(self.player_id, self.race)
-        self.scenario = Scenario(self.definition, self.world, {self.player_id: self.player}, self.rng)
-        self.scenario.start()
-        self.player.camera = self._clamp_camera(*self.definition.camera_start)
+        self.players = {self.player_id: self.player}
+        self._other_stats: dict[int, Stats] = {}
         self.game_loop = 0
         self.result: int | None = None
         self.action_errors: list[tuple[int, int]] = []
         self.echoed_actions: list[sc_pb.Action] = []
+        self._created: list[int] = []
+        fog = self.definition.vision == "fog" and not self.disable_fog
+        self.vision = Vision(self.terrain.revealed, fog)
+        self.frames.vision = self.vision
+        self.orders = Orders(self)
+        self.combat = Combat(self)
+        self.economy = Economy(self)
+        self.building = Building(self)
+        self.production = Production(self)
+        self.scenario = Scenario(self)
+        self.scenario.start()
+        self.player.camera = self._clamp_camera(*self.definition.camera_start)
+        self.vision.update(self.world, self.player_id)
+        self._created.clear()
         self._wallclock_start = time.monotonic()
 
     @property
@@ -100,27 +121,45 @@ class Game:
 
     # ---- simulation ---------------------------------------------------------------------------------
     def step(self, count: int) -> None:
-        """Advance `count` game loops, or until the game ends."""
+        """Advance `count` game loops, or until the game ends.
+
+        Loops run in batches: each subsystem says how long nothing needs deciding (movement legs, weapon
+        cooldowns, harvest and build timers, proximity triggers), the world moves that far in one go, then
+        everything that happened is resolved in order.
+        """
         limit = self.definition.time_limit
+        w = self.world
         remaining = count
         while remaining > 0 and not self.ended:
-            k = min(remaining, limit - self.game_loop)
-            if self.scenario.per_loop:
-                k = 1
-            k = self.world.free_loops(k)
-            trajectory = self.world.trajectory(k)
+            k = 1 if self.scenario.per_loop else min(remaining, limit - self.game_loop)
+            k = self.combat.plan(self.game_loop, k)
+            k = self.production.plan(k)
+            if w.prepare():  # someone follows a moving unit: re-aim every combat tick
+                k = min(k, TICK)
+            k = w.free_loops(self.building.free_loops(self.economy.free_loops(k)))
+            trajectory = w.trajectory(k)
             t, fires = self.scenario.first_event(trajectory, k)
-            self.world.advance(trajectory, t)
+            arrived, late = w.advance(trajectory, t)
             self.game_loop += t
             remaining -= t
+            self.combat.advance(t, self.game_loop)
+            self.economy.advance(t)
+            self.building.advance(t)
+            self.production.advance(t)
+            self.orders.arrived(arrived, late)
+            deaths = self.combat.take_deaths()
+            for death in deaths:
+                self._score_death(death)
+            self.vision.update(w, self.player_id)
+            created, self._created = self._created, []
             # Proximity triggers are checked where the trajectory says they fire. A collision push at the end
             # of a batch that brings a pair within reach is caught at the next batch's first loop.
-            self.scenario.after_loop(near_may_fire=fires)
+            self.scenario.after_loop(fires, deaths, created)
             if self.scenario.result is not None:
                 self.result = self.scenario.result
             elif self.game_loop >= limit:
                 self.result = RESULTS[self.definition.timeout_result]
-        self.player.forget(self.world.exists)
+        self.player.forget(w.exists)
 
     def catch_up_realtime(self, until_loop: int = 0) -> None:
         """In realtime mode, simulate the loops the wall clock has reached (waiting for `until_loop`)."""
@@ -137,6 +176,108 @@ class Game:
                 "action_render"):
             self.echoed_actions.append(action)
         return result
+
+    # ---- units --------------------------------------------------------------------------------------
+    def spawn_unit(self, unit_type: UnitType, owner: int, x: float, y: float, facing: float = 0.0,
+                   place: bool = False) -> int:
+        """Create a unit; with `place`, where SC2's normal placement puts it (the nearest free spot for
+        ground units, the nearest legal footprint for structures; resources exactly where asked)."""
+        w = self.world
+        if place and unit_type.structure and not is_resource(unit_type):
+            x, y = self._structure_spot(unit_type, x, y)
+        elif unit_type.structure and unit_type.footprint[0]:
+            x, y = self.building.snap(unit_type, x, y)
+        elif place and unit_type.speed > 0:
+            x, y = w.free_spot(x, y, unit_type.radius)
+        tag = w.spawn(unit_type, owner, x, y, facing)
+        i = w.slot(tag)
+        self.building.on_spawn(i)
+        self.orders.clear(i)
+        self._count_value(owner, unit_type, "total_used")
+        return tag
+
+    def _structure_spot(self, unit_type: UnitType, x: float, y: float) -> tuple[float, float]:
+        cx, cy = self.building.snap(unit_type, x, y)
+        offsets = sorted(((dx, dy) for dx in range(-6, 7) for dy in range(-6, 7)),
+                         key=lambda o: (cx + o[0] - x) ** 2 + (cy + o[1] - y) ** 2)
+        for dx, dy in offsets:
+            if self.building.placement_error(unit_type, cx + dx, cy + dy) == actions.SUCCESS:
+                return cx + dx, cy + dy
+        return cx, cy
+
+    def remove_unit(self, tag: int) -> None:
+        """Take a unit out of the game (death, script, mined out), releasing what it held."""
+        w = self.world
+        i = w.slot(tag)
+        self.economy.interrupt(i)
+        self.building.halt(i)
+        builder = int(w.link[i]) if w.types[i].structure and w.build_progress[i] < 1 else 0
+        self.building.on_remove(i)
+        self.orders.forget(tag)
+        w.remove(tag)
+        if builder and w.exists(builder) and w.link[w.slot(builder)] == tag:
+            b = w.slot(builder)
+            self.building.halt(b)
+            self.orders.complete(b)
+
+    def unit_created(self, tag: int) -> None:
+        """A unit finished training (for `unit_created` triggers)."""
+        self._created.append(tag)
+
+    def structure_done(self, j: int) -> None:
+        """Structure row j finished construction."""
+        self.world.version += 1
+
+    # ---- resources and statistics -------------------------------------------------------------------
+    def stats(self, owner: int) -> Stats:
+        player = self.players.get(owner)
+        return player.stats if player is not None else self._other_stats.setdefault(owner, Stats())
+
+    def cost_error(self, owner: int, unit_type: UnitType) -> int:
+        player = self.players.get(owner)
+        if player is None:
+            return actions.SUCCESS
+        if player.minerals < unit_type.mineral_cost:
+            return error_pb2.NotEnoughMinerals
+        if player.vespene < unit_type.vespene_cost:
+            return error_pb2.NotEnoughVespene
+        return actions.SUCCESS
+
+    def pay(self, owner: int, unit_type: UnitType) -> None:
+        player = self.players.get(owner)
+        if player is not None:
+            player.minerals -= unit_type.mineral_cost
+            player.vespene -= unit_type.vespene_cost
+            player.stats.spent_minerals += unit_type.mineral_cost
+            player.stats.spent_vespene += unit_type.vespene_cost
+
+    def refund(self, owner: int, unit_type: UnitType, fraction: float) -> None:
+        player = self.players.get(owner)
+        if player is not None:
+            minerals = int(unit_type.mineral_cost * fraction)
+            vespene = int(unit_type.vespene_cost * fraction)
+            player.minerals += minerals
+            player.vespene += vespene
+            player.stats.spent_minerals -= minerals
+            player.stats.spent_vespene -= vespene
+
+    def _count_value(self, owner: int, unit_type: UnitType, prefix: str) -> None:
+        category = unit_type.cost_category or "none"
+        stats = self.stats(owner)
+        getattr(stats, f"{prefix}_minerals")[category] += unit_type.mineral_cost
+        getattr(stats, f"{prefix}_vespene")[category] += unit_type.vespene_cost
+
+    def _score_death(self, death) -> None:
+        unit_type = UNIT_TYPES[death.type_id]
+        self._count_value(death.owner, unit_type, "lost")
+        if death.killer_owner and death.killer_owner != death.owner:
+            self._count_value(death.killer_owner, unit_type, "killed")
+            killer = self.stats(death.killer_owner)
+            value = unit_type.mineral_cost + unit_type.vespene_cost
+            if unit_type.structure:
+                killer.killed_value_structures += value
+            else:
+                killer.killed_value_units += value
 
     # ---- camera and views ---------------------------------------------------------------------------
     def _clamp_camera(self, x: float, y: float) -> tuple[float, float]:

@@ -14,7 +14,7 @@ from sc2env.engine.world import Bounds
 
 FORMAT = "sc2env-minigame/1"
 RACES = {"Terran": 1, "Zerg": 2, "Protoss": 3, "Random": 4}
-VISION = ("reveal_playable", "reveal_all")
+VISION = ("reveal_playable", "reveal_all", "fog")
 
 
 class MapDefinitionError(ValueError):
@@ -107,6 +107,7 @@ class MapDefinition:
     triggers: list
     procedures: dict = field(default_factory=dict)
     placements: dict = field(default_factory=dict)
+    command_cards: dict = field(default_factory=dict)
     source: bytes = b""
 
     @property
@@ -164,6 +165,10 @@ def parse_definition(data: bytes | str) -> MapDefinition:
         if vision not in VISION:
             raise MapDefinitionError(f"vision: expected one of {VISION}, got {vision!r}")
         camera = tuple(float(v) for v in spec.get("camera_start", regions["playable_area"].centre()))
+        cards = spec.get("command_cards", {})
+        for unit_name, card in cards.items():
+            if not (isinstance(card, list) and all(isinstance(a, int) for a in card)):
+                raise MapDefinitionError(f"command_cards.{unit_name}: expected a list of ability ids")
         time_limit = int(spec["time_limit"])
         if time_limit <= 0 or not math.isfinite(time_limit):
             raise MapDefinitionError("time_limit: a positive number of game loops")
@@ -185,6 +190,7 @@ def parse_definition(data: bytes | str) -> MapDefinition:
             triggers=list(spec.get("triggers", [])),
             procedures=dict(spec.get("procedures", {})),
             placements=dict(spec.get("placements", {})),
+            command_cards=dict(cards),
             source=data.encode() if isinstance(data, str) else bytes(data),
         )
     except KeyError as e:

@@ -10,12 +10,12 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.engine import rgb, wire
 from sc2env.engine.game import Game
-from sc2env.engine.render import NEUTRAL_PLAYER_ID, encode
+from sc2env.engine.players import CATEGORIES
+from sc2env.engine.render import CARRY_GAS, CARRY_MINERALS, NEUTRAL_PLAYER_ID, encode
 from sc2env.gamedata import ABILITIES, UNIT_TYPES
 
 _ALLIANCE_SELF, _ALLIANCE_NEUTRAL, _ALLIANCE_ENEMY = 1, 3, 4
 _CURRICULUM = score_pb2.Score.Curriculum
-_MAX_FOOD = 200
 # Field numbers used to splice pre-encoded layers: Response.observation > ResponseObservation.observation >
 # Observation.feature_layer_data > ObservationFeatureLayer.{renders, minimap_renders}.
 _RESPONSE_OBSERVATION, _OBSERVATION, _FEATURE_LAYER_DATA, _RENDERS, _MINIMAP_RENDERS = 10, 3, 6, 1, 2
@@ -69,45 +69,53 @@ def observation(game: Game, response: sc_pb.Response) -> bytes:
 
 
 def _own_rows(game: Game) -> np.ndarray:
-    return np.flatnonzero(game.world.owner == game.player.player_id)
+    return (game.world.owner == game.player.player_id).nonzero()[0]
+
+
+# Per unit type id: mineral cost, vespene cost, food required (units), worker, army, structure, category.
+_MINERALS, _VESPENE, _FOOD, _WORKER, _ARMY, _STRUCTURE, _CATEGORY = range(7)
+_TYPE_TABLE = np.zeros((max(UNIT_TYPES) + 1, 7))
+for _t in UNIT_TYPES.values():
+    _TYPE_TABLE[_t.unit_id] = (_t.mineral_cost, _t.vespene_cost, 0 if _t.structure else _t.food_required,
+                               _t.worker, _t.army, _t.structure, CATEGORIES.index(_t.cost_category or "none"))
 
 
 def _player_common(game: Game, pc: sc_pb.PlayerCommon) -> None:
     w, p = game.world, game.player
     pc.player_id = p.player_id
     pc.minerals, pc.vespene = p.minerals, p.vespene
-    food_cap = food_army = food_workers = 0.0
-    army = idle_workers = 0
-    for i in _own_rows(game).tolist():
-        t = w.types[i]
-        if w.build_progress[i] >= 1:
-            food_cap += t.food_provided
-        if t.worker:
-            food_workers += t.food_required
-            idle_workers += not w.orders[i]
-        else:
-            food_army += t.food_required
-        army += t.army
-    pc.food_cap = int(min(food_cap, _MAX_FOOD))
-    pc.food_used = math.ceil(food_army + food_workers)
-    pc.food_army, pc.food_workers = math.ceil(food_army), int(food_workers)
-    pc.idle_worker_count, pc.army_count = idle_workers, army
+    food_used, food_cap = game.production.food(p.player_id)
+    own = _own_rows(game)
+    table = _TYPE_TABLE[w.type_id[own]]
+    workers = own[table[:, _WORKER] > 0].tolist()
+    food_workers = float(table[:, _FOOD][table[:, _WORKER] > 0].sum())
+    pc.food_cap = int(food_cap)
+    pc.food_used = math.ceil(food_used)
+    pc.food_workers = int(food_workers)
+    pc.food_army = math.ceil(food_used - food_workers)
+    pc.idle_worker_count = sum(1 for i in workers if not w.orders[i])
+    pc.army_count = int(table[:, _ARMY].sum())
 
 
 def _abilities(game: Game, o: sc_pb.Observation) -> None:
-    """The command-card abilities of the selected own units, plus Smart, each listed once."""
+    """The usable command-card abilities of the selected own units, plus Smart, each listed once."""
     w = game.world
     seen: dict[int, None] = {}
+    done: set[tuple] = set()
     for tag in game.player.selection:
         if not w.exists(tag):
             continue
         i = w.slot(tag)
         if w.owner[i] != game.player.player_id:
             continue
-        card = w.types[i].command_card
-        if card:
+        # Units of a type in the same state offer the same buttons: ask once per state.
+        state = (int(w.type_id[i]), bool(w.cargo[i]), int(w.phase[i]), len(w.orders[i]), w.build_progress[i] >= 1)
+        if state in done:
+            continue
+        done.add(state)
+        if w.build_progress[i] >= 1 and (w.speed[i] > 0 or {195, 203} & set(w.types[i].command_card)):
             seen.setdefault(1)
-        for ability_id in card:
+        for ability_id in game.orders.available(i):
             seen.setdefault(ability_id)
     for ability_id in seen:
         o.abilities.add(ability_id=ability_id, requires_point=ABILITIES[ability_id].requires_point)
@@ -118,32 +126,60 @@ def _score(game: Game, score: score_pb2.Score) -> None:
     score.score = game.player.score
     details = score.score_details
     details.SetInParent()
+    stats = game.player.stats
+    loop = game.game_loop
+    details.idle_production_time = stats.idle_production_loops / 16
+    details.idle_worker_time = stats.idle_worker_loops / 16
+    details.killed_value_units = stats.killed_value_units
+    details.killed_value_structures = stats.killed_value_structures
+    details.collected_minerals = stats.collected_minerals
+    details.collected_vespene = stats.collected_vespene
+    if stats.income:
+        details.collection_rate_minerals = stats.collection_rate(loop, "minerals")
+        details.collection_rate_vespene = stats.collection_rate(loop, "vespene")
+    details.spent_minerals = stats.spent_minerals
+    details.spent_vespene = stats.spent_vespene
+    for name in ("killed_minerals", "killed_vespene", "lost_minerals", "lost_vespene", "total_used_minerals",
+                 "total_used_vespene"):
+        _category(getattr(details, name), getattr(stats, name))
+    details.total_damage_dealt.life = stats.damage_dealt
+    details.total_damage_taken.life = stats.damage_taken
     w = game.world
-    for i in _own_rows(game).tolist():
-        t = w.types[i]
-        if t.worker:
-            details.food_used.economy += t.food_required
-        else:
-            details.food_used.army += t.food_required
-        if t.structure:
-            details.total_value_structures += t.mineral_cost + t.vespene_cost
-        else:
-            details.total_value_units += t.mineral_cost + t.vespene_cost
+    own = _own_rows(game)
+    table = _TYPE_TABLE[w.type_id[own]]
+    category = table[:, _CATEGORY].astype(np.intp)
+    for name, column in (("used_minerals", _MINERALS), ("used_vespene", _VESPENE), ("food_used", _FOOD)):
+        sums = np.bincount(category, weights=table[:, column], minlength=len(CATEGORIES))
+        _category(getattr(details, name), dict(zip(CATEGORIES, sums.tolist())))
+    value = (table[:, _MINERALS] + table[:, _VESPENE]) * (w.build_progress[own] >= 1)
+    structure = table[:, _STRUCTURE] > 0
+    details.total_value_structures = float(value[structure].sum())
+    details.total_value_units = float(value[~structure].sum())
+
+
+def _category(message: score_pb2.CategoryScoreDetails, values: dict) -> None:
+    for category in CATEGORIES:
+        if values.get(category):
+            setattr(message, category, values[category])
 
 
 def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
     w, pid = game.world, game.player.player_id
     view = game.camera_view()
+    shown = game.frames.shown(w, game.player)
+    rows = range(w.n) if shown is None else np.flatnonzero(shown).tolist()
     on_screen = view.contains(w.pos[:, 0], w.pos[:, 1]) if w.n else []
     selected = set(game.player.selection)
     z = game.definition.terrain_height
-    for i in range(w.n):
+    harvesters = _harvesters(game)
+    for i in rows:
         t = w.types[i]
         owner = int(w.owner[i])
-        u = raw.units.add(display_type=raw_pb2.Visible, tag=int(w.tag[i]), unit_type=t.unit_id,
+        tag = int(w.tag[i])
+        u = raw.units.add(display_type=raw_pb2.Visible, tag=tag, unit_type=t.unit_id,
                           owner=owner or NEUTRAL_PLAYER_ID, facing=float(w.facing[i]), radius=float(w.radius[i]),
                           build_progress=float(w.build_progress[i]), cloak=raw_pb2.NotCloaked,
-                          is_selected=int(w.tag[i]) in selected, is_on_screen=bool(on_screen[i]),
+                          is_selected=tag in selected, is_on_screen=bool(on_screen[i]),
                           is_active=bool(w.orders[i]))
         u.alliance = _ALLIANCE_SELF if owner == pid else (_ALLIANCE_NEUTRAL if owner == 0 else _ALLIANCE_ENEMY)
         u.pos.x, u.pos.y, u.pos.z = float(w.pos[i, 0]), float(w.pos[i, 1]), z
@@ -151,18 +187,56 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
         u.shield, u.shield_max = float(w.shields[i]), float(w.shields_max[i])
         u.energy, u.energy_max = float(w.energy[i]), float(w.energy_max[i])
         if t.mineral_contents:
-            u.mineral_contents = t.mineral_contents
-        if t.vespene_contents:
-            u.vespene_contents = t.vespene_contents
+            u.mineral_contents = int(w.contents[i])
+        if t.vespene_contents or (t.harvest is not None and t.harvest.kind == "vespene"):
+            u.vespene_contents = int(w.contents[i])
+        if tag in harvesters:
+            u.assigned_harvesters, u.ideal_harvesters = harvesters[tag]
+        if t.weapon is not None and owner == pid:
+            u.weapon_cooldown = float(w.cooldown[i])
+        if w.engaged[i]:
+            u.engaged_target_tag = int(w.engaged[i])
+        if w.cargo_kind[i]:
+            u.buff_ids.append(CARRY_MINERALS if w.cargo_kind[i] == 1 else CARRY_GAS)
+        rally = game.orders.rally.get(tag)
+        if rally is not None and owner == pid:
+            target = u.rally_targets.add()
+            if rally.target_tag:
+                target.tag = rally.target_tag
+            if rally.point is not None:
+                target.point.x, target.point.y = rally.point
+        if owner != pid:
+            continue  # other players' orders are not reported
         for order in w.orders[i]:
             uo = u.orders.add(ability_id=order.ability_id, progress=order.progress)
             if order.target_tag:
                 uo.target_unit_tag = order.target_tag
             elif order.point is not None:
                 uo.target_world_space_pos.x, uo.target_world_space_pos.y = order.point
-    terrain = game.terrain
-    raw.map_state.visibility.MergeFromString(encode(8, terrain.visibility))
-    raw.map_state.creep.MergeFromString(encode(1, terrain.creep))
+    raw.map_state.visibility.MergeFromString(encode(8, game.vision.grid()))
+    raw.map_state.creep.MergeFromString(encode(1, game.terrain.creep))
+
+
+def _harvesters(game: Game) -> dict[int, tuple[int, int]]:
+    """(assigned, ideal) workers of each own town hall (2 per mineral field within 10) and refinery (3)."""
+    w, pid = game.world, game.player.player_id
+    out: dict[int, tuple[int, int]] = {}
+    own = np.flatnonzero(w.owner == pid).tolist()
+    halls = [i for i in own if w.types[i].dropoff and w.build_progress[i] >= 1]
+    refineries = [i for i in own if w.types[i].harvest is not None and w.build_progress[i] >= 1]
+    if not halls and not refineries:
+        return out
+    workers = [i for i in own if w.types[i].worker and w.harvest_tag[i] and w.orders[i]
+               and w.orders[i][0].ability_id in (295, 296)]
+    fields = [i for i in np.flatnonzero(w.owner == 0).tolist() if w.types[i].harvest is not None]
+    for i in halls:
+        near = {int(w.tag[f]) for f in fields if math.dist(w.pos[f], w.pos[i]) <= 10}
+        assigned = sum(1 for k in workers if int(w.harvest_tag[k]) in near)
+        out[int(w.tag[i])] = (assigned, 2 * len(near))
+    for i in refineries:
+        assigned = sum(1 for k in workers if w.harvest_tag[k] == w.tag[i])
+        out[int(w.tag[i])] = (assigned, 3 if w.contents[i] > 0 else 0)
+    return out
 
 
 def unit_info(game: Game, tag: int, info: ui_pb2.UnitInfo) -> None:
@@ -187,7 +261,19 @@ def _ui(game: Game, ui: ui_pb2.ObservationUI) -> None:
                           count=len(tags))
     selection = [t for t in game.player.selection if w.exists(t)]
     if len(selection) == 1:
-        unit_info(game, selection[0], ui.single.unit)
+        i = w.slot(selection[0])
+        queue = w.orders[i] if w.types[i].queue_size and w.owner[i] == game.player.player_id else []
+        if queue:
+            production = ui.production
+            unit_info(game, selection[0], production.unit)
+            trains = game.production.trains
+            for order in queue:
+                item = production.build_queue.add(unit_type=trains[order.ability_id].unit_id,
+                                                  build_progress=order.progress)
+                production.production_queue.add(ability_id=order.ability_id, build_progress=order.progress)
+                item.player_relative = _ALLIANCE_SELF
+        else:
+            unit_info(game, selection[0], ui.single.unit)
     elif selection:
         for tag in selection:
             unit_info(game, tag, ui.multi.units.add())

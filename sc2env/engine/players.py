@@ -1,9 +1,50 @@
-"""Per-player state outside the world: resources, curriculum score, selection, control groups, camera."""
+"""Per-player state outside the world: resources, score and its statistics, selection, control groups, camera."""
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+CATEGORIES = ("none", "army", "economy", "technology", "upgrade")
+# collection_rate_* estimate income per real minute at Faster speed (1344 loops), over this window.
+_RATE_WINDOW = 1344
+
+
+def _by_category() -> dict[str, float]:
+    return dict.fromkeys(CATEGORIES, 0.0)
+
+
+@dataclass
+class Stats:
+    """What `score_details` reports, kept as the game goes (value = minerals + vespene)."""
+
+    collected_minerals: float = 0.0
+    collected_vespene: float = 0.0
+    spent_minerals: float = 0.0
+    spent_vespene: float = 0.0
+    idle_worker_loops: float = 0.0
+    idle_production_loops: float = 0.0
+    killed_value_units: float = 0.0
+    killed_value_structures: float = 0.0
+    damage_dealt: float = 0.0
+    damage_taken: float = 0.0
+    killed_minerals: dict = field(default_factory=_by_category)
+    killed_vespene: dict = field(default_factory=_by_category)
+    lost_minerals: dict = field(default_factory=_by_category)
+    lost_vespene: dict = field(default_factory=_by_category)
+    total_used_minerals: dict = field(default_factory=_by_category)
+    total_used_vespene: dict = field(default_factory=_by_category)
+    income: deque = field(default_factory=deque)  # (loop, kind, amount) of recent drop-offs
+
+    def record_income(self, loop: int, kind: str, amount: int) -> None:
+        self.income.append((loop, kind, amount))
+
+    def collection_rate(self, loop: int, kind: str) -> float:
+        """Income of `kind` over the last real (Faster) minute, as the game's smoothed rate estimates it."""
+        while self.income and self.income[0][0] <= loop - _RATE_WINDOW:
+            self.income.popleft()
+        return float(sum(amount for _, k, amount in self.income if k == kind))
 
 
 @dataclass
@@ -18,6 +59,7 @@ class Player:
     selection: list[int] = field(default_factory=list)
     control_groups: list[list[int]] = field(default_factory=lambda: [[] for _ in range(10)])
     camera: tuple[float, float] = (0.0, 0.0)
+    stats: Stats = field(default_factory=Stats)
 
     def forget(self, exists: Callable[[int], bool]) -> None:
         """Drop tags of units that no longer exist from the selection and the control groups."""

@@ -10,11 +10,14 @@ import numpy as np
 from sc2env.engine import wire
 from sc2env.engine.mapdef import MapDefinition
 from sc2env.engine.players import Player
+from sc2env.engine.vision import Vision
 from sc2env.engine.world import World
 
 NEUTRAL_PLAYER_ID = 16
 # player_relative values: none 0, self 1, ally 2, neutral 3, enemy 4.
 SELF, NEUTRAL, ENEMY = 1, 3, 4
+# Buff ids of a worker carrying minerals / gas (CarryMineralFieldMinerals, CarryHarvestableVespeneGeyserGas).
+CARRY_MINERALS, CARRY_GAS = 271, 273
 
 
 @dataclass(frozen=True)
@@ -73,8 +76,8 @@ class Terrain:
         self.height = np.full((h, w), round((definition.terrain_height + 16) * 255 / 32), np.uint8)
         self.pathable = inside
         self.buildable = inside.copy()
-        revealed = inside if definition.vision == "reveal_playable" else np.ones_like(inside)
-        self.visibility = np.where(revealed, 2, 0).astype(np.uint8)
+        # What a player may ever see: the playable area (vision rules of the map), or the whole map.
+        self.revealed = np.ones_like(inside) if definition.vision == "reveal_all" else inside
         self.creep = np.zeros((h, w), bool)
 
     def sample(self, view: View, grid: np.ndarray) -> np.ndarray:
@@ -96,35 +99,55 @@ def _offsets(reach: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return ox, oy, (ox == 0) & (oy == 0)
 
 
-def coverage(view: View, world: World, densities: bool = True) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+def coverage(view: View, world: World, densities: bool = True,
+             shown: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
     """Which unit each pixel shows, and how many units cover it.
 
     A unit covers the pixels whose centres lie within its radius, and always the pixel holding its centre.
-    Ground units are drawn over items and beacons. Returns (index, density, density_aa): `index` holds the
-    world row + 1 of the top unit (0 = none); `density_aa` is coverage in 1/16ths of a unit, an
-    anti-aliased density. The densities are None unless asked for (the minimap has none).
+    Ground units are drawn over structures, items and beacons. Only rows in `shown` are drawn (all if None).
+    Returns (index, density, density_aa): `index` holds the world row + 1 of the top unit (0 = none);
+    `density_aa` is coverage in 1/16ths of a unit, an anti-aliased density. The densities are None unless
+    asked for (the minimap has none).
     """
     h, w = view.height, view.width
-    n = world.n
+    rows_shown = np.arange(world.n) if shown is None else np.flatnonzero(shown)
+    n = len(rows_shown)
     if not n:
         zero8 = np.zeros((h, w), np.uint8)
         return np.zeros((h, w), np.int32), zero8, zero8
-    # Draw order: rank 1..n, colliding (ground) units above the rest, later units above earlier ones.
-    order = np.argsort(world.collides, kind="stable")
+    # Draw order: rank 1..n, mobile (ground) units above the rest, later units above earlier ones.
+    order = rows_shown[np.argsort(world.speed[rows_shown] > 0, kind="stable")]
     fx = (world.pos[order, 0] - view.left) / view.scale - 0.5
     fy = (view.top - world.pos[order, 1]) / view.scale - 0.5
     rp = world.radius[order] / view.scale
-    ox, oy, centre = _offsets(int(rp.max()) + 2)
-    ci = np.rint(fx).astype(np.int64)[:, None] + ox
-    cj = np.rint(fy).astype(np.int64)[:, None] + oy
-    dx = ci - fx[:, None]
-    dy = cj - fy[:, None]
-    d2 = dx * dx
-    d2 += dy * dy
-    # Unsigned views turn negative pixel coordinates into huge ones: one comparison checks both bounds.
-    covered = ((d2 <= (rp * rp)[:, None]) | centre) & (ci.view(np.uint64) < w) & (cj.view(np.uint64) < h)
-    ranks, k = np.nonzero(covered)
-    pixels = cj[ranks, k] * w + ci[ranks, k]
+    visible = (fx + rp > -1) & (fx - rp < w) & (fy + rp > -1) & (fy - rp < h)
+    if not visible.all():  # off-screen units cover nothing
+        order, fx, fy, rp = order[visible], fx[visible], fy[visible], rp[visible]
+        n = len(order)
+        if not n:
+            zero8 = np.zeros((h, w), np.uint8)
+            return np.zeros((h, w), np.int32), zero8, zero8
+    # Units are stamped with a square of candidate pixels sized to their radius; big and small units in
+    # separate groups, so a Command Center on screen doesn't make every Marine test a 19x19 square.
+    reach = np.minimum(rp.astype(np.int64) + 2, 64)
+    parts = []
+    for size in np.unique(reach).tolist():
+        group = (reach == size).nonzero()[0]
+        ox, oy, centre = _offsets(size)
+        gi = np.rint(fx[group]).astype(np.int64)[:, None] + ox
+        gj = np.rint(fy[group]).astype(np.int64)[:, None] + oy
+        dx = gi - fx[group, None]
+        dy = gj - fy[group, None]
+        d2 = dx * dx
+        d2 += dy * dy
+        # Unsigned views turn negative pixel coordinates into huge ones: one comparison checks both bounds.
+        covered = ((d2 <= (rp[group] * rp[group])[:, None]) | centre) & (gi.view(np.uint64) < w) & (
+            gj.view(np.uint64) < h)
+        r, k = np.nonzero(covered)
+        parts.append((group[r], gj[r, k] * w + gi[r, k], d2[r, k]))
+    ranks = np.concatenate([p[0] for p in parts]) if len(parts) > 1 else parts[0][0]
+    pixels = np.concatenate([p[1] for p in parts]) if len(parts) > 1 else parts[0][1]
+    dist2 = np.concatenate([p[2] for p in parts]) if len(parts) > 1 else parts[0][2]
     top = np.zeros(h * w, np.int32)
     np.maximum.at(top, pixels, ranks + 1)
     rows = np.zeros(n + 1, np.int32)
@@ -133,7 +156,7 @@ def coverage(view: View, world: World, densities: bool = True) -> tuple[np.ndarr
     if not densities:
         return index, None, None
     density = np.bincount(pixels, minlength=h * w).clip(0, 255).astype(np.uint8).reshape(h, w)
-    aa = np.clip(rp[ranks] - np.sqrt(d2[ranks, k]) + 0.5, 0.0, 1.0)
+    aa = np.clip(rp[ranks] - np.sqrt(dist2) + 0.5, 0.0, 1.0)
     density_aa = np.rint(np.bincount(pixels, weights=aa, minlength=h * w) * 16).clip(0, 255)
     return index, density, density_aa.astype(np.uint8).reshape(h, w)
 
@@ -149,17 +172,29 @@ class FrameCache:
         self._key: tuple = ()
         self._coverage: dict[View, tuple] = {}
         self._values: dict[str, np.ndarray] | None = None
+        self.vision: Vision | None = None
+        self._shown: np.ndarray | None = None
 
     def _check(self, world: World, player: Player) -> None:
-        key = (id(world), world.version, tuple(player.selection))
+        vision = self.vision
+        key = (id(world), world.version, tuple(player.selection), id(vision), vision and vision.version)
         if key != self._key:
             self._key, self._coverage, self._values = key, {}, None
+            shown = vision.shows(world, player.player_id) if vision is not None else None
+            if shown is None and world.hidden.any():
+                shown = ~world.hidden
+            self._shown = shown
+
+    def shown(self, world: World, player: Player) -> np.ndarray | None:
+        """Which rows the player sees now (None: all)."""
+        self._check(world, player)
+        return self._shown
 
     def coverage(self, view: View, world: World, player: Player, densities: bool = True) -> tuple:
         self._check(world, player)
         cached = self._coverage.get(view)
         if cached is None or (densities and cached[1] is None):
-            cached = self._coverage[view] = coverage(view, world, densities)
+            cached = self._coverage[view] = coverage(view, world, densities, self._shown)
         return cached
 
     def values(self, world: World, player: Player) -> dict[str, np.ndarray]:
@@ -170,10 +205,10 @@ class FrameCache:
 
 
 # Layer tables in spatial.proto field order: (name, field number, bits per pixel, source).
-# Sources: "terrain:<grid>", "unit:<value>", "density", "density_aa", "camera", or "zero" for what the
-# engine does not model (a mechanic adds its source here).
+# Sources: "terrain:<grid>", "visibility" (fog of war), "unit:<value>", "density", "density_aa", "camera",
+# or "zero" for what the engine does not model (a mechanic adds its source here).
 SCREEN_LAYERS = (
-    ("height_map", 1, 8, "terrain:height"), ("visibility_map", 2, 8, "terrain:visibility"),
+    ("height_map", 1, 8, "terrain:height"), ("visibility_map", 2, 8, "visibility"),
     ("creep", 3, 1, "terrain:creep"), ("power", 4, 1, "zero"), ("player_id", 5, 8, "unit:player_id"),
     ("unit_type", 6, 32, "unit:unit_type"), ("selected", 7, 1, "unit:selected"),
     ("unit_hit_points", 8, 32, "unit:health"), ("unit_energy", 9, 32, "unit:energy"),
@@ -182,12 +217,12 @@ SCREEN_LAYERS = (
     ("unit_hit_points_ratio", 17, 8, "unit:health_ratio"), ("unit_energy_ratio", 18, 8, "unit:energy_ratio"),
     ("unit_shields_ratio", 19, 8, "unit:shields_ratio"), ("effects", 20, 8, "zero"),
     ("hallucinations", 21, 1, "zero"), ("cloaked", 22, 1, "zero"), ("blip", 23, 1, "zero"),
-    ("buffs", 24, 32, "zero"), ("active", 25, 1, "unit:active"), ("buff_duration", 26, 8, "zero"),
+    ("buffs", 24, 32, "unit:buff"), ("active", 25, 1, "unit:active"), ("buff_duration", 26, 8, "zero"),
     ("build_progress", 27, 8, "unit:build_progress"), ("buildable", 28, 1, "terrain:buildable"),
     ("pathable", 29, 1, "terrain:pathable"), ("placeholder", 30, 1, "zero"),
 )
 MINIMAP_LAYERS = (
-    ("height_map", 1, 8, "terrain:height"), ("visibility_map", 2, 8, "terrain:visibility"),
+    ("height_map", 1, 8, "terrain:height"), ("visibility_map", 2, 8, "visibility"),
     ("creep", 3, 1, "terrain:creep"), ("camera", 4, 1, "camera"), ("player_id", 5, 8, "unit:player_id"),
     ("player_relative", 6, 8, "unit:player_relative"), ("selected", 7, 1, "unit:selected"),
     ("unit_type", 8, 32, "unit:unit_type"), ("alerts", 9, 1, "zero"), ("buildable", 10, 1, "terrain:buildable"),
@@ -199,8 +234,10 @@ def unit_values(world: World, player: Player) -> dict[str, np.ndarray]:
     """Per-unit layer values, each with a leading 0 for "no unit" so that `values[index]` draws a layer."""
     n = world.n
     owner = world.owner
-    chosen = set(player.selection)
-    selected = np.fromiter((t in chosen for t in world.tag.tolist()), bool, n)
+    selected = np.zeros(n, bool)
+    if player.selection and n:
+        rows, found = world.rows(np.asarray(player.selection, np.int64))
+        selected[rows[found]] = True
     vitals = np.stack([world.health, world.energy, world.shields])
     maxima = np.stack([world.health_max, world.energy_max, world.shields_max])
     ratios = np.zeros_like(vitals)
@@ -220,6 +257,7 @@ def unit_values(world: World, player: Player) -> dict[str, np.ndarray]:
         "shields_ratio": ratios[2],
         "active": np.fromiter((bool(o) for o in world.orders), bool, n),
         "build_progress": np.where(world.build_progress < 1, np.floor(world.build_progress * 255), 0),
+        "buff": np.where(world.cargo_kind == 1, CARRY_MINERALS, np.where(world.cargo_kind == 2, CARRY_GAS, 0)),
     }
     out = np.zeros((len(values), n + 1), np.int64)
     out[:, 1:] = np.stack(list(values.values()))
@@ -263,7 +301,8 @@ class LayerRenderer:
     def render(self, view: View, world: World, player: Player, frames: FrameCache,
                camera: View | None = None) -> list[bytes]:
         """The serialized FeatureLayers (or FeatureLayersMinimap) message for this frame, as byte pieces."""
-        static = self._static_fields(view, camera)
+        fog = frames.vision is not None and frames.vision.fog
+        static = self._static_fields(view, camera, fog)
         index, density, density_aa = frames.coverage(view, world, player, self._densities)
         values = frames.values(world, player)
         data: dict[int, bytes] = {}
@@ -282,7 +321,9 @@ class LayerRenderer:
             if static[n] is not None:
                 parts.append(static[n])
                 continue
-            if source == "density":
+            if source == "visibility":
+                data[n] = self.terrain.sample(view, frames.vision.grid()).tobytes()
+            elif source == "density":
                 data[n] = density.tobytes()
             elif source == "density_aa":
                 data[n] = density_aa.tobytes()
@@ -290,14 +331,14 @@ class LayerRenderer:
             parts += (wire.field_header(number, len(head) + len(data[n])), head, data[n])
         return parts
 
-    def _static_fields(self, view: View, camera: View | None) -> list[bytes | None]:
+    def _static_fields(self, view: View, camera: View | None, fog: bool) -> list[bytes | None]:
         """Per layer: the complete encoded field for layers that don't depend on units, else None."""
-        key = (view, camera)
+        key = (view, camera, fog)
         static = self._static.get(key)
         if static is None:
             static = []
             for _, number, bpp, source in self.layers:
-                image = self._static_layer(source, bpp, view, camera)
+                image = None if source == "visibility" and fog else self._static_layer(source, bpp, view, camera)
                 static.append(None if image is None else wire.message_field(number, image))
             if len(self._static) > 64:
                 self._static.clear()
@@ -310,6 +351,8 @@ class LayerRenderer:
             return encode(bpp, np.zeros(shape, np.uint8))
         if source.startswith("terrain:"):
             return encode(bpp, self.terrain.sample(view, getattr(self.terrain, source[8:])))
+        if source == "visibility":  # without fog: the revealed area is always visible
+            return encode(bpp, self.terrain.sample(view, np.where(self.terrain.revealed, 2, 0).astype(np.uint8)))
         if source == "camera":
             i = np.arange(view.width)
             j = np.arange(view.height)

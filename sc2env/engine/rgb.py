@@ -24,8 +24,10 @@ _CAMERA = np.array([255, 255, 255], np.uint8)
 def draw(game: Game, view: View, camera: View | None = None) -> np.ndarray:
     """(height, width, 3) uint8: pathable ground, units coloured by owner, the camera frame on the minimap."""
     terrain = game.terrain
-    ground = terrain.sample(view, terrain.pathable & (terrain.visibility > 0))
-    image = np.where(ground[..., None], _GROUND, _OFF_MAP).astype(np.uint8)
+    visibility = terrain.sample(view, game.vision.grid())
+    ground = terrain.sample(view, terrain.pathable)
+    image = np.where((ground & (visibility > 0))[..., None], _GROUND, _OFF_MAP).astype(np.uint8)
+    image[visibility == 1] //= 2  # fogged ground (seen before, not in sight now) is drawn darker
     index, _, _ = game.frames.coverage(view, game.world, game.player)
     if game.world.n:
         values = game.frames.values(game.world, game.player)

@@ -3,42 +3,52 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sc2env.engine import placements
 from sc2env.engine.mapdef import MapDefinition, MapDefinitionError
-from sc2env.engine.players import Player
-from sc2env.engine.world import World
-from sc2env.gamedata import unit_type_by_name
+from sc2env.gamedata import ABILITIES, specific_ability, unit_type_by_name
+
+if TYPE_CHECKING:
+    from sc2env.engine.combat import Death
+    from sc2env.engine.game import Game
 
 RESULTS = {"Victory": 1, "Defeat": 2, "Tie": 3, "Undecided": 4}
-_PLACEMENT_TRIES = 10_000
+EVENTS = ("near", "every_loop", "unit_died", "unit_created")
+_PLACED = {"spawn": "at", "recreate": "at", "arrange": "at", "move_unit": "to", "set_anchor": "at"}
 
 
 class Scenario:
-    """The map script of one game: runs `setup`, watches `triggers`, keeps named unit groups.
+    """The map script of one game: runs `setup`, watches `triggers`, keeps named unit groups and anchors.
 
-    Actions and events are plain JSON objects with one key naming them (`{"spawn": {...}}`); each name maps
-    to one method here (`_do_spawn`, `_when_near`), so a new mechanic is one method plus its docs.
-    Trigger context names: `"unit"` (the group member that caused the event) and `"other"`.
+    Actions and events are plain JSON objects with one key naming them (`{"spawn": {...}}`); each action
+    maps to one `_do_<name>` method here, so a new mechanic is one method plus its docs. Trigger context
+    names: `"unit"` (the unit that caused the event: the group member, the dead or the new unit) and
+    `"other"`.
     """
 
-    def __init__(self, definition: MapDefinition, world: World, players: dict[int, Player],
-                 rng: np.random.Generator):
-        self.definition = definition
-        self.world = world
-        self.players = players
-        self.rng = rng
+    def __init__(self, game: Game):
+        self.game = game
+        self.definition: MapDefinition = game.definition
+        self.world = game.world
+        self.players = game.players
+        self.rng = game.rng
         self.groups: dict[str, list[int]] = {}
+        self.anchors: dict[str, np.ndarray] = {}
+        self.tracked: dict[int, list[str]] = {}  # player -> statistics the score follows every loop
         self.result: int | None = None  # set by `end_game`
-        self._near = [t for t in definition.triggers if "near" in t["when"]]
-        self._every_loop = [t for t in definition.triggers if "every_loop" in t["when"]]
+        triggers = self.definition.triggers
+        self._by_event = {event: [t for t in triggers if event in t["when"]] for event in EVENTS}
+        self._near = self._by_event["near"]
 
     @property
     def per_loop(self) -> bool:
         """Whether a trigger runs every loop, so the game must be simulated loop by loop."""
-        return bool(self._every_loop)
+        return bool(self._by_event["every_loop"])
 
+    # ---- validation ---------------------------------------------------------------------------------
     @staticmethod
     def validate(definition: MapDefinition) -> None:
         """Check every action, event and reference up front so a broken definition fails at create_game."""
@@ -49,32 +59,46 @@ class Scenario:
                 if not (isinstance(item, dict) and len(item) >= 1):
                     raise MapDefinitionError(f"{where}[{n}]: an action is an object like {{'spawn': {{...}}}}")
                 name = next(iter(item))
+                here = f"{where}[{n}]"
                 if not hasattr(Scenario, f"_do_{name}"):
-                    raise MapDefinitionError(f"{where}[{n}]: unknown action {name!r}")
+                    raise MapDefinitionError(f"{here}: unknown action {name!r}")
+                body = item[name]
                 if name == "if":
-                    actions(item.get("then", []), f"{where}[{n}].then")
-                    actions(item.get("else", []), f"{where}[{n}].else")
-                if name == "run" and item["run"] not in definition.procedures:
-                    raise MapDefinitionError(f"{where}[{n}]: no procedure {item['run']!r}")
-                if name == "spawn":
+                    actions(item.get("then", []), f"{here}.then")
+                    actions(item.get("else", []), f"{here}.else")
+                elif name == "random":
+                    if not (isinstance(body, list) and body):
+                        raise MapDefinitionError(f"{here}.random: a non-empty list of action lists")
+                    for k, branch in enumerate(body):
+                        actions(branch, f"{here}.random[{k}]")
+                elif name == "run" and body not in definition.procedures:
+                    raise MapDefinitionError(f"{here}: no procedure {body!r}")
+                if name in ("spawn", "recreate") and "type" in body:
                     try:
-                        unit_type_by_name(item["spawn"]["type"])
+                        unit_type_by_name(body["type"])
                     except KeyError as e:
-                        raise MapDefinitionError(f"{where}[{n}].spawn: {e.args[0]}") from None
+                        raise MapDefinitionError(f"{here}.{name}: {e.args[0]}") from None
+                if name == "order" and body.get("ability") not in ABILITIES:
+                    raise MapDefinitionError(f"{here}.order: unknown ability {body.get('ability')!r}")
+                if name in _PLACED and _PLACED[name] in body:
+                    placements.validate(body[_PLACED[name]], f"{here}.{name}.{_PLACED[name]}", definition)
 
         actions(definition.setup, "setup")
         for key, body in definition.procedures.items():
             actions(body, f"procedures.{key}")
+        for key, spec in definition.placements.items():
+            placements.validate(spec, f"placements.{key}", definition)
         for n, trigger in enumerate(definition.triggers):
             when = trigger.get("when", {})
-            if not (isinstance(when, dict) and len(when) == 1 and next(iter(when)) in ("near", "every_loop")):
-                raise MapDefinitionError(f"triggers[{n}].when: expected {{'near': ...}} or {{'every_loop': {{}}}}")
+            if not (isinstance(when, dict) and len(when) == 1 and next(iter(when)) in EVENTS):
+                raise MapDefinitionError(f"triggers[{n}].when: expected one of "
+                                         + ", ".join(f"{{'{e}': ...}}" for e in EVENTS))
             actions(trigger.get("do", []), f"triggers[{n}].do")
 
     # ---- lifecycle ----------------------------------------------------------------------------------
     def start(self) -> None:
         """Run the map's initialisation on an empty world."""
-        self.groups = {}
+        self.groups, self.anchors, self.tracked = {}, {}, {}
         self.result = None
         self._run(self.definition.setup, {})
 
@@ -93,33 +117,75 @@ class Scenario:
                     first = min(first, 1 if trajectory is None else int(loops[0]) + 1)
         return first, fires
 
-    def after_loop(self, near_may_fire: bool = True) -> None:
-        """Fire the triggers whose conditions hold after the loop just simulated.
+    def after_loop(self, near_may_fire: bool, deaths: list[Death], created: list[int]) -> None:
+        """Fire the triggers whose events happened in the loops just simulated.
 
         `near_may_fire=False` skips the proximity checks when `first_event` showed none can hold.
         """
+        if deaths:
+            self._deaths(deaths)
+        for tag in created:
+            unit = self._facts(tag)
+            for trigger in self._by_event["unit_created"]:
+                if self.result is None and self._matches(trigger["when"]["unit_created"], unit, set()):
+                    self._run(trigger["do"], {"unit": tag})
         for trigger in self._near if near_may_fire else ():
             spec = trigger["when"]["near"]
             hits = self._near_matrix(spec, self.world.pos[None])
             if hits is None or not hits.any():
                 continue
-            a_tags, b_tags = self._alive(spec["group"]), self._alive(spec["other"])
+            a_tags, b_tags = self.alive(spec["group"]), self.alive(spec["other"])
             for a, b in np.argwhere(hits[0]).tolist():
                 ta, tb = a_tags[a], b_tags[b]
                 if self.world.exists(ta) and self.world.exists(tb) and self._pair_near(spec, ta, tb):
                     self._run(trigger["do"], {"unit": ta, "other": tb})
-        for trigger in self._every_loop:
+        for trigger in self._by_event["every_loop"]:
             self._run(trigger["do"], {})
+        for player_id, names in self.tracked.items():
+            player = self.players[player_id]
+            player.score = int(sum(self._property(player, name) for name in names))
+
+    def _deaths(self, deaths: list[Death]) -> None:
+        # Group membership is read before any trigger runs: one trigger's group_count prunes the dead.
+        memberships = [{g for g, tags in self.groups.items() if d.tag in tags} for d in deaths]
+        for death, groups in zip(deaths, memberships):
+            unit = {"owner": death.owner, "type": death.type_id}
+            for trigger in self._by_event["unit_died"]:
+                if self.result is None and self._matches(trigger["when"]["unit_died"], unit, groups):
+                    self._run(trigger["do"], {"unit": death.tag})
+
+    def _facts(self, tag: int) -> dict:
+        i = self.world.slot(tag)
+        return {"owner": int(self.world.owner[i]), "type": int(self.world.type_id[i])}
+
+    @staticmethod
+    def _matches(spec: dict, unit: dict, groups: set) -> bool:
+        if "owner" in spec and unit["owner"] != spec["owner"]:
+            return False
+        if "type" in spec and unit["type"] != unit_type_by_name(spec["type"]).unit_id:
+            return False
+        return "group" not in spec or spec["group"] in groups
 
     # ---- conditions ---------------------------------------------------------------------------------
-    def _alive(self, group: str) -> list[int]:
+    def alive(self, group: str) -> list[int]:
         tags = [t for t in self.groups.get(group, []) if self.world.exists(t)]
         self.groups[group] = tags
         return tags
 
+    def anchor(self, ref) -> np.ndarray:
+        """A named point set by `set_anchor`, or {"group": g}: where the first unit of g stands."""
+        if isinstance(ref, dict):
+            tags = self.alive(ref["group"])
+            if not tags:
+                raise MapDefinitionError(f"anchor group {ref['group']!r} has no units")
+            return self.world.pos[self.world.slot(tags[0])].copy()
+        if ref not in self.anchors:
+            raise MapDefinitionError(f"anchor {ref!r} is used before set_anchor sets it")
+        return self.anchors[ref]
+
     def _near_matrix(self, spec: dict, positions: np.ndarray) -> np.ndarray | None:
         """Boolean (loops, |group|, |other|): which pairs are within `distance` at each loop."""
-        a, b = self._alive(spec["group"]), self._alive(spec["other"])
+        a, b = self.alive(spec["group"]), self.alive(spec["other"])
         if not a or not b:
             return None
         ia = [self.world.slot(t) for t in a]
@@ -142,9 +208,13 @@ class Scenario:
         (name, spec), = condition.items()
         if name != "group_count":
             raise MapDefinitionError(f"unknown condition {name!r}; known: group_count")
-        count = len(self._alive(spec["group"]))
+        count = len(self.alive(spec["group"]))
         return (count <= spec.get("at_most", count) and count >= spec.get("at_least", count)
                 and count == spec.get("equals", count))
+
+    @staticmethod
+    def _property(player, name: str) -> float:
+        return getattr(player, name) if hasattr(player, name) else getattr(player.stats, name)
 
     # ---- actions ------------------------------------------------------------------------------------
     def _run(self, actions: list, ctx: dict) -> None:
@@ -158,67 +228,105 @@ class Scenario:
     def _unit(self, ref, ctx: dict) -> int:
         return ctx[ref] if isinstance(ref, str) else int(ref)
 
-    def _points(self, at, count: int, group: str | None = None) -> np.ndarray:
-        """Positions for `count` units from a placement spec (or the name of one in `placements`).
+    def _tags(self, ref, ctx: dict) -> list[int]:
+        """Units an action applies to: "unit" / "other" from the context, or {"group": g}."""
+        if isinstance(ref, dict):
+            return self.alive(ref["group"])
+        tag = self._unit(ref, ctx)
+        return [tag] if self.world.exists(tag) else []
 
-        When the units join `group` and the spec keeps away from that same group, each new point also keeps
-        away from the points chosen before it (FindAndDefeatZerglings' spacing rule).
-        """
-        if isinstance(at, str):
-            at = self.definition.placements[at]
-        if "point" in at:
-            return np.tile(np.asarray(at["point"], float), (count, 1))
-        region = self.definition.regions[at["region"]]
-        if "away_from" not in at:
-            return region.sample(self.rng, count)
-        points = []
-        for _ in range(count):
-            extra = points if at["away_from"] == group else []
-            points.append(self._point_away(region, at["away_from"], float(at["min_distance"]), extra))
-        return np.array(points)
-
-    def _point_away(self, region, group: str, distance: float, extra: list) -> np.ndarray:
-        """A region point at least `distance` from every unit of `group` (SC2 scripts re-roll until it is)."""
-        w = self.world
-        others = w.pos[[w.slot(t) for t in self._alive(group)]] if self._alive(group) else np.empty((0, 2))
-        others = np.concatenate([others, np.asarray(extra).reshape(-1, 2)])
-        for _ in range(_PLACEMENT_TRIES):
-            p = region.sample(self.rng, 1)[0]
-            if not len(others) or np.hypot(*(others - p).T).min() >= distance:
-                return p
-        raise MapDefinitionError(f"no point of the region is {distance} away from group {group!r}")
+    def _join(self, group: str | None, tags: list[int]) -> None:
+        if group:
+            self.groups.setdefault(group, []).extend(tags)
 
     def _do_spawn(self, action: dict, ctx: dict) -> None:
         spec = action["spawn"]
         unit_type = unit_type_by_name(spec["type"])
         group = spec.get("group")
         count = int(spec.get("count", 1))
-        points = self._points(spec.get("at", {"region": "playable_area"}), count, group)
         owner = int(spec.get("owner", 1))
+        at = spec.get("at", {"region": "playable_area"})
         tags = []
-        for x, y in points.tolist():
+        for x, y in placements.points(self, at, count, group).tolist():
             facing = float(spec["facing"]) if "facing" in spec else float(self.rng.uniform(0, 2 * np.pi))
-            tags.append(self.world.spawn(unit_type, owner, x, y, facing))
-        if group:
-            self.groups.setdefault(group, []).extend(tags)
+            tag = self.game.spawn_unit(unit_type, owner, x, y, facing, place=True)
+            if "health" in spec:
+                self.world.health[self.world.slot(tag)] = float(spec["health"])
+            tags.append(tag)
+            # Keep later points of the same spawn away from this unit too (away_from its own group).
+            self._join(group, [tag])
         if spec.get("select") and owner in self.players:
             self.players[owner].selection.extend(tags)
+
+    def _do_recreate(self, action: dict, ctx: dict) -> None:
+        """Replace each unit of a group by a new one of the same type and owner at `at`, keeping its life
+        (new tags: orders, selection and control groups lose it)."""
+        spec = action["recreate"]
+        group = spec["group"]
+        old = self.alive(group)
+        points = placements.points(self, spec["at"], len(old)) if old else []
+        new = []
+        for tag, (x, y) in zip(old, np.asarray(points).tolist()):
+            i = self.world.slot(tag)
+            unit_type, owner, life = self.world.types[i], int(self.world.owner[i]), float(self.world.health[i])
+            facing = float(self.world.facing[i])
+            self.game.remove_unit(tag)
+            new_tag = self.game.spawn_unit(unit_type, owner, x, y, facing, place=True)
+            self.world.health[self.world.slot(new_tag)] = life
+            new.append(new_tag)
+        self.groups[group] = new
+
+    def _do_arrange(self, action: dict, ctx: dict) -> None:
+        """Teleport every unit of a group to the points of `at` (a formation), in group order."""
+        spec = action["arrange"]
+        tags = self.alive(spec["group"])
+        if not tags:
+            return
+        for tag, (x, y) in zip(tags, placements.points(self, spec["at"], len(tags)).tolist()):
+            self.world.teleport(tag, x, y)
         self.world.settle()
 
     def _do_move_unit(self, action: dict, ctx: dict) -> None:
         spec = action["move_unit"]
         tag = self._unit(spec["unit"], ctx)
-        x, y = self._points(spec["to"], 1)[0]
+        x, y = placements.points(self, spec["to"], 1)[0]
         self.world.teleport(tag, float(x), float(y))
+
+    def _do_set_anchor(self, action: dict, ctx: dict) -> None:
+        spec = action["set_anchor"]
+        self.anchors[spec["name"]] = placements.points(self, spec["at"], 1)[0]
+
+    def _do_random(self, action: dict, ctx: dict) -> None:
+        """Run one of the listed action lists, chosen uniformly."""
+        branches = action["random"]
+        self._run(branches[int(self.rng.integers(len(branches)))], ctx)
 
     def _do_remove(self, action: dict, ctx: dict) -> None:
         spec = action["remove"]
-        tags = self._alive(spec["group"]) if isinstance(spec, dict) else [self._unit(spec, ctx)]
+        if isinstance(spec, dict) and "all_except" in spec:
+            keep = {t for g in spec["all_except"] for t in self.alive(g)}
+            tags = [t for t in self.world.tag.tolist() if t not in keep]
+            self.game.combat.cancel_missiles()
+        else:
+            tags = self._tags(spec, ctx)
         for tag in tags:
             if self.world.exists(tag):
-                self.world.remove(tag)
-        for player in self.players.values():
-            player.forget(self.world.exists)
+                self.game.remove_unit(tag)
+
+    def _do_order(self, action: dict, ctx: dict) -> None:
+        """Command a group as the map script does (regardless of command-card restrictions)."""
+        spec = action["order"]
+        target = None
+        if "target" in spec:
+            targets = self._tags(spec["target"], ctx)
+            if not targets:
+                return  # the target is gone (a mined-out field): the order is lost, as in the game
+            target = targets[0]
+        point = tuple(spec["point"]) if "point" in spec else None
+        for tag in self._tags(spec["units"], ctx):
+            i = self.world.slot(tag)
+            ability = specific_ability(spec["ability"], self.world.types[i].command_card) or spec["ability"]
+            self.game.orders.issue(i, ability, point, target, bool(spec.get("queued", False)))
 
     def _do_give(self, action: dict, ctx: dict) -> None:
         spec = action["give"]
@@ -237,13 +345,17 @@ class Scenario:
                 setattr(player, key, int(spec[key]))
 
     def _do_score(self, action: dict, ctx: dict) -> None:
+        """`add` n, `set` n or {player_property, divide}, or `track` a list of statistics from now on."""
         spec = action["score"]
-        player = self.players[int(spec.get("player", 1))]
+        player_id = int(spec.get("player", 1))
+        player = self.players[player_id]
         if "add" in spec:
             player.score += int(spec["add"])
+        elif "track" in spec:
+            self.tracked[player_id] = list(spec["track"])
         elif isinstance(spec.get("set"), dict):
             source = spec["set"]
-            player.score = int(getattr(player, source["player_property"]) // source.get("divide", 1))
+            player.score = int(self._property(player, source["player_property"]) // source.get("divide", 1))
         else:
             player.score = int(spec["set"])
 
@@ -258,7 +370,7 @@ class Scenario:
         spec = action["select"]
         player = self.players[int(spec.get("player", 1))]
         base = player.selection if spec.get("add") else []
-        player.selection = base + [t for t in self._alive(spec["group"]) if t not in base]
+        player.selection = base + [t for t in self.alive(spec["group"]) if t not in base]
 
     def _do_end_game(self, action: dict, ctx: dict) -> None:
         self.result = RESULTS[action["end_game"].get("result", "Tie")]

@@ -1,7 +1,8 @@
-"""Units on a continuous 2D map, their orders and movement: numpy columns, no protocol."""
+"""Units on a continuous 2D map as numpy columns, and how they move: goals, steering, collision, placement."""
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -9,11 +10,13 @@ import numpy as np
 
 from sc2env.gamedata import UnitType
 
-# Order kinds the movement model knows; everything else is an instant command.
-MOVE, ATTACK, PATROL = 16, 23, 17
-_MOVING_ORDERS = (MOVE, ATTACK, PATROL)
 # A unit pushed aside this close to its goal counts as arrived (SC2 units stop when crowded at a point).
 _CROWDED_ARRIVAL = 1.0
+# How far beyond an obstacle's corner a unit aims when it walks around it.
+_CORNER_MARGIN = 0.15
+# Longest batch while colliding units may touch (they are pushed apart at the end of each batch).
+CONTACT_BATCH = 4
+_EPS = 1e-6
 
 _COLUMNS = (  # name, dtype, per-unit shape
     ("tag", np.int64, ()),
@@ -28,23 +31,42 @@ _COLUMNS = (  # name, dtype, per-unit shape
     ("shields_max", np.float64, ()),
     ("energy", np.float64, ()),
     ("energy_max", np.float64, ()),
-    ("speed", np.float64, ()),  # world units per loop
-    ("collides", np.bool_, ()),
+    ("regen", np.float64, ()),  # hit points per loop
+    ("speed", np.float64, ()),  # top speed, world units per loop
+    ("accel", np.float64, ()),  # per loop squared; inf = instant
+    ("velocity", np.float64, ()),  # current speed (units that accelerate)
+    ("collides", np.bool_, ()),  # a mobile unit that pushes and is pushed
+    ("obstacle", np.bool_, ()),  # a structure or resource: its footprint box blocks movement
+    ("half", np.float64, (2,)),  # half width and height of an obstacle's footprint box
+    ("ghost", np.bool_, ()),  # passes through other units (harvesting workers)
+    ("hidden", np.bool_, ()),  # inside a structure: not drawn, not targetable, no collision
     ("build_progress", np.float64, ()),
-    ("target", np.float64, (2,)),  # current movement goal, valid where `moving`
+    # movement: the leg's goal (a point, or the unit `goal_tag` to come within `reach` of), the steering
+    # waypoint `target` on the way, and `leg`, the distance left to travel before the leg ends.
+    ("goal", np.float64, (2,)),
+    ("goal_tag", np.int64, ()),
+    ("reach", np.float64, ()),
+    ("target", np.float64, (2,)),
+    ("steered", np.float64, (2,)),  # the goal `target` was steered for
+    ("steer_stamp", np.int64, ()),  # obstacle layout it was steered in
+    ("leg", np.float64, ()),
     ("moving", np.bool_, ()),
+    # behaviour state, owned by combat / economy / building
+    ("mode", np.int8, ()),
+    ("holding", np.bool_, ()),
+    ("cooldown", np.float64, ()),
+    ("engaged", np.int64, ()),
+    ("firing", np.bool_, ()),  # has fired at `engaged` (keeps it up to the range slop)
+    ("leash", np.float64, (2,)),
+    ("timer", np.float64, ()),
+    ("phase", np.int8, ()),
+    ("cargo", np.int32, ()),
+    ("cargo_kind", np.int8, ()),
+    ("harvest_tag", np.int64, ()),
+    ("contents", np.int32, ()),
+    ("occupant", np.int64, ()),
+    ("link", np.int64, ()),  # builder <-> structure under construction, refinery -> geyser
 )
-
-
-@dataclass
-class Order:
-    """One queued command: a specific ability id with a point or unit target (`origin` is a patrol's start)."""
-
-    ability_id: int
-    point: tuple[float, float] | None = None
-    target_tag: int = 0
-    origin: tuple[float, float] | None = None
-    progress: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -60,23 +82,55 @@ class Bounds:
         return (min(max(x, self.x0 + margin), self.x1 - margin), min(max(y, self.y0 + margin), self.y1 - margin))
 
 
+@functools.lru_cache(maxsize=1)
+def _spiral(step: float = 0.25, reach: float = 8.0) -> np.ndarray:
+    """Candidate offsets for placing a unit, nearest first."""
+    r = np.arange(-reach, reach + step / 2, step)
+    grid = np.stack(np.meshgrid(r, r), -1).reshape(-1, 2)
+    d = np.hypot(grid[:, 0], grid[:, 1])
+    keep = d <= reach
+    return grid[keep][np.argsort(d[keep], kind="stable")]
+
+
+def _crosses(p: np.ndarray, ends: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Whether the segments from p to each of `ends` pass through the inside of box (lo, hi)."""
+    seg = ends - p
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t1 = (lo - p) / seg
+        t2 = (hi - p) / seg
+    flat = np.abs(seg) < _EPS
+    between = (p > lo) & (p < hi)
+    t_near = np.where(flat, np.where(between, -np.inf, np.inf), np.minimum(t1, t2)).max(axis=1)
+    t_far = np.where(flat, np.where(between, np.inf, -np.inf), np.maximum(t1, t2)).min(axis=1)
+    return (t_far - t_near > _EPS) & (t_far > _EPS) & (t_near < 1 - _EPS)
+
+
+def box_distance(p: np.ndarray, centre: np.ndarray, half: np.ndarray) -> np.ndarray:
+    """Distance from points p to axis-aligned boxes (0 inside), broadcasting over leading axes."""
+    d = np.clip(np.abs(p - centre) - half, 0.0, None)
+    return np.hypot(d[..., 0], d[..., 1])
+
+
 class World:
     """All units of one game as parallel numpy columns (one row per living unit) plus their order queues.
 
-    Rows are compact: removing a unit shifts the rows after it, so `self.<column>` views always cover exactly
-    the living units. Everything outside refers to units by tag. `version` changes whenever anything visible
-    changes, so renderers can reuse their output for an unchanged world.
+    Rows are compact and in creation order: removing a unit shifts the rows after it, so `self.<column>`
+    views always cover exactly the living units and `tag` stays sorted (`rows()` looks tags up in bulk).
+    Everything outside refers to units by tag. `version` changes whenever anything visible changes, so
+    renderers can reuse their output for an unchanged world.
     """
 
     def __init__(self, pathable: Bounds):
         self.pathable = pathable
         self.n = 0
         self._store = {name: np.zeros((8,) + shape, dtype) for name, dtype, shape in _COLUMNS}
-        self.orders: list[list[Order]] = []
+        self.orders: list[list] = []
         self.types: list[UnitType] = []
         self._slot: dict[int, int] = {}
         self._next_index = 1
         self.version = 0
+        self._obstacle_version = 0
+        self._last_travel = np.zeros((0, 0))
         self._bind()
 
     # ---- rows ---------------------------------------------------------------------------------------
@@ -92,6 +146,13 @@ class World:
     def exists(self, tag: int) -> bool:
         return tag in self._slot
 
+    def rows(self, tags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(rows, found) for an array of tags: row indices (valid where `found`)."""
+        idx = np.searchsorted(self.tag, tags)
+        idx = np.minimum(idx, max(self.n - 1, 0))
+        found = (self.tag[idx] == tags) & (tags != 0) if self.n else np.zeros(len(tags), bool)
+        return idx, found
+
     def spawn(self, unit_type: UnitType, owner: int, x: float, y: float, facing: float = 0.0) -> int:
         """Create a unit with full vitals at (x, y); returns its tag (SC2-style: index << 18 | recycle)."""
         if self.n == len(self._store["tag"]):
@@ -105,16 +166,25 @@ class World:
         i = self.n
         self.n += 1
         s = self._store
+        for name, _, _ in _COLUMNS:
+            s[name][i] = 0
         s["tag"][i], s["type_id"][i], s["owner"][i] = tag, unit_type.unit_id, owner
         s["pos"][i] = (x, y)
         s["facing"][i], s["radius"][i] = facing, unit_type.radius
         s["health"][i] = s["health_max"][i] = unit_type.health
         s["shields"][i] = s["shields_max"][i] = unit_type.shields
-        s["energy"][i], s["energy_max"][i] = 0.0, unit_type.energy
+        s["energy_max"][i] = unit_type.energy
+        s["regen"][i] = unit_type.life_regen / 16.0
         s["speed"][i] = unit_type.speed_per_loop
-        s["collides"][i] = unit_type.collides and unit_type.speed > 0
+        s["accel"][i] = unit_type.acceleration / 256.0 if unit_type.acceleration else np.inf
+        mobile = unit_type.speed > 0
+        s["collides"][i] = unit_type.collides and mobile
+        s["obstacle"][i] = unit_type.collides and unit_type.structure
+        s["half"][i] = np.asarray(unit_type.footprint, float) / 2 if unit_type.footprint[0] else unit_type.radius
         s["build_progress"][i] = 1.0
-        s["moving"][i] = False
+        s["steer_stamp"][i] = -1
+        self._obstacle_version += bool(s["obstacle"][i])
+        s["contents"][i] = unit_type.mineral_contents or unit_type.vespene_contents
         self.orders.append([])
         self.types.append(unit_type)
         self._slot[tag] = i
@@ -124,6 +194,7 @@ class World:
     def remove(self, tag: int) -> None:
         """Delete a unit; later rows shift up by one."""
         i = self._slot.pop(tag)
+        self._obstacle_version += bool(self.obstacle[i])
         for column in self._store.values():
             column[i : self.n - 1] = column[i + 1 : self.n]
         self.n -= 1
@@ -133,9 +204,14 @@ class World:
         for j in range(i, self.n):
             self._slot[int(self.tag[j])] = j
 
-    def clear(self) -> None:
-        for tag in list(self._slot):
-            self.remove(tag)
+    def set_type(self, tag: int, unit_type: UnitType) -> None:
+        """Morph a unit into another type (a lowered depot), keeping its tag, vitals and position."""
+        i = self._slot[tag]
+        self.types[i] = unit_type
+        self.type_id[i] = unit_type.unit_id
+        self.obstacle[i] = unit_type.collides and unit_type.structure
+        self._obstacle_version += 1
+        self.version += 1
 
     def teleport(self, tag: int, x: float, y: float) -> None:
         i = self._slot[tag]
@@ -145,140 +221,353 @@ class World:
     def tags_where(self, mask: np.ndarray) -> list[int]:
         return self.tag[mask].tolist()
 
-    # ---- orders -------------------------------------------------------------------------------------
-    def issue(self, tag: int, order: Order, queued: bool) -> None:
-        """Give an order: replace the queue, or append to it with `queued` (shift)."""
-        i = self._slot[tag]
-        if order.point is not None:
-            order.point = self.pathable.clamp(*order.point, margin=self.radius[i])
-        if order.ability_id == PATROL and order.origin is None:
-            order.origin = (float(self.pos[i, 0]), float(self.pos[i, 1]))
-        if queued and self.orders[i]:
-            self.orders[i].append(order)
-        else:
-            self.orders[i] = [order]
-            self._start_order(i)
+    # ---- goals --------------------------------------------------------------------------------------
+    def move_to(self, i: int, point=None, tag: int = 0, reach: float = 0.0) -> None:
+        """Start a movement leg of row i: to a point (until within `reach` of it, centre to centre) or to
+        the unit `tag` (until within `reach` of it, edge to edge)."""
+        if self.speed[i] <= 0:
+            return
+        if point is not None:
+            self.goal[i] = self.pathable.clamp(*point, margin=self.radius[i])
+        self.goal_tag[i] = tag
+        self.reach[i] = reach
+        self.moving[i] = True
+        self.steer_stamp[i] = -1
         self.version += 1
 
-    def stop(self, tag: int) -> None:
-        i = self._slot[tag]
-        self.orders[i] = []
+    def halt(self, i: int) -> None:
         self.moving[i] = False
-        self.version += 1
+        self.goal_tag[i] = 0
+        self.velocity[i] = 0.0
 
-    def _start_order(self, i: int) -> None:
-        """Point the movement goal of row `i` at its first order, or make it idle."""
-        while self.orders[i]:
-            order = self.orders[i][0]
-            if order.ability_id in _MOVING_ORDERS and self.speed[i] > 0:
-                goal = self._goal(order)
-                if goal is not None:
-                    self.target[i] = goal
-                    self.moving[i] = True
-                    return
-            self.orders[i].pop(0)
-        self.moving[i] = False
-
-    def _goal(self, order: Order) -> tuple[float, float] | None:
-        if order.target_tag:
-            j = self._slot.get(order.target_tag)
-            return None if j is None else (float(self.pos[j, 0]), float(self.pos[j, 1]))
-        return order.point
+    def edge_distance(self, i: int, j: int) -> float:
+        """Gap between units i and j: circles for mobile units, footprint boxes for obstacles."""
+        if self.obstacle[j]:
+            return float(box_distance(self.pos[i], self.pos[j], self.half[j])) - self.radius[i]
+        return float(math.dist(self.pos[i], self.pos[j])) - self.radius[i] - self.radius[j]
 
     # ---- movement -----------------------------------------------------------------------------------
-    def free_loops(self, limit: int) -> int:
-        """How many loops (1..limit) the world can advance as straight-line motion without interactions.
+    def prepare(self) -> bool:
+        """Aim every moving unit for the coming batch: follow unit goals, steer around obstacles, and set
+        `leg`. Returns whether some unit follows a moving unit (the batch must then be a single loop)."""
+        moving = np.flatnonzero(self.moving)
+        if not len(moving):
+            return False
+        goal_tags = self.goal_tag[moving]
+        follows = goal_tags != 0
+        chasing_mover = False
+        if follows.any():
+            rows, found = self.rows(goal_tags[follows])
+            lost = moving[follows][~found]
+            self.moving[lost] = False  # the goal unit is gone: the leg ends here
+            self.goal_tag[lost] = 0
+            live = moving[follows][found]
+            self.goal[live] = self.pos[rows[found]]
+            chasing_mover = bool(self.moving[rows[found]].any())
+        moving = np.flatnonzero(self.moving)
+        if not len(moving):
+            return False
+        # Steering is kept while the goal and the obstacles stay the same and the waypoint is not reached.
+        target = self.target[moving]
+        stale = ((self.goal[moving] != self.steered[moving]).any(axis=1)
+                 | (self.steer_stamp[moving] != self._obstacle_version)
+                 | ((np.abs(target - self.pos[moving]).sum(axis=1) < 1e-9)
+                    & (target != self.goal[moving]).any(axis=1)))
+        if stale.any():
+            again = moving[stale]
+            self.target[again] = self.steered[again] = self.goal[again]
+            self.steer_stamp[again] = self._obstacle_version
+            if self.obstacle.any():
+                self._steer(again)
+        self._legs(moving)
+        return chasing_mover
 
-        A batch ends at the first arrival (the next order may turn the unit) and before two colliding units
-        could touch; following a moving unit or crowding forces single loops.
-        """
+    def _legs(self, m: np.ndarray) -> None:
+        p, goal, target = self.pos[m], self.goal[m], self.target[m]
+        to_target = np.hypot(*(target - p).T)
+        waypoint = np.any(target != goal, axis=1)
+        leg = np.maximum(to_target - self.reach[m], 0.0)
+        follows = np.flatnonzero((self.goal_tag[m] != 0) & ~waypoint)
+        if len(follows):
+            rows, _ = self.rows(self.goal_tag[m[follows]])
+            r = self.radius[m[follows]] + self.reach[m[follows]]
+            d = to_target[follows]
+            boxes = self.obstacle[rows]
+            circle_leg = d - r - self.radius[rows]
+            # Along the line towards a box's centre, the distance to where the box (grown by r) begins.
+            half = self.half[rows] + r[:, None]
+            direction = (target[follows] - p[follows]) / np.maximum(d, _EPS)[:, None]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t = np.where(np.abs(direction) > _EPS, (np.abs(target[follows] - p[follows]) - half)
+                             / np.abs(direction), -np.inf)
+            box_leg = t.max(axis=1)
+            leg[follows] = np.maximum(np.where(boxes, box_leg, circle_leg), 0.0)
+        leg[waypoint] = to_target[waypoint]
+        self.leg[m] = leg
+
+    def _steer(self, m: np.ndarray) -> None:
+        """Aim units whose straight path crosses an obstacle box at a corner of that box instead."""
+        obstacles = np.flatnonzero(self.obstacle & ~self.hidden)
+        p = self.pos[m][:, None, :]
+        seg = (self.goal[m] - self.pos[m])[:, None, :]
+        half = self.half[obstacles][None] + self.radius[m][:, None, None]
+        lo = self.pos[obstacles][None] - half
+        hi = self.pos[obstacles][None] + half
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t1 = (lo - p) / seg
+            t2 = (hi - p) / seg
+        parallel = np.abs(seg) < _EPS
+        outside = parallel & ((p < lo) | (p > hi))
+        t_near = np.where(parallel, -np.inf, np.minimum(t1, t2)).max(axis=2)
+        t_far = np.where(parallel, np.inf, np.maximum(t1, t2)).min(axis=2)
+        blocked = (t_near < t_far - _EPS) & (t_near > _EPS) & (t_near < 1.0) & ~outside.any(axis=2)
+        blocked &= self.tag[obstacles][None] != self.goal_tag[m][:, None]
+        g = self.goal[m][:, None, :]
+        blocked &= ~np.all((g > lo) & (g < hi), axis=2)  # aiming inside a box: walk up to it
+        if not blocked.any():
+            return
+        t_near = np.where(blocked, t_near, np.inf)
+        others = self.tag[obstacles][None] != self.goal_tag[m][:, None]
+        for u in np.flatnonzero(blocked.any(axis=1)).tolist():
+            k = int(np.argmin(t_near[u]))
+            self.target[m[u]] = self._corner(int(m[u]), lo[u, k], hi[u, k], lo[u][others[u]], hi[u][others[u]])
+
+    def _corner(self, i: int, lo: np.ndarray, hi: np.ndarray, all_lo: np.ndarray, all_hi: np.ndarray):
+        """The corner of box (lo, hi) to walk to on the way round it: shortest path, not inside another box,
+        reachable without crossing the box, and not the corner the unit stands at."""
+        p, g = self.pos[i], self.goal[i]
+        corners = np.array([[lo[0], lo[1]], [lo[0], hi[1]], [hi[0], lo[1]], [hi[0], hi[1]]])
+        corners += np.sign(corners - (lo + hi) / 2) * _CORNER_MARGIN
+        cost = np.hypot(*(corners - p).T) + np.hypot(*(corners - g).T)
+        inside = np.any(np.all((corners[:, None] > all_lo[None]) & (corners[:, None] < all_hi[None]), axis=2), 1)
+        here = np.hypot(*(corners - p).T) < 0.05
+        # From the chosen corner the goal should be in view (else a second corner follows).
+        blind = np.array([_crosses(c, g[None], lo, hi)[0] for c in corners])
+        cost = cost + 1e3 * inside + 1e3 * _crosses(p, corners, lo, hi) + 1e4 * here + 50.0 * blind
+        return corners[int(np.argmin(cost))]
+
+    def free_loops(self, limit: int) -> int:
+        """How many loops (1..limit) the world can advance as straight-line motion: until the first leg of a
+        non-ghost unit ends, and before two colliding units could touch (at most CONTACT_BATCH loops while
+        some may). Ghosts (harvesting workers) don't cut batches: their leg ends are caught up afterwards."""
         if not self.n or not self.moving.any():
             return limit
-        moving = self.moving
-        i = np.flatnonzero(moving)
-        dist = np.hypot(*(self.target[i] - self.pos[i]).T)
-        arrival = np.ceil(dist / self.speed[i]).min()
-        k = int(min(limit, max(arrival, 1)))
-        if any(self.orders[j][0].target_tag for j in i.tolist()):
-            return 1
-        c = np.flatnonzero(self.collides)
-        if len(c) > 1 and k > 1:
-            p, r, v = self.pos[c], self.radius[c], self.speed[c] * moving[c]
+        # Chasers (units with a weapon target) stop in range by themselves; combat re-plans every tick.
+        i = np.flatnonzero(self.moving & ~self.ghost & (self.engaged == 0))
+        k = limit
+        if len(i):
+            k = int(min(limit, max(np.ceil(self.leg[i] / self.speed[i]).min(), 1)))
+        c = np.flatnonzero(self.collides & ~self.ghost & ~self.hidden)
+        if len(c) > 1 and k > 1 and self.moving[c].any():
+            p, r, v = self.pos[c], self.radius[c], self.speed[c] * self.moving[c]
             d = np.hypot(p[:, None, 0] - p[None, :, 0], p[:, None, 1] - p[None, :, 1])
             gap = d - r[:, None] - r[None, :]
             closing = v[:, None] + v[None, :]
             np.fill_diagonal(closing, 0.0)
             with np.errstate(divide="ignore", invalid="ignore"):
                 safe = np.where(closing > 0, np.floor(gap / closing), np.inf)
-            k = int(max(1, min(k, safe.min())))
+            # Units about to touch are pushed apart at the batch's end; short batches keep pushes small.
+            if safe.min() < k:
+                k = min(k, max(int(safe.min()), CONTACT_BATCH))
         return k
 
     def trajectory(self, k: int) -> np.ndarray | None:
         """Positions after each of the next k loops, shape (k, n, 2); None if nothing moves."""
         if not self.n or not self.moving.any():
             return None
+        travel = self._travel(k)
+        self._last_travel = travel
         delta = self.target - self.pos
         dist = np.hypot(delta[:, 0], delta[:, 1])
-        travel = np.minimum(np.arange(1, k + 1)[:, None] * (self.speed * self.moving), dist)
         with np.errstate(divide="ignore", invalid="ignore"):
             unit = np.where(dist[:, None] > 0, delta / dist[:, None], 0.0)
         return self.pos + travel[:, :, None] * unit
 
-    def advance(self, trajectory: np.ndarray | None, t: int) -> None:
-        """Commit the first t loops of `trajectory`: positions, facing, arrivals, then separation."""
+    def _travel(self, k: int) -> np.ndarray:
+        """Distance covered after each of the next k loops, shape (k, n): accelerating, capped at the leg."""
+        steps = np.arange(1, k + 1)[:, None]
+        if np.isfinite(self.accel).any():
+            travel = np.cumsum(np.minimum(self.velocity + self.accel * steps, self.speed), axis=0)
+        else:
+            travel = steps * self.speed
+        return np.minimum(travel * self.moving, self.leg)
+
+    def advance(self, trajectory: np.ndarray | None, t: int) -> tuple[list[int], list[int]]:
+        """Commit the first t loops of `trajectory`: positions, facing, separation.
+
+        Returns (tags, late): the units whose leg ended (at the goal, or crowded out of reaching it) and
+        stopped, with how many loops before the batch's end that happened (only ghosts arrive early)."""
         if trajectory is None:
-            return
+            return [], []
         old = self.pos.copy()
-        new = trajectory[t - 1]
         moved = self.moving.copy()
+        new = trajectory[t - 1]
         step = new - old
         facing = np.arctan2(step[:, 1], step[:, 0]) % (2 * math.pi)
-        self.facing[moved] = facing[moved]
+        turned = moved & (np.abs(step).sum(axis=1) > 0)
+        self.facing[turned] = facing[turned]
+        self.velocity[:] = np.where(moved, np.minimum(self.velocity + self.accel * t, self.speed), 0.0)
+        expected = np.hypot(*step.T)
         self.pos[:] = new
         self.settle()
-        self._arrivals(old, moved, t)
         self.version += 1
+        return self._arrivals(old, moved, expected, t)
 
-    def _arrivals(self, old: np.ndarray, moved: np.ndarray, t: int) -> None:
-        dist = np.hypot(*(self.target - self.pos).T)
-        progress = np.hypot(*(self.pos - old).T)
-        done = moved & ((dist <= 1e-9) | ((dist < _CROWDED_ARRIVAL) & (progress < 0.5 * self.speed * t)))
-        for i in np.flatnonzero(done).tolist():
-            order = self.orders[i][0]
-            if order.ability_id == PATROL and order.point is not None and order.origin is not None:
-                order.point, order.origin = order.origin, order.point
-            else:
-                self.orders[i].pop(0)
-            self._start_order(i)
-        for i in np.flatnonzero(moved & ~done).tolist():
-            if self.orders[i] and self.orders[i][0].target_tag:
-                goal = self._goal(self.orders[i][0])
-                if goal is None:
-                    self.orders[i].pop(0)
-                    self._start_order(i)
-                else:
-                    self.target[i] = goal
+    def _arrivals(self, old: np.ndarray, moved: np.ndarray, expected: np.ndarray, t: int):
+        m = np.flatnonzero(moved)
+        p = self.pos[m]
+        left = np.hypot(*(self.target[m] - p).T)
+        at_waypoint = np.any(self.target[m] != self.goal[m], axis=1)
+        progress = np.hypot(*(p - old[m]).T)
+        reached = left - self.reach[m] <= 1e-9
+        follows = np.flatnonzero(self.goal_tag[m] != 0)
+        if len(follows):
+            rows, found = self.rows(self.goal_tag[m[follows]])
+            r = self.radius[m[follows]] + self.reach[m[follows]] + 1e-6
+            # Boxes count as reached inside the box grown by r (square corners), as `_legs` aims.
+            in_box = np.all(np.abs(p[follows] - self.pos[rows]) <= self.half[rows] + r[:, None], axis=1)
+            near = left[follows] <= r + self.radius[rows]
+            reached[follows] = found & np.where(self.obstacle[rows], in_box, near)
+        blocked = (progress < 0.5 * expected[m]) & (expected[m] > 0)
+        self.steer_stamp[m[blocked]] = -1  # pushed back: find a way round again next batch
+        crowded = (left - self.reach[m] < _CROWDED_ARRIVAL) & blocked
+        done = ~at_waypoint & (reached | crowded)
+        # Loops since each finished leg ended: the first loop at which its travel reached the leg.
+        ended = self._last_travel[:t, m] >= self.leg[m] - 1e-9
+        late = np.where(ended.any(axis=0), t - 1 - ended.argmax(axis=0), 0)
+        late = np.where(self.ghost[m] & ~crowded, late, 0)
+        tags, lates = self.tag[m[done]].tolist(), late[done].tolist()
+        self.moving[m[done]] = False
+        self.velocity[m[done]] = 0.0
+        # Ghosts that reached a waypoint early walk on round the obstacle for the loops they stood still.
+        for i, extra in zip(m[~done & at_waypoint & self.ghost[m]].tolist(), late[~done & at_waypoint].tolist()):
+            if extra and self.moving[i] and left[np.searchsorted(m, i)] <= 1e-9:
+                rest = self.catch_up(i, extra)
+                if rest is not None:
+                    tags.append(int(self.tag[i]))
+                    lates.append(rest)
+        return tags, lates
+
+    def catch_up(self, i: int, loops: int) -> int | None:
+        """Move row i along its current leg as it would have in the last `loops` loops. Returns the loops
+        left over if the leg ended on the way (the unit stops), else None."""
+        remaining = loops
+        while remaining > 0 and self.moving[i]:
+            self.steer_stamp[i] = -1
+            self._aim(i)
+            left = float(self.leg[i])
+            direction = self.target[i] - self.pos[i]
+            length = math.hypot(*direction)
+            direction = direction / length if length > 0 else direction
+            v, accel, top = float(self.velocity[i]), float(self.accel[i]), float(self.speed[i])
+            while remaining > 0 and left > 1e-9:
+                v = min(v + accel, top)
+                step = min(v, left)
+                self.pos[i] += direction * step
+                left -= step
+                remaining -= 1
+            self.velocity[i] = v
+            if left <= 1e-9 and not np.any(self.target[i] != self.goal[i]):
+                self.moving[i] = False
+                self.velocity[i] = 0.0
+                self.version += 1
+                return remaining
+        self.version += 1
+        return None
+
+    def _aim(self, i: int) -> None:
+        """`prepare` for one unit."""
+        one = np.array([i])
+        if self.goal_tag[i]:
+            rows, found = self.rows(self.goal_tag[one])
+            if not found[0]:
+                self.moving[i] = False
+                return
+            self.goal[i] = self.pos[rows[0]]
+        self.target[i] = self.steered[i] = self.goal[i]
+        self.steer_stamp[i] = self._obstacle_version
+        if self.obstacle.any():
+            self._steer(one)
+        self._legs(one)
 
     def settle(self) -> None:
-        """Push overlapping colliding units apart (soft collision), then keep them inside the pathable area."""
-        c = np.flatnonzero(self.collides)
-        if len(c) < 2:
+        """Push overlapping mobile units apart (soft collision), out of obstacle boxes, and into the
+        pathable area."""
+        c = np.flatnonzero(self.collides & ~self.ghost & ~self.hidden)
+        if len(c) >= 2:
+            p, r = self.pos[c], self.radius[c]
+            dx = p[:, None, 0] - p[None, :, 0]
+            dy = p[:, None, 1] - p[None, :, 1]
+            d = np.hypot(dx, dy)
+            overlap = r[:, None] + r[None, :] - d
+            np.fill_diagonal(overlap, 0.0)
+            if (overlap > 1e-9).any():
+                overlap = np.clip(overlap, 0.0, None) * 0.5
+                # Coincident units split along a direction that differs per pair.
+                angle = (np.arange(len(c))[:, None] * 2.399963 - np.arange(len(c))[None, :] * 2.399963)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    ux = np.where(d > 1e-9, dx / d, np.cos(angle))
+                    uy = np.where(d > 1e-9, dy / d, np.sin(angle))
+                push = np.stack([(overlap * ux).sum(1), (overlap * uy).sum(1)], axis=1)
+                self.pos[c] = p + push
+        mobile = np.flatnonzero((self.speed > 0) & ~self.hidden)
+        if len(mobile) and self.obstacle.any():
+            self._push_out_of_boxes(mobile)
+        if len(mobile):
+            b, r = self.pathable, self.radius[mobile]
+            self.pos[mobile, 0] = np.clip(self.pos[mobile, 0], b.x0 + r, b.x1 - r)
+            self.pos[mobile, 1] = np.clip(self.pos[mobile, 1], b.y0 + r, b.y1 - r)
+
+    def _push_out_of_boxes(self, mobile: np.ndarray) -> None:
+        o = np.flatnonzero(self.obstacle & ~self.hidden)
+        p = self.pos[mobile][:, None, :]
+        r = self.radius[mobile][:, None]
+        rel = p - self.pos[o][None]
+        half = self.half[o][None]
+        out = np.clip(np.abs(rel) - half, 0.0, None)
+        hit = np.hypot(out[..., 0], out[..., 1]) < r - 1e-9
+        if not hit.any():
             return
-        p, r = self.pos[c], self.radius[c]
-        dx = p[:, None, 0] - p[None, :, 0]
-        dy = p[:, None, 1] - p[None, :, 1]
-        d = np.hypot(dx, dy)
-        overlap = r[:, None] + r[None, :] - d
-        np.fill_diagonal(overlap, 0.0)
-        if not (overlap > 1e-9).any():
-            return
-        overlap = np.clip(overlap, 0.0, None) * 0.5
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ux = np.where(d > 1e-9, dx / d, 1.0)
-            uy = np.where(d > 1e-9, dy / d, 0.0)
-        push = np.stack([(overlap * ux).sum(1), (overlap * uy).sum(1)], axis=1)
-        p = p + push
+        for u, k in np.argwhere(hit).tolist():  # few contacts: resolve them one by one, nearest face out
+            q = self.pos[mobile[u]] - self.pos[o[k]]
+            h = self.half[o[k]]
+            ru = self.radius[mobile[u]]
+            out = np.abs(q) - h
+            if (out > 0).any():  # outside the box: push away from its nearest point
+                nearest = np.clip(q, -h, h)
+                away = q - nearest
+                length = math.hypot(*away)
+                self.pos[mobile[u]] += away / length * (ru - length) if length > 0 else 0.0
+            else:  # centre inside: leave by the nearest face
+                axis = int(np.argmax(out))
+                self.pos[mobile[u], axis] = self.pos[o[k], axis] + math.copysign(h[axis] + ru, q[axis] or 1.0)
+
+    # ---- placement ----------------------------------------------------------------------------------
+    def free_spot(self, x: float, y: float, radius: float) -> tuple[float, float]:
+        """The nearest point to (x, y) where a ground unit of `radius` overlaps no unit or obstacle
+        (SC2's "normal" placement of created units)."""
         b = self.pathable
-        p[:, 0] = np.clip(p[:, 0], b.x0 + r, b.x1 - r)
-        p[:, 1] = np.clip(p[:, 1], b.y0 + r, b.y1 - r)
-        self.pos[c] = p
+        candidates = np.array([x, y]) + _spiral()
+        if self._free(candidates[:1], radius)[0]:
+            return x, y
+        inside = ((candidates[:, 0] >= b.x0 + radius) & (candidates[:, 0] <= b.x1 - radius)
+                  & (candidates[:, 1] >= b.y0 + radius) & (candidates[:, 1] <= b.y1 - radius))
+        candidates = candidates[inside]
+        if not len(candidates):
+            return b.clamp(x, y, radius)
+        free = self._free(candidates, radius)
+        k = int(np.argmax(free)) if free.any() else 0
+        return float(candidates[k, 0]), float(candidates[k, 1])
+
+    def _free(self, candidates: np.ndarray, radius: float) -> np.ndarray:
+        c = np.flatnonzero(self.collides & ~self.hidden)
+        free = np.ones(len(candidates), bool)
+        if len(c):
+            rel = candidates[:, None, :] - self.pos[c][None]
+            d = np.hypot(rel[..., 0], rel[..., 1])
+            free &= (d >= radius + self.radius[c][None] - 1e-9).all(axis=1)
+        o = np.flatnonzero(self.obstacle & ~self.hidden)
+        if len(o):
+            free &= (box_distance(candidates[:, None, :], self.pos[o][None], self.half[o][None])
+                     >= radius - 1e-9).all(axis=1)
+        return free

@@ -1,7 +1,7 @@
 """Static StarCraft II game facts shared by the engine and the client side: version, unit types, abilities."""
 
 from sc2env.gamedata.abilities import ABILITIES, Ability, Target, specific_ability
-from sc2env.gamedata.units import UNIT_TYPES, UnitType, Weapon, unit_type_by_name
+from sc2env.gamedata.units import UNIT_TYPES, Burst, Harvest, UnitType, Weapon, unit_type_by_name
 from sc2env.gamedata.version import BASE_BUILD, DATA_BUILD, DATA_VERSION, GAME_VERSION
 
 __all__ = [
@@ -12,6 +12,8 @@ __all__ = [
     "GAME_VERSION",
     "UNIT_TYPES",
     "Ability",
+    "Burst",
+    "Harvest",
     "Target",
     "UnitType",
     "Weapon",

@@ -69,6 +69,8 @@ _TABLE = (
             building=True, footprint_radius=1.5),
     Ability(321, "TerranBuild", 3, "Barracks", "Build Barracks", "YA", 0, Target.POINT, False,
             building=True, footprint_radius=1.5),
+    Ability(322, "TerranBuild", 4, "EngineeringBay", "Build EngineeringBay", "YS", 0, Target.POINT, False,
+            building=True, footprint_radius=1.5),
     Ability(380, "Stimpack", 0, "Stim", "Effect Stim Marine", "Y", 3675, Target.NONE, False),
     Ability(524, "CommandCenterTrain", 0, "SCV", "Train SCV", "Q", 0, Target.NONE, False),
     Ability(556, "SupplyDepotLower", 0, "Lower", "Morph SupplyDepot Lower", "X", 0, Target.NONE, False),

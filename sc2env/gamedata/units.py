@@ -14,7 +14,12 @@ _ARMY_CARD = (4, 16, 17, 18, 23)
 
 @dataclass(frozen=True)
 class Weapon:
-    """`UnitTypeData.weapons[0]`; `cooldown` in game seconds, `bonus` maps an attribute name to extra damage."""
+    """`UnitTypeData.weapons[0]` plus game-data timing: `cooldown` and `damage_point` in game seconds.
+
+    `bonus` maps an attribute name to extra damage (added before armor). `projectile_speed` (cells per game
+    second) is 0 for instant weapons; a missile lands when it reaches its target and never misses.
+    `min_range` is a ranged weapon's dead zone, covered by a melee variant sharing the cooldown.
+    """
 
     target: int
     damage: float
@@ -22,16 +27,49 @@ class Weapon:
     cooldown: float
     attacks: int = 1
     bonus: tuple[tuple[str, float], ...] = ()
+    damage_point: float = 0.0
+    projectile_speed: float = 0.0
+    scan_range: float = 5.0
+
+
+@dataclass(frozen=True)
+class Burst:
+    """A suicide splash (the Baneling's VolatileBurst): fires within `trigger_range` of its target, edge to edge.
+
+    Every enemy ground unit whose centre is within `radius` plus its own radius takes `damage` (+`bonus` by
+    attribute, minus armor); structures take `structure_damage`, armor ignored. The unit dies doing it, and
+    also bursts when killed.
+    """
+
+    damage: float
+    radius: float
+    trigger_range: float
+    bonus: tuple[tuple[str, float], ...] = ()
+    structure_damage: float = 0.0
+    scan_range: float = 5.0
+
+
+@dataclass(frozen=True)
+class Harvest:
+    """What one worker trip takes from a resource: `amount` per trip after `loops` of harvesting."""
+
+    kind: str  # "minerals" or "vespene"
+    amount: int
+    loops: float
+    pause: float = 0.0  # loops the worker waits after harvesting before it walks back
 
 
 @dataclass(frozen=True)
 class UnitType:
     """One unit type: the `ResponseData` fields plus what the engine needs to simulate and draw it.
 
-    `speed` is `movement_speed` in world units per game second (16 loops). `command_card` lists the specific
-    ability ids its command card offers when they are usable. `army` / `worker` decide `select_army`,
-    `army_count` and idle-worker counts; `selectable=False` units can't be clicked (map items, beacons);
-    `collides=False` units don't block movement (beacons, shards).
+    `speed` is `movement_speed` in world units per game second (16 loops); `acceleration` in units per game
+    second squared (0: instant, as for most units). `command_card` lists the specific ability ids its
+    command card offers (each shown when usable). `army` / `worker` decide `select_army`, `army_count`
+    and idle-worker counts; `selectable=False` units can't be clicked (map items, beacons); `collides=False`
+    units don't block movement (beacons, shards, lowered depots). `footprint` is the (width, height) in
+    placement cells of structures and resources. `cost_category` is the score category (army, economy,
+    technology).
     """
 
     unit_id: int
@@ -43,6 +81,7 @@ class UnitType:
     armor: float = 0.0
     radius: float = 0.5
     speed: float = 0.0
+    acceleration: float = 0.0
     sight: float = 0.0
     attributes: tuple[str, ...] = ()
     mineral_cost: int = 0
@@ -52,6 +91,7 @@ class UnitType:
     build_time: float = 0.0
     build_ability: int = 0
     weapon: Weapon | None = None
+    burst: Burst | None = None
     command_card: tuple[int, ...] = ()
     army: bool = False
     worker: bool = False
@@ -59,8 +99,15 @@ class UnitType:
     selectable: bool = True
     collides: bool = True
     invulnerable: bool = False
+    auto_acquire: bool = True
+    life_regen: float = 0.0  # hit points per game second
     mineral_contents: int = 0
     vespene_contents: int = 0
+    harvest: Harvest | None = None
+    dropoff: bool = False
+    queue_size: int = 0
+    footprint: tuple[int, int] = (0, 0)
+    cost_category: str = ""
     tech_requirement: int = 0
     cargo_size: int = 0
 
@@ -68,48 +115,76 @@ class UnitType:
     def speed_per_loop(self) -> float:
         return self.speed / 16.0
 
+    @property
+    def scan_range(self) -> float:
+        """How far the unit looks for targets when idle or attack-moving (edge to edge)."""
+        if self.weapon is not None:
+            return max(self.weapon.scan_range, self.weapon.range)
+        return self.burst.scan_range if self.burst is not None else 0.0
+
+    @property
+    def can_attack(self) -> bool:
+        return self.weapon is not None or self.burst is not None
+
+
+_ZERG_REGEN = 0.2734  # hit points per game second (game data LifeRegenRate)
+_MINERALS = Harvest("minerals", 5, 44.58, pause=8)
+_GAS = Harvest("vespene", 4, 31.70)
 
 _TABLE = (
     UnitType(48, "Marine", TERRAN, health=45, radius=0.375, speed=2.25, sight=9,
              attributes=("Light", "Biological"), mineral_cost=50, food_required=1, build_time=400,
-             build_ability=560, weapon=Weapon(ANY, 6, 5, 0.860839844), command_card=_ARMY_CARD, army=True,
-             cargo_size=1),
-    UnitType(45, "SCV", TERRAN, health=45, radius=0.375, speed=2.8125, sight=8,
+             build_ability=560, weapon=Weapon(ANY, 6, 5, 0.860839844, damage_point=0.05, scan_range=5.5),
+             command_card=_ARMY_CARD, army=True, cost_category="army", cargo_size=1),
+    UnitType(45, "SCV", TERRAN, health=45, radius=0.375, speed=2.8125, acceleration=2.5, sight=8,
              attributes=("Light", "Biological", "Mechanical"), mineral_cost=50, food_required=1,
-             build_time=272, build_ability=524, weapon=Weapon(GROUND, 5, 0.100097656, 1.5),
-             command_card=(4, 16, 17, 18, 23, 295, 296, 316, 318, 319, 320, 321), worker=True, cargo_size=1),
+             build_time=272, build_ability=524,
+             weapon=Weapon(GROUND, 5, 0.100097656, 1.5, damage_point=0.167),
+             command_card=(4, 16, 17, 18, 23, 295, 296, 316, 315, 318, 319, 320, 321, 322), worker=True,
+             auto_acquire=False, cost_category="economy", cargo_size=1),
     UnitType(105, "Zergling", ZERG, health=35, radius=0.375, speed=2.953125, sight=8,
              attributes=("Light", "Biological"), mineral_cost=25, food_required=0.5, build_time=384,
-             weapon=Weapon(GROUND, 5, 0.100097656, 0.696044922), command_card=_ARMY_CARD, army=True,
-             tech_requirement=89, cargo_size=1),
+             weapon=Weapon(GROUND, 5, 0.100097656, 0.696044922, damage_point=0.167), command_card=_ARMY_CARD,
+             army=True, life_regen=_ZERG_REGEN, cost_category="army", tech_requirement=89, cargo_size=1),
     UnitType(9, "Baneling", ZERG, health=30, radius=0.375, speed=2.5, sight=8, attributes=("Biological",),
              mineral_cost=50, vespene_cost=25, food_required=0.5, build_time=320,
-             command_card=_ARMY_CARD + (42,), army=True, tech_requirement=96, cargo_size=2),
+             burst=Burst(20, 2.2, 0.25, bonus=(("Light", 15),), structure_damage=80),
+             command_card=_ARMY_CARD + (42,), army=True, life_regen=_ZERG_REGEN, cost_category="army",
+             tech_requirement=96, cargo_size=2),
     UnitType(110, "Roach", ZERG, health=145, armor=1, radius=0.5, speed=2.25, sight=9,
              attributes=("Armored", "Biological"), mineral_cost=75, vespene_cost=25, food_required=2,
-             build_time=432, weapon=Weapon(GROUND, 16, 4, 2.0), command_card=_ARMY_CARD, army=True,
+             build_time=432, weapon=Weapon(GROUND, 16, 4, 2.0, damage_point=0.167, projectile_speed=18.75),
+             command_card=_ARMY_CARD, army=True, life_regen=_ZERG_REGEN, cost_category="army",
              tech_requirement=97, cargo_size=2),
     UnitType(18, "CommandCenter", TERRAN, health=1500, armor=1, radius=2.75, sight=11,
              attributes=("Armored", "Mechanical", "Structure"), mineral_cost=400, food_provided=15,
-             build_time=1600, build_ability=318, command_card=(524, 203, 308), structure=True),
+             build_time=1600, build_ability=318, command_card=(524, 203, 308), structure=True, dropoff=True,
+             queue_size=5, footprint=(5, 5), cost_category="economy"),
     UnitType(19, "SupplyDepot", TERRAN, health=400, armor=1, radius=1.25, sight=9,
              attributes=("Armored", "Mechanical", "Structure"), mineral_cost=100, food_provided=8,
-             build_time=480, build_ability=319, command_card=(556,), structure=True),
+             build_time=480, build_ability=319, command_card=(556,), structure=True, footprint=(2, 2),
+             cost_category="economy"),
     UnitType(47, "SupplyDepotLowered", TERRAN, health=400, armor=1, radius=1.25, sight=9,
              attributes=("Armored", "Mechanical", "Structure"), mineral_cost=100, food_provided=8,
-             build_ability=556, command_card=(558,), structure=True, collides=False),
+             build_ability=556, command_card=(558,), structure=True, collides=False, footprint=(2, 2),
+             cost_category="economy"),
     UnitType(21, "Barracks", TERRAN, health=1000, armor=1, radius=1.8125, sight=9,
              attributes=("Armored", "Mechanical", "Structure"), mineral_cost=150, build_time=1040,
-             build_ability=321, command_card=(560, 195, 306), structure=True, tech_requirement=19),
+             build_ability=321, command_card=(560, 195, 306), structure=True, queue_size=5, footprint=(3, 3),
+             cost_category="technology", tech_requirement=19),
+    UnitType(22, "EngineeringBay", TERRAN, health=850, armor=1, radius=1.8125, sight=9,
+             attributes=("Armored", "Mechanical", "Structure"), mineral_cost=125, build_time=560,
+             build_ability=322, structure=True, footprint=(3, 3), cost_category="technology",
+             tech_requirement=18),
     UnitType(20, "Refinery", TERRAN, health=500, armor=1, radius=1.6875, sight=9,
              attributes=("Armored", "Mechanical", "Structure"), mineral_cost=75, build_time=480,
-             build_ability=320, structure=True),
+             build_ability=320, structure=True, harvest=_GAS, footprint=(3, 3), cost_category="economy"),
     UnitType(341, "MineralField", armor=10, radius=1.125, attributes=("Structure",), structure=True,
-             invulnerable=True, mineral_contents=1800),
+             invulnerable=True, mineral_contents=1800, harvest=_MINERALS, footprint=(2, 1)),
     UnitType(483, "MineralField750", armor=10, radius=1.125, attributes=("Structure",), structure=True,
-             invulnerable=True, mineral_contents=900),
+             invulnerable=True, mineral_contents=900, harvest=_MINERALS, footprint=(2, 1)),
     UnitType(342, "VespeneGeyser", armor=10, radius=1.5, attributes=("Structure",), structure=True,
-             invulnerable=True, vespene_contents=2250),
+             invulnerable=True, vespene_contents=2250, footprint=(3, 3)),
     UnitType(317, "Beacon_Terran", health=25, radius=1.875, invulnerable=True, selectable=False,
              collides=False),
     # The mineral shard of CollectMineralShards (Liberty campaign data; absent from ladder ResponseData).

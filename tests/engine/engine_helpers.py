@@ -7,6 +7,8 @@ from s2clientprotocol import common_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 RES = 64
+SEVEN_MINI_GAMES = ("MoveToBeacon", "CollectMineralShards", "FindAndDefeatZerglings", "DefeatRoaches",
+                    "DefeatZerglingsAndBanelings", "CollectMineralsAndGas", "BuildMarines")
 
 
 def interface(screen: int = RES, minimap: int = RES, raw: bool = True, width: float = 24,

@@ -12,7 +12,7 @@ import time
 import portpicker
 import pytest
 import websocket
-from engine_helpers import create_request, join_request
+from engine_helpers import SEVEN_MINI_GAMES, create_request, join_request
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 UNKNOWN_SC2_FLAGS = ["-dataVersion", "B89B5D6FA7CBF6452E721311BFBC6CB2", "-eglpath", "libEGL.so", "-verbose",
@@ -178,7 +178,7 @@ def test_make_sc2path_writes_an_install_that_runs_the_engine(tmp_path):
     binary = tmp_path / "Versions" / "Base75689" / "SC2_x64"
     assert str(binary) in done.stdout and os.access(binary, os.X_OK)
     maps = sorted(p.name for p in (tmp_path / "Maps" / "mini_games").iterdir())
-    assert maps == ["CollectMineralShards.SC2Map", "MoveToBeacon.SC2Map"]
+    assert maps == sorted(f"{name}.SC2Map" for name in SEVEN_MINI_GAMES)
     port = portpicker.pick_unused_port()
     proc = subprocess.Popen([str(binary), "-listen", "127.0.0.1", "-port", str(port), *UNKNOWN_SC2_FLAGS])
     try:

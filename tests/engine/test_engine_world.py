@@ -1,60 +1,98 @@
-"""World mechanics: movement at real speeds, order queues, patrol, collision, removal."""
+"""World mechanics: movement at real speeds, acceleration, obstacles, collision, placement, removal."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from sc2env.engine.world import Bounds, Order, World
+from sc2env.engine.world import Bounds, World
 from sc2env.gamedata import unit_type_by_name
 
 MARINE = unit_type_by_name("Marine")
+SCV = unit_type_by_name("SCV")
+CC = unit_type_by_name("CommandCenter")
 
 
-def run(world: World, loops: int) -> None:
-    done = 0
+def run(world: World, loops: int) -> list[int]:
+    """Advance `loops` loops as the game does; returns the tags whose legs ended."""
+    done, arrived = 0, []
     while done < loops:
+        world.prepare()
         k = world.free_loops(loops - done)
-        world.advance(world.trajectory(k), k)
+        tags, _ = world.advance(world.trajectory(k), k)
+        arrived += tags
         done += k
+    return arrived
 
 
 def test_marine_moves_at_its_real_speed_and_stops_at_the_goal():
     w = World(Bounds(0, 0, 64, 64))
     tag = w.spawn(MARINE, 1, 10, 10)
-    w.issue(tag, Order(16, point=(20, 10)), queued=False)
+    w.move_to(w.slot(tag), point=(20, 10))
     run(w, 16)
     assert w.pos[w.slot(tag)] == pytest.approx((12.25, 10))  # 2.25 per game second = 16 loops
-    run(w, 100)
-    assert w.pos[w.slot(tag)] == pytest.approx((20, 10)) and not w.orders[w.slot(tag)] and not w.moving.any()
+    assert run(w, 100) == [tag]
+    assert w.pos[w.slot(tag)] == pytest.approx((20, 10)) and not w.moving.any()
 
 
-def test_queued_orders_run_in_turn_and_patrol_goes_back_and_forth():
+def test_scv_accelerates_to_its_top_speed():
     w = World(Bounds(0, 0, 64, 64))
-    tag = w.spawn(MARINE, 1, 10, 10)
-    w.issue(tag, Order(16, point=(12, 10)), queued=False)
-    w.issue(tag, Order(16, point=(12, 14)), queued=True)
-    assert [o.point for o in w.orders[0]] == [(12, 10), (12, 14)]
-    run(w, 16)  # 15 loops to cover 2 units, then one loop towards the queued point
-    assert w.pos[0] == pytest.approx((12, 10 + 2.25 / 16))
-    w.issue(tag, Order(17, point=(16, 10.25)), queued=False)
-    seen = []
-    for _ in range(120):
-        run(w, 1)
-        seen.append(w.pos[0, 0])
-    assert max(seen) == pytest.approx(16) and min(seen) == pytest.approx(12) and w.orders[0][0].ability_id == 17
+    tag = w.spawn(SCV, 1, 10, 10)
+    w.move_to(w.slot(tag), point=(40, 10))
+    run(w, 18)  # 2.5 units/s^2: 2.8125/s after 18 loops, having covered half of the top-speed distance
+    covered = w.pos[w.slot(tag), 0] - 10
+    top = 2.8125 / 16
+    assert covered == pytest.approx(sum(min(2.5 / 256 * t, top) for t in range(1, 19)))
+    assert w.velocity[w.slot(tag)] == pytest.approx(top)
 
 
 def test_moves_are_clamped_to_the_pathable_area_and_units_do_not_overlap():
     w = World(Bounds(22, 20, 44, 36))
     a = w.spawn(MARINE, 1, 30, 30)
     w.spawn(MARINE, 1, 34, 30)
-    w.issue(a, Order(16, point=(0, 30)), queued=False)
-    assert w.orders[0][0].point == (22.375, 30)
-    w.issue(a, Order(16, point=(34, 30)), queued=False)
-    run(w, 64)
+    w.move_to(0, point=(0, 30))
+    assert tuple(w.goal[0]) == (22.375, 30)
+    w.move_to(0, point=(34, 30))
+    assert run(w, 64) == [a]
     d = np.hypot(*(w.pos[0] - w.pos[1]))
-    assert d >= 0.75 - 1e-9 and not w.moving.any(), "pushed aside, then crowded arrival ends the order"
+    assert d >= 0.75 - 1e-9 and not w.moving.any(), "pushed aside, then crowded arrival ends the leg"
+
+
+def test_units_walk_round_a_structure_instead_of_through_it():
+    w = World(Bounds(0, 0, 64, 64))
+    w.spawn(CC, 1, 30.5, 27.5)
+    tag = w.spawn(MARINE, 1, 36, 27.5)
+    w.move_to(w.slot(tag), point=(24, 27.5))
+    path = []
+    for _ in range(200):
+        run(w, 1)
+        path.append(w.pos[w.slot(tag)].copy())
+        if not w.moving.any():
+            break
+    path = np.array(path)
+    assert w.pos[w.slot(tag)] == pytest.approx((24, 27.5))
+    inside = (np.abs(path[:, 0] - 30.5) < 2.5 + 0.375 - 1e-6) & (np.abs(path[:, 1] - 27.5) < 2.5 + 0.375 - 1e-6)
+    assert not inside.any(), "never inside the 5x5 footprint grown by its radius"
+
+
+def test_following_a_unit_ends_within_reach_of_its_edge():
+    w = World(Bounds(0, 0, 64, 64))
+    a = w.spawn(MARINE, 1, 10, 10)
+    b = w.spawn(CC, 1, 30.5, 10.5)
+    w.move_to(w.slot(a), tag=b, reach=0.1)
+    assert run(w, 300) == [a]
+    assert 30.5 - 2.5 - w.pos[w.slot(a), 0] - 0.375 == pytest.approx(0.1, abs=0.02)
+
+
+def test_free_spot_places_coincident_units_apart():
+    w = World(Bounds(0, 0, 64, 64))
+    tags = []
+    for _ in range(10):
+        x, y = w.free_spot(30, 30, 0.375)
+        tags.append(w.spawn(MARINE, 2, x, y))
+    p = w.pos
+    d = np.hypot(p[:, None, 0] - p[None, :, 0], p[:, None, 1] - p[None, :, 1]) + np.eye(10) * 9
+    assert d.min() >= 0.75 - 1e-9 and np.hypot(*(p - (30, 30)).T).max() < 2.0
 
 
 def test_removing_a_unit_keeps_the_other_rows_consistent():
@@ -63,3 +101,5 @@ def test_removing_a_unit_keeps_the_other_rows_consistent():
     w.remove(tags[3])
     assert w.n == 11 and not w.exists(tags[3])
     assert all(w.tag[w.slot(t)] == t and w.pos[w.slot(t), 0] == x for x, t in enumerate(tags) if x != 3)
+    rows, found = w.rows(np.array(tags))
+    assert found.tolist() == [x != 3 for x in range(12)] and (w.tag[rows[found]] == np.array(tags)[found]).all()

@@ -1,0 +1,336 @@
+"""Weapons: target acquisition, chasing, firing on cooldown, missiles, damage after armor, splash, deaths."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sc2env.engine.orders import ATTACK_MOVE, ATTACK_UNIT, HOLDING, IDLE, PASSIVE
+from sc2env.gamedata import UNIT_TYPES
+
+if TYPE_CHECKING:
+    from sc2env.engine.game import Game
+
+_LEASH = 21.0  # how far an idle unit chases from where it acquired its target (AcquireLeashRadius)
+_CALL_FOR_HELP = 4.0  # idle allies this close to a damaged unit join in
+_RANGE_SLOP = 1.0  # a unit already firing keeps its target until it is this far beyond range
+_MIN_DAMAGE = 0.5
+_RANDOM_DELAY = (-1.0, 2.0)  # loops added to each cooldown (game data RandomDelayMin/Max)
+# While units fight, decisions (targets, chasing, firing) are taken every TICK loops. A weapon that became
+# ready in between fires at the next decision with its cooldown shortened by the wait, so rates of fire stay
+# exact; a shot lands at most TICK - 1 loops late (the game's own random attack delay spans 3 loops).
+TICK = 4
+_SLACK = 1e-6
+_RANGE, _SCAN, _AUTO, _TARGETABLE, _PREFERENCE = range(5)  # columns of Combat._table  # distance tolerance of range checks (float noise of units resting exactly at a range)
+
+
+@dataclass
+class Hit:
+    """Damage on its way: lands at game loop `due` (after the damage point, and a missile's flight)."""
+
+    due: int
+    attacker: int
+    owner: int
+    target: int
+    damage: float
+    bonus: tuple
+
+
+@dataclass
+class Death:
+    """A unit that died this loop, for the map's triggers and the score."""
+
+    tag: int
+    owner: int
+    type_id: int
+    killer_owner: int
+
+
+class Combat:
+    """Fighting in one game. `plan` runs before each batch of loops (targets, chasing, firing) and says how
+    many loops can pass before the next combat decision; `advance` runs after it (cooldowns, regeneration,
+    landing hits, deaths)."""
+
+    def __init__(self, game: Game):
+        self.game = game
+        self.world = game.world
+        self.hits: list[Hit] = []
+        self.deaths: list[Death] = []
+        self._build_tables(UNIT_TYPES.values())
+
+    # ---- queries ------------------------------------------------------------------------------------
+    def attackable(self, i: int, j: int) -> bool:
+        """Whether row i can attack row j at all (explicit Attack orders, including on own units)."""
+        w = self.world
+        t = w.types[j]
+        return (w.types[i].can_attack and not t.invulnerable and t.health > 0 and not w.hidden[j]
+                and i != j)
+
+    # ---- before a batch -----------------------------------------------------------------------------
+    def plan(self, loop: int, limit: int) -> int:
+        w = self.world
+        if self.hits:
+            limit = self._hit_bound(loop, limit)
+        if w.n < 2:
+            return limit
+        owner, mode, hidden = w.owner, w.mode, w.hidden
+        table = self._table[w.type_id]
+        armed = ((mode != PASSIVE) & ~hidden).nonzero()[0]
+        if not len(armed):
+            return limit
+        targets = ((table[:, _TARGETABLE] > 0) & (owner != 0) & ~hidden).nonzero()[0]
+        if not len(targets):
+            return limit
+        hostile = owner[armed][:, None] != owner[targets]
+        engaged = w.engaged[armed]
+        if not hostile.any() and not engaged.any():
+            return limit  # one side only and no explicit attacks: nothing to fight
+        target_tags = w.tag[targets]
+        found = np.minimum(np.searchsorted(target_tags, engaged), len(targets) - 1)
+        current = np.where(target_tags[found] == engaged, found, -1)
+        gap = self._gaps(armed, targets)
+        mode = mode[armed]
+        stats = table[armed]
+        weapon_range = stats[:, _RANGE]
+        holding = mode == HOLDING
+        idle = mode == IDLE
+        scan = np.where(holding, weapon_range, stats[:, _SCAN])
+        acquiring = (mode == ATTACK_MOVE) | holding | (idle & (stats[:, _AUTO] > 0))
+        if idle.any():
+            away = w.pos[armed] - w.leash[armed]
+            current[idle & ((away * away).sum(axis=1) > _LEASH * _LEASH)] = -1
+        index = np.arange(len(armed))
+        current_gap = np.where(current >= 0, gap[index, current], np.inf)
+        in_range = (current_gap <= weapon_range + _SLACK) | (
+            w.firing[armed] & (current_gap <= weapon_range + _RANGE_SLOP))
+        # Re-acquire when there is no target, or the target is out of reach while another is in range.
+        want = acquiring & ((current < 0) | (~in_range & (mode != ATTACK_UNIT)))
+        if want.any():
+            candidates = hostile & (gap <= scan[:, None] + _SLACK)
+            if candidates[want].any():
+                key = np.where(candidates, gap + table[targets, _PREFERENCE], np.inf)
+                best = key.argmin(axis=1)
+                best_gap = gap[index, best]
+                better = want & np.isfinite(key[index, best]) & ((current < 0) | (best_gap <= weapon_range))
+                current = np.where(better, best, current)
+                current_gap = np.where(better, best_gap, current_gap)
+                in_range = np.where(better, best_gap <= weapon_range + _SLACK, in_range)
+        new_engaged = np.where(current >= 0, target_tags[np.maximum(current, 0)], 0)
+        self._apply(armed, engaged, new_engaged, in_range, mode)
+        fighting = new_engaged != 0
+        if fighting.any():
+            limit = min(limit, TICK)
+        quiet = acquiring & ~fighting
+        if limit > 1 and quiet.any():
+            limit = self._approach_bound(limit, armed[quiet], targets, gap[quiet] - scan[quiet][:, None],
+                                         hostile[quiet])
+        return limit
+
+    def _gaps(self, a: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """Edge-to-edge distances (armed x targets); structures are measured to their footprint box."""
+        w = self.world
+        pa, pt = w.pos[a], w.pos[t]
+        dx = np.abs(pa[:, 0, None] - pt[:, 0])
+        dy = np.abs(pa[:, 1, None] - pt[:, 1])
+        gap = np.sqrt(dx * dx + dy * dy) - w.radius[t]
+        boxes = w.obstacle[t]
+        if boxes.any():
+            half = w.half[t]
+            ox = np.maximum(dx - half[:, 0], 0.0)
+            oy = np.maximum(dy - half[:, 1], 0.0)
+            gap = np.where(boxes, np.sqrt(ox * ox + oy * oy), gap)
+        return gap - w.radius[a][:, None]
+
+    def _approach_bound(self, limit: int, quiet, targets, room, hostile) -> int:
+        """Loops before an acquiring unit and an enemy could come within scan range of each other."""
+        w = self.world
+        closing = (w.speed[quiet] * w.moving[quiet])[:, None] + w.speed[targets] * w.moving[targets]
+        pairs = hostile & (closing > 0)
+        if not pairs.any():
+            return limit
+        loops = np.floor((room[pairs] - _SLACK) / closing[pairs]).min()
+        return int(max(1, min(limit, loops)))
+
+    def _apply(self, armed, old, engaged, in_range, mode) -> None:
+        """Commit targets: chase, stop in range, fire; units that lost their target carry on."""
+        w, orders = self.world, self.game.orders
+        w.engaged[armed] = engaged
+        lost = ((old != 0) & (engaged == 0)).nonzero()[0]
+        if len(lost):
+            w.firing[armed[lost]] = False
+            for k in lost.tolist():
+                i = int(armed[k])
+                if mode[k] == ATTACK_UNIT:
+                    orders.complete(i)
+                elif mode[k] != HOLDING:
+                    orders.resume(i)
+        has = engaged != 0
+        if not has.any():
+            return
+        out = has & ~in_range
+        if out.any():
+            holding = mode == HOLDING
+            w.engaged[armed[out & holding]] = 0  # Hold Position never chases
+            for k in (out & ~holding).nonzero()[0].tolist():
+                i = int(armed[k])
+                if w.goal_tag[i] != engaged[k] or not w.moving[i]:
+                    w.firing[i] = False
+                    w.move_to(i, tag=int(engaged[k]), reach=self._reach(i))
+                    if mode[k] == IDLE and old[k] == 0:
+                        w.leash[i] = w.pos[i]
+        inside = has & in_range
+        for i in armed[inside & w.moving[armed]].tolist():
+            w.halt(i)
+        for k in (inside & (w.cooldown[armed] <= 0)).nonzero()[0].tolist():
+            i = int(armed[k])
+            if w.exists(int(engaged[k])):
+                self._fire(i, w.slot(int(engaged[k])), int(min(-w.cooldown[i], TICK - 1)))
+
+    def _reach(self, i: int) -> float:
+        t = self.world.types[i]
+        return t.weapon.range if t.weapon is not None else t.burst.trigger_range
+
+    def _hit_bound(self, loop: int, limit: int) -> int:
+        """Hits land at the end of the batch they fall in, at most a tick late."""
+        if not self.hits:
+            return limit
+        return max(1, min(limit, max(TICK, min(h.due for h in self.hits) - loop)))
+
+    # ---- attacks ------------------------------------------------------------------------------------
+    def _fire(self, i: int, j: int, late: int = 0) -> None:
+        """Row i attacks row j, `late` loops after its weapon was ready."""
+        w, g = self.world, self.game
+        t = w.types[i]
+        tag = int(w.tag[i])
+        if t.burst is not None:
+            self.explode(i)
+            return
+        weapon = t.weapon
+        delay = math.ceil(weapon.damage_point * 16)
+        if weapon.projectile_speed:
+            distance = math.dist(w.pos[i], w.pos[j])
+            delay += math.ceil(distance / (weapon.projectile_speed / 16))
+        self.hits.append(Hit(g.game_loop + max(delay - late, 1), tag, int(w.owner[i]), int(w.tag[j]),
+                             weapon.damage, weapon.bonus))
+        w.cooldown[i] = weapon.cooldown * 16 + g.rng.uniform(*_RANDOM_DELAY) - late
+        w.firing[i] = True
+        step = w.pos[j] - w.pos[i]
+        w.facing[i] = math.atan2(step[1], step[0]) % (2 * math.pi)
+        w.version += 1
+
+    def explode(self, i: int) -> None:
+        """A suicide burst (the Baneling's): splash around row i, then row i dies without kill credit."""
+        w = self.world
+        burst = w.types[i].burst
+        if burst is None or w.health[i] <= 0:
+            return
+        owner = int(w.owner[i])
+        tag = int(w.tag[i])
+        self._splash(i, burst, owner, tag)
+        w.health[i] = 0.0
+        self.deaths.append(Death(tag, owner, int(w.type_id[i]), 0))
+        w.version += 1
+
+    def _splash(self, i: int, burst, owner: int, tag: int) -> None:
+        w = self.world
+        d = np.hypot(*(w.pos - w.pos[i]).T) - w.radius
+        victims = np.flatnonzero((d <= burst.radius) & (w.owner != owner) & (w.owner != 0) & ~w.hidden
+                                 & (w.health > 0) & (w.health_max > 0))
+        for j in victims.tolist():
+            t = w.types[j]
+            if t.invulnerable:
+                continue
+            if t.structure:
+                self._damage(j, burst.structure_damage, tag, owner, armor=False)
+            else:
+                self._damage(j, burst.damage + self._bonus(burst.bonus, t), tag, owner)
+
+    @staticmethod
+    def _bonus(bonus: tuple, t) -> float:
+        return sum(extra for attribute, extra in bonus if attribute in t.attributes)
+
+    def _damage(self, j: int, amount: float, attacker: int, owner: int, armor: bool = True) -> None:
+        w, stats = self.world, self.game.stats
+        t = w.types[j]
+        dealt = max(_MIN_DAMAGE, amount - (t.armor if armor else 0.0))
+        dealt = min(dealt, float(w.health[j]))
+        w.health[j] -= dealt
+        stats(owner).damage_dealt += dealt
+        stats(int(w.owner[j])).damage_taken += dealt
+        w.version += 1
+        if w.health[j] <= 0:
+            if int(w.tag[j]) not in {d.tag for d in self.deaths}:
+                self.deaths.append(Death(int(w.tag[j]), int(w.owner[j]), int(w.type_id[j]), owner))
+            return
+        self._respond(j, attacker)
+
+    def _respond(self, j: int, attacker: int) -> None:
+        """A damaged unit with nothing to do fights back, and calls idle allies nearby to help."""
+        w = self.world
+        if not w.exists(attacker):
+            return
+        a = w.slot(attacker)
+        near = np.flatnonzero((np.hypot(*(w.pos - w.pos[j]).T) <= _CALL_FOR_HELP) & (w.owner == w.owner[j]))
+        for k in near.tolist():
+            mode = w.mode[k]
+            if (mode == IDLE or mode == ATTACK_MOVE) and not w.engaged[k] and self.attackable(k, a) \
+                    and w.owner[k] != w.owner[a]:
+                w.engaged[k] = attacker
+                w.leash[k] = w.pos[k]
+
+    # ---- after a batch ------------------------------------------------------------------------------
+    def advance(self, t: int, loop: int) -> None:
+        """Time passes: cooldowns run down, Zerg regenerate, hits that are due land."""
+        w = self.world
+        if not w.n:
+            return
+        np.subtract(w.cooldown, t, out=w.cooldown)
+        np.maximum(w.cooldown, -TICK, out=w.cooldown)  # how long a weapon has been ready, up to a tick
+        if w.regen.any():
+            hurt = (w.health < w.health_max) & (w.health > 0) & (w.regen > 0)
+            if hurt.any():
+                w.health[hurt] = np.minimum(w.health[hurt] + w.regen[hurt] * t, w.health_max[hurt])
+                w.version += 1
+        if self.hits:
+            due = [h for h in self.hits if h.due <= loop]
+            self.hits = [h for h in self.hits if h.due > loop]
+            for hit in due:
+                if w.exists(hit.target) and w.health[w.slot(hit.target)] > 0:
+                    j = w.slot(hit.target)
+                    self._damage(j, hit.damage + self._bonus(hit.bonus, w.types[j]), hit.attacker, hit.owner)
+
+    def take_deaths(self) -> list[Death]:
+        """Remove the units that died (a Baneling killed by damage bursts first) and return the deaths."""
+        w = self.world
+        out: list[Death] = []
+        while self.deaths:
+            death = self.deaths.pop(0)
+            if not w.exists(death.tag):
+                continue
+            i = w.slot(death.tag)
+            t = w.types[i]
+            if t.burst is not None and death.killer_owner:
+                self._splash(i, t.burst, death.owner, death.tag)
+            out.append(death)
+            self.game.remove_unit(death.tag)
+        return out
+
+    def cancel_missiles(self) -> None:
+        self.hits = []
+
+    # ---- per-type lookup tables ---------------------------------------------------------------------
+    def _build_tables(self, unit_types) -> None:
+        """Per unit type id: weapon range, scan range, auto-acquire, targetable, target preference."""
+        size = max(t.unit_id for t in unit_types) + 1
+        self._table = np.zeros((size, 5))
+        for t in unit_types:
+            row = self._table[t.unit_id]
+            row[_RANGE] = t.weapon.range if t.weapon is not None else (t.burst.trigger_range if t.burst else 0)
+            row[_SCAN] = t.scan_range
+            row[_AUTO] = t.auto_acquire and t.can_attack
+            row[_TARGETABLE] = not t.invulnerable and t.health > 0
+            # Lower is preferred: threats first, then AttackTargetPriority (units 20, structures 11).
+            row[_PREFERENCE] = (0 if t.can_attack else 1000) + (20 - (11 if t.structure else 20)) * 100

@@ -1,0 +1,320 @@
+"""Unit commands: what each ability makes a unit do, which abilities a unit offers now, and Smart (right-click)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from s2clientprotocol import error_pb2
+
+from sc2env.gamedata import ABILITIES, Target, specific_ability, unit_type_by_name
+
+if TYPE_CHECKING:
+    from sc2env.engine.game import Game
+
+SUCCESS, ERROR = error_pb2.Success, error_pb2.Error
+CANT_TARGET = error_pb2.CantTargetThatUnit
+SMART, STOP, MOVE, PATROL, HOLD, ATTACK = 1, 4, 16, 17, 18, 23
+GATHER, RETURN, REPAIR, CANCEL_BUILD, HALT, EXPLODE = 295, 296, 316, 314, 315, 42
+RALLY_BUILDING, RALLY_WORKERS = 195, 203
+CANCEL_LAST = (306, 308)
+LOWER, RAISE = 556, 558
+_MORPHS = {LOWER: "SupplyDepotLowered", RAISE: "SupplyDepot"}
+_MOVEMENT = (MOVE, PATROL, ATTACK)
+# Combat modes (World.mode): what the current order lets a unit's weapon do.
+PASSIVE, IDLE, ATTACK_MOVE, ATTACK_UNIT, HOLDING = 0, 1, 2, 3, 4
+_FOLLOW_REACH = 0.5
+
+
+@dataclass
+class Order:
+    """One queued command: a specific ability id with a point or unit target (`origin` is a patrol's start).
+
+    Training queues are orders of the producing structure: one per queued unit, the first `started` once
+    supply allowed it, `progress` in 0..1.
+    """
+
+    ability_id: int
+    point: tuple[float, float] | None = None
+    target_tag: int = 0
+    origin: tuple[float, float] | None = None
+    progress: float = 0.0
+    started: bool = False
+
+
+class Orders:
+    """Issues, starts and finishes unit orders of one game, and lists the abilities units can use now."""
+
+    def __init__(self, game: Game):
+        self.game = game
+        self.world = game.world
+        overrides = game.definition.command_cards
+        self._overrides = {unit_type_by_name(name).unit_id: tuple(card) for name, card in overrides.items()}
+        self.rally: dict[int, Order] = {}
+
+    # ---- command cards ------------------------------------------------------------------------------
+    def card(self, i: int) -> tuple[int, ...]:
+        """The abilities on row i's command card (the map may restrict it), before state checks."""
+        t = self.world.types[i]
+        card = t.command_card
+        restricted = self._overrides.get(t.unit_id)
+        return card if restricted is None else tuple(a for a in card if a in restricted)
+
+    def available(self, i: int) -> list[int]:
+        """The abilities row i offers now: card buttons whose costs, supply, tech and state allow them."""
+        w = self.world
+        if w.build_progress[i] < 1:
+            return [CANCEL_BUILD] if w.types[i].structure and w.owner[i] else []
+        return [a for a in self.card(i) if self.check(i, a) == SUCCESS]
+
+    def check(self, i: int, ability: int) -> int:
+        """Whether row i may use `ability` now regardless of target: SUCCESS or the game's error."""
+        w, g = self.world, self.game
+        if ability == RETURN:
+            return SUCCESS if w.cargo[i] > 0 else ERROR
+        if ability == HALT:
+            return SUCCESS if g.building.constructing(i) else ERROR
+        if ability in CANCEL_LAST:
+            return SUCCESS if w.orders[i] else ERROR
+        if ABILITIES[ability].building:
+            return g.building.can_afford(int(w.owner[i]), ability)
+        if ability in g.production.trains:
+            return g.production.can_queue(i, ability)
+        return SUCCESS
+
+    # ---- issuing ------------------------------------------------------------------------------------
+    def command(self, tags, ability_id: int, point, target: int | None, queued: bool) -> int:
+        """Order every unit of `tags` that has `ability_id` (general or specific id) on its card.
+
+        Building and training go to one unit of the selection (the nearest worker, the shortest queue).
+        Returns SUCCESS if any unit took the order, else the first error.
+        """
+        w = self.world
+        casters = []
+        for tag in tags:
+            i = w.slot(tag)
+            card = self.card(i)
+            if w.build_progress[i] < 1:
+                card = (CANCEL_BUILD,) if w.types[i].structure else ()
+            specific = specific_ability(ability_id, card) if ability_id != SMART or card else None
+            if specific is not None:
+                casters.append((tag, specific))
+        if not casters:
+            return ERROR
+        specific = casters[0][1]
+        if ABILITIES[specific].building and len(casters) > 1:
+            casters = [self._nearest_builder(casters, point, target)]
+        elif specific in self.game.production.trains:
+            casters = [min(casters, key=lambda c: len(w.orders[w.slot(c[0])]))]
+        results = [self.issue(w.slot(tag), specific, point, target, queued) for tag, specific in casters]
+        return SUCCESS if SUCCESS in results else results[0]
+
+    def _nearest_builder(self, casters, point, target):
+        w = self.world
+        spot = point if point is not None else tuple(w.pos[w.slot(target)]) if target else None
+        if spot is None:
+            return casters[0]
+        free = [c for c in casters if not self.game.building.constructing(w.slot(c[0]))] or casters
+        return min(free, key=lambda c: float(((w.pos[w.slot(c[0])] - spot) ** 2).sum()))
+
+    def issue(self, i: int, ability: int, point, target: int | None, queued: bool) -> int:
+        """Give row i the (specific) `ability` with a point and/or unit target; returns the ActionResult."""
+        g, w = self.game, self.world
+        if ability == SMART:
+            ability, point, target = self._smart(i, point, target)
+            if ability == ERROR:
+                return ERROR
+        info = ABILITIES[ability]
+        if target is not None and (not w.exists(target) or w.hidden[w.slot(target)]):
+            return CANT_TARGET
+        resume = info.building and target is not None and self._unfinished(i, w.slot(target))
+        allowed = SUCCESS if resume else self.check(i, ability)  # resuming a structure costs nothing
+        if allowed != SUCCESS:
+            return allowed
+        if info.target is not Target.NONE and point is None and target is None:
+            return ERROR
+        if ability == STOP or ability == HOLD:
+            self.clear(i)
+            if ability == HOLD and w.speed[i] > 0:
+                w.holding[i] = True
+                w.mode[i] = HOLDING if w.types[i].can_attack else PASSIVE
+            return SUCCESS
+        if ability in (RALLY_BUILDING, RALLY_WORKERS):
+            self.rally[int(w.tag[i])] = Order(ability, point=None if target else point, target_tag=target or 0)
+            return SUCCESS
+        if ability in g.production.trains:
+            return g.production.queue(i, ability)
+        if ability in CANCEL_LAST:
+            return g.production.cancel(i, len(w.orders[i]) - 1)
+        if ability == CANCEL_BUILD:
+            return g.building.cancel(i)
+        if ability == HALT:
+            g.building.halt(i)
+            return SUCCESS
+        if ability in _MORPHS:
+            w.set_type(int(w.tag[i]), unit_type_by_name(_MORPHS[ability]))
+            return SUCCESS
+        if ability == EXPLODE:
+            g.combat.explode(i)
+            return SUCCESS
+        order = self._make(i, ability, point, target)
+        if isinstance(order, int):
+            return order
+        self.give(i, order, queued)
+        return SUCCESS
+
+    def _make(self, i: int, ability: int, point, target: int | None) -> Order | int:
+        """The order for a targeted ability after checking its target, or the game's error."""
+        g, w = self.game, self.world
+        if ability == ATTACK and target is not None and not g.combat.attackable(i, w.slot(target)):
+            target, point = None, tuple(w.pos[w.slot(target)])  # not a valid target: attack-move there
+        if ability in (GATHER, RETURN, REPAIR):
+            return g.economy.order(i, ability, target)
+        if ABILITIES[ability].building:
+            return g.building.order(i, ability, point, target)
+        if target is not None and target != int(w.tag[i]):
+            return Order(ability, target_tag=target)
+        if point is None:
+            return CANT_TARGET
+        point = w.pathable.clamp(*point, margin=float(w.radius[i]))
+        origin = (float(w.pos[i, 0]), float(w.pos[i, 1])) if ability == PATROL else None
+        return Order(ability, point=point, origin=origin)
+
+    def give(self, i: int, order: Order, queued: bool = False) -> None:
+        """Replace row i's orders with `order`, or append it with `queued` (shift)."""
+        if queued and self.world.orders[i]:
+            self.world.orders[i].append(order)
+        else:
+            self.clear(i)
+            self.world.orders[i] = [order]
+            self.start(i)
+        self.world.version += 1
+
+    def _unfinished(self, i: int, j: int) -> bool:
+        w = self.world
+        return bool(w.types[j].structure and w.build_progress[j] < 1 and w.owner[j] == w.owner[i])
+
+    def _smart(self, i: int, point, target: int | None):
+        """What a right-click means for row i: (ability, point, target), or (ERROR, ...) if nothing."""
+        w = self.world
+        card = self.card(i)
+        me = w.types[i]
+        if me.structure:
+            rally = next((a for a in me.command_card if a in (RALLY_BUILDING, RALLY_WORKERS)), None)
+            return (rally, point, target) if rally is not None and w.build_progress[i] >= 1 else (ERROR, None, None)
+        if target is not None and target != int(w.tag[i]):
+            j = w.slot(target)
+            other, owner = w.types[j], int(w.owner[j])
+            mine = owner == int(w.owner[i])
+            if owner not in (0, int(w.owner[i])) and me.can_attack and self.game.combat.attackable(i, j):
+                return ATTACK, None, target
+            if me.worker:
+                if other.harvest is not None and (other.harvest.kind == "minerals" or mine):
+                    return GATHER, None, target
+                if other.dropoff and mine and w.cargo[i] > 0 and w.build_progress[j] >= 1:
+                    return RETURN, None, target
+                if self._unfinished(i, j) and other.build_ability in card:
+                    return other.build_ability, None, target
+            return MOVE, None, target
+        if point is None or w.speed[i] <= 0 and not card:
+            return ERROR, None, None
+        return MOVE, point, None
+
+    # ---- lifecycle of orders ------------------------------------------------------------------------
+    def clear(self, i: int) -> None:
+        """Drop all of row i's orders and what they were doing (harvesting, constructing, fighting)."""
+        g, w = self.game, self.world
+        if w.types[i].structure:
+            return
+        g.economy.interrupt(i)
+        g.building.halt(i)
+        w.orders[i] = []
+        w.holding[i] = False
+        w.engaged[i] = 0
+        w.halt(i)
+        w.mode[i] = IDLE if w.types[i].can_attack else PASSIVE
+        w.leash[i] = w.pos[i]
+
+    def start(self, i: int) -> None:
+        """Begin row i's first order (or make it idle)."""
+        g, w = self.game, self.world
+        while w.orders[i]:
+            order = w.orders[i][0]
+            ability = order.ability_id
+            w.holding[i] = False
+            w.engaged[i] = 0
+            if ability == ATTACK:
+                w.mode[i] = ATTACK_UNIT if order.target_tag else ATTACK_MOVE
+                if order.target_tag:
+                    if not w.exists(order.target_tag):
+                        w.orders[i].pop(0)
+                        continue
+                    w.engaged[i] = order.target_tag
+                    w.leash[i] = w.pos[i]
+                    return
+            elif ability == PATROL:
+                w.mode[i] = ATTACK_MOVE
+            else:
+                w.mode[i] = PASSIVE
+            if ability in _MOVEMENT:
+                if order.target_tag:
+                    if not w.exists(order.target_tag):
+                        w.orders[i].pop(0)
+                        continue
+                    w.move_to(i, tag=order.target_tag, reach=_FOLLOW_REACH)
+                else:
+                    w.move_to(i, point=order.point)
+                return
+            if ability in (GATHER, RETURN, REPAIR):
+                if g.economy.start(i, order):
+                    return
+            elif ABILITIES[ability].building and g.building.start(i, order):
+                return
+            w.orders[i].pop(0)
+        w.mode[i] = IDLE if w.types[i].can_attack else PASSIVE
+        w.leash[i] = w.pos[i]
+        w.halt(i)
+
+    def complete(self, i: int) -> None:
+        """Row i finished its first order: start the next one."""
+        w = self.world
+        if w.orders[i]:
+            w.orders[i].pop(0)
+        self.start(i)
+        w.version += 1
+
+    def resume(self, i: int) -> None:
+        """Row i stopped fighting: carry on with its order (walk on to an attack-move point)."""
+        w = self.world
+        w.engaged[i] = 0
+        if w.orders[i] and w.orders[i][0].ability_id in _MOVEMENT and not w.orders[i][0].target_tag:
+            w.move_to(i, point=w.orders[i][0].point)
+        elif not w.orders[i]:
+            w.halt(i)
+        elif w.orders[i][0].ability_id == ATTACK:
+            self.complete(i)
+
+    def arrived(self, tags: list[int], late: list[int]) -> None:
+        """Units whose movement leg ended (`late` loops before now): advance what their order does next."""
+        g, w = self.game, self.world
+        for tag, loops in zip(tags, late):
+            if not w.exists(tag):
+                continue
+            i = w.slot(tag)
+            if w.engaged[i] or not w.orders[i]:
+                continue  # chasing a target (combat decides), or an idle unit pushed about
+            order = w.orders[i][0]
+            ability = order.ability_id
+            if ability == PATROL and order.point is not None and order.origin is not None:
+                order.point, order.origin = order.origin, order.point
+                w.move_to(i, point=order.point)
+            elif ability in _MOVEMENT:
+                self.complete(i)
+            elif ability in (GATHER, RETURN, REPAIR):
+                g.economy.arrived(i, loops)
+            elif ABILITIES[ability].building:
+                g.building.arrived(i)
+
+    def forget(self, tag: int) -> None:
+        self.rally.pop(tag, None)
+
