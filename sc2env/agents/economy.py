@@ -47,6 +47,7 @@ class Economy(Agent):
 
     env_kwargs = {"use_feature_units": True}
     plan = EconomyPlan()
+    _camera_width = 24.0  # world units across the screen: the env's camera_width, read in setup()
 
     def setup(self, env: SC2Env) -> None:
         self._camera_width = float(env.config.camera_width)
@@ -58,7 +59,6 @@ class Economy(Agent):
         self._failed: list[tuple[float, float, float]] = []
         self._step = 0
         self._rally_set = False
-        self._next_barracks = 0
 
     # --- the policy ------------------------------------------------------------------------------------
 
@@ -242,9 +242,6 @@ class Economy(Agent):
     @staticmethod
     def _own(obs: Observation, kind: int) -> np.ndarray:
         return units(obs, Alliance.SELF, kind)
-
-    def _under_construction(self, obs: Observation, kind: int) -> bool:
-        return bool((self._own(obs, kind).build_progress < 100).any())
 
     @staticmethod
     def _selected(obs: Observation, kind: int) -> bool:
