@@ -17,61 +17,9 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
-
-import gymnasium as gym
-import numpy as np
 
 import sc2env  # noqa: F401  (registers the ids)
-from sc2env.interface import FUNCTIONS
-
-KWARGS = dict(engine="builtin", screen_size=64, minimap_size=64, step_mul=8)
-
-
-def _calls(rng: np.random.Generator, n: int):
-    points = rng.integers(0, 64, size=(n, 2))
-    return [FUNCTIONS.Move_screen("now", (int(x), int(y))) for x, y in points]
-
-
-def time_single(steps: int) -> float:
-    env = gym.make("sc2env/MoveToBeacon-v0", **KWARGS).unwrapped
-    rng = np.random.default_rng(0)
-    moves = [env.function_call_to_action(c) for c in _calls(rng, steps)]
-    select = env.function_call_to_action(FUNCTIONS.select_army("select"))
-    try:
-        env.reset(seed=0)
-        env.step(select)
-        start = time.perf_counter()
-        for action in moves:
-            _, _, terminated, truncated, _ = env.step(action)
-            if terminated or truncated:
-                env.reset()
-                env.step(select)
-        return steps / (time.perf_counter() - start)
-    finally:
-        env.close()
-
-
-def time_vector(num_envs: int, steps: int) -> float:
-    envs = gym.make_vec("sc2env/MoveToBeacon-v0", num_envs=num_envs, vectorization_mode="vector_entry_point",
-                        **KWARGS)
-    single = envs.envs[0]
-    rng = np.random.default_rng(0)
-    rounds = max(1, steps // num_envs)
-    moves = [np.stack([single.function_call_to_action(c) for c in _calls(rng, num_envs)]) for _ in range(rounds)]
-    select = np.stack([single.function_call_to_action(FUNCTIONS.select_army("select"))] * num_envs)
-    try:
-        envs.reset(seed=0)
-        envs.step(select)
-        start = time.perf_counter()
-        for i, actions in enumerate(moves):
-            if i % 200 == 0:  # re-select now and then: autoreset episodes start with nothing selected
-                actions = select
-            envs.step(actions)
-        return rounds * num_envs / (time.perf_counter() - start)
-    finally:
-        envs.close()
-
+from sc2env.env.speed import env_steps_per_second, vector_steps_per_second
 
 PYSC2_LOOP = r"""
 import sys, time
@@ -122,10 +70,10 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     args = parser.parse_args(argv)
 
     results: dict[str, float] = {}
-    results["one env"] = time_single(args.steps)
+    results["one env"] = env_steps_per_second(args.steps)
     print(f"one SC2Env:              {results['one env']:8.0f} steps/s", flush=True)
     for n in args.vector:
-        results[f"vector x{n}"] = time_vector(n, args.steps)
+        results[f"vector x{n}"] = vector_steps_per_second(n, args.steps)
         print(f"SC2VectorEnv, {n} games:   {results[f'vector x{n}']:8.0f} steps/s  "
               f"({results[f'vector x{n}'] / results['one env']:.2f}x one env)", flush=True)
     if not args.no_pysc2:

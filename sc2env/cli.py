@@ -336,29 +336,10 @@ def _check_video():
 
 
 def cmd_bench(values: flags.FlagValues) -> int:
-    import gymnasium as gym
-    import numpy as np
-
-    from sc2env.interface import FUNCTIONS
+    from sc2env.env.speed import env_steps_per_second
 
     steps = values.steps
-    env = gym.make("sc2env/MoveToBeacon-v0", engine="builtin", screen_size=64, minimap_size=64, step_mul=8).unwrapped
-    try:
-        rng = np.random.default_rng(0)
-        moves = [env.function_call_to_action(FUNCTIONS.Move_screen("now", tuple(p)))
-                 for p in rng.integers(0, 64, (steps, 2))]
-        select = env.function_call_to_action(FUNCTIONS.select_army("select"))
-        env.reset(seed=0)
-        env.step(select)
-        start = time.perf_counter()
-        for action in moves:
-            _, _, terminated, truncated, _ = env.step(action)
-            if terminated or truncated:
-                env.reset()
-                env.step(select)
-        rate = steps / (time.perf_counter() - start)
-    finally:
-        env.close()
+    rate = env_steps_per_second(steps)
     print(f"one SC2Env, built-in engine, MoveToBeacon 64x64, step_mul 8: {rate:,.0f} env steps/s "
           f"({steps} steps, {os.cpu_count()} cores)")
     print("The full benchmark (vector envs, PySC2 comparison): python benchmarks/env_steps.py")

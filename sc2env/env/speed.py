@@ -1,0 +1,63 @@
+"""The headline speed measurement: env steps per second, one env or a vector env, on the built-in engine.
+
+The loop is the same everywhere: select the army once, then a Move_screen to a random point every step
+(MoveToBeacon, 64×64 screen and minimap, every feature layer, step_mul 8). Used by `sc2env bench` and
+benchmarks/env_steps.py.
+"""
+
+from __future__ import annotations
+
+import time
+
+import gymnasium as gym
+import numpy as np
+
+from sc2env.interface import FUNCTIONS
+
+BENCH_KWARGS = {"engine": "builtin", "screen_size": 64, "minimap_size": 64, "step_mul": 8}
+RESELECT_EVERY = 200
+"""Steps between select_army calls in the vector loop: episodes that autoreset start with nothing selected."""
+
+
+def _moves(env, rng: np.random.Generator, n: int) -> list[np.ndarray]:
+    return [env.function_call_to_action(FUNCTIONS.Move_screen("now", (int(x), int(y))))
+            for x, y in rng.integers(0, 64, size=(n, 2))]
+
+
+def env_steps_per_second(steps: int = 2000, map_name: str = "MoveToBeacon", **kwargs) -> float:
+    """Steps per second of one SC2Env (timed after the game has started)."""
+    env = gym.make(f"sc2env/{map_name}-v0", **(BENCH_KWARGS | kwargs)).unwrapped
+    try:
+        moves = _moves(env, np.random.default_rng(0), steps)
+        select = env.function_call_to_action(FUNCTIONS.select_army("select"))
+        env.reset(seed=0)
+        env.step(select)
+        start = time.perf_counter()
+        for action in moves:
+            _, _, terminated, truncated, _ = env.step(action)
+            if terminated or truncated:
+                env.reset()
+                env.step(select)
+        return steps / (time.perf_counter() - start)
+    finally:
+        env.close()
+
+
+def vector_steps_per_second(num_envs: int, steps: int = 2000, map_name: str = "MoveToBeacon", **kwargs) -> float:
+    """Sub-env steps per second of an SC2VectorEnv with `num_envs` games (about `steps` in all)."""
+    envs = gym.make_vec(f"sc2env/{map_name}-v0", num_envs=num_envs, vectorization_mode="vector_entry_point",
+                        **(BENCH_KWARGS | kwargs))
+    try:
+        rounds = max(1, steps // num_envs)
+        rng = np.random.default_rng(0)
+        single = envs.envs[0]
+        moves = [np.stack(_moves(single, rng, num_envs)) for _ in range(rounds)]
+        select = np.stack([single.function_call_to_action(FUNCTIONS.select_army("select"))] * num_envs)
+        envs.reset(seed=0)
+        envs.step(select)
+        start = time.perf_counter()
+        for i, actions in enumerate(moves):
+            envs.step(select if i % RESELECT_EVERY == 0 else actions)
+        return rounds * num_envs / (time.perf_counter() - start)
+    finally:
+        envs.close()
