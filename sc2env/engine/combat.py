@@ -152,7 +152,8 @@ class Combat:
         if not pairs.any():
             return limit
         loops = np.floor((room[pairs] - _SLACK) / closing[pairs]).min()
-        return int(max(1, min(limit, loops)))
+        # Acquiring is a combat decision too: it may come up to a tick late.
+        return int(max(1, min(limit, max(loops, TICK))))
 
     def _apply(self, armed, old, engaged, in_range, mode) -> None:
         """Commit targets: chase, stop in range, fire; units that lost their target carry on."""
@@ -187,7 +188,7 @@ class Combat:
         for k in (inside & (w.cooldown[armed] <= 0)).nonzero()[0].tolist():
             i = int(armed[k])
             if w.exists(int(engaged[k])):
-                self._fire(i, w.slot(int(engaged[k])), int(min(-w.cooldown[i], TICK - 1)))
+                self._fire(i, w.slot(int(engaged[k])), float(min(-w.cooldown[i], TICK - 1)))
 
     def _reach(self, i: int) -> float:
         t = self.world.types[i]
@@ -200,7 +201,7 @@ class Combat:
         return max(1, min(limit, max(TICK, min(h.due for h in self.hits) - loop)))
 
     # ---- attacks ------------------------------------------------------------------------------------
-    def _fire(self, i: int, j: int, late: int = 0) -> None:
+    def _fire(self, i: int, j: int, late: float = 0.0) -> None:
         """Row i attacks row j, `late` loops after its weapon was ready."""
         w, g = self.world, self.game
         t = w.types[i]
@@ -213,7 +214,7 @@ class Combat:
         if weapon.projectile_speed:
             distance = math.dist(w.pos[i], w.pos[j])
             delay += math.ceil(distance / (weapon.projectile_speed / 16))
-        self.hits.append(Hit(g.game_loop + max(delay - late, 1), tag, int(w.owner[i]), int(w.tag[j]),
+        self.hits.append(Hit(g.game_loop + max(delay - int(late), 1), tag, int(w.owner[i]), int(w.tag[j]),
                              weapon.damage, weapon.bonus))
         w.cooldown[i] = weapon.cooldown * 16 + g.rng.uniform(*_RANDOM_DELAY) - late
         w.firing[i] = True

@@ -104,14 +104,11 @@ class Economy:
 
     # ---- the cycle ----------------------------------------------------------------------------------
     # Harvesting workers are ghosts: their leg ends and timers don't cut the world's batches. Each event is
-    # handled at the batch's end, `late` loops after it happened, and the worker catches up on those loops.
+    # handled at the batch's end, `late` loops after it happened; the worker makes up for those loops by
+    # travelling further in the next batch (World.owe) or harvesting for less long.
     def _move(self, i: int, tag: int, late: int) -> None:
-        w = self.world
-        w.move_to(i, tag=tag, reach=_CONTACT)
-        if late > 0:
-            rest = w.catch_up(i, late)
-            if rest is not None:
-                self.arrived(i, rest)
+        self.world.move_to(i, tag=tag, reach=_CONTACT)
+        self.world.owe(i, late)
 
     def _to_resource(self, i: int, order: Order, resource: int, late: int = 0) -> bool:
         w = self.world

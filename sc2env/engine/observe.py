@@ -109,7 +109,9 @@ def _abilities(game: Game, o: sc_pb.Observation) -> None:
         if w.owner[i] != game.player.player_id:
             continue
         # Units of a type in the same state offer the same buttons: ask once per state.
-        state = (int(w.type_id[i]), bool(w.cargo[i]), int(w.phase[i]), len(w.orders[i]), w.build_progress[i] >= 1)
+        producer = bool(w.types[i].queue_size)
+        state = (int(w.type_id[i]), bool(w.cargo[i]), game.building.constructing(i),
+                 len(w.orders[i]) if producer else 0, w.build_progress[i] >= 1)
         if state in done:
             continue
         done.add(state)

@@ -51,6 +51,7 @@ class Orders:
         overrides = game.definition.command_cards
         self._overrides = {unit_type_by_name(name).unit_id: tuple(card) for name, card in overrides.items()}
         self.rally: dict[int, Order] = {}
+        self._afford: dict[tuple, int] = {}
 
     # ---- command cards ------------------------------------------------------------------------------
     def card(self, i: int) -> tuple[int, ...]:
@@ -70,14 +71,20 @@ class Orders:
     def check(self, i: int, ability: int) -> int:
         """Whether row i may use `ability` now regardless of target: SUCCESS or the game's error."""
         w, g = self.world, self.game
+        if ABILITIES[ability].building:  # depends on the player only: asked once per state of the game
+            key = (w.version, g.player.minerals, g.player.vespene, int(w.owner[i]), ability)
+            cached = self._afford.get(key)
+            if cached is None:
+                if len(self._afford) > 64:
+                    self._afford.clear()
+                cached = self._afford[key] = g.building.can_afford(int(w.owner[i]), ability)
+            return cached
         if ability == RETURN:
             return SUCCESS if w.cargo[i] > 0 else ERROR
         if ability == HALT:
             return SUCCESS if g.building.constructing(i) else ERROR
         if ability in CANCEL_LAST:
             return SUCCESS if w.orders[i] else ERROR
-        if ABILITIES[ability].building:
-            return g.building.can_afford(int(w.owner[i]), ability)
         if ability in g.production.trains:
             return g.production.can_queue(i, ability)
         return SUCCESS

@@ -36,15 +36,18 @@ class Stats:
     total_used_minerals: dict = field(default_factory=_by_category)
     total_used_vespene: dict = field(default_factory=_by_category)
     income: deque = field(default_factory=deque)  # (loop, kind, amount) of recent drop-offs
+    recent: dict = field(default_factory=lambda: {"minerals": 0.0, "vespene": 0.0})  # their sums by kind
 
     def record_income(self, loop: int, kind: str, amount: int) -> None:
         self.income.append((loop, kind, amount))
+        self.recent[kind] += amount
 
     def collection_rate(self, loop: int, kind: str) -> float:
         """Income of `kind` over the last real (Faster) minute, as the game's smoothed rate estimates it."""
         while self.income and self.income[0][0] <= loop - _RATE_WINDOW:
-            self.income.popleft()
-        return float(sum(amount for _, k, amount in self.income if k == kind))
+            _, old_kind, amount = self.income.popleft()
+            self.recent[old_kind] -= amount
+        return float(self.recent[kind])
 
 
 @dataclass

@@ -131,8 +131,9 @@ def coverage(view: View, world: World, densities: bool = True,
     # separate groups, so a Command Center on screen doesn't make every Marine test a 19x19 square.
     reach = np.minimum(rp.astype(np.int64) + 2, 64)
     parts = []
-    for size in np.unique(reach).tolist():
-        group = (reach == size).nonzero()[0]
+    sizes = [int(reach[0])] if reach.min() == reach.max() else np.unique(reach).tolist()
+    for size in sizes:
+        group = (reach == size).nonzero()[0] if len(sizes) > 1 else np.arange(n)
         ox, oy, centre = _offsets(size)
         gi = np.rint(fx[group]).astype(np.int64)[:, None] + ox
         gj = np.rint(fy[group]).astype(np.int64)[:, None] + oy
@@ -171,7 +172,7 @@ class FrameCache:
     def __init__(self) -> None:
         self._key: tuple = ()
         self._coverage: dict[View, tuple] = {}
-        self._values: dict[str, np.ndarray] | None = None
+        self._values: np.ndarray | None = None
         self.vision: Vision | None = None
         self._shown: np.ndarray | None = None
 
@@ -197,7 +198,7 @@ class FrameCache:
             cached = self._coverage[view] = coverage(view, world, densities, self._shown)
         return cached
 
-    def values(self, world: World, player: Player) -> dict[str, np.ndarray]:
+    def values(self, world: World, player: Player) -> np.ndarray:
         self._check(world, player)
         if self._values is None:
             self._values = unit_values(world, player)
@@ -230,38 +231,34 @@ MINIMAP_LAYERS = (
 )
 
 
-def unit_values(world: World, player: Player) -> dict[str, np.ndarray]:
-    """Per-unit layer values, each with a leading 0 for "no unit" so that `values[index]` draws a layer."""
+UNIT_VALUES = ("player_id", "unit_type", "selected", "health", "energy", "shields", "player_relative", "health_ratio",
+               "energy_ratio", "shields_ratio", "active", "build_progress", "buff")
+VALUE_ROW = {name: k for k, name in enumerate(UNIT_VALUES)}
+
+
+def unit_values(world: World, player: Player) -> np.ndarray:
+    """Per-unit layer values, shape (len(UNIT_VALUES), n + 1) with a leading column 0 for "no unit", so that
+    `values[row][index]` draws a layer."""
     n = world.n
+    out = np.zeros((len(UNIT_VALUES), n + 1), np.int64)
+    o = out[:, 1:]
     owner = world.owner
-    selected = np.zeros(n, bool)
+    o[0] = np.where(owner == 0, NEUTRAL_PLAYER_ID, owner)
+    o[1] = world.type_id
     if player.selection and n:
         rows, found = world.rows(np.asarray(player.selection, np.int64))
-        selected[rows[found]] = True
-    vitals = np.stack([world.health, world.energy, world.shields])
-    maxima = np.stack([world.health_max, world.energy_max, world.shields_max])
-    ratios = np.zeros_like(vitals)
-    np.divide(vitals * 255, maxima, out=ratios, where=maxima > 0)
-    vitals, ratios = np.floor(vitals), np.floor(ratios)
-    relative = np.where(owner == player.player_id, SELF, np.where(owner == 0, NEUTRAL, ENEMY))
-    values = {
-        "player_id": np.where(owner == 0, NEUTRAL_PLAYER_ID, owner),
-        "unit_type": world.type_id,
-        "selected": selected,
-        "health": vitals[0],
-        "energy": vitals[1],
-        "shields": vitals[2],
-        "player_relative": relative,
-        "health_ratio": ratios[0],
-        "energy_ratio": ratios[1],
-        "shields_ratio": ratios[2],
-        "active": np.fromiter((bool(o) for o in world.orders), bool, n),
-        "build_progress": np.where(world.build_progress < 1, np.floor(world.build_progress * 255), 0),
-        "buff": np.where(world.cargo_kind == 1, CARRY_MINERALS, np.where(world.cargo_kind == 2, CARRY_GAS, 0)),
-    }
-    out = np.zeros((len(values), n + 1), np.int64)
-    out[:, 1:] = np.stack(list(values.values()))
-    return dict(zip(values, out))
+        o[2, rows[found]] = 1
+    vitals = np.stack((world.health, world.energy, world.shields))
+    maxima = np.stack((world.health_max, world.energy_max, world.shields_max))
+    o[3:6] = vitals  # whole hit points (truncated, as the game shows them)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        o[7:10] = np.where(maxima > 0, vitals * 255 / maxima, 0.0)
+    o[6] = np.where(owner == player.player_id, SELF, np.where(owner == 0, NEUTRAL, ENEMY))
+    o[10] = [bool(orders) for orders in world.orders]
+    progress = world.build_progress
+    o[11] = progress * 255 * (progress < 1)
+    o[12] = np.where(world.cargo_kind == 1, CARRY_MINERALS, np.where(world.cargo_kind == 2, CARRY_GAS, 0))
+    return out
 
 
 _DTYPES = {1: np.bool_, 8: np.uint8, 32: np.dtype("<i4")}
@@ -293,10 +290,12 @@ class LayerRenderer:
         self._static: dict[tuple, list[bytes | None]] = {}
         # Unit layers grouped by bits per pixel, so each group is drawn with one lookup-table gather.
         self._densities = any(source.startswith("density") for _, _, _, source in layers)
-        self._unit_groups = {
-            bpp: [(n, source[5:]) for n, (_, _, b, source) in enumerate(layers) if b == bpp and source[:5] == "unit:"]
-            for bpp in (1, 8, 32)
-        }
+        self._unit_groups = {}
+        for bpp in (1, 8, 32):
+            members = [(n, source[5:]) for n, (_, _, b, source) in enumerate(layers) if b == bpp
+                       and source[:5] == "unit:"]
+            if members:
+                self._unit_groups[bpp] = (members, [VALUE_ROW[name] for _, name in members])
 
     def render(self, view: View, world: World, player: Player, frames: FrameCache,
                camera: View | None = None) -> list[bytes]:
@@ -306,10 +305,8 @@ class LayerRenderer:
         index, density, density_aa = frames.coverage(view, world, player, self._densities)
         values = frames.values(world, player)
         data: dict[int, bytes] = {}
-        for bpp, members in self._unit_groups.items():
-            if not members:
-                continue
-            lut = np.stack([values[name] for _, name in members]).astype(_DTYPES[bpp])
+        for bpp, (members, rows) in self._unit_groups.items():
+            lut = values[rows].astype(_DTYPES[bpp])
             drawn = lut.any(axis=1)  # a layer whose units all have value 0 is the cached zero image
             for (n, _), pixels in zip([m for m, d in zip(members, drawn) if d], np.take(lut[drawn], index, axis=1)):
                 data[n] = _data(bpp, pixels)

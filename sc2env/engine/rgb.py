@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from s2clientprotocol import spatial_pb2
 
-from sc2env.engine.render import View
+from sc2env.engine.render import VALUE_ROW, View
 
 if TYPE_CHECKING:
     from sc2env.engine.game import Game
@@ -31,8 +31,8 @@ def draw(game: Game, view: View, camera: View | None = None) -> np.ndarray:
     index, _, _ = game.frames.coverage(view, game.world, game.player)
     if game.world.n:
         values = game.frames.values(game.world, game.player)
-        relative = values["player_relative"][index].astype(np.intp)
-        selected = values["selected"][index].astype(bool)
+        relative = values[VALUE_ROW["player_relative"]][index].astype(np.intp)
+        selected = values[VALUE_ROW["selected"]][index].astype(bool)
         palette = np.where(selected[..., None], _SELECTED_COLOURS[relative], _UNIT_COLOURS[relative])
         image = np.where((index > 0)[..., None], palette, image).astype(np.uint8)
     if camera is not None:

@@ -2,23 +2,12 @@
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from sc2env.engine.world import World
 
 HIDDEN, FOGGED, VISIBLE = 0, 1, 2
 _CONSTRUCTION_SIGHT = 4.0  # structures under construction see this far
-
-
-@functools.lru_cache(maxsize=32)
-def _disc(radius: float) -> tuple[np.ndarray, np.ndarray]:
-    """Cell offsets (dy, dx) whose centres lie within `radius` of a point at a cell centre."""
-    r = int(np.ceil(radius))
-    dy, dx = np.mgrid[-r:r + 1, -r:r + 1]
-    keep = dx * dx + dy * dy <= radius * radius
-    return dy[keep], dx[keep]
 
 
 class Vision:
@@ -43,21 +32,29 @@ class Vision:
             return
         visible = np.zeros_like(self.revealed)
         h, w = visible.shape
-        mine = np.flatnonzero((world.owner == player_id) & ~world.hidden)
-        for i in mine.tolist():
-            sight = world.types[i].sight if world.build_progress[i] >= 1 else _CONSTRUCTION_SIGHT
-            if sight <= 0:
+        eyes, sight = self._eyes(world, player_id)
+        for (x, y), r in zip(eyes.tolist(), sight.tolist()):
+            x0, x1 = max(int(x - r), 0), min(int(x + r) + 1, w)
+            y0, y1 = max(int(y - r), 0), min(int(y + r) + 1, h)
+            if x0 >= x1 or y0 >= y1:
                 continue
-            dy, dx = _disc(float(sight))
-            cx, cy = int(world.pos[i, 0]), int(world.pos[i, 1])
-            ys, xs = cy + dy, cx + dx
-            ok = (ys >= 0) & (ys < h) & (xs >= 0) & (xs < w)
-            visible[ys[ok], xs[ok]] = True
+            dx = np.arange(x0, x1) + 0.5 - x
+            dy = np.arange(y0, y1) + 0.5 - y
+            visible[y0:y1, x0:x1] |= dy[:, None] ** 2 + dx[None, :] ** 2 <= r * r
         visible &= self.revealed
         if not np.array_equal(visible, self.visible):
             self.visible = visible
             self.explored |= visible
             self.version += 1
+
+    @staticmethod
+    def _eyes(world: World, player_id: int) -> tuple[np.ndarray, np.ndarray]:
+        """Positions and sight ranges of the player's units that see."""
+        mine = ((world.owner == player_id) & ~world.hidden).nonzero()[0]
+        sight = np.array([world.types[i].sight if world.build_progress[i] >= 1 else _CONSTRUCTION_SIGHT
+                          for i in mine.tolist()])
+        keep = sight > 0
+        return world.pos[mine[keep]], sight[keep]
 
     def grid(self) -> np.ndarray:
         """The visibility grid: 0 hidden, 1 fogged, 2 visible."""
@@ -66,12 +63,17 @@ class Vision:
         return np.where(self.visible, VISIBLE, np.where(self.explored, FOGGED, HIDDEN)).astype(np.uint8)
 
     def shows(self, world: World, player_id: int) -> np.ndarray | None:
-        """Which rows the player can see: own units, enemies in sight, neutral units in explored cells.
-        None means all of them (no fog)."""
+        """Which rows the player can see: own units, other players' units within sight of one of its units
+        (centre to centre), neutral units in explored cells. None means all of them (no fog)."""
         if not self.fog:
             return None
         h, w = self.visible.shape
         x = np.clip(world.pos[:, 0].astype(int), 0, w - 1)
         y = np.clip(world.pos[:, 1].astype(int), 0, h - 1)
-        seen = np.where(world.owner == 0, self.explored[y, x], self.visible[y, x])
+        eyes, sight = self._eyes(world, player_id)
+        seen = np.zeros(world.n, bool)
+        if len(eyes):
+            d2 = ((world.pos[:, None, :] - eyes[None]) ** 2).sum(axis=2)
+            seen = (d2 <= sight[None] ** 2).any(axis=1) & self.revealed[y, x]
+        seen = np.where(world.owner == 0, self.explored[y, x], seen)
         return ((world.owner == player_id) | seen) & ~world.hidden

@@ -50,6 +50,7 @@ _COLUMNS = (  # name, dtype, per-unit shape
     ("steered", np.float64, (2,)),  # the goal `target` was steered for
     ("steer_stamp", np.int64, ()),  # obstacle layout it was steered in
     ("leg", np.float64, ()),
+    ("boost", np.float64, ()),  # distance owed from loops a ghost stood still before its event was handled
     ("moving", np.bool_, ()),
     # behaviour state, owned by combat / economy / building
     ("mode", np.int8, ()),
@@ -92,14 +93,15 @@ def _spiral(step: float = 0.25, reach: float = 8.0) -> np.ndarray:
     return grid[keep][np.argsort(d[keep], kind="stable")]
 
 
-def _crosses(p: np.ndarray, ends: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Whether the segments from p to each of `ends` pass through the inside of box (lo, hi)."""
-    seg = ends - p
+def _crosses(starts: np.ndarray, ends: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Whether each segment starts[k] -> ends[k] passes through the inside of box (lo, hi)."""
+    starts, ends = np.broadcast_arrays(starts, ends)
+    seg = ends - starts
     with np.errstate(divide="ignore", invalid="ignore"):
-        t1 = (lo - p) / seg
-        t2 = (hi - p) / seg
+        t1 = (lo - starts) / seg
+        t2 = (hi - starts) / seg
     flat = np.abs(seg) < _EPS
-    between = (p > lo) & (p < hi)
+    between = (starts > lo) & (starts < hi)
     t_near = np.where(flat, np.where(between, -np.inf, np.inf), np.minimum(t1, t2)).max(axis=1)
     t_far = np.where(flat, np.where(between, np.inf, -np.inf), np.maximum(t1, t2)).min(axis=1)
     return (t_far - t_near > _EPS) & (t_far > _EPS) & (t_near < 1 - _EPS)
@@ -122,6 +124,8 @@ class World:
 
     def __init__(self, pathable: Bounds):
         self.pathable = pathable
+        self._low = np.array([pathable.x0, pathable.y0])
+        self._high = np.array([pathable.x1, pathable.y1])
         self.n = 0
         self._store = {name: np.zeros((8,) + shape, dtype) for name, dtype, shape in _COLUMNS}
         self.orders: list[list] = []
@@ -249,60 +253,74 @@ class World:
     # ---- movement -----------------------------------------------------------------------------------
     def prepare(self) -> bool:
         """Aim every moving unit for the coming batch: follow unit goals, steer around obstacles, and set
-        `leg`. Returns whether some unit follows a moving unit (the batch must then be a single loop)."""
-        moving = np.flatnonzero(self.moving)
+        `leg`. Returns whether some unit follows a moving unit (re-aim it again soon)."""
+        moving = self.moving.nonzero()[0]
         if not len(moving):
             return False
         goal_tags = self.goal_tag[moving]
-        follows = goal_tags != 0
         chasing_mover = False
-        if follows.any():
-            rows, found = self.rows(goal_tags[follows])
-            lost = moving[follows][~found]
-            self.moving[lost] = False  # the goal unit is gone: the leg ends here
-            self.goal_tag[lost] = 0
-            live = moving[follows][found]
-            self.goal[live] = self.pos[rows[found]]
+        rows = found = None
+        if goal_tags.any():
+            rows, found = self.rows(goal_tags)
+            found &= goal_tags != 0
+            lost = (goal_tags != 0) & ~found
+            if lost.any():  # the goal unit is gone: the leg ends here
+                self.moving[moving[lost]] = False
+                self.goal_tag[moving[lost]] = 0
+            self.goal[moving[found]] = self.pos[rows[found]]
             chasing_mover = bool(self.moving[rows[found]].any())
-        moving = np.flatnonzero(self.moving)
-        if not len(moving):
-            return False
-        # Steering is kept while the goal and the obstacles stay the same and the waypoint is not reached.
-        target = self.target[moving]
-        stale = ((self.goal[moving] != self.steered[moving]).any(axis=1)
-                 | (self.steer_stamp[moving] != self._obstacle_version)
-                 | ((np.abs(target - self.pos[moving]).sum(axis=1) < 1e-9)
-                    & (target != self.goal[moving]).any(axis=1)))
-        if stale.any():
-            again = moving[stale]
-            self.target[again] = self.steered[again] = self.goal[again]
-            self.steer_stamp[again] = self._obstacle_version
-            if self.obstacle.any():
+            if lost.any():
+                keep = ~lost
+                moving, rows, found = moving[keep], rows[keep], found[keep]
+                if not len(moving):
+                    return chasing_mover
+        if self.obstacle.any():
+            # Steering is kept while the goal and the obstacles stay the same and the waypoint is not reached.
+            target = self.target[moving]
+            goal = self.goal[moving]
+            stale = ((goal != self.steered[moving]).any(axis=1) | (self.steer_stamp[moving] != self._obstacle_version)
+                     | ((np.abs(target - self.pos[moving]).sum(axis=1) < 1e-9) & (target != goal).any(axis=1)))
+            if stale.any():
+                again = moving[stale]
+                self.target[again] = self.steered[again] = self.goal[again]
+                self.steer_stamp[again] = self._obstacle_version
                 self._steer(again)
-        self._legs(moving)
+        else:
+            self.target[moving] = self.goal[moving]
+        self._legs(moving, rows, found)
         return chasing_mover
 
-    def _legs(self, m: np.ndarray) -> None:
-        p, goal, target = self.pos[m], self.goal[m], self.target[m]
-        to_target = np.hypot(*(target - p).T)
-        waypoint = np.any(target != goal, axis=1)
+    def _legs(self, m: np.ndarray, rows=None, found=None) -> None:
+        """Set `leg` of rows m: the distance to their waypoint, or to where they come within reach of their
+        goal (rows/found: the goal units' rows, if known)."""
+        p, target = self.pos[m], self.target[m]
+        delta = target - p
+        to_target = np.sqrt((delta * delta).sum(axis=1))
         leg = np.maximum(to_target - self.reach[m], 0.0)
-        follows = np.flatnonzero((self.goal_tag[m] != 0) & ~waypoint)
-        if len(follows):
-            rows, _ = self.rows(self.goal_tag[m[follows]])
-            r = self.radius[m[follows]] + self.reach[m[follows]]
-            d = to_target[follows]
-            boxes = self.obstacle[rows]
-            circle_leg = d - r - self.radius[rows]
-            # Along the line towards a box's centre, the distance to where the box (grown by r) begins.
-            half = self.half[rows] + r[:, None]
-            direction = (target[follows] - p[follows]) / np.maximum(d, _EPS)[:, None]
-            with np.errstate(divide="ignore", invalid="ignore"):
-                t = np.where(np.abs(direction) > _EPS, (np.abs(target[follows] - p[follows]) - half)
-                             / np.abs(direction), -np.inf)
-            box_leg = t.max(axis=1)
-            leg[follows] = np.maximum(np.where(boxes, box_leg, circle_leg), 0.0)
-        leg[waypoint] = to_target[waypoint]
+        if rows is None:
+            rows, found = self.rows(self.goal_tag[m])
+            found &= self.goal_tag[m] != 0
+        if found.any():
+            waypoint = (target != self.goal[m]).any(axis=1)
+            follows = (found & ~waypoint).nonzero()[0]
+            leg[waypoint] = to_target[waypoint]
+            if len(follows):
+                goal_rows = rows[follows]
+                r = self.radius[m[follows]] + self.reach[m[follows]]
+                d = to_target[follows]
+                circle_leg = d - r - self.radius[goal_rows]
+                boxes = self.obstacle[goal_rows]
+                if boxes.any():
+                    # Along the line towards a box's centre, the distance to where the box (grown by r) begins.
+                    half = self.half[goal_rows] + r[:, None]
+                    direction = np.abs(delta[follows]) / np.maximum(d, _EPS)[:, None]
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        t = np.where(direction > _EPS, (np.abs(delta[follows]) - half) / direction, -np.inf)
+                    circle_leg = np.where(boxes, t.max(axis=1), circle_leg)
+                leg[follows] = np.maximum(circle_leg, 0.0)
+        elif self.obstacle.any():
+            waypoint = (target != self.goal[m]).any(axis=1)
+            leg[waypoint] = to_target[waypoint]
         self.leg[m] = leg
 
     def _steer(self, m: np.ndarray) -> None:
@@ -326,39 +344,46 @@ class World:
         blocked &= ~np.all((g > lo) & (g < hi), axis=2)  # aiming inside a box: walk up to it
         if not blocked.any():
             return
-        t_near = np.where(blocked, t_near, np.inf)
-        others = self.tag[obstacles][None] != self.goal_tag[m][:, None]
-        for u in np.flatnonzero(blocked.any(axis=1)).tolist():
-            k = int(np.argmin(t_near[u]))
-            self.target[m[u]] = self._corner(int(m[u]), lo[u, k], hi[u, k], lo[u][others[u]], hi[u][others[u]])
+        units = blocked.any(axis=1).nonzero()[0]
+        first = np.where(blocked[units], t_near[units], np.inf).argmin(axis=1)
+        others = self.tag[obstacles][None] != self.goal_tag[m[units]][:, None]
+        self.target[m[units]] = self._corners(m[units], lo[units, first], hi[units, first], lo[units],
+                                              hi[units], others)
 
-    def _corner(self, i: int, lo: np.ndarray, hi: np.ndarray, all_lo: np.ndarray, all_hi: np.ndarray):
-        """The corner of box (lo, hi) to walk to on the way round it: shortest path, not inside another box,
-        reachable without crossing the box, and not the corner the unit stands at."""
-        p, g = self.pos[i], self.goal[i]
-        corners = np.array([[lo[0], lo[1]], [lo[0], hi[1]], [hi[0], lo[1]], [hi[0], hi[1]]])
-        corners += np.sign(corners - (lo + hi) / 2) * _CORNER_MARGIN
-        cost = np.hypot(*(corners - p).T) + np.hypot(*(corners - g).T)
-        inside = np.any(np.all((corners[:, None] > all_lo[None]) & (corners[:, None] < all_hi[None]), axis=2), 1)
-        here = np.hypot(*(corners - p).T) < 0.05
-        # From the chosen corner the goal should be in view (else a second corner follows).
-        blind = np.array([_crosses(c, g[None], lo, hi)[0] for c in corners])
-        cost = cost + 1e3 * inside + 1e3 * _crosses(p, corners, lo, hi) + 1e4 * here + 50.0 * blind
-        return corners[int(np.argmin(cost))]
+    def _corners(self, rows, lo, hi, all_lo, all_hi, others) -> np.ndarray:
+        """For each row, the corner of its box (lo, hi) to walk to on the way round it: shortest path, not
+        inside another box (`others` marks which boxes count), reachable without crossing the box, not the
+        corner it stands at, preferably with the goal in view from there."""
+        p, g = self.pos[rows], self.goal[rows]
+        corners = np.stack([np.stack([lo[:, 0], lo[:, 1]], 1), np.stack([lo[:, 0], hi[:, 1]], 1),
+                            np.stack([hi[:, 0], lo[:, 1]], 1), np.stack([hi[:, 0], hi[:, 1]], 1)], axis=1)
+        corners += np.sign(corners - ((lo + hi) / 2)[:, None]) * _CORNER_MARGIN
+        to_corner = np.sqrt(((corners - p[:, None]) ** 2).sum(axis=2))
+        cost = to_corner + np.sqrt(((corners - g[:, None]) ** 2).sum(axis=2))
+        inside = ((corners[:, :, None] > all_lo[:, None]) & (corners[:, :, None] < all_hi[:, None])).all(axis=3)
+        inside = (inside & others[:, None]).any(axis=2)
+        flat = corners.reshape(-1, 2)
+        box_lo, box_hi = np.repeat(lo, 4, axis=0), np.repeat(hi, 4, axis=0)
+        crossing = _crosses(np.repeat(p, 4, axis=0), flat, box_lo, box_hi).reshape(-1, 4)
+        blind = _crosses(flat, np.repeat(g, 4, axis=0), box_lo, box_hi).reshape(-1, 4)
+        cost = cost + 1e3 * inside + 1e3 * crossing + 1e4 * (to_corner < 0.05) + 50.0 * blind
+        return corners[np.arange(len(rows)), cost.argmin(axis=1)]
 
     def free_loops(self, limit: int) -> int:
         """How many loops (1..limit) the world can advance as straight-line motion: until the first leg of a
         non-ghost unit ends, and before two colliding units could touch (at most CONTACT_BATCH loops while
-        some may). Ghosts (harvesting workers) don't cut batches: their leg ends are caught up afterwards."""
+        some may). Ghosts (harvesting workers) don't cut batches: they owe the loops they stood still."""
         if not self.n or not self.moving.any():
             return limit
         # Chasers (units with a weapon target) stop in range by themselves; combat re-plans every tick.
-        i = np.flatnonzero(self.moving & ~self.ghost & (self.engaged == 0))
+        i = (self.moving & ~self.ghost & (self.engaged == 0)).nonzero()[0]
         k = limit
         if len(i):
             k = int(min(limit, max(np.ceil(self.leg[i] / self.speed[i]).min(), 1)))
-        c = np.flatnonzero(self.collides & ~self.ghost & ~self.hidden)
-        if len(c) > 1 and k > 1 and self.moving[c].any():
+        if k <= CONTACT_BATCH:
+            return k  # contact can't shorten the batch further
+        c = (self.collides & ~self.ghost & ~self.hidden).nonzero()[0]
+        if len(c) > 1 and self.moving[c].any():
             p, r, v = self.pos[c], self.radius[c], self.speed[c] * self.moving[c]
             d = np.hypot(p[:, None, 0] - p[None, :, 0], p[:, None, 1] - p[None, :, 1])
             gap = d - r[:, None] - r[None, :]
@@ -390,7 +415,7 @@ class World:
             travel = np.cumsum(np.minimum(self.velocity + self.accel * steps, self.speed), axis=0)
         else:
             travel = steps * self.speed
-        return np.minimum(travel * self.moving, self.leg)
+        return np.minimum((travel + self.boost) * self.moving, self.leg)
 
     def advance(self, trajectory: np.ndarray | None, t: int) -> tuple[list[int], list[int]]:
         """Commit the first t loops of `trajectory`: positions, facing, separation.
@@ -399,124 +424,111 @@ class World:
         stopped, with how many loops before the batch's end that happened (only ghosts arrive early)."""
         if trajectory is None:
             return [], []
-        old = self.pos.copy()
-        moved = self.moving.copy()
-        new = trajectory[t - 1]
-        step = new - old
-        facing = np.arctan2(step[:, 1], step[:, 0]) % (2 * math.pi)
-        turned = moved & (np.abs(step).sum(axis=1) > 0)
-        self.facing[turned] = facing[turned]
-        self.velocity[:] = np.where(moved, np.minimum(self.velocity + self.accel * t, self.speed), 0.0)
-        expected = np.hypot(*step.T)
-        self.pos[:] = new
+        m = self.moving.nonzero()[0]
+        old = self.pos[m]
+        step = trajectory[t - 1, m] - old
+        expected = np.sqrt((step * step).sum(axis=1))
+        turned = expected > 0
+        self.facing[m[turned]] = np.arctan2(step[turned, 1], step[turned, 0]) % (2 * math.pi)
+        if np.isfinite(self.accel[m]).any():
+            self.velocity[m] = np.minimum(self.velocity[m] + self.accel[m] * t, self.speed[m])
+        self.pos[m] = trajectory[t - 1, m]
         self.settle()
         self.version += 1
-        return self._arrivals(old, moved, expected, t)
+        return self._arrivals(m, old, expected, t)
 
-    def _arrivals(self, old: np.ndarray, moved: np.ndarray, expected: np.ndarray, t: int):
-        m = np.flatnonzero(moved)
+    def _arrivals(self, m: np.ndarray, old: np.ndarray, expected: np.ndarray, t: int):
         p = self.pos[m]
-        left = np.hypot(*(self.target[m] - p).T)
-        at_waypoint = np.any(self.target[m] != self.goal[m], axis=1)
-        progress = np.hypot(*(p - old[m]).T)
-        reached = left - self.reach[m] <= 1e-9
-        follows = np.flatnonzero(self.goal_tag[m] != 0)
-        if len(follows):
-            rows, found = self.rows(self.goal_tag[m[follows]])
+        target = self.target[m]
+        delta = target - p
+        left = np.sqrt((delta * delta).sum(axis=1)) - self.reach[m]
+        at_waypoint = (target != self.goal[m]).any(axis=1)
+        moved = p - old
+        blocked = ((moved * moved).sum(axis=1) < 0.25 * expected * expected) & (expected > 0)
+        reached = left <= 1e-9
+        goal_tags = self.goal_tag[m]
+        if goal_tags.any():
+            rows, found = self.rows(goal_tags)
+            follows = (found & (goal_tags != 0)).nonzero()[0]
+            goal_rows = rows[follows]
             r = self.radius[m[follows]] + self.reach[m[follows]] + 1e-6
-            # Boxes count as reached inside the box grown by r (square corners), as `_legs` aims.
-            in_box = np.all(np.abs(p[follows] - self.pos[rows]) <= self.half[rows] + r[:, None], axis=1)
-            near = left[follows] <= r + self.radius[rows]
-            reached[follows] = found & np.where(self.obstacle[rows], in_box, near)
-        blocked = (progress < 0.5 * expected[m]) & (expected[m] > 0)
-        self.steer_stamp[m[blocked]] = -1  # pushed back: find a way round again next batch
-        crowded = (left - self.reach[m] < _CROWDED_ARRIVAL) & blocked
+            near = left[follows] + self.reach[m[follows]] <= r + self.radius[goal_rows]
+            boxes = self.obstacle[goal_rows]
+            if boxes.any():
+                # Boxes count as reached inside the box grown by r (square corners), as `_legs` aims.
+                in_box = (np.abs(p[follows] - self.pos[goal_rows]) <= self.half[goal_rows] + r[:, None]).all(axis=1)
+                near = np.where(boxes, in_box, near)
+            reached[follows] = near
+        if blocked.any() and self.obstacle.any():
+            # Pushed back by an obstacle: find a way round again next batch.
+            stuck = m[blocked]
+            o = (self.obstacle & ~self.hidden).nonzero()[0]
+            gap = box_distance(self.pos[stuck][:, None], self.pos[o], self.half[o]) - self.radius[stuck][:, None]
+            self.steer_stamp[stuck[(gap < 0.05).any(axis=1)]] = -1
+        crowded = (left < _CROWDED_ARRIVAL) & blocked
         done = ~at_waypoint & (reached | crowded)
-        # Loops since each finished leg ended: the first loop at which its travel reached the leg.
-        ended = self._last_travel[:t, m] >= self.leg[m] - 1e-9
-        late = np.where(ended.any(axis=0), t - 1 - ended.argmax(axis=0), 0)
-        late = np.where(self.ghost[m] & ~crowded, late, 0)
+        ghosts = self.ghost[m]
+        if not done.any() and not (ghosts & at_waypoint).any():
+            return [], []
+        # Loops since each ghost's leg ended: the first loop at which its travel reached the leg (and the
+        # owed distance it didn't need).
+        late = np.zeros(len(m), np.int64)
+        if ghosts.any():
+            ended = self._last_travel[:t, m] >= self.leg[m] - 1e-9
+            spare = np.floor(np.maximum(self.boost[m] - self.leg[m], 0.0) / self.speed[m])
+            late = np.where(ghosts & ~crowded & ended.any(axis=0), t - 1 - ended.argmax(axis=0) + spare, 0)
+            late = late.astype(np.int64)
+        self.boost[m] = 0.0
         tags, lates = self.tag[m[done]].tolist(), late[done].tolist()
         self.moving[m[done]] = False
         self.velocity[m[done]] = 0.0
         # Ghosts that reached a waypoint early walk on round the obstacle for the loops they stood still.
-        for i, extra in zip(m[~done & at_waypoint & self.ghost[m]].tolist(), late[~done & at_waypoint].tolist()):
-            if extra and self.moving[i] and left[np.searchsorted(m, i)] <= 1e-9:
-                rest = self.catch_up(i, extra)
-                if rest is not None:
-                    tags.append(int(self.tag[i]))
-                    lates.append(rest)
+        early = ~done & at_waypoint & ghosts & (late > 0)
+        self.boost[m[early]] = late[early] * self.speed[m[early]]
         return tags, lates
 
-    def catch_up(self, i: int, loops: int) -> int | None:
-        """Move row i along its current leg as it would have in the last `loops` loops. Returns the loops
-        left over if the leg ended on the way (the unit stops), else None."""
-        remaining = loops
-        while remaining > 0 and self.moving[i]:
-            self.steer_stamp[i] = -1
-            self._aim(i)
-            left = float(self.leg[i])
-            direction = self.target[i] - self.pos[i]
-            length = math.hypot(*direction)
-            direction = direction / length if length > 0 else direction
-            v, accel, top = float(self.velocity[i]), float(self.accel[i]), float(self.speed[i])
-            while remaining > 0 and left > 1e-9:
-                v = min(v + accel, top)
-                step = min(v, left)
-                self.pos[i] += direction * step
-                left -= step
-                remaining -= 1
-            self.velocity[i] = v
-            if left <= 1e-9 and not np.any(self.target[i] != self.goal[i]):
-                self.moving[i] = False
-                self.velocity[i] = 0.0
-                self.version += 1
-                return remaining
-        self.version += 1
-        return None
-
-    def _aim(self, i: int) -> None:
-        """`prepare` for one unit."""
-        one = np.array([i])
-        if self.goal_tag[i]:
-            rows, found = self.rows(self.goal_tag[one])
-            if not found[0]:
-                self.moving[i] = False
-                return
-            self.goal[i] = self.pos[rows[0]]
-        self.target[i] = self.steered[i] = self.goal[i]
-        self.steer_stamp[i] = self._obstacle_version
-        if self.obstacle.any():
-            self._steer(one)
-        self._legs(one)
+    def owe(self, i: int, loops: int) -> None:
+        """Row i started its leg `loops` loops ago from standing: it travels that far extra next batch."""
+        if loops <= 0:
+            return
+        v, a, top = 0.0, float(self.accel[i]), float(self.speed[i])
+        distance = 0.0
+        for _ in range(loops):
+            v = min(v + a, top)
+            distance += v
+        self.boost[i] = distance
+        self.velocity[i] = v
 
     def settle(self) -> None:
         """Push overlapping mobile units apart (soft collision), out of obstacle boxes, and into the
         pathable area."""
-        c = np.flatnonzero(self.collides & ~self.ghost & ~self.hidden)
+        c = (self.collides & ~self.ghost & ~self.hidden).nonzero()[0]
         if len(c) >= 2:
             p, r = self.pos[c], self.radius[c]
-            dx = p[:, None, 0] - p[None, :, 0]
-            dy = p[:, None, 1] - p[None, :, 1]
-            d = np.hypot(dx, dy)
-            overlap = r[:, None] + r[None, :] - d
-            np.fill_diagonal(overlap, 0.0)
-            if (overlap > 1e-9).any():
-                overlap = np.clip(overlap, 0.0, None) * 0.5
-                # Coincident units split along a direction that differs per pair.
-                angle = (np.arange(len(c))[:, None] * 2.399963 - np.arange(len(c))[None, :] * 2.399963)
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    ux = np.where(d > 1e-9, dx / d, np.cos(angle))
-                    uy = np.where(d > 1e-9, dy / d, np.sin(angle))
-                push = np.stack([(overlap * ux).sum(1), (overlap * uy).sum(1)], axis=1)
-                self.pos[c] = p + push
-        mobile = np.flatnonzero((self.speed > 0) & ~self.hidden)
-        if len(mobile) and self.obstacle.any():
-            self._push_out_of_boxes(mobile)
+            dx = p[:, 0, None] - p[:, 0]
+            dy = p[:, 1, None] - p[:, 1]
+            d2 = dx * dx + dy * dy
+            reach = r[:, None] + r
+            touching = d2 < reach * reach - 1e-9
+            touching.flat[:: len(c) + 1] = False
+            if touching.any():
+                d = np.sqrt(d2)
+                together = touching & (d < 1e-9)
+                if together.any():  # coincident units split along a direction that differs per pair
+                    angle = np.subtract.outer(np.arange(len(c)), np.arange(len(c))) * 2.399963
+                    dx = np.where(together, np.cos(angle), dx)
+                    dy = np.where(together, np.sin(angle), dy)
+                    d = np.where(together, 1.0, d)
+                share = np.where(touching, (reach - d) * 0.5 / np.maximum(d, 1e-12), 0.0)
+                p[:, 0] += (share * dx).sum(axis=1)
+                p[:, 1] += (share * dy).sum(axis=1)
+                self.pos[c] = p
+        mobile = ((self.speed > 0) & ~self.hidden).nonzero()[0]
         if len(mobile):
-            b, r = self.pathable, self.radius[mobile]
-            self.pos[mobile, 0] = np.clip(self.pos[mobile, 0], b.x0 + r, b.x1 - r)
-            self.pos[mobile, 1] = np.clip(self.pos[mobile, 1], b.y0 + r, b.y1 - r)
+            if self.obstacle.any():
+                self._push_out_of_boxes(mobile)
+            r = self.radius[mobile, None]
+            self.pos[mobile] = np.minimum(np.maximum(self.pos[mobile], self._low + r), self._high - r)
 
     def _push_out_of_boxes(self, mobile: np.ndarray) -> None:
         o = np.flatnonzero(self.obstacle & ~self.hidden)

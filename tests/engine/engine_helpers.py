@@ -78,3 +78,25 @@ def screen_pixel(x: float, y: float, camera=(33.0001, 25.0), width: float = 24, 
     """The screen pixel holding world point (x, y), from sc2-api-notes §7.6."""
     wpp = width / res
     return int((x - camera[0]) / wpp + res / 2), int((camera[1] - y) / wpp + res / 2)
+
+
+def arena(setup: list, *, triggers: list | None = None, vision: str = "reveal_playable", time_limit: int = 4000,
+          minerals: int = 0, cards: dict | None = None, area=(10, 10, 54, 54), **extra) -> bytes:
+    """A small mini-game definition for tests: a flat 64x64 map, `setup` actions, optional triggers."""
+    import json
+
+    spec = {
+        "format": "sc2env-minigame/1", "name": "TestArena", "map_size": [64, 64],
+        "playable_area": list(area), "camera_start": [32, 32], "vision": vision, "time_limit": time_limit,
+        "players": [{"player_id": 1, "race": "Terran"}],
+        "setup": [{"set_player": {"player": 1, "minerals": minerals}}] + setup,
+        "triggers": triggers or [], "command_cards": cards or {}, **extra,
+    }
+    return json.dumps(spec).encode()
+
+
+def unit(type_name: str, x: float, y: float, owner: int = 1, group: str | None = None, **fields) -> dict:
+    spawn = {"type": type_name, "owner": owner, "at": {"point": [x, y]}, "facing": 0, **fields}
+    if group:
+        spawn["group"] = group
+    return {"spawn": spawn}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -41,11 +42,32 @@ for name in ["MoveToBeacon", "CollectMineralShards"]:
             steps += 1
         print(name, episode, steps, int(ts.observation.score_cumulative[0]), ts.step_type, selected, flush=True)
     env.close()
+
+# A part-2 mini-game: focus fire on the weakest Roach through Attack_screen; losses and kills score.
+env = sc2_env.SC2Env(
+    map_name="DefeatRoaches", players=[sc2_env.Agent(sc2_env.Race.terran)], step_mul=8, random_seed=5,
+    agent_interface_format=features.AgentInterfaceFormat(
+        feature_dimensions=features.Dimensions(screen=64, minimap=64), use_feature_units=True))
+ts = env.reset()[0]
+steps = 0
+while not ts.last():
+    obs = ts.observation
+    roaches = [u for u in obs.feature_units if u.alliance == 4]
+    if roaches and F.Attack_screen.id in obs.available_actions:
+        r = min(roaches, key=lambda u: u.health)
+        act = F.Attack_screen("now", (min(max(r.x, 0), 63), min(max(r.y, 0), 63)))
+        selected = sorted(int(a) for a in obs.available_actions)
+    else:
+        act = F.select_army("select")
+    ts = env.step([act])[0]
+    steps += 1
+print("DefeatRoaches", 0, steps, int(ts.observation.score_cumulative[0]), ts.step_type, selected, flush=True)
+env.close()
 print("closed", flush=True)
 """
 
 
-def test_pysc2_sc2env_plays_both_mini_games_with_restarts(tmp_path):
+def test_pysc2_sc2env_plays_mini_games_with_restarts(tmp_path):
     subprocess.run([sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(tmp_path)], check=True,
                    capture_output=True)
     env = dict(os.environ, SC2PATH=str(tmp_path), SDL_VIDEODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1")
@@ -53,10 +75,16 @@ def test_pysc2_sc2env_plays_both_mini_games_with_restarts(tmp_path):
                           check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     output = done.stdout.splitlines()
-    lines = [line.split(maxsplit=5) for line in output if line.startswith(("MoveToBeacon", "CollectMineralShards"))]
+    lines = [line.split(maxsplit=5) for line in output if line.startswith(("MoveToBeacon", "CollectMineralShards",
+                                                                          "DefeatRoaches"))]
     assert output[-1] == "closed"
     assert [(m, e) for m, e, *_ in lines] == [("MoveToBeacon", "0"), ("MoveToBeacon", "1"),
-                                              ("CollectMineralShards", "0"), ("CollectMineralShards", "1")]
+                                              ("CollectMineralShards", "0"), ("CollectMineralShards", "1"),
+                                              ("DefeatRoaches", "0")]
+    _, _, steps, score, step_type, available = lines.pop()
+    assert step_type == "2" and int(score) >= 30, "killed Roaches through PySC2's feature units"
+    marine_functions = [0, 1, 2, 3, 4, 7, 12, 13, 274, 331, 332, 333, 334, 451, 452, 453]
+    assert int(steps) <= 240 and set(marine_functions) <= set(ast.literal_eval(available))
     for name, _, steps, score, step_type, available in lines:
         assert int(steps) == 240, "1920 game loops at step_mul 8, ended by player_result"
         assert step_type == "2", "StepType.LAST"

@@ -1,0 +1,189 @@
+"""Combat: weapons, cooldowns, armor, auto-acquire, responses, missiles, splash, deaths and kill scores."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from engine_helpers import arena, unit
+from sim_helpers import Sim
+
+MARINE, ZERGLING, BANELING, ROACH = 48, 105, 9, 110
+ATTACK, MOVE, STOP, HOLD = 23, 16, 4, 18
+
+
+def test_marine_kills_a_zergling_with_six_damage_shots():
+    sim = Sim(arena([unit("Marine", 30, 30, group="m"), unit("Zergling", 34, 30, owner=2, group="z")]))
+    marine, = sim.units(MARINE)
+    zergling, = sim.units(ZERGLING)
+    assert sim.raw(ATTACK, marine.tag, target=zergling.tag) == 1
+    health, loops = [35.0], 0
+    while sim.units(ZERGLING):
+        sim.step(1)
+        loops += 1
+        health += [u.health for u in sim.units(ZERGLING)] or [0.0]
+        assert loops < 200
+    drops = [a - b for a, b in zip(health, health[1:]) if a - b > 1]
+    # 6 per shot, no armor; the Zergling regenerates 0.27 per second meanwhile, so a 7th shot may be needed.
+    assert len(drops) in (6, 7) and all(5.9 < d <= 6 for d in drops[:-1])
+    stats = sim.obs().observation.score.score_details
+    assert stats.killed_minerals.army == 25 and stats.killed_value_units == 25
+
+
+@pytest.mark.parametrize("step", [1, 8])
+def test_rate_of_fire_is_the_weapon_period_plus_the_mean_random_delay(step):
+    sim = Sim(arena([unit("Marine", 30, 30), unit("Roach", 34.5, 30, owner=2)]))
+    marine, = sim.units(MARINE)
+    roach, = sim.units(ROACH)
+    w = sim.game.world
+    r = w.slot(roach.tag)
+    w.health_max[r] = w.health[r] = 1e9  # a target that never dies, doesn't heal and doesn't fight back
+    w.regen[r] = 0.0
+    w.mode[r] = 0
+    sim.raw(HOLD, marine.tag)
+    sim.raw(ATTACK, marine.tag, target=roach.tag)
+    for _ in range(3200 // step):
+        sim.step(step)
+    shots = (1e9 - w.health[w.slot(roach.tag)]) / 5  # 6 damage - 1 armor
+    period = 0.860839844 * 16 + 0.5  # cooldown plus the mean of the U(-1, 2) loop random delay
+    assert shots == pytest.approx(3200 / period, rel=0.02), "backdated firing keeps the rate exact"
+
+
+def test_roach_armor_and_bonus_free_damage():
+    sim = Sim(arena([unit("Marine", 30, 30), unit("Roach", 34.5, 30, owner=2)]))
+    marine, = sim.units(MARINE)
+    roach, = sim.units(ROACH)
+    sim.raw(HOLD, marine.tag)
+    sim.raw(ATTACK, marine.tag, target=roach.tag)
+    sim.step(6)
+    roach, = sim.units(ROACH)
+    assert roach.health_max - roach.health == pytest.approx(5, abs=0.1), "6 - 1 armor (plus a sliver of regeneration)"
+
+
+def test_idle_units_acquire_enemies_within_scan_range_and_fight_back():
+    # Marine scan range 5.5 (edge to edge): a Roach 5.6 away is ignored, one that walks closer is engaged.
+    sim = Sim(arena([unit("Marine", 30, 30), unit("Roach", 36.5, 30, owner=2)]))
+    sim.step(40)
+    assert all(u.health == u.health_max for u in sim.units()), "out of scan range: nobody fights"
+    roach, = sim.units(ROACH)
+    sim.game.world.move_to(sim.game.world.slot(roach.tag), point=(35, 30))
+    sim.step(40)
+    marine, = sim.units(MARINE)
+    roach, = sim.units(ROACH)
+    assert roach.health < roach.health_max, "the idle Marine acquired the Roach in scan range"
+    assert marine.health < marine.health_max, "the Roach (idle, offensive) fights back"
+
+
+def test_a_damaged_unit_responds_and_calls_idle_allies_within_four():
+    # Three Zerglings in a row; the Marine outranges them and shoots the first: it and its neighbour (within 4)
+    # come for the Marine, the far one (9 away) stays.
+    sim = Sim(arena([unit("Marine", 20, 30), unit("Zergling", 25.5, 30, owner=2), unit("Zergling", 28, 30, owner=2),
+                     unit("Zergling", 34.5, 30, owner=2)]))
+    marine, = sim.units(MARINE)
+    near = sorted(sim.units(ZERGLING), key=lambda u: u.pos.x)[0]
+    sim.raw(ATTACK, marine.tag, target=near.tag)
+    sim.step(8)
+    lings = sorted(sim.units(ZERGLING), key=lambda u: u.pos.x)
+    assert lings[0].pos.x < 25.5 and lings[1].pos.x < 28, "the shot one and its neighbour charge"
+    assert lings[2].pos.x == pytest.approx(34.5), "too far to be called for help"
+
+
+def test_move_ignores_enemies_and_attack_move_engages_them():
+    setup = [unit("Marine", 20, 30), unit("Zergling", 30, 33, owner=2, group="z")]
+    for ability, engages in ((MOVE, False), (ATTACK, True)):
+        sim = Sim(arena(setup))
+        marine, = sim.units(MARINE)
+        sim.raw(ability, marine.tag, point=(40, 30))
+        sim.step(60)
+        zergling, = sim.units(ZERGLING)
+        assert (zergling.health < 35) == engages
+
+
+def test_hold_position_fires_in_range_but_never_chases():
+    sim = Sim(arena([unit("Marine", 30, 30), unit("Zergling", 37, 30, owner=2)]))
+    marine, = sim.units(MARINE)
+    sim.raw(HOLD, marine.tag)
+    sim.step(40)
+    m, = sim.units(MARINE)
+    assert (m.pos.x, m.pos.y) == (30, 30) and sim.units(ZERGLING)[0].health == 35
+
+
+def test_roach_missile_lands_after_its_flight():
+    sim = Sim(arena([unit("Marine", 30, 30), unit("Roach", 34.7, 30, owner=2)]))
+    roach, = sim.units(ROACH)
+    marine, = sim.units(MARINE)
+    sim.raw(HOLD, marine.tag)  # the Marine doesn't shoot back before the Roach is ordered
+    sim.raw(STOP, marine.tag)
+    sim.game.world.mode[sim.game.world.slot(marine.tag)] = 0  # passive target
+    sim.game.combat.hits.clear()
+    w = sim.game.world
+    sim.game.orders.issue(w.slot(roach.tag), ATTACK, None, marine.tag, False)
+    landed = None
+    for loop in range(1, 20):
+        sim.step(1)
+        if sim.units(MARINE)[0].health < 45:
+            landed = loop
+            break
+    # damage point 0.167 s (3 loops) + 3.85 / 1.17 per loop of flight (4 loops), delivered at most a tick late.
+    assert landed is not None and 7 <= landed <= 10
+    assert sim.units(MARINE)[0].health == 45 - 16
+
+
+def test_baneling_bursts_on_contact_splashes_light_units_and_dies():
+    # A column of Marines 1 apart and a Baneling touching the middle one: it bursts at once for 35 (20 + 15 vs
+    # Light) on every Marine whose edge is within 2.2 of its centre, and none beyond.
+    setup = [unit("Marine", 30, 30 + dy, group="m") for dy in (-3, -2, -1, 0, 1, 2, 3)]
+    setup += [unit("Baneling", 31.0, 30, owner=2, group="b")]
+    sim = Sim(arena(setup, triggers=[{"when": {"unit_died": {"owner": 2}}, "do": [{"score": {"add": 5}}]}]))
+    sim.step(4)
+    assert not sim.units(BANELING), "the Baneling died bursting"
+    for m in sim.units(MARINE):
+        within = math.hypot(m.pos.x - 31.0, m.pos.y - 30) - 0.375 <= 2.2
+        assert m.health == (10 if within else 45), (m.pos.y, m.health)
+    assert sum(m.health == 10 for m in sim.units(MARINE)) == 5
+    assert sim.obs().observation.score.score == 5, "the burst counts as the Baneling's death"
+    details = sim.obs().observation.score.score_details
+    assert details.killed_value_units == 0, "a suicide gives no kill credit"
+    assert details.total_damage_taken.life == 5 * 35
+
+
+def test_marines_shoot_a_lone_baneling_before_it_connects():
+    setup = [unit("Marine", 30, 30 + dy) for dy in (-3, -2, -1, 0, 1, 2, 3)] + [unit("Baneling", 34, 30, owner=2)]
+    sim = Sim(arena(setup))
+    sim.step(16)
+    assert not sim.units(BANELING) and all(m.health == 45 for m in sim.units(MARINE))
+
+
+def test_a_baneling_shot_dead_bursts_where_it_dies():
+    setup = [unit("Marine", 30, 30), unit("Marine", 31, 30), unit("Baneling", 31.9, 31.5, owner=2)]
+    sim = Sim(arena(setup))
+    bane, = sim.units(BANELING)
+    marine = sim.units(MARINE)[0]
+    w = sim.game.world
+    w.health[w.slot(bane.tag)] = 1.0
+    w.mode[w.slot(bane.tag)] = 0  # make it a passive target: only the Marine acts
+    sim.game.orders.issue(w.slot(marine.tag), ATTACK, None, bane.tag, False)
+    sim.step(4)
+    assert not sim.units(BANELING)
+    assert any(u.health == 10 for u in sim.units(MARINE)), "its death burst hit the Marines beside it"
+    assert sim.obs().observation.score.score_details.killed_value_units == 75
+
+
+def test_zerg_regenerate():
+    sim = Sim(arena([unit("Zergling", 30, 30, owner=2, health=20)]))
+    sim.step(160)
+    zergling, = sim.units(ZERGLING)
+    assert zergling.health == pytest.approx(20 + 10 * 0.2734, abs=1e-6), "0.2734 hit points per game second"
+
+
+def test_attack_on_an_own_unit_and_on_invulnerable_units():
+    sim = Sim(arena([unit("Marine", 30, 30), unit("Marine", 33, 30), unit("MineralField", 40, 30, owner=0)]))
+    a, b = sim.units(MARINE)
+    sim.raw(ATTACK, a.tag, target=b.tag)
+    sim.step(4)
+    assert min(u.health for u in sim.units(MARINE)) == 39, "an explicit Attack may target an own unit"
+    mineral, = sim.units(341)
+    assert sim.raw(ATTACK, a.tag, target=mineral.tag) == 1
+    order = sim.units(MARINE)[0].orders[0]
+    assert order.ability_id == ATTACK and not order.target_unit_tag, "an invulnerable target becomes a point"
+    assert math.isclose(order.target_world_space_pos.x, 40, abs_tol=1e-6)
