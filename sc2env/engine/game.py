@@ -283,8 +283,12 @@ class Game:
     def _clamp_camera(self, x: float, y: float) -> tuple[float, float]:
         return self.definition.camera_bounds.clamp(x, y)
 
-    def move_camera(self, x: float, y: float) -> None:
+    def move_camera(self, x: float, y: float) -> bool:
+        """Centre the camera on (x, y) within the camera bounds; False if the map locks the camera."""
+        if self.definition.camera_locked:
+            return False
         self.player.camera = self._clamp_camera(x, y)
+        return True
 
     def screen_view(self, render: bool = False) -> View | None:
         size = self.interface and (self.interface.render_screen if render else self.interface.screen)

@@ -96,6 +96,7 @@ class MapDefinition:
     playable_area: Bounds
     camera_bounds: Bounds
     camera_start: tuple[float, float]
+    camera_locked: bool
     vision: str
     terrain_height: float
     time_limit: int
@@ -179,6 +180,7 @@ def parse_definition(data: bytes | str) -> MapDefinition:
             playable_area=playable,
             camera_bounds=_bounds(spec.get("camera_bounds", [0, 0, width, height]), "camera_bounds"),
             camera_start=camera,  # type: ignore[arg-type]
+            camera_locked=bool(spec.get("camera_locked", False)),
             vision=vision,
             terrain_height=float(spec.get("terrain_height", 10.0)),
             time_limit=time_limit,

@@ -218,6 +218,10 @@ def test_move_orders_queue_and_general_specific_ids(controller):
 def test_camera_moves_clamp_and_show_on_the_minimap(controller):
     start(controller, "MoveToBeacon", seed=1)
     obs = controller.act_step_observe([spatial("camera_move", center_minimap=(32, 32))], 1)
+    camera = obs.observation.raw_data.player.camera
+    assert (camera.x, camera.y) == pytest.approx((33.0001, 25)), "the single-screen maps lock the camera"
+    start(controller, "FindAndDefeatZerglings", seed=1)
+    obs = controller.act_step_observe([spatial("camera_move", center_minimap=(32, 32))], 1)
     assert (obs.observation.raw_data.player.camera.x, obs.observation.raw_data.player.camera.y) == pytest.approx(
         (32.5, 31.5))
     obs = controller.act_step_observe([spatial("camera_move", center_minimap=(0, 0))], 1)
