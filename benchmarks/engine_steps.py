@@ -1,8 +1,10 @@
-"""Agent steps per second of the built-in engine on MoveToBeacon, over the socket, and where the time goes.
+"""Agent steps per second of the built-in engine on the mini-games, over the socket, and where the time goes.
 
-One agent step = RequestAction (a Move_screen to a random point, as a random agent sends) + RequestStep(8) +
-RequestObservation with all 27 screen and 11 minimap layers at 64x64, written back to back (pipelined) and
-then read. Run: python benchmarks/engine_steps.py [--steps N] [--map MoveToBeacon]
+One agent step = RequestAction + RequestStep(8) + RequestObservation with all 27 screen and 11 minimap layers
+at 64x64, written back to back (pipelined) and then read. The action is what a random agent sends with
+everything selected: Move_screen, Attack_screen or Smart_screen at a random point, or a no-op (a quarter
+each), so units walk, fight, harvest and stand. Episodes that end are restarted.
+Run: python benchmarks/engine_steps.py [--steps N] [--map all | MoveToBeacon,DefeatRoaches,...]
 """
 
 from __future__ import annotations
@@ -43,14 +45,22 @@ def setup_requests(map_name: str) -> list[sc_pb.Request]:
             sc_pb.Request(action=sc_pb.RequestAction(actions=[select_all]))]
 
 
+MAPS = ("MoveToBeacon", "CollectMineralShards", "FindAndDefeatZerglings", "DefeatRoaches",
+        "DefeatZerglingsAndBanelings", "CollectMineralsAndGas", "BuildMarines")
+# General Move, Attack and Smart as PySC2 sends them, and a no-op (an empty action).
+ABILITIES = (3794, 3674, 1, None)
+
+
 def step_requests(rng: np.random.Generator, n: int) -> list[list[bytes]]:
     """Serialized (action, step, observation) triples, made up front so the loop times only the exchange."""
     out = []
     for _ in range(n):
         action = sc_pb.Action()
-        cmd = action.action_feature_layer.unit_command
-        cmd.ability_id = 3794  # general Move, as PySC2 sends
-        cmd.target_screen_coord.x, cmd.target_screen_coord.y = (int(v) for v in rng.integers(0, RES, 2))
+        ability = ABILITIES[int(rng.integers(len(ABILITIES)))]
+        if ability is not None:
+            cmd = action.action_feature_layer.unit_command
+            cmd.ability_id = ability
+            cmd.target_screen_coord.x, cmd.target_screen_coord.y = (int(v) for v in rng.integers(0, RES, 2))
         out.append([sc_pb.Request(action=sc_pb.RequestAction(actions=[action])).SerializeToString(),
                     sc_pb.Request(step=sc_pb.RequestStep(count=8)).SerializeToString(),
                     sc_pb.Request(observation=sc_pb.RequestObservation()).SerializeToString()])
@@ -135,39 +145,44 @@ def in_process(map_name: str, triples: list[list[bytes]]) -> dict[str, float]:
     return {k: v / len(triples) for k, v in times.items()}
 
 
+def measure(ws: websocket.WebSocket, map_name: str, triples: list[list[bytes]]) -> tuple[float, float, int]:
+    """(seconds, client parse seconds, observation bytes) of the pipelined loop on one mini-game."""
+    for request in setup_requests(map_name):
+        ws.send_binary(request.SerializeToString())
+        ws.recv()
+    over_socket(ws, triples[:200])  # warm-up
+    seconds, parse = over_socket(ws, triples)
+    ws.send_binary(triples[0][2])
+    return seconds, parse, len(ws.recv())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=5000)
-    parser.add_argument("--map", default="MoveToBeacon")
+    parser.add_argument("--steps", type=int, default=3000, help="agent steps per mini-game")
+    parser.add_argument("--map", default="all", help="'all' or comma-separated mini-games")
     args = parser.parse_args()
+    maps = MAPS if args.map == "all" else tuple(args.map.split(","))
     triples = step_requests(np.random.default_rng(0), args.steps)
-
     proc, ws, startup = start_engine()
+    results = {}
     try:
-        for request in setup_requests(args.map):
-            ws.send_binary(request.SerializeToString())
-            ws.recv()
-        over_socket(ws, triples[:200])  # warm-up
-        seconds, parse = over_socket(ws, triples)
-        ws.send_binary(triples[0][2])
-        size = len(ws.recv())
+        for map_name in maps:
+            results[map_name] = measure(ws, map_name, triples)
         ws.send_binary(sc_pb.Request(quit=sc_pb.RequestQuit()).SerializeToString())
         ws.close()
     finally:
         proc.wait(10)
-    parts = in_process(args.map, triples)
-    per_step = seconds / args.steps
-    engine = sum(parts.values())
-    print(f"{args.map}, {RES}x{RES} screen and minimap, all 38 layers, step_mul 8, pipelined over the socket")
-    print(f"  engine start-up to first ping answer: {startup * 1000:.0f} ms")
-    print(f"  agent steps/s:   {1 / per_step:8.0f}   ({8 / per_step:.0f} game loops/s)")
-    print(f"  observation size: {size / 1024:.0f} KiB")
-    print(f"  where one agent step's {per_step * 1e6:.0f} us go:")
-    for name, value in parts.items():
-        print(f"    engine {name:<30} {value * 1e6:7.1f} us")
-    print(f"    client: protobuf parse            {parse / args.steps * 1e6:7.1f} us")
-    rest = per_step - engine - parse / args.steps
-    print(f"    framing + sockets + client loop   {rest * 1e6:7.1f} us  (both sides, by difference)")
+    print(f"{RES}x{RES} screen and minimap, all 38 layers, step_mul 8, pipelined over the socket; "
+          f"{args.steps} steps per mini-game")
+    print(f"engine start-up to first ping answer: {startup * 1000:.0f} ms\n")
+    print(f"{'mini-game':30s} {'steps/s':>8s} {'loops/s':>8s} {'obs KiB':>8s}   engine us per step: "
+          f"simulate / layers / observation / action")
+    for map_name, (seconds, parse, size) in results.items():
+        per_step = seconds / args.steps
+        parts = in_process(map_name, triples)
+        engine = " / ".join(f"{v * 1e6:.0f}" for v in parts.values())
+        print(f"{map_name:30s} {1 / per_step:8.0f} {8 / per_step:8.0f} {size / 1024:8.0f}   {engine}")
+    print("\n(the rest of each step is the client's protobuf parse, framing and the two sockets)")
 
 
 if __name__ == "__main__":

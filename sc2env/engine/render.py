@@ -82,14 +82,21 @@ class Terrain:
 
     def sample(self, view: View, grid: np.ndarray) -> np.ndarray:
         """`grid` seen through `view`: the cell under each pixel centre, 0 off the map."""
+        cells = self._cells(view)
+        padded = np.zeros(grid.size + 1, grid.dtype)  # the last entry stands for "off the map"
+        padded[:-1] = grid.ravel()
+        return padded.take(cells)
+
+    @functools.lru_cache(maxsize=32)  # noqa: B019 - one Terrain per game, a handful of views
+    def _cells(self, view: View) -> np.ndarray:
+        """Per pixel of `view`: the flat index of the grid cell under its centre (grid size when off the map)."""
         i = np.arange(view.width)
         j = np.arange(view.height)
         x = np.floor(view.left + (i + 0.5) * view.scale).astype(int)
         y = np.floor(view.top - (j + 0.5) * view.scale).astype(int)
         w, h = self.size
         ok = (x[None, :] >= 0) & (x[None, :] < w) & (y[:, None] >= 0) & (y[:, None] < h)
-        out = grid[np.clip(y, 0, h - 1)[:, None], np.clip(x, 0, w - 1)[None, :]]
-        return np.where(ok, out, 0).astype(grid.dtype)
+        return np.where(ok, y[:, None] * w + x[None, :], w * h)
 
 
 @functools.lru_cache(maxsize=16)
@@ -129,7 +136,8 @@ def coverage(view: View, world: World, densities: bool = True,
             return np.zeros((h, w), np.int32), zero8, zero8
     # Units are stamped with a square of candidate pixels sized to their radius; big and small units in
     # separate groups, so a Command Center on screen doesn't make every Marine test a 19x19 square.
-    reach = np.minimum(rp.astype(np.int64) + 2, 64)
+    # A pixel centre within rp of a unit is at most rp + 0.5 from the pixel the unit's centre rounds to.
+    reach = np.minimum(np.ceil(rp + 0.5).astype(np.int64), 64)
     parts = []
     sizes = [int(reach[0])] if reach.min() == reach.max() else np.unique(reach).tolist()
     for size in sizes:
@@ -175,6 +183,7 @@ class FrameCache:
         self._values: np.ndarray | None = None
         self.vision: Vision | None = None
         self._shown: np.ndarray | None = None
+        self._still: dict[tuple, tuple] = {}
 
     def _check(self, world: World, player: Player) -> None:
         vision = self.vision
@@ -195,8 +204,35 @@ class FrameCache:
         self._check(world, player)
         cached = self._coverage.get(view)
         if cached is None or (densities and cached[1] is None):
-            cached = self._coverage[view] = coverage(view, world, densities, self._shown)
+            cached = self._coverage[view] = self._layered(view, world, densities)
         return cached
+
+    def _layered(self, view: View, world: World, densities: bool) -> tuple:
+        """`coverage`, with units that never move (structures, resources, items) drawn once per layout and
+        view and kept by tag; only moving units are drawn every frame (on top, as the game draws them)."""
+        still = world.speed <= 0
+        if not still.any() or still.all():
+            return coverage(view, world, densities, self._shown)
+        shown = self._shown if self._shown is not None else np.ones(world.n, bool)
+        fog = self.vision is not None and self.vision.fog
+        key = (view, densities, id(world), world.static_version, self.vision.version if fog else 0)
+        base = self._still.get(key)
+        if base is None:
+            index, density, density_aa = coverage(view, world, densities, shown & still)
+            tags = np.concatenate(([0], world.tag))[index]
+            if len(self._still) > 16:
+                self._still.clear()
+            base = self._still[key] = (tags, density, density_aa)
+        tags, density, density_aa = base
+        index, moving_density, moving_aa = coverage(view, world, densities, shown & ~still)
+        drawn = tags != 0
+        rows = np.zeros_like(index)
+        rows[drawn] = np.searchsorted(world.tag, tags[drawn]) + 1
+        index = np.where(index > 0, index, rows)
+        if not densities:
+            return index, None, None
+        return (index, np.minimum(density.astype(np.uint16) + moving_density, 255).astype(np.uint8),
+                np.minimum(density_aa.astype(np.uint16) + moving_aa, 255).astype(np.uint8))
 
     def values(self, world: World, player: Player) -> np.ndarray:
         self._check(world, player)

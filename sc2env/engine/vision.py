@@ -25,6 +25,7 @@ class Vision:
         self.visible = self.explored.copy()
         self.version = 0
         self._static_grid = np.where(revealed, VISIBLE, HIDDEN).astype(np.uint8)
+        self._grid, self._grid_version = self._static_grid, -1
 
     def update(self, world: World, player_id: int) -> None:
         """Recompute sight from the player's units (call after they move)."""
@@ -60,7 +61,10 @@ class Vision:
         """The visibility grid: 0 hidden, 1 fogged, 2 visible."""
         if not self.fog:
             return self._static_grid
-        return np.where(self.visible, VISIBLE, np.where(self.explored, FOGGED, HIDDEN)).astype(np.uint8)
+        if self._grid_version != self.version:
+            self._grid = self.visible.astype(np.uint8) + self.explored  # visible cells are explored too
+            self._grid_version = self.version
+        return self._grid
 
     def shows(self, world: World, player_id: int) -> np.ndarray | None:
         """Which rows the player can see: own units, other players' units within sight of one of its units

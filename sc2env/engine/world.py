@@ -15,7 +15,9 @@ _CROWDED_ARRIVAL = 1.0
 # How far beyond an obstacle's corner a unit aims when it walks around it.
 _CORNER_MARGIN = 0.15
 # Longest batch while colliding units may touch (they are pushed apart at the end of each batch).
-CONTACT_BATCH = 4
+CONTACT_BATCH = 8
+# Longest batch while some unit walks round an obstacle (it may stand at a corner until the batch ends).
+WAYPOINT_BATCH = 8
 _EPS = 1e-6
 
 _COLUMNS = (  # name, dtype, per-unit shape
@@ -134,6 +136,7 @@ class World:
         self._next_index = 1
         self.version = 0
         self._obstacle_version = 0
+        self.static_version = 0  # changes when a unit that never moves appears, goes or is teleported
         self._last_travel = np.zeros((0, 0))
         self._bind()
 
@@ -188,6 +191,7 @@ class World:
         s["build_progress"][i] = 1.0
         s["steer_stamp"][i] = -1
         self._obstacle_version += bool(s["obstacle"][i])
+        self.static_version += not mobile
         s["contents"][i] = unit_type.mineral_contents or unit_type.vespene_contents
         self.orders.append([])
         self.types.append(unit_type)
@@ -199,6 +203,7 @@ class World:
         """Delete a unit; later rows shift up by one."""
         i = self._slot.pop(tag)
         self._obstacle_version += bool(self.obstacle[i])
+        self.static_version += bool(self.speed[i] <= 0)
         for column in self._store.values():
             column[i : self.n - 1] = column[i + 1 : self.n]
         self.n -= 1
@@ -220,6 +225,7 @@ class World:
     def teleport(self, tag: int, x: float, y: float) -> None:
         i = self._slot[tag]
         self.pos[i] = (x, y)
+        self.static_version += bool(self.speed[i] <= 0)
         self.version += 1
 
     def tags_where(self, mask: np.ndarray) -> list[int]:
@@ -376,10 +382,12 @@ class World:
         if not self.n or not self.moving.any():
             return limit
         # Chasers (units with a weapon target) stop in range by themselves; combat re-plans every tick.
-        i = (self.moving & ~self.ghost & (self.engaged == 0)).nonzero()[0]
-        k = limit
+        # Waypoints don't cut batches either: a unit reaching one early owes the loops it stood still.
+        waypoint = (self.target != self.goal).any(axis=1)
+        i = (self.moving & ~self.ghost & (self.engaged == 0) & ~waypoint).nonzero()[0]
+        k = min(limit, WAYPOINT_BATCH) if (waypoint & self.moving).any() else limit
         if len(i):
-            k = int(min(limit, max(np.ceil(self.leg[i] / self.speed[i]).min(), 1)))
+            k = int(min(limit, max(self._loops_to_travel(i).min(), 1)))
         if k <= CONTACT_BATCH:
             return k  # contact can't shorten the batch further
         c = (self.collides & ~self.ghost & ~self.hidden).nonzero()[0]
@@ -395,6 +403,22 @@ class World:
             if safe.min() < k:
                 k = min(k, max(int(safe.min()), CONTACT_BATCH))
         return k
+
+    def _loops_to_travel(self, i: np.ndarray) -> np.ndarray:
+        """Loops rows i need to cover their legs, accelerating from their current speed."""
+        leg, top = self.leg[i], self.speed[i]
+        loops = np.ceil(leg / top)
+        accel = self.accel[i]
+        slow = np.isfinite(accel) & (self.velocity[i] < top)
+        if slow.any():
+            v0, a, L, vmax = self.velocity[i][slow], accel[slow], leg[slow], top[slow]
+            ramp = np.ceil((vmax - v0) / a)  # loops until top speed
+            ramp_distance = v0 * ramp + a * ramp * (ramp + 1) / 2
+            b = v0 + a / 2  # distance after t loops while accelerating: b t + a t^2 / 2
+            within = np.ceil((-b + np.sqrt(b * b + 2 * a * L)) / a)
+            after = ramp + np.ceil((L - ramp_distance) / vmax)
+            loops[slow] = np.where(L <= ramp_distance, within, after)
+        return loops
 
     def trajectory(self, k: int) -> np.ndarray | None:
         """Positions after each of the next k loops, shape (k, n, 2); None if nothing moves."""
@@ -468,22 +492,19 @@ class World:
         crowded = (left < _CROWDED_ARRIVAL) & blocked
         done = ~at_waypoint & (reached | crowded)
         ghosts = self.ghost[m]
-        if not done.any() and not (ghosts & at_waypoint).any():
+        if not done.any() and not at_waypoint.any():
+            self.boost[m] = 0.0
             return [], []
-        # Loops since each ghost's leg ended: the first loop at which its travel reached the leg (and the
-        # owed distance it didn't need).
-        late = np.zeros(len(m), np.int64)
-        if ghosts.any():
-            ended = self._last_travel[:t, m] >= self.leg[m] - 1e-9
-            spare = np.floor(np.maximum(self.boost[m] - self.leg[m], 0.0) / self.speed[m])
-            late = np.where(ghosts & ~crowded & ended.any(axis=0), t - 1 - ended.argmax(axis=0) + spare, 0)
-            late = late.astype(np.int64)
+        # Loops since each leg ended: the first loop at which its travel reached the leg (and the owed
+        # distance it didn't need). Ghosts report them with their arrival; everyone makes them up at waypoints.
+        ended = self._last_travel[:t, m] >= self.leg[m] - 1e-9
+        spare = np.floor(np.maximum(self.boost[m] - self.leg[m], 0.0) / self.speed[m])
+        late = np.where(~crowded & ended.any(axis=0), t - 1 - ended.argmax(axis=0) + spare, 0).astype(np.int64)
         self.boost[m] = 0.0
-        tags, lates = self.tag[m[done]].tolist(), late[done].tolist()
+        tags, lates = self.tag[m[done]].tolist(), np.where(ghosts, late, 0)[done].tolist()
         self.moving[m[done]] = False
         self.velocity[m[done]] = 0.0
-        # Ghosts that reached a waypoint early walk on round the obstacle for the loops they stood still.
-        early = ~done & at_waypoint & ghosts & (late > 0)
+        early = ~done & at_waypoint & (late > 0)  # walk on round the obstacle for the loops stood still
         self.boost[m[early]] = late[early] * self.speed[m[early]]
         return tags, lates
 

@@ -82,7 +82,7 @@ def test_a_damaged_unit_responds_and_calls_idle_allies_within_four():
     marine, = sim.units(MARINE)
     near = sorted(sim.units(ZERGLING), key=lambda u: u.pos.x)[0]
     sim.raw(ATTACK, marine.tag, target=near.tag)
-    sim.step(8)
+    sim.step(16)
     lings = sorted(sim.units(ZERGLING), key=lambda u: u.pos.x)
     assert lings[0].pos.x < 25.5 and lings[1].pos.x < 28, "the shot one and its neighbour charge"
     assert lings[2].pos.x == pytest.approx(34.5), "too far to be called for help"
