@@ -52,7 +52,7 @@ class Building:
     @staticmethod
     def cells(t: UnitType, cx: float, cy: float) -> tuple[int, int, int, int]:
         w, h = t.footprint
-        x0, y0 = int(round(cx - w / 2)), int(round(cy - h / 2))
+        x0, y0 = round(cx - w / 2), round(cy - h / 2)
         return x0, y0, x0 + w, y0 + h
 
     def placement_error(self, t: UnitType, cx: float, cy: float) -> int:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -86,7 +85,7 @@ class Economy:
             w.timer[i] = 0.0
         w.ghost[i] = False
 
-    def arrived(self, i: int, late: int = 0) -> None:
+    def arrived(self, i: int, late: float = 0.0) -> None:
         """Row i's leg ended `late` loops ago."""
         w = self.world
         order = w.orders[i][0]
@@ -106,11 +105,11 @@ class Economy:
     # Harvesting workers are ghosts: their leg ends and timers don't cut the world's batches. Each event is
     # handled at the batch's end, `late` loops after it happened; the worker makes up for those loops by
     # travelling further in the next batch (World.owe) or harvesting for less long.
-    def _move(self, i: int, tag: int, late: int) -> None:
+    def _move(self, i: int, tag: int, late: float) -> None:
         self.world.move_to(i, tag=tag, reach=_CONTACT)
-        self.world.owe(i, late)
+        self.world.owe(i, int(late))
 
-    def _to_resource(self, i: int, order: Order, resource: int, late: int = 0) -> bool:
+    def _to_resource(self, i: int, order: Order, resource: int, late: float = 0.0) -> bool:
         w = self.world
         if not w.exists(resource):
             resource = self._another(i, resource)
@@ -138,7 +137,7 @@ class Economy:
         d = np.hypot(*(w.pos[fields] - w.pos[i]).T) + 100.0 * (w.occupant[fields] != 0)
         return int(w.tag[fields[int(np.argmin(d))]])
 
-    def _at_resource(self, i: int, order: Order, late: int = 0) -> None:
+    def _at_resource(self, i: int, order: Order, late: float = 0.0) -> None:
         w = self.world
         r = order.target_tag
         if not w.exists(r):
@@ -156,7 +155,7 @@ class Economy:
             return
         self._harvest(i, j, late)
 
-    def _harvest(self, i: int, j: int, late: int = 0) -> None:
+    def _harvest(self, i: int, j: int, late: float = 0.0) -> None:
         w = self.world
         harvest = w.types[j].harvest
         w.occupant[j] = w.tag[i]
@@ -168,7 +167,7 @@ class Economy:
             w.pos[i] = w.pos[j]
         w.version += 1
 
-    def _release(self, i: int, late: int) -> None:
+    def _release(self, i: int, late: float) -> None:
         """Free the resource row i harvests (`late` loops ago); a worker inside a refinery comes out beside
         it; the next worker waiting there starts."""
         w = self.world
@@ -182,7 +181,7 @@ class Economy:
                 w.pos[i] = w.free_spot(*w.pos[w.slot(r)], float(w.radius[i]))
             w.version += 1
 
-    def _wake(self, resource: int, late: int) -> None:
+    def _wake(self, resource: int, late: float) -> None:
         """The first worker waiting at `resource` takes it (or looks elsewhere if it is gone)."""
         w = self.world
         waiting = np.flatnonzero((w.phase == WAITING) & (w.harvest_tag == resource))
@@ -195,7 +194,7 @@ class Economy:
             for k in waiting.tolist():
                 self._at_resource(k, w.orders[k][0], late)
 
-    def _finish_harvest(self, i: int, late: int) -> None:
+    def _finish_harvest(self, i: int, late: float) -> None:
         w = self.world
         r = int(w.harvest_tag[i])
         if not w.exists(r):
@@ -227,7 +226,7 @@ class Economy:
             return None
         return int(halls[int(np.argmin(np.hypot(*(w.pos[halls] - w.pos[i]).T)))])
 
-    def _return(self, i: int, order: Order, late: int = 0) -> bool:
+    def _return(self, i: int, order: Order, late: float = 0.0) -> bool:
         w = self.world
         hall = self.dropoff(i)
         if hall is None:
@@ -240,7 +239,7 @@ class Economy:
         self._move(i, int(w.tag[hall]), late)
         return True
 
-    def _deposit(self, i: int, order: Order, late: int = 0) -> None:
+    def _deposit(self, i: int, order: Order, late: float = 0.0) -> None:
         w, g = self.world, self.game
         owner = int(w.owner[i])
         amount = int(w.cargo[i])
@@ -281,13 +280,11 @@ class Economy:
                 if not w.exists(tag):
                     continue
                 i = w.slot(tag)
-                late = int(round(-w.timer[i])) if w.timer[i] < 0 else 0
                 if w.phase[i] == HARVESTING:
-                    self._finish_harvest(i, late)
+                    self._finish_harvest(i, max(-float(w.timer[i]), 0.0))
                     i = w.slot(tag)
                 if w.phase[i] == PAUSING and w.timer[i] <= 1e-9:
-                    late = int(round(-w.timer[i])) if w.timer[i] < 0 else 0
-                    self._return(i, w.orders[i][0], late) or self.game.orders.complete(i)
+                    self._return(i, w.orders[i][0], max(-float(w.timer[i]), 0.0)) or self.game.orders.complete(i)
         for tag in w.tag[w.phase == REPAIRING].tolist():
             self._repair(w.slot(tag), t)
 

@@ -285,6 +285,9 @@ class Orders:
     def complete(self, i: int) -> None:
         """Row i finished its first order: start the next one."""
         w = self.world
+        if not w.types[i].structure:  # what the finished order was doing (harvest, repair, build) ends with it
+            self.game.economy.interrupt(i)
+            self.game.building.halt(i)
         if w.orders[i]:
             w.orders[i].pop(0)
         self.start(i)

@@ -53,7 +53,7 @@ def points(scenario: Scenario, spec, count: int, group: str | None = None) -> np
         listed = np.asarray(spec["points"], float).reshape(-1, 2)
         base = listed[np.arange(count) % len(listed)]
     else:
-        anchor = spec["anchor"] if "anchor" in spec else None
+        anchor = spec.get("anchor")
         point = np.asarray(spec["point"], float) if anchor is None else scenario.anchor(anchor)
         base = np.tile(point, (count, 1))
     if "offsets" in spec:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import traceback
+
 from google.protobuf.message import DecodeError
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
@@ -74,8 +76,10 @@ class Session:
                 payload = getattr(self, f"_{kind}")(getattr(request, kind), response)
             except Exception as e:  # noqa: BLE001 - a bug must cost one answer, never the server
                 response.ClearField(kind)
+                where = traceback.extract_tb(e.__traceback__)[-1]
                 response.error.append(f"internal error in the built-in engine while handling {kind}: "
-                                      f"{type(e).__name__}: {e}")
+                                      f"{type(e).__name__}: {e} (at {where.filename.rsplit('/', 1)[-1]}:"
+                                      f"{where.lineno} in {where.name}; please report it)")
         response.status = self.status
         return payload if payload is not None else response.SerializeToString()
 

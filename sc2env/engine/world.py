@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from sc2env.engine import paths
 from sc2env.gamedata import UnitType
 
 # A unit pushed aside this close to its goal counts as arrived (SC2 units stop when crowded at a point).
 _CROWDED_ARRIVAL = 1.0
-# How far beyond an obstacle's corner a unit aims when it walks around it.
-_CORNER_MARGIN = 0.15
 # Longest batch while colliding units may touch (they are pushed apart at the end of each batch).
 CONTACT_BATCH = 8
 # Longest batch while some unit walks round an obstacle (it may stand at a corner until the batch ends).
@@ -83,36 +81,6 @@ class Bounds:
 
     def clamp(self, x: float, y: float, margin: float = 0.0) -> tuple[float, float]:
         return (min(max(x, self.x0 + margin), self.x1 - margin), min(max(y, self.y0 + margin), self.y1 - margin))
-
-
-@functools.lru_cache(maxsize=1)
-def _spiral(step: float = 0.25, reach: float = 8.0) -> np.ndarray:
-    """Candidate offsets for placing a unit, nearest first."""
-    r = np.arange(-reach, reach + step / 2, step)
-    grid = np.stack(np.meshgrid(r, r), -1).reshape(-1, 2)
-    d = np.hypot(grid[:, 0], grid[:, 1])
-    keep = d <= reach
-    return grid[keep][np.argsort(d[keep], kind="stable")]
-
-
-def _crosses(starts: np.ndarray, ends: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Whether each segment starts[k] -> ends[k] passes through the inside of box (lo, hi)."""
-    starts, ends = np.broadcast_arrays(starts, ends)
-    seg = ends - starts
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t1 = (lo - starts) / seg
-        t2 = (hi - starts) / seg
-    flat = np.abs(seg) < _EPS
-    between = (starts > lo) & (starts < hi)
-    t_near = np.where(flat, np.where(between, -np.inf, np.inf), np.minimum(t1, t2)).max(axis=1)
-    t_far = np.where(flat, np.where(between, np.inf, -np.inf), np.maximum(t1, t2)).min(axis=1)
-    return (t_far - t_near > _EPS) & (t_far > _EPS) & (t_near < 1 - _EPS)
-
-
-def box_distance(p: np.ndarray, centre: np.ndarray, half: np.ndarray) -> np.ndarray:
-    """Distance from points p to axis-aligned boxes (0 inside), broadcasting over leading axes."""
-    d = np.clip(np.abs(p - centre) - half, 0.0, None)
-    return np.hypot(d[..., 0], d[..., 1])
 
 
 class World:
@@ -250,12 +218,6 @@ class World:
         self.goal_tag[i] = 0
         self.velocity[i] = 0.0
 
-    def edge_distance(self, i: int, j: int) -> float:
-        """Gap between units i and j: circles for mobile units, footprint boxes for obstacles."""
-        if self.obstacle[j]:
-            return float(box_distance(self.pos[i], self.pos[j], self.half[j])) - self.radius[i]
-        return float(math.dist(self.pos[i], self.pos[j])) - self.radius[i] - self.radius[j]
-
     # ---- movement -----------------------------------------------------------------------------------
     def prepare(self) -> bool:
         """Aim every moving unit for the coming batch: follow unit goals, steer around obstacles, and set
@@ -290,7 +252,7 @@ class World:
                 again = moving[stale]
                 self.target[again] = self.steered[again] = self.goal[again]
                 self.steer_stamp[again] = self._obstacle_version
-                self._steer(again)
+                paths.steer(self, again)
         else:
             self.target[moving] = self.goal[moving]
         self._legs(moving, rows, found)
@@ -328,52 +290,6 @@ class World:
             waypoint = (target != self.goal[m]).any(axis=1)
             leg[waypoint] = to_target[waypoint]
         self.leg[m] = leg
-
-    def _steer(self, m: np.ndarray) -> None:
-        """Aim units whose straight path crosses an obstacle box at a corner of that box instead."""
-        obstacles = np.flatnonzero(self.obstacle & ~self.hidden)
-        p = self.pos[m][:, None, :]
-        seg = (self.goal[m] - self.pos[m])[:, None, :]
-        half = self.half[obstacles][None] + self.radius[m][:, None, None]
-        lo = self.pos[obstacles][None] - half
-        hi = self.pos[obstacles][None] + half
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t1 = (lo - p) / seg
-            t2 = (hi - p) / seg
-        parallel = np.abs(seg) < _EPS
-        outside = parallel & ((p < lo) | (p > hi))
-        t_near = np.where(parallel, -np.inf, np.minimum(t1, t2)).max(axis=2)
-        t_far = np.where(parallel, np.inf, np.maximum(t1, t2)).min(axis=2)
-        blocked = (t_near < t_far - _EPS) & (t_near > _EPS) & (t_near < 1.0) & ~outside.any(axis=2)
-        blocked &= self.tag[obstacles][None] != self.goal_tag[m][:, None]
-        g = self.goal[m][:, None, :]
-        blocked &= ~np.all((g > lo) & (g < hi), axis=2)  # aiming inside a box: walk up to it
-        if not blocked.any():
-            return
-        units = blocked.any(axis=1).nonzero()[0]
-        first = np.where(blocked[units], t_near[units], np.inf).argmin(axis=1)
-        others = self.tag[obstacles][None] != self.goal_tag[m[units]][:, None]
-        self.target[m[units]] = self._corners(m[units], lo[units, first], hi[units, first], lo[units],
-                                              hi[units], others)
-
-    def _corners(self, rows, lo, hi, all_lo, all_hi, others) -> np.ndarray:
-        """For each row, the corner of its box (lo, hi) to walk to on the way round it: shortest path, not
-        inside another box (`others` marks which boxes count), reachable without crossing the box, not the
-        corner it stands at, preferably with the goal in view from there."""
-        p, g = self.pos[rows], self.goal[rows]
-        corners = np.stack([np.stack([lo[:, 0], lo[:, 1]], 1), np.stack([lo[:, 0], hi[:, 1]], 1),
-                            np.stack([hi[:, 0], lo[:, 1]], 1), np.stack([hi[:, 0], hi[:, 1]], 1)], axis=1)
-        corners += np.sign(corners - ((lo + hi) / 2)[:, None]) * _CORNER_MARGIN
-        to_corner = np.sqrt(((corners - p[:, None]) ** 2).sum(axis=2))
-        cost = to_corner + np.sqrt(((corners - g[:, None]) ** 2).sum(axis=2))
-        inside = ((corners[:, :, None] > all_lo[:, None]) & (corners[:, :, None] < all_hi[:, None])).all(axis=3)
-        inside = (inside & others[:, None]).any(axis=2)
-        flat = corners.reshape(-1, 2)
-        box_lo, box_hi = np.repeat(lo, 4, axis=0), np.repeat(hi, 4, axis=0)
-        crossing = _crosses(np.repeat(p, 4, axis=0), flat, box_lo, box_hi).reshape(-1, 4)
-        blind = _crosses(flat, np.repeat(g, 4, axis=0), box_lo, box_hi).reshape(-1, 4)
-        cost = cost + 1e3 * inside + 1e3 * crossing + 1e4 * (to_corner < 0.05) + 50.0 * blind
-        return corners[np.arange(len(rows)), cost.argmin(axis=1)]
 
     def free_loops(self, limit: int) -> int:
         """How many loops (1..limit) the world can advance as straight-line motion: until the first leg of a
@@ -487,7 +403,7 @@ class World:
             # Pushed back by an obstacle: find a way round again next batch.
             stuck = m[blocked]
             o = (self.obstacle & ~self.hidden).nonzero()[0]
-            gap = box_distance(self.pos[stuck][:, None], self.pos[o], self.half[o]) - self.radius[stuck][:, None]
+            gap = paths.box_distance(self.pos[stuck][:, None], self.pos[o], self.half[o]) - self.radius[stuck][:, None]
             self.steer_stamp[stuck[(gap < 0.05).any(axis=1)]] = -1
         crowded = (left < _CROWDED_ARRIVAL) & blocked
         done = ~at_waypoint & (reached | crowded)
@@ -547,60 +463,10 @@ class World:
         mobile = ((self.speed > 0) & ~self.hidden).nonzero()[0]
         if len(mobile):
             if self.obstacle.any():
-                self._push_out_of_boxes(mobile)
+                paths.push_out_of_boxes(self, mobile)
             r = self.radius[mobile, None]
             self.pos[mobile] = np.minimum(np.maximum(self.pos[mobile], self._low + r), self._high - r)
 
-    def _push_out_of_boxes(self, mobile: np.ndarray) -> None:
-        o = np.flatnonzero(self.obstacle & ~self.hidden)
-        p = self.pos[mobile][:, None, :]
-        r = self.radius[mobile][:, None]
-        rel = p - self.pos[o][None]
-        half = self.half[o][None]
-        out = np.clip(np.abs(rel) - half, 0.0, None)
-        hit = np.hypot(out[..., 0], out[..., 1]) < r - 1e-9
-        if not hit.any():
-            return
-        for u, k in np.argwhere(hit).tolist():  # few contacts: resolve them one by one, nearest face out
-            q = self.pos[mobile[u]] - self.pos[o[k]]
-            h = self.half[o[k]]
-            ru = self.radius[mobile[u]]
-            out = np.abs(q) - h
-            if (out > 0).any():  # outside the box: push away from its nearest point
-                nearest = np.clip(q, -h, h)
-                away = q - nearest
-                length = math.hypot(*away)
-                self.pos[mobile[u]] += away / length * (ru - length) if length > 0 else 0.0
-            else:  # centre inside: leave by the nearest face
-                axis = int(np.argmax(out))
-                self.pos[mobile[u], axis] = self.pos[o[k], axis] + math.copysign(h[axis] + ru, q[axis] or 1.0)
-
-    # ---- placement ----------------------------------------------------------------------------------
     def free_spot(self, x: float, y: float, radius: float) -> tuple[float, float]:
-        """The nearest point to (x, y) where a ground unit of `radius` overlaps no unit or obstacle
-        (SC2's "normal" placement of created units)."""
-        b = self.pathable
-        candidates = np.array([x, y]) + _spiral()
-        if self._free(candidates[:1], radius)[0]:
-            return x, y
-        inside = ((candidates[:, 0] >= b.x0 + radius) & (candidates[:, 0] <= b.x1 - radius)
-                  & (candidates[:, 1] >= b.y0 + radius) & (candidates[:, 1] <= b.y1 - radius))
-        candidates = candidates[inside]
-        if not len(candidates):
-            return b.clamp(x, y, radius)
-        free = self._free(candidates, radius)
-        k = int(np.argmax(free)) if free.any() else 0
-        return float(candidates[k, 0]), float(candidates[k, 1])
-
-    def _free(self, candidates: np.ndarray, radius: float) -> np.ndarray:
-        c = np.flatnonzero(self.collides & ~self.hidden)
-        free = np.ones(len(candidates), bool)
-        if len(c):
-            rel = candidates[:, None, :] - self.pos[c][None]
-            d = np.hypot(rel[..., 0], rel[..., 1])
-            free &= (d >= radius + self.radius[c][None] - 1e-9).all(axis=1)
-        o = np.flatnonzero(self.obstacle & ~self.hidden)
-        if len(o):
-            free &= (box_distance(candidates[:, None, :], self.pos[o][None], self.half[o][None])
-                     >= radius - 1e-9).all(axis=1)
-        return free
+        """The nearest point to (x, y) where a ground unit of `radius` fits (see `paths.free_spot`)."""
+        return paths.free_spot(self, x, y, radius)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
@@ -23,7 +24,7 @@ def test_marine_kills_a_zergling_with_six_damage_shots():
         loops += 1
         health += [u.health for u in sim.units(ZERGLING)] or [0.0]
         assert loops < 200
-    drops = [a - b for a, b in zip(health, health[1:]) if a - b > 1]
+    drops = [a - b for a, b in itertools.pairwise(health) if a - b > 1]
     # 6 per shot, no armor; the Zergling regenerates 0.27 per second meanwhile, so a 7th shot may be needed.
     assert len(drops) in (6, 7) and all(5.9 < d <= 6 for d in drops[:-1])
     stats = sim.obs().observation.score.score_details
@@ -80,7 +81,7 @@ def test_a_damaged_unit_responds_and_calls_idle_allies_within_four():
     sim = Sim(arena([unit("Marine", 20, 30), unit("Zergling", 25.5, 30, owner=2), unit("Zergling", 28, 30, owner=2),
                      unit("Zergling", 34.5, 30, owner=2)]))
     marine, = sim.units(MARINE)
-    near = sorted(sim.units(ZERGLING), key=lambda u: u.pos.x)[0]
+    near = min(sim.units(ZERGLING), key=lambda u: u.pos.x)
     sim.raw(ATTACK, marine.tag, target=near.tag)
     sim.step(16)
     lings = sorted(sim.units(ZERGLING), key=lambda u: u.pos.x)

@@ -9,6 +9,7 @@ from sim_helpers import Sim
 SCV, MARINE, CC, DEPOT, BARRACKS, REFINERY, MINERAL, GEYSER = 45, 48, 18, 19, 21, 20, 341, 342
 GATHER, RETURN, BUILD_DEPOT, BUILD_REFINERY, BUILD_BARRACKS = 295, 296, 319, 320, 321
 TRAIN_SCV, TRAIN_MARINE, RALLY_WORKERS, RALLY_UNITS, HALT, CANCEL_BUILD = 524, 560, 203, 195, 315, 314
+REPAIR = 316
 LEFT_FIELDS = [[23, 28.5], [24, 29.5], [23, 26.5], [25, 22.5], [25, 32.5], [24, 23.5], [24, 31.5], [24, 25.5]]
 
 
@@ -43,7 +44,7 @@ def test_an_scv_mines_five_minerals_a_trip_and_collected_totals_count_them():
     assert carried
     sim.step(10)  # after the 8-loop pause the worker heads back with its cargo
     assert sim.units(SCV)[0].orders[0].ability_id == RETURN
-    field_after = [u for u in sim.units(MINERAL) if u.tag == field.tag][0]
+    field_after = next(u for u in sim.units(MINERAL) if u.tag == field.tag)
     assert field_after.mineral_contents == 1795
     for _ in range(40):
         obs = sim.step(4)
@@ -59,7 +60,7 @@ def test_income_of_workers_on_eight_patches_matches_the_game():
     # Measured in the game (Liquipedia, per game minute at Normal speed): about 40-45 per worker for one or
     # two workers per patch; 12 workers on 8 patches make about 500.
     sim = base(scvs=12, minerals=0)
-    cc, = sim.units(CC)
+    _cc, = sim.units(CC)
     fields = sim.units(MINERAL)
     for k, scv in enumerate(sim.units(SCV)):
         sim.raw(GATHER, scv.tag, target=fields[k % 8].tag)
@@ -146,7 +147,7 @@ def test_supply_depot_construction_cost_time_and_supply():
     assert ability_ids(sim, depot.tag) == {CANCEL_BUILD}
     for _ in range(480 // 16 + 2):
         obs = sim.step(16)
-        if [u for u in obs.observation.raw_data.units if u.unit_type == DEPOT][0].build_progress == 1:
+        if next(u for u in obs.observation.raw_data.units if u.unit_type == DEPOT).build_progress == 1:
             break
     assert obs.observation.player_common.food_cap == 23
     assert not sim.units(SCV)[0].orders, "the SCV goes idle when done"
@@ -202,7 +203,7 @@ def test_training_queue_supply_rally_and_errors():
     assert obs.observation.player_common.food_used == 2
     queue = obs.observation.ui_data.production.build_queue
     assert [q.unit_type for q in queue] == [MARINE] * 5 and 0 < queue[0].build_progress < 0.01
-    assert [o.ability_id for o in [u for u in obs.observation.raw_data.units if u.unit_type == BARRACKS][0].orders] \
+    assert [o.ability_id for o in next(u for u in obs.observation.raw_data.units if u.unit_type == BARRACKS).orders] \
         == [TRAIN_MARINE] * 5
     assert sim.raw(3671, rax.tag) == 1, "Cancel_Last refunds in full"
     assert sim.obs().observation.player_common.minerals == 300
@@ -264,3 +265,16 @@ def test_build_marines_scores_each_trained_marine():
     sim.raw(TRAIN_MARINE, rax.tag)
     obs = sim.step(800)
     assert len(sim.units(MARINE)) == 2 and obs.observation.score.score == 2
+
+
+def test_repair_heals_a_damaged_mechanical_unit_then_the_scv_goes_idle():
+    sim = base(scvs=2)
+    a, b = sim.units(SCV)
+    assert sim.raw(REPAIR, a.tag, target=b.tag) == 91, "RequiresRepairTarget: nothing to repair at full health"
+    w = sim.game.world
+    w.health[w.slot(b.tag)] = 30
+    assert sim.raw(REPAIR, a.tag, target=b.tag) == 1
+    sim.step(200)
+    repaired = {u.tag: u for u in sim.units(SCV)}
+    assert repaired[b.tag].health == 45 and not repaired[a.tag].orders
+    sim.step(16)  # and nothing is left running

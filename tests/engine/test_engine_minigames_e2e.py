@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 import numpy as np
-from engine_helpers import create_request, join_request, layer, move_screen, screen_pixel, select_rect, spatial, units_of
+from engine_helpers import (
+    create_request,
+    join_request,
+    layer,
+    move_screen,
+    screen_pixel,
+    select_rect,
+    spatial,
+    units_of,
+)
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 MARINE, SCV, ZERGLING, BANELING, ROACH, CC, DEPOT, BARRACKS, MINERAL = 48, 45, 105, 9, 110, 18, 19, 21, 341

@@ -25,7 +25,7 @@ def test_units_see_their_sight_range_and_remember_what_they_saw():
     assert not (grid == 1).any() and (grid == 0).sum() == 64 * 64 - len(xs)
     assert {u.unit_type for u in obs.observation.raw_data.units} == {MARINE, ZERGLING}
     assert len(obs.observation.raw_data.units) == 2, "the far Zergling is hidden"
-    marine = [u for u in obs.observation.raw_data.units if u.unit_type == MARINE][0]
+    marine = next(u for u in obs.observation.raw_data.units if u.unit_type == MARINE)
     sim.raw(16, marine.tag, point=(20, 45))  # walk north, out of sight of the near Zergling
     sim.step(120)
     obs = sim.obs()

@@ -1,0 +1,147 @@
+"""Ways round obstacles and free ground: steering at box corners, segment and box tests, placement spots."""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from sc2env.engine.world import World
+
+_EPS = 1e-6
+# How far beyond an obstacle's corner a unit aims when it walks around it.
+_CORNER_MARGIN = 0.15
+
+
+def box_distance(p: np.ndarray, centre: np.ndarray, half: np.ndarray) -> np.ndarray:
+    """Distance from points p to axis-aligned boxes (0 inside), broadcasting over leading axes."""
+    d = np.clip(np.abs(p - centre) - half, 0.0, None)
+    return np.hypot(d[..., 0], d[..., 1])
+
+
+def crosses(starts: np.ndarray, ends: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Whether each segment starts[k] -> ends[k] passes through the inside of box (lo, hi)."""
+    starts, ends = np.broadcast_arrays(starts, ends)
+    seg = ends - starts
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t1 = (lo - starts) / seg
+        t2 = (hi - starts) / seg
+    flat = np.abs(seg) < _EPS
+    between = (starts > lo) & (starts < hi)
+    t_near = np.where(flat, np.where(between, -np.inf, np.inf), np.minimum(t1, t2)).max(axis=1)
+    t_far = np.where(flat, np.where(between, np.inf, -np.inf), np.maximum(t1, t2)).min(axis=1)
+    return (t_far - t_near > _EPS) & (t_far > _EPS) & (t_near < 1 - _EPS)
+
+
+def steer(world: World, m: np.ndarray) -> None:
+    """Aim rows m whose straight path crosses an obstacle box at a corner of that box instead."""
+    w = world
+    obstacles = (w.obstacle & ~w.hidden).nonzero()[0]
+    p = w.pos[m][:, None, :]
+    seg = (w.goal[m] - w.pos[m])[:, None, :]
+    half = w.half[obstacles][None] + w.radius[m][:, None, None]
+    lo = w.pos[obstacles][None] - half
+    hi = w.pos[obstacles][None] + half
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t1 = (lo - p) / seg
+        t2 = (hi - p) / seg
+    parallel = np.abs(seg) < _EPS
+    outside = parallel & ((p < lo) | (p > hi))
+    t_near = np.where(parallel, -np.inf, np.minimum(t1, t2)).max(axis=2)
+    t_far = np.where(parallel, np.inf, np.maximum(t1, t2)).min(axis=2)
+    blocked = (t_near < t_far - _EPS) & (t_near > _EPS) & (t_near < 1.0) & ~outside.any(axis=2)
+    others = w.tag[obstacles][None] != w.goal_tag[m][:, None]  # the goal unit's own box doesn't block
+    blocked &= others
+    g = w.goal[m][:, None, :]
+    blocked &= ~np.all((g > lo) & (g < hi), axis=2)  # aiming inside a box: walk up to it
+    if not blocked.any():
+        return
+    units = blocked.any(axis=1).nonzero()[0]
+    first = np.where(blocked[units], t_near[units], np.inf).argmin(axis=1)
+    w.target[m[units]] = _corners(w, m[units], lo[units, first], hi[units, first], lo[units], hi[units],
+                                  others[units])
+
+
+def _corners(w: World, rows, lo, hi, all_lo, all_hi, others) -> np.ndarray:
+    """For each row, the corner of its box (lo, hi) to walk to on the way round it: shortest path, not inside
+    another box (`others` marks which boxes count), reachable without crossing the box, not the corner it
+    stands at, preferably with the goal in view from there."""
+    p, g = w.pos[rows], w.goal[rows]
+    corners = np.stack([np.stack([lo[:, 0], lo[:, 1]], 1), np.stack([lo[:, 0], hi[:, 1]], 1),
+                        np.stack([hi[:, 0], lo[:, 1]], 1), np.stack([hi[:, 0], hi[:, 1]], 1)], axis=1)
+    corners += np.sign(corners - ((lo + hi) / 2)[:, None]) * _CORNER_MARGIN
+    to_corner = np.sqrt(((corners - p[:, None]) ** 2).sum(axis=2))
+    cost = to_corner + np.sqrt(((corners - g[:, None]) ** 2).sum(axis=2))
+    inside = ((corners[:, :, None] > all_lo[:, None]) & (corners[:, :, None] < all_hi[:, None])).all(axis=3)
+    inside = (inside & others[:, None]).any(axis=2)
+    flat = corners.reshape(-1, 2)
+    box_lo, box_hi = np.repeat(lo, 4, axis=0), np.repeat(hi, 4, axis=0)
+    crossing = crosses(np.repeat(p, 4, axis=0), flat, box_lo, box_hi).reshape(-1, 4)
+    blind = crosses(flat, np.repeat(g, 4, axis=0), box_lo, box_hi).reshape(-1, 4)
+    cost = cost + 1e3 * inside + 1e3 * crossing + 1e4 * (to_corner < 0.05) + 50.0 * blind
+    return corners[np.arange(len(rows)), cost.argmin(axis=1)]
+
+
+def push_out_of_boxes(w: World, mobile: np.ndarray) -> None:
+    """Move mobile rows that overlap an obstacle's footprint box out of it."""
+    o = (w.obstacle & ~w.hidden).nonzero()[0]
+    rel = w.pos[mobile][:, None, :] - w.pos[o][None]
+    out = np.clip(np.abs(rel) - w.half[o][None], 0.0, None)
+    hit = np.hypot(out[..., 0], out[..., 1]) < w.radius[mobile][:, None] - 1e-9
+    if not hit.any():
+        return
+    for u, k in np.argwhere(hit).tolist():  # few contacts: resolve them one by one, nearest face out
+        q = w.pos[mobile[u]] - w.pos[o[k]]
+        h = w.half[o[k]]
+        ru = w.radius[mobile[u]]
+        outside = np.abs(q) - h
+        if (outside > 0).any():  # outside the box: push away from its nearest point
+            away = q - np.clip(q, -h, h)
+            length = math.hypot(*away)
+            w.pos[mobile[u]] += away / length * (ru - length) if length > 0 else 0.0
+        else:  # centre inside: leave by the nearest face
+            axis = int(np.argmax(outside))
+            w.pos[mobile[u], axis] = w.pos[o[k], axis] + math.copysign(h[axis] + ru, q[axis] or 1.0)
+
+
+@functools.lru_cache(maxsize=1)
+def _spiral(step: float = 0.25, reach: float = 8.0) -> np.ndarray:
+    """Candidate offsets for placing a unit, nearest first."""
+    r = np.arange(-reach, reach + step / 2, step)
+    grid = np.stack(np.meshgrid(r, r), -1).reshape(-1, 2)
+    d = np.hypot(grid[:, 0], grid[:, 1])
+    keep = d <= reach
+    return grid[keep][np.argsort(d[keep], kind="stable")]
+
+
+def free_spot(w: World, x: float, y: float, radius: float) -> tuple[float, float]:
+    """The nearest point to (x, y) where a ground unit of `radius` overlaps no unit or obstacle (SC2's
+    "normal" placement of created units)."""
+    b = w.pathable
+    candidates = np.array([x, y]) + _spiral()
+    if _free(w, candidates[:1], radius)[0]:
+        return x, y
+    inside = ((candidates[:, 0] >= b.x0 + radius) & (candidates[:, 0] <= b.x1 - radius)
+              & (candidates[:, 1] >= b.y0 + radius) & (candidates[:, 1] <= b.y1 - radius))
+    candidates = candidates[inside]
+    if not len(candidates):
+        return b.clamp(x, y, radius)
+    free = _free(w, candidates, radius)
+    k = int(np.argmax(free)) if free.any() else 0
+    return float(candidates[k, 0]), float(candidates[k, 1])
+
+
+def _free(w: World, candidates: np.ndarray, radius: float) -> np.ndarray:
+    c = (w.collides & ~w.hidden).nonzero()[0]
+    free = np.ones(len(candidates), bool)
+    if len(c):
+        rel = candidates[:, None, :] - w.pos[c][None]
+        d = np.hypot(rel[..., 0], rel[..., 1])
+        free &= (d >= radius + w.radius[c][None] - 1e-9).all(axis=1)
+    o = (w.obstacle & ~w.hidden).nonzero()[0]
+    if len(o):
+        free &= (box_distance(candidates[:, None, :], w.pos[o][None], w.half[o][None]) >= radius - 1e-9).all(axis=1)
+    return free
