@@ -3,7 +3,7 @@
 The random agent is the paper's random policy (uniform over the available functions, then uniform over each
 argument's valid values, drawn from the env's action masks); the scripted agents are sc2env.agents' scripts.
 Prints mean and max episode scores (the final curriculum score, as the paper reports) next to the paper's
-Table 1. Run: python benchmarks/calibrate_minigames.py [--episodes 10] [--maps A,B] [--jobs 2] [--markdown]
+Table 1. Run: python benchmarks/calibrate_minigames.py [--episodes 10] [--maps A,B] [--jobs 2] [--engine sc2] [--markdown]
 """
 
 from __future__ import annotations
@@ -28,16 +28,16 @@ PAPER = {
 }
 
 
-def play(job: tuple[str, str, int, int]) -> tuple[str, str, list[int], int, float]:
+def play(job: tuple[str, str, int, int, str]) -> tuple[str, str, list[int], int, float]:
     """(map, agent kind, scores, agent steps, seconds) for `episodes` episodes of one agent on one map."""
-    map_name, kind, episodes, seed = job
+    map_name, kind, episodes, seed, engine = job
     import gymnasium as gym
 
     import sc2env  # noqa: F401  (registers the envs)
     from sc2env.agents import make_agent, run_agent
 
     agent = make_agent(kind, map_name, seed=seed)
-    env = gym.make(f"sc2env/{map_name}-v0", engine="builtin", screen_size=64, minimap_size=64, step_mul=8,
+    env = gym.make(f"sc2env/{map_name}-v0", engine=engine, screen_size=64, minimap_size=64, step_mul=8,
                    **agent.env_kwargs)
     start = time.perf_counter()
     try:
@@ -76,6 +76,7 @@ def main() -> None:
     parser.add_argument("--maps", default=",".join(MAPS), help="comma-separated mini-games")
     parser.add_argument("--agents", default="random,scripted", help="random and/or scripted")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--engine", default="builtin", help="builtin, or sc2 to calibrate the real game")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="parallel games")
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     args = parser.parse_args()
@@ -84,7 +85,7 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown mini-games {sorted(unknown)}; known: {', '.join(MAPS)}")
     # The longest games first, so parallel workers finish together.
-    jobs = [(m, kind, args.episodes, args.seed) for m in reversed(maps) for kind in args.agents.split(",")]
+    jobs = [(m, kind, args.episodes, args.seed, args.engine) for m in reversed(maps) for kind in args.agents.split(",")]
     rows: dict[tuple[str, str], tuple[list[int], int, float]] = {}
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
@@ -92,7 +93,7 @@ def main() -> None:
             rows[(map_name, kind)] = (scores, steps, seconds)
             print(f"{map_name:28s} {kind:8s} scores {scores}  ({steps} steps, {steps / seconds:.0f} steps/s)",
                   flush=True)
-    print(f"\n{args.episodes} episodes per agent and map, 64x64 feature layers, step_mul 8, built-in engine "
+    print(f"\n{args.episodes} episodes per agent and map, 64x64 feature layers, step_mul 8, engine {args.engine} "
           f"({time.perf_counter() - started:.0f} s)\n")
     print(table(rows, args.markdown))
 
