@@ -20,6 +20,8 @@ class Connection:
         self.ws = ws
         self.url = url
         self._timeout_s: float | None = ws.gettimeout()
+        self._buffer = bytearray(1 << 20)  # grows to the largest message seen
+        self._scratch = bytearray(125)  # frame headers and control payloads
 
     @classmethod
     def open(cls, url: str, timeout_s: float, *, gave_up: Callable[[], bool] = lambda: False) -> Connection:
@@ -58,20 +60,73 @@ class Connection:
         except OSError as error:
             raise Dropped(f"sending failed: {error!r}") from None
 
-    def receive(self, timeout_s: float) -> bytes:
-        """The next whole message; TimeoutError if nothing complete arrives within `timeout_s` of silence."""
+    def receive(self, timeout_s: float) -> memoryview:
+        """The next whole message; TimeoutError if nothing complete arrives within `timeout_s` of silence.
+
+        The answer is a view of a buffer reused by the next receive(): parse it before reading again.
+        Frames are read here rather than by websocket-client, straight into that buffer with recv_into:
+        for observations of a few hundred kB this takes a third of the time websocket-client does.
+        """
         if timeout_s != self._timeout_s:
             self.ws.settimeout(timeout_s)
             self._timeout_s = timeout_s
         try:
-            opcode, data = self.ws.recv_data()
+            return self._read_message()
         except (TimeoutError, websocket.WebSocketTimeoutException):
             raise TimeoutError(f"no answer within {timeout_s:g} s") from None
-        except (OSError, websocket.WebSocketException) as error:
+        except OSError as error:
             raise Dropped(repr(error)) from None
-        if opcode == ABNF.OPCODE_CLOSE:
-            raise Dropped(f"the game closed the websocket{_close_reason(data)}")
-        return data
+
+    def _read_message(self) -> memoryview:
+        """One data message, answering pings and joining continuation frames on the way."""
+        size = 0
+        while True:
+            fin, opcode, length = self._read_header()
+            if opcode >= ABNF.OPCODE_CLOSE:  # control frames: never fragmented, at most 125 bytes
+                payload = bytes(self._read_into(0, length, scratch=True))
+                if opcode == ABNF.OPCODE_CLOSE:
+                    raise Dropped(f"the game closed the websocket{_close_reason(payload)}")
+                if opcode == ABNF.OPCODE_PING:
+                    self.send_control(ABNF.OPCODE_PONG, payload)
+                continue
+            self._read_into(size, length)
+            size += length
+            if fin:
+                return memoryview(self._buffer)[:size]
+
+    def _read_header(self) -> tuple[bool, int, int]:
+        head = self._read_into(0, 2, scratch=True)
+        fin, opcode, masked, length = head[0] >> 7, head[0] & 0x0F, head[1] >> 7, head[1] & 0x7F
+        if length >= 126:
+            extended = self._read_into(0, 2 if length == 126 else 8, scratch=True)
+            length = int.from_bytes(extended, "big")
+        if masked:  # servers never mask their frames (RFC 6455 5.1)
+            raise Dropped("the game sent a masked frame, which a websocket server must not do")
+        return bool(fin), opcode, length
+
+    def _read_into(self, start: int, length: int, *, scratch: bool = False) -> memoryview:
+        """Read exactly `length` bytes into the message buffer at `start` (or into the scratch buffer)."""
+        buffer = self._scratch if scratch else self._buffer
+        if not scratch and start + length > len(buffer):
+            buffer = self._buffer = self._buffer + bytearray(start + length - len(self._buffer))
+        view = memoryview(buffer)[start:start + length]
+        got = 0
+        sock = self.ws.sock
+        if sock is None:
+            raise Dropped("the connection is closed")
+        while got < length:
+            n = sock.recv_into(view[got:], length - got)
+            if n == 0:
+                raise Dropped("the game closed the connection")
+            got += n
+        return view
+
+    def send_control(self, opcode: int, payload: bytes = b"") -> None:
+        """Send a control frame (a pong, say)."""
+        try:
+            self.ws.sock.sendall(ABNF.create_frame(payload, opcode).format())
+        except (AttributeError, OSError) as error:
+            raise Dropped(f"sending failed: {error!r}") from None
 
     def close(self, graceful: bool = True) -> None:
         """Close; `graceful` sends a websocket close and waits briefly for the game's, else just hangs up."""

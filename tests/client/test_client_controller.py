@@ -214,3 +214,28 @@ def test_replay_info_needs_a_replay(serve_game):
             ctrl.replay_info()
         assert ctrl.replay_info(replay_path="/replays/a.SC2Replay") == sc_pb.ResponseReplayInfo()
     assert game.received == ["ping", "replay_info"]
+
+
+def test_pings_fragments_and_large_answers_are_read_whole(serve_game):
+    big = sc_pb.ResponseObservation()
+    big.observation.feature_layer_data.renders.unit_type.data = bytes(range(256)) * 4096  # 1 MiB: the buffer grows
+    pongs = []
+
+    def handler(connection):
+        for message in connection:
+            request = sc_pb.Request.FromString(message)
+            kind = request.WhichOneof("request")
+            if kind == "observation":
+                pongs.append(connection.ping(b"are you there"))  # a control frame before the answer
+                data = reply(request, sc_pb.in_game, observation=big).SerializeToString()
+                connection.send([data[:1000], data[1000:5000], data[5000:]])  # three fragments
+            else:
+                connection.send(reply(request, sc_pb.in_game,
+                                      **({"ping": {"base_build": 1}} if kind == "ping" else {})).SerializeToString())
+
+    with Controller.connect(serve_game(handler)) as ctrl:
+        expected = big.observation.feature_layer_data.renders.unit_type.data
+        for _ in range(2):
+            assert ctrl.observation().observation.feature_layer_data.renders.unit_type.data == expected
+        assert ctrl.ping().base_build == 1
+    assert len(pongs) == 2 and all(pong.wait(5) for pong in pongs)  # our pongs arrived
