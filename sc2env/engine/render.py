@@ -117,23 +117,27 @@ def coverage(view: View, world: World, densities: bool = True,
     asked for (the minimap has none).
     """
     h, w = view.height, view.width
-    rows_shown = np.arange(world.n) if shown is None else np.flatnonzero(shown)
-    n = len(rows_shown)
-    if not n:
-        zero8 = np.zeros((h, w), np.uint8)
-        return np.zeros((h, w), np.int32), zero8, zero8
-    # Draw order: rank 1..n, mobile (ground) units above the rest, later units above earlier ones.
-    order = rows_shown[np.argsort(world.speed[rows_shown] > 0, kind="stable")]
+    order = np.arange(world.n) if shown is None else shown.nonzero()[0]
+    if len(order) and not (world.speed[order] > 0).all() and (world.speed[order] > 0).any():
+        # Draw order: mobile (ground) units above the rest, later units above earlier ones.
+        order = order[np.argsort(world.speed[order] > 0, kind="stable")]
     fx = (world.pos[order, 0] - view.left) / view.scale - 0.5
     fy = (view.top - world.pos[order, 1]) / view.scale - 0.5
     rp = world.radius[order] / view.scale
     visible = (fx + rp > -1) & (fx - rp < w) & (fy + rp > -1) & (fy - rp < h)
     if not visible.all():  # off-screen units cover nothing
         order, fx, fy, rp = order[visible], fx[visible], fy[visible], rp[visible]
-        n = len(order)
-        if not n:
-            zero8 = np.zeros((h, w), np.uint8)
-            return np.zeros((h, w), np.int32), zero8, zero8
+    n = len(order)
+    if not n:
+        zero8 = np.zeros((h, w), np.uint8)
+        return np.zeros((h, w), np.int32), zero8, zero8
+    if not densities and rp.max() <= 0.5:
+        # Units no bigger than half a pixel (the minimap) cover just the pixel holding their centre.
+        pixels = np.rint(fy).astype(np.int64) * w + np.rint(fx).astype(np.int64)
+        inside = (pixels >= 0) & (pixels < h * w)
+        top = np.zeros(h * w, np.int32)
+        top[pixels[inside]] = order[inside] + 1  # later rows win a shared pixel, as in the general case
+        return top.reshape(h, w), None, None
     # Units are stamped with a square of candidate pixels sized to their radius; big and small units in
     # separate groups, so a Command Center on screen doesn't make every Marine test a 19x19 square.
     # A pixel centre within rp of a unit is at most rp + 0.5 from the pixel the unit's centre rounds to.
@@ -238,7 +242,13 @@ class FrameCache:
         self._check(world, player)
         if self._values is None:
             self._values = unit_values(world, player)
+            self._lit = self._values.any(axis=1).tolist()
         return self._values
+
+    def lit(self, world: World, player: Player) -> list[bool]:
+        """Per row of `values`: whether any unit has a value other than 0."""
+        self.values(world, player)
+        return self._lit
 
 
 # Layer tables in spatial.proto field order: (name, field number, bits per pixel, source).
@@ -324,14 +334,10 @@ class LayerRenderer:
         self.layers = layers
         self.terrain = terrain
         self._static: dict[tuple, list[bytes | None]] = {}
-        # Unit layers grouped by bits per pixel, so each group is drawn with one lookup-table gather.
+        # The unit layers: (layer position, bits per pixel, row of unit_values), drawn with one gather.
         self._densities = any(source.startswith("density") for _, _, _, source in layers)
-        self._unit_groups = {}
-        for bpp in (1, 8, 32):
-            members = [(n, source[5:]) for n, (_, _, b, source) in enumerate(layers) if b == bpp
-                       and source[:5] == "unit:"]
-            if members:
-                self._unit_groups[bpp] = (members, [VALUE_ROW[name] for _, name in members])
+        self._unit_layers = [(n, bpp, VALUE_ROW[source[5:]]) for n, (_, _, bpp, source) in enumerate(layers)
+                             if source.startswith("unit:")]
 
     def render(self, view: View, world: World, player: Player, frames: FrameCache,
                camera: View | None = None) -> list[bytes]:
@@ -339,16 +345,25 @@ class LayerRenderer:
         fog = frames.vision is not None and frames.vision.fog
         static = self._static_fields(view, camera, fog)
         index, density, density_aa = frames.coverage(view, world, player, self._densities)
-        values = frames.values(world, player)
+        values, lit = frames.values(world, player), frames.lit(world, player)
         data: dict[int, bytes] = {}
-        for bpp, (members, rows) in self._unit_groups.items():
-            lut = values[rows].astype(_DTYPES[bpp])
-            drawn = lut.any(axis=1)  # a layer whose units all have value 0 is the cached zero image
-            for (n, _), pixels in zip([m for m, d in zip(members, drawn) if d], np.take(lut[drawn], index, axis=1)):
-                data[n] = _data(bpp, pixels)
-            for (n, _), d in zip(members, drawn):
-                if not d:
-                    data[n] = _zero_data(bpp, view.width, view.height)
+        drawn = [(n, bpp, row) for n, bpp, row in self._unit_layers if lit[row]]
+        for n, bpp, row in self._unit_layers:
+            if not lit[row]:  # all its units have value 0: the cached zero image
+                data[n] = _zero_data(bpp, view.width, view.height)
+        if drawn:
+            image = values[[row for _, _, row in drawn]].astype(np.int32).take(index, axis=1)
+            for bpp in (1, 8, 32):
+                group = [k for k, (_, b, _) in enumerate(drawn) if b == bpp]
+                if not group:
+                    continue
+                block = image[group]
+                if bpp == 1:
+                    block = np.packbits(block.reshape(len(group), -1) != 0, axis=1)
+                elif bpp == 8:
+                    block = block.astype(np.uint8)
+                for k, pixels in zip(group, block):
+                    data[drawn[k][0]] = pixels.tobytes()
         parts: list[bytes] = []
         for n, (_, number, bpp, source) in enumerate(self.layers):
             if static[n] is not None:

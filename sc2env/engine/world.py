@@ -104,6 +104,8 @@ class World:
         self._next_index = 1
         self.version = 0
         self._obstacle_version = 0
+        self._obstacles = 0  # how many obstacles exist (no obstacles: no steering, no waypoints)
+        self._accelerating = 0  # how many units accelerate
         self.static_version = 0  # changes when a unit that never moves appears, goes or is teleported
         self._last_travel = np.zeros((0, 0))
         self._bind()
@@ -159,6 +161,8 @@ class World:
         s["build_progress"][i] = 1.0
         s["steer_stamp"][i] = -1
         self._obstacle_version += bool(s["obstacle"][i])
+        self._obstacles += bool(s["obstacle"][i])
+        self._accelerating += bool(np.isfinite(s["accel"][i]))
         self.static_version += not mobile
         s["contents"][i] = unit_type.mineral_contents or unit_type.vespene_contents
         self.orders.append([])
@@ -171,6 +175,8 @@ class World:
         """Delete a unit; later rows shift up by one."""
         i = self._slot.pop(tag)
         self._obstacle_version += bool(self.obstacle[i])
+        self._obstacles -= bool(self.obstacle[i])
+        self._accelerating -= bool(np.isfinite(self.accel[i]))
         self.static_version += bool(self.speed[i] <= 0)
         for column in self._store.values():
             column[i : self.n - 1] = column[i + 1 : self.n]
@@ -186,7 +192,9 @@ class World:
         i = self._slot[tag]
         self.types[i] = unit_type
         self.type_id[i] = unit_type.unit_id
+        self._obstacles -= bool(self.obstacle[i])
         self.obstacle[i] = unit_type.collides and unit_type.structure
+        self._obstacles += bool(self.obstacle[i])
         self._obstacle_version += 1
         self.version += 1
 
@@ -242,7 +250,7 @@ class World:
                 moving, rows, found = moving[keep], rows[keep], found[keep]
                 if not len(moving):
                     return chasing_mover
-        if self.obstacle.any():
+        if self._obstacles:
             # Steering is kept while the goal and the obstacles stay the same and the waypoint is not reached.
             target = self.target[moving]
             goal = self.goal[moving]
@@ -286,7 +294,7 @@ class World:
                         t = np.where(direction > _EPS, (np.abs(delta[follows]) - half) / direction, -np.inf)
                     circle_leg = np.where(boxes, t.max(axis=1), circle_leg)
                 leg[follows] = np.maximum(circle_leg, 0.0)
-        elif self.obstacle.any():
+        elif self._obstacles:
             waypoint = (target != self.goal[m]).any(axis=1)
             leg[waypoint] = to_target[waypoint]
         self.leg[m] = leg
@@ -299,9 +307,14 @@ class World:
             return limit
         # Chasers (units with a weapon target) stop in range by themselves; combat re-plans every tick.
         # Waypoints don't cut batches either: a unit reaching one early owes the loops it stood still.
-        waypoint = (self.target != self.goal).any(axis=1)
-        i = (self.moving & ~self.ghost & (self.engaged == 0) & ~waypoint).nonzero()[0]
-        k = min(limit, WAYPOINT_BATCH) if (waypoint & self.moving).any() else limit
+        going = self.moving & ~self.ghost & (self.engaged == 0)
+        k = limit
+        if self._obstacles:
+            waypoint = (self.target != self.goal).any(axis=1)
+            going &= ~waypoint
+            if (waypoint & self.moving).any():
+                k = min(limit, WAYPOINT_BATCH)
+        i = going.nonzero()[0]
         if len(i):
             k = int(min(limit, max(self._loops_to_travel(i).min(), 1)))
         if k <= CONTACT_BATCH:
@@ -351,7 +364,7 @@ class World:
     def _travel(self, k: int) -> np.ndarray:
         """Distance covered after each of the next k loops, shape (k, n): accelerating, capped at the leg."""
         steps = np.arange(1, k + 1)[:, None]
-        if np.isfinite(self.accel).any():
+        if self._accelerating:
             travel = np.cumsum(np.minimum(self.velocity + self.accel * steps, self.speed), axis=0)
         else:
             travel = steps * self.speed
@@ -370,7 +383,7 @@ class World:
         expected = np.sqrt((step * step).sum(axis=1))
         turned = expected > 0
         self.facing[m[turned]] = np.arctan2(step[turned, 1], step[turned, 0]) % (2 * math.pi)
-        if np.isfinite(self.accel[m]).any():
+        if self._accelerating:
             self.velocity[m] = np.minimum(self.velocity[m] + self.accel[m] * t, self.speed[m])
         self.pos[m] = trajectory[t - 1, m]
         self.settle()
@@ -382,7 +395,7 @@ class World:
         target = self.target[m]
         delta = target - p
         left = np.sqrt((delta * delta).sum(axis=1)) - self.reach[m]
-        at_waypoint = (target != self.goal[m]).any(axis=1)
+        at_waypoint = (target != self.goal[m]).any(axis=1) if self._obstacles else np.zeros(len(m), bool)
         moved = p - old
         blocked = ((moved * moved).sum(axis=1) < 0.25 * expected * expected) & (expected > 0)
         reached = left <= 1e-9
@@ -399,7 +412,7 @@ class World:
                 in_box = (np.abs(p[follows] - self.pos[goal_rows]) <= self.half[goal_rows] + r[:, None]).all(axis=1)
                 near = np.where(boxes, in_box, near)
             reached[follows] = near
-        if blocked.any() and self.obstacle.any():
+        if self._obstacles and blocked.any():
             # Pushed back by an obstacle: find a way round again next batch.
             stuck = m[blocked]
             o = (self.obstacle & ~self.hidden).nonzero()[0]
@@ -462,7 +475,7 @@ class World:
                 self.pos[c] = p
         mobile = ((self.speed > 0) & ~self.hidden).nonzero()[0]
         if len(mobile):
-            if self.obstacle.any():
+            if self._obstacles:
                 paths.push_out_of_boxes(self, mobile)
             r = self.radius[mobile, None]
             self.pos[mobile] = np.minimum(np.maximum(self.pos[mobile], self._low + r), self._high - r)
