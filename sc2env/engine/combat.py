@@ -86,7 +86,7 @@ class Combat:
             return limit
         hostile = owner[armed][:, None] != owner[targets]
         engaged = w.engaged[armed]
-        if not hostile.any() and not engaged.any():
+        if not np.count_nonzero(hostile) and not np.count_nonzero(engaged):
             return limit  # one side only and no explicit attacks: nothing to fight
         target_tags = w.tag[targets]
         found = np.minimum(np.searchsorted(target_tags, engaged), len(targets) - 1)
@@ -99,7 +99,7 @@ class Combat:
         idle = mode == IDLE
         scan = np.where(holding, weapon_range, stats[:, _SCAN])
         acquiring = (mode == ATTACK_MOVE) | holding | (idle & (stats[:, _AUTO] > 0))
-        if idle.any():
+        if np.count_nonzero(idle):
             away = w.pos[armed] - w.leash[armed]
             current[idle & ((away * away).sum(axis=1) > _LEASH * _LEASH)] = -1
         index = np.arange(len(armed))
@@ -108,9 +108,9 @@ class Combat:
             w.firing[armed] & (current_gap <= weapon_range + _RANGE_SLOP))
         # Re-acquire when there is no target, or the target is out of reach while another is in range.
         want = acquiring & ((current < 0) | (~in_range & (mode != ATTACK_UNIT)))
-        if want.any():
+        if np.count_nonzero(want):
             candidates = hostile & (gap <= scan[:, None] + _SLACK)
-            if candidates[want].any():
+            if np.count_nonzero(candidates[want]):
                 key = np.where(candidates, gap + table[targets, _PREFERENCE], np.inf)
                 best = key.argmin(axis=1)
                 best_gap = gap[index, best]
@@ -121,10 +121,10 @@ class Combat:
         new_engaged = np.where(current >= 0, target_tags[np.maximum(current, 0)], 0)
         self._apply(armed, engaged, new_engaged, in_range, mode)
         fighting = new_engaged != 0
-        if fighting.any():
+        if np.count_nonzero(fighting):
             limit = min(limit, TICK)
         quiet = acquiring & ~fighting
-        if limit > 1 and quiet.any():
+        if limit > 1 and np.count_nonzero(quiet):
             limit = self._approach_bound(limit, armed[quiet], targets, gap[quiet] - scan[quiet][:, None],
                                          hostile[quiet])
         return limit
@@ -137,7 +137,7 @@ class Combat:
         dy = np.abs(pa[:, 1, None] - pt[:, 1])
         gap = np.sqrt(dx * dx + dy * dy) - w.radius[t]
         boxes = w.obstacle[t]
-        if boxes.any():
+        if np.count_nonzero(boxes):
             half = w.half[t]
             ox = np.maximum(dx - half[:, 0], 0.0)
             oy = np.maximum(dy - half[:, 1], 0.0)
@@ -149,7 +149,7 @@ class Combat:
         w = self.world
         closing = (w.speed[quiet] * w.moving[quiet])[:, None] + w.speed[targets] * w.moving[targets]
         pairs = hostile & (closing > 0)
-        if not pairs.any():
+        if not np.count_nonzero(pairs):
             return limit
         loops = np.floor((room[pairs] - _SLACK) / closing[pairs]).min()
         # Acquiring is a combat decision too: it may come up to a tick late.
@@ -169,10 +169,10 @@ class Combat:
                 elif mode[k] != HOLDING:
                     orders.resume(i)
         has = engaged != 0
-        if not has.any():
+        if not np.count_nonzero(has):
             return
         out = has & ~in_range
-        if out.any():
+        if np.count_nonzero(out):
             holding = mode == HOLDING
             w.engaged[armed[out & holding]] = 0  # Hold Position never chases
             for k in (out & ~holding).nonzero()[0].tolist():
@@ -290,9 +290,9 @@ class Combat:
             return
         np.subtract(w.cooldown, t, out=w.cooldown)
         np.maximum(w.cooldown, -TICK, out=w.cooldown)  # how long a weapon has been ready, up to a tick
-        if w.regen.any():
+        if np.count_nonzero(w.regen):
             hurt = (w.health < w.health_max) & (w.health > 0) & (w.regen > 0)
-            if hurt.any():
+            if np.count_nonzero(hurt):
                 w.health[hurt] = np.minimum(w.health[hurt] + w.regen[hurt] * t, w.health_max[hurt])
                 w.version += 1
         if self.hits:

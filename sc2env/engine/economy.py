@@ -262,19 +262,19 @@ class Economy:
         """Harvest events are caught up after each batch; batches stay short enough that a worker meets
         at most one of them per batch, and repairs advance loop by loop."""
         w = self.world
-        if (w.phase == REPAIRING).any():
+        if np.count_nonzero(w.phase == REPAIRING):
             return 1
-        if w.phase.any():
+        if np.count_nonzero(w.phase):
             return min(limit, _MAX_BATCH)
         return limit
 
     def advance(self, t: int) -> None:
         w = self.world
-        if not w.n or not _WORKER[w.type_id].any():
+        if not w.n or not np.count_nonzero(_WORKER[w.type_id]):
             return
         self._idle_time(t)
         timed = (w.phase == HARVESTING) | (w.phase == PAUSING)
-        if timed.any():
+        if np.count_nonzero(timed):
             w.timer[timed] -= t
             for tag in w.tag[timed & (w.timer <= 1e-9)].tolist():
                 if not w.exists(tag):
@@ -305,7 +305,7 @@ class Economy:
     def _idle_time(self, t: int) -> None:
         w = self.world
         workers = _WORKER[w.type_id]
-        if not workers.any():
+        if not np.count_nonzero(workers):
             return
         for player in self.game.players.values():
             rows = np.flatnonzero(workers & (w.owner == player.player_id)).tolist()

@@ -92,7 +92,7 @@ class Production:
     def plan(self, limit: int) -> int:
         """Start queue fronts that now have supply; the batch ends when the first unit is done."""
         w = self.world
-        if not w.n or not _PRODUCER[w.type_id].any():
+        if not w.n or not np.count_nonzero(_PRODUCER[w.type_id]):
             return limit
         for i in self._producers():
             front = w.orders[i][0]
@@ -109,7 +109,7 @@ class Production:
 
     def advance(self, t: int) -> None:
         w = self.world
-        if not w.n or not _PRODUCER[w.type_id].any():
+        if not w.n or not np.count_nonzero(_PRODUCER[w.type_id]):
             return
         producers = self._producers()
         self._idle_time(t, producers)
@@ -127,7 +127,7 @@ class Production:
     def _idle_time(self, t: int, busy: list[int]) -> None:
         w = self.world
         producers = _PRODUCER[w.type_id] & (w.build_progress >= 1)
-        if not producers.any():
+        if not np.count_nonzero(producers):
             return
         for player in self.game.players.values():
             mine = np.flatnonzero(producers & (w.owner == player.player_id)).tolist()

@@ -118,7 +118,7 @@ def coverage(view: View, world: World, densities: bool = True,
     """
     h, w = view.height, view.width
     order = np.arange(world.n) if shown is None else shown.nonzero()[0]
-    if len(order) and not (world.speed[order] > 0).all() and (world.speed[order] > 0).any():
+    if len(order) and not (world.speed[order] > 0).all() and np.count_nonzero(world.speed[order] > 0):
         # Draw order: mobile (ground) units above the rest, later units above earlier ones.
         order = order[np.argsort(world.speed[order] > 0, kind="stable")]
     fx = (world.pos[order, 0] - view.left) / view.scale - 0.5
@@ -195,7 +195,7 @@ class FrameCache:
         if key != self._key:
             self._key, self._coverage, self._values = key, {}, None
             shown = vision.shows(world, player.player_id) if vision is not None else None
-            if shown is None and world.hidden.any():
+            if shown is None and np.count_nonzero(world.hidden):
                 shown = ~world.hidden
             self._shown = shown
 
@@ -215,7 +215,7 @@ class FrameCache:
         """`coverage`, with units that never move (structures, resources, items) drawn once per layout and
         view and kept by tag; only moving units are drawn every frame (on top, as the game draws them)."""
         still = world.speed <= 0
-        if not still.any() or still.all():
+        if not np.count_nonzero(still) or still.all():
             return coverage(view, world, densities, self._shown)
         shown = self._shown if self._shown is not None else np.ones(world.n, bool)
         fog = self.vision is not None and self.vision.fog

@@ -17,6 +17,8 @@ CONTACT_BATCH = 8
 # Longest batch while some unit walks round an obstacle (it may stand at a corner until the batch ends).
 WAYPOINT_BATCH = 8
 _EPS = 1e-6
+# Hot paths test small boolean arrays with np.count_nonzero: on arrays of a few dozen units it costs a
+# fraction of ndarray.any(), and batches run many such tests.
 
 _COLUMNS = (  # name, dtype, per-unit shape
     ("tag", np.int64, ()),
@@ -236,16 +238,16 @@ class World:
         goal_tags = self.goal_tag[moving]
         chasing_mover = False
         rows = found = None
-        if goal_tags.any():
+        if np.count_nonzero(goal_tags):
             rows, found = self.rows(goal_tags)
             found &= goal_tags != 0
             lost = (goal_tags != 0) & ~found
-            if lost.any():  # the goal unit is gone: the leg ends here
+            if np.count_nonzero(lost):  # the goal unit is gone: the leg ends here
                 self.moving[moving[lost]] = False
                 self.goal_tag[moving[lost]] = 0
             self.goal[moving[found]] = self.pos[rows[found]]
-            chasing_mover = bool(self.moving[rows[found]].any())
-            if lost.any():
+            chasing_mover = bool(np.count_nonzero(self.moving[rows[found]]))
+            if np.count_nonzero(lost):
                 keep = ~lost
                 moving, rows, found = moving[keep], rows[keep], found[keep]
                 if not len(moving):
@@ -256,7 +258,7 @@ class World:
             goal = self.goal[moving]
             stale = ((goal != self.steered[moving]).any(axis=1) | (self.steer_stamp[moving] != self._obstacle_version)
                      | ((np.abs(target - self.pos[moving]).sum(axis=1) < 1e-9) & (target != goal).any(axis=1)))
-            if stale.any():
+            if np.count_nonzero(stale):
                 again = moving[stale]
                 self.target[again] = self.steered[again] = self.goal[again]
                 self.steer_stamp[again] = self._obstacle_version
@@ -276,7 +278,7 @@ class World:
         if rows is None:
             rows, found = self.rows(self.goal_tag[m])
             found &= self.goal_tag[m] != 0
-        if found.any():
+        if np.count_nonzero(found):
             waypoint = (target != self.goal[m]).any(axis=1)
             follows = (found & ~waypoint).nonzero()[0]
             leg[waypoint] = to_target[waypoint]
@@ -286,7 +288,7 @@ class World:
                 d = to_target[follows]
                 circle_leg = d - r - self.radius[goal_rows]
                 boxes = self.obstacle[goal_rows]
-                if boxes.any():
+                if np.count_nonzero(boxes):
                     # Along the line towards a box's centre, the distance to where the box (grown by r) begins.
                     half = self.half[goal_rows] + r[:, None]
                     direction = np.abs(delta[follows]) / np.maximum(d, _EPS)[:, None]
@@ -303,7 +305,7 @@ class World:
         """How many loops (1..limit) the world can advance as straight-line motion: until the first leg of a
         non-ghost unit ends, and before two colliding units could touch (at most CONTACT_BATCH loops while
         some may). Ghosts (harvesting workers) don't cut batches: they owe the loops they stood still."""
-        if not self.n or not self.moving.any():
+        if not self.n or not np.count_nonzero(self.moving):
             return limit
         # Chasers (units with a weapon target) stop in range by themselves; combat re-plans every tick.
         # Waypoints don't cut batches either: a unit reaching one early owes the loops it stood still.
@@ -312,7 +314,7 @@ class World:
         if self._obstacles:
             waypoint = (self.target != self.goal).any(axis=1)
             going &= ~waypoint
-            if (waypoint & self.moving).any():
+            if np.count_nonzero(waypoint & self.moving):
                 k = min(limit, WAYPOINT_BATCH)
         i = going.nonzero()[0]
         if len(i):
@@ -320,7 +322,7 @@ class World:
         if k <= CONTACT_BATCH:
             return k  # contact can't shorten the batch further
         c = (self.collides & ~self.ghost & ~self.hidden).nonzero()[0]
-        if len(c) > 1 and self.moving[c].any():
+        if len(c) > 1 and np.count_nonzero(self.moving[c]):
             p, r, v = self.pos[c], self.radius[c], self.speed[c] * self.moving[c]
             d = np.hypot(p[:, None, 0] - p[None, :, 0], p[:, None, 1] - p[None, :, 1])
             gap = d - r[:, None] - r[None, :]
@@ -339,7 +341,7 @@ class World:
         loops = np.ceil(leg / top)
         accel = self.accel[i]
         slow = np.isfinite(accel) & (self.velocity[i] < top)
-        if slow.any():
+        if np.count_nonzero(slow):
             v0, a, L, vmax = self.velocity[i][slow], accel[slow], leg[slow], top[slow]
             ramp = np.ceil((vmax - v0) / a)  # loops until top speed
             ramp_distance = v0 * ramp + a * ramp * (ramp + 1) / 2
@@ -351,7 +353,7 @@ class World:
 
     def trajectory(self, k: int) -> np.ndarray | None:
         """Positions after each of the next k loops, shape (k, n, 2); None if nothing moves."""
-        if not self.n or not self.moving.any():
+        if not self.n or not np.count_nonzero(self.moving):
             return None
         travel = self._travel(k)
         self._last_travel = travel
@@ -400,19 +402,19 @@ class World:
         blocked = ((moved * moved).sum(axis=1) < 0.25 * expected * expected) & (expected > 0)
         reached = left <= 1e-9
         goal_tags = self.goal_tag[m]
-        if goal_tags.any():
+        if np.count_nonzero(goal_tags):
             rows, found = self.rows(goal_tags)
             follows = (found & (goal_tags != 0)).nonzero()[0]
             goal_rows = rows[follows]
             r = self.radius[m[follows]] + self.reach[m[follows]] + 1e-6
             near = left[follows] + self.reach[m[follows]] <= r + self.radius[goal_rows]
             boxes = self.obstacle[goal_rows]
-            if boxes.any():
+            if np.count_nonzero(boxes):
                 # Boxes count as reached inside the box grown by r (square corners), as `_legs` aims.
                 in_box = (np.abs(p[follows] - self.pos[goal_rows]) <= self.half[goal_rows] + r[:, None]).all(axis=1)
                 near = np.where(boxes, in_box, near)
             reached[follows] = near
-        if self._obstacles and blocked.any():
+        if self._obstacles and np.count_nonzero(blocked):
             # Pushed back by an obstacle: find a way round again next batch.
             stuck = m[blocked]
             o = (self.obstacle & ~self.hidden).nonzero()[0]
@@ -421,7 +423,7 @@ class World:
         crowded = (left < _CROWDED_ARRIVAL) & blocked
         done = ~at_waypoint & (reached | crowded)
         ghosts = self.ghost[m]
-        if not done.any() and not at_waypoint.any():
+        if not np.count_nonzero(done) and not np.count_nonzero(at_waypoint):
             self.boost[m] = 0.0
             return [], []
         # Loops since each leg ended: the first loop at which its travel reached the leg (and the owed
@@ -461,10 +463,10 @@ class World:
             reach = r[:, None] + r
             touching = d2 < reach * reach - 1e-9
             touching.flat[:: len(c) + 1] = False
-            if touching.any():
+            if np.count_nonzero(touching):
                 d = np.sqrt(d2)
                 together = touching & (d < 1e-9)
-                if together.any():  # coincident units split along a direction that differs per pair
+                if np.count_nonzero(together):  # coincident units split along a direction that differs per pair
                     angle = np.subtract.outer(np.arange(len(c)), np.arange(len(c))) * 2.399963
                     dx = np.where(together, np.cos(angle), dx)
                     dy = np.where(together, np.sin(angle), dy)
