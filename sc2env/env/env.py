@@ -13,12 +13,14 @@ from sc2env import errors
 from sc2env.env.config import EnvConfig
 from sc2env.env.observations import ObservationPacker
 from sc2env.game import Match, StepResult
-from sc2env.interface import FUNCTIONS, FunctionCall, Observation, ObservationDecoder, encode_action
+from sc2env.interface import (FUNCTIONS, FunctionCall, Observation, ObservationDecoder, ScoreCumulative,
+                              encode_action)
 from sc2env.interface.actions import as_function_call
 
 GAME_LOOPS_PER_SECOND = 22.4
 """Game loops per real second at the "faster" speed ladder games (and PySC2's realtime) run at."""
 _SEED_BOUND = 2**31
+_SCORE_NAMES = tuple(ScoreCumulative.__members__)
 
 
 class SC2Env(gym.Env):
@@ -213,6 +215,7 @@ class SC2Env(gym.Env):
         return {
             "game_loop": int(obs.game_loop[0]),
             "score": int(obs.score_cumulative[0]),
+            "score_details": dict(zip(_SCORE_NAMES, obs.score_cumulative.tolist())),
             "outcome": int(result.outcome),
             "episode_steps": self._episode_steps,
             "invalid_action": invalid is not None,

@@ -58,7 +58,8 @@ def test_function_calls_move_the_marine_to_the_beacon_and_score(make_env):
         if total >= 2:
             break
     assert total >= 2
-    assert info["score"] == total
+    assert info["score"] == total == info["score_details"]["score"]
+    assert set(info["score_details"]) >= {"collected_minerals", "killed_value_units", "spent_minerals"}
 
 
 def test_vector_actions_and_function_calls_are_the_same_action(make_env):
