@@ -82,13 +82,17 @@ class Terrain:
 
     def sample(self, view: View, grid: np.ndarray) -> np.ndarray:
         """`grid` seen through `view`: the cell under each pixel centre, 0 off the map."""
-        cells = self._cells(view)
-        padded = np.zeros(grid.size + 1, grid.dtype)  # the last entry stands for "off the map"
+        return self.padded(grid).take(self.cells(view))
+
+    @staticmethod
+    def padded(grid: np.ndarray) -> np.ndarray:
+        """`grid` flattened, with a last entry 0 that stands for "off the map" (see `cells`)."""
+        padded = np.zeros(grid.size + 1, grid.dtype)
         padded[:-1] = grid.ravel()
-        return padded.take(cells)
+        return padded
 
     @functools.lru_cache(maxsize=32)  # noqa: B019 - one Terrain per game, a handful of views
-    def _cells(self, view: View) -> np.ndarray:
+    def cells(self, view: View) -> np.ndarray:
         """Per pixel of `view`: the flat index of the grid cell under its centre (grid size when off the map)."""
         i = np.arange(view.width)
         j = np.arange(view.height)
@@ -185,6 +189,7 @@ class FrameCache:
         self._key: tuple = ()
         self._coverage: dict[View, tuple] = {}
         self._values: np.ndarray | None = None
+        self._tables: dict | None = None
         self.vision: Vision | None = None
         self._shown: np.ndarray | None = None
         self._still: dict[tuple, tuple] = {}
@@ -242,13 +247,17 @@ class FrameCache:
         self._check(world, player)
         if self._values is None:
             self._values = unit_values(world, player)
-            self._lit = self._values.any(axis=1).tolist()
+            self._tables = None
         return self._values
 
-    def lit(self, world: World, player: Player) -> list[bool]:
-        """Per row of `values`: whether any unit has a value other than 0."""
-        self.values(world, player)
-        return self._lit
+    def tables(self, world: World, player: Player) -> dict:
+        """`values` cast once per frame to what each bits-per-pixel stores: {32: int32, 8: uint8, 1: bool},
+        plus "lit": per row, whether any unit has a value other than 0 (else the layer is all zeros)."""
+        values = self.values(world, player)
+        if self._tables is None:
+            v32 = values.astype(np.int32)  # the 8-bit values wrap like the int32 image they used to be cut from
+            self._tables = {32: v32, 8: values.astype(np.uint8), 1: v32 != 0, "lit": values.any(axis=1).tolist()}
+        return self._tables
 
 
 # Layer tables in spatial.proto field order: (name, field number, bits per pixel, source).
@@ -327,71 +336,94 @@ def encode(bits_per_pixel: int, pixels: np.ndarray) -> bytes:
     return wire.image_data(bits_per_pixel, w, h, _data(bits_per_pixel, pixels))
 
 
+@dataclass
+class _Frame:
+    """One view's encoded message, kept between frames: a buffer holding every field, the static ones encoded
+    once, and per redrawn layer a numpy view of its pixel data inside the buffer (written in place)."""
+
+    buffer: bytearray
+    pixels: dict[int, np.ndarray]  # layer position -> its data bytes (uint8, or <i4 for 32 bpp)
+    zeroed: set[int]  # layers whose data is all zeros now (not rewritten while they stay so)
+    visibility_version: int = -1
+
+
 class LayerRenderer:
     """Draws one layer table through one view; static layers are encoded once per view and reused."""
 
     def __init__(self, layers: tuple, terrain: Terrain):
         self.layers = layers
         self.terrain = terrain
-        self._static: dict[tuple, list[bytes | None]] = {}
-        # The unit layers: (layer position, bits per pixel, row of unit_values), drawn with one gather.
+        self._frames: dict[tuple, _Frame] = {}
         self._densities = any(source.startswith("density") for _, _, _, source in layers)
+        # The unit layers: (layer position, bits per pixel, row of unit_values).
         self._unit_layers = [(n, bpp, VALUE_ROW[source[5:]]) for n, (_, _, bpp, source) in enumerate(layers)
                              if source.startswith("unit:")]
 
     def render(self, view: View, world: World, player: Player, frames: FrameCache,
-               camera: View | None = None) -> list[bytes]:
-        """The serialized FeatureLayers (or FeatureLayersMinimap) message for this frame, as byte pieces."""
-        fog = frames.vision is not None and frames.vision.fog
-        static = self._static_fields(view, camera, fog)
-        index, density, density_aa = frames.coverage(view, world, player, self._densities)
-        values, lit = frames.values(world, player), frames.lit(world, player)
-        data: dict[int, bytes] = {}
-        drawn = [(n, bpp, row) for n, bpp, row in self._unit_layers if lit[row]]
-        for n, bpp, row in self._unit_layers:
-            if not lit[row]:  # all its units have value 0: the cached zero image
-                data[n] = _zero_data(bpp, view.width, view.height)
-        if drawn:
-            image = values[[row for _, _, row in drawn]].astype(np.int32).take(index, axis=1)
-            for bpp in (1, 8, 32):
-                group = [k for k, (_, b, _) in enumerate(drawn) if b == bpp]
-                if not group:
-                    continue
-                block = image[group]
-                if bpp == 1:
-                    block = np.packbits(block.reshape(len(group), -1) != 0, axis=1)
-                elif bpp == 8:
-                    block = block.astype(np.uint8)
-                for k, pixels in zip(group, block):
-                    data[drawn[k][0]] = pixels.tobytes()
-        parts: list[bytes] = []
-        for n, (_, number, bpp, source) in enumerate(self.layers):
-            if static[n] is not None:
-                parts.append(static[n])
-                continue
-            if source == "visibility":
-                data[n] = self.terrain.sample(view, frames.vision.grid()).tobytes()
-            elif source == "density":
-                data[n] = density.tobytes()
-            elif source == "density_aa":
-                data[n] = density_aa.tobytes()
-            head = wire.image_header(bpp, view.width, view.height, len(data[n]))
-            parts += (wire.field_header(number, len(head) + len(data[n])), head, data[n])
-        return parts
+               camera: View | None = None) -> list[bytes | bytearray]:
+        """The serialized FeatureLayers (or FeatureLayersMinimap) message for this frame, as byte pieces.
 
-    def _static_fields(self, view: View, camera: View | None, fog: bool) -> list[bytes | None]:
-        """Per layer: the complete encoded field for layers that don't depend on units, else None."""
+        The pieces are reused by the next call: copy them (b"".join) before rendering again.
+        """
+        vision = frames.vision
+        fog = vision is not None and vision.fog
+        frame = self._frame(view, camera, fog)
+        index, density, density_aa = frames.coverage(view, world, player, self._densities)
+        tables = frames.tables(world, player)
+        lit, pixels, zeroed = tables["lit"], frame.pixels, frame.zeroed
+        for n, bpp, row in self._unit_layers:
+            out = pixels[n]
+            if not lit[row]:  # all its units have value 0
+                if n not in zeroed:
+                    out.fill(0)
+                    zeroed.add(n)
+                continue
+            zeroed.discard(n)
+            if bpp == 1:
+                out[:] = np.packbits(tables[1][row].take(index))
+            else:  # mode="clip" writes straight into `out` (indices are always valid)
+                np.take(tables[bpp][row], index, out=out, mode="clip")
+        for n, (_, _, _, source) in enumerate(self.layers):
+            if source == "density":
+                pixels[n][:] = density
+            elif source == "density_aa":
+                pixels[n][:] = density_aa
+            elif source == "visibility" and fog and frame.visibility_version != vision.version:
+                np.take(self.terrain.padded(vision.grid()), self.terrain.cells(view), out=pixels[n], mode="clip")
+                frame.visibility_version = vision.version
+        return [frame.buffer]
+
+    def _frame(self, view: View, camera: View | None, fog: bool) -> _Frame:
+        """The buffer of this view, with the fields that don't depend on units encoded in place."""
         key = (view, camera, fog)
-        static = self._static.get(key)
-        if static is None:
-            static = []
-            for _, number, bpp, source in self.layers:
-                image = None if source == "visibility" and fog else self._static_layer(source, bpp, view, camera)
-                static.append(None if image is None else wire.message_field(number, image))
-            if len(self._static) > 64:
-                self._static.clear()
-            self._static[key] = static
-        return static
+        frame = self._frames.get(key)
+        if frame is not None:
+            return frame
+        pieces: list[bytes] = []
+        slots: dict[int, tuple[int, int]] = {}
+        offset = 0
+        for n, (_, number, bpp, source) in enumerate(self.layers):
+            image = None if source == "visibility" and fog else self._static_layer(source, bpp, view, camera)
+            size = 0
+            if image is None:  # redrawn every frame: the data (zeros for now) ends the field
+                size = (view.width * view.height * bpp + 7) // 8
+                image = wire.image_data(bpp, view.width, view.height, bytes(size))
+            pieces.append(wire.message_field(number, image))
+            offset += len(pieces[-1])
+            if size:
+                slots[n] = (offset - size, size)
+        buffer = bytearray(b"".join(pieces))
+        data = np.frombuffer(buffer, np.uint8)
+        pixels = {}
+        for n, (start, size) in slots.items():
+            block = data[start:start + size]
+            bpp = self.layers[n][2]
+            pixels[n] = block.view("<i4").reshape(view.height, view.width) if bpp == 32 else (
+                block.reshape(view.height, view.width) if bpp == 8 else block)
+        if len(self._frames) > 64:
+            self._frames.clear()
+        frame = self._frames[key] = _Frame(buffer, pixels, set(slots))
+        return frame
 
     def _static_layer(self, source: str, bpp: int, view: View, camera: View | None) -> bytes | None:
         shape = (view.height, view.width)
