@@ -17,10 +17,10 @@ from sc2env.engine.mapdef import MapDefinition
 from sc2env.engine.orders import Orders
 from sc2env.engine.players import Player, Stats
 from sc2env.engine.production import Production
+from sc2env.engine.frame import FrameCache
 from sc2env.engine.render import (
     MINIMAP_LAYERS,
     SCREEN_LAYERS,
-    FrameCache,
     LayerRenderer,
     Terrain,
     View,

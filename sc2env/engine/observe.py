@@ -11,7 +11,8 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2env.engine import rgb, wire
 from sc2env.engine.game import Game
 from sc2env.engine.players import CATEGORIES
-from sc2env.engine.render import CARRY_GAS, CARRY_MINERALS, NEUTRAL_PLAYER_ID, encode
+from sc2env.engine.frame import CARRY_GAS, CARRY_MINERALS, NEUTRAL_PLAYER_ID
+from sc2env.engine.render import encode
 from sc2env.gamedata import ABILITIES, UNIT_TYPES
 
 _ALLIANCE_SELF, _ALLIANCE_NEUTRAL, _ALLIANCE_ENEMY = 1, 3, 4

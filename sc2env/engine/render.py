@@ -1,4 +1,4 @@
-"""World -> feature layers: the screen and minimap pixel grids, unit coverage, and every layer's bytes."""
+"""World -> feature layers: the screen and minimap pixel grids, the layer tables, and every layer's bytes."""
 
 from __future__ import annotations
 
@@ -8,16 +8,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from sc2env.engine import wire
+from sc2env.engine.frame import VALUE_ROW, FrameCache
 from sc2env.engine.mapdef import MapDefinition
 from sc2env.engine.players import Player
-from sc2env.engine.vision import Vision
 from sc2env.engine.world import World
-
-NEUTRAL_PLAYER_ID = 16
-# player_relative values: none 0, self 1, ally 2, neutral 3, enemy 4.
-SELF, NEUTRAL, ENEMY = 1, 3, 4
-# Buff ids of a worker carrying minerals / gas (CarryMineralFieldMinerals, CarryHarvestableVespeneGeyserGas).
-CARRY_MINERALS, CARRY_GAS = 271, 273
 
 
 @dataclass(frozen=True)
@@ -103,163 +97,6 @@ class Terrain:
         return np.where(ok, y[:, None] * w + x[None, :], w * h)
 
 
-@functools.lru_cache(maxsize=16)
-def _offsets(reach: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    r = np.arange(-reach, reach + 1)
-    ox, oy = (a.ravel() for a in np.meshgrid(r, r))
-    return ox, oy, (ox == 0) & (oy == 0)
-
-
-def coverage(view: View, world: World, densities: bool = True,
-             shown: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
-    """Which unit each pixel shows, and how many units cover it.
-
-    A unit covers the pixels whose centres lie within its radius, and always the pixel holding its centre.
-    Ground units are drawn over structures, items and beacons. Only rows in `shown` are drawn (all if None).
-    Returns (index, density, density_aa): `index` holds the world row + 1 of the top unit (0 = none);
-    `density_aa` is coverage in 1/16ths of a unit, an anti-aliased density. The densities are None unless
-    asked for (the minimap has none).
-    """
-    h, w = view.height, view.width
-    order = np.arange(world.n) if shown is None else shown.nonzero()[0]
-    if len(order) and not (world.speed[order] > 0).all() and np.count_nonzero(world.speed[order] > 0):
-        # Draw order: mobile (ground) units above the rest, later units above earlier ones.
-        order = order[np.argsort(world.speed[order] > 0, kind="stable")]
-    fx = (world.pos[order, 0] - view.left) / view.scale - 0.5
-    fy = (view.top - world.pos[order, 1]) / view.scale - 0.5
-    rp = world.radius[order] / view.scale
-    visible = (fx + rp > -1) & (fx - rp < w) & (fy + rp > -1) & (fy - rp < h)
-    if not visible.all():  # off-screen units cover nothing
-        order, fx, fy, rp = order[visible], fx[visible], fy[visible], rp[visible]
-    n = len(order)
-    if not n:
-        zero8 = np.zeros((h, w), np.uint8)
-        return np.zeros((h, w), np.int32), zero8, zero8
-    if not densities and rp.max() <= 0.5:
-        # Units no bigger than half a pixel (the minimap) cover just the pixel holding their centre.
-        pixels = np.rint(fy).astype(np.int64) * w + np.rint(fx).astype(np.int64)
-        inside = (pixels >= 0) & (pixels < h * w)
-        top = np.zeros(h * w, np.int32)
-        top[pixels[inside]] = order[inside] + 1  # later rows win a shared pixel, as in the general case
-        return top.reshape(h, w), None, None
-    # Units are stamped with a square of candidate pixels sized to their radius; big and small units in
-    # separate groups, so a Command Center on screen doesn't make every Marine test a 19x19 square.
-    # A pixel centre within rp of a unit is at most rp + 0.5 from the pixel the unit's centre rounds to.
-    reach = np.minimum(np.ceil(rp + 0.5).astype(np.int64), 64)
-    parts = []
-    sizes = [int(reach[0])] if reach.min() == reach.max() else np.unique(reach).tolist()
-    for size in sizes:
-        group = (reach == size).nonzero()[0] if len(sizes) > 1 else np.arange(n)
-        ox, oy, centre = _offsets(size)
-        gi = np.rint(fx[group]).astype(np.int64)[:, None] + ox
-        gj = np.rint(fy[group]).astype(np.int64)[:, None] + oy
-        dx = gi - fx[group, None]
-        dy = gj - fy[group, None]
-        d2 = dx * dx
-        d2 += dy * dy
-        # Unsigned views turn negative pixel coordinates into huge ones: one comparison checks both bounds.
-        covered = ((d2 <= (rp[group] * rp[group])[:, None]) | centre) & (gi.view(np.uint64) < w) & (
-            gj.view(np.uint64) < h)
-        r, k = np.nonzero(covered)
-        parts.append((group[r], gj[r, k] * w + gi[r, k], d2[r, k]))
-    ranks = np.concatenate([p[0] for p in parts]) if len(parts) > 1 else parts[0][0]
-    pixels = np.concatenate([p[1] for p in parts]) if len(parts) > 1 else parts[0][1]
-    dist2 = np.concatenate([p[2] for p in parts]) if len(parts) > 1 else parts[0][2]
-    top = np.zeros(h * w, np.int32)
-    np.maximum.at(top, pixels, ranks + 1)
-    rows = np.zeros(n + 1, np.int32)
-    rows[1:] = order + 1
-    index = rows.take(top).reshape(h, w)
-    if not densities:
-        return index, None, None
-    density = np.bincount(pixels, minlength=h * w).clip(0, 255).astype(np.uint8).reshape(h, w)
-    aa = np.clip(rp[ranks] - np.sqrt(dist2) + 0.5, 0.0, 1.0)
-    density_aa = np.rint(np.bincount(pixels, weights=aa, minlength=h * w) * 16).clip(0, 255)
-    return index, density, density_aa.astype(np.uint8).reshape(h, w)
-
-
-class FrameCache:
-    """Coverage and per-unit values of the current frame, reused until the world or the selection changes.
-
-    One observation draws the screen and the minimap from the same values, and the next action's clicks
-    hit-test against the same coverage the agent was shown.
-    """
-
-    def __init__(self) -> None:
-        self._key: tuple = ()
-        self._coverage: dict[View, tuple] = {}
-        self._values: np.ndarray | None = None
-        self._tables: dict | None = None
-        self.vision: Vision | None = None
-        self._shown: np.ndarray | None = None
-        self._still: dict[tuple, tuple] = {}
-
-    def _check(self, world: World, player: Player) -> None:
-        vision = self.vision
-        key = (id(world), world.version, tuple(player.selection), id(vision), vision and vision.version)
-        if key != self._key:
-            self._key, self._coverage, self._values = key, {}, None
-            shown = vision.shows(world, player.player_id) if vision is not None else None
-            if shown is None and np.count_nonzero(world.hidden):
-                shown = ~world.hidden
-            self._shown = shown
-
-    def shown(self, world: World, player: Player) -> np.ndarray | None:
-        """Which rows the player sees now (None: all)."""
-        self._check(world, player)
-        return self._shown
-
-    def coverage(self, view: View, world: World, player: Player, densities: bool = True) -> tuple:
-        self._check(world, player)
-        cached = self._coverage.get(view)
-        if cached is None or (densities and cached[1] is None):
-            cached = self._coverage[view] = self._layered(view, world, densities)
-        return cached
-
-    def _layered(self, view: View, world: World, densities: bool) -> tuple:
-        """`coverage`, with units that never move (structures, resources, items) drawn once per layout and
-        view and kept by tag; only moving units are drawn every frame (on top, as the game draws them)."""
-        still = world.speed <= 0
-        if not np.count_nonzero(still) or still.all():
-            return coverage(view, world, densities, self._shown)
-        shown = self._shown if self._shown is not None else np.ones(world.n, bool)
-        fog = self.vision is not None and self.vision.fog
-        key = (view, densities, id(world), world.static_version, self.vision.version if fog else 0)
-        base = self._still.get(key)
-        if base is None:
-            index, density, density_aa = coverage(view, world, densities, shown & still)
-            tags = np.concatenate(([0], world.tag))[index]
-            if len(self._still) > 16:
-                self._still.clear()
-            base = self._still[key] = (tags, density, density_aa)
-        tags, density, density_aa = base
-        index, moving_density, moving_aa = coverage(view, world, densities, shown & ~still)
-        drawn = tags != 0
-        rows = np.zeros_like(index)
-        rows[drawn] = np.searchsorted(world.tag, tags[drawn]) + 1
-        index = np.where(index > 0, index, rows)
-        if not densities:
-            return index, None, None
-        return (index, np.minimum(density.astype(np.uint16) + moving_density, 255).astype(np.uint8),
-                np.minimum(density_aa.astype(np.uint16) + moving_aa, 255).astype(np.uint8))
-
-    def values(self, world: World, player: Player) -> np.ndarray:
-        self._check(world, player)
-        if self._values is None:
-            self._values = unit_values(world, player)
-            self._tables = None
-        return self._values
-
-    def tables(self, world: World, player: Player) -> dict:
-        """`values` cast once per frame to what each bits-per-pixel stores: {32: int32, 8: uint8, 1: bool},
-        plus "lit": per row, whether any unit has a value other than 0 (else the layer is all zeros)."""
-        values = self.values(world, player)
-        if self._tables is None:
-            v32 = values.astype(np.int32)  # the 8-bit values wrap like the int32 image they used to be cut from
-            self._tables = {32: v32, 8: values.astype(np.uint8), 1: v32 != 0, "lit": values.any(axis=1).tolist()}
-        return self._tables
-
-
 # Layer tables in spatial.proto field order: (name, field number, bits per pixel, source).
 # Sources: "terrain:<grid>", "visibility" (fog of war), "unit:<value>", "density", "density_aa", "camera",
 # or "zero" for what the engine does not model (a mechanic adds its source here).
@@ -284,36 +121,6 @@ MINIMAP_LAYERS = (
     ("unit_type", 8, 32, "unit:unit_type"), ("alerts", 9, 1, "zero"), ("buildable", 10, 1, "terrain:buildable"),
     ("pathable", 11, 1, "terrain:pathable"),
 )
-
-
-UNIT_VALUES = ("player_id", "unit_type", "selected", "health", "energy", "shields", "player_relative", "health_ratio",
-               "energy_ratio", "shields_ratio", "active", "build_progress", "buff")
-VALUE_ROW = {name: k for k, name in enumerate(UNIT_VALUES)}
-
-
-def unit_values(world: World, player: Player) -> np.ndarray:
-    """Per-unit layer values, shape (len(UNIT_VALUES), n + 1) with a leading column 0 for "no unit", so that
-    `values[row][index]` draws a layer."""
-    n = world.n
-    out = np.zeros((len(UNIT_VALUES), n + 1), np.int64)
-    o = out[:, 1:]
-    owner = world.owner
-    o[0] = np.where(owner == 0, NEUTRAL_PLAYER_ID, owner)
-    o[1] = world.type_id
-    if player.selection and n:
-        rows, found = world.rows(np.asarray(player.selection, np.int64))
-        o[2, rows[found]] = 1
-    vitals = np.stack((world.health, world.energy, world.shields))
-    maxima = np.stack((world.health_max, world.energy_max, world.shields_max))
-    o[3:6] = vitals  # whole hit points (truncated, as the game shows them)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        o[7:10] = np.where(maxima > 0, vitals * 255 / maxima, 0.0)
-    o[6] = np.where(owner == player.player_id, SELF, np.where(owner == 0, NEUTRAL, ENEMY))
-    o[10] = [bool(orders) for orders in world.orders]
-    progress = world.build_progress
-    o[11] = progress * 255 * (progress < 1)
-    o[12] = np.where(world.cargo_kind == 1, CARRY_MINERALS, np.where(world.cargo_kind == 2, CARRY_GAS, 0))
-    return out
 
 
 _DTYPES = {1: np.bool_, 8: np.uint8, 32: np.dtype("<i4")}

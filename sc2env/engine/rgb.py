@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from s2clientprotocol import spatial_pb2
 
-from sc2env.engine.render import VALUE_ROW, View
+from sc2env.engine.frame import VALUE_ROW
+from sc2env.engine.render import View
 
 if TYPE_CHECKING:
     from sc2env.engine.game import Game

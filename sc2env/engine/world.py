@@ -109,6 +109,7 @@ class World:
         self._obstacles = 0  # how many obstacles exist (no obstacles: no steering, no waypoints)
         self._accelerating = 0  # how many units accelerate
         self.static_version = 0  # changes when a unit that never moves appears, goes or is teleported
+        self.rows_version = 0  # changes when rows come or go or a unit changes type (per-row caches)
         self._last_travel = np.zeros((0, 0))
         self._bind()
 
@@ -170,6 +171,7 @@ class World:
         self.orders.append([])
         self.types.append(unit_type)
         self._slot[tag] = i
+        self.rows_version += 1
         self._bind()
         return tag
 
@@ -185,6 +187,7 @@ class World:
         self.n -= 1
         del self.orders[i]
         del self.types[i]
+        self.rows_version += 1
         self._bind()
         for j in range(i, self.n):
             self._slot[int(self.tag[j])] = j
@@ -198,6 +201,7 @@ class World:
         self.obstacle[i] = unit_type.collides and unit_type.structure
         self._obstacles += bool(self.obstacle[i])
         self._obstacle_version += 1
+        self.rows_version += 1
         self.version += 1
 
     def teleport(self, tag: int, x: float, y: float) -> None:
