@@ -45,3 +45,25 @@ def realdata(shared_dir):
         return cache[stem]
 
     return load
+
+
+@pytest.fixture
+def make_env():
+    """make_env(name="MoveToBeacon", **kwargs): gymnasium.make on the built-in engine, closed at teardown.
+
+    `name` is a mini-game (made as "sc2env/<name>-v0") or a full id such as "sc2env/SC2-v0".
+    """
+    import gymnasium as gym
+
+    import sc2env  # noqa: F401  (registers the ids)
+
+    made = []
+
+    def make(name: str = "MoveToBeacon", **kwargs):
+        env = gym.make(name if "/" in name else f"sc2env/{name}-v0", engine="builtin", **kwargs)
+        made.append(env)
+        return env
+
+    yield make
+    for env in made:
+        env.close()

@@ -1,4 +1,4 @@
-"""Env test fixtures: envs on the built-in engine, closed (with their game processes) after each test."""
+"""Env test fixtures: vector envs on the built-in engine, closed (with their game processes) after each test."""
 
 from __future__ import annotations
 
@@ -6,22 +6,6 @@ import gymnasium as gym
 import pytest
 
 import sc2env  # noqa: F401  (registers the ids)
-
-
-@pytest.fixture
-def make_env():
-    """make_env(id_or_map, **kwargs) -> gymnasium.make(...) on the built-in engine; closed at teardown."""
-    made = []
-
-    def make(name: str = "MoveToBeacon", **kwargs):
-        env_id = name if "/" in name else f"sc2env/{name}-v0"
-        env = gym.make(env_id, engine="builtin", **kwargs)
-        made.append(env)
-        return env
-
-    yield make
-    for env in made:
-        env.close()
 
 
 @pytest.fixture
