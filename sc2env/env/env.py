@@ -143,11 +143,36 @@ class SC2Env(gym.Env):
 
     def begin_step(self, action):
         """The sending half of step(): check the action and hand it to the game, which starts working."""
+        return self.send_encoded(*self.encode(action))
+
+    def encode(self, action) -> tuple[list, str | None]:
+        """The protocol actions for `action` and, if it was not allowed and became no_op, why.
+
+        Raises InvalidActionError instead under invalid_action="raise". Sends nothing.
+        """
         if self._needs_reset:
             raise errors.ProtocolError("step() called before reset() or after the episode ended: "
                                        "call reset() to start an episode.")
-        actions, problem = self._encode(action)
-        return self._match.begin_step(actions), problem
+        try:
+            if isinstance(action, FunctionCall) or hasattr(action, "arguments"):
+                call = as_function_call(action)
+            else:
+                call = self.action_spec.to_call(action)
+            if call.function == FUNCTIONS.no_op.id:  # always allowed; the game gets no action at all
+                return [], None
+            return [encode_action(call, self.interface_format, self._last.masks)], None
+        except errors.InvalidActionError as error:
+            if self.config.invalid_action == "raise":
+                raise
+            return [], str(error)
+
+    def send_encoded(self, actions: list, problem: str | None):
+        """Send what encode() made; finish_step() reads the answer."""
+        try:
+            return self._match.begin_step(actions), problem
+        except errors.ConnectionError:
+            self._needs_reset = True
+            raise
 
     def finish_step(self, sent):
         """The receiving half of step(): wait for the game, then (obs, reward, terminated, truncated, info)."""
@@ -189,21 +214,6 @@ class SC2Env(gym.Env):
             return None
         self._seeded_once = True
         return int(seed) % _SEED_BOUND
-
-    def _encode(self, action) -> tuple[list, str | None]:
-        """The protocol actions to send and, if the action was not allowed and became no_op, why."""
-        try:
-            if isinstance(action, FunctionCall) or hasattr(action, "arguments"):
-                call = as_function_call(action)
-            else:
-                call = self.action_spec.to_call(action)
-            if call.function == FUNCTIONS.no_op.id:  # always allowed; the game gets no action at all
-                return [], None
-            return [encode_action(call, self.interface_format, self._last.masks)], None
-        except errors.InvalidActionError as error:
-            if self.config.invalid_action == "raise":
-                raise
-            return [], str(error)
 
     def _observe(self, response) -> dict[str, np.ndarray]:
         self._last = self._decoder.decode(response)

@@ -10,6 +10,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from sc2env import errors
 from sc2env.env.env import GAME_LOOPS_PER_SECOND, SC2Env
 
 
@@ -63,14 +64,30 @@ class SC2VectorEnv(VectorEnv):
         if len(actions) != self.num_envs:
             raise ValueError(f"step() got {len(actions)} actions for {self.num_envs} envs")
         to_reset = np.flatnonzero(self._autoreset)
+        live = [i for i in range(self.num_envs) if not self._autoreset[i]]
+        # Every action is checked before any is sent, so an invalid one (invalid_action="raise") leaves
+        # all games where they were.
+        encoded = {i: self.envs[i].encode(actions[i]) for i in live}
         # Every live game gets its action first, so all of them work while we wait on, and decode, each one.
-        sent = {i: env.begin_step(actions[i]) for i, env in enumerate(self.envs) if not self._autoreset[i]}
+        sent, failures = {}, {}
+        for i in live:
+            try:
+                sent[i] = self.envs[i].send_encoded(*encoded[i])
+            except errors.ConnectionError as error:
+                failures[i] = error
         results: list = [None] * self.num_envs
         if len(to_reset):
             for i, (obs, info) in zip(to_reset, self._reset_each(to_reset, [None] * len(to_reset), None)):
                 results[i] = (obs, 0.0, False, False, info)
         for i, pending in sent.items():
-            results[i] = self.envs[i].finish_step(pending)
+            try:
+                results[i] = self.envs[i].finish_step(pending)
+            except errors.ConnectionError as error:  # read every other answer first: they stay usable
+                failures[i] = error
+        if failures:
+            self._autoreset[:] = True  # the batch is lost: reset() (or the next step) starts afresh
+            index, error = min(failures.items())
+            raise type(error)(f"sub-env {index}: {error}") from error
         rewards = np.array([r[1] for r in results], np.float64)
         terminations = np.array([r[2] for r in results], bool)
         truncations = np.array([r[3] for r in results], bool)

@@ -137,20 +137,31 @@ class Match:
 
     @property
     def running(self) -> bool:
-        return self.controller is not None and not self.controller.closed
+        """The game process is alive and connected."""
+        return (self.controller is not None and not self.controller.closed
+                and self.process is not None and self.process.running)
 
     def reset(self, seed: int | None = None) -> sc_pb.ResponseObservation:
         """Start a new episode and return its first observation.
 
         seed: None restarts the current game, the fast mini-game reset (or starts a game that seeds itself);
         a seed creates the game anew with that random seed, so the same seed replays the same episodes.
+        A game that died since the last episode is replaced by a new one, created with the last seed.
         """
-        if not self.running:
-            self._start()
         if seed is not None:
             self._needs_create = True
+        try:
+            return self._begin_episode(seed)
+        except errors.ConnectionError as error:  # it died since the last step: start a new one, once
+            log.warning("the game was lost (%s); starting a new one", error)
+            self.close()
+            return self._begin_episode(seed)
+
+    def _begin_episode(self, seed: int | None) -> sc_pb.ResponseObservation:
+        if not self.running:
+            self._start()
         if self._needs_create:
-            self._create_and_join(seed)
+            self._create_and_join(seed if seed is not None else self._seed)
         else:
             answer = self.controller.restart_game()
             if answer is not None and answer.need_hard_reset:
@@ -263,7 +274,9 @@ class Match:
         for player in response.player_result:
             if player.player_id == self.player_id:
                 result.outcome = OUTCOMES.get(player.result, 0)
-        result.terminated = bool(response.player_result)
+        # A game that reports `ended` without player_result has ended all the same; waiting for a result
+        # that never comes would repeat the last observation forever.
+        result.terminated = bool(response.player_result) or self.controller.status == sc_pb.ended
         if self.map.mini_game:
             score = float(obs.score.score)
             result.reward = score - self._last_score

@@ -149,7 +149,7 @@ def test_game_crash_raises_and_the_next_reset_starts_a_new_game(make_env):
     old = env.unwrapped.match.process
     os.kill(old.pid, signal.SIGKILL)
     assert old.wait(5) is not None
-    with pytest.raises(errors.ConnectionError):
+    with pytest.raises(errors.GameCrashedError):
         env.step(FUNCTIONS.no_op())
     obs, info = env.reset()
     assert env.unwrapped.match.process is not old and env.unwrapped.match.process.running
@@ -173,3 +173,15 @@ def test_function_subset_shrinks_the_action_space(make_env):
     obs, _ = env.reset(seed=10)
     assert env.action_space.nvec[0] == 3
     assert list(obs["action_mask"][:3]) == [1, 1, 0]
+
+
+def test_a_game_that_dies_between_episodes_is_replaced_by_the_next_reset(make_env):
+    env = make_env(step_mul=256, **SMALL)
+    env.reset(seed=8)
+    while not env.step(FUNCTIONS.no_op())[2]:
+        pass
+    old = env.unwrapped.match.process
+    os.kill(old.pid, signal.SIGKILL)
+    assert old.wait(5) is not None
+    obs, info = env.reset()  # the first reset after the death already works
+    assert env.unwrapped.match.process.running and info["game_loop"] == 0

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import signal
+
 import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
 
+from sc2env import errors
 from sc2env.env import SC2VectorEnv
 from sc2env.interface import FUNCTIONS
 
@@ -61,3 +65,26 @@ def test_vector_env_accepts_function_calls_and_reports_masks(make_vec):
     assert not infos["invalid_action"].any()
     selected = envs.call("last_observation")
     assert selected[0].single_select.unit_type[0] == 48 and len(selected[1].single_select) == 0
+
+
+def test_a_crashed_game_fails_one_step_then_the_vector_env_recovers(make_vec):
+    envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", **SMALL)
+    envs.reset(seed=2)
+    victim = envs.envs[1].match.process
+    os.kill(victim.pid, signal.SIGKILL)
+    assert victim.wait(5) is not None
+    with pytest.raises(errors.GameCrashedError, match="sub-env 1"):
+        envs.step(np.zeros((2, 14), np.int64))
+    obs, infos = envs.reset()
+    assert list(infos["game_loop"]) == [0, 0] and envs.envs[1].match.process is not victim
+    _, _, _, _, infos = envs.step(np.zeros((2, 14), np.int64))
+    assert list(infos["game_loop"]) == [8, 8]
+
+
+def test_an_invalid_action_under_raise_sends_nothing(make_vec):
+    envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", invalid_action="raise", **SMALL)
+    envs.reset(seed=2)
+    with pytest.raises(errors.InvalidActionError, match="Move_screen"):
+        envs.step([FUNCTIONS.no_op(), FUNCTIONS.Move_screen("now", (1, 1))])
+    _, _, _, _, infos = envs.step([FUNCTIONS.no_op(), FUNCTIONS.no_op()])
+    assert list(infos["game_loop"]) == [8, 8]  # the refused batch moved no game

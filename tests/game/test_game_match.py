@@ -129,3 +129,17 @@ def test_two_player_maps_add_the_bot(tmp_path):
 def test_bad_bot_settings_are_named():
     with pytest.raises(ValueError, match="Unknown bot difficulty 'impossible'"):
         Bot(difficulty="impossible")
+
+
+def test_a_game_reporting_ended_without_a_result_still_ends():
+    match = Match(config())
+    match.map = MapSpec("MoveToBeacon", "mini_games/MoveToBeacon.SC2Map", players=1, game_loops=1920)
+
+    class Ended:
+        status = sc_pb.ended
+
+    match.controller = Ended()
+    response = sc_pb.ResponseObservation()
+    response.observation.game_loop = 800
+    result = match._score(response)
+    assert result.terminated and result.outcome == 0 and not result.truncated
