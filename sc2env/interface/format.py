@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Literal
 
+import numpy as np
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.errors import ProtocolError
@@ -153,7 +154,8 @@ class InterfaceFormat:
             compare(
                 "minimap size", self.minimap_size, (layer.minimap_resolution.x, layer.minimap_resolution.y)
             )
-            compare("camera width", float(self.camera_width), float(layer.width))
+            # The proto's width is a float32: compare what the game could echo, not our float64.
+            compare("camera width", float(np.float32(self.camera_width)), float(np.float32(layer.width)))
             compare("crop_to_playable_area", self.crop_to_playable_area, layer.crop_to_playable_area)
         render = echo.render if echo.HasField("render") else None
         compare("RGB", self.rgb_screen_size is not None, render is not None)

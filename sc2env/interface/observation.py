@@ -344,20 +344,37 @@ class _BufferPool:
 
     def __init__(self) -> None:
         self._arrays: dict[str, list[np.ndarray]] = {}
+        self._free_count = self._probe_free_count()
 
     def array(self, key: str, shape: tuple[int, ...]) -> np.ndarray:
         """An int32 array of `shape`: a free one from an earlier step, else a new one."""
         kept = self._arrays.setdefault(key, [])
-        if _REFCOUNTS_EXACT:
+        if self._free_count is not None:
             for array in kept:
-                # Free means referenced only by the list, by `array` and by getrefcount's own argument.
-                if array.shape == shape and sys.getrefcount(array) == 3:
+                if array.shape == shape and sys.getrefcount(array) == self._free_count:
                     return array
         array = np.empty(shape, np.int32)
         kept.append(array)
         if len(kept) > self.KEEP:
             del kept[0]
         return array
+
+    def _probe_free_count(self) -> int | None:
+        """The reference count `array()` sees for an array only the pool holds, measured with the very loop
+        `array()` runs (counts differ between interpreter versions); None turns reuse off where the count
+        cannot tell a free array from a held one."""
+        if not _REFCOUNTS_EXACT:
+            return None
+        kept = [np.empty(1, np.int32)]
+        counts = []
+        for array in kept:
+            counts.append(sys.getrefcount(array))
+        held = kept[0]  # a reference from outside, as an observation the caller keeps
+        for array in kept:
+            counts.append(sys.getrefcount(array))
+        del held
+        free, busy = counts
+        return free if busy > free else None
 
 
 def _add_on_types(raw) -> dict[int, int]:

@@ -44,3 +44,22 @@ def observation(
                 ui.production.production_queue.add(ability_id=560, build_progress=0.25 * i)
     response.actions.extend(actions)
     return response
+
+
+def with_layers(response: sc_pb.ResponseObservation, size: int, seed: int = 0) -> sc_pb.ResponseObservation:
+    """`response` with every screen and minimap layer filled at `size`×`size`, at each layer's bit depth,
+    with random contents (so that decoded stacks can be compared)."""
+    import numpy as np
+
+    from sc2env.interface import MINIMAP_LAYERS, SCREEN_LAYERS
+
+    rng = np.random.default_rng(seed)
+    layers = response.observation.feature_layer_data
+    for table, renders in ((SCREEN_LAYERS, layers.renders), (MINIMAP_LAYERS, layers.minimap_renders)):
+        for layer in table:
+            image = getattr(renders, layer.name)
+            image.size.x = image.size.y = size
+            image.bits_per_pixel = layer.bits
+            count = size * size * layer.bits // 8 if layer.bits > 1 else (size * size + 7) // 8
+            image.data = rng.integers(0, 256, count, dtype=np.uint8).tobytes()
+    return response

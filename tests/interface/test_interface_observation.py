@@ -7,7 +7,7 @@ import pickle
 
 import numpy as np
 import pytest
-from interface_helpers import observation
+from interface_helpers import observation, with_layers
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.errors import ProtocolError
@@ -152,21 +152,20 @@ def test_named_access_and_dict_access(realdata):
     np.testing.assert_array_equal(restored.unit_type, obs.feature_screen.unit_type)
 
 
-def test_a_layer_of_the_wrong_size_is_a_clear_error(realdata):
+def test_a_layer_of_the_wrong_size_is_a_clear_error():
     decoder = ObservationDecoder(InterfaceFormat(screen_size=64, minimap_size=64))
     with pytest.raises(
-        ProtocolError, match="screen layer height_map is 128×128, but the interface format asks for 64×64"
+        ProtocolError, match="screen layer height_map is 32×32, but the interface format asks for 64×64"
     ):
-        decoder.decode(realdata("pysc2_obs_data1.observation"))
+        decoder.decode(with_layers(observation(), 32))
 
 
-def test_a_layer_with_the_wrong_byte_count_is_a_clear_error(realdata):
-    response = sc_pb.ResponseObservation()
-    response.CopyFrom(realdata("pysc2_obs_data1.observation"))
+def test_a_layer_with_the_wrong_byte_count_is_a_clear_error():
+    response = with_layers(observation(), 64)
     response.observation.feature_layer_data.minimap_renders.creep.data = b"\x00" * 100
-    decoder = ObservationDecoder(InterfaceFormat(screen_size=128, minimap_size=128))
+    decoder = ObservationDecoder(InterfaceFormat(screen_size=64, minimap_size=64))
     with pytest.raises(
-        ProtocolError, match="minimap layer creep is 128×128 at 1 bits per pixel but has 100 bytes"
+        ProtocolError, match="minimap layer creep is 64×64 at 1 bits per pixel but has 100 bytes"
     ):
         decoder.decode(response)
 
@@ -238,9 +237,9 @@ def test_last_actions_skip_actions_no_function_expresses(fmt64, caplog):
     assert len(caplog.records) == 1 and "action_raw ability 16" in caplog.records[0].getMessage()
 
 
-def test_observations_never_share_memory_while_held(realdata):
-    decoder = ObservationDecoder(InterfaceFormat(screen_size=128, minimap_size=128))
-    response = realdata("pysc2_obs_data1.observation")
+def test_observations_never_share_memory_while_held():
+    decoder = ObservationDecoder(InterfaceFormat(screen_size=32, minimap_size=32))
+    response = with_layers(observation(), 32)
     first = decoder.decode(response)
     snapshot = first.feature_screen.copy()
     second = decoder.decode(observation(game_loop=1))  # no layers: all zeros

@@ -121,7 +121,7 @@ def test_grid_fallback_target_masks_see_the_map_through_the_camera(realdata):
     assert 0 < pathable.mean() < 1 and 0 < placeable.mean() < 1
 
 
-def test_interface_options_and_the_echo_check(realdata):
+def test_interface_options_and_the_echo_check():
     fmt = InterfaceFormat(
         screen_size=(84, 64),
         minimap_size=64,
@@ -141,11 +141,23 @@ def test_interface_options_and_the_echo_check(realdata):
     echo.options.raw = False
     with pytest.raises(ProtocolError, match=r"screen size: asked for 84×64, the game uses 64×64; raw data"):
         fmt.check_game_info(echo)
-    with pytest.raises(ProtocolError, match="to_interface_options"):
-        InterfaceFormat().check_game_info(realdata("ares-sc2_TorchesAIE_v4.game_info"))  # the game used 1×1
+    # The proto's width is a float32: a width float32 can't hold exactly still matches its own echo.
+    odd = InterfaceFormat(camera_width=24.3)
+    odd_echo = sc_pb.ResponseGameInfo()
+    odd_echo.options.CopyFrom(odd.to_interface_options())
+    assert odd_echo.options.feature_layer.width != 24.3
+    odd.check_game_info(odd_echo)
+    odd_echo.options.feature_layer.width = 24.4
+    with pytest.raises(ProtocolError, match="camera width"):
+        odd.check_game_info(odd_echo)
     rgb = InterfaceFormat(screen_size=None, minimap_size=None, rgb_screen_size=(128, 96), rgb_minimap_size=64)
     assert rgb.action_space == "rgb" and rgb.to_interface_options().render.resolution.y == 96
     assert not rgb.to_interface_options().HasField("feature_layer")
+
+
+def test_the_echo_check_on_a_real_game_info(realdata):
+    with pytest.raises(ProtocolError, match="to_interface_options"):
+        InterfaceFormat().check_game_info(realdata("ares-sc2_TorchesAIE_v4.game_info"))  # the game used 1×1
 
 
 @pytest.mark.parametrize(
