@@ -15,8 +15,8 @@ from absl import logging as absl_logging
 
 import sc2env
 from sc2env.errors import SC2EnvError
-
-ENGINES = ("builtin", "sc2", "auto")
+from sc2env.game.maps import LOOPS_PER_GAME_SECOND
+from sc2env.launch import ENGINE_ENV_VAR, ENGINES
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,7 +37,7 @@ class Flag:
 
 
 _MAP = Flag("list", "map", ["MoveToBeacon"], "mini-game(s) to play, comma-separated; 'all' for every one")
-_ENGINE = Flag("enum", "engine", None, "builtin, sc2 or auto (default: $SC2ENV_ENGINE, else auto)", ENGINES)
+_ENGINE = Flag("enum", "engine", None, f"{', '.join(ENGINES)} (default: ${ENGINE_ENV_VAR}, else auto)", ENGINES)
 _SIZES = [Flag("integer", "screen-size", 64, "feature screen width and height in pixels"),
           Flag("integer", "minimap-size", 64, "feature minimap width and height in pixels")]
 _VERBOSE = Flag("boolean", "verbose", False, "log what happens, and show tracebacks of errors")
@@ -98,37 +98,24 @@ def builtin_maps() -> list[str]:
     return sorted(p.name[:-5] for p in importlib.resources.files("sc2env.maps").iterdir() if p.name.endswith(".json"))
 
 
-def _chosen_engine(engine: str | None) -> tuple[str, object]:
-    """The engine a LaunchConfig(engine) resolves to now, and the install it would use (or None)."""
+def resolve_maps(names: Sequence[str], engine: str | None) -> list[str]:
+    """Check the engine and the map names before any game starts; 'all' means the seven mini-games.
+
+    The built-in engine knows only the mini-games; with StarCraft II, the install's other maps resolve too.
+    """
+    from sc2env.game import MINI_GAMES, resolve_map
     from sc2env.launch import LaunchConfig, plan_launch
 
-    plan = plan_launch(LaunchConfig(engine=engine))
-    return plan.engine, plan.install
-
-
-def resolve_maps(names: Sequence[str], engine: str | None) -> list[str]:
-    """Check map names before any game starts; 'all' means every mini-game the chosen engine can play."""
-    from sc2env.game import MINI_GAMES, resolve_map
-
-    chosen, install = _chosen_engine(engine)
-    playable = builtin_maps() if chosen == "builtin" else list(MINI_GAMES)
+    install = plan_launch(LaunchConfig(engine=engine)).install
     if [n.lower() for n in names] == ["all"]:
-        return [name for name in MINI_GAMES if name in playable]
-    resolved = []
-    for name in names:
-        spec = resolve_map(name, install.maps_dir if install is not None else None)
-        if chosen == "builtin" and spec.name not in playable:
-            raise SC2EnvError(f"the built-in engine does not play {spec.name} yet; it plays "
-                              f"{', '.join(playable)} (or use --engine sc2 with a StarCraft II install)")
-        resolved.append(spec.name)
-    return resolved
+        return list(MINI_GAMES)
+    return [resolve_map(name, install.maps_dir if install is not None else None).name for name in names]
 
 
 def cmd_maps(values: flags.FlagValues) -> int:
     from sc2env.game import MINI_GAMES
     from sc2env.launch import find_install
 
-    builtin = set(builtin_maps())
     try:
         install = find_install()
     except SC2EnvError:
@@ -138,14 +125,14 @@ def cmd_maps(values: flags.FlagValues) -> int:
         from sc2env.game import install_maps
 
         installed = install_maps(install.maps_dir)
-    print(f"{'mini-game':<28} {'time limit':>10}  {'built-in engine':<16} {'StarCraft II':<12}")
+    print(f"{'mini-game':<28} {'time limit':>10}  StarCraft II")
     for name, spec in MINI_GAMES.items():
-        limit = f"{spec.game_loops // 16} s"
-        print(f"{name:<28} {limit:>10}  {'yes' if name in builtin else 'not yet':<16} "
-              f"{'installed' if name in installed else '-':<12}")
+        limit = f"{spec.game_loops // LOOPS_PER_GAME_SECOND} s"
+        print(f"{name:<28} {limit:>10}  {'installed' if name in installed else '-'}")
+    print("\nThe built-in engine plays all of them.")
     others = sorted(n for n, s in installed.items() if not s.mini_game)
     if install is None:
-        print("\nNo StarCraft II install found (set SC2PATH); the built-in engine plays the maps marked yes.")
+        print("No StarCraft II install found (set SC2PATH to use one).")
     elif others:
         print(f"\nOther maps of the StarCraft II install at {install.root} (play against the built-in AI):")
         for line in _columns(others, 4):
@@ -175,6 +162,7 @@ def cmd_run(values: flags.FlagValues) -> int:
     import gymnasium as gym
 
     from sc2env.agents import agent_class, make_agent, run_agent, summarise
+    from sc2env.env.env import GAME_LOOPS_PER_SECOND
     from sc2env.viewer import ViewerClosed
 
     maps = resolve_maps(values.map, values.engine)
@@ -184,7 +172,8 @@ def cmd_run(values: flags.FlagValues) -> int:
     if values["save-video"].value:
         from sc2env.viewer import VideoWriter
 
-        writer = VideoWriter(values["save-video"].value, fps=22.4 / values["step-mul"].value)
+        fps = GAME_LOOPS_PER_SECOND / values["step-mul"].value  # one frame per agent step, in real time
+        writer = VideoWriter(values["save-video"].value, fps=fps)
     render_mode = "human" if values.render else ("rgb_array" if writer is not None else None)
     progress = Progress(len(maps) * values.episodes, values.episodes)
     episodes = []
@@ -205,13 +194,22 @@ def cmd_run(values: flags.FlagValues) -> int:
     except ViewerClosed as error:
         interrupted = str(error)
     finally:
-        if writer is not None and writer.frames:
-            print(f"video: {writer.close()} ({writer.frames} frames)", file=sys.stderr)
+        if writer is not None:
+            _close_video(writer)
     if interrupted:
         print(f"\n{interrupted}: results of the {len(episodes)} finished episode(s)", file=sys.stderr)
     if episodes:
         print(results_table(summarise(episodes), values.agent))
     return 0 if not interrupted else 130
+
+
+def _close_video(writer) -> None:
+    """Finish the video and say what was written (nothing, when no frame was recorded)."""
+    path = writer.close()
+    if path is None:
+        print(f"video: no frame was recorded, so {writer.path} was not written", file=sys.stderr)
+    else:
+        print(f"video: {path} ({writer.frames} frames)", file=sys.stderr)
 
 
 def _step_callback(progress: Progress, name: str, env, writer) -> Callable[[int, dict], None]:
@@ -273,10 +271,9 @@ def _check_python():
 def _check_packages():
     import gymnasium
     import numpy
+    import pygame
     from google.protobuf import __version__ as protobuf_version
     from google.protobuf.internal import api_implementation
-
-    from sc2env.viewer._pygame import pygame
 
     backend = api_implementation.Type()
     what = (f"numpy {numpy.__version__}, protobuf {protobuf_version} ({backend} backend), gymnasium "
@@ -285,7 +282,11 @@ def _check_packages():
     return _status(fast), what, None if fast else "pip install 'protobuf>=4.21' for the fast C (upb) backend"
 
 
+_REINSTALL = "reinstall sc2env: pip install -e ."
+
+
 def _check_builtin():
+    from sc2env.game import MINI_GAMES
     from sc2env.launch import launch
 
     started = time.perf_counter()
@@ -295,8 +296,11 @@ def _check_builtin():
     except SC2EnvError as error:
         lines = [line.strip(" |") for line in str(error).splitlines() if line.strip(" |")]
         cause = lines[-2] if len(lines) > 1 and lines[-1].startswith("It exited") else lines[-1]
-        return "!!", f"built-in engine does not start: {cause}", "reinstall sc2env: pip install -e ."
-    return "ok", f"built-in engine starts in {seconds:.2f} s and plays {', '.join(builtin_maps())}", None
+        return "!!", f"built-in engine does not start: {cause}", _REINSTALL
+    missing = sorted(set(MINI_GAMES) - set(builtin_maps()))
+    if missing:
+        return "!!", f"built-in engine lacks the definitions of {', '.join(missing)}", _REINSTALL
+    return "ok", f"built-in engine starts in {seconds:.2f} s and plays {', '.join(MINI_GAMES)}", None
 
 
 def _check_sc2():
@@ -306,13 +310,14 @@ def _check_sc2():
         install = find_install()
     except SC2EnvError as error:
         return ("--", f"StarCraft II: {_one_line(error)}",
-                "optional: install Blizzard's Linux package (see docs/quickstart.md) and set SC2PATH; "
-                "everything else runs on the built-in engine")
+                ("optional: install Blizzard's Linux package (see docs/quickstart.md) and set SC2PATH; "
+                 "everything else runs on the built-in engine"))
     maps = install.map_paths()
     minis = sum(1 for p in maps if p.startswith("mini_games/"))
     fix = None if minis else f"put the SC2LE mini-game maps under {install.maps_dir}/mini_games"
-    return "ok", f"StarCraft II at {install.root}: builds {install.describe_builds()}; {len(maps)} maps " \
-                 f"({minis} mini-games)", fix
+    what = (f"StarCraft II at {install.root}: builds {install.describe_builds()}; {len(maps)} maps "
+            f"({minis} mini-games)")
+    return "ok", what, fix
 
 
 def _check_display():
@@ -386,6 +391,8 @@ def command_help(name: str) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; errors are printed as one line (with --verbose, with their traceback)."""
+    # pygame greets on stdout when first imported; the command's output should be only its own.
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     argv = list(sys.argv if argv is None else argv)
     if len(argv) < 2 or argv[1] in ("-h", "--help", "help"):
         print(usage())

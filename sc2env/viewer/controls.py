@@ -5,8 +5,9 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 
+import pygame
+
 from sc2env.interface import FUNCTIONS, Function, FunctionCall, FunctionKind
-from sc2env.viewer._pygame import pygame
 from sc2env.viewer.hotkeys import MENU_KEYS, find_hotkey, menu_available, minimap_variant
 from sc2env.viewer.layout import Layout
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+import pygame
 
 from sc2env.gamedata import UNIT_TYPES
 from sc2env.interface import CoordinateTransforms, InterfaceFormat, MapInfo
 from sc2env.viewer import style
-from sc2env.viewer._pygame import pygame
 from sc2env.viewer.layout import Layout
 from sc2env.viewer.scene import Scene
 

@@ -6,11 +6,11 @@ import dataclasses
 import functools
 
 import numpy as np
+import pygame
 
 from sc2env.game.maps import LOOPS_PER_GAME_SECOND, MINI_GAMES
 from sc2env.interface import FUNCTIONS, MINIMAP_LAYERS, SCREEN_LAYERS, Layer, palette
 from sc2env.viewer import style
-from sc2env.viewer._pygame import pygame
 from sc2env.viewer.hotkeys import key_label
 from sc2env.viewer.layout import LAYER_COLUMNS, LAYER_ROWS
 from sc2env.viewer.scene import Scene

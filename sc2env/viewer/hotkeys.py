@@ -55,7 +55,7 @@ MENU_KEYS = {"b": "build", "v": "advanced"}
 
 def find_hotkey(key: str, menu: str | None, available: Iterable[int]) -> Function | None:
     """The function `key` stands for in `menu` given the available function ids, or None."""
-    available = set(int(i) for i in available)
+    available = {int(i) for i in available}
     for hotkey in HOTKEYS:
         if hotkey.key == key and hotkey.menu == menu:
             for name in hotkey.functions:
@@ -66,7 +66,7 @@ def find_hotkey(key: str, menu: str | None, available: Iterable[int]) -> Functio
 
 def menu_available(menu: str, available: Iterable[int]) -> bool:
     """Whether any function of a build menu is available."""
-    available = set(int(i) for i in available)
+    available = {int(i) for i in available}
     return any(FUNCTIONS[name].id in available for h in HOTKEYS if h.menu == menu for name in h.functions)
 
 
@@ -87,4 +87,4 @@ def minimap_variant(function: Function) -> Function | None:
     if not function.name.endswith("_screen"):
         return None
     name = function.name[: -len("_screen")] + "_minimap"
-    return FUNCTIONS[name] if name in FUNCTIONS else None
+    return FUNCTIONS[name] if name in FUNCTIONS else None  # noqa: SIM401  (Functions is no dict: no .get)

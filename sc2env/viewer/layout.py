@@ -5,8 +5,9 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import pygame
+
 from sc2env.interface import InterfaceFormat
-from sc2env.viewer._pygame import pygame
 
 DEFAULT_SIZE = (1280, 720)
 """The viewer's frame (and rgb_array) size: 16:9, and a multiple of 16 for video encoders."""

@@ -7,7 +7,6 @@ import time
 import numpy as np
 
 from sc2env.interface import FunctionCall, InterfaceFormat, Observation
-from sc2env.viewer._pygame import pygame
 from sc2env.viewer.controls import ViewerCommand
 from sc2env.viewer.scene import Scene
 from sc2env.viewer.viewer import Viewer

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from sc2env.viewer._pygame import pygame
+import pygame
 
 BACKGROUND = (17, 19, 23)
 PANEL = (27, 30, 36)

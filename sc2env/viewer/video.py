@@ -30,7 +30,9 @@ class VideoWriter:
     """Collects frames and writes them to `path` at `fps` on close(); the format follows the extension.
 
     The requirements are checked at construction, so a missing package is reported before a long run.
-    GIF frames are kept in memory (GIFs are for short clips); MP4 frames are streamed to ffmpeg.
+    GIF frames are kept in memory (GIFs are for short clips); MP4 frames are streamed to ffmpeg, which starts
+    with the first frame: a writer that got no frame writes no file (close() returns None) and leaves
+    nothing open.
     """
 
     def __init__(self, path: str | pathlib.Path, fps: float):
@@ -48,29 +50,29 @@ class VideoWriter:
         self.frames = 0
         self._gif: list[np.ndarray] = []
         self._mp4 = None
-        if suffix == ".mp4":
-            import imageio.v2 as imageio
-
-            self._mp4 = imageio.get_writer(self.path, fps=self.fps, codec="libx264", quality=7,
-                                           macro_block_size=16, ffmpeg_log_level="error")
 
     def add(self, frame: np.ndarray) -> None:
         frame = np.asarray(frame, np.uint8)
-        if self._mp4 is not None:
-            self._mp4.append_data(frame)
-        else:
+        if self.suffix == ".gif":
             self._gif.append(frame)
+        else:
+            if self._mp4 is None:
+                import imageio.v2 as imageio
+
+                self._mp4 = imageio.get_writer(self.path, fps=self.fps, codec="libx264", quality=7,
+                                               macro_block_size=16, ffmpeg_log_level="error")
+            self._mp4.append_data(frame)
         self.frames += 1
 
-    def close(self) -> pathlib.Path:
-        """Finish the file and return its path."""
+    def close(self) -> pathlib.Path | None:
+        """Finish the file and return its path; None when no frame was added (no file is written then)."""
         if self._mp4 is not None:
             self._mp4.close()
             self._mp4 = None
         elif self._gif:
             _write_gif(self.path, self._gif, self.fps)
             self._gif = []
-        return self.path
+        return self.path if self.frames else None
 
     def __enter__(self) -> VideoWriter:
         return self

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+import pygame
 
 from sc2env.interface import FunctionCall, InterfaceFormat, MapInfo
 from sc2env.viewer import style
-from sc2env.viewer._pygame import pygame
 from sc2env.viewer.controls import Controls, ViewerCommand
 from sc2env.viewer.draw_map import MapPainter
 from sc2env.viewer.draw_panels import draw_functions, draw_hints, draw_layers, draw_status, layer_pages

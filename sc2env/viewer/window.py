@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 
-from sc2env.errors import SC2EnvError
-from sc2env.viewer._pygame import pygame
+import pygame
 
+from sc2env.errors import SC2EnvError
 
 _NO_DISPLAY = ("cannot open a window ({}). Without a display, run headless (render_mode='rgb_array', "
                "sc2env run --save-video out.mp4) or under a virtual display (xvfb-run sc2env play)")

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from sc2env.cli import main
+from sc2env.game import MINI_GAMES
 
 BUILTIN = ["--engine", "builtin"]
 
@@ -55,6 +56,22 @@ def test_run_saves_an_mp4(tmp_path, capsys):
     assert len(frames) == 6 and frames[0].shape == (720, 1280, 3)
 
 
+def test_run_interrupted_before_the_first_frame_writes_no_video_and_says_so(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("imageio.v2")
+    pytest.importorskip("imageio_ffmpeg")
+    import sc2env.agents
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sc2env.agents, "run_agent", interrupted)
+    out_file = tmp_path / "run.mp4"
+    code, out, err = run_cli(capsys, "run", "--save-video", str(out_file), *BUILTIN)
+    assert code == 130
+    assert f"video: no frame was recorded, so {out_file} was not written" in err
+    assert not out_file.exists() and out == ""
+
+
 @pytest.mark.parametrize("args, message", [
     (["run", "--map", "Nowhere"], "Known maps: BuildMarines"),
     (["run", "--agent", "clever"], "use random, scripted or package.module:Class"),
@@ -64,18 +81,20 @@ def test_run_saves_an_mp4(tmp_path, capsys):
     (["fly"], "unknown command 'fly'"),
 ])
 def test_errors_are_one_line(capsys, args, message):
-    code, out, err = run_cli(capsys, *args, *BUILTIN[: 2 if args[0] == "run" else 0])
+    code, _, err = run_cli(capsys, *args, *BUILTIN[: 2 if args[0] == "run" else 0])
     assert code in (1, 2)
     assert message in err
     assert "Traceback" not in err and len([line for line in err.splitlines() if line.startswith("sc2env")]) == 1
 
 
-def test_maps_lists_the_mini_games(capsys):
+def test_maps_lists_the_mini_games(capsys, monkeypatch):
+    monkeypatch.setenv("SC2PATH", "/nonexistent/StarCraftII")
     code, out, _ = run_cli(capsys, "maps")
     assert code == 0
-    for name in ("MoveToBeacon", "CollectMineralShards", "BuildMarines"):
-        assert name in out
-    assert "MoveToBeacon                      120 s  yes" in out
+    rows = [line.split() for line in out.splitlines()[1:8]]
+    assert [row[0] for row in rows] == list(MINI_GAMES)
+    assert rows[0] == ["MoveToBeacon", "120", "s", "-"] and rows[-1] == ["BuildMarines", "900", "s", "-"]
+    assert "The built-in engine plays all of them." in out and "No StarCraft II install found" in out
 
 
 def test_doctor_reports_the_builtin_engine_and_the_display(capsys, monkeypatch):
@@ -95,16 +114,29 @@ def test_bench_prints_steps_per_second(capsys):
 
 
 def test_play_without_a_display_says_how_to_run_headless():
-    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
+    hidden = ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER", "PYGAME_HIDE_SUPPORT_PROMPT")
+    env = {k: v for k, v in os.environ.items() if k not in hidden}
     done = subprocess.run([sys.executable, "-m", "sc2env", "play", "--engine", "builtin"], env=env,
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 1
     assert done.stderr.startswith("sc2env play: cannot open a window") and "xvfb-run" in done.stderr
     assert "Traceback" not in done.stderr
+    assert "pygame" not in done.stdout  # the viewer imported pygame, and the command hid its greeting
 
 
 def test_python_dash_m_shows_the_commands():
-    done = subprocess.run([sys.executable, "-m", "sc2env", "--help"], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, "-m", "sc2env", "--help"], capture_output=True, text=True,
+                          timeout=60, check=False)
     assert done.returncode == 0
     assert "usage: sc2env <command>" in done.stdout and "doctor" in done.stdout
-    assert "pygame" not in done.stdout  # no greeting banner
+
+
+def test_importing_the_library_leaves_the_environment_alone():
+    # gymnasium sets PYGAME_HIDE_SUPPORT_PROMPT when first imported: import it, then take its setting away.
+    code = ("import os, gymnasium; os.environ.pop('PYGAME_HIDE_SUPPORT_PROMPT', None); "
+            "before = dict(os.environ); import sc2env.viewer, sc2env.agents, sc2env.cli; "
+            "assert dict(os.environ) == before, set(os.environ.items()) ^ set(before.items())")
+    env = {k: v for k, v in os.environ.items() if k != "PYGAME_HIDE_SUPPORT_PROMPT"}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60,
+                          check=False)
+    assert done.returncode == 0, done.stderr

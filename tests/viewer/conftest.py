@@ -1,34 +1,14 @@
-"""Viewer test fixtures: headless pygame, a synthetic game_info, event builders, envs on the built-in engine."""
+"""Viewer test fixtures: every test starts with no modifier keys held (headless: tests/conftest.py sets SDL's
+dummy video driver; `make_env` comes from tests/conftest.py too)."""
 
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-
-import gymnasium as gym  # noqa: E402
-import pytest  # noqa: E402
-
-import sc2env  # noqa: E402,F401  (registers the ids)
-from sc2env.viewer._pygame import pygame  # noqa: E402
+import pygame
+import pytest
 
 
 @pytest.fixture(autouse=True)
 def _no_modifiers():
     """Each test starts with no modifier keys held."""
-    pygame.display.init()  # keyboard state (modifiers) lives in the video system; headless via SDL's dummy driver
+    pygame.display.init()  # keyboard state (modifiers) lives in the video system
     pygame.key.set_mods(0)
-
-
-@pytest.fixture
-def make_env():
-    made = []
-
-    def make(name: str = "MoveToBeacon", **kwargs):
-        env = gym.make(f"sc2env/{name}-v0", engine="builtin", **kwargs)
-        made.append(env)
-        return env
-
-    yield make
-    for env in made:
-        env.close()

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
+import pygame
 import pytest
+from viewer_helpers import click, drag, key
 
 from sc2env.interface import FUNCTIONS, InterfaceFormat
 from sc2env.viewer import Controls, Layout, ViewerCommand
-from sc2env.viewer._pygame import pygame
 from sc2env.viewer.hotkeys import HOTKEYS, find_hotkey, key_label
-
-from viewer_helpers import click, drag, key
 
 F = FUNCTIONS
 FMT = InterfaceFormat(screen_size=64, minimap_size=64)

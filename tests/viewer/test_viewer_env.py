@@ -6,12 +6,12 @@ import threading
 import time
 
 import numpy as np
+import pygame
 import pytest
 from viewer_helpers import click, drag, key
 
 from sc2env.interface import FUNCTIONS, CoordinateTransforms, MapInfo
 from sc2env.viewer import EnvRenderer, ViewerClosed, play, style
-from sc2env.viewer._pygame import pygame
 
 F = FUNCTIONS
 SMALL = {"screen_size": 48, "minimap_size": 48}

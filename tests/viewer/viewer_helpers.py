@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+import pygame
 from s2clientprotocol import sc2api_pb2 as sc_pb
-
-from sc2env.viewer._pygame import pygame
 
 
 def game_info(size=(64, 64), playable=(22, 20, 44, 36), name="Synthetic") -> sc_pb.ResponseGameInfo:
