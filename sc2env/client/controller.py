@@ -55,9 +55,13 @@ class Controller:
         self._connection: Connection | None = None
         self._pending: Pending | None = None
         process = self.process
+        ready = process.claim_connection() if process is not None else None
         try:
-            self._connection = Connection.open(
-                self.url, connect_timeout_s, gave_up=lambda: process is not None and not process.running)
+            if ready is not None:
+                self._connection = Connection(ready, self.url)
+            else:
+                self._connection = Connection.open(
+                    self.url, connect_timeout_s, gave_up=lambda: process is not None and not process.running)
         except Dropped:
             self._closed_because = "a failed connect"
             raise self._lost("connect", "it exited before accepting a connection") from None

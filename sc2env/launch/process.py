@@ -85,6 +85,7 @@ class GameProcess:
     def __init__(self, plan: LaunchPlan):
         self.plan = plan
         self.host = plan.config.host
+        self._ready_connection: websocket.WebSocket | None = None
         resources = _Resources()
         self._resources = resources
         # Registered before anything is acquired, so a failure half-way still releases what was.
@@ -189,8 +190,9 @@ class GameProcess:
             except (OSError, websocket.WebSocketException) as error:
                 last_error = error
             else:
-                # The real game serves one connection at a time: free it for the controller.
-                probe.close(timeout=1.0)
+                # The real game serves one connection at a time, and whether it accepts another after the
+                # first closes is undocumented: keep this one for the Controller (claim_connection()).
+                self._ready_connection = probe
                 return
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -201,11 +203,22 @@ class GameProcess:
             self._child.exited.wait(min(delay, remaining))
             delay = min(delay * 2, 0.25)
 
+    def claim_connection(self) -> websocket.WebSocket | None:
+        """The websocket that proved the game ready, handed over once (Controller(process) takes it), else None.
+
+        The game serves one client at a time: while this connection is unclaimed, other clients wait.
+        """
+        connection, self._ready_connection = self._ready_connection, None
+        return connection
+
     def close(self, grace_s: float = STOP_GRACE_S) -> None:
         """Stop the process (SIGTERM, then SIGKILL after `grace_s`), remove its temp dir, return its port.
 
         Idempotent. To let the game exit by itself first, send it `quit` (Controller.quit()).
         """
+        unclaimed = self.claim_connection()
+        if unclaimed is not None:
+            unclaimed.shutdown()
         self._resources.grace_s = grace_s
         self._finalizer()
 

@@ -27,9 +27,10 @@ from sc2env.launch import launch, sweep_orphaned_temp_dirs
 TESTS_DIR = pathlib.Path(__file__).resolve().parent
 
 
-def raw_ping(url: str) -> sc_pb.ResponsePing:
-    """A ping over a plain websocket, independent of sc2env's controller."""
-    ws = websocket.create_connection(url, timeout=5)
+def raw_ping(process) -> sc_pb.ResponsePing:
+    """A ping over the plain websocket that proved the game ready, independent of sc2env's controller."""
+    ws = process.claim_connection()
+    assert ws is not None and process.claim_connection() is None  # handed over once
     try:
         ws.send_binary(sc_pb.Request(id=1, ping=sc_pb.RequestPing()).SerializeToString())
         return sc_pb.Response.FromString(ws.recv()).ping
@@ -41,7 +42,7 @@ def test_starts_sc2_x64_with_its_flags_env_and_a_ready_endpoint(start, fake_inst
     monkeypatch.setenv("LD_LIBRARY_PATH", "/opt/gl")
     process = start(engine="sc2", sc2path=fake_install)
     # Ready means answering now, with no retry on our side.
-    assert raw_ping(process.url).base_build == 75689
+    assert raw_ping(process).base_build == 75689
     call = read_call(fake_install, process.pid)
     assert call["argv"] == [str(fake_install / "Versions/Base75689/SC2_x64"), "-listen", "127.0.0.1",
                             "-port", str(process.port), "-dataDir", str(fake_install),
@@ -58,10 +59,10 @@ def test_starts_sc2_x64_with_its_flags_env_and_a_ready_endpoint(start, fake_inst
 def test_starts_the_newest_or_the_requested_version(start, tmp_path):
     root = make_fake_install(tmp_path / "sc2", builds=(75689, 81009))
     newest = start(engine="sc2", sc2path=root)
-    assert raw_ping(newest.url).base_build == 81009
+    assert raw_ping(newest).base_build == 81009
     assert read_call(root, newest.pid)["argv"][0].endswith("Base81009/SC2_x64")
     by_build = start(engine="sc2", sc2path=root, version=75689)
-    assert raw_ping(by_build.url).base_build == 75689
+    assert raw_ping(by_build).base_build == 75689
     by_version = start(engine="sc2", sc2path=root, version="4.10.0")
     argv = read_call(root, by_version.pid)["argv"]
     assert argv[0].endswith("Base75689/SC2_x64")
@@ -71,7 +72,7 @@ def test_starts_the_newest_or_the_requested_version(start, tmp_path):
 def test_waits_for_a_slow_game(start, fake_install, monkeypatch):
     monkeypatch.setenv("FAKE_SC2_DELAY_S", "1.0")
     process = start(engine="sc2", sc2path=fake_install)
-    assert raw_ping(process.url).base_build == 75689
+    assert raw_ping(process).base_build == 75689
 
 
 def test_early_exit_raises_at_once_with_code_and_output(fake_install, monkeypatch):
@@ -166,7 +167,7 @@ def test_many_games_side_by_side(start, fake_install):
         processes = list(pool.map(lambda _: start(engine="sc2", sc2path=fake_install), range(4)))
     assert len({p.port for p in processes}) == 4
     assert len({p.temp_dir for p in processes}) == 4
-    assert all(raw_ping(p.url).base_build == 75689 for p in processes)
+    assert all(raw_ping(p).base_build == 75689 for p in processes)
     # Launched from pool threads that have now exited: the games must not have died with them.
     assert all(p.running for p in processes)
 
@@ -179,7 +180,7 @@ def test_a_forked_copy_of_us_does_not_stop_our_game(start, fake_install):
         os._exit(0)
     assert os.waitpid(child, 0)[1] == 0
     assert process.running and process.temp_dir.is_dir()
-    assert raw_ping(process.url).base_build == 75689
+    assert raw_ping(process).base_build == 75689
 
 
 PARENT_SCRIPT = textwrap.dedent("""
@@ -251,7 +252,16 @@ def test_builtin_engine_runs_with_the_sc2_flags(start, monkeypatch):
     maps_dir = next(iter(importlib.util.find_spec("sc2env.maps").submodule_search_locations))
     assert cmdline[3:] == ["-listen", "127.0.0.1", "-port", str(process.port),
                            "-dataDir", maps_dir, "-tempDir", str(process.temp_dir)]
-    ping = raw_ping(process.url)
+    ping = raw_ping(process)
     assert (ping.game_version, ping.base_build) == ("4.10.0", 75689)
     process.close()
     assert not pid_alive(process.pid) and not process.temp_dir.exists()
+
+
+def test_an_unclaimed_ready_connection_is_closed_with_the_game(start, monkeypatch):
+    monkeypatch.setenv("SC2ENV_ENGINE", "builtin")
+    process = start()
+    held = process._ready_connection
+    assert held is not None and held.connected  # the readiness probe, kept for the first client
+    process.close()
+    assert not held.connected and process.claim_connection() is None
