@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -27,7 +28,7 @@ class Agent(abc.ABC):
     (e.g. `{"use_feature_units": True}`); the command line passes them to `gymnasium.make`.
     """
 
-    env_kwargs: ClassVar[Mapping[str, Any]] = {}
+    env_kwargs: ClassVar[Mapping[str, Any]] = MappingProxyType({})
 
     def setup(self, env: SC2Env) -> None:
         """Called once with the unwrapped env before the first episode (its spec, config and game info)."""

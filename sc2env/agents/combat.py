@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from sc2env.agents.base import Agent
-from sc2env.agents.features import Alliance, UnitId, nearest, screen_point, units, xy
+from sc2env.agents.features import FEATURE_UNITS_ENV, Alliance, UnitId, nearest, screen_point, units, xy
 from sc2env.interface import FUNCTIONS, FunctionCall, Observation
 
 _F = FUNCTIONS
@@ -19,7 +19,7 @@ class FocusFire(Agent):
     for a new target, and every `_REPEAT_STEPS` in case the order was lost.
     """
 
-    env_kwargs = {"use_feature_units": True}
+    env_kwargs = FEATURE_UNITS_ENV
     _FOLLOW_PX = 6.0
     _REPEAT_STEPS = 8
 

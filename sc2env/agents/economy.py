@@ -9,20 +9,37 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sc2env.agents.base import Agent
-from sc2env.agents.features import Alliance, UnitId, building_site, nearest, screen_point, units, xy
+from sc2env.agents.features import (
+    FEATURE_UNITS_ENV,
+    Alliance,
+    UnitId,
+    building_site,
+    nearest,
+    screen_point,
+    units,
+    xy,
+)
+from sc2env.gamedata import UNIT_TYPES
 from sc2env.interface import FUNCTIONS, FunctionCall, Observation
+from sc2env.interface.function_table import RESOURCE_UNIT_TYPES
 
 if TYPE_CHECKING:
     from sc2env.env import SC2Env
 
 _F = FUNCTIONS
-_MINERAL_TYPES = (341, 483, 146, 147, 884, 885, 665, 666, 796, 797, 1960, 1961)
-_GEYSER_TYPES = (342, 343, 344, 880, 881, 608)
+_RESOURCE_TYPES = sorted(RESOURCE_UNIT_TYPES)
+_HOLDING = {kind: sorted(t.unit_id for t in UNIT_TYPES.values() if getattr(t, f"{kind}_contents") > 0)
+            for kind in ("mineral", "vespene")}
+"""The unit types whose game data says they hold minerals, or vespene."""
 _BUILD_TIMEOUT_STEPS = 40
 """Steps an SCV gets to start a building before the order is forgotten."""
 _PLACEMENT_ERRORS = {41, 42, 43, 44, 47}
 """ActionResult codes that mean "can't build there": CantFindPlacementLocation ... CantBuildTooCloseToResources."""
-_COSTS = {UnitId.SUPPLY_DEPOT: 100, UnitId.BARRACKS: 150, UnitId.REFINERY: 75}
+
+
+def _cost(kind: int) -> int:
+    """Minerals a unit or building of type `kind` costs."""
+    return UNIT_TYPES[kind].mineral_cost
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,7 +62,7 @@ class Economy(Agent):
     SCVs, refineries and their workers, Barracks, Marines. A plan whose next call is not available is dropped.
     """
 
-    env_kwargs = {"use_feature_units": True}
+    env_kwargs = FEATURE_UNITS_ENV
     plan = EconomyPlan()
     _camera_width = 24.0  # world units across the screen: the env's camera_width, read in setup()
 
@@ -90,7 +107,8 @@ class Economy(Agent):
         player = obs.player
         free = player.food_cap - player.food_used
         wanted = self.plan.supply_margin + 2 * len(self._own(obs, UnitId.BARRACKS))
-        if player.food_cap >= 200 or free >= wanted or player.minerals < 100 or self._building is not None:
+        if player.food_cap >= 200 or free >= wanted or player.minerals < _cost(UnitId.SUPPLY_DEPOT) or \
+                self._building is not None:
             return []
         depots = self._own(obs, UnitId.SUPPLY_DEPOT)
         at_once = 1 if len(self._own(obs, UnitId.BARRACKS)) < 3 else min(4, 1 + player.minerals // 200)
@@ -100,7 +118,7 @@ class Economy(Agent):
 
     def _workers(self, obs: Observation) -> list[FunctionCall]:
         player = obs.player
-        if player.food_workers >= self.plan.workers or self._spendable(obs) < 50 or \
+        if player.food_workers >= self.plan.workers or self._spendable(obs) < _cost(UnitId.SCV) or \
                 player.food_used >= player.food_cap:
             return []
         centres = self._own(obs, UnitId.COMMAND_CENTER)
@@ -117,7 +135,8 @@ class Economy(Agent):
 
     def _refinery(self, obs: Observation) -> list[FunctionCall]:
         refineries = len(self._own(obs, UnitId.REFINERY))
-        if refineries >= self.plan.refineries or obs.player.minerals < 75 or self._building is not None:
+        if refineries >= self.plan.refineries or obs.player.minerals < _cost(UnitId.REFINERY) or \
+                self._building is not None:
             return []
         if obs.player.food_workers < 14:
             return []
@@ -144,7 +163,8 @@ class Economy(Agent):
 
     def _barracks(self, obs: Observation) -> list[FunctionCall]:
         player = obs.player
-        if len(self._own(obs, UnitId.BARRACKS)) >= self.plan.barracks or player.minerals < 150:
+        if len(self._own(obs, UnitId.BARRACKS)) >= self.plan.barracks or \
+                player.minerals < _cost(UnitId.BARRACKS):
             return []
         depots = self._own(obs, UnitId.SUPPLY_DEPOT)
         if self._building is not None or not (depots.build_progress >= 100).any():
@@ -155,7 +175,8 @@ class Economy(Agent):
         player = obs.player
         barracks = self._own(obs, UnitId.BARRACKS)
         barracks = barracks[(barracks.build_progress >= 100) & (barracks.order_length < 2)]
-        if len(barracks) == 0 or self._spendable(obs) < 50 or player.food_used >= player.food_cap:
+        if len(barracks) == 0 or self._spendable(obs) < _cost(UnitId.MARINE) or \
+                player.food_used >= player.food_cap:
             return []
         idlest = int(np.argmin(barracks.order_length))
         return [self._click(obs, xy(barracks)[idlest]), _F.Train_Marine_quick("now")]
@@ -222,7 +243,7 @@ class Economy(Agent):
 
     def _spendable(self, obs: Observation) -> int:
         """Minerals left after the cost of a building an SCV is on its way to place."""
-        reserved = _COSTS.get(self._building[0], 0) if self._building is not None else 0
+        reserved = _cost(self._building[0]) if self._building is not None else 0
         return int(obs.player.minerals) - reserved
 
     def _least_served(self, obs: Observation, resources: np.ndarray, count: bool = True) -> tuple[int, int] | None:
@@ -248,14 +269,19 @@ class Economy(Agent):
         return len(obs.single_select) == 1 and obs.single_select.unit_type[0] == kind
 
     @staticmethod
-    def _minerals(obs: Observation) -> np.ndarray:
+    def _resources(obs: Observation, kind: str) -> np.ndarray:
+        """Screen positions of the resource fields holding `kind` ("mineral" or "vespene"): by their contents,
+        or by their type's game data (a field seen only in its last snapshot reports no contents)."""
         neutral = units(obs, Alliance.NEUTRAL)
-        return xy(neutral[(neutral.mineral_contents > 0) | np.isin(neutral.unit_type, _MINERAL_TYPES)])
+        neutral = neutral[np.isin(neutral.unit_type, _RESOURCE_TYPES)]
+        holds = (getattr(neutral, f"{kind}_contents") > 0) | np.isin(neutral.unit_type, _HOLDING[kind])
+        return xy(neutral[holds])
 
-    @staticmethod
-    def _geysers(obs: Observation) -> np.ndarray:
-        neutral = units(obs, Alliance.NEUTRAL)
-        return xy(neutral[(neutral.vespene_contents > 0) | np.isin(neutral.unit_type, _GEYSER_TYPES)])
+    def _minerals(self, obs: Observation) -> np.ndarray:
+        return self._resources(obs, "mineral")
+
+    def _geysers(self, obs: Observation) -> np.ndarray:
+        return self._resources(obs, "vespene")
 
     @staticmethod
     def _size(obs: Observation) -> tuple[int, int]:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import enum
+from types import MappingProxyType
 
 import numpy as np
 
 from sc2env.errors import SC2EnvError
+from sc2env.gamedata import unit_type_by_name
 from sc2env.interface import Observation
 
 
@@ -20,20 +22,19 @@ class Alliance(enum.IntEnum):
 
 
 class UnitId(enum.IntEnum):
-    """Unit type ids of the mini-games' units (real game ids)."""
+    """Unit type ids the scripts look for (the real game's, from `sc2env.gamedata`)."""
 
-    BANELING = 9
-    SCV = 45
-    COMMAND_CENTER = 18
-    SUPPLY_DEPOT = 19
-    REFINERY = 20
-    BARRACKS = 21
-    MARINE = 48
-    ZERGLING = 105
-    ROACH = 110
-    BEACON = 317
-    VESPENE_GEYSER = 342
-    MINERAL_SHARD = 1680
+    BANELING = unit_type_by_name("Baneling").unit_id
+    MARINE = unit_type_by_name("Marine").unit_id
+    SCV = unit_type_by_name("SCV").unit_id
+    COMMAND_CENTER = unit_type_by_name("CommandCenter").unit_id
+    SUPPLY_DEPOT = unit_type_by_name("SupplyDepot").unit_id
+    REFINERY = unit_type_by_name("Refinery").unit_id
+    BARRACKS = unit_type_by_name("Barracks").unit_id
+
+
+FEATURE_UNITS_ENV = MappingProxyType({"use_feature_units": True})
+"""The env option `units()` needs: agents that read units say `env_kwargs = FEATURE_UNITS_ENV`."""
 
 
 def units(obs: Observation, alliance: Alliance | None = None, *types: int) -> np.ndarray:

@@ -5,7 +5,16 @@ from __future__ import annotations
 import numpy as np
 
 from sc2env.agents.base import Agent
-from sc2env.agents.features import Alliance, UnitId, centre, nearest, screen_point, units, xy
+from sc2env.agents.features import (
+    FEATURE_UNITS_ENV,
+    Alliance,
+    UnitId,
+    centre,
+    nearest,
+    screen_point,
+    units,
+    xy,
+)
 from sc2env.interface import FUNCTIONS, FunctionCall, Observation
 
 _F = FUNCTIONS
@@ -31,7 +40,7 @@ class CollectMineralShards(Agent):
     that is closer to it than to the other marine (else the nearest the other isn't heading for).
     """
 
-    env_kwargs = {"use_feature_units": True}
+    env_kwargs = FEATURE_UNITS_ENV
     _SETUP = (
         _F.select_army("select"), _F.select_unit("select", 0), _F.select_control_group("set", 1),
         _F.select_army("select"), _F.select_unit("select", 1), _F.select_control_group("set", 2),

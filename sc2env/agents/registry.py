@@ -41,7 +41,8 @@ def agent_class(name: str, map_name: str) -> type[Agent]:
         raise ValueError(f"cannot import {module_name!r} for agent {name!r}: {error}") from None
     cls = getattr(module, class_name, None)
     if not isinstance(cls, type) or not callable(getattr(cls, "step", None)):
-        raise ValueError(f"{name!r} is not an agent class (a class with step(observation))")
+        # A ValueError like the others: the name given is what is wrong (and the CLI reports it in one line).
+        raise ValueError(f"{name!r} is not an agent class (a class with step(observation))")  # noqa: TRY004
     return cls
 
 

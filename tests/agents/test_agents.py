@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from agent_helpers import require_map
 
 from sc2env.agents import (
     SCRIPTED_AGENTS,
@@ -34,7 +33,6 @@ def test_every_mini_game_has_a_script():
 
 @pytest.mark.parametrize("name", list(THRESHOLDS))
 def test_scripted_agent_plays_its_map_well(make_env, name):
-    require_map(name)
     cls = SCRIPTED_AGENTS[name]
     env = make_env(name, **cls.env_kwargs)
     (episode,) = run_agent(env, cls(), 1, seed=11)
