@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -23,8 +24,11 @@ _RANDOM_DELAY = (-1.0, 2.0)  # loops added to each cooldown (game data RandomDel
 # ready in between fires at the next decision with its cooldown shortened by the wait, so rates of fire stay
 # exact; a shot lands at most TICK - 1 loops late (the game's own random attack delay spans 3 loops).
 TICK = 4
-_SLACK = 1e-6
-_RANGE, _SCAN, _AUTO, _TARGETABLE, _PREFERENCE = range(5)  # columns of Combat._table  # distance tolerance of range checks (float noise of units resting exactly at a range)
+_SLACK = 1e-6  # distance tolerance of range checks (float noise of units resting exactly at a range)
+_RANGE, _SCAN, _AUTO, _TARGETABLE, _PREFERENCE = range(5)  # columns of Combat._table
+# Hot path: count_nonzero tests and ufunc reductions cost less than ndarray.any() / .sum() on few units.
+_count = np.count_nonzero
+_sum_rows = functools.partial(np.add.reduce, axis=1)
 
 
 @dataclass
@@ -76,22 +80,26 @@ class Combat:
             limit = self._hit_bound(loop, limit)
         if w.n < 2:
             return limit
-        owner, mode, hidden = w.owner, w.mode, w.hidden
-        table = self._table[w.type_id]
-        armed = ((mode != PASSIVE) & ~hidden).nonzero()[0]
-        if not len(armed):
+        mode = w.mode
+        table, targetable, cached = w.per_rows("combat", self._row_stats)
+        if _count(w.hidden):
+            seen = ~w.hidden
+            armed = ((mode != PASSIVE) & seen).nonzero()[0]
+            targets = (targetable & seen).nonzero()[0]
+            target = self._target_stats(targets)
+        else:
+            armed = (mode != PASSIVE).nonzero()[0]
+            targets, target = cached
+        if not len(armed) or not len(targets):
             return limit
-        targets = ((table[:, _TARGETABLE] > 0) & (owner != 0) & ~hidden).nonzero()[0]
-        if not len(targets):
-            return limit
-        hostile = owner[armed][:, None] != owner[targets]
+        target_tags, target_owners, target_radius, boxes = target
+        hostile = w.owner[armed][:, None] != target_owners
         engaged = w.engaged[armed]
-        if not np.count_nonzero(hostile) and not np.count_nonzero(engaged):
+        if not _count(hostile) and not _count(engaged):
             return limit  # one side only and no explicit attacks: nothing to fight
-        target_tags = w.tag[targets]
-        found = np.minimum(np.searchsorted(target_tags, engaged), len(targets) - 1)
+        found = np.minimum(target_tags.searchsorted(engaged), len(targets) - 1)
         current = np.where(target_tags[found] == engaged, found, -1)
-        gap = self._gaps(armed, targets)
+        gap = self._gaps(armed, targets, target_radius, boxes)
         mode = mode[armed]
         stats = table[armed]
         weapon_range = stats[:, _RANGE]
@@ -99,18 +107,18 @@ class Combat:
         idle = mode == IDLE
         scan = np.where(holding, weapon_range, stats[:, _SCAN])
         acquiring = (mode == ATTACK_MOVE) | holding | (idle & (stats[:, _AUTO] > 0))
-        if np.count_nonzero(idle):
+        if _count(idle):
             away = w.pos[armed] - w.leash[armed]
-            current[idle & ((away * away).sum(axis=1) > _LEASH * _LEASH)] = -1
+            current[idle & (_sum_rows(away * away) > _LEASH * _LEASH)] = -1
         index = np.arange(len(armed))
         current_gap = np.where(current >= 0, gap[index, current], np.inf)
         in_range = (current_gap <= weapon_range + _SLACK) | (
             w.firing[armed] & (current_gap <= weapon_range + _RANGE_SLOP))
         # Re-acquire when there is no target, or the target is out of reach while another is in range.
         want = acquiring & ((current < 0) | (~in_range & (mode != ATTACK_UNIT)))
-        if np.count_nonzero(want):
+        if _count(want):
             candidates = hostile & (gap <= scan[:, None] + _SLACK)
-            if np.count_nonzero(candidates[want]):
+            if _count(candidates[want]):
                 key = np.where(candidates, gap + table[targets, _PREFERENCE], np.inf)
                 best = key.argmin(axis=1)
                 best_gap = gap[index, best]
@@ -121,27 +129,41 @@ class Combat:
         new_engaged = np.where(current >= 0, target_tags[np.maximum(current, 0)], 0)
         self._apply(armed, engaged, new_engaged, in_range, mode)
         fighting = new_engaged != 0
-        if np.count_nonzero(fighting):
+        if _count(fighting):
             limit = min(limit, TICK)
         quiet = acquiring & ~fighting
-        if limit > 1 and np.count_nonzero(quiet):
+        if limit > 1 and _count(quiet):
             limit = self._approach_bound(limit, armed[quiet], targets, gap[quiet] - scan[quiet][:, None],
                                          hostile[quiet])
         return limit
 
-    def _gaps(self, a: np.ndarray, t: np.ndarray) -> np.ndarray:
+    def _row_stats(self) -> tuple:
+        """(table rows, targetable rows, (targets, their stats) when none is hidden): per-row constants."""
+        w = self.world
+        table = self._table[w.type_id]
+        targetable = (table[:, _TARGETABLE] > 0) & (w.owner != 0)
+        targets = targetable.nonzero()[0]
+        return table, targetable, (targets, self._target_stats(targets))
+
+    def _target_stats(self, targets: np.ndarray) -> tuple:
+        """Tags, owners, radii of rows `targets`, and whether any is a structure (measured to its box)."""
+        w = self.world
+        return w.tag[targets], w.owner[targets], w.radius[targets], bool(_count(w.obstacle[targets]))
+
+    def _gaps(self, a: np.ndarray, t: np.ndarray, radius_t: np.ndarray, boxes: bool) -> np.ndarray:
         """Edge-to-edge distances (armed x targets); structures are measured to their footprint box."""
         w = self.world
         pa, pt = w.pos[a], w.pos[t]
-        dx = np.abs(pa[:, 0, None] - pt[:, 0])
-        dy = np.abs(pa[:, 1, None] - pt[:, 1])
-        gap = np.sqrt(dx * dx + dy * dy) - w.radius[t]
-        boxes = w.obstacle[t]
-        if np.count_nonzero(boxes):
-            half = w.half[t]
-            ox = np.maximum(dx - half[:, 0], 0.0)
-            oy = np.maximum(dy - half[:, 1], 0.0)
-            gap = np.where(boxes, np.sqrt(ox * ox + oy * oy), gap)
+        dx = pa[:, 0, None] - pt[:, 0]
+        dy = pa[:, 1, None] - pt[:, 1]
+        if not boxes:  # the squares don't need the absolute values
+            return np.sqrt(dx * dx + dy * dy) - radius_t - w.radius[a][:, None]
+        dx, dy = np.abs(dx), np.abs(dy)
+        gap = np.sqrt(dx * dx + dy * dy) - radius_t
+        half = w.half[t]
+        ox = np.maximum(dx - half[:, 0], 0.0)
+        oy = np.maximum(dy - half[:, 1], 0.0)
+        gap = np.where(w.obstacle[t], np.sqrt(ox * ox + oy * oy), gap)
         return gap - w.radius[a][:, None]
 
     def _approach_bound(self, limit: int, quiet, targets, room, hostile) -> int:
@@ -216,7 +238,9 @@ class Combat:
             delay += math.ceil(distance / (weapon.projectile_speed / 16))
         self.hits.append(Hit(g.game_loop + max(delay - int(late), 1), tag, int(w.owner[i]), int(w.tag[j]),
                              weapon.damage, weapon.bonus))
-        w.cooldown[i] = weapon.cooldown * 16 + g.rng.uniform(*_RANDOM_DELAY) - late
+        # rng.uniform(low, high) draws low + (high - low) * random(): the same number, without its overhead.
+        low, high = _RANDOM_DELAY
+        w.cooldown[i] = weapon.cooldown * 16 + (low + (high - low) * g.rng.random()) - late
         w.firing[i] = True
         step = w.pos[j] - w.pos[i]
         w.facing[i] = math.atan2(step[1], step[0]) % (2 * math.pi)
@@ -274,11 +298,12 @@ class Combat:
         if not w.exists(attacker):
             return
         a = w.slot(attacker)
-        near = np.flatnonzero((np.hypot(*(w.pos - w.pos[j]).T) <= _CALL_FOR_HELP) & (w.owner == w.owner[j]))
+        offset = w.pos - w.pos[j]
+        mode = w.mode
+        near = ((np.hypot(offset[:, 0], offset[:, 1]) <= _CALL_FOR_HELP) & (w.owner == w.owner[j])
+                & ((mode == IDLE) | (mode == ATTACK_MOVE)) & (w.engaged == 0)).nonzero()[0]
         for k in near.tolist():
-            mode = w.mode[k]
-            if (mode == IDLE or mode == ATTACK_MOVE) and not w.engaged[k] and self.attackable(k, a) \
-                    and w.owner[k] != w.owner[a]:
+            if self.attackable(k, a) and w.owner[k] != w.owner[a]:
                 w.engaged[k] = attacker
                 w.leash[k] = w.pos[k]
 

@@ -247,7 +247,12 @@ class Game:
     # ---- resources and statistics -------------------------------------------------------------------
     def stats(self, owner: int) -> Stats:
         player = self.players.get(owner)
-        return player.stats if player is not None else self._other_stats.setdefault(owner, Stats())
+        if player is not None:
+            return player.stats
+        stats = self._other_stats.get(owner)
+        if stats is None:
+            stats = self._other_stats[owner] = Stats()
+        return stats
 
     def cost_error(self, owner: int, unit_type: UnitType) -> int:
         player = self.players.get(owner)

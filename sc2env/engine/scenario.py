@@ -14,6 +14,7 @@ from sc2env.gamedata import ABILITIES, specific_ability, unit_type_by_name
 if TYPE_CHECKING:
     from sc2env.engine.combat import Death
     from sc2env.engine.game import Game
+    from sc2env.engine.movement import Trajectory
 
 RESULTS = {"Victory": 1, "Defeat": 2, "Tie": 3, "Undecided": 4}
 EVENTS = ("near", "every_loop", "unit_died", "unit_created")
@@ -102,11 +103,11 @@ class Scenario:
         self.result = None
         self._run(self.definition.setup, {})
 
-    def first_event(self, trajectory: np.ndarray | None, k: int) -> tuple[int, bool]:
+    def first_event(self, trajectory: Trajectory | None, k: int) -> tuple[int, bool]:
         """(t, fires): the first of the next k loops (1-based) at which a `near` trigger fires, else (k, False)."""
         if not self._near or not self.world.n:
             return k, False
-        positions = self.world.pos[None] if trajectory is None else trajectory
+        positions = self.world.pos[None] if trajectory is None else trajectory.positions()
         first, fires = k, False
         for trigger in self._near:
             hits = self._near_matrix(trigger["when"]["near"], positions)

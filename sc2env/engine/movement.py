@@ -1,0 +1,331 @@
+"""How units move (a mixin of World): legs towards goals, batch lengths, trajectories, arrivals, collision.
+
+Hot path: each batch of loops runs every method here once, on a few dozen units, so the code keeps the
+count of numpy calls low (reductions as ufunc methods, per-row constants kept in `World.per_rows`). Every
+result is computed with the same floating-point operations as the straightforward formulas in the comments.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from sc2env.engine import paths
+
+# A unit pushed aside this close to its goal counts as arrived (SC2 units stop when crowded at a point).
+_CROWDED_ARRIVAL = 1.0
+# Longest batch while colliding units may touch (they are pushed apart at the end of each batch).
+CONTACT_BATCH = 8
+# Longest batch while some unit walks round an obstacle (it may stand at a corner until the batch ends).
+WAYPOINT_BATCH = 8
+_EPS = 1e-6
+# Hot paths test small boolean arrays with np.count_nonzero: on arrays of a few dozen units it costs a
+# fraction of ndarray.any(), and batches run many such tests.
+_count = np.count_nonzero
+_sum_rows = functools.partial(np.add.reduce, axis=1)  # x.sum(axis=1) without ndarray.sum's Python layer
+_any_rows = functools.partial(np.logical_or.reduce, axis=1)
+
+
+@functools.lru_cache(maxsize=64)
+def _steps(k: int) -> np.ndarray:
+    """1..k as a column: loops after which each trajectory row is taken."""
+    steps = np.arange(1, k + 1)[:, None]
+    steps.flags.writeable = False
+    return steps
+
+
+class Trajectory:
+    """Where the moving rows `m` are after each of the next k loops: pos[m] + travel[loop - 1] x unit."""
+
+    def __init__(self, world, m: np.ndarray, travel: np.ndarray, unit: np.ndarray):
+        self.world, self.m, self.travel, self.unit = world, m, travel, unit
+        self.start = world.pos[m]
+
+    def at(self, t: int) -> np.ndarray:
+        """Positions of rows m after t loops."""
+        return self.start + self.travel[t - 1][:, None] * self.unit
+
+    def positions(self) -> np.ndarray:
+        """Positions of all rows after each loop, shape (k, n, 2)."""
+        out = np.repeat(self.world.pos[None], len(self.travel), axis=0)
+        out[:, self.m] = self.start + self.travel[:, :, None] * self.unit
+        return out
+
+
+class Motion:
+    """Movement methods of World (see world.py for the columns they use)."""
+
+    # ---- aiming -------------------------------------------------------------------------------------
+    def prepare(self) -> bool:
+        """Aim every moving unit for the coming batch: follow unit goals, steer around obstacles, and set
+        `leg`. Returns whether some unit follows a moving unit (re-aim it again soon)."""
+        moving = self.moving.nonzero()[0]
+        if not len(moving):
+            return False
+        goal_tags = self.goal_tag[moving]
+        chasing_mover = False
+        rows = found = None
+        if _count(goal_tags):
+            rows, found = self.rows(goal_tags)
+            found &= goal_tags != 0
+            lost = (goal_tags != 0) & ~found
+            if _count(lost):  # the goal unit is gone: the leg ends here
+                self.moving[moving[lost]] = False
+                self.goal_tag[moving[lost]] = 0
+            self.goal[moving[found]] = self.pos[rows[found]]
+            chasing_mover = bool(_count(self.moving[rows[found]]))
+            if _count(lost):
+                keep = ~lost
+                moving, rows, found = moving[keep], rows[keep], found[keep]
+                if not len(moving):
+                    return chasing_mover
+        if self._obstacles:
+            # Steering is kept while the goal and the obstacles stay the same and the waypoint is not reached.
+            target, goal, pos = self.target[moving], self.goal[moving], self.pos[moving]
+            stale = (_any_rows(goal != self.steered[moving]) | (self.steer_stamp[moving] != self._obstacle_version)
+                     | ((_sum_rows(np.abs(target - pos)) < 1e-9) & _any_rows(target != goal)))
+            if _count(stale):
+                again = moving[stale]
+                self.target[again] = self.steered[again] = self.goal[again]
+                self.steer_stamp[again] = self._obstacle_version
+                paths.steer(self, again)
+        else:
+            self.target[moving] = self.goal[moving]
+        self._legs(moving, rows, found)
+        return chasing_mover
+
+    def _legs(self, m: np.ndarray, rows=None, found=None) -> None:
+        """Set `leg` of rows m: the distance to their waypoint, or to where they come within reach of their
+        goal (rows/found: the goal units' rows and which exist; None when no row of m follows a unit)."""
+        p, target = self.pos[m], self.target[m]
+        delta = target - p
+        to_target = np.sqrt(_sum_rows(delta * delta))
+        leg = np.maximum(to_target - self.reach[m], 0.0)
+        if found is not None and _count(found):
+            waypoint = _any_rows(target != self.goal[m])
+            follows = (found & ~waypoint).nonzero()[0]
+            leg[waypoint] = to_target[waypoint]
+            if len(follows):
+                goal_rows = rows[follows]
+                r = self.radius[m[follows]] + self.reach[m[follows]]
+                d = to_target[follows]
+                circle_leg = d - r - self.radius[goal_rows]
+                boxes = self.obstacle[goal_rows]
+                if _count(boxes):
+                    # Along the line towards a box's centre, the distance to where the box (grown by r) begins.
+                    half = self.half[goal_rows] + r[:, None]
+                    direction = np.abs(delta[follows]) / np.maximum(d, _EPS)[:, None]
+                    with np.errstate(divide="ignore", invalid="ignore"):
+                        t = np.where(direction > _EPS, (np.abs(delta[follows]) - half) / direction, -np.inf)
+                    circle_leg = np.where(boxes, t.max(axis=1), circle_leg)
+                leg[follows] = np.maximum(circle_leg, 0.0)
+        elif self._obstacles:
+            waypoint = _any_rows(target != self.goal[m])
+            leg[waypoint] = to_target[waypoint]
+        self.leg[m] = leg
+
+    # ---- batch length -------------------------------------------------------------------------------
+    def free_loops(self, limit: int) -> int:
+        """How many loops (1..limit) the world can advance as straight-line motion: until the first leg of a
+        non-ghost unit ends, and before two colliding units could touch (at most CONTACT_BATCH loops while
+        some may). Ghosts (harvesting workers) don't cut batches: they owe the loops they stood still."""
+        if not self.n or not _count(self.moving):
+            return limit
+        # Chasers (units with a weapon target) stop in range by themselves; combat re-plans every tick.
+        # Waypoints don't cut batches either: a unit reaching one early owes the loops it stood still.
+        going = self.moving & ~self.ghost & (self.engaged == 0)
+        k = limit
+        if self._obstacles:
+            waypoint = _any_rows(self.target != self.goal)
+            going &= ~waypoint
+            if _count(waypoint & self.moving):
+                k = min(limit, WAYPOINT_BATCH)
+        i = going.nonzero()[0]
+        if len(i):
+            k = int(min(limit, max(np.minimum.reduce(self._loops_to_travel(i)), 1)))
+        if k <= CONTACT_BATCH:
+            return k  # contact can't shorten the batch further
+        c = (self.collides & ~self.ghost & ~self.hidden).nonzero()[0]
+        if len(c) > 1 and _count(self.moving[c]):
+            p, r, v = self.pos[c], self.radius[c], self.speed[c] * self.moving[c]
+            d = np.hypot(p[:, None, 0] - p[None, :, 0], p[:, None, 1] - p[None, :, 1])
+            gap = d - r[:, None] - r[None, :]
+            closing = v[:, None] + v[None, :]
+            np.fill_diagonal(closing, 0.0)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                safe = np.where(closing > 0, np.floor(gap / closing), np.inf)
+            # Units about to touch are pushed apart at the batch's end; short batches keep pushes small.
+            if safe.min() < k:
+                k = min(k, max(int(safe.min()), CONTACT_BATCH))
+        return k
+
+    def _loops_to_travel(self, i: np.ndarray) -> np.ndarray:
+        """Loops rows i need to cover their legs, accelerating from their current speed."""
+        leg, top = self.leg[i], self.speed[i]
+        loops = np.ceil(leg / top)
+        if not self._accelerating:
+            return loops
+        accel = self.accel[i]
+        slow = np.isfinite(accel) & (self.velocity[i] < top)
+        if _count(slow):
+            v0, a, L, vmax = self.velocity[i][slow], accel[slow], leg[slow], top[slow]
+            ramp = np.ceil((vmax - v0) / a)  # loops until top speed
+            ramp_distance = v0 * ramp + a * ramp * (ramp + 1) / 2
+            b = v0 + a / 2  # distance after t loops while accelerating: b t + a t^2 / 2
+            within = np.ceil((-b + np.sqrt(b * b + 2 * a * L)) / a)
+            after = ramp + np.ceil((L - ramp_distance) / vmax)
+            loops[slow] = np.where(L <= ramp_distance, within, after)
+        return loops
+
+    # ---- moving -------------------------------------------------------------------------------------
+    def trajectory(self, k: int) -> Trajectory | None:
+        """The moving rows' positions over the next k loops; None if nothing moves."""
+        if not self.n or not _count(self.moving):
+            return None
+        m = self.moving.nonzero()[0]
+        # Distance covered after each loop (accelerating, plus distance owed), capped at the leg.
+        steps = _steps(k)
+        speed = self.speed[m]
+        if self._accelerating:
+            travel = np.cumsum(np.minimum(self.velocity[m] + self.accel[m] * steps, speed), axis=0)
+        else:
+            travel = steps * speed
+        travel += self.boost[m]
+        np.minimum(travel, self.leg[m], out=travel)
+        delta = self.target[m] - self.pos[m]
+        dist = np.hypot(delta[:, 0], delta[:, 1])[:, None]
+        unit = np.divide(delta, dist, out=np.zeros_like(delta), where=dist > 0)  # no direction when at the target
+        return Trajectory(self, m, travel, unit)
+
+    def advance(self, trajectory: Trajectory | None, t: int) -> tuple[list[int], list[int]]:
+        """Commit the first t loops of `trajectory`: positions, facing, separation.
+
+        Returns (tags, late): the units whose leg ended (at the goal, or crowded out of reaching it) and
+        stopped, with how many loops before the batch's end that happened (only ghosts arrive early)."""
+        if trajectory is None:
+            return [], []
+        m = trajectory.m
+        old = trajectory.start
+        new = trajectory.at(t)
+        step = new - old
+        expected = np.sqrt(_sum_rows(step * step))
+        turned = expected > 0
+        if _count(turned) < len(m):
+            m_turned, step_turned = m[turned], step[turned]
+        else:
+            m_turned, step_turned = m, step
+        self.facing[m_turned] = np.arctan2(step_turned[:, 1], step_turned[:, 0]) % (2 * math.pi)
+        if self._accelerating:
+            self.velocity[m] = np.minimum(self.velocity[m] + self.accel[m] * t, self.speed[m])
+        self.pos[m] = new
+        self.settle()
+        self.version += 1
+        return self._arrivals(m, old, expected, trajectory.travel[:t], t)
+
+    def _arrivals(self, m: np.ndarray, old: np.ndarray, expected: np.ndarray, travel: np.ndarray, t: int):
+        p = self.pos[m]
+        target = self.target[m]
+        delta = target - p
+        left = np.sqrt(_sum_rows(delta * delta)) - self.reach[m]
+        at_waypoint = _any_rows(target != self.goal[m]) if self._obstacles else np.zeros(len(m), bool)
+        moved = p - old
+        blocked = (_sum_rows(moved * moved) < 0.25 * expected * expected) & (expected > 0)
+        reached = left <= 1e-9
+        goal_tags = self.goal_tag[m]
+        if _count(goal_tags):
+            rows, found = self.rows(goal_tags)
+            follows = (found & (goal_tags != 0)).nonzero()[0]
+            goal_rows = rows[follows]
+            r = self.radius[m[follows]] + self.reach[m[follows]] + 1e-6
+            near = left[follows] + self.reach[m[follows]] <= r + self.radius[goal_rows]
+            boxes = self.obstacle[goal_rows]
+            if _count(boxes):
+                # Boxes count as reached inside the box grown by r (square corners), as `_legs` aims.
+                in_box = (np.abs(p[follows] - self.pos[goal_rows]) <= self.half[goal_rows] + r[:, None]).all(axis=1)
+                near = np.where(boxes, in_box, near)
+            reached[follows] = near
+        if self._obstacles and _count(blocked):
+            # Pushed back by an obstacle: find a way round again next batch.
+            stuck = m[blocked]
+            o = (self.obstacle & ~self.hidden).nonzero()[0]
+            gap = paths.box_distance(self.pos[stuck][:, None], self.pos[o], self.half[o]) - self.radius[stuck][:, None]
+            self.steer_stamp[stuck[_any_rows(gap < 0.05)]] = -1
+        crowded = (left < _CROWDED_ARRIVAL) & blocked
+        done = ~at_waypoint & (reached | crowded)
+        if not _count(done) and not _count(at_waypoint):
+            self.boost[m] = 0.0
+            return [], []
+        # Loops since each leg ended: the first loop at which its travel reached the leg (and the owed
+        # distance it didn't need). Ghosts report them with their arrival; everyone makes them up at waypoints.
+        leg = self.leg[m]
+        ended = travel >= leg - 1e-9
+        spare = np.floor(np.maximum(self.boost[m] - leg, 0.0) / self.speed[m])
+        late = np.where(~crowded & np.logical_or.reduce(ended, axis=0), t - 1 - ended.argmax(axis=0) + spare,
+                        0).astype(np.int64)
+        self.boost[m] = 0.0
+        tags, lates = self.tag[m[done]].tolist(), np.where(self.ghost[m], late, 0)[done].tolist()
+        self.moving[m[done]] = False
+        self.velocity[m[done]] = 0.0
+        early = ~done & at_waypoint & (late > 0)  # walk on round the obstacle for the loops stood still
+        self.boost[m[early]] = late[early] * self.speed[m[early]]
+        return tags, lates
+
+    def owe(self, i: int, loops: int) -> None:
+        """Row i started its leg `loops` loops ago from standing: it travels that far extra next batch."""
+        if loops <= 0:
+            return
+        v, a, top = 0.0, float(self.accel[i]), float(self.speed[i])
+        distance = 0.0
+        for _ in range(loops):
+            v = min(v + a, top)
+            distance += v
+        self.boost[i] = distance
+        self.velocity[i] = v
+
+    # ---- collision ----------------------------------------------------------------------------------
+    def settle(self) -> None:
+        """Push overlapping mobile units apart (soft collision), out of obstacle boxes, and into the
+        pathable area."""
+        clear = not _count(self.ghost) and not _count(self.hidden)  # the per-row sets below hold
+        c = self.per_rows("colliders", lambda: self.collides.nonzero()[0]) if clear else (
+            self.collides & ~self.ghost & ~self.hidden).nonzero()[0]
+        if len(c) >= 2:
+            if clear:
+                reach, limit = self.per_rows("collider_reach", lambda: _contact_limits(self.radius[c]))
+            else:
+                reach, limit = _contact_limits(self.radius[c])
+            p = self.pos[c]
+            diff = p[:, None, :] - p[None, :, :]  # [i, j] = p_i - p_j
+            square = diff * diff
+            d2 = square[..., 0] + square[..., 1]
+            touching = d2 < limit
+            if _count(touching):
+                d = np.sqrt(d2)
+                dx, dy = diff[..., 0], diff[..., 1]
+                together = touching & (d < 1e-9)
+                if _count(together):  # coincident units split along a direction that differs per pair
+                    angle = np.subtract.outer(np.arange(len(c)), np.arange(len(c))) * 2.399963
+                    dx = np.where(together, np.cos(angle), dx)
+                    dy = np.where(together, np.sin(angle), dy)
+                    d = np.where(together, 1.0, d)
+                share = np.where(touching, (reach - d) * 0.5 / np.maximum(d, 1e-12), 0.0)
+                p[:, 0] += _sum_rows(share * dx)
+                p[:, 1] += _sum_rows(share * dy)
+                self.pos[c] = p
+        mobile = self.per_rows("mobile", lambda: (self.speed > 0).nonzero()[0]) if not _count(self.hidden) else (
+            (self.speed > 0) & ~self.hidden).nonzero()[0]
+        if len(mobile):
+            if self._obstacles:
+                paths.push_out_of_boxes(self, mobile)
+            r = self.radius[mobile, None]
+            self.pos[mobile] = np.minimum(np.maximum(self.pos[mobile], self._low + r), self._high - r)
+
+
+def _contact_limits(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(reach, limit) of colliders with radii r: pairs touch where d^2 < limit (never a unit with itself)."""
+    reach = r[:, None] + r
+    limit = reach * reach - 1e-9
+    np.fill_diagonal(limit, -np.inf)
+    return reach, limit
