@@ -15,7 +15,8 @@ _EXPORTS = {
     "env_ids": "sc2env.env.registration",
     "register_envs": "sc2env.env.registration",
 }
-__all__ = sorted(_EXPORTS)
+__all__ = ["COMPACT_UNIT_TYPES", "EnvConfig", "LayerSelection", "ObservationPacker", "SC2Env", "SC2VectorEnv",
+           "env_ids", "register_envs"]
 
 
 def __getattr__(name: str):

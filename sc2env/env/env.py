@@ -248,7 +248,3 @@ class SC2Env(gym.Env):
         raise TypeError("An SC2Env owns a game process and cannot be pickled; pickle its EnvConfig "
                         "(env.config) or an env creator instead (see docs/rllib.md).")
 
-
-def config_of(env: SC2Env, **changes: Any) -> EnvConfig:
-    """The env's configuration with some fields changed, e.g. to make a sibling env."""
-    return dataclasses.replace(env.config, **changes)

@@ -166,9 +166,8 @@ class ObservationPacker:
         out["single_select"] = _pad(obs.single_select, 1)
         counts = [min(len(obs.single_select), 1)]
         for name, rows in self._tables.items():
-            table = getattr(obs, name)
-            out[name] = _pad(table, rows)
-            counts.append(min(len(table), rows))
+            out[name] = obs.padded(name)
+            counts.append(min(len(getattr(obs, name)), rows))
         out["cargo_slots_available"] = np.array(obs.cargo_slots_available, np.int32)
         out["counts"] = np.array(counts, np.int32)
         out["last_actions"] = _pad_list(obs.last_actions, -1)

@@ -9,7 +9,8 @@ _EXPORTS = {name: "sc2env.game.maps" for name in
             ("MINI_GAMES", "MapSpec", "available_maps", "install_maps", "resolve_map")}
 _EXPORTS.update({name: "sc2env.game.match" for name in
                  ("BUILDS", "DIFFICULTIES", "RACES", "Bot", "Match", "MatchConfig", "StepResult")})
-__all__ = sorted(_EXPORTS)
+__all__ = ["BUILDS", "DIFFICULTIES", "MINI_GAMES", "RACES", "Bot", "MapSpec", "Match", "MatchConfig", "StepResult",
+           "available_maps", "install_maps", "resolve_map"]
 
 
 def __getattr__(name: str):

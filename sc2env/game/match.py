@@ -12,7 +12,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2env import errors
 from sc2env.client import Controller, Pending
 from sc2env.game.maps import MapSpec, resolve_map
-from sc2env.launch import GameProcess, LaunchConfig, launch, plan_launch
+from sc2env.launch import GameProcess, LaunchConfig, launch_plan, plan_launch
 
 log = logging.getLogger(__name__)
 
@@ -234,7 +234,7 @@ class Match:
             raise errors.LaunchError(
                 f"{spec.name} is not installed under {maps_dir}: put {spec.path} there (the mini-games come "
                 "with PySC2's repository), or use the built-in engine with engine='builtin'.")
-        process = launch(self.config.launch)
+        process = launch_plan(plan)
         try:
             timeout_s = self.config.request_timeout_s
             # Loading a real map can take minutes on a cold disk cache.

@@ -11,9 +11,8 @@ import numpy as np
 from s2clientprotocol import common_pb2, spatial_pb2
 
 from sc2env.errors import ProtocolError
-from sc2env.interface.layers import MINIMAP_LAYERS, SCREEN_LAYERS, Layer
+from sc2env.interface.layers import LAYER_DTYPES, MINIMAP_LAYERS, SCREEN_LAYERS, Layer
 
-_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype("<u2"), 32: np.dtype("<i4")}
 
 
 def _field_index(message_type: type, layers: tuple[Layer, ...]) -> dict[int, int]:
@@ -74,7 +73,7 @@ def decode_stack(renders, out: np.ndarray, what: str, size: common_pb2.Size2DI) 
                 for index, data in zip(indices, chunks):
                     rows[index] = np.unpackbits(np.frombuffer(data, np.uint8), count=n)
         else:
-            rows[indices] = np.frombuffer(joined, _DTYPES[bits]).reshape(len(indices), n)
+            rows[indices] = np.frombuffer(joined, LAYER_DTYPES[bits]).reshape(len(indices), n)
     index = 0
     while missing:  # zero the absent layers, a run of consecutive ones at a time
         if missing & 1:

@@ -10,7 +10,7 @@ import numpy as np
 from sc2env.errors import ProtocolError
 from sc2env.interface.function_table import BUFF_SCALE, UNIT_TYPE_SCALE
 
-_DTYPES = {1: np.uint8, 8: np.uint8, 16: np.dtype("<u2"), 32: np.dtype("<i4")}
+LAYER_DTYPES = {1: np.uint8, 8: np.uint8, 16: np.dtype("<u2"), 32: np.dtype("<i4")}
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ def image_array(image, what: str) -> np.ndarray | None:
     if width == 0 or height == 0:
         return None
     bits = image.bits_per_pixel
-    dtype = _DTYPES.get(bits)
+    dtype = LAYER_DTYPES.get(bits)
     if dtype is None:
         raise ProtocolError(f"{what} has {bits} bits per pixel; feature layers use 1, 8, 16 or 32")
     data = np.frombuffer(image.data, dtype)

@@ -3,7 +3,7 @@
 from sc2env.launch.command import LaunchPlan, plan_launch
 from sc2env.launch.config import ENGINE_ENV_VAR, ENGINES, LaunchConfig
 from sc2env.launch.install import Sc2Install, find_install
-from sc2env.launch.process import GameProcess, describe_exit, launch
+from sc2env.launch.process import GameProcess, describe_exit, launch, launch_plan
 from sc2env.launch.versions import BUILTIN_VERSION, KNOWN_VERSIONS, Version, known_version
 from sc2env.launch.workspace import sweep_orphaned_temp_dirs
 
@@ -21,6 +21,7 @@ __all__ = [
     "find_install",
     "known_version",
     "launch",
+    "launch_plan",
     "plan_launch",
     "sweep_orphaned_temp_dirs",
 ]

@@ -30,12 +30,15 @@ def launch(config: LaunchConfig | None = None, **overrides) -> GameProcess:
     fields of `config`. Raises LaunchError (saying what to do) when no game can be found or started, or
     when it exits or stays silent before it is ready; nothing is left running then.
     """
-    cfg = dataclasses.replace(config or LaunchConfig(), **overrides)
-    plan = plan_launch(cfg)
+    return launch_plan(plan_launch(dataclasses.replace(config or LaunchConfig(), **overrides)))
+
+
+def launch_plan(plan: LaunchPlan) -> GameProcess:
+    """launch() for a plan already made with plan_launch() (whose install and engine the caller inspected)."""
     workspace.sweep_orphaned_temp_dirs()
     process = GameProcess(plan)
     try:
-        process.wait_ready(cfg.readiness_timeout_s(plan.engine))
+        process.wait_ready(plan.config.readiness_timeout_s(plan.engine))
     except BaseException:
         process.close()
         raise

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from sc2env.gamedata import version as gamedata
+
 
 @dataclasses.dataclass(frozen=True)
 class Version:
@@ -96,7 +98,7 @@ KNOWN_VERSIONS: tuple[Version, ...] = tuple(Version(*row) for row in _KNOWN)
 MIN_API_BUILD = 55958
 
 # What the built-in engine reports in ResponsePing: the Linux 4.10 package.
-BUILTIN_VERSION = Version("4.10.0", 75689, "B89B5D6FA7CBF6452E721311BFBC6CB2")
+BUILTIN_VERSION = Version(gamedata.GAME_VERSION, gamedata.BASE_BUILD, gamedata.DATA_VERSION)
 
 
 def known_version(game_version: str) -> Version | None:

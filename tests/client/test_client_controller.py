@@ -147,7 +147,8 @@ def test_act_step_observe_is_one_round_trip(serve_game):
             kind = request.WhichOneof("request")
             fields = {"observation": observation} if kind == "observation" else {}
             connection.send(reply(request, **fields).SerializeToString())
-        connection.recv()
+        for _ in connection:  # until the client hangs up
+            pass
 
     with Controller.connect(serve_game(game), timeout_s=10) as ctrl:
         move = sc_pb.Action()
@@ -203,7 +204,9 @@ def test_quit_sends_without_waiting_and_closes(serve_game):
     ctrl.close()  # both idempotent
     with pytest.raises(errors.ConnectionError, match="closed after quit"):
         ctrl.ping()
-    time.sleep(0.1)
+    deadline = time.monotonic() + 5  # the server reads on its own thread: wait for the quit to arrive
+    while game.received != ["ping", "quit"] and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert game.received == ["ping", "quit"]
 
 

@@ -31,14 +31,25 @@ def test_random_masked_policy_never_acts_invalidly(name, make_env):
     assert steps >= 100
 
 
-def test_maskable_ppo_trains(make_env):
+def test_maskable_ppo_learns_from_masked_rollouts(make_env):
     sb3_contrib = pytest.importorskip("sb3_contrib")
+    import torch
+
     env = make_env("MoveToBeacon", screen_size=36, minimap_size=36, screen_layers=("player_relative", "selected"),
                    minimap_layers=("player_relative",), functions=["no_op", "select_army", "Move_screen"])
     model = sb3_contrib.MaskablePPO("MultiInputPolicy", env, n_steps=256, batch_size=128, n_epochs=1, seed=0,
                                     policy_kwargs={"net_arch": [32]}, device="cpu")
+    before = [p.detach().clone() for p in model.policy.parameters()]
     model.learn(total_timesteps=1024)
+    assert model.num_timesteps >= 1024
+    after = list(model.policy.parameters())
+    assert all(torch.isfinite(p).all() for p in after)
+    assert any(not torch.equal(b, a) for b, a in zip(before, after))  # the updates changed the policy
+    # The rollout buffer stored the env's masks: the function head saw no_op/select_army at the start of
+    # an episode and never Move_screen before a selection.
+    masks = model.rollout_buffer.action_masks.reshape(-1, env.unwrapped.action_spec.total)
+    assert masks[:, :3].any(axis=0).tolist() == [True, True, True] and (masks[:, :3].sum(axis=1) >= 1).all()
     obs, _ = env.reset(seed=0)
     action, _ = model.predict(obs, action_masks=env.unwrapped.action_masks(), deterministic=True)
     assert env.action_space.contains(np.asarray(action))
-    assert model.num_timesteps >= 1024
+    assert env.unwrapped.action_masks()[int(action[0])]  # the policy chose an available function
