@@ -222,6 +222,9 @@ class Building:
     def constructing(self, i: int) -> bool:
         return self.world.phase[i] == CONSTRUCTING
 
+    def constructing_rows(self, rows: np.ndarray) -> np.ndarray:
+        return self.world.phase[rows] == CONSTRUCTING
+
     def halt(self, i: int) -> None:
         """The worker stops building (Halt, or another order); the structure waits unfinished."""
         w = self.world

@@ -13,11 +13,12 @@ from sc2env.engine import actions
 from sc2env.engine.building import Building, is_resource
 from sc2env.engine.combat import TICK, Combat
 from sc2env.engine.economy import Economy
+from sc2env.engine.frame import FrameCache
 from sc2env.engine.mapdef import MapDefinition
 from sc2env.engine.orders import Orders
+from sc2env.engine.panels import Panels
 from sc2env.engine.players import Player, Stats
 from sc2env.engine.production import Production
-from sc2env.engine.frame import FrameCache
 from sc2env.engine.render import (
     MINIMAP_LAYERS,
     SCREEN_LAYERS,
@@ -79,6 +80,7 @@ class Game:
         self.screen_layers = LayerRenderer(SCREEN_LAYERS, self.terrain)
         self.minimap_layers = LayerRenderer(MINIMAP_LAYERS, self.terrain)
         self.frames = FrameCache()
+        self.panels = Panels(self)
         self.interface: Interface | None = None
         self.race = definition.players[0].race if definition.players else 1
         self.player_id = definition.players[0].player_id if definition.players else 1

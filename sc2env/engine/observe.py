@@ -5,18 +5,16 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from s2clientprotocol import data_pb2, raw_pb2, score_pb2, ui_pb2
+from s2clientprotocol import data_pb2, raw_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.engine import rgb, wire
-from sc2env.engine.game import Game
-from sc2env.engine.players import CATEGORIES
 from sc2env.engine.frame import CARRY_GAS, CARRY_MINERALS, NEUTRAL_PLAYER_ID
+from sc2env.engine.game import Game
+from sc2env.engine.panels import ALLIANCE_ENEMY, ALLIANCE_NEUTRAL, ALLIANCE_SELF
 from sc2env.engine.render import encode
 from sc2env.gamedata import ABILITIES, UNIT_TYPES
 
-_ALLIANCE_SELF, _ALLIANCE_NEUTRAL, _ALLIANCE_ENEMY = 1, 3, 4
-_CURRICULUM = score_pb2.Score.Curriculum
 # Field numbers used to splice pre-encoded layers: Response.observation > ResponseObservation.observation >
 # Observation.feature_layer_data > ObservationFeatureLayer.{renders, minimap_renders}.
 _RESPONSE_OBSERVATION, _OBSERVATION, _FEATURE_LAYER_DATA, _RENDERS, _MINIMAP_RENDERS = 10, 3, 6, 1, 2
@@ -32,14 +30,12 @@ def observation(game: Game, response: sc_pb.Response) -> bytes:
     obs = response.observation
     o = obs.observation
     o.game_loop = game.game_loop
-    _player_common(game, o.player_common)
-    _abilities(game, o)
-    _score(game, o.score)
+    game.panels.fill(o)
     o.raw_data.player.camera.x, o.raw_data.player.camera.y = game.player.camera
     interface = game.interface
     if interface.options.raw:
         _raw_units(game, o.raw_data)
-    _ui(game, o.ui_data)
+    game.panels.ui(o.ui_data)
     if interface.render_screen or interface.render_minimap:
         rgb.render(game, o.render_data)
     for ability_id, result in game.action_errors:
@@ -69,103 +65,6 @@ def observation(game: Game, response: sc_pb.Response) -> bytes:
     return b"".join([head, wire.field_header(_RESPONSE_OBSERVATION, size), outer, inner] + pieces)
 
 
-def _own_rows(game: Game) -> np.ndarray:
-    return (game.world.owner == game.player.player_id).nonzero()[0]
-
-
-# Per unit type id: mineral cost, vespene cost, food required (units), worker, army, structure, category.
-_MINERALS, _VESPENE, _FOOD, _WORKER, _ARMY, _STRUCTURE, _CATEGORY = range(7)
-_TYPE_TABLE = np.zeros((max(UNIT_TYPES) + 1, 7))
-for _t in UNIT_TYPES.values():
-    _TYPE_TABLE[_t.unit_id] = (_t.mineral_cost, _t.vespene_cost, 0 if _t.structure else _t.food_required,
-                               _t.worker, _t.army, _t.structure, CATEGORIES.index(_t.cost_category or "none"))
-
-
-def _player_common(game: Game, pc: sc_pb.PlayerCommon) -> None:
-    w, p = game.world, game.player
-    pc.player_id = p.player_id
-    pc.minerals, pc.vespene = p.minerals, p.vespene
-    food_used, food_cap = game.production.food(p.player_id)
-    own = _own_rows(game)
-    table = _TYPE_TABLE[w.type_id[own]]
-    workers = own[table[:, _WORKER] > 0].tolist()
-    food_workers = float(table[:, _FOOD][table[:, _WORKER] > 0].sum())
-    pc.food_cap = int(food_cap)
-    pc.food_used = math.ceil(food_used)
-    pc.food_workers = int(food_workers)
-    pc.food_army = math.ceil(food_used - food_workers)
-    pc.idle_worker_count = sum(1 for i in workers if not w.orders[i])
-    pc.army_count = int(table[:, _ARMY].sum())
-
-
-def _abilities(game: Game, o: sc_pb.Observation) -> None:
-    """The usable command-card abilities of the selected own units, plus Smart, each listed once."""
-    w = game.world
-    seen: dict[int, None] = {}
-    done: set[tuple] = set()
-    for tag in game.player.selection:
-        if not w.exists(tag):
-            continue
-        i = w.slot(tag)
-        if w.owner[i] != game.player.player_id:
-            continue
-        # Units of a type in the same state offer the same buttons: ask once per state.
-        producer = bool(w.types[i].queue_size)
-        state = (int(w.type_id[i]), bool(w.cargo[i]), game.building.constructing(i),
-                 len(w.orders[i]) if producer else 0, w.build_progress[i] >= 1)
-        if state in done:
-            continue
-        done.add(state)
-        if w.build_progress[i] >= 1 and (w.speed[i] > 0 or {195, 203} & set(w.types[i].command_card)):
-            seen.setdefault(1)
-        for ability_id in game.orders.available(i):
-            seen.setdefault(ability_id)
-    for ability_id in seen:
-        o.abilities.add(ability_id=ability_id, requires_point=ABILITIES[ability_id].requires_point)
-
-
-def _score(game: Game, score: score_pb2.Score) -> None:
-    score.score_type = _CURRICULUM
-    score.score = game.player.score
-    details = score.score_details
-    details.SetInParent()
-    stats = game.player.stats
-    loop = game.game_loop
-    details.idle_production_time = stats.idle_production_loops / 16
-    details.idle_worker_time = stats.idle_worker_loops / 16
-    details.killed_value_units = stats.killed_value_units
-    details.killed_value_structures = stats.killed_value_structures
-    details.collected_minerals = stats.collected_minerals
-    details.collected_vespene = stats.collected_vespene
-    if stats.income:
-        details.collection_rate_minerals = stats.collection_rate(loop, "minerals")
-        details.collection_rate_vespene = stats.collection_rate(loop, "vespene")
-    details.spent_minerals = stats.spent_minerals
-    details.spent_vespene = stats.spent_vespene
-    for name in ("killed_minerals", "killed_vespene", "lost_minerals", "lost_vespene", "total_used_minerals",
-                 "total_used_vespene"):
-        _category(getattr(details, name), getattr(stats, name))
-    details.total_damage_dealt.life = stats.damage_dealt
-    details.total_damage_taken.life = stats.damage_taken
-    w = game.world
-    own = _own_rows(game)
-    table = _TYPE_TABLE[w.type_id[own]]
-    category = table[:, _CATEGORY].astype(np.intp)
-    for name, column in (("used_minerals", _MINERALS), ("used_vespene", _VESPENE), ("food_used", _FOOD)):
-        sums = np.bincount(category, weights=table[:, column], minlength=len(CATEGORIES))
-        _category(getattr(details, name), dict(zip(CATEGORIES, sums.tolist())))
-    value = (table[:, _MINERALS] + table[:, _VESPENE]) * (w.build_progress[own] >= 1)
-    structure = table[:, _STRUCTURE] > 0
-    details.total_value_structures = float(value[structure].sum())
-    details.total_value_units = float(value[~structure].sum())
-
-
-def _category(message: score_pb2.CategoryScoreDetails, values: dict) -> None:
-    for category in CATEGORIES:
-        if values.get(category):
-            setattr(message, category, values[category])
-
-
 def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
     w, pid = game.world, game.player.player_id
     view = game.camera_view()
@@ -184,7 +83,7 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
                           build_progress=float(w.build_progress[i]), cloak=raw_pb2.NotCloaked,
                           is_selected=tag in selected, is_on_screen=bool(on_screen[i]),
                           is_active=bool(w.orders[i]))
-        u.alliance = _ALLIANCE_SELF if owner == pid else (_ALLIANCE_NEUTRAL if owner == 0 else _ALLIANCE_ENEMY)
+        u.alliance = ALLIANCE_SELF if owner == pid else (ALLIANCE_NEUTRAL if owner == 0 else ALLIANCE_ENEMY)
         u.pos.x, u.pos.y, u.pos.z = float(w.pos[i, 0]), float(w.pos[i, 1]), z
         u.health, u.health_max = float(w.health[i]), float(w.health_max[i])
         u.shield, u.shield_max = float(w.shields[i]), float(w.shields_max[i])
@@ -240,46 +139,6 @@ def _harvesters(game: Game) -> dict[int, tuple[int, int]]:
         assigned = sum(1 for k in workers if w.harvest_tag[k] == w.tag[i])
         out[int(w.tag[i])] = (assigned, 3 if w.contents[i] > 0 else 0)
     return out
-
-
-def unit_info(game: Game, tag: int, info: ui_pb2.UnitInfo) -> None:
-    w = game.world
-    i = w.slot(tag)
-    owner = int(w.owner[i])
-    info.unit_type = int(w.type_id[i])
-    info.player_relative = (_ALLIANCE_SELF if owner == game.player.player_id
-                            else _ALLIANCE_NEUTRAL if owner == 0 else _ALLIANCE_ENEMY)
-    info.health, info.max_health = int(w.health[i]), int(w.health_max[i])
-    info.shields, info.max_shields = int(w.shields[i]), int(w.shields_max[i])
-    info.energy, info.max_energy = int(w.energy[i]), int(w.energy_max[i])
-    info.build_progress = float(w.build_progress[i])
-
-
-def _ui(game: Game, ui: ui_pb2.ObservationUI) -> None:
-    w = game.world
-    for index, group in enumerate(game.player.control_groups):
-        tags = [t for t in group if w.exists(t)]
-        if tags:
-            ui.groups.add(control_group_index=index, leader_unit_type=int(w.type_id[w.slot(tags[0])]),
-                          count=len(tags))
-    selection = [t for t in game.player.selection if w.exists(t)]
-    if len(selection) == 1:
-        i = w.slot(selection[0])
-        queue = w.orders[i] if w.types[i].queue_size and w.owner[i] == game.player.player_id else []
-        if queue:
-            production = ui.production
-            unit_info(game, selection[0], production.unit)
-            trains = game.production.trains
-            for order in queue:
-                item = production.build_queue.add(unit_type=trains[order.ability_id].unit_id,
-                                                  build_progress=order.progress)
-                production.production_queue.add(ability_id=order.ability_id, build_progress=order.progress)
-                item.player_relative = _ALLIANCE_SELF
-        else:
-            unit_info(game, selection[0], ui.single.unit)
-    elif selection:
-        for tag in selection:
-            unit_info(game, tag, ui.multi.units.add())
 
 
 def game_info(game: Game) -> sc_pb.ResponseGameInfo:

@@ -126,6 +126,11 @@ class World(Motion):
             value = self._per_rows[name] = build()
         return value
 
+    def slots(self, tags) -> list[int]:
+        """Rows of those of `tags` that exist, in order."""
+        slot = self._slot
+        return [slot[t] for t in tags if t in slot]
+
     def exists(self, tag: int) -> bool:
         return tag in self._slot
 

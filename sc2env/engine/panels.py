@@ -1,0 +1,231 @@
+"""The observation's player panels: player_common, the command card (abilities), score details and the UI.
+
+Built once per step, so the parts that only change with the units' types and owners are kept per rows
+(`World.per_rows`), and repeated messages (a unit's info card, the score) are reused as serialized bytes
+keyed by everything they show: parsing them back gives exactly the message built field by field.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+from s2clientprotocol import sc2api_pb2 as sc_pb
+from s2clientprotocol import score_pb2, ui_pb2
+
+from sc2env.engine import wire
+from sc2env.engine.players import CATEGORIES
+from sc2env.gamedata import ABILITIES, UNIT_TYPES
+
+if TYPE_CHECKING:
+    from sc2env.engine.game import Game
+
+ALLIANCE_SELF, ALLIANCE_NEUTRAL, ALLIANCE_ENEMY = 1, 3, 4
+_CURRICULUM = score_pb2.Score.Curriculum
+_CATEGORY_STATS = ("killed_minerals", "killed_vespene", "lost_minerals", "lost_vespene", "total_used_minerals",
+                   "total_used_vespene")
+_USED = ("used_minerals", "used_vespene", "food_used")
+_MULTI_PANEL = ui_pb2.ObservationUI.DESCRIPTOR.fields_by_name["multi"].number
+_UNITS = ui_pb2.MultiPanel.DESCRIPTOR.fields_by_name["units"].number
+_CACHE_SIZE = 4096
+
+# Per unit type id: mineral cost, vespene cost, food required (units), worker, army, structure, category.
+_MINERALS, _VESPENE, _FOOD, _WORKER, _ARMY, _STRUCTURE, _CATEGORY = range(7)
+_TYPE_TABLE = np.zeros((max(UNIT_TYPES) + 1, 7))
+for _t in UNIT_TYPES.values():
+    _TYPE_TABLE[_t.unit_id] = (_t.mineral_cost, _t.vespene_cost, 0 if _t.structure else _t.food_required,
+                               _t.worker, _t.army, _t.structure, CATEGORIES.index(_t.cost_category or "none"))
+
+
+class Panels:
+    """Fills the player panels of one game's observations; holds the caches of serialized pieces."""
+
+    def __init__(self, game: Game):
+        self.game = game
+        self._unit_cards: dict[tuple, bytes] = {}
+        self._scores: dict[tuple, bytes] = {}
+
+    def fill(self, o: sc_pb.Observation) -> None:
+        self.player_common(o.player_common)
+        self.abilities(o)
+        self.score(o.score)
+
+    # ---- per-row facts ------------------------------------------------------------------------------
+    def _own(self) -> tuple:
+        """The player's rows and what follows from their types: (rows, type-table rows, worker rows, food of
+        workers, army count, used_* sums by category, total values when all are finished)."""
+        w, pid = self.game.world, self.game.player.player_id
+
+        def build():
+            own = (w.owner == pid).nonzero()[0]
+            table = _TYPE_TABLE[w.type_id[own]]
+            worker = table[:, _WORKER] > 0
+            category = table[:, _CATEGORY].astype(np.intp)
+            used = tuple(tuple(np.bincount(category, weights=table[:, column], minlength=len(CATEGORIES)).tolist())
+                         for column in (_MINERALS, _VESPENE, _FOOD))
+            return (own, table, own[worker].tolist(), float(table[:, _FOOD][worker].sum()),
+                    int(table[:, _ARMY].sum()), used, _values(table, np.ones(len(own), bool)))
+
+        return w.per_rows(("own", pid), build)
+
+    # ---- player_common ------------------------------------------------------------------------------
+    def player_common(self, pc: sc_pb.PlayerCommon) -> None:
+        g = self.game
+        w, p = g.world, g.player
+        pc.player_id = p.player_id
+        pc.minerals, pc.vespene = p.minerals, p.vespene
+        food_used, food_cap = g.production.food(p.player_id)
+        _, _, workers, food_workers, army, _, _ = self._own()
+        pc.food_cap = int(food_cap)
+        pc.food_used = math.ceil(food_used)
+        pc.food_workers = int(food_workers)
+        pc.food_army = math.ceil(food_used - food_workers)
+        pc.idle_worker_count = sum(1 for i in workers if not w.orders[i])
+        pc.army_count = army
+
+    # ---- command card -------------------------------------------------------------------------------
+    def abilities(self, o: sc_pb.Observation) -> None:
+        """The usable command-card abilities of the selected own units, plus Smart, each listed once."""
+        g = self.game
+        w = g.world
+        rows = w.slots(g.player.selection)
+        if not rows:
+            return
+        r = np.array(rows)
+        own = (w.owner[r] == g.player.player_id).tolist()
+        types = w.type_id[r].tolist()
+        cargo = (w.cargo[r] != 0).tolist()
+        constructing = g.building.constructing_rows(r).tolist()
+        finished = (w.build_progress[r] >= 1).tolist()
+        seen: dict[int, None] = {}
+        done: set[tuple] = set()
+        for k, i in enumerate(rows):
+            if not own[k]:
+                continue
+            # Units of a type in the same state offer the same buttons: ask once per state.
+            state = (types[k], cargo[k], constructing[k], len(w.orders[i]) if w.types[i].queue_size else 0,
+                     finished[k])
+            if state in done:
+                continue
+            done.add(state)
+            if finished[k] and (w.speed[i] > 0 or {195, 203} & set(w.types[i].command_card)):
+                seen.setdefault(1)
+            for ability_id in g.orders.available(i):
+                seen.setdefault(ability_id)
+        for ability_id in seen:
+            o.abilities.add(ability_id=ability_id, requires_point=ABILITIES[ability_id].requires_point)
+
+    # ---- score --------------------------------------------------------------------------------------
+    def score(self, score: score_pb2.Score) -> None:
+        g = self.game
+        stats = g.player.stats
+        rates = None
+        if stats.income:
+            rates = (stats.collection_rate(g.game_loop, "minerals"), stats.collection_rate(g.game_loop, "vespene"))
+        own, table, _, _, _, used, values = self._own()
+        finished = g.world.build_progress[own] >= 1
+        if np.count_nonzero(finished) < len(own):
+            values = _values(table, finished)
+        key = (g.player.score, stats.idle_production_loops, stats.idle_worker_loops, stats.killed_value_units,
+               stats.killed_value_structures, stats.collected_minerals, stats.collected_vespene, rates,
+               stats.spent_minerals, stats.spent_vespene, stats.damage_dealt, stats.damage_taken,
+               tuple(tuple(getattr(stats, name).items()) for name in _CATEGORY_STATS), used, values)
+        data = self._scores.get(key)
+        if data is None:
+            if len(self._scores) > _CACHE_SIZE:
+                self._scores.clear()
+            data = self._scores[key] = _score_message(key).SerializeToString()
+        score.MergeFromString(data)
+
+    # ---- UI -----------------------------------------------------------------------------------------
+    def ui(self, ui: ui_pb2.ObservationUI) -> None:
+        g = self.game
+        w = g.world
+        for index, group in enumerate(g.player.control_groups):
+            tags = [t for t in group if w.exists(t)]
+            if tags:
+                ui.groups.add(control_group_index=index, leader_unit_type=int(w.type_id[w.slot(tags[0])]),
+                              count=len(tags))
+        rows = w.slots(g.player.selection)
+        if len(rows) == 1:
+            i = rows[0]
+            queue = w.orders[i] if w.types[i].queue_size and w.owner[i] == g.player.player_id else []
+            if queue:
+                production = ui.production
+                production.unit.MergeFromString(self._unit_cards_of(rows)[0])
+                trains = g.production.trains
+                for order in queue:
+                    item = production.build_queue.add(unit_type=trains[order.ability_id].unit_id,
+                                                      build_progress=order.progress)
+                    production.production_queue.add(ability_id=order.ability_id, build_progress=order.progress)
+                    item.player_relative = ALLIANCE_SELF
+            else:
+                ui.single.unit.MergeFromString(self._unit_cards_of(rows)[0])
+        elif rows:
+            cards = b"".join(wire.field_header(_UNITS, len(card)) + card for card in self._unit_cards_of(rows))
+            ui.MergeFromString(wire.field_header(_MULTI_PANEL, len(cards)) + cards)
+
+    def _unit_cards_of(self, rows: list[int]) -> list[bytes]:
+        """Serialized UnitInfo of each row (type, relation, whole vitals and maxima, build progress)."""
+        w, pid = self.game.world, self.game.player.player_id
+        r = np.array(rows)
+        owner = w.owner[r]
+        relation = np.where(owner == pid, ALLIANCE_SELF, np.where(owner == 0, ALLIANCE_NEUTRAL, ALLIANCE_ENEMY))
+        columns = (w.type_id[r].tolist(), relation.tolist(), *(
+            getattr(w, name)[r].astype(np.int64).tolist()  # truncated like int()
+            for name in ("health", "health_max", "shields", "shields_max", "energy", "energy_max")),
+            w.build_progress[r].tolist())
+        out = []
+        cards = self._unit_cards
+        for values in zip(*columns):
+            card = cards.get(values)
+            if card is None:
+                if len(cards) > _CACHE_SIZE:
+                    cards.clear()
+                unit_type, relation, health, max_health, shields, max_shields, energy, max_energy, progress = values
+                card = cards[values] = ui_pb2.UnitInfo(
+                    unit_type=unit_type, player_relative=relation, health=health, max_health=max_health,
+                    shields=shields, max_shields=max_shields, energy=energy, max_energy=max_energy,
+                    build_progress=progress).SerializeToString()
+            out.append(card)
+        return out
+
+
+def _values(table: np.ndarray, finished: np.ndarray) -> tuple[float, float]:
+    """(total_value_structures, total_value_units) of finished units, value = minerals + vespene."""
+    value = (table[:, _MINERALS] + table[:, _VESPENE]) * finished
+    structure = table[:, _STRUCTURE] > 0
+    return float(value[structure].sum()), float(value[~structure].sum())
+
+
+def _score_message(key: tuple) -> score_pb2.Score:
+    (points, idle_production, idle_workers, killed_units, killed_structures, collected_minerals,
+     collected_vespene, rates, spent_minerals, spent_vespene, dealt, taken, categories, used, values) = key
+    score = score_pb2.Score(score_type=_CURRICULUM, score=points)
+    details = score.score_details
+    details.SetInParent()
+    details.idle_production_time = idle_production / 16
+    details.idle_worker_time = idle_workers / 16
+    details.killed_value_units = killed_units
+    details.killed_value_structures = killed_structures
+    details.collected_minerals = collected_minerals
+    details.collected_vespene = collected_vespene
+    if rates is not None:
+        details.collection_rate_minerals, details.collection_rate_vespene = rates
+    details.spent_minerals = spent_minerals
+    details.spent_vespene = spent_vespene
+    for name, items in zip(_CATEGORY_STATS, categories):
+        _category(getattr(details, name), dict(items))
+    details.total_damage_dealt.life = dealt
+    details.total_damage_taken.life = taken
+    for name, sums in zip(_USED, used):
+        _category(getattr(details, name), dict(zip(CATEGORIES, sums)))
+    details.total_value_structures, details.total_value_units = values
+    return score
+
+
+def _category(message: score_pb2.CategoryScoreDetails, values: dict) -> None:
+    for category in CATEGORIES:
+        if values.get(category):
+            setattr(message, category, values[category])
