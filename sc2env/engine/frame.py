@@ -28,7 +28,7 @@ _SHARED_STAMP = 4096
 def _view_arrays(view: View) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(left, top), (scale, -scale) and (width, height) of a view, as arrays for whole-array arithmetic."""
     return (np.array([view.left, view.top]), np.array([view.scale, -view.scale]),
-            np.array([view.width, view.height]))
+            np.array([view.width, view.height], float))
 
 
 @functools.lru_cache(maxsize=16)
@@ -45,7 +45,8 @@ def coverage(view: View, world: World, densities: bool = True, shown: np.ndarray
     A unit covers the pixels whose centres lie within its radius, and always the pixel holding its centre.
     Ground units are drawn over structures, items and beacons. Only rows in `shown` are drawn (all if None),
     over `under` (index, density, density_aa of units drawn before, e.g. the structures) if given.
-    Returns (index, density, density_aa): `index` holds the world row + 1 of the top unit (0 = none);
+    Returns (index, density, density_aa): `index` (intp, what gathers index fastest) holds the world row + 1
+    of the top unit (0 = none);
     `density_aa` is coverage in 1/16ths of a unit, an anti-aliased density. The densities are None unless
     asked for (the minimap has none).
     """
@@ -63,14 +64,15 @@ def coverage(view: View, world: World, densities: bool = True, shown: np.ndarray
     origin, scale, size = _view_arrays(view)
     f = (world.pos[order] - origin) / scale - 0.5
     rp = world.radius[order] / view.scale
-    if np.count_nonzero(f + rp[:, None] > -1) + np.count_nonzero(f - rp[:, None] < size) < 4 * n:
+    # All centres on the view means all units are on it (cheap test); otherwise drop those entirely off it.
+    if n and not (np.minimum.reduce(f, axis=None) > -1 and np.maximum.reduce(f - size, axis=None) < 0):
         visible = ((f + rp[:, None] > -1) & (f - rp[:, None] < size)).all(axis=1)  # off-screen units cover nothing
         order, f, rp = order[visible], f[visible], rp[visible]
         n = len(order)
     if not n and under is None:
         zero8 = np.zeros((h, w), np.uint8)
-        return np.zeros((h, w), np.int32), zero8, zero8
-    top = np.zeros(h * w, np.int32) if under is None else under[0].ravel().copy()
+        return np.zeros((h, w), np.intp), zero8, zero8
+    top = np.zeros(h * w, np.intp) if under is None else under[0].ravel().copy()
     if not n:
         ranks, pixels, dist2 = np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
     elif not densities and rp.max() <= 0.5:
@@ -105,9 +107,9 @@ def coverage(view: View, world: World, densities: bool = True, shown: np.ndarray
     if ascending:  # entries come in drawing order: the last write to a pixel is its top unit
         top[pixels] = (order + 1).take(ranks)
     else:
-        drawn = np.zeros(h * w, np.int32)
+        drawn = np.zeros(h * w, np.intp)
         np.maximum.at(drawn, pixels, ranks + 1)
-        rows = np.zeros(n + 1, np.int32)
+        rows = np.zeros(n + 1, np.intp)
         rows[1:] = order + 1
         top = np.where(drawn > 0, rows.take(drawn), top)
     index = top.reshape(h, w)
@@ -162,7 +164,6 @@ class FrameCache:
         self.vision: Vision | None = None
         self._shown: np.ndarray | None = None
         self._still: dict[tuple, tuple] = {}
-        self._fixed: tuple = ((), None)
 
     def _check(self, world: World, player: Player) -> None:
         vision = self.vision
@@ -217,15 +218,15 @@ class FrameCache:
         values = self.values(world, player)
         if self._tables is None:
             v32 = values.astype(np.int32)  # the 8-bit values wrap like the int32 image they used to be cut from
-            self._tables = {32: v32, 8: values.astype(np.uint8), 1: v32 != 0, "lit": values.any(axis=1).tolist()}
+            lit = np.logical_or.reduce(values, axis=1).tolist()
+            self._tables = {32: v32, 8: values.astype(np.uint8), 1: v32 != 0, "lit": lit}
         return self._tables
 
-    def _unit_values(self, world: World, player: Player) -> np.ndarray:
+    @staticmethod
+    def _unit_values(world: World, player: Player) -> np.ndarray:
         """`unit_values`, starting from the rows that change only with the units' types and owners."""
-        key = (id(world), world.rows_version, player.player_id)
-        if self._fixed[0] != key:
-            self._fixed = (key, unit_values(world, player, fixed_only=True))
-        return unit_values(world, player, base=self._fixed[1])
+        fixed = world.per_rows(("unit values", player.player_id), lambda: unit_values(world, player, fixed_only=True))
+        return unit_values(world, player, base=fixed)
 
 
 UNIT_VALUES = ("player_id", "unit_type", "selected", "health", "energy", "shields", "player_relative", "health_ratio",
@@ -252,8 +253,7 @@ def unit_values(world: World, player: Player, fixed_only: bool = False, base: np
         if fixed_only:
             return out
     if player.selection and n:
-        rows, found = world.rows(np.asarray(player.selection, np.int64))
-        o[2, rows[found]] = 1
+        o[2, world.slots(player.selection)] = 1
     # Whole hit points (truncated, as the game shows them) and 0..255 ratios; a row without maxima stays 0.
     for k, (value, maximum) in enumerate(((world.health, world.health_max), (world.energy, world.energy_max),
                                           (world.shields, world.shields_max))):

@@ -243,8 +243,9 @@ class Game:
         self._created.append(tag)
 
     def structure_done(self, j: int) -> None:
-        """Structure row j finished construction."""
+        """Structure row j finished construction (it now provides supply and tech: per-row facts change)."""
         self.world.version += 1
+        self.world.rows_version += 1
 
     # ---- resources and statistics -------------------------------------------------------------------
     def stats(self, owner: int) -> Stats:

@@ -71,8 +71,8 @@ class Orders:
     def check(self, i: int, ability: int) -> int:
         """Whether row i may use `ability` now regardless of target: SUCCESS or the game's error."""
         w, g = self.world, self.game
-        if ABILITIES[ability].building:  # depends on the player only: asked once per state of the game
-            key = (w.version, g.player.minerals, g.player.vespene, int(w.owner[i]), ability)
+        if ABILITIES[ability].building:  # depends on the player's resources and finished structures only
+            key = (w.rows_version, g.player.minerals, g.player.vespene, int(w.owner[i]), ability)
             cached = self._afford.get(key)
             if cached is None:
                 if len(self._afford) > 64:

@@ -7,7 +7,9 @@ keyed by everything they show: parsing them back gives exactly the message built
 
 from __future__ import annotations
 
+import functools
 import math
+import struct
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -44,7 +46,6 @@ class Panels:
     def __init__(self, game: Game):
         self.game = game
         self._unit_cards: dict[tuple, bytes] = {}
-        self._scores: dict[tuple, bytes] = {}
 
     def fill(self, o: sc_pb.Observation) -> None:
         self.player_common(o.player_common)
@@ -127,16 +128,7 @@ class Panels:
         finished = g.world.build_progress[own] >= 1
         if np.count_nonzero(finished) < len(own):
             values = _values(table, finished)
-        key = (g.player.score, stats.idle_production_loops, stats.idle_worker_loops, stats.killed_value_units,
-               stats.killed_value_structures, stats.collected_minerals, stats.collected_vespene, rates,
-               stats.spent_minerals, stats.spent_vespene, stats.damage_dealt, stats.damage_taken,
-               tuple(tuple(getattr(stats, name).items()) for name in _CATEGORY_STATS), used, values)
-        data = self._scores.get(key)
-        if data is None:
-            if len(self._scores) > _CACHE_SIZE:
-                self._scores.clear()
-            data = self._scores[key] = _score_message(key).SerializeToString()
-        score.MergeFromString(data)
+        score.MergeFromString(encode_score(g.player.score, stats, rates, used, values))
 
     # ---- UI -----------------------------------------------------------------------------------------
     def ui(self, ui: ui_pb2.ObservationUI) -> None:
@@ -199,33 +191,68 @@ def _values(table: np.ndarray, finished: np.ndarray) -> tuple[float, float]:
     return float(value[structure].sum()), float(value[~structure].sum())
 
 
-def _score_message(key: tuple) -> score_pb2.Score:
-    (points, idle_production, idle_workers, killed_units, killed_structures, collected_minerals,
-     collected_vespene, rates, spent_minerals, spent_vespene, dealt, taken, categories, used, values) = key
-    score = score_pb2.Score(score_type=_CURRICULUM, score=points)
-    details = score.score_details
-    details.SetInParent()
-    details.idle_production_time = idle_production / 16
-    details.idle_worker_time = idle_workers / 16
-    details.killed_value_units = killed_units
-    details.killed_value_structures = killed_structures
-    details.collected_minerals = collected_minerals
-    details.collected_vespene = collected_vespene
-    if rates is not None:
-        details.collection_rate_minerals, details.collection_rate_vespene = rates
-    details.spent_minerals = spent_minerals
-    details.spent_vespene = spent_vespene
-    for name, items in zip(_CATEGORY_STATS, categories):
-        _category(getattr(details, name), dict(items))
-    details.total_damage_dealt.life = dealt
-    details.total_damage_taken.life = taken
-    for name, sums in zip(_USED, used):
-        _category(getattr(details, name), dict(zip(CATEGORIES, sums)))
-    details.total_value_structures, details.total_value_units = values
-    return score
+def encode_score(points: int, stats, rates: tuple | None, used: tuple, values: tuple) -> bytes:
+    """The serialized curriculum Score with its details, as protobuf writes them (fields in number order,
+    floats as float32; category messages only with their non-zero entries, and only if they have one)."""
+    scalars = [stats.idle_production_loops / 16, stats.idle_worker_loops / 16, values[1], values[0],
+               stats.killed_value_units, stats.killed_value_structures, stats.collected_minerals,
+               stats.collected_vespene, *(rates or ()), stats.spent_minerals, stats.spent_vespene]
+    names = _SCALAR_NAMES if rates is not None else _SCALAR_NAMES_NO_RATES
+    try:
+        details = [_scalars_struct(len(names)).pack(*(x for pair in zip(_tags(names), scalars) for x in pair))]
+    except OverflowError:  # out of float32 range: protobuf stores an infinity
+        details = [_DETAILS_TAGS[name] + np.float32(value).tobytes() for name, value in zip(names, scalars)]
+    by_name = dict(zip(_USED, used))
+    for name in _CATEGORY_FIELDS:  # in field-number order
+        sums = by_name[name] if name in by_name else _by_category(getattr(stats, name))
+        details.append(_category_field(name, sums))
+    details += (_DEALT + _float32(stats.damage_dealt), _TAKEN + _float32(stats.damage_taken))
+    head = _SCORE_TYPE_CURRICULUM + _SCORE_TAG + wire.varint(points & 0xFFFFFFFFFFFFFFFF)  # int32: sign-extended
+    return head + wire.message_field(_SCORE_DETAILS, b"".join(details))
 
 
-def _category(message: score_pb2.CategoryScoreDetails, values: dict) -> None:
-    for category in CATEGORIES:
-        if values.get(category):
-            setattr(message, category, values[category])
+def _by_category(values: dict) -> tuple:
+    return tuple(values.values()) if tuple(values) == CATEGORIES else tuple(values.get(c) for c in CATEGORIES)
+
+
+def _float32(value: float) -> bytes:
+    try:
+        return _pack_float(value)
+    except OverflowError:  # out of float32 range: protobuf stores an infinity
+        return np.float32(value).tobytes()
+
+
+@functools.lru_cache(maxsize=4096)  # the sums rarely change
+def _category_field(name: str, sums: tuple) -> bytes:
+    entries = b"".join(_CATEGORY_TAGS[k] + _float32(v) for k, v in enumerate(sums) if v)
+    return wire.message_field(_DETAILS[name], entries) if entries else b""
+
+
+@functools.lru_cache(maxsize=4)
+def _scalars_struct(count: int) -> struct.Struct:
+    """Tag byte + float32, `count` times (the details' scalar fields all have one-byte tags)."""
+    return struct.Struct("<" + "Bf" * count)
+
+
+@functools.lru_cache(maxsize=4)
+def _tags(names: tuple) -> tuple[int, ...]:
+    return tuple(_DETAILS_TAGS[name][0] for name in names)
+
+
+_pack_float = struct.Struct("<f").pack
+_DETAILS = {f.name: f.number for f in score_pb2.ScoreDetails.DESCRIPTOR.fields}
+_DETAILS_TAGS = {name: wire.varint(number << 3 | 5) for name, number in _DETAILS.items()}  # wire type 5: 32-bit
+_CATEGORY_FIELDS = sorted(_CATEGORY_STATS + _USED, key=_DETAILS.get)
+_CATEGORY_TAGS = [wire.varint(score_pb2.CategoryScoreDetails.DESCRIPTOR.fields_by_name[c].number << 3 | 5)
+                  for c in CATEGORIES]
+_LIFE_TAG = wire.varint(score_pb2.VitalScoreDetails.DESCRIPTOR.fields_by_name["life"].number << 3 | 5)
+_DEALT = wire.field_header(_DETAILS["total_damage_dealt"], 5) + _LIFE_TAG  # then the float
+_TAKEN = wire.field_header(_DETAILS["total_damage_taken"], 5) + _LIFE_TAG
+_SCALAR_NAMES = ("idle_production_time", "idle_worker_time", "total_value_units", "total_value_structures",
+                 "killed_value_units", "killed_value_structures", "collected_minerals", "collected_vespene",
+                 "collection_rate_minerals", "collection_rate_vespene", "spent_minerals", "spent_vespene")
+_SCALAR_NAMES_NO_RATES = tuple(n for n in _SCALAR_NAMES if not n.startswith("collection_rate"))
+_SCORE_FIELDS = score_pb2.Score.DESCRIPTOR.fields_by_name
+_SCORE_TYPE_CURRICULUM = wire.varint(_SCORE_FIELDS["score_type"].number << 3) + wire.varint(_CURRICULUM)
+_SCORE_TAG = wire.varint(_SCORE_FIELDS["score"].number << 3)
+_SCORE_DETAILS = _SCORE_FIELDS["score_details"].number

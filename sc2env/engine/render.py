@@ -189,14 +189,14 @@ class LayerRenderer:
             if bpp == 1:
                 out[:] = np.packbits(tables[1][row].take(index))
             else:  # mode="clip" writes straight into `out` (indices are always valid)
-                np.take(tables[bpp][row], index, out=out, mode="clip")
+                tables[bpp][row].take(index, out=out, mode="clip")
         for n, (_, _, _, source) in enumerate(self.layers):
             if source == "density":
                 pixels[n][:] = density
             elif source == "density_aa":
                 pixels[n][:] = density_aa
             elif source == "visibility" and fog and frame.visibility_version != vision.version:
-                np.take(self.terrain.padded(vision.grid()), self.terrain.cells(view), out=pixels[n], mode="clip")
+                self.terrain.padded(vision.grid()).take(self.terrain.cells(view), out=pixels[n], mode="clip")
                 frame.visibility_version = vision.version
         return [frame.buffer]
 
