@@ -1,12 +1,27 @@
-"""Scripted agents for the combat mini-games: focus fire on screen, and search-and-destroy on the minimap."""
+"""Scripted agents for the combat mini-games: focus fire, splitting against splash, search-and-destroy."""
 
 from __future__ import annotations
+
+from collections import deque
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from sc2env.agents.base import Agent
-from sc2env.agents.features import FEATURE_UNITS_ENV, Alliance, UnitId, nearest, screen_point, units, xy
+from sc2env.agents.features import (
+    FEATURE_UNITS_ENV,
+    Alliance,
+    nearest,
+    pixels_per_unit,
+    screen_point,
+    screen_size,
+    units,
+    xy,
+)
 from sc2env.interface import FUNCTIONS, FunctionCall, Observation
+
+if TYPE_CHECKING:
+    from sc2env.env import SC2Env
 
 _F = FUNCTIONS
 
@@ -58,7 +73,7 @@ class FocusFire(Agent):
 
     def _attack(self, obs: Observation) -> FunctionCall:
         self._since = 0
-        return _F.Attack_screen("now", screen_point(self._target, obs.feature_screen.shape[:0:-1]))
+        return _F.Attack_screen("now", screen_point(self._target, screen_size(obs)))
 
 
 class DefeatRoaches(FocusFire):
@@ -68,12 +83,125 @@ class DefeatRoaches(FocusFire):
         return enemies.health * 1000.0 + super().priority(enemies, army_centre)
 
 
-class DefeatZerglingsAndBanelings(FocusFire):
-    """Focus fire on the Banelings before they reach the Marines (nearest first), then on the Zerglings."""
+class DefeatZerglingsAndBanelings(Agent):
+    """Split against splash: spread the Marines, hold position, and let one Marine draw the Zerg in.
 
-    def priority(self, enemies, army_centre):
-        not_baneling = enemies.unit_type != UnitId.BANELING
-        return not_baneling * 1000.0 + super().priority(enemies, army_centre)
+    A wave starts with the Marines in a column one world unit apart, where one Baneling's burst (radius 2.2)
+    hits five of them. So the column is first split in three: every third Marine stays, the others step one or
+    two `GAP`s towards the enemy, leaving no two Marines inside one burst. Once they stand, the army holds
+    position, and the healthiest Marine at its front attacks the nearest Zerg; when the Zerg react it runs back
+    behind the army, drawing them through the army's fire, where each Baneling bursts on one Marine at most.
+    When the fight goes quiet with Zerg left, another Marine draws them again.
+    """
+
+    env_kwargs = FEATURE_UNITS_ENV
+    GAP = 3.4
+    """World units between the three columns."""
+    _QUIET_STEPS = 6  # steps without any change in a hold before another Marine goes to draw the Zerg
+    _PHASE_STEPS = 16  # the longest the split, the draw or the run back may take before the script moves on
+    _camera_width = 24.0  # world units across the screen: the env's camera_width, read in setup()
+
+    def setup(self, env: SC2Env) -> None:
+        self._camera_width = float(env.config.camera_width)
+
+    def reset(self) -> None:
+        self._calls: deque[FunctionCall] = deque()
+        self._enemies = 0
+        self._phase = "hold"
+        self._since = 0
+        self._seen: tuple = ()  # what the phase watches for a change (positions, health)
+        self._retreat_to = np.zeros(2)
+
+    def step(self, obs: Observation) -> FunctionCall:
+        marines, enemies = units(obs, Alliance.SELF), units(obs, Alliance.ENEMY)
+        new_wave = len(enemies) > self._enemies
+        self._enemies = len(enemies)
+        if len(marines) == 0 or len(enemies) == 0:
+            return _F.no_op()
+        if new_wave:
+            self._calls = deque(self._split(obs, marines, enemies))
+            self._enter("split", ())
+        if not self._calls:
+            self._since += 1
+            self._calls.extend(self._next(obs, marines, enemies))
+        while self._calls:
+            call = self._calls.popleft()
+            if call.function in obs.available_actions:
+                return call
+        return _F.no_op()
+
+    def _next(self, obs: Observation, marines: np.ndarray, enemies: np.ndarray) -> list[FunctionCall]:
+        """The calls that end the current phase, when it is over."""
+        late = self._since > self._PHASE_STEPS
+        if self._phase == "split":  # over when the Marines stand still
+            standing = (np.round(xy(marines)).tobytes(),)
+            if standing != self._seen and not late:
+                self._seen = standing
+                return []
+            return [_F.HoldPosition_quick("now"), *self._draw(obs, marines, enemies)]
+        if self._phase == "bait":  # over when the Zerg react
+            if not _stirred(self._seen, _zerg(enemies)) and not late:
+                return []
+            self._enter("retreat", ())
+            return [_F.Move_screen("now", screen_point(self._retreat_to, screen_size(obs)))]
+        if self._phase == "retreat":  # over when the bait is back (or dead)
+            bait = xy(marines[marines.is_selected > 0])
+            if len(bait) and np.linalg.norm(bait[0] - self._retreat_to) >= self._ppu(obs) and not late:
+                return []
+            self._enter("hold", ())
+            return [_F.HoldPosition_quick("now")]
+        fight = (*_zerg(enemies), marines.health.tobytes())  # hold: over when nothing happens for a while
+        self._since = 0 if _stirred(self._seen, fight) else self._since
+        self._seen = fight
+        return self._draw(obs, marines, enemies) if self._since >= self._QUIET_STEPS else []
+
+    def _split(self, obs: Observation, marines: np.ndarray, enemies: np.ndarray) -> list[FunctionCall]:
+        """Select and move each Marine that steps forward, then select the army."""
+        m = xy(marines)
+        forward = np.sign(xy(enemies)[:, 0].mean() - m[:, 0].mean()) or 1.0
+        left, right = self._playable_x(obs)
+        calls = []
+        for rank, i in enumerate(np.argsort(m[:, 1])):
+            if rank % 3:
+                x = np.clip(m[i, 0] + forward * (rank % 3) * self.GAP * self._ppu(obs), left, right)
+                calls += [_F.select_point("select", screen_point(m[i], screen_size(obs))),
+                          _F.Move_screen("now", screen_point((x, m[i, 1]), screen_size(obs)))]
+        return [*calls, _F.select_army("select")]
+
+    def _draw(self, obs: Observation, marines: np.ndarray, enemies: np.ndarray) -> list[FunctionCall]:
+        """The healthiest Marine nearest the enemy attacks the nearest Zerg; it will run back behind the army."""
+        m, e = xy(marines), xy(enemies)
+        forward = np.sign(e[:, 0].mean() - m[:, 0].mean()) or 1.0
+        healthy = m[marines.health >= marines.health.max() - 5]
+        bait = healthy[nearest(healthy, e.mean(axis=0))]
+        rear = m[:, 0].min() if forward > 0 else m[:, 0].max()
+        self._retreat_to = np.array([np.clip(rear - forward * self.GAP * self._ppu(obs), *self._playable_x(obs)),
+                                     m[:, 1].mean()])
+        self._enter("bait", _zerg(enemies))
+        return [_F.select_point("select", screen_point(bait, screen_size(obs))),
+                _F.Attack_screen("now", screen_point(e[nearest(e, bait)], screen_size(obs)))]
+
+    def _enter(self, phase: str, seen: tuple) -> None:
+        self._phase, self._since, self._seen = phase, 0, seen
+
+    def _ppu(self, obs: Observation) -> float:
+        return pixels_per_unit(obs, self._camera_width)
+
+    def _playable_x(self, obs: Observation) -> tuple[float, float]:
+        """The leftmost and rightmost screen x a Marine can stand on (a world unit inside the playable area)."""
+        xs = np.nonzero(obs.feature_screen.pathable.any(axis=0))[0]
+        return xs.min() + self._ppu(obs), xs.max() - self._ppu(obs)
+
+
+def _zerg(enemies: np.ndarray) -> tuple[bytes, int]:
+    """The enemies' positions and total health, to tell when they move or take damage."""
+    return np.round(np.sort(xy(enemies), axis=0)).tobytes(), int(enemies.health.sum())
+
+
+def _stirred(before: tuple, now: tuple) -> bool:
+    """Whether the fight moved on from `before` to `now` (both start with `_zerg`'s pair): the Zerg moved, took
+    damage, or (when given) the Marines' health changed. Zerg regenerating health is no news."""
+    return not before or now[0] != before[0] or now[1] < before[1] or now[2:] != before[2:]
 
 
 class FindAndDefeatZerglings(Agent):

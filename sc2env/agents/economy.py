@@ -15,7 +15,9 @@ from sc2env.agents.features import (
     UnitId,
     building_site,
     nearest,
+    pixels_per_unit,
     screen_point,
+    screen_size,
     units,
     xy,
 )
@@ -148,14 +150,14 @@ class Economy(Agent):
         if len(geysers) == 0 or len(centre) == 0:
             return []
         geyser = geysers[nearest(geysers, xy(centre)[0])]
-        return self._order_scv(obs, _F.Build_Refinery_screen("now", screen_point(geyser, self._size(obs))),
-                               (UnitId.REFINERY, screen_point(geyser, self._size(obs))))
+        return self._order_scv(obs, _F.Build_Refinery_screen("now", screen_point(geyser, screen_size(obs))),
+                               (UnitId.REFINERY, screen_point(geyser, screen_size(obs))))
 
     def _gas_workers(self, obs: Observation) -> list[FunctionCall]:
         done = self._own(obs, UnitId.REFINERY)
         done = done[done.build_progress >= 100]
         for refinery in xy(done):
-            key = screen_point(refinery, self._size(obs))
+            key = screen_point(refinery, screen_size(obs))
             if self._sent.get(key, 0) < self.plan.workers_per_refinery:
                 self._sent[key] = self._sent.get(key, 0) + 1
                 return self._order_scv(obs, _F.Harvest_Gather_screen("now", key))
@@ -188,7 +190,7 @@ class Economy(Agent):
         minerals = self._minerals(obs)
         if len(centre) == 0:
             return []
-        ppu = self._size(obs)[0] / self._camera_width
+        ppu = pixels_per_unit(obs, self._camera_width)
         cc = xy(centre)[0]
         away = cc - (minerals.mean(axis=0) if len(minerals) else cc + (1, 0))
         prefer = cc + away / max(np.linalg.norm(away), 1e-6) * 6 * ppu
@@ -233,7 +235,7 @@ class Economy(Agent):
             return
         kind, site, ordered = self._building
         placed = self._own(obs, kind)
-        if len(placed) and np.min(np.linalg.norm(xy(placed) - site, axis=1)) < 4 * self._size(obs)[0] / 64:
+        if len(placed) and np.min(np.linalg.norm(xy(placed) - site, axis=1)) < 4 * screen_size(obs)[0] / 64:
             self._building = None
         elif _PLACEMENT_ERRORS & set(obs.action_result.tolist()):
             self._failed.append((site[0], site[1], 3.0))
@@ -252,7 +254,7 @@ class Economy(Agent):
             return None
         centre = self._own(obs, UnitId.COMMAND_CENTER)
         home = xy(centre)[0] if len(centre) else resources.mean(axis=0)
-        keys = [screen_point(p, self._size(obs)) for p in resources]
+        keys = [screen_point(p, screen_size(obs)) for p in resources]
         load = np.array([self._sent.get(k, 0) for k in keys], np.float64)
         distance = np.linalg.norm(resources - home, axis=1)
         best = keys[int(np.argmin(load * 1000 + distance))]
@@ -283,12 +285,8 @@ class Economy(Agent):
     def _geysers(self, obs: Observation) -> np.ndarray:
         return self._resources(obs, "vespene")
 
-    @staticmethod
-    def _size(obs: Observation) -> tuple[int, int]:
-        return obs.feature_screen.shape[2], obs.feature_screen.shape[1]
-
     def _click(self, obs: Observation, point) -> FunctionCall:
-        return _F.select_point("select", screen_point(point, self._size(obs)))
+        return _F.select_point("select", screen_point(point, screen_size(obs)))
 
 
 class CollectMineralsAndGas(Economy):

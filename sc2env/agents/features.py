@@ -24,7 +24,6 @@ class Alliance(enum.IntEnum):
 class UnitId(enum.IntEnum):
     """Unit type ids the scripts look for (the real game's, from `sc2env.gamedata`)."""
 
-    BANELING = unit_type_by_name("Baneling").unit_id
     MARINE = unit_type_by_name("Marine").unit_id
     SCV = unit_type_by_name("SCV").unit_id
     COMMAND_CENTER = unit_type_by_name("CommandCenter").unit_id
@@ -73,6 +72,11 @@ def screen_point(point, size: tuple[int, int]) -> tuple[int, int]:
     """A point rounded into the screen (width, height)."""
     x, y = np.asarray(point, np.float64)
     return int(np.clip(round(x), 0, size[0] - 1)), int(np.clip(round(y), 0, size[1] - 1))
+
+
+def screen_size(obs: Observation) -> tuple[int, int]:
+    """The feature screen's (width, height) in pixels, as `screen_point` takes it."""
+    return obs.feature_screen.shape[2], obs.feature_screen.shape[1]
 
 
 def pixels_per_unit(obs: Observation, camera_width: float) -> float:

@@ -12,6 +12,7 @@ from sc2env.agents.features import (
     centre,
     nearest,
     screen_point,
+    screen_size,
     units,
     xy,
 )
@@ -29,7 +30,7 @@ class MoveToBeacon(Agent):
         beacon = centre(obs.feature_screen.player_relative == Alliance.NEUTRAL)
         if beacon is None:
             return _F.no_op()
-        return _F.Move_screen("now", screen_point(beacon, obs.feature_screen.shape[:0:-1]))
+        return _F.Move_screen("now", screen_point(beacon, screen_size(obs)))
 
 
 class CollectMineralShards(Agent):
@@ -76,7 +77,7 @@ class CollectMineralShards(Agent):
         positions = xy(marines[marines.is_selected > 0]) if (marines.is_selected > 0).any() else xy(marines)
         target = self._choose(shards, positions[0], self._targets[1 - marine], self._other(marines))
         self._targets[marine] = target
-        return _F.Move_screen("now", screen_point(target, obs.feature_screen.shape[:0:-1]))
+        return _F.Move_screen("now", screen_point(target, screen_size(obs)))
 
     @staticmethod
     def _other(marines) -> np.ndarray | None:
