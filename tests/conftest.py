@@ -12,6 +12,7 @@ SHARED = pathlib.Path(__file__).resolve().parents[1].parent / "shared"
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 
 @pytest.fixture(scope="session")
