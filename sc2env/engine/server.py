@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import select
 import socket
+import struct
 from collections.abc import Callable
 
-from websockets.frames import Opcode
+from websockets.frames import Opcode, apply_mask
 from websockets.http11 import Request
 from websockets.protocol import State
 from websockets.server import ServerProtocol
@@ -15,6 +16,9 @@ ENDPOINT = "/sc2api"
 _BUSY = b"HTTP/1.1 409 Conflict\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 _RECV_BYTES = 1 << 18  # per read; a bigger buffer costs an allocation per recv()
 _SEND_BUFFER = 1 << 22
+_DATA_OPCODES = (Opcode.CONT, Opcode.TEXT, Opcode.BINARY)
+_PING, _PONG, _CLOSE = 0x9, 0xA, 0x8
+_PROTOCOL_ERROR = 1002
 
 
 class _Client:
@@ -27,6 +31,9 @@ class _Client:
         self.protocol = ServerProtocol(max_size=None)
         self.fragments: list[bytes] = []
         self.closed = False
+        # After the opening handshake, frames are parsed here (FrameReader): websockets' general parser costs
+        # a few dozen microseconds per step of three small frames, a noticeable share of a 1 ms step.
+        self.frames: FrameReader | None = None
 
 
 class Server:
@@ -79,6 +86,9 @@ class Server:
             data = client.sock.recv(_RECV_BYTES)
         except OSError:
             data = b""
+        if client.frames is not None:
+            self._read_frames(client, data)
+            return
         if data:
             client.protocol.receive_data(data)
         else:
@@ -103,6 +113,46 @@ class Server:
         if replies and client.protocol.state is State.OPEN:  # a client may close right after writing (quit)
             self._send_binary(client, replies)
         if client.closed or not data:
+            self._drop(client)
+        elif client.protocol.state is State.OPEN and not getattr(client.protocol.reader, "buffer", b"x"):
+            client.frames = FrameReader()  # handshake done and nothing half-read: frames from here on
+
+    def _read_frames(self, client: _Client, data: bytes) -> None:
+        """Serve the requests in `data` (the open connection's next bytes); answer pings and closes."""
+        if not data:
+            self._drop(client)
+            return
+        replies: list[bytes] = []
+        control: list[bytes] = []
+        try:
+            for opcode, fin, payload in client.frames.feed(data):
+                if opcode == _PING:
+                    control.append(_frame(_PONG, payload))
+                elif opcode == _CLOSE:  # echo the status code and hang up
+                    control.append(_frame(_CLOSE, payload[:2]))
+                    client.closed = True
+                    break
+                elif opcode in _DATA_OPCODES:
+                    if (opcode == Opcode.CONT) != bool(client.fragments):
+                        raise ValueError("websocket protocol error: unexpected continuation or missing one")
+                    client.fragments.append(payload)
+                    if fin:
+                        message = b"".join(client.fragments) if len(client.fragments) > 1 else payload
+                        client.fragments = []
+                        replies.append(self.handle(message))
+                        if self.quit_requested():
+                            break
+        except ValueError:  # a frame breaking the protocol: close with 1002, as websockets does
+            control.append(_frame(_CLOSE, _PROTOCOL_ERROR.to_bytes(2, "big")))
+            client.closed = True
+        if control:
+            try:
+                client.sock.sendall(b"".join(control))
+            except OSError:
+                client.closed = True
+        if replies and not client.closed:
+            self._send_binary(client, replies)
+        if client.closed:
             self._drop(client)
 
     def _send_binary(self, client: _Client, payloads: list[bytes]) -> None:
@@ -147,3 +197,50 @@ class Server:
         finally:
             if self.client is client:
                 self.client = None
+
+
+class FrameReader:
+    """Incremental parser of a client's websocket frames (RFC 6455: masked, no extensions negotiated).
+
+    `feed(bytes)` returns the frames completed so far as (opcode, fin, unmasked payload); a frame that breaks
+    the protocol (unmasked, reserved bits or opcodes, a fragmented or oversized control frame) raises
+    ValueError.
+    """
+
+    def __init__(self) -> None:
+        self._buffer = bytearray()
+
+    def feed(self, data: bytes) -> list[tuple[int, bool, bytes]]:
+        buffer = self._buffer
+        buffer += data
+        frames = []
+        start, end = 0, len(buffer)
+        while end - start >= 2:
+            head, size = buffer[start], buffer[start + 1]
+            opcode, fin = head & 0x0F, bool(head & 0x80)
+            if head & 0x70 or not size & 0x80 or opcode not in _OPCODES:
+                raise ValueError("websocket protocol error: reserved bits, unmasked frame or unknown opcode")
+            length, offset = size & 0x7F, start + 2
+            if length >= 126:
+                width = 2 if length == 126 else 8
+                if end - offset < width:
+                    break
+                length = int.from_bytes(buffer[offset:offset + width], "big")
+                offset += width
+            if opcode >= 0x8 and (length > 125 or not fin):
+                raise ValueError("websocket protocol error: control frames are short and unfragmented")
+            if end - offset < 4 + length:
+                break
+            payload = apply_mask(buffer[offset + 4:offset + 4 + length], buffer[offset:offset + 4])
+            frames.append((opcode, fin, payload))
+            start = offset + 4 + length
+        del buffer[:start]
+        return frames
+
+
+_OPCODES = frozenset(int(op) for op in Opcode)
+
+
+def _frame(opcode: int, payload: bytes) -> bytes:
+    """An unmasked, final server frame (control frames carry at most 125 bytes)."""
+    return struct.pack("!BB", 0x80 | opcode, len(payload)) + payload

@@ -68,6 +68,39 @@ def test_text_frames_ids_status_and_malformed_bytes(running):
     assert ask(ws, sc_pb.Request(id=7, ping=sc_pb.RequestPing())).id == 7, "still serving"
 
 
+def test_fragments_large_frames_pings_and_close(running):
+    ws = running[2]
+    ping = sc_pb.Request(id=21, ping=sc_pb.RequestPing()).SerializeToString()
+    ws.send_frame(websocket.ABNF.create_frame(ping[:3], websocket.ABNF.OPCODE_BINARY, fin=0))
+    ws.send_frame(websocket.ABNF.create_frame(ping[3:], websocket.ABNF.OPCODE_CONT, fin=1))
+    assert sc_pb.Response.FromString(ws.recv()).id == 21, "a fragmented request is joined"
+    big = create_request("MoveToBeacon")
+    big.local_map.map_data = b"x" * 70000  # > 65535 bytes: the 8-byte length form (the path names the map)
+    answer = ask(ws, sc_pb.Request(id=22, create_game=big), text=False)
+    assert answer.id == 22 and answer.status == sc_pb.init_game and not answer.error, "read whole and parsed"
+    ws.ping(b"are you there")
+    opcode, data = ws.recv_data(control_frame=True)
+    assert (opcode, data) == (websocket.ABNF.OPCODE_PONG, b"are you there")
+    assert ask(ws, sc_pb.Request(id=23, ping=sc_pb.RequestPing())).id == 23, "still serving after a ping"
+    ws.send_close(status=1000)
+    opcode, data = ws.recv_data(control_frame=True)
+    assert (opcode, data[:2]) == (websocket.ABNF.OPCODE_CLOSE, (1000).to_bytes(2, "big")), "close is echoed"
+    assert ws.sock.recv(1) == b"", "then the engine hangs up"
+    again = connect(running[1])
+    assert ask(again, sc_pb.Request(id=24, ping=sc_pb.RequestPing())).id == 24, "and takes the next client"
+    again.close()
+
+
+def test_unmasked_frames_are_a_protocol_error(running):
+    ws = running[2]
+    unmasked = websocket.ABNF(fin=1, opcode=websocket.ABNF.OPCODE_BINARY, mask_value=0,
+                              data=sc_pb.Request(ping=sc_pb.RequestPing()).SerializeToString())
+    ws.sock.sendall(unmasked.format())
+    opcode, data = ws.recv_data(control_frame=True)
+    assert (opcode, data[:2]) == (websocket.ABNF.OPCODE_CLOSE, (1002).to_bytes(2, "big"))
+    assert ws.sock.recv(1) == b""
+
+
 def test_wrong_status_and_unsupported_requests_get_errors(running):
     _, _, ws = running
     step = ask(ws, sc_pb.Request(id=3, step=sc_pb.RequestStep(count=1)))
