@@ -189,14 +189,14 @@ class Motion:
         steps = _steps(k)
         speed = self.speed[m]
         if self._accelerating:
-            travel = np.cumsum(np.minimum(self.velocity[m] + self.accel[m] * steps, speed), axis=0)
+            travel = np.add.accumulate(np.minimum(self.velocity[m] + self.accel[m] * steps, speed), axis=0)
         else:
             travel = steps * speed
         travel += self.boost[m]
         np.minimum(travel, self.leg[m], out=travel)
         delta = self.target[m] - self.pos[m]
         dist = np.hypot(delta[:, 0], delta[:, 1])[:, None]
-        unit = np.divide(delta, dist, out=np.zeros_like(delta), where=dist > 0)  # no direction when at the target
+        unit = delta / np.where(dist > 0, dist, 1.0)  # at the target, delta is (0, 0): no direction
         return Trajectory(self, m, travel, unit)
 
     def advance(self, trajectory: Trajectory | None, t: int) -> tuple[list[int], list[int]]:
@@ -314,13 +314,24 @@ class Motion:
                 p[:, 0] += _sum_rows(share * dx)
                 p[:, 1] += _sum_rows(share * dy)
                 self.pos[c] = p
-        mobile = self.per_rows("mobile", lambda: (self.speed > 0).nonzero()[0]) if not _count(self.hidden) else (
-            (self.speed > 0) & ~self.hidden).nonzero()[0]
+        if _count(self.hidden):
+            mobile, low, high, reach = self._mobile_bounds(((self.speed > 0) & ~self.hidden).nonzero()[0])
+        else:
+            mobile, low, high, reach = self.per_rows("mobile", lambda: self._mobile_bounds((self.speed > 0).nonzero()[0]))
         if len(mobile):
             if self._obstacles:
-                paths.push_out_of_boxes(self, mobile)
-            r = self.radius[mobile, None]
-            self.pos[mobile] = np.minimum(np.maximum(self.pos[mobile], self._low + r), self._high - r)
+                paths.push_out_of_boxes(self, mobile, reach)
+            if len(mobile) == self.n:  # everyone: clamp in place
+                np.maximum(self.pos, low, out=self.pos)
+                np.minimum(self.pos, high, out=self.pos)
+            else:
+                self.pos[mobile] = np.minimum(np.maximum(self.pos[mobile], low), high)
+
+    def _mobile_bounds(self, mobile: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Rows `mobile`, the lowest and highest centre each may have (inside the pathable area), and how
+        far from an obstacle box each must stay."""
+        r = self.radius[mobile, None]
+        return mobile, self._low + r, self._high - r, r - 1e-9
 
 
 def _contact_limits(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -18,21 +18,20 @@ _CORNER_MARGIN = 0.15
 
 def box_distance(p: np.ndarray, centre: np.ndarray, half: np.ndarray) -> np.ndarray:
     """Distance from points p to axis-aligned boxes (0 inside), broadcasting over leading axes."""
-    d = np.clip(np.abs(p - centre) - half, 0.0, None)
+    d = np.maximum(np.abs(p - centre) - half, 0.0)
     return np.hypot(d[..., 0], d[..., 1])
 
 
 def crosses(starts: np.ndarray, ends: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """Whether each segment starts[k] -> ends[k] passes through the inside of box (lo, hi)."""
-    starts, ends = np.broadcast_arrays(starts, ends)
     seg = ends - starts
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t1 = (lo - starts) / seg
-        t2 = (hi - starts) / seg
     flat = np.abs(seg) < _EPS
+    safe = np.where(flat, 1.0, seg)  # flat axes are decided by `between` below, not by these quotients
+    t1 = (lo - starts) / safe
+    t2 = (hi - starts) / safe
     between = (starts > lo) & (starts < hi)
-    t_near = np.where(flat, np.where(between, -np.inf, np.inf), np.minimum(t1, t2)).max(axis=1)
-    t_far = np.where(flat, np.where(between, np.inf, -np.inf), np.maximum(t1, t2)).min(axis=1)
+    t_near = _max_pairs(np.where(flat, np.where(between, -np.inf, np.inf), np.minimum(t1, t2)))
+    t_far = _min_pairs(np.where(flat, np.where(between, np.inf, -np.inf), np.maximum(t1, t2)))
     return (t_far - t_near > _EPS) & (t_far > _EPS) & (t_near < 1 - _EPS)
 
 
@@ -40,26 +39,28 @@ def steer(world: World, m: np.ndarray) -> None:
     """Aim rows m whose straight path crosses an obstacle box at a corner of that box instead."""
     w = world
     obstacles = (w.obstacle & ~w.hidden).nonzero()[0]
-    p = w.pos[m][:, None, :]
-    seg = (w.goal[m] - w.pos[m])[:, None, :]
+    pos, goal = w.pos[m], w.goal[m]
+    p = pos[:, None, :]
+    seg = (goal - pos)[:, None, :]
     half = w.half[obstacles][None] + w.radius[m][:, None, None]
-    lo = w.pos[obstacles][None] - half
-    hi = w.pos[obstacles][None] + half
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t1 = (lo - p) / seg
-        t2 = (hi - p) / seg
+    centres = w.pos[obstacles][None]
+    lo = centres - half
+    hi = centres + half
     parallel = np.abs(seg) < _EPS
+    safe = np.where(parallel, 1.0, seg)  # parallel axes are masked below
+    t1 = (lo - p) / safe
+    t2 = (hi - p) / safe
     outside = parallel & ((p < lo) | (p > hi))
-    t_near = np.where(parallel, -np.inf, np.minimum(t1, t2)).max(axis=2)
-    t_far = np.where(parallel, np.inf, np.maximum(t1, t2)).min(axis=2)
-    blocked = (t_near < t_far - _EPS) & (t_near > _EPS) & (t_near < 1.0) & ~outside.any(axis=2)
+    t_near = _max_pairs(np.where(parallel, -np.inf, np.minimum(t1, t2)))
+    t_far = _min_pairs(np.where(parallel, np.inf, np.maximum(t1, t2)))
+    blocked = (t_near < t_far - _EPS) & (t_near > _EPS) & (t_near < 1.0) & ~_any_pairs(outside)
     others = w.tag[obstacles][None] != w.goal_tag[m][:, None]  # the goal unit's own box doesn't block
     blocked &= others
-    g = w.goal[m][:, None, :]
-    blocked &= ~np.all((g > lo) & (g < hi), axis=2)  # aiming inside a box: walk up to it
-    if not blocked.any():
+    g = goal[:, None, :]
+    blocked &= ~_all_pairs((g > lo) & (g < hi))  # aiming inside a box: walk up to it
+    if not np.count_nonzero(blocked):
         return
-    units = blocked.any(axis=1).nonzero()[0]
+    units = np.logical_or.reduce(blocked, axis=1).nonzero()[0]
     first = np.where(blocked[units], t_near[units], np.inf).argmin(axis=1)
     w.target[m[units]] = _corners(w, m[units], lo[units, first], hi[units, first], lo[units], hi[units],
                                   others[units])
@@ -70,13 +71,14 @@ def _corners(w: World, rows, lo, hi, all_lo, all_hi, others) -> np.ndarray:
     another box (`others` marks which boxes count), reachable without crossing the box, not the corner it
     stands at, preferably with the goal in view from there."""
     p, g = w.pos[rows], w.goal[rows]
-    corners = np.stack([np.stack([lo[:, 0], lo[:, 1]], 1), np.stack([lo[:, 0], hi[:, 1]], 1),
-                        np.stack([hi[:, 0], lo[:, 1]], 1), np.stack([hi[:, 0], hi[:, 1]], 1)], axis=1)
+    # Corners (lo x, lo y), (lo x, hi y), (hi x, lo y), (hi x, hi y), picked from [lo x, lo y, hi x, hi y].
+    corners = np.concatenate((lo, hi), axis=1)[:, _CORNER_PICK].reshape(-1, 4, 2)
     corners += np.sign(corners - ((lo + hi) / 2)[:, None]) * _CORNER_MARGIN
-    to_corner = np.sqrt(((corners - p[:, None]) ** 2).sum(axis=2))
-    cost = to_corner + np.sqrt(((corners - g[:, None]) ** 2).sum(axis=2))
-    inside = ((corners[:, :, None] > all_lo[:, None]) & (corners[:, :, None] < all_hi[:, None])).all(axis=3)
-    inside = (inside & others[:, None]).any(axis=2)
+    to_corner = np.sqrt(np.add.reduce((corners - p[:, None]) ** 2, axis=2))
+    cost = to_corner + np.sqrt(np.add.reduce((corners - g[:, None]) ** 2, axis=2))
+    inside = np.logical_and.reduce((corners[:, :, None] > all_lo[:, None]) & (corners[:, :, None] < all_hi[:, None]),
+                                   axis=3)
+    inside = np.logical_or.reduce(inside & others[:, None], axis=2)
     flat = corners.reshape(-1, 2)
     box_lo, box_hi = np.repeat(lo, 4, axis=0), np.repeat(hi, 4, axis=0)
     crossing = crosses(np.repeat(p, 4, axis=0), flat, box_lo, box_hi).reshape(-1, 4)
@@ -85,26 +87,44 @@ def _corners(w: World, rows, lo, hi, all_lo, all_hi, others) -> np.ndarray:
     return corners[np.arange(len(rows)), cost.argmin(axis=1)]
 
 
-def push_out_of_boxes(w: World, mobile: np.ndarray) -> None:
-    """Move mobile rows that overlap an obstacle's footprint box out of it."""
-    o = (w.obstacle & ~w.hidden).nonzero()[0]
-    rel = w.pos[mobile][:, None, :] - w.pos[o][None]
-    out = np.clip(np.abs(rel) - w.half[o][None], 0.0, None)
-    hit = np.hypot(out[..., 0], out[..., 1]) < w.radius[mobile][:, None] - 1e-9
-    if not hit.any():
+_CORNER_PICK = [0, 1, 0, 3, 2, 1, 2, 3]
+# Reductions over the last axis (x and y) as ufunc methods: cheaper calls than ndarray.max(axis=-1) & co.
+_max_pairs = functools.partial(np.maximum.reduce, axis=-1)
+_min_pairs = functools.partial(np.minimum.reduce, axis=-1)
+_any_pairs = functools.partial(np.logical_or.reduce, axis=-1)
+_all_pairs = functools.partial(np.logical_and.reduce, axis=-1)
+
+
+def push_out_of_boxes(w: World, mobile: np.ndarray, reach: np.ndarray) -> None:
+    """Move mobile rows that overlap an obstacle's footprint box out of it (by more than 1e-9; `reach` is
+    their radii less that, as a column)."""
+    if np.count_nonzero(w.hidden):
+        o = (w.obstacle & ~w.hidden).nonzero()[0]
+        centres, halves = w.pos[o][None], w.half[o][None]
+    else:  # obstacles stand still: their boxes are kept until rows change or one is moved
+        o, centres, halves = w.per_rows(("boxes", w.static_version), lambda: _boxes(w))
+    out = np.maximum(np.abs(w.pos[mobile][:, None, :] - centres) - halves, 0.0)
+    hit = np.hypot(out[..., 0], out[..., 1]) < reach
+    if not np.count_nonzero(hit):
         return
     for u, k in np.argwhere(hit).tolist():  # few contacts: resolve them one by one, nearest face out
         q = w.pos[mobile[u]] - w.pos[o[k]]
         h = w.half[o[k]]
         ru = w.radius[mobile[u]]
         outside = np.abs(q) - h
-        if (outside > 0).any():  # outside the box: push away from its nearest point
+        if outside[0] > 0 or outside[1] > 0:  # outside the box: push away from its nearest point
             away = q - np.clip(q, -h, h)
             length = math.hypot(*away)
             w.pos[mobile[u]] += away / length * (ru - length) if length > 0 else 0.0
         else:  # centre inside: leave by the nearest face
             axis = int(np.argmax(outside))
             w.pos[mobile[u], axis] = w.pos[o[k], axis] + math.copysign(h[axis] + ru, q[axis] or 1.0)
+
+
+def _boxes(w: World) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows of the obstacles, their centres and half sizes (shaped to broadcast against mobile units)."""
+    o = w.obstacle.nonzero()[0]
+    return o, w.pos[o][None], w.half[o][None]
 
 
 @functools.lru_cache(maxsize=1)
