@@ -126,13 +126,13 @@ def in_process(map_name: str, triples: list[list[bytes]]) -> dict[str, float]:
 
     render.LayerRenderer.render = timed_render
     try:
-        for action, step, obs in triples:
+        for action, step, obs in triples:  # `answer`, as the server calls it (pieces, not joined)
             t0 = time.perf_counter()
-            session.handle(action)
+            session.answer(action)
             t1 = time.perf_counter()
-            session.handle(step)
+            session.answer(step)
             t2 = time.perf_counter()
-            session.handle(obs)
+            session.answer(obs)
             t3 = time.perf_counter()
             times["action"] += t1 - t0
             times["simulate"] += t2 - t1

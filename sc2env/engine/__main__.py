@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
 
     session = Session()
     try:
-        server = Server(args.listen, args.port, session.handle, lambda: session.quit)
+        server = Server(args.listen, args.port, session.answer, lambda: session.quit)
     except OSError as e:
         print(f"sc2env.engine: cannot listen on {args.listen}:{args.port}: {e}", file=sys.stderr)
         return 1

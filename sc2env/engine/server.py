@@ -36,15 +36,18 @@ class _Client:
         self.frames: FrameReader | None = None
 
 
+Answer = list  # a response as byte pieces written back to back, valid until the next request is handled
+
+
 class Server:
-    """Serve `handle(request bytes) -> response bytes` on ws://host:port/sc2api, single-threaded.
+    """Serve `handle(request bytes) -> response pieces` on ws://host:port/sc2api, single-threaded.
 
     Requests from one client are answered strictly in order, so pipelined clients (several requests
     written before reading) work. A second client gets HTTP 409 while one is connected. The loop ends
     when `should_stop()` turns true or `handle` asks to quit (`quit_requested()`).
     """
 
-    def __init__(self, host: str, port: int, handle: Callable[[bytes], bytes], quit_requested: Callable[[], bool]):
+    def __init__(self, host: str, port: int, handle: Callable[[bytes], Answer], quit_requested: Callable[[], bool]):
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self.listener = socket.create_server((host, port), family=family, backlog=16)
         self.handle = handle
@@ -106,6 +109,7 @@ class Server:
                 if event.fin:
                     message = b"".join(client.fragments)
                     client.fragments = []
+                    _keep(replies)
                     replies.append(self.handle(message))
                     if self.quit_requested():
                         break
@@ -139,6 +143,7 @@ class Server:
                     if fin:
                         message = b"".join(client.fragments) if len(client.fragments) > 1 else payload
                         client.fragments = []
+                        _keep(replies)
                         replies.append(self.handle(message))
                         if self.quit_requested():
                             break
@@ -155,7 +160,7 @@ class Server:
         if client.closed:
             self._drop(client)
 
-    def _send_binary(self, client: _Client, payloads: list[bytes]) -> None:
+    def _send_binary(self, client: _Client, payloads: list[Answer]) -> None:
         """Write unmasked, unfragmented BINARY frames straight to the socket, all in one gather write.
 
         Equivalent to `protocol.send_binary` for a server without extensions, but the (often ~170 KiB)
@@ -163,15 +168,15 @@ class Server:
         leave together.
         """
         buffers = []
-        for payload in payloads:
-            n = len(payload)
+        for pieces in payloads:
+            n = sum(map(len, pieces))
             if n < 126:
                 buffers.append(bytes((0x82, n)))
             elif n < 1 << 16:
                 buffers.append(bytes((0x82, 126)) + n.to_bytes(2, "big"))
             else:
                 buffers.append(bytes((0x82, 127)) + n.to_bytes(8, "big"))
-            buffers.append(payload)
+            buffers += pieces
         try:
             sent = client.sock.sendmsg(buffers)
             total = sum(map(len, buffers))
@@ -197,6 +202,12 @@ class Server:
         finally:
             if self.client is client:
                 self.client = None
+
+
+def _keep(replies: list[Answer]) -> None:
+    """Join the last answer's pieces (they may be reused by the next request handled before sending)."""
+    if replies and len(replies[-1]) > 1:
+        replies[-1] = [b"".join(replies[-1])]
 
 
 class FrameReader:

@@ -35,7 +35,8 @@ class Session:
     """One engine's protocol state: the status machine and the game it hosts.
 
     `handle(bytes) -> bytes` answers one serialized Request with one serialized Response and never raises
-    for bad input: malformed bytes, unknown or out-of-state requests all get an `error` answer.
+    for bad input: malformed bytes, unknown or out-of-state requests all get an `error` answer. `answer` is
+    the same as pieces to write back to back (valid until the next request), without joining them.
     """
 
     def __init__(self) -> None:
@@ -49,13 +50,17 @@ class Session:
         return self.status == QUIT
 
     def handle(self, data: bytes) -> bytes:
+        pieces = self.answer(data)
+        return pieces[0] if len(pieces) == 1 else b"".join(pieces)
+
+    def answer(self, data: bytes) -> list[bytes | bytearray]:
         response = sc_pb.Response()
         try:
             request = sc_pb.Request.FromString(data)
         except (DecodeError, RuntimeError, ValueError) as e:
             response.error.append(f"malformed request: could not parse {len(data)} bytes as sc2api.Request ({e})")
             response.status = self.status
-            return response.SerializeToString()
+            return [response.SerializeToString()]
         if request.HasField("id"):
             response.id = request.id
         kind = request.WhichOneof("request")
@@ -81,7 +86,7 @@ class Session:
                                       f"{type(e).__name__}: {e} (at {where.filename.rsplit('/', 1)[-1]}:"
                                       f"{where.lineno} in {where.name}; please report it)")
         response.status = self.status
-        return payload if payload is not None else response.SerializeToString()
+        return payload if payload is not None else [response.SerializeToString()]
 
     # ---- requests -----------------------------------------------------------------------------------
     def _ping(self, request, response) -> None:
@@ -172,7 +177,7 @@ class Session:
     def _data(self, request: sc_pb.RequestData, response) -> None:
         response.data.CopyFrom(observe.game_data(request))
 
-    def _observation(self, request: sc_pb.RequestObservation, response) -> bytes:
+    def _observation(self, request: sc_pb.RequestObservation, response) -> list[bytes | bytearray]:
         game = self.game
         if game.realtime and self.status == IN_GAME:
             game.catch_up_realtime(request.game_loop)

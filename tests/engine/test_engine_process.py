@@ -137,6 +137,25 @@ def test_pipelined_requests_are_answered_in_order(running):
     assert [a.id for a in answers] == [10, 11, 12, 13, 14]
     assert list(answers[2].action.result) == [1], "an empty action is a successful no-op"
     assert answers[4].observation.observation.game_loop == 8 and all(not a.error for a in answers)
+    # Observations pipelined together each keep their own layers (the engine reuses its layer buffers).
+    select_all = sc_pb.Action()
+    select_all.action_feature_layer.unit_selection_rect.selection_screen_coord.add().p1.x = 63
+    select_all.action_feature_layer.unit_selection_rect.selection_screen_coord[0].p1.y = 63
+    ws.send_binary(sc_pb.Request(action=sc_pb.RequestAction(actions=[select_all])).SerializeToString())
+    move = sc_pb.Action()
+    move.action_feature_layer.unit_command.ability_id = 16  # Move to the screen's top-left corner
+    move.action_feature_layer.unit_command.target_screen_coord.x = 0
+    together = [sc_pb.Request(observation=sc_pb.RequestObservation()),
+                sc_pb.Request(action=sc_pb.RequestAction(actions=[move])), sc_pb.Request(step=sc_pb.RequestStep(count=16)),
+                sc_pb.Request(observation=sc_pb.RequestObservation())]
+    ws.sock.sendall(b"".join(websocket.ABNF.create_frame(r.SerializeToString(), websocket.ABNF.OPCODE_BINARY)
+                             .format() for r in together))
+    first, _, _, second = [sc_pb.Response.FromString(ws.recv()) for _ in range(len(together) + 1)][1:]
+    screens = [o.observation.observation.feature_layer_data.renders.selected.data for o in (first, second)]
+    assert first.observation.observation.game_loop == 8 and second.observation.observation.game_loop == 24
+    assert any(screens[0]) and any(screens[1]), "the marine is selected in both frames"
+    unit_types = [o.observation.observation.feature_layer_data.renders.unit_type.data for o in (first, second)]
+    assert unit_types[0] != unit_types[1], "the marine walked on: two different frames, each intact"
 
 
 def test_one_client_at_a_time_and_404_elsewhere(running):
