@@ -195,6 +195,7 @@ class Building:
             self.geyser_of[tag] = order.target_tag
             w.contents[j] = w.contents[geyser]
         w.build_progress[j] = 0.0
+        w.rows_version += 1  # unfinished: it provides no supply or tech (per-row facts change)
         w.health[j] = w.health_max[j] * _START_LIFE
         self._construct(w.slot(int(w.tag[i])), j)
 
@@ -264,7 +265,7 @@ class Building:
         """(structure row, builder row) of every structure being built right now."""
         w = self.world
         out = []
-        if w.n and w.build_progress.min() >= 1:
+        if w.n and np.minimum.reduce(w.build_progress) >= 1:
             return out
         for j in np.flatnonzero((w.build_progress < 1) & (w.link != 0)).tolist():
             b = self._builder(j)

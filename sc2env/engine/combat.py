@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sc2env.engine.fast import count_nonzero as _count
+from sc2env.engine.fast import sum_rows as _sum_rows
 from sc2env.engine.orders import ATTACK_MOVE, ATTACK_UNIT, HOLDING, IDLE, PASSIVE
 from sc2env.gamedata import UNIT_TYPES
 
@@ -26,9 +27,7 @@ _RANDOM_DELAY = (-1.0, 2.0)  # loops added to each cooldown (game data RandomDel
 TICK = 4
 _SLACK = 1e-6  # distance tolerance of range checks (float noise of units resting exactly at a range)
 _RANGE, _SCAN, _AUTO, _TARGETABLE, _PREFERENCE = range(5)  # columns of Combat._table
-# Hot path: count_nonzero tests and ufunc reductions cost less than ndarray.any() / .sum() on few units.
-_count = np.count_nonzero
-_sum_rows = functools.partial(np.add.reduce, axis=1)
+
 
 
 @dataclass
@@ -171,7 +170,7 @@ class Combat:
         w = self.world
         closing = (w.speed[quiet] * w.moving[quiet])[:, None] + w.speed[targets] * w.moving[targets]
         pairs = hostile & (closing > 0)
-        if not np.count_nonzero(pairs):
+        if not _count(pairs):
             return limit
         loops = np.floor((room[pairs] - _SLACK) / closing[pairs]).min()
         # Acquiring is a combat decision too: it may come up to a tick late.
@@ -191,10 +190,10 @@ class Combat:
                 elif mode[k] != HOLDING:
                     orders.resume(i)
         has = engaged != 0
-        if not np.count_nonzero(has):
+        if not _count(has):
             return
         out = has & ~in_range
-        if np.count_nonzero(out):
+        if _count(out):
             holding = mode == HOLDING
             w.engaged[armed[out & holding]] = 0  # Hold Position never chases
             for k in (out & ~holding).nonzero()[0].tolist():
@@ -315,9 +314,9 @@ class Combat:
             return
         np.subtract(w.cooldown, t, out=w.cooldown)
         np.maximum(w.cooldown, -TICK, out=w.cooldown)  # how long a weapon has been ready, up to a tick
-        if np.count_nonzero(w.regen):
+        if _count(w.regen):
             hurt = (w.health < w.health_max) & (w.health > 0) & (w.regen > 0)
-            if np.count_nonzero(hurt):
+            if _count(hurt):
                 w.health[hurt] = np.minimum(w.health[hurt] + w.regen[hurt] * t, w.health_max[hurt])
                 w.version += 1
         if self.hits:

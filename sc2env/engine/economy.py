@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from s2clientprotocol import error_pb2
 
+from sc2env.engine.fast import count_nonzero
 from sc2env.engine.orders import GATHER, REPAIR, RETURN, Order
 from sc2env.gamedata import UNIT_TYPES
 
@@ -262,19 +263,26 @@ class Economy:
         """Harvest events are caught up after each batch; batches stay short enough that a worker meets
         at most one of them per batch, and repairs advance loop by loop."""
         w = self.world
-        if np.count_nonzero(w.phase == REPAIRING):
+        if count_nonzero(w.phase == REPAIRING):
             return 1
-        if np.count_nonzero(w.phase):
+        if count_nonzero(w.phase):
             return min(limit, _MAX_BATCH)
         return limit
 
+    def _workers(self, owner: int | None = None) -> list[int]:
+        """Rows of workers (of `owner`), kept per rows."""
+        w = self.world
+        if owner is None:
+            return w.per_rows("workers", lambda: _WORKER[w.type_id].nonzero()[0].tolist())
+        return w.per_rows(("workers of", owner), lambda: [i for i in self._workers() if w.owner[i] == owner])
+
     def advance(self, t: int) -> None:
         w = self.world
-        if not w.n or not np.count_nonzero(_WORKER[w.type_id]):
+        if not w.n or not self._workers():
             return
         self._idle_time(t)
         timed = (w.phase == HARVESTING) | (w.phase == PAUSING)
-        if np.count_nonzero(timed):
+        if count_nonzero(timed):
             w.timer[timed] -= t
             for tag in w.tag[timed & (w.timer <= 1e-9)].tolist():
                 if not w.exists(tag):
@@ -304,11 +312,10 @@ class Economy:
 
     def _idle_time(self, t: int) -> None:
         w = self.world
-        workers = _WORKER[w.type_id]
-        if not np.count_nonzero(workers):
+        if not self._workers():
             return
         for player in self.game.players.values():
-            rows = np.flatnonzero(workers & (w.owner == player.player_id)).tolist()
+            rows = self._workers(player.player_id)
             player.stats.idle_worker_loops += t * sum(1 for i in rows if not w.orders[i])
 
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sc2env.engine.fast import count_nonzero
 from sc2env.engine.players import Player
 from sc2env.engine.vision import Vision
 from sc2env.engine.world import World
@@ -55,7 +56,7 @@ def coverage(view: View, world: World, densities: bool = True, shown: np.ndarray
     n = len(order)
     ascending = True  # `order` is the drawing order: later rows on top
     if n:
-        mobile = np.count_nonzero(world.speed[order] > 0)
+        mobile = count_nonzero(world.speed[order] > 0)
         if 0 < mobile < n:
             # Draw order: mobile (ground) units above the rest, later units above earlier ones.
             order = order[np.argsort(world.speed[order] > 0, kind="stable")]
@@ -80,7 +81,7 @@ def coverage(view: View, world: World, densities: bool = True, shown: np.ndarray
         g = np.rint(f).astype(np.int64)
         pixels = g[:, 1] * w + g[:, 0]
         inside = pixels.view(np.uint64) < h * w
-        if np.count_nonzero(inside) < n:
+        if count_nonzero(inside) < n:
             pixels, order = pixels[inside], order[inside]
         top[pixels] = order + 1  # later rows win a shared pixel, as in the general case
         return top.reshape(h, w), None, None
@@ -171,7 +172,7 @@ class FrameCache:
         if key != self._key:
             self._key, self._coverage, self._values = key, {}, None
             shown = vision.shows(world, player.player_id) if vision is not None else None
-            if shown is None and np.count_nonzero(world.hidden):
+            if shown is None and count_nonzero(world.hidden):
                 shown = ~world.hidden
             self._shown = shown
 
@@ -191,7 +192,7 @@ class FrameCache:
         """`coverage`, with units that never move (structures, resources, items) drawn once per layout and
         view; only moving units are drawn every frame (on top, as the game draws them)."""
         still = world.speed <= 0
-        count = np.count_nonzero(still)
+        count = count_nonzero(still)
         if not count or count == world.n:
             return coverage(view, world, densities, self._shown)
         shown = self._shown if self._shown is not None else np.ones(world.n, bool)
@@ -258,15 +259,15 @@ def unit_values(world: World, player: Player, fixed_only: bool = False, base: np
     for k, (value, maximum) in enumerate(((world.health, world.health_max), (world.energy, world.energy_max),
                                           (world.shields, world.shields_max))):
         o[3 + k] = value
-        positive = np.count_nonzero(maximum > 0)
+        positive = count_nonzero(maximum > 0)
         if positive == n:
             o[7 + k] = value * 255 / maximum
         elif positive:
             o[7 + k] = np.where(maximum > 0, value * 255 / np.where(maximum > 0, maximum, 1.0), 0.0)
     o[10] = [bool(orders) for orders in world.orders]
     progress = world.build_progress
-    if np.count_nonzero(progress < 1):
+    if count_nonzero(progress < 1):
         o[11] = progress * 255 * (progress < 1)
-    if np.count_nonzero(world.cargo_kind):
+    if count_nonzero(world.cargo_kind):
         o[12] = np.where(world.cargo_kind == 1, CARRY_MINERALS, np.where(world.cargo_kind == 2, CARRY_GAS, 0))
     return out

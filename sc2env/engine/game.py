@@ -81,6 +81,7 @@ class Game:
         self.minimap_layers = LayerRenderer(MINIMAP_LAYERS, self.terrain)
         self.frames = FrameCache()
         self.panels = Panels(self)
+        self._minimap_views: dict[tuple, View] = {}
         self.interface: Interface | None = None
         self.race = definition.players[0].race if definition.players else 1
         self.player_id = definition.players[0].player_id if definition.players else 1
@@ -320,7 +321,13 @@ class Game:
 
     def minimap_view(self, render: bool = False) -> View | None:
         size = self.interface and (self.interface.render_minimap if render else self.interface.minimap)
-        return minimap_view(self.definition, size, self.interface.crop) if size else None
+        if not size:
+            return None
+        key = (size, self.interface.crop)
+        view = self._minimap_views.get(key)
+        if view is None:
+            view = self._minimap_views[key] = minimap_view(self.definition, size, self.interface.crop)
+        return view
 
     def camera_view(self) -> View:
         """The screen footprint in world units, whatever interface was requested (for is_on_screen)."""

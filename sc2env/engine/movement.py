@@ -13,6 +13,9 @@ import math
 import numpy as np
 
 from sc2env.engine import paths
+from sc2env.engine.fast import any_rows as _any_rows
+from sc2env.engine.fast import count_nonzero as _count
+from sc2env.engine.fast import sum_rows as _sum_rows
 
 # A unit pushed aside this close to its goal counts as arrived (SC2 units stop when crowded at a point).
 _CROWDED_ARRIVAL = 1.0
@@ -21,11 +24,6 @@ CONTACT_BATCH = 8
 # Longest batch while some unit walks round an obstacle (it may stand at a corner until the batch ends).
 WAYPOINT_BATCH = 8
 _EPS = 1e-6
-# Hot paths test small boolean arrays with np.count_nonzero: on arrays of a few dozen units it costs a
-# fraction of ndarray.any(), and batches run many such tests.
-_count = np.count_nonzero
-_sum_rows = functools.partial(np.add.reduce, axis=1)  # x.sum(axis=1) without ndarray.sum's Python layer
-_any_rows = functools.partial(np.logical_or.reduce, axis=1)
 
 
 @functools.lru_cache(maxsize=64)

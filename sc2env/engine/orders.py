@@ -52,14 +52,18 @@ class Orders:
         self._overrides = {unit_type_by_name(name).unit_id: tuple(card) for name, card in overrides.items()}
         self.rally: dict[int, Order] = {}
         self._afford: dict[tuple, int] = {}
+        self._cards: dict[int, tuple[int, ...]] = {}  # unit type -> its (restricted) command card
 
     # ---- command cards ------------------------------------------------------------------------------
     def card(self, i: int) -> tuple[int, ...]:
         """The abilities on row i's command card (the map may restrict it), before state checks."""
         t = self.world.types[i]
-        card = t.command_card
-        restricted = self._overrides.get(t.unit_id)
-        return card if restricted is None else tuple(a for a in card if a in restricted)
+        card = self._cards.get(t.unit_id)
+        if card is None:
+            restricted = self._overrides.get(t.unit_id)
+            card = t.command_card if restricted is None else tuple(a for a in t.command_card if a in restricted)
+            self._cards[t.unit_id] = card
+        return card
 
     def available(self, i: int) -> list[int]:
         """The abilities row i offers now: card buttons whose costs, supply, tech and state allow them."""

@@ -17,6 +17,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from s2clientprotocol import score_pb2, ui_pb2
 
 from sc2env.engine import wire
+from sc2env.engine.fast import count_nonzero
 from sc2env.engine.players import CATEGORIES
 from sc2env.gamedata import ABILITIES, UNIT_TYPES
 
@@ -126,7 +127,7 @@ class Panels:
             rates = (stats.collection_rate(g.game_loop, "minerals"), stats.collection_rate(g.game_loop, "vespene"))
         own, table, _, _, _, used, values = self._own()
         finished = g.world.build_progress[own] >= 1
-        if np.count_nonzero(finished) < len(own):
+        if count_nonzero(finished) < len(own):
             values = _values(table, finished)
         score.MergeFromString(encode_score(g.player.score, stats, rates, used, values))
 

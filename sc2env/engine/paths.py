@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sc2env.engine.fast import all_last, any_last, count_nonzero, max_last, min_last
+
 if TYPE_CHECKING:
     from sc2env.engine.world import World
 
@@ -30,8 +32,8 @@ def crosses(starts: np.ndarray, ends: np.ndarray, lo: np.ndarray, hi: np.ndarray
     t1 = (lo - starts) / safe
     t2 = (hi - starts) / safe
     between = (starts > lo) & (starts < hi)
-    t_near = _max_pairs(np.where(flat, np.where(between, -np.inf, np.inf), np.minimum(t1, t2)))
-    t_far = _min_pairs(np.where(flat, np.where(between, np.inf, -np.inf), np.maximum(t1, t2)))
+    t_near = max_last(np.where(flat, np.where(between, -np.inf, np.inf), np.minimum(t1, t2)))
+    t_far = min_last(np.where(flat, np.where(between, np.inf, -np.inf), np.maximum(t1, t2)))
     return (t_far - t_near > _EPS) & (t_far > _EPS) & (t_near < 1 - _EPS)
 
 
@@ -51,14 +53,14 @@ def steer(world: World, m: np.ndarray) -> None:
     t1 = (lo - p) / safe
     t2 = (hi - p) / safe
     outside = parallel & ((p < lo) | (p > hi))
-    t_near = _max_pairs(np.where(parallel, -np.inf, np.minimum(t1, t2)))
-    t_far = _min_pairs(np.where(parallel, np.inf, np.maximum(t1, t2)))
-    blocked = (t_near < t_far - _EPS) & (t_near > _EPS) & (t_near < 1.0) & ~_any_pairs(outside)
+    t_near = max_last(np.where(parallel, -np.inf, np.minimum(t1, t2)))
+    t_far = min_last(np.where(parallel, np.inf, np.maximum(t1, t2)))
+    blocked = (t_near < t_far - _EPS) & (t_near > _EPS) & (t_near < 1.0) & ~any_last(outside)
     others = w.tag[obstacles][None] != w.goal_tag[m][:, None]  # the goal unit's own box doesn't block
     blocked &= others
     g = goal[:, None, :]
-    blocked &= ~_all_pairs((g > lo) & (g < hi))  # aiming inside a box: walk up to it
-    if not np.count_nonzero(blocked):
+    blocked &= ~all_last((g > lo) & (g < hi))  # aiming inside a box: walk up to it
+    if not count_nonzero(blocked):
         return
     units = np.logical_or.reduce(blocked, axis=1).nonzero()[0]
     first = np.where(blocked[units], t_near[units], np.inf).argmin(axis=1)
@@ -88,24 +90,19 @@ def _corners(w: World, rows, lo, hi, all_lo, all_hi, others) -> np.ndarray:
 
 
 _CORNER_PICK = [0, 1, 0, 3, 2, 1, 2, 3]
-# Reductions over the last axis (x and y) as ufunc methods: cheaper calls than ndarray.max(axis=-1) & co.
-_max_pairs = functools.partial(np.maximum.reduce, axis=-1)
-_min_pairs = functools.partial(np.minimum.reduce, axis=-1)
-_any_pairs = functools.partial(np.logical_or.reduce, axis=-1)
-_all_pairs = functools.partial(np.logical_and.reduce, axis=-1)
 
 
 def push_out_of_boxes(w: World, mobile: np.ndarray, reach: np.ndarray) -> None:
     """Move mobile rows that overlap an obstacle's footprint box out of it (by more than 1e-9; `reach` is
     their radii less that, as a column)."""
-    if np.count_nonzero(w.hidden):
+    if count_nonzero(w.hidden):
         o = (w.obstacle & ~w.hidden).nonzero()[0]
         centres, halves = w.pos[o][None], w.half[o][None]
     else:  # obstacles stand still: their boxes are kept until rows change or one is moved
         o, centres, halves = w.per_rows(("boxes", w.static_version), lambda: _boxes(w))
     out = np.maximum(np.abs(w.pos[mobile][:, None, :] - centres) - halves, 0.0)
     hit = np.hypot(out[..., 0], out[..., 1]) < reach
-    if not np.count_nonzero(hit):
+    if not count_nonzero(hit):
         return
     for u, k in np.argwhere(hit).tolist():  # few contacts: resolve them one by one, nearest face out
         q = w.pos[mobile[u]] - w.pos[o[k]]

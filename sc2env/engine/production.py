@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from s2clientprotocol import error_pb2
 
+from sc2env.engine.fast import count_nonzero
 from sc2env.engine.orders import GATHER, MOVE, SUCCESS, Order
 from sc2env.gamedata import UNIT_TYPES
 
@@ -44,7 +45,7 @@ class Production:
             if queue and queue[0].started:
                 used += self.trains[queue[0].ability_id].food_required
         complete = w.build_progress[mine] >= 1
-        if np.count_nonzero(complete) < len(mine):
+        if count_nonzero(complete) < len(mine):
             cap = (provided * complete).sum()
         return used, float(min(cap, MAX_FOOD))
 
@@ -93,15 +94,19 @@ class Production:
         return SUCCESS
 
     # ---- time ---------------------------------------------------------------------------------------
-    def _producers(self) -> list[int]:
+    def _finished_producers(self) -> list[int]:
+        """Rows of finished structures that train units (kept per rows)."""
         w = self.world
-        rows = np.flatnonzero(_PRODUCER[w.type_id] & (w.build_progress >= 1)).tolist()
-        return [i for i in rows if w.orders[i]]
+        return w.per_rows("producers", lambda: (_PRODUCER[w.type_id] & (w.build_progress >= 1)).nonzero()[0].tolist())
+
+    def _producers(self) -> list[int]:
+        orders = self.world.orders
+        return [i for i in self._finished_producers() if orders[i]]
 
     def plan(self, limit: int) -> int:
         """Start queue fronts that now have supply; the batch ends when the first unit is done."""
         w = self.world
-        if not w.n or not np.count_nonzero(_PRODUCER[w.type_id]):
+        if not w.n or not self._finished_producers():
             return limit
         for i in self._producers():
             front = w.orders[i][0]
@@ -118,7 +123,7 @@ class Production:
 
     def advance(self, t: int) -> None:
         w = self.world
-        if not w.n or not np.count_nonzero(_PRODUCER[w.type_id]):
+        if not w.n or not self._finished_producers():
             return
         producers = self._producers()
         self._idle_time(t, producers)
@@ -135,11 +140,12 @@ class Production:
 
     def _idle_time(self, t: int, busy: list[int]) -> None:
         w = self.world
-        producers = _PRODUCER[w.type_id] & (w.build_progress >= 1)
-        if not np.count_nonzero(producers):
+        producers = self._finished_producers()
+        if not producers:
             return
         for player in self.game.players.values():
-            mine = np.flatnonzero(producers & (w.owner == player.player_id)).tolist()
+            pid = player.player_id
+            mine = w.per_rows(("producers of", pid), lambda pid=pid: [i for i in producers if w.owner[i] == pid])
             player.stats.idle_production_loops += t * len(set(mine) - set(busy))
 
     def _emerge(self, i: int, unit_type) -> None:

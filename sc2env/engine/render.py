@@ -39,6 +39,7 @@ class View:
             np.asarray(y) <= self.top) & (np.asarray(y) > self.top - self.height * self.scale)
 
 
+@functools.lru_cache(maxsize=256)  # views are asked for several times per step, and are immutable
 def screen_view(camera: tuple[float, float], world_width: float, resolution: tuple[int, int]) -> View:
     """The feature screen: `world_width` units across, centred on the camera, square pixels."""
     w, h = resolution

@@ -100,7 +100,8 @@ class World(Motion):
         self._obstacles = 0  # how many obstacles exist (no obstacles: no steering, no waypoints)
         self._accelerating = 0  # how many units accelerate
         self.static_version = 0  # changes when a unit that never moves appears, goes or is teleported
-        # Changes when rows come or go, a unit changes type or a structure is finished (per-row caches).
+        # Changes when rows come or go, a unit changes type, or a structure starts or finishes construction
+        # (for caches of per-row facts).
         self.rows_version = 0
         self._per_rows: dict[str, object] = {}
         self._per_rows_version = -1
