@@ -256,18 +256,25 @@ def unit_values(world: World, player: Player, fixed_only: bool = False, base: np
     if player.selection and n:
         o[2, world.slots(player.selection)] = 1
     # Whole hit points (truncated, as the game shows them) and 0..255 ratios; a row without maxima stays 0.
+    # Maxima and which structures are unfinished are per-row facts (World.per_rows).
+    positive, unfinished = world.per_rows("layer value facts", lambda: _value_facts(world))
     for k, (value, maximum) in enumerate(((world.health, world.health_max), (world.energy, world.energy_max),
                                           (world.shields, world.shields_max))):
         o[3 + k] = value
-        positive = count_nonzero(maximum > 0)
-        if positive == n:
+        if positive[k] == n:
             o[7 + k] = value * 255 / maximum
-        elif positive:
+        elif positive[k]:
             o[7 + k] = np.where(maximum > 0, value * 255 / np.where(maximum > 0, maximum, 1.0), 0.0)
     o[10] = [bool(orders) for orders in world.orders]
-    progress = world.build_progress
-    if count_nonzero(progress < 1):
+    if unfinished:
+        progress = world.build_progress
         o[11] = progress * 255 * (progress < 1)
     if count_nonzero(world.cargo_kind):
         o[12] = np.where(world.cargo_kind == 1, CARRY_MINERALS, np.where(world.cargo_kind == 2, CARRY_GAS, 0))
     return out
+
+
+def _value_facts(world: World) -> tuple[tuple[int, int, int], bool]:
+    """How many rows have hit points, energy and shields maxima, and whether any row is unfinished."""
+    maxima = (world.health_max, world.energy_max, world.shields_max)
+    return tuple(int(count_nonzero(m > 0)) for m in maxima), bool(count_nonzero(world.build_progress < 1))

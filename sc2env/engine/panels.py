@@ -17,7 +17,6 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from s2clientprotocol import score_pb2, ui_pb2
 
 from sc2env.engine import wire
-from sc2env.engine.fast import count_nonzero
 from sc2env.engine.players import CATEGORIES
 from sc2env.gamedata import ABILITIES, UNIT_TYPES
 
@@ -56,7 +55,7 @@ class Panels:
     # ---- per-row facts ------------------------------------------------------------------------------
     def _own(self) -> tuple:
         """The player's rows and what follows from their types: (rows, type-table rows, worker rows, food of
-        workers, army count, used_* sums by category, total values when all are finished)."""
+        workers, army count, used_* sums by category, total values of the finished ones)."""
         w, pid = self.game.world, self.game.player.player_id
 
         def build():
@@ -66,8 +65,9 @@ class Panels:
             category = table[:, _CATEGORY].astype(np.intp)
             used = tuple(tuple(np.bincount(category, weights=table[:, column], minlength=len(CATEGORIES)).tolist())
                          for column in (_MINERALS, _VESPENE, _FOOD))
+            # Which rows are finished is a per-rows fact too (construction start and end change the version).
             return (own, table, own[worker].tolist(), float(table[:, _FOOD][worker].sum()),
-                    int(table[:, _ARMY].sum()), used, _values(table, np.ones(len(own), bool)))
+                    int(table[:, _ARMY].sum()), used, _values(table, w.build_progress[own] >= 1))
 
         return w.per_rows(("own", pid), build)
 
@@ -125,10 +125,7 @@ class Panels:
         rates = None
         if stats.income:
             rates = (stats.collection_rate(g.game_loop, "minerals"), stats.collection_rate(g.game_loop, "vespene"))
-        own, table, _, _, _, used, values = self._own()
-        finished = g.world.build_progress[own] >= 1
-        if count_nonzero(finished) < len(own):
-            values = _values(table, finished)
+        _, _, _, _, _, used, values = self._own()
         score.MergeFromString(encode_score(g.player.score, stats, rates, used, values))
 
     # ---- UI -----------------------------------------------------------------------------------------
@@ -162,13 +159,17 @@ class Panels:
     def _unit_cards_of(self, rows: list[int]) -> list[bytes]:
         """Serialized UnitInfo of each row (type, relation, whole vitals and maxima, build progress)."""
         w, pid = self.game.world, self.game.player.player_id
-        r = np.array(rows)
-        owner = w.owner[r]
-        relation = np.where(owner == pid, ALLIANCE_SELF, np.where(owner == 0, ALLIANCE_NEUTRAL, ALLIANCE_ENEMY))
-        columns = (w.type_id[r].tolist(), relation.tolist(), *(
-            getattr(w, name)[r].astype(np.int64).tolist()  # truncated like int()
-            for name in ("health", "health_max", "shields", "shields_max", "energy", "energy_max")),
-            w.build_progress[r].tolist())
+
+        def facts():
+            owner = w.owner
+            relation = np.where(owner == pid, ALLIANCE_SELF, np.where(owner == 0, ALLIANCE_NEUTRAL, ALLIANCE_ENEMY))
+            return w.type_id.tolist(), relation.tolist()
+
+        types, relations = w.per_rows(("unit cards", pid), facts)
+        vitals = np.array((w.health, w.health_max, w.shields, w.shields_max, w.energy, w.energy_max))
+        columns = ([types[i] for i in rows], [relations[i] for i in rows],
+                   *vitals[:, rows].astype(np.int64).tolist(),  # truncated like int()
+                   w.build_progress[rows].tolist())
         out = []
         cards = self._unit_cards
         for values in zip(*columns):

@@ -39,24 +39,24 @@ class Production:
     def food(self, owner: int) -> tuple[float, float]:
         """(food used, food cap) of a player: units alive or in production, supply of finished structures."""
         w = self.world
-        mine, used, producers, provided, cap = w.per_rows(("food", owner), lambda: self._food_rows(owner))
+        used, producers, cap = w.per_rows(("food", owner), lambda: self._food_rows(owner))
         for i in producers:
             queue = w.orders[i]
             if queue and queue[0].started:
                 used += self.trains[queue[0].ability_id].food_required
-        complete = w.build_progress[mine] >= 1
-        if count_nonzero(complete) < len(mine):
-            cap = (provided * complete).sum()
-        return used, float(min(cap, MAX_FOOD))
+        return used, cap
 
     def _food_rows(self, owner: int) -> tuple:
-        """(rows, food their types require, producer rows, food each provides, their total): kept per rows."""
+        """(food the player's types require, its producer rows, food cap): kept per rows (which structures
+        are finished changes the rows' version too)."""
         w = self.world
         mine = w.owner == owner
         kinds = w.type_id[mine]
         provided = _FOOD_PROVIDED[kinds]
-        return (mine.nonzero()[0], float(_FOOD_REQUIRED[kinds].sum()),
-                (mine & _PRODUCER[w.type_id]).nonzero()[0].tolist(), provided, provided.sum())
+        complete = w.build_progress[mine] >= 1
+        cap = (provided * complete).sum() if count_nonzero(complete) < len(kinds) else provided.sum()
+        return (float(_FOOD_REQUIRED[kinds].sum()), (mine & _PRODUCER[w.type_id]).nonzero()[0].tolist(),
+                float(min(cap, MAX_FOOD)))
 
     # ---- orders -------------------------------------------------------------------------------------
     def can_queue(self, i: int, ability: int) -> int:

@@ -144,14 +144,22 @@ def encode(bits_per_pixel: int, pixels: np.ndarray) -> bytes:
     return wire.image_data(bits_per_pixel, w, h, _data(bits_per_pixel, pixels))
 
 
+_NOTHING = np.zeros(0, np.intp)
+_EVERYWHERE = np.zeros(1, np.intp)  # marks a layer gathered whole (any pixel may be non-zero)
+
+
 @dataclass
 class _Frame:
     """One view's encoded message, kept between frames: a buffer holding every field, the static ones encoded
-    once, and per redrawn layer a numpy view of its pixel data inside the buffer (written in place)."""
+    once, and per redrawn layer a numpy view of its pixel data inside the buffer (written in place).
+
+    Units cover a small part of a view, so unit layers are written sparsely: a layer's pixels are zero except
+    at `drawn[n]`, the pixels written last time, which are cleared before the covered ones are written.
+    """
 
     buffer: bytearray
-    pixels: dict[int, np.ndarray]  # layer position -> its data bytes (uint8, or <i4 for 32 bpp)
-    zeroed: set[int]  # layers whose data is all zeros now (not rewritten while they stay so)
+    pixels: dict[int, np.ndarray]  # layer position -> its flat data (uint8, or <i4 for 32 bpp; packed for 1)
+    drawn: dict[int, np.ndarray]  # unit layer position -> flat pixels that may be non-zero
     visibility_version: int = -1
 
 
@@ -178,26 +186,40 @@ class LayerRenderer:
         frame = self._frame(view, camera, fog)
         index, density, density_aa = frames.coverage(view, world, player, self._densities)
         tables = frames.tables(world, player)
-        lit, pixels, zeroed = tables["lit"], frame.pixels, frame.zeroed
+        lit, pixels, drawn = tables["lit"], frame.pixels, frame.drawn
+        flat = index.ravel()
+        covered = (flat != 0).nonzero()[0]  # the pixels that show a unit (bool nonzero: the fast one)
+        dense = len(covered) * 4 > len(flat)  # units fill much of the view: gathering every pixel is cheaper
+        rows = flat.take(covered)  # and that unit's row + 1
         for n, bpp, row in self._unit_layers:
-            out = pixels[n]
-            if not lit[row]:  # all its units have value 0
-                if n not in zeroed:
+            out, before = pixels[n], drawn[n]
+            if bpp == 1:  # packed bits: drawn whole (512 bytes at 64x64)
+                if lit[row]:
+                    if dense:
+                        out[:] = np.packbits(tables[1][row].take(flat))
+                    else:
+                        bits = np.zeros(len(flat), bool)
+                        bits[covered] = tables[1][row].take(rows)
+                        out[:] = np.packbits(bits)
+                elif len(before):
                     out.fill(0)
-                    zeroed.add(n)
-                continue
-            zeroed.discard(n)
-            if bpp == 1:
-                out[:] = np.packbits(tables[1][row].take(index))
-            else:  # mode="clip" writes straight into `out` (indices are always valid)
-                tables[bpp][row].take(index, out=out, mode="clip")
+            elif lit[row] and dense:  # mode="clip" writes straight into `out` (indices are always valid)
+                tables[bpp][row].take(flat, out=out, mode="clip")
+            else:
+                if before is _EVERYWHERE:
+                    out.fill(0)
+                elif len(before):
+                    out[before] = 0
+                if lit[row]:  # else all its units have value 0
+                    out[covered] = tables[bpp][row].take(rows)
+            drawn[n] = (_EVERYWHERE if dense else covered) if lit[row] else _NOTHING
         for n, (_, _, _, source) in enumerate(self.layers):
             if source == "density":
-                pixels[n][:] = density
+                pixels[n][:] = density.ravel()
             elif source == "density_aa":
-                pixels[n][:] = density_aa
+                pixels[n][:] = density_aa.ravel()
             elif source == "visibility" and fog and frame.visibility_version != vision.version:
-                self.terrain.padded(vision.grid()).take(self.terrain.cells(view), out=pixels[n], mode="clip")
+                self.terrain.padded(vision.grid()).take(self.terrain.cells(view).ravel(), out=pixels[n], mode="clip")
                 frame.visibility_version = vision.version
         return [frame.buffer]
 
@@ -225,12 +247,10 @@ class LayerRenderer:
         pixels = {}
         for n, (start, size) in slots.items():
             block = data[start:start + size]
-            bpp = self.layers[n][2]
-            pixels[n] = block.view("<i4").reshape(view.height, view.width) if bpp == 32 else (
-                block.reshape(view.height, view.width) if bpp == 8 else block)
+            pixels[n] = block.view("<i4") if self.layers[n][2] == 32 else block
         if len(self._frames) > 64:
             self._frames.clear()
-        frame = self._frames[key] = _Frame(buffer, pixels, set(slots))
+        frame = self._frames[key] = _Frame(buffer, pixels, dict.fromkeys(slots, _NOTHING))
         return frame
 
     def _static_layer(self, source: str, bpp: int, view: View, camera: View | None) -> bytes | None:
