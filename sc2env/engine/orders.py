@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
 from s2clientprotocol import error_pb2
 
 from sc2env.gamedata import ABILITIES, Target, specific_ability, unit_type_by_name
@@ -21,6 +22,7 @@ CANCEL_LAST = (306, 308)
 LOWER, RAISE = 556, 558
 _MORPHS = {LOWER: "SupplyDepotLowered", RAISE: "SupplyDepot"}
 _MOVEMENT = (MOVE, PATROL, ATTACK)
+_TO_A_POINT = (MOVE, ATTACK, SMART)  # orders that send mobile units to a point, batched by Orders._move_all
 # Combat modes (World.mode): what the current order lets a unit's weapon do.
 PASSIVE, IDLE, ATTACK_MOVE, ATTACK_UNIT, HOLDING = 0, 1, 2, 3, 4
 _FOLLOW_REACH = 0.5
@@ -113,12 +115,46 @@ class Orders:
         if not casters:
             return ERROR
         specific = casters[0][1]
+        if (specific in _TO_A_POINT and target is None and point is not None and not queued and len(casters) > 1
+                and all(s == specific for _, s in casters)):
+            rows = [w.slot(tag) for tag, _ in casters]
+            if all(w.speed[i] > 0 and not w.types[i].structure for i in rows):
+                self._move_all(rows, specific, point)
+                return SUCCESS
         if ABILITIES[specific].building and len(casters) > 1:
             casters = [self._nearest_builder(casters, point, target)]
         elif specific in self.game.production.trains:
             casters = [min(casters, key=lambda c: len(w.orders[w.slot(c[0])]))]
         results = [self.issue(w.slot(tag), specific, point, target, queued) for tag, specific in casters]
         return SUCCESS if SUCCESS in results else results[0]
+
+    def _move_all(self, rows: list[int], ability: int, point) -> None:
+        """`issue` of Move, Attack (attack-move) or Smart to a point, for many mobile units at once: the
+        same orders and state, set column-wise (selections of a dozen units get such orders every step)."""
+        g, w = self.game, self.world
+        r = np.array(rows)
+        for i in r[w.phase[r] != 0].tolist():  # what they were doing ends (harvest, construction), in order
+            g.economy.interrupt(i)
+            g.building.halt(i)
+        w.ghost[r] = False
+        # Bounds.clamp with each unit's radius as the margin (its goal, and its order's point).
+        b, radius = w.pathable, w.radius[r]
+        x = np.minimum(np.maximum(point[0], b.x0 + radius), b.x1 - radius)
+        y = np.minimum(np.maximum(point[1], b.y0 + radius), b.y1 - radius)
+        ability = MOVE if ability == SMART else ability
+        for i, goal in zip(rows, zip(x.tolist(), y.tolist())):
+            w.orders[i] = [Order(ability, point=goal)]
+        w.holding[r] = False
+        w.engaged[r] = 0
+        w.velocity[r] = 0.0
+        w.mode[r] = ATTACK_MOVE if ability == ATTACK else PASSIVE
+        w.leash[r] = w.pos[r]
+        w.goal[r, 0], w.goal[r, 1] = x, y
+        w.goal_tag[r] = 0
+        w.reach[r] = 0.0
+        w.moving[r] = True
+        w.steer_stamp[r] = -1
+        w.version += 1
 
     def _nearest_builder(self, casters, point, target):
         w = self.world
