@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sc2env.engine.fast import count_nonzero as _count
-from sc2env.engine.fast import sum_rows as _sum_rows
 from sc2env.engine.orders import ATTACK_MOVE, ATTACK_UNIT, HOLDING, IDLE, PASSIVE
 from sc2env.gamedata import UNIT_TYPES
 
@@ -80,7 +79,7 @@ class Combat:
         if w.n < 2:
             return limit
         mode = w.mode
-        table, targetable, cached = w.per_rows("combat", self._row_stats)
+        rows, targetable, cached = w.per_rows("combat", self._row_stats)
         if _count(w.hidden):
             seen = ~w.hidden
             armed = ((mode != PASSIVE) & seen).nonzero()[0]
@@ -91,63 +90,76 @@ class Combat:
             targets, target = cached
         if not len(armed) or not len(targets):
             return limit
-        target_tags, target_owners, target_radius, boxes = target
+        target_tags, target_owners, target_radius, boxes, preference, index_of = target
         hostile = w.owner[armed][:, None] != target_owners
         engaged = w.engaged[armed]
         if not _count(hostile) and not _count(engaged):
             return limit  # one side only and no explicit attacks: nothing to fight
-        found = np.minimum(target_tags.searchsorted(engaged), len(targets) - 1)
-        current = np.where(target_tags[found] == engaged, found, -1)
         gap = self._gaps(armed, targets, target_radius, boxes)
         mode = mode[armed]
-        stats = table[armed]
-        weapon_range = stats[:, _RANGE]
-        holding = mode == HOLDING
-        idle = mode == IDLE
-        scan = np.where(holding, weapon_range, stats[:, _SCAN])
-        acquiring = (mode == ATTACK_MOVE) | holding | (idle & (stats[:, _AUTO] > 0))
-        if _count(idle):
-            away = w.pos[armed] - w.leash[armed]
-            current[idle & (_sum_rows(away * away) > _LEASH * _LEASH)] = -1
-        index = np.arange(len(armed))
-        current_gap = np.where(current >= 0, gap[index, current], np.inf)
-        in_range = (current_gap <= weapon_range + _SLACK) | (
-            w.firing[armed] & (current_gap <= weapon_range + _RANGE_SLOP))
-        # Re-acquire when there is no target, or the target is out of reach while another is in range.
-        want = acquiring & ((current < 0) | (~in_range & (mode != ATTACK_UNIT)))
-        if _count(want):
-            candidates = hostile & (gap <= scan[:, None] + _SLACK)
+        # Per armed unit, in Python (a few dozen at most): the target it has (index into targets, -1 for
+        # none), whether that is in range, and whether it should look for another.
+        ranges, scans, autos = rows
+        armed_rows, modes, tags = armed.tolist(), mode.tolist(), engaged.tolist()
+        firing, gaps = w.firing[armed].tolist(), gap.tolist()
+        current, in_range, want, acquiring, scan = [], [], [], [], []
+        for k, i in enumerate(armed_rows):
+            m, reach = modes[k], ranges[i]
+            holding, idle = m == HOLDING, m == IDLE
+            scan.append(reach if holding else scans[i])
+            acquiring.append(m == ATTACK_MOVE or holding or (idle and autos[i]))
+            c = index_of.get(tags[k], -1)
+            if idle and c >= 0:  # chased too far from where it acquired its target: give up
+                (x, y), (x0, y0) = w.pos[i].tolist(), w.leash[i].tolist()
+                if (x - x0) * (x - x0) + (y - y0) * (y - y0) > _LEASH * _LEASH:
+                    c = -1
+            gap_now = gaps[k][c] if c >= 0 else np.inf
+            near = gap_now <= reach + _SLACK or (firing[k] and gap_now <= reach + _RANGE_SLOP)
+            current.append(c)
+            in_range.append(near)
+            # Re-acquire when there is no target, or the target is out of reach while another is in range.
+            want.append(acquiring[k] and (c < 0 or (not near and m != ATTACK_UNIT)))
+        current, in_range = np.array(current), np.array(in_range)
+        if any(want):
+            want, scan_now = np.array(want), np.array(scan)
+            candidates = hostile & (gap <= scan_now[:, None] + _SLACK)
             if _count(candidates[want]):
-                key = np.where(candidates, gap + table[targets, _PREFERENCE], np.inf)
+                weapon_range = np.array([ranges[i] for i in armed_rows])
+                index = np.arange(len(armed))
+                key = np.where(candidates, gap + preference, np.inf)
                 best = key.argmin(axis=1)
                 best_gap = gap[index, best]
                 better = want & np.isfinite(key[index, best]) & ((current < 0) | (best_gap <= weapon_range))
                 current = np.where(better, best, current)
-                current_gap = np.where(better, best_gap, current_gap)
                 in_range = np.where(better, best_gap <= weapon_range + _SLACK, in_range)
         new_engaged = np.where(current >= 0, target_tags[np.maximum(current, 0)], 0)
         self._apply(armed, engaged, new_engaged, in_range, mode)
         fighting = new_engaged != 0
         if _count(fighting):
             limit = min(limit, TICK)
-        quiet = acquiring & ~fighting
+        quiet = np.array(acquiring) & ~fighting
         if limit > 1 and _count(quiet):
-            limit = self._approach_bound(limit, armed[quiet], targets, gap[quiet] - scan[quiet][:, None],
+            limit = self._approach_bound(limit, armed[quiet], targets, gap[quiet] - np.array(scan)[quiet][:, None],
                                          hostile[quiet])
         return limit
 
     def _row_stats(self) -> tuple:
-        """(table rows, targetable rows, (targets, their stats) when none is hidden): per-row constants."""
+        """((weapon range, scan range, auto-acquires) of each row as lists, targetable rows, (targets, their
+        stats) when none is hidden): per-row constants."""
         w = self.world
         table = self._table[w.type_id]
         targetable = (table[:, _TARGETABLE] > 0) & (w.owner != 0)
         targets = targetable.nonzero()[0]
-        return table, targetable, (targets, self._target_stats(targets))
+        rows = table[:, _RANGE].tolist(), table[:, _SCAN].tolist(), (table[:, _AUTO] > 0).tolist()
+        return rows, targetable, (targets, self._target_stats(targets))
 
     def _target_stats(self, targets: np.ndarray) -> tuple:
-        """Tags, owners, radii of rows `targets`, and whether any is a structure (measured to its box)."""
+        """Tags, owners, radii of rows `targets`, whether any is a structure (measured to its box), their
+        target preference, and each tag's position among them."""
         w = self.world
-        return w.tag[targets], w.owner[targets], w.radius[targets], bool(_count(w.obstacle[targets]))
+        tags = w.tag[targets]
+        return (tags, w.owner[targets], w.radius[targets], bool(_count(w.obstacle[targets])),
+                self._table[w.type_id[targets], _PREFERENCE], {tag: k for k, tag in enumerate(tags.tolist())})
 
     def _gaps(self, a: np.ndarray, t: np.ndarray, radius_t: np.ndarray, boxes: bool) -> np.ndarray:
         """Edge-to-edge distances (armed x targets); structures are measured to their footprint box."""
@@ -180,36 +192,39 @@ class Combat:
         """Commit targets: chase, stop in range, fire; units that lost their target carry on."""
         w, orders = self.world, self.game.orders
         w.engaged[armed] = engaged
-        lost = ((old != 0) & (engaged == 0)).nonzero()[0]
-        if len(lost):
-            w.firing[armed[lost]] = False
-            for k in lost.tolist():
-                i = int(armed[k])
-                if mode[k] == ATTACK_UNIT:
-                    orders.complete(i)
-                elif mode[k] != HOLDING:
-                    orders.resume(i)
-        has = engaged != 0
-        if not _count(has):
-            return
-        out = has & ~in_range
-        if _count(out):
-            holding = mode == HOLDING
-            w.engaged[armed[out & holding]] = 0  # Hold Position never chases
-            for k in (out & ~holding).nonzero()[0].tolist():
-                i = int(armed[k])
-                if w.goal_tag[i] != engaged[k] or not w.moving[i]:
-                    w.firing[i] = False
-                    w.move_to(i, tag=int(engaged[k]), reach=self._reach(i))
-                    if mode[k] == IDLE and old[k] == 0:
-                        w.leash[i] = w.pos[i]
-        inside = has & in_range
-        for i in armed[inside & w.moving[armed]].tolist():
-            w.halt(i)
-        for k in (inside & (w.cooldown[armed] <= 0)).nonzero()[0].tolist():
-            i = int(armed[k])
-            if w.exists(int(engaged[k])):
-                self._fire(i, w.slot(int(engaged[k])), float(min(-w.cooldown[i], TICK - 1)))
+        # Unit by unit in Python (few units), in the phases below: each unit's state is read when its
+        # phase comes, and only a unit's own phase changes it.
+        rows, before, now, near, modes = armed.tolist(), old.tolist(), engaged.tolist(), in_range.tolist(), mode.tolist()
+        lost = [k for k, tag in enumerate(now) if not tag and before[k]]
+        for k in lost:
+            w.firing[rows[k]] = False
+        for k in lost:
+            if modes[k] == ATTACK_UNIT:
+                orders.complete(rows[k])
+            elif modes[k] != HOLDING:
+                orders.resume(rows[k])
+        inside = []
+        for k, tag in enumerate(now):
+            if not tag:
+                continue
+            if near[k]:
+                inside.append(k)
+                continue
+            i = rows[k]
+            if modes[k] == HOLDING:
+                w.engaged[i] = 0  # Hold Position never chases
+            elif w.goal_tag[i] != tag or not w.moving[i]:
+                w.firing[i] = False
+                w.move_to(i, tag=tag, reach=self._reach(i))
+                if modes[k] == IDLE and before[k] == 0:
+                    w.leash[i] = w.pos[i]
+        for k in inside:
+            if w.moving[rows[k]]:
+                w.halt(rows[k])
+        for k in [k for k in inside if w.cooldown[rows[k]] <= 0]:
+            i, tag = rows[k], now[k]
+            if w.exists(tag):
+                self._fire(i, w.slot(tag), float(min(-w.cooldown[i], TICK - 1)))
 
     def _reach(self, i: int) -> float:
         t = self.world.types[i]
