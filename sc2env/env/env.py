@@ -216,9 +216,9 @@ class SC2Env(gym.Env):
         return int(seed) % _SEED_BOUND
 
     def _observe(self, response) -> dict[str, np.ndarray]:
-        self._last = self._decoder.decode(response)
+        self._last = self._decoder.decode(response, defer_layers=self._packer.defers_layers)
         self._last_response = response
-        return self._packer.pack(self._last)
+        return self._packer.pack(self._last, response)
 
     def _info(self, result: StepResult, invalid: str | None) -> dict[str, Any]:
         obs = self._last

@@ -10,6 +10,7 @@ from gymnasium import spaces
 
 from sc2env.gamedata import UNIT_TYPES
 from sc2env.interface import MINIMAP_LAYERS, SCREEN_LAYERS, ActionSpec, FeatureUnit, Observation, TargetClass
+from sc2env.interface.layer_decoder import StackDecoder
 from sc2env.interface.observation import QUEUE_ROWS
 
 _I32 = np.iinfo(np.int32)
@@ -54,15 +55,16 @@ class LayerSelection:
 class _LayerPacker:
     """Picks and converts one stack of layers (screen or minimap) into the env's array."""
 
-    def __init__(self, table, names: Sequence[str], compact: bool):
+    def __init__(self, what: str, table, names: Sequence[str], compact: bool, size: tuple[int, int] | None):
         by_name = {layer.name: layer for layer in table}
+        self.what = what
         self.layers = [by_name[name] for name in names]
         self.index = np.array([layer.index for layer in self.layers], np.intp)
         self.all = len(self.index) == len(table)
         self.compact = compact
+        # Compact stacks are decoded straight from the message into uint8, no int32 stack on the way.
+        self.decoder = StackDecoder(what, size, names) if compact and size is not None else None
         self.unit_type = [i for i, layer in enumerate(self.layers) if layer.name == "unit_type"]
-        # Layers whose values can pass 255 (the 32-bit ones); the others convert to uint8 as they are.
-        self.wide = [i for i, layer in enumerate(self.layers) if layer.bits > 8 and layer.name != "unit_type"]
         self.lookup = _unit_type_lookup(max((layer.scale for layer in self.layers), default=1))
 
     def space(self, size: tuple[int, int]) -> spaces.Box:
@@ -73,15 +75,21 @@ class _LayerPacker:
         # Not the layers' nominal scales: the real game can exceed them (hit points above 1600).
         return spaces.Box(0, _I32.max, shape, np.int32)
 
-    def pack(self, stack: np.ndarray) -> np.ndarray:
-        picked = stack if self.all else stack[self.index]
-        if not self.compact:
-            return np.array(picked, np.int32)  # a copy: the decoder may reuse its buffer next step
-        out = picked.astype(np.uint8)
-        for i in self.wide:
-            np.minimum(picked[i], 255, out=out[i], casting="unsafe")
+    def pack(self, obs: Observation, renders) -> np.ndarray:
+        if self.decoder is not None:
+            out = np.empty((len(self.layers), self.decoder.height, self.decoder.width), np.uint8)
+            self.decoder.decode(renders, out, self._narrow)
+            return out
+        stack = obs.feature_screen if self.what == "screen" else obs.feature_minimap
+        return np.array(stack if self.all else stack[self.index], np.int32)  # a copy: buffers get reused
+
+    def _narrow(self, rows: list[int], values: np.ndarray) -> np.ndarray:
+        """uint8 values of 32-bit layers: unit types through the compact index, counters saturated."""
+        out = np.minimum(values, 255).astype(np.uint8)
         for i in self.unit_type:
-            out[i] = self.lookup[np.minimum(picked[i], len(self.lookup) - 1)]
+            if i in rows:
+                row = rows.index(i)
+                out[row] = self.lookup[np.minimum(values[row], len(self.lookup) - 1)]
         return out
 
 
@@ -97,8 +105,8 @@ class ObservationPacker:
         self.spec = spec
         self.fmt = fmt
         self.max_units = max_units
-        self._screen = _LayerPacker(SCREEN_LAYERS, layers.screen, layers.compact)
-        self._minimap = _LayerPacker(MINIMAP_LAYERS, layers.minimap, layers.compact)
+        self._screen = _LayerPacker("screen", SCREEN_LAYERS, layers.screen, layers.compact, fmt.screen_size)
+        self._minimap = _LayerPacker("minimap", MINIMAP_LAYERS, layers.minimap, layers.compact, fmt.minimap_size)
         n_unit_columns = len(FeatureUnit.__members__)
         rows = {"multi_select": fmt.max_selected_units, "build_queue": QUEUE_ROWS, "production_queue": QUEUE_ROWS,
                 "cargo": fmt.max_cargo}
@@ -146,14 +154,21 @@ class ObservationPacker:
     COUNT_NAMES = ("single_select", "multi_select", "build_queue", "production_queue", "cargo")
     """The order of the entries of obs["counts"]: real rows in each padded table."""
 
-    def pack(self, obs: Observation) -> dict[str, np.ndarray]:
-        """The env observation for one decoded Observation; every array is new (safe to keep)."""
+    @property
+    def defers_layers(self) -> bool:
+        """Whether pack() reads the layers from the message itself, so the decoder can skip its stacks."""
+        return self._screen.decoder is not None or self._minimap.decoder is not None
+
+    def pack(self, obs: Observation, response) -> dict[str, np.ndarray]:
+        """The env observation for one decoded Observation (and its ResponseObservation); every array is
+        new (safe to keep)."""
         out: dict[str, np.ndarray] = {}
         space = self.space.spaces
+        layers = response.observation.feature_layer_data
         if "feature_screen" in space:
-            out["feature_screen"] = self._screen.pack(obs.feature_screen)
+            out["feature_screen"] = self._screen.pack(obs, layers.renders)
         if "feature_minimap" in space:
-            out["feature_minimap"] = self._minimap.pack(obs.feature_minimap)
+            out["feature_minimap"] = self._minimap.pack(obs, layers.minimap_renders)
         if "rgb_screen" in space:
             out["rgb_screen"] = np.array(obs.rgb_screen, np.uint8)
             out["rgb_minimap"] = np.array(obs.rgb_minimap, np.uint8)

@@ -1,100 +1,115 @@
-"""Feature layers of an observation -> (layers, y, x) int32 stacks, with as little work per layer as possible.
+"""Feature layers of an observation -> (layers, y, x) stacks, with as little work per layer as possible.
 
-Each layer's bytes are read once from the message (`ListFields`, one C call per stack) and converted
-straight into its row of the stack; 1-bit layers are unpacked together. There are no large temporary
-buffers: on a VM a fresh multi-hundred-kB allocation can cost more in page faults than the decoding.
+Each layer's bytes are read once from the message (`ListFields`, one C call per stack) and converted a
+bit-depth group at a time straight into the rows of the stack. There are no large temporary buffers: on a
+VM a fresh multi-hundred-kB allocation can cost more in page faults than the decoding.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from s2clientprotocol import common_pb2, spatial_pb2
 
 from sc2env.errors import ProtocolError
-from sc2env.interface.layers import LAYER_DTYPES, MINIMAP_LAYERS, SCREEN_LAYERS, Layer
+from sc2env.interface.layers import LAYER_DTYPES, MINIMAP_LAYERS, SCREEN_LAYERS
+
+Widen = Callable[[list[int], np.ndarray], np.ndarray]
+"""Turns (rows, their 32-bit values) into what a narrow (uint8) stack stores in those rows."""
 
 
+class StackDecoder:
+    """Decodes one kind of stack ("screen" or "minimap") into arrays of its layers, all or a selection.
 
-def _field_index(message_type: type, layers: tuple[Layer, ...]) -> dict[int, int]:
-    """{protobuf field number: layer index} for the layers a message type has."""
-    fields = message_type.DESCRIPTOR.fields_by_name
-    return {fields[layer.name].number: layer.index for layer in layers if layer.name in fields}
-
-
-_SCREEN_INDEX = _field_index(spatial_pb2.FeatureLayers, SCREEN_LAYERS)
-_MINIMAP_INDEX = _field_index(spatial_pb2.FeatureLayersMinimap, MINIMAP_LAYERS)
-
-
-def decode_stack(renders, out: np.ndarray, what: str, size: common_pb2.Size2DI) -> None:
-    """Write the layers of a `FeatureLayers` (what="screen") or `FeatureLayersMinimap` (what="minimap")
-    message into `out` (layers, h, w); layers that are absent or empty (0×0) become zeros. `size` is the
-    expected (w, h) as a message, compared with each layer's in one call.
-
-    Raises `ProtocolError` for a layer of another size, an unknown bit depth or the wrong byte count.
+    `layers` names the layers to keep, in the order of the output rows (default: the whole table, as
+    `Observation.feature_screen` / `feature_minimap` hold them).
     """
-    layers, index_of = (
-        (SCREEN_LAYERS, _SCREEN_INDEX) if what == "screen" else (MINIMAP_LAYERS, _MINIMAP_INDEX)
-    )
-    count, height, width = out.shape
-    n = height * width
-    rows = out.reshape(count, n)
-    missing = (1 << count) - 1
-    # Layers are gathered by bit depth and converted one group at a time: a numpy call per layer costs more
-    # than the conversion itself at these sizes.
-    groups: dict[int, tuple[list[int], list[bytes]]] = {}
-    lengths = {1: (n + 7) // 8, 8: n, 16: 2 * n, 32: 4 * n}
-    # The game renders every layer of a stack at one resolution, so one size comparison (a slow protobuf
-    # call) covers them all; the byte count, checked per layer, catches any layer that differs in area.
-    sized = False
-    for field, image in renders.ListFields():
-        index = index_of.get(field.number)
-        if index is None:
-            continue  # a layer this version of sc2env doesn't know
-        bits = image.bits_per_pixel
-        data = image.data
-        if lengths.get(bits) != len(data) or not (sized or image.size == size):
-            if image.size.x == 0 or image.size.y == 0:
-                continue  # a layer this game build leaves empty
-            raise _layer_error(what, layers[index].name, image, width, height)
-        sized = True
-        missing &= ~(1 << index)
-        group = groups.get(bits)
-        if group is None:
-            group = groups[bits] = ([], [])
-        group[0].append(index)
-        group[1].append(data)
-    for bits, (indices, chunks) in groups.items():
-        joined = chunks[0] if len(chunks) == 1 else b"".join(chunks)
-        if bits == 1:
-            if n % 8 == 0:  # whole bytes per layer: unpack them all in one go
-                packed = np.frombuffer(joined, np.uint8).reshape(len(indices), -1)
-                rows[indices] = np.unpackbits(packed, axis=1)
+
+    def __init__(self, what: str, size: tuple[int, int], layers: Sequence[str] | None = None):
+        table, message = ((SCREEN_LAYERS, spatial_pb2.FeatureLayers) if what == "screen"
+                          else (MINIMAP_LAYERS, spatial_pb2.FeatureLayersMinimap))
+        names = [layer.name for layer in table] if layers is None else list(layers)
+        by_name = {layer.name: layer for layer in table}
+        fields = message.DESCRIPTOR.fields_by_name
+        self.what = what
+        self.layers = [by_name[name] for name in names]
+        # protobuf field number -> output row, for the kept layers this protocol version has
+        self._row_of_field = {fields[name].number: row for row, name in enumerate(names) if name in fields}
+        self.width, self.height = size
+        self._size = common_pb2.Size2DI(x=self.width, y=self.height)
+        n = self.width * self.height
+        self._lengths = {1: (n + 7) // 8, 8: n, 16: 2 * n, 32: 4 * n}
+
+    def decode(self, renders, out: np.ndarray, widen: Widen | None = None) -> None:
+        """Write the kept layers of a FeatureLayers / FeatureLayersMinimap message into `out` (rows, h, w).
+
+        Layers absent or empty (0×0) become zeros. `out` may be int32 (the game's values) or narrower, e.g.
+        uint8: 1- and 8-bit layers fit as they are, and 32-bit ones go through `widen` (required then).
+        Raises ProtocolError for a layer of another size, an unknown bit depth or the wrong byte count.
+        """
+        count = len(self.layers)
+        n = self.width * self.height
+        rows = out.reshape(count, n)
+        missing = (1 << count) - 1
+        # Gathered by bit depth and converted one group at a time: a numpy call per layer costs more than
+        # the conversion itself at these sizes.
+        groups: dict[int, tuple[list[int], list[bytes]]] = {}
+        lengths = self._lengths
+        # The game renders every layer of a stack at one resolution, so one size comparison (a slow protobuf
+        # call) covers them all; the byte count, checked per layer, catches any layer that differs in area.
+        sized = False
+        for field, image in renders.ListFields():
+            row = self._row_of_field.get(field.number)
+            if row is None:
+                continue  # a layer not kept, or one this version of sc2env doesn't know
+            bits = image.bits_per_pixel
+            data = image.data
+            if lengths.get(bits) != len(data) or not (sized or image.size == self._size):
+                if image.size.x == 0 or image.size.y == 0:
+                    continue  # a layer this game build leaves empty
+                raise self._layer_error(self.layers[row].name, image)
+            sized = True
+            missing &= ~(1 << row)
+            group = groups.get(bits)
+            if group is None:
+                group = groups[bits] = ([], [])
+            group[0].append(row)
+            group[1].append(data)
+        for bits, (indices, chunks) in groups.items():
+            joined = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+            if bits == 1:
+                if n % 8 == 0:  # whole bytes per layer: unpack them all in one go
+                    packed = np.frombuffer(joined, np.uint8).reshape(len(indices), -1)
+                    rows[indices] = np.unpackbits(packed, axis=1)
+                else:
+                    for index, data in zip(indices, chunks):
+                        rows[index] = np.unpackbits(np.frombuffer(data, np.uint8), count=n)
+                continue
+            values = np.frombuffer(joined, LAYER_DTYPES[bits]).reshape(len(indices), n)
+            if bits > 8 and rows.dtype.itemsize == 1:
+                values = widen(indices, values)
+            rows[indices] = values
+        index = 0
+        while missing:  # zero the absent layers, a run of consecutive ones at a time
+            if missing & 1:
+                stop = index
+                while missing & 1:
+                    missing >>= 1
+                    stop += 1
+                rows[index:stop] = 0
+                index = stop
             else:
-                for index, data in zip(indices, chunks):
-                    rows[index] = np.unpackbits(np.frombuffer(data, np.uint8), count=n)
-        else:
-            rows[indices] = np.frombuffer(joined, LAYER_DTYPES[bits]).reshape(len(indices), n)
-    index = 0
-    while missing:  # zero the absent layers, a run of consecutive ones at a time
-        if missing & 1:
-            stop = index
-            while missing & 1:
                 missing >>= 1
-                stop += 1
-            rows[index:stop] = 0
-            index = stop
-        else:
-            missing >>= 1
-            index += 1
+                index += 1
 
-
-def _layer_error(what: str, name: str, image, width: int, height: int) -> ProtocolError:
-    if (image.size.x, image.size.y) != (width, height):
+    def _layer_error(self, name: str, image) -> ProtocolError:
+        if (image.size.x, image.size.y) != (self.width, self.height):
+            return ProtocolError(
+                f"{self.what} layer {name} is {image.size.x}×{image.size.y}, but the interface format asks for "
+                f"{self.width}×{self.height}"
+            )
         return ProtocolError(
-            f"{what} layer {name} is {image.size.x}×{image.size.y}, but the interface format asks for "
-            f"{width}×{height}"
+            f"{self.what} layer {name} is {self.width}×{self.height} at {image.bits_per_pixel} bits per pixel "
+            f"but has {len(image.data)} bytes; feature layers use 1, 8, 16 or 32 bits"
         )
-    return ProtocolError(
-        f"{what} layer {name} is {width}×{height} at {image.bits_per_pixel} bits per pixel but has "
-        f"{len(image.data)} bytes; feature layers use 1, 8, 16 or 32 bits"
-    )

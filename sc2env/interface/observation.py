@@ -5,12 +5,12 @@ from __future__ import annotations
 import logging
 import platform
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from operator import attrgetter
 
 import numpy as np
-from s2clientprotocol import common_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.interface.abilities import ABILITY_INDEX
@@ -25,8 +25,8 @@ from sc2env.interface.columns import (
 )
 from sc2env.interface.format import InterfaceFormat
 from sc2env.interface.functions import Function
-from sc2env.interface.layer_decoder import decode_stack
-from sc2env.interface.layers import MINIMAP_LAYERS, SCREEN_LAYERS, rgb_array
+from sc2env.interface.layer_decoder import StackDecoder
+from sc2env.interface.layers import rgb_array
 from sc2env.interface.masks import ActionMasks, MaskBuilder, UiCounts, available_function_ids
 from sc2env.interface.named_array import (
     FeatureUnitTable,
@@ -107,8 +107,8 @@ class Observation:
     action_result: np.ndarray
     alerts: np.ndarray
     upgrades: np.ndarray
-    feature_screen: ScreenLayers | None = None
-    feature_minimap: MinimapLayers | None = None
+    layers: tuple[ScreenLayers | None, MinimapLayers | None] | Callable[[], tuple] = (None, None)
+    """(feature_screen, feature_minimap), or a function that decodes them on first use (see decode())."""
     rgb_screen: np.ndarray | None = None
     rgb_minimap: np.ndarray | None = None
     feature_units: FeatureUnitTable | None = None
@@ -117,6 +117,25 @@ class Observation:
     """World (x, y) of the camera centre; needs raw data."""
     camera_minimap: np.ndarray | None = None
     """Minimap pixel (x, y) of the camera centre; needs raw data and game_info."""
+
+    @property
+    def feature_screen(self) -> ScreenLayers | None:
+        """The 27 screen layers, (layers, y, x) int32, named; None without feature layers."""
+        return self._layers()[0]
+
+    @property
+    def feature_minimap(self) -> MinimapLayers | None:
+        """The 11 minimap layers, (layers, y, x) int32, named; None without feature layers."""
+        return self._layers()[1]
+
+    def _layers(self) -> tuple:
+        if callable(self.layers):
+            self.layers = self.layers()
+        return self.layers
+
+    def __getstate__(self) -> dict:
+        self._layers()  # pickle the decoded stacks, not the decoder that would make them
+        return self.__dict__
 
     @property
     def function_mask(self) -> np.ndarray:
@@ -181,7 +200,7 @@ class ObservationDecoder:
         self._masks = MaskBuilder(self.spec, target_masks=fmt.screen_target_masks)
         self._buffers = _BufferPool()
         if fmt.screen_size is not None:
-            self._sizes = tuple(common_pb2.Size2DI(x=w, y=h) for w, h in (fmt.screen_size, fmt.minimap_size))
+            self._stacks = (StackDecoder("screen", fmt.screen_size), StackDecoder("minimap", fmt.minimap_size))
         self._reported: set[tuple] = set()
         self._log = logging.getLogger(__name__)
 
@@ -216,8 +235,12 @@ class ObservationDecoder:
                 ids.append(function_id)
         return np.array(ids, np.int32)
 
-    def decode(self, response: sc_pb.ResponseObservation) -> Observation:
-        """Everything the agent sees in one `ResponseObservation`, with its action masks."""
+    def decode(self, response: sc_pb.ResponseObservation, *, defer_layers: bool = False) -> Observation:
+        """Everything the agent sees in one `ResponseObservation`, with its action masks.
+
+        defer_layers: decode the int32 feature-layer stacks only when `feature_screen` / `feature_minimap` is
+        first read (for callers that take the layers in another form, as the Gymnasium env's uint8 ones).
+        """
         fmt = self.fmt
         obs = response.observation
         ui = obs.ui_data
@@ -252,15 +275,13 @@ class ObservationDecoder:
             values += _NO_SCORE
         scalars = np.array(values, np.int32)
 
-        screen = minimap = rgb_screen = rgb_minimap = None
+        rgb_screen = rgb_minimap = None
         layers = obs.feature_layer_data
+        stacks: tuple | Callable[[], tuple] = (None, None)
         if fmt.screen_size is not None:
-            (sw, sh), (mw, mh) = fmt.screen_size, fmt.minimap_size
-            screen = self._buffers.array("screen", (len(SCREEN_LAYERS), sh, sw))
-            minimap = self._buffers.array("minimap", (len(MINIMAP_LAYERS), mh, mw))
-            decode_stack(layers.renders, screen, "screen", self._sizes[0])
-            decode_stack(layers.minimap_renders, minimap, "minimap", self._sizes[1])
-            screen, minimap = screen.view(ScreenLayers), minimap.view(MinimapLayers)
+            stacks = partial(self._decode_stacks, layers)
+            if not defer_layers or self._targets is not None:
+                stacks = stacks()
         if fmt.rgb_screen_size is not None:
             rgb_screen = _copy(rgb_array(obs.render_data.map, "rgb screen"), fmt.rgb_screen_size)
             rgb_minimap = _copy(rgb_array(obs.render_data.minimap, "rgb minimap"), fmt.rgb_minimap_size)
@@ -273,7 +294,7 @@ class ObservationDecoder:
                 camera_minimap = self.transforms.world_to_minimap.fwd_pixel(camera).astype(np.int32)
 
         available = self.available_actions(obs)
-        targets = None if self._targets is None else self._targets(screen, layers.renders, camera)
+        targets = None if self._targets is None else self._targets(stacks[0], layers.renders, camera)
         counts = UiCounts(
             selection=panel is not None,
             groups=tuple(np.flatnonzero(groups[:, 1]).tolist()) if len(ui.groups) else (),
@@ -303,8 +324,7 @@ class ObservationDecoder:
             action_result=_ints([e.result for e in response.action_errors]),
             alerts=_ints(obs.alerts),
             upgrades=_ints(obs.raw_data.player.upgrade_ids),
-            feature_screen=screen,
-            feature_minimap=minimap,
+            layers=stacks,
             rgb_screen=rgb_screen,
             rgb_minimap=rgb_minimap,
             feature_units=self._feature_units(obs.raw_data, camera) if fmt.use_feature_units else None,
@@ -312,6 +332,15 @@ class ObservationDecoder:
             camera_world=camera_world,
             camera_minimap=camera_minimap,
         )
+
+    def _decode_stacks(self, layers) -> tuple[ScreenLayers, MinimapLayers]:
+        """The int32 screen and minimap stacks of a FeatureLayerData message."""
+        out = []
+        for decoder, renders in zip(self._stacks, (layers.renders, layers.minimap_renders)):
+            stack = self._buffers.array(decoder.what, (len(decoder.layers), decoder.height, decoder.width))
+            decoder.decode(renders, stack)
+            out.append(stack)
+        return out[0].view(ScreenLayers), out[1].view(MinimapLayers)
 
     def _feature_units(self, raw, camera: tuple[float, float] | None) -> FeatureUnitTable:
         """Units on screen, x and y in screen pixels (none without a camera position)."""

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from sc2env import errors
-from sc2env.env import SC2Env, env_ids
+from sc2env.env import COMPACT_UNIT_TYPES, SC2Env, env_ids
 from sc2env.game import MINI_GAMES
-from sc2env.interface import FUNCTIONS, SCREEN_LAYERS
+from sc2env.interface import FUNCTIONS, MINIMAP_LAYERS, SCREEN_LAYERS
 
 SMALL = {"screen_size": 32, "minimap_size": 32}
 PLAYER_RELATIVE = [layer.name for layer in SCREEN_LAYERS].index("player_relative")
@@ -185,3 +185,20 @@ def test_a_game_that_dies_between_episodes_is_replaced_by_the_next_reset(make_en
     assert old.wait(5) is not None
     obs, info = env.reset()  # the first reset after the death already works
     assert env.unwrapped.match.process.running and info["game_loop"] == 0
+
+
+def test_compact_layers_are_the_game_values_narrowed(make_env):
+    env = make_env("CollectMineralsAndGas", **SMALL)  # minerals (341) and geysers: ids past 255
+    obs, _ = env.reset(seed=12)
+    full = env.unwrapped.last_observation  # int32 stacks, decoded on first use
+    lookup = {unit: i + 1 for i, unit in enumerate(COMPACT_UNIT_TYPES)}
+    for key, stack, table in (("feature_screen", full.feature_screen, SCREEN_LAYERS),
+                              ("feature_minimap", full.feature_minimap, MINIMAP_LAYERS)):
+        for layer in table:
+            got, values = obs[key][layer.index], np.asarray(stack[layer.index])
+            if layer.name == "unit_type":
+                expected = np.vectorize(lambda v: 0 if v == 0 else lookup.get(int(v), 255))(values)
+            else:
+                expected = np.minimum(values, 255)
+            assert np.array_equal(got, expected), (key, layer.name)
+    assert {lookup[341], lookup[45], lookup[18]} <= set(np.unique(obs["feature_screen"][6]))  # minerals, SCVs, CC
