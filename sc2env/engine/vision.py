@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sc2env.engine.fast import count_nonzero
 from sc2env.engine.world import World
 
 HIDDEN, FOGGED, VISIBLE = 0, 1, 2
@@ -31,19 +32,24 @@ class Vision:
         """Recompute sight from the player's units (call after they move)."""
         if not self.fog:
             return
-        visible = np.zeros_like(self.revealed)
+        visible = np.zeros(self.revealed.shape, bool)
         h, w = visible.shape
         eyes, sight = self._eyes(world, player_id)
-        for (x, y), r in zip(eyes.tolist(), sight.tolist()):
-            x0, x1 = max(int(x - r), 0), min(int(x + r) + 1, w)
-            y0, y1 = max(int(y - r), 0), min(int(y + r) + 1, h)
-            if x0 >= x1 or y0 >= y1:
-                continue
-            dx = np.arange(x0, x1) + 0.5 - x
-            dy = np.arange(y0, y1) + 0.5 - y
-            visible[y0:y1, x0:x1] |= dy[:, None] ** 2 + dx[None, :] ** 2 <= r * r
+        if len(eyes):
+            # Each eye lights the cells of [x0, x1) x [y0, y1) whose centres are within its sight, all eyes in
+            # one go over windows as wide as the widest (cells past an eye's own range are masked out).
+            x, y = eyes[:, 0], eyes[:, 1]
+            x0, x1 = np.maximum((x - sight).astype(int), 0), np.minimum((x + sight).astype(int) + 1, w)
+            y0, y1 = np.maximum((y - sight).astype(int), 0), np.minimum((y + sight).astype(int) + 1, h)
+            span = np.arange(max(int(np.maximum.reduce(x1 - x0)), int(np.maximum.reduce(y1 - y0)), 0))
+            cx, cy = x0[:, None] + span, y0[:, None] + span
+            dx, dy = cx + 0.5 - x[:, None], cy + 0.5 - y[:, None]
+            lit = dy[:, :, None] ** 2 + dx[:, None, :] ** 2 <= (sight * sight)[:, None, None]
+            lit &= (cy < y1[:, None])[:, :, None] & (cx < x1[:, None])[:, None, :]
+            eye, row, col = lit.nonzero()
+            visible[cy[eye, row], cx[eye, col]] = True
         visible &= self.revealed
-        if not np.array_equal(visible, self.visible):
+        if visible.tobytes() != self.visible.tobytes():
             self.visible = visible
             self.explored |= visible
             self.version += 1
@@ -51,11 +57,19 @@ class Vision:
     @staticmethod
     def _eyes(world: World, player_id: int) -> tuple[np.ndarray, np.ndarray]:
         """Positions and sight ranges of the player's units that see."""
-        mine = ((world.owner == player_id) & ~world.hidden).nonzero()[0]
+        if count_nonzero(world.hidden):
+            rows, sight = Vision._seeing(world, player_id, ((world.owner == player_id) & ~world.hidden).nonzero()[0])
+        else:  # which units see how far is a per-row fact
+            rows, sight = world.per_rows(("eyes", player_id), lambda: Vision._seeing(
+                world, player_id, (world.owner == player_id).nonzero()[0]))
+        return world.pos[rows], sight
+
+    @staticmethod
+    def _seeing(world: World, player_id: int, mine: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         sight = np.array([world.types[i].sight if world.build_progress[i] >= 1 else _CONSTRUCTION_SIGHT
                           for i in mine.tolist()])
         keep = sight > 0
-        return world.pos[mine[keep]], sight[keep]
+        return mine[keep], sight[keep]
 
     def grid(self) -> np.ndarray:
         """The visibility grid: 0 hidden, 1 fogged, 2 visible."""
@@ -72,12 +86,13 @@ class Vision:
         if not self.fog:
             return None
         h, w = self.visible.shape
-        x = np.clip(world.pos[:, 0].astype(int), 0, w - 1)
-        y = np.clip(world.pos[:, 1].astype(int), 0, h - 1)
+        cells = world.pos.astype(int)
+        x = np.minimum(np.maximum(cells[:, 0], 0), w - 1)
+        y = np.minimum(np.maximum(cells[:, 1], 0), h - 1)
         eyes, sight = self._eyes(world, player_id)
         seen = np.zeros(world.n, bool)
         if len(eyes):
-            d2 = ((world.pos[:, None, :] - eyes[None]) ** 2).sum(axis=2)
-            seen = (d2 <= sight[None] ** 2).any(axis=1) & self.revealed[y, x]
+            d2 = np.add.reduce((world.pos[:, None, :] - eyes[None]) ** 2, axis=2)
+            seen = np.logical_or.reduce(d2 <= sight[None] ** 2, axis=1) & self.revealed[y, x]
         seen = np.where(world.owner == 0, self.explored[y, x], seen)
         return ((world.owner == player_id) | seen) & ~world.hidden
