@@ -168,7 +168,9 @@ class FrameCache:
 
     def _check(self, world: World, player: Player) -> None:
         vision = self.vision
-        key = (id(world), world.version, tuple(player.selection), id(vision), vision and vision.version)
+        # A restart makes a new World (and Vision). The key holds the world itself, not its id(): an id
+        # may be reused by the next world once the old one is freed, and a stale frame would be shown.
+        key = (world, world.version, tuple(player.selection), vision and vision.version)
         if key != self._key:
             self._key, self._coverage, self._values = key, {}, None
             shown = vision.shows(world, player.player_id) if vision is not None else None
@@ -197,7 +199,7 @@ class FrameCache:
             return coverage(view, world, densities, self._shown)
         shown = self._shown if self._shown is not None else np.ones(world.n, bool)
         fog = self.vision is not None and self.vision.fog
-        key = (view, densities, id(world), world.static_version, world.rows_version,
+        key = (view, densities, world, world.static_version, world.rows_version,
                self.vision.version if fog else 0)
         under = self._still.get(key)
         if under is None:
