@@ -27,6 +27,7 @@ class Vision:
         self.version = 0
         self._static_grid = np.where(revealed, VISIBLE, HIDDEN).astype(np.uint8)
         self._grid, self._grid_version = self._static_grid, -1
+        self._centres = np.arange(max(revealed.shape)) + 0.5
 
     def update(self, world: World, player_id: int) -> None:
         """Recompute sight from the player's units (call after they move)."""
@@ -35,19 +36,15 @@ class Vision:
         visible = np.zeros(self.revealed.shape, bool)
         h, w = visible.shape
         eyes, sight = self._eyes(world, player_id)
-        if len(eyes):
-            # Each eye lights the cells of [x0, x1) x [y0, y1) whose centres are within its sight, all eyes in
-            # one go over windows as wide as the widest (cells past an eye's own range are masked out).
-            x, y = eyes[:, 0], eyes[:, 1]
-            x0, x1 = np.maximum((x - sight).astype(int), 0), np.minimum((x + sight).astype(int) + 1, w)
-            y0, y1 = np.maximum((y - sight).astype(int), 0), np.minimum((y + sight).astype(int) + 1, h)
-            span = np.arange(max(int(np.maximum.reduce(x1 - x0)), int(np.maximum.reduce(y1 - y0)), 0))
-            cx, cy = x0[:, None] + span, y0[:, None] + span
-            dx, dy = cx + 0.5 - x[:, None], cy + 0.5 - y[:, None]
-            lit = dy[:, :, None] ** 2 + dx[:, None, :] ** 2 <= (sight * sight)[:, None, None]
-            lit &= (cy < y1[:, None])[:, :, None] & (cx < x1[:, None])[:, None, :]
-            eye, row, col = lit.nonzero()
-            visible[cy[eye, row], cx[eye, col]] = True
+        centres = self._centres  # cell index + 0.5
+        for (x, y), r in zip(eyes.tolist(), sight.tolist()):
+            x0, x1 = max(int(x - r), 0), min(int(x + r) + 1, w)
+            y0, y1 = max(int(y - r), 0), min(int(y + r) + 1, h)
+            if x0 >= x1 or y0 >= y1:
+                continue
+            dx = centres[x0:x1] - x
+            dy = centres[y0:y1] - y
+            visible[y0:y1, x0:x1] |= dy[:, None] ** 2 + dx[None, :] ** 2 <= r * r
         visible &= self.revealed
         if visible.tobytes() != self.visible.tobytes():
             self.visible = visible
