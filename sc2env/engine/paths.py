@@ -136,26 +136,32 @@ def _spiral(step: float = 0.25, reach: float = 8.0) -> np.ndarray:
 
 def free_spot(w: World, x: float, y: float, radius: float) -> tuple[float, float]:
     """The nearest point to (x, y) where a ground unit of `radius` overlaps no unit or obstacle (SC2's
-    "normal" placement of created units)."""
+    "normal" placement of created units): the first free candidate of the spiral inside the pathable area,
+    or the nearest such candidate if none is free."""
     b = w.pathable
-    candidates = np.array([x, y]) + _spiral()
-    if _free(w, candidates[:1], radius)[0]:
+    origin = np.array([x, y])
+    if _free(w, origin[None], radius)[0]:  # the spiral starts at (x, y) itself
         return x, y
-    inside = ((candidates[:, 0] >= b.x0 + radius) & (candidates[:, 0] <= b.x1 - radius)
-              & (candidates[:, 1] >= b.y0 + radius) & (candidates[:, 1] <= b.y1 - radius))
-    candidates = candidates[inside]
-    if not len(candidates):
-        return b.clamp(x, y, radius)
-    # The first free candidate (nearest first), looked for in growing runs: a crowd near (x, y) needs a few
-    # hundred tests, not all few thousand. No free spot at all: the nearest candidate.
-    k, start, run = 0, 0, 64
-    while start < len(candidates):
-        free = _free(w, candidates[start:start + run], radius)
-        if count_nonzero(free):
-            k = start + int(np.argmax(free))
-            break
+    # Candidates nearest first, in growing runs: a crowd near (x, y) needs a few hundred tests, not all few
+    # thousand.
+    spiral = _spiral()
+    nearest = None
+    start, run = 0, 64
+    while start < len(spiral):
+        candidates = origin + spiral[start:start + run]
+        inside = ((candidates[:, 0] >= b.x0 + radius) & (candidates[:, 0] <= b.x1 - radius)
+                  & (candidates[:, 1] >= b.y0 + radius) & (candidates[:, 1] <= b.y1 - radius))
+        candidates = candidates[inside]
+        if len(candidates):
+            nearest = candidates[0] if nearest is None else nearest
+            free = _free(w, candidates, radius)
+            if count_nonzero(free):
+                k = int(np.argmax(free))
+                return float(candidates[k, 0]), float(candidates[k, 1])
         start, run = start + run, 2 * run
-    return float(candidates[k, 0]), float(candidates[k, 1])
+    if nearest is None:
+        return b.clamp(x, y, radius)
+    return float(nearest[0]), float(nearest[1])
 
 
 def _free(w: World, candidates: np.ndarray, radius: float) -> np.ndarray:
