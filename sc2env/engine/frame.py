@@ -39,8 +39,33 @@ def _offsets(reach: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return ox, oy, (ox == 0) & (oy == 0)
 
 
+def drawing_order(view: View, world: World, shown: np.ndarray | None) -> tuple:
+    """(rows in drawing order, whether that is ascending, their radii in pixels, and for stamping: each one's
+    reach in pixels, the biggest and smallest): what `coverage` needs besides positions."""
+    order = np.arange(world.n) if shown is None else shown.nonzero()[0]
+    ascending = True  # `order` is the drawing order: later rows on top
+    if len(order):
+        mobile = count_nonzero(world.speed[order] > 0)
+        if 0 < mobile < len(order):
+            # Draw order: mobile (ground) units above the rest, later units above earlier ones.
+            order = order[np.argsort(world.speed[order] > 0, kind="stable")]
+            ascending = False
+    rp = world.radius[order] / view.scale
+    return (order, ascending, rp, *_reach(rp))
+
+
+def _reach(rp: np.ndarray) -> tuple:
+    """(reach, biggest, smallest): a pixel centre within rp of a unit is at most rp + 0.5 from the pixel the
+    unit's centre rounds to."""
+    if not len(rp):
+        return rp, 0, 0
+    reach = np.minimum(np.ceil(rp + 0.5).astype(np.int64), 64)
+    return reach, int(np.maximum.reduce(reach)), int(np.minimum.reduce(reach))
+
+
 def coverage(view: View, world: World, densities: bool = True, shown: np.ndarray | None = None,
-             under: tuple | None = None) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+             under: tuple | None = None, drawn: tuple | None = None
+             ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
     """Which unit each pixel shows, and how many units cover it.
 
     A unit covers the pixels whose centres lie within its radius, and always the pixel holding its centre.
@@ -49,34 +74,27 @@ def coverage(view: View, world: World, densities: bool = True, shown: np.ndarray
     Returns (index, density, density_aa): `index` (intp, what gathers index fastest) holds the world row + 1
     of the top unit (0 = none);
     `density_aa` is coverage in 1/16ths of a unit, an anti-aliased density. The densities are None unless
-    asked for (the minimap has none).
+    asked for (the minimap has none). `drawn` is `drawing_order(view, world, shown)` if already known.
     """
     h, w = view.height, view.width
-    order = np.arange(world.n) if shown is None else shown.nonzero()[0]
+    order, ascending, rp, reach, biggest, smallest = drawn or drawing_order(view, world, shown)
     n = len(order)
-    ascending = True  # `order` is the drawing order: later rows on top
-    if n:
-        mobile = count_nonzero(world.speed[order] > 0)
-        if 0 < mobile < n:
-            # Draw order: mobile (ground) units above the rest, later units above earlier ones.
-            order = order[np.argsort(world.speed[order] > 0, kind="stable")]
-            ascending = False
     # Continuous pixel coordinates (pixel centres at integers); y / -scale is exactly (top - y) / scale.
     origin, scale, size = _view_arrays(view)
-    f = (world.pos[order] - origin) / scale - 0.5
-    rp = world.radius[order] / view.scale
+    f = ((world.pos if n == world.n and ascending else world.pos[order]) - origin) / scale - 0.5
     # All centres on the view means all units are on it (cheap test); otherwise drop those entirely off it.
     if n and not (np.minimum.reduce(f, axis=None) > -1 and np.maximum.reduce(f - size, axis=None) < 0):
         visible = ((f + rp[:, None] > -1) & (f - rp[:, None] < size)).all(axis=1)  # off-screen units cover nothing
         order, f, rp = order[visible], f[visible], rp[visible]
         n = len(order)
+        reach, biggest, smallest = _reach(rp)
     if not n and under is None:
         zero8 = np.zeros((h, w), np.uint8)
         return np.zeros((h, w), np.intp), zero8, zero8
     top = np.zeros(h * w, np.intp) if under is None else under[0].ravel().copy()
     if not n:
         ranks, pixels, dist2 = np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
-    elif not densities and rp.max() <= 0.5:
+    elif not densities and np.maximum.reduce(rp) <= 0.5:
         # Units no bigger than half a pixel (the minimap) cover just the pixel holding their centre.
         g = np.rint(f).astype(np.int64)
         pixels = g[:, 1] * w + g[:, 0]
@@ -86,9 +104,6 @@ def coverage(view: View, world: World, densities: bool = True, shown: np.ndarray
         top[pixels] = order + 1  # later rows win a shared pixel, as in the general case
         return top.reshape(h, w), None, None
     else:
-        # A pixel centre within rp of a unit is at most rp + 0.5 from the pixel the unit's centre rounds to.
-        reach = np.minimum(np.ceil(rp + 0.5).astype(np.int64), 64)
-        biggest, smallest = int(reach.max()), int(reach.min())
         if biggest == smallest:
             ranks, pixels, dist2 = _stamp(f, rp, biggest, w, h)
         elif n * (2 * biggest + 1) ** 2 <= _SHARED_STAMP:
@@ -195,8 +210,11 @@ class FrameCache:
         view; only moving units are drawn every frame (on top, as the game draws them)."""
         still = world.speed <= 0
         count = count_nonzero(still)
+        # Nothing hidden: who is drawn, in which order and how big is a per-row fact (World.per_rows).
+        fixed = self._shown is None
         if not count or count == world.n:
-            return coverage(view, world, densities, self._shown)
+            drawn = world.per_rows(("drawn", view), lambda: drawing_order(view, world, None)) if fixed else None
+            return coverage(view, world, densities, self._shown, drawn=drawn)
         shown = self._shown if self._shown is not None else np.ones(world.n, bool)
         fog = self.vision is not None and self.vision.fog
         key = (view, densities, world, world.static_version, world.rows_version,
@@ -206,7 +224,9 @@ class FrameCache:
             if len(self._still) > 16:
                 self._still.clear()
             under = self._still[key] = coverage(view, world, densities, shown & still)
-        return coverage(view, world, densities, shown & ~still, under)
+        moving = shown & ~still
+        drawn = world.per_rows(("drawn moving", view), lambda: drawing_order(view, world, moving)) if fixed else None
+        return coverage(view, world, densities, moving, under, drawn)
 
     def values(self, world: World, player: Player) -> np.ndarray:
         self._check(world, player)

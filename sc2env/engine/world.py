@@ -125,6 +125,8 @@ class World(Motion):
             self._per_rows_version = self.rows_version
         value = self._per_rows.get(name)
         if value is None:
+            if len(self._per_rows) > 256:  # keys with views: a camera that keeps moving adds new ones
+                self._per_rows.clear()
             value = self._per_rows[name] = build()
         return value
 
