@@ -137,10 +137,12 @@ class Combat:
         fighting = new_engaged != 0
         if _count(fighting):
             limit = min(limit, TICK)
-        quiet = np.array(acquiring) & ~fighting
-        if limit > 1 and _count(quiet):
-            limit = self._approach_bound(limit, armed[quiet], targets, gap[quiet] - np.array(scan)[quiet][:, None],
-                                         hostile[quiet])
+        # The approach bound is at least a tick: with limit <= TICK it could not shorten the batch.
+        if limit > TICK:
+            quiet = np.array(acquiring) & ~fighting
+            if _count(quiet):
+                limit = self._approach_bound(limit, armed[quiet], targets,
+                                             gap[quiet] - np.array(scan)[quiet][:, None], hostile[quiet])
         return limit
 
     def _row_stats(self) -> tuple:
