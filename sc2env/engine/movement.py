@@ -247,8 +247,12 @@ class Motion:
         if self._obstacles and _count(blocked):
             # Pushed back by an obstacle: find a way round again next batch.
             stuck = m[blocked]
-            o = (self.obstacle & ~self.hidden).nonzero()[0]
-            gap = paths.box_distance(self.pos[stuck][:, None], self.pos[o], self.half[o]) - self.radius[stuck][:, None]
+            if _count(self.hidden):
+                o = (self.obstacle & ~self.hidden).nonzero()[0]
+                centres, halves = self.pos[o], self.half[o]
+            else:
+                _, centres, halves = paths.obstacle_boxes(self)
+            gap = paths.box_distance(self.pos[stuck][:, None], centres, halves) - self.radius[stuck][:, None]
             self.steer_stamp[stuck[_any_rows(gap < 0.05)]] = -1
         crowded = (left < _CROWDED_ARRIVAL) & blocked
         done = ~at_waypoint & (reached | crowded)

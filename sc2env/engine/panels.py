@@ -115,8 +115,8 @@ class Panels:
                 seen.setdefault(1)
             for ability_id in g.orders.available(i):
                 seen.setdefault(ability_id)
-        for ability_id in seen:
-            o.abilities.add(ability_id=ability_id, requires_point=ABILITIES[ability_id].requires_point)
+        if seen:
+            o.MergeFromString(_abilities_field(tuple(seen)))
 
     # ---- score --------------------------------------------------------------------------------------
     def score(self, score: score_pb2.Score) -> None:
@@ -184,6 +184,15 @@ class Panels:
                     build_progress=progress).SerializeToString()
             out.append(card)
         return out
+
+
+@functools.lru_cache(maxsize=1024)  # a few sets of buttons come up again and again
+def _abilities_field(ability_ids: tuple[int, ...]) -> bytes:
+    """Observation.abilities for these ability ids, serialized (merging it appends them in order)."""
+    o = sc_pb.Observation()
+    for ability_id in ability_ids:
+        o.abilities.add(ability_id=ability_id, requires_point=ABILITIES[ability_id].requires_point)
+    return o.SerializeToString()
 
 
 def _values(table: np.ndarray, finished: np.ndarray) -> tuple[float, float]:

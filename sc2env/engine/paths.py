@@ -99,7 +99,7 @@ def push_out_of_boxes(w: World, mobile: np.ndarray, reach: np.ndarray) -> None:
         o = (w.obstacle & ~w.hidden).nonzero()[0]
         centres, halves = w.pos[o][None], w.half[o][None]
     else:  # obstacles stand still: their boxes are kept until rows change or one is moved
-        o, centres, halves = w.per_rows(("boxes", w.static_version), lambda: _boxes(w))
+        o, centres, halves = obstacle_boxes(w)
     out = np.maximum(np.abs(w.pos[mobile][:, None, :] - centres) - halves, 0.0)
     hit = np.hypot(out[..., 0], out[..., 1]) < reach
     if not count_nonzero(hit):
@@ -118,10 +118,14 @@ def push_out_of_boxes(w: World, mobile: np.ndarray, reach: np.ndarray) -> None:
             w.pos[mobile[u], axis] = w.pos[o[k], axis] + math.copysign(h[axis] + ru, q[axis] or 1.0)
 
 
-def _boxes(w: World) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Rows of the obstacles, their centres and half sizes (shaped to broadcast against mobile units)."""
-    o = w.obstacle.nonzero()[0]
-    return o, w.pos[o][None], w.half[o][None]
+def obstacle_boxes(w: World) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows of the obstacles, their centres and half sizes (shaped (1, obstacles, 2) to broadcast against
+    mobile units); kept while rows stay and no obstacle is moved. Nothing may be hidden."""
+    def boxes():
+        o = w.obstacle.nonzero()[0]
+        return o, w.pos[o][None], w.half[o][None]
+
+    return w.per_rows(("boxes", w.static_version), boxes)
 
 
 @functools.lru_cache(maxsize=1)
