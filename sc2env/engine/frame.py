@@ -63,6 +63,38 @@ def _reach(rp: np.ndarray) -> tuple:
     return reach, int(np.maximum.reduce(reach)), int(np.minimum.reduce(reach))
 
 
+def _placed(view: View, world: World, drawn: tuple) -> tuple:
+    """(order, ascending, f, rp, reach, biggest, smallest) of the units at least partly on the view: `f` is
+    their centres in continuous pixel coordinates (pixel centres at integers)."""
+    order, ascending, rp, reach, biggest, smallest = drawn
+    n = len(order)
+    # y / -scale is exactly (top - y) / scale.
+    origin, scale, size = _view_arrays(view)
+    f = ((world.pos if n == world.n and ascending else world.pos[order]) - origin) / scale - 0.5
+    # All centres on the view means all units are on it (cheap test); otherwise drop those entirely off it.
+    if n and not (np.minimum.reduce(f, axis=None) > -1 and np.maximum.reduce(f - size, axis=None) < 0):
+        visible = ((f + rp[:, None] > -1) & (f - rp[:, None] < size)).all(axis=1)  # off-screen units cover nothing
+        order, f, rp = order[visible], f[visible], rp[visible]
+        reach, biggest, smallest = _reach(rp)
+    return order, ascending, f, rp, reach, biggest, smallest
+
+
+def point_coverage(view: View, world: World, shown: np.ndarray | None = None,
+                   drawn: tuple | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+    """`coverage` without densities as (pixels, rows + 1) in drawing order, for views on which every unit
+    covers just the pixel holding its centre (the minimap): writing the rows into the pixels in that order
+    (a later write wins) gives `index`. None if some unit is bigger than half a pixel."""
+    order, _, f, rp, _, _, _ = _placed(view, world, drawn or drawing_order(view, world, shown))
+    if len(order) and np.maximum.reduce(rp) > 0.5:
+        return None
+    g = np.rint(f).astype(np.int64)
+    pixels = g[:, 1] * view.width + g[:, 0]
+    inside = pixels.view(np.uint64) < view.width * view.height
+    if count_nonzero(inside) < len(order):
+        pixels, order = pixels[inside], order[inside]
+    return pixels, order + 1
+
+
 def coverage(view: View, world: World, densities: bool = True, shown: np.ndarray | None = None,
              under: tuple | None = None, drawn: tuple | None = None
              ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
@@ -77,17 +109,8 @@ def coverage(view: View, world: World, densities: bool = True, shown: np.ndarray
     asked for (the minimap has none). `drawn` is `drawing_order(view, world, shown)` if already known.
     """
     h, w = view.height, view.width
-    order, ascending, rp, reach, biggest, smallest = drawn or drawing_order(view, world, shown)
+    order, ascending, f, rp, reach, biggest, smallest = _placed(view, world, drawn or drawing_order(view, world, shown))
     n = len(order)
-    # Continuous pixel coordinates (pixel centres at integers); y / -scale is exactly (top - y) / scale.
-    origin, scale, size = _view_arrays(view)
-    f = ((world.pos if n == world.n and ascending else world.pos[order]) - origin) / scale - 0.5
-    # All centres on the view means all units are on it (cheap test); otherwise drop those entirely off it.
-    if n and not (np.minimum.reduce(f, axis=None) > -1 and np.maximum.reduce(f - size, axis=None) < 0):
-        visible = ((f + rp[:, None] > -1) & (f - rp[:, None] < size)).all(axis=1)  # off-screen units cover nothing
-        order, f, rp = order[visible], f[visible], rp[visible]
-        n = len(order)
-        reach, biggest, smallest = _reach(rp)
     if not n and under is None:
         zero8 = np.zeros((h, w), np.uint8)
         return np.zeros((h, w), np.intp), zero8, zero8
@@ -205,15 +228,26 @@ class FrameCache:
             cached = self._coverage[view] = self._layered(view, world, densities)
         return cached
 
-    def _layered(self, view: View, world: World, densities: bool) -> tuple:
-        """`coverage`, with units that never move (structures, resources, items) drawn once per layout and
-        view; only moving units are drawn every frame (on top, as the game draws them)."""
+    def points(self, view: View, world: World, player: Player) -> tuple[np.ndarray, np.ndarray] | None:
+        """The coverage (no densities) of a view on which every unit is a single pixel (the minimap) as
+        (pixels, rows + 1) in drawing order, see `point_coverage`; None if units are bigger there."""
+        self._check(world, player)
+        key = (view, "points")
+        if key not in self._coverage:
+            self._coverage[key] = self._layered(view, world, False, points=True)
+        return self._coverage[key]
+
+    def _layered(self, view: View, world: World, densities: bool, points: bool = False):
+        """`coverage` (or `point_coverage`), with units that never move (structures, resources, items) drawn
+        once per layout and view; only moving units are drawn every frame (on top, as the game draws them)."""
         still = world.speed <= 0
         count = count_nonzero(still)
         # Nothing hidden: who is drawn, in which order and how big is a per-row fact (World.per_rows).
         fixed = self._shown is None
         if not count or count == world.n:
             drawn = world.per_rows(("drawn", view), lambda: drawing_order(view, world, None)) if fixed else None
+            if points:
+                return point_coverage(view, world, self._shown, drawn)
             return coverage(view, world, densities, self._shown, drawn=drawn)
         shown = self._shown if self._shown is not None else np.ones(world.n, bool)
         fog = self.vision is not None and self.vision.fog
@@ -223,10 +257,18 @@ class FrameCache:
         if under is None:
             if len(self._still) > 16:
                 self._still.clear()
-            under = self._still[key] = coverage(view, world, densities, shown & still)
+            under = coverage(view, world, densities, shown & still)
+            flat = under[0].ravel()
+            covered = (flat != 0).nonzero()[0]
+            under = self._still[key] = (*under, (covered, flat.take(covered)))
         moving = shown & ~still
         drawn = world.per_rows(("drawn moving", view), lambda: drawing_order(view, world, moving)) if fixed else None
-        return coverage(view, world, densities, moving, under, drawn)
+        if not points:
+            return coverage(view, world, densities, moving, under[:3], drawn)
+        on_top = point_coverage(view, world, moving, drawn)
+        if on_top is None:
+            return None
+        return tuple(np.concatenate(pair) for pair in zip(under[3], on_top))  # moving units written last
 
     def values(self, world: World, player: Player) -> np.ndarray:
         self._check(world, player)

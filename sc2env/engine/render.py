@@ -184,13 +184,19 @@ class LayerRenderer:
         vision = frames.vision
         fog = vision is not None and vision.fog
         frame = self._frame(view, camera, fog)
-        index, density, density_aa = frames.coverage(view, world, player, self._densities)
+        points = None if self._densities else frames.points(view, world, player)
+        if points is not None:  # units are single pixels: (pixel, row + 1) pairs, later ones on top
+            covered, rows = points
+            dense, size = False, view.width * view.height
+        else:
+            index, density, density_aa = frames.coverage(view, world, player, self._densities)
+            flat = index.ravel()
+            size = len(flat)
+            covered = (flat != 0).nonzero()[0]  # the pixels that show a unit (bool nonzero: the fast one)
+            dense = len(covered) * 4 > size  # units fill much of the view: gathering every pixel is cheaper
+            rows = flat.take(covered)  # and that unit's row + 1
         tables = frames.tables(world, player)
         lit, pixels, drawn = tables["lit"], frame.pixels, frame.drawn
-        flat = index.ravel()
-        covered = (flat != 0).nonzero()[0]  # the pixels that show a unit (bool nonzero: the fast one)
-        dense = len(covered) * 4 > len(flat)  # units fill much of the view: gathering every pixel is cheaper
-        rows = flat.take(covered)  # and that unit's row + 1
         for n, bpp, row in self._unit_layers:
             out, before = pixels[n], drawn[n]
             if bpp == 1:  # packed bits: drawn whole (512 bytes at 64x64)
@@ -198,7 +204,7 @@ class LayerRenderer:
                     if dense:
                         out[:] = np.packbits(tables[1][row].take(flat))
                     else:
-                        bits = np.zeros(len(flat), bool)
+                        bits = np.zeros(size, bool)
                         bits[covered] = tables[1][row].take(rows)
                         out[:] = np.packbits(bits)
                 elif len(before):
