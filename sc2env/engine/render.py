@@ -133,11 +133,6 @@ def _data(bits_per_pixel: int, pixels: np.ndarray) -> bytes:
     return pixels.astype(_DTYPES[bits_per_pixel], copy=False).tobytes()
 
 
-@functools.lru_cache(maxsize=64)
-def _zero_data(bits_per_pixel: int, width: int, height: int) -> bytes:
-    return _data(bits_per_pixel, np.zeros((height, width), np.uint8))
-
-
 def encode(bits_per_pixel: int, pixels: np.ndarray) -> bytes:
     """A serialized ImageData for a (height, width) array; 1-bpp images are packed MSB first, unpadded."""
     h, w = pixels.shape
