@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from sc2env.engine import paths
-from sc2env.engine.fast import any_rows as _any_rows
+from sc2env.engine.fast import any_xy, sum_xy
 from sc2env.engine.fast import count_nonzero as _count
 from sc2env.engine.fast import sum_rows as _sum_rows
 
@@ -82,8 +82,8 @@ class Motion:
         if self._obstacles:
             # Steering is kept while the goal and the obstacles stay the same and the waypoint is not reached.
             target, goal, pos = self.target[moving], self.goal[moving], self.pos[moving]
-            stale = (_any_rows(goal != self.steered[moving]) | (self.steer_stamp[moving] != self._obstacle_version)
-                     | ((_sum_rows(np.abs(target - pos)) < 1e-9) & _any_rows(target != goal)))
+            stale = (any_xy(goal != self.steered[moving]) | (self.steer_stamp[moving] != self._obstacle_version)
+                     | ((sum_xy(np.abs(target - pos)) < 1e-9) & any_xy(target != goal)))
             if _count(stale):
                 again = moving[stale]
                 self.target[again] = self.steered[again] = self.goal[again]
@@ -99,10 +99,10 @@ class Motion:
         goal (rows/found: the goal units' rows and which exist; None when no row of m follows a unit)."""
         p, target = self.pos[m], self.target[m]
         delta = target - p
-        to_target = np.sqrt(_sum_rows(delta * delta))
+        to_target = np.sqrt(sum_xy(delta * delta))
         leg = np.maximum(to_target - self.reach[m], 0.0)
         if found is not None and _count(found):
-            waypoint = _any_rows(target != self.goal[m])
+            waypoint = any_xy(target != self.goal[m])
             follows = (found & ~waypoint).nonzero()[0]
             leg[waypoint] = to_target[waypoint]
             if len(follows):
@@ -120,7 +120,7 @@ class Motion:
                     circle_leg = np.where(boxes, t.max(axis=1), circle_leg)
                 leg[follows] = np.maximum(circle_leg, 0.0)
         elif self._obstacles:
-            waypoint = _any_rows(target != self.goal[m])
+            waypoint = any_xy(target != self.goal[m])
             leg[waypoint] = to_target[waypoint]
         self.leg[m] = leg
 
@@ -136,7 +136,7 @@ class Motion:
         going = self.moving & ~self.ghost & (self.engaged == 0)
         k = limit
         if self._obstacles:
-            waypoint = _any_rows(self.target != self.goal)
+            waypoint = any_xy(self.target != self.goal)
             going &= ~waypoint
             if _count(waypoint & self.moving):
                 k = min(limit, WAYPOINT_BATCH)
@@ -208,7 +208,7 @@ class Motion:
         old = trajectory.start
         new = trajectory.at(t)
         step = new - old
-        expected = np.sqrt(_sum_rows(step * step))
+        expected = np.sqrt(sum_xy(step * step))
         turned = expected > 0
         if _count(turned) < len(m):
             m_turned, step_turned = m[turned], step[turned]
@@ -226,10 +226,10 @@ class Motion:
         p = self.pos[m]
         target = self.target[m]
         delta = target - p
-        left = np.sqrt(_sum_rows(delta * delta)) - self.reach[m]
-        at_waypoint = _any_rows(target != self.goal[m]) if self._obstacles else np.zeros(len(m), bool)
+        left = np.sqrt(sum_xy(delta * delta)) - self.reach[m]
+        at_waypoint = any_xy(target != self.goal[m]) if self._obstacles else np.zeros(len(m), bool)
         moved = p - old
-        blocked = (_sum_rows(moved * moved) < 0.25 * expected * expected) & (expected > 0)
+        blocked = (sum_xy(moved * moved) < 0.25 * expected * expected) & (expected > 0)
         reached = left <= 1e-9
         goal_tags = self.goal_tag[m]
         if _count(goal_tags):
@@ -253,7 +253,7 @@ class Motion:
             else:
                 _, centres, halves = paths.obstacle_boxes(self)
             gap = paths.box_distance(self.pos[stuck][:, None], centres, halves) - self.radius[stuck][:, None]
-            self.steer_stamp[stuck[_any_rows(gap < 0.05)]] = -1
+            self.steer_stamp[stuck[np.logical_or.reduce(gap < 0.05, axis=1)]] = -1
         crowded = (left < _CROWDED_ARRIVAL) & blocked
         done = ~at_waypoint & (reached | crowded)
         if not _count(done) and not _count(at_waypoint):

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sc2env.engine.fast import all_last, any_last, count_nonzero, max_last, min_last
+from sc2env.engine.fast import all_xy, any_xy, count_nonzero, max_xy, min_xy, sum_xy
 
 if TYPE_CHECKING:
     from sc2env.engine.world import World
@@ -32,8 +32,8 @@ def crosses(starts: np.ndarray, ends: np.ndarray, lo: np.ndarray, hi: np.ndarray
     t1 = (lo - starts) / safe
     t2 = (hi - starts) / safe
     between = (starts > lo) & (starts < hi)
-    t_near = max_last(np.where(flat, np.where(between, -np.inf, np.inf), np.minimum(t1, t2)))
-    t_far = min_last(np.where(flat, np.where(between, np.inf, -np.inf), np.maximum(t1, t2)))
+    t_near = max_xy(np.where(flat, np.where(between, -np.inf, np.inf), np.minimum(t1, t2)))
+    t_far = min_xy(np.where(flat, np.where(between, np.inf, -np.inf), np.maximum(t1, t2)))
     return (t_far - t_near > _EPS) & (t_far > _EPS) & (t_near < 1 - _EPS)
 
 
@@ -53,13 +53,13 @@ def steer(world: World, m: np.ndarray) -> None:
     t1 = (lo - p) / safe
     t2 = (hi - p) / safe
     outside = parallel & ((p < lo) | (p > hi))
-    t_near = max_last(np.where(parallel, -np.inf, np.minimum(t1, t2)))
-    t_far = min_last(np.where(parallel, np.inf, np.maximum(t1, t2)))
-    blocked = (t_near < t_far - _EPS) & (t_near > _EPS) & (t_near < 1.0) & ~any_last(outside)
+    t_near = max_xy(np.where(parallel, -np.inf, np.minimum(t1, t2)))
+    t_far = min_xy(np.where(parallel, np.inf, np.maximum(t1, t2)))
+    blocked = (t_near < t_far - _EPS) & (t_near > _EPS) & (t_near < 1.0) & ~any_xy(outside)
     others = w.tag[obstacles][None] != w.goal_tag[m][:, None]  # the goal unit's own box doesn't block
     blocked &= others
     g = goal[:, None, :]
-    blocked &= ~all_last((g > lo) & (g < hi))  # aiming inside a box: walk up to it
+    blocked &= ~all_xy((g > lo) & (g < hi))  # aiming inside a box: walk up to it
     if not count_nonzero(blocked):
         return
     units = np.logical_or.reduce(blocked, axis=1).nonzero()[0]
@@ -76,10 +76,9 @@ def _corners(w: World, rows, lo, hi, all_lo, all_hi, others) -> np.ndarray:
     # Corners (lo x, lo y), (lo x, hi y), (hi x, lo y), (hi x, hi y), picked from [lo x, lo y, hi x, hi y].
     corners = np.concatenate((lo, hi), axis=1)[:, _CORNER_PICK].reshape(-1, 4, 2)
     corners += np.sign(corners - ((lo + hi) / 2)[:, None]) * _CORNER_MARGIN
-    to_corner = np.sqrt(np.add.reduce((corners - p[:, None]) ** 2, axis=2))
-    cost = to_corner + np.sqrt(np.add.reduce((corners - g[:, None]) ** 2, axis=2))
-    inside = np.logical_and.reduce((corners[:, :, None] > all_lo[:, None]) & (corners[:, :, None] < all_hi[:, None]),
-                                   axis=3)
+    to_corner = np.sqrt(sum_xy((corners - p[:, None]) ** 2))
+    cost = to_corner + np.sqrt(sum_xy((corners - g[:, None]) ** 2))
+    inside = all_xy((corners[:, :, None] > all_lo[:, None]) & (corners[:, :, None] < all_hi[:, None]))
     inside = np.logical_or.reduce(inside & others[:, None], axis=2)
     flat = corners.reshape(-1, 2)
     box_lo, box_hi = np.repeat(lo, 4, axis=0), np.repeat(hi, 4, axis=0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sc2env.engine.fast import count_nonzero
+from sc2env.engine.fast import count_nonzero, sum_xy
 from sc2env.engine.world import World
 
 HIDDEN, FOGGED, VISIBLE = 0, 1, 2
@@ -89,7 +89,7 @@ class Vision:
         eyes, sight = self._eyes(world, player_id)
         seen = np.zeros(world.n, bool)
         if len(eyes):
-            d2 = np.add.reduce((world.pos[:, None, :] - eyes[None]) ** 2, axis=2)
+            d2 = sum_xy((world.pos[:, None, :] - eyes[None]) ** 2)
             seen = np.logical_or.reduce(d2 <= sight[None] ** 2, axis=1) & self.revealed[y, x]
         seen = np.where(world.owner == 0, self.explored[y, x], seen)
         return ((world.owner == player_id) | seen) & ~world.hidden
