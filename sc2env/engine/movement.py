@@ -299,13 +299,12 @@ class Motion:
             else:
                 reach, limit = _contact_limits(self.radius[c])
             p = self.pos[c]
-            diff = p[:, None, :] - p[None, :, :]  # [i, j] = p_i - p_j
-            square = diff * diff
-            d2 = square[..., 0] + square[..., 1]
+            x, y = p[:, 0], p[:, 1]
+            dx, dy = x[:, None] - x, y[:, None] - y  # [i, j] = p_i - p_j
+            d2 = dx * dx + dy * dy
             touching = d2 < limit
             if _count(touching):
                 d = np.sqrt(d2)
-                dx, dy = diff[..., 0], diff[..., 1]
                 together = touching & (d < 1e-9)
                 if _count(together):  # coincident units split along a direction that differs per pair
                     angle = np.subtract.outer(np.arange(len(c)), np.arange(len(c))) * 2.399963
