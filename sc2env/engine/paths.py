@@ -99,6 +99,16 @@ def push_out_of_boxes(w: World, mobile: np.ndarray, reach: np.ndarray) -> None:
         centres, halves = w.pos[o][None], w.half[o][None]
     else:  # obstacles stand still: their boxes are kept until rows change or one is moved
         o, centres, halves = obstacle_boxes(w)
+        # Only units standing in a cell near some box can touch one: test just those.
+        near = w.per_rows(("near boxes", w.static_version), lambda: _near_boxes(w, centres[0], halves[0]))
+        cells = w.pos[mobile].astype(np.int64)  # whole cells; just below 0 truncates to cell 0, which is
+        # marked for any box reaching below 0
+        inside = (cells[:, 0] < near.shape[1]) & (cells[:, 1] < near.shape[0])
+        if count_nonzero(inside) == len(mobile):
+            close = near[cells[:, 1], cells[:, 0]]
+            if not count_nonzero(close):
+                return
+            mobile, reach = mobile[close], reach[close]
     out = np.maximum(np.abs(w.pos[mobile][:, None, :] - centres) - halves, 0.0)
     hit = np.hypot(out[..., 0], out[..., 1]) < reach
     if not count_nonzero(hit):
@@ -115,6 +125,21 @@ def push_out_of_boxes(w: World, mobile: np.ndarray, reach: np.ndarray) -> None:
         else:  # centre inside: leave by the nearest face
             axis = int(np.argmax(outside))
             w.pos[mobile[u], axis] = w.pos[o[k], axis] + math.copysign(h[axis] + ru, q[axis] or 1.0)
+
+
+def _near_boxes(w: World, centres: np.ndarray, halves: np.ndarray) -> np.ndarray:
+    """Per whole cell (row y, column x) of the pathable area: whether a mobile unit there could touch a box,
+    i.e. the cell meets a box grown by the largest mobile radius (and a cell of margin)."""
+    mobile = w.speed > 0
+    grow = (float(np.maximum.reduce(w.radius[mobile])) if count_nonzero(mobile) else 0.0) + 1.0
+    b = w.pathable
+    near = np.zeros((int(b.y1) + 2, int(b.x1) + 2), bool)
+    low = np.floor(centres - halves - grow).astype(np.int64)
+    high = np.floor(centres + halves + grow).astype(np.int64)
+    for (x0, y0), (x1, y1) in zip(np.maximum(low, 0).tolist(), high.tolist()):
+        if x1 >= 0 and y1 >= 0:  # (a negative end would count from the other side)
+            near[y0:y1 + 1, x0:x1 + 1] = True
+    return near
 
 
 def obstacle_boxes(w: World) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
