@@ -166,18 +166,21 @@ class Combat:
     def _gaps(self, a: np.ndarray, t: np.ndarray, radius_t: np.ndarray, boxes: bool) -> np.ndarray:
         """Edge-to-edge distances (armed x targets); structures are measured to their footprint box."""
         w = self.world
-        pa, pt = w.pos[a], w.pos[t]
+        every = len(a) == w.n  # every row is armed (often every row is a target too): no gathering
+        pa = w.pos if every else w.pos[a]
+        pt = pa if every and len(t) == w.n else w.pos[t]
+        radius_a = (w.radius if every else w.radius[a])[:, None]
         dx = pa[:, 0, None] - pt[:, 0]
         dy = pa[:, 1, None] - pt[:, 1]
         if not boxes:  # the squares don't need the absolute values
-            return np.sqrt(dx * dx + dy * dy) - radius_t - w.radius[a][:, None]
+            return np.sqrt(dx * dx + dy * dy) - radius_t - radius_a
         dx, dy = np.abs(dx), np.abs(dy)
         gap = np.sqrt(dx * dx + dy * dy) - radius_t
         half = w.half[t]
         ox = np.maximum(dx - half[:, 0], 0.0)
         oy = np.maximum(dy - half[:, 1], 0.0)
         gap = np.where(w.obstacle[t], np.sqrt(ox * ox + oy * oy), gap)
-        return gap - w.radius[a][:, None]
+        return gap - radius_a
 
     def _approach_bound(self, limit: int, quiet, targets, room, hostile) -> int:
         """Loops before an acquiring unit and an enemy could come within scan range of each other."""
