@@ -90,7 +90,7 @@ class Combat:
             targets, target = cached
         if not len(armed) or not len(targets):
             return limit
-        target_tags, target_owners, target_radius, boxes, preference, index_of = target
+        target_owners, target_radius, boxes, preference, index_of, tag_list = target
         hostile = w.owner[armed][:, None] != target_owners
         engaged = w.engaged[armed]
         if not _count(hostile) and not _count(engaged):
@@ -119,27 +119,26 @@ class Combat:
             in_range.append(near)
             # Re-acquire when there is no target, or the target is out of reach while another is in range.
             want.append(acquiring[k] and (c < 0 or (not near and m != ATTACK_UNIT)))
-        current, in_range = np.array(current), np.array(in_range)
-        if any(want):
-            want, scan_now = np.array(want), np.array(scan)
-            candidates = hostile & (gap <= scan_now[:, None] + _SLACK)
-            if _count(candidates[want]):
-                weapon_range = np.array([ranges[i] for i in armed_rows])
-                index = np.arange(len(armed))
-                key = np.where(candidates, gap + preference, np.inf)
+        wanting = [k for k, w_k in enumerate(want) if w_k]
+        if wanting:  # the best hostile target within scan: threats, then priority, then the nearest
+            gap_w = gap[wanting]
+            candidates = hostile[wanting] & (gap_w <= np.array([scan[k] for k in wanting])[:, None] + _SLACK)
+            if _count(candidates):
+                key = np.where(candidates, gap_w + preference, np.inf)
                 best = key.argmin(axis=1)
-                best_gap = gap[index, best]
-                better = want & np.isfinite(key[index, best]) & ((current < 0) | (best_gap <= weapon_range))
-                current = np.where(better, best, current)
-                in_range = np.where(better, best_gap <= weapon_range + _SLACK, in_range)
-        new_engaged = np.where(current >= 0, target_tags[np.maximum(current, 0)], 0)
+                picked = np.arange(len(wanting))
+                found = zip(wanting, best.tolist(), key[picked, best].tolist(), gap_w[picked, best].tolist())
+                for k, b, best_key, best_gap in found:
+                    reach = ranges[armed_rows[k]]
+                    if math.isfinite(best_key) and (current[k] < 0 or best_gap <= reach):
+                        current[k], in_range[k] = b, best_gap <= reach + _SLACK
+        new_engaged = [tag_list[c] if c >= 0 else 0 for c in current]
         self._apply(armed, engaged, new_engaged, in_range, mode)
-        fighting = new_engaged != 0
-        if _count(fighting):
+        if any(new_engaged):
             limit = min(limit, TICK)
         # The approach bound is at least a tick: with limit <= TICK it could not shorten the batch.
         if limit > TICK:
-            quiet = np.array(acquiring) & ~fighting
+            quiet = np.array([a and not e for a, e in zip(acquiring, new_engaged)])
             if _count(quiet):
                 limit = self._approach_bound(limit, armed[quiet], targets,
                                              gap[quiet] - np.array(scan)[quiet][:, None], hostile[quiet])
@@ -156,12 +155,12 @@ class Combat:
         return rows, targetable, (targets, self._target_stats(targets))
 
     def _target_stats(self, targets: np.ndarray) -> tuple:
-        """Tags, owners, radii of rows `targets`, whether any is a structure (measured to its box), their
-        target preference, and each tag's position among them."""
+        """Owners and radii of rows `targets`, whether any is a structure (measured to its box), their target
+        preference, each one's position among them by tag, and their tags."""
         w = self.world
-        tags = w.tag[targets]
-        return (tags, w.owner[targets], w.radius[targets], bool(_count(w.obstacle[targets])),
-                self._table[w.type_id[targets], _PREFERENCE], {tag: k for k, tag in enumerate(tags.tolist())})
+        tags = w.tag[targets].tolist()
+        return (w.owner[targets], w.radius[targets], bool(_count(w.obstacle[targets])),
+                self._table[w.type_id[targets], _PREFERENCE], {tag: k for k, tag in enumerate(tags)}, tags)
 
     def _gaps(self, a: np.ndarray, t: np.ndarray, radius_t: np.ndarray, boxes: bool) -> np.ndarray:
         """Edge-to-edge distances (armed x targets); structures are measured to their footprint box."""
@@ -193,13 +192,14 @@ class Combat:
         # Acquiring is a combat decision too: it may come up to a tick late.
         return int(max(1, min(limit, max(loops, TICK))))
 
-    def _apply(self, armed, old, engaged, in_range, mode) -> None:
-        """Commit targets: chase, stop in range, fire; units that lost their target carry on."""
+    def _apply(self, armed, old, engaged: list[int], in_range: list[bool], mode) -> None:
+        """Commit targets (tags, 0 for none; per armed row): chase, stop in range, fire; units that lost
+        their target carry on."""
         w, orders = self.world, self.game.orders
         w.engaged[armed] = engaged
         # Unit by unit in Python (few units), in the phases below: each unit's state is read when its
         # phase comes, and only a unit's own phase changes it.
-        rows, before, now, near, modes = armed.tolist(), old.tolist(), engaged.tolist(), in_range.tolist(), mode.tolist()
+        rows, before, now, near, modes = armed.tolist(), old.tolist(), engaged, in_range, mode.tolist()
         lost = [k for k, tag in enumerate(now) if not tag and before[k]]
         for k in lost:
             w.firing[rows[k]] = False
