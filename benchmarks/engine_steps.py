@@ -3,7 +3,7 @@
 One agent step = RequestAction + RequestStep(8) + RequestObservation with all 27 screen and 11 minimap layers
 at 64x64, written back to back (pipelined) and then read. The action is what a random agent sends with
 everything selected: Move_screen, Attack_screen or Smart_screen at a random point, or a no-op (a quarter
-each), so units walk, fight, harvest and stand. Episodes that end are restarted.
+each), so units walk, fight, harvest and stand. Episodes that end are restarted and everything selected again.
 Run: python benchmarks/engine_steps.py [--steps N] [--map all | MoveToBeacon,DefeatRoaches,...]
 """
 
@@ -68,6 +68,8 @@ def step_requests(rng: np.random.Generator, n: int) -> list[list[bytes]]:
 
 
 RESTART = sc_pb.Request(restart_game=sc_pb.RequestRestartGame()).SerializeToString()
+# A restart clears the selection; select everything again so the next episode's steps are busy too.
+SELECT_ALL = setup_requests("MoveToBeacon")[2].SerializeToString()
 
 
 def start_engine() -> tuple[subprocess.Popen, websocket.WebSocket, float]:
@@ -102,8 +104,9 @@ def over_socket(ws: websocket.WebSocket, triples: list[list[bytes]]) -> tuple[fl
             response = sc_pb.Response.FromString(raw)
             parse += time.perf_counter() - t
         if response.status == sc_pb.ended:
-            ws.send_binary(RESTART)
-            ws.recv()
+            for message in (RESTART, SELECT_ALL):
+                ws.send_binary(message)
+                ws.recv()
     return time.perf_counter() - t0, parse
 
 
@@ -139,6 +142,7 @@ def in_process(map_name: str, triples: list[list[bytes]]) -> dict[str, float]:
             times["build+serialize observation"] += t3 - t2
             if session.status == sc_pb.ended:
                 session.handle(RESTART)
+                session.handle(SELECT_ALL)
     finally:
         render.LayerRenderer.render = original_render
     times["build+serialize observation"] -= times["render layers"]
@@ -173,6 +177,7 @@ def via_controller(map_name: str, triples: list[list[bytes]]) -> float:
             for action in actions:
                 if controller.act_step_observe(action, 8).player_result:
                     controller.restart_game()
+                    controller.action(select.action)
             return len(actions) / (time.perf_counter() - start)
     finally:
         process.close()

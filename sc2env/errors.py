@@ -13,7 +13,7 @@ class LaunchError(SC2EnvError):
     """A game process could not be found, started, or did not become ready."""
 
 
-class ConnectionError(SC2EnvError, builtins.ConnectionError):  # noqa: A001 - the design's name
+class ConnectionError(SC2EnvError, builtins.ConnectionError):
     """The websocket to a game process failed: refused, dropped, or a malformed frame."""
 
 

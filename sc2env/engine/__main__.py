@@ -10,6 +10,7 @@ import signal
 import sys
 
 _PR_SET_PDEATHSIG = 1
+_PR_GET_PDEATHSIG = 2
 
 
 def _parse(argv: list[str]) -> argparse.Namespace:
@@ -19,7 +20,8 @@ def _parse(argv: list[str]) -> argparse.Namespace:
                     "flags it does not use (-dataVersion, -eglpath, -verbose, ...) are ignored.")
     parser.add_argument("-listen", default="127.0.0.1", help="address to listen on (default loopback only)")
     parser.add_argument("-port", type=int, help="port of the websocket endpoint ws://<listen>:<port>/sc2api")
-    parser.add_argument("-dataDir", help="accepted for compatibility; the engine needs no game data")
+    parser.add_argument("-dataDir", help="a folder of mini-game definitions (*.json) to play instead of the "
+                        "shipped ones; a folder without any (e.g. an install root) is ignored")
     parser.add_argument("-tempDir", help="accepted for compatibility; the engine writes no temp files")
     parser.add_argument("--make-sc2path", metavar="DIR",
                         help="write DIR/Versions/Base75689/SC2_x64 and DIR/Maps/mini_games/*.SC2Map, then exit")
@@ -30,10 +32,14 @@ def _parse(argv: list[str]) -> argparse.Namespace:
 
 
 def _die_with_parent() -> callable:
-    """Ask Linux for SIGTERM when the parent dies; also return a check for platforms without prctl."""
+    """Ask Linux for SIGTERM when the parent dies, unless our launcher already asked for a signal (it asks
+    for SIGKILL, which must not be weakened); also return a check for platforms without prctl."""
     parent = os.getppid()
     try:
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+        current = ctypes.c_int(0)
+        if prctl(_PR_GET_PDEATHSIG, ctypes.byref(current)) != 0 or current.value == 0:
+            prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
     except (OSError, AttributeError):
         pass
     return lambda: os.getppid() != parent
@@ -57,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     from sc2env.engine.server import Server
     from sc2env.engine.session import Session
 
-    session = Session()
+    session = Session(args.dataDir)
     try:
         server = Server(args.listen, args.port, session.answer, lambda: session.quit)
     except OSError as e:

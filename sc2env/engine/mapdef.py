@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import pathlib
 import posixpath
 from dataclasses import dataclass, field
 from importlib import resources
@@ -203,14 +205,21 @@ def parse_definition(data: bytes | str) -> MapDefinition:
         raise MapDefinitionError(f"malformed definition: {e}") from None
 
 
-def builtin_definitions() -> dict[str, bytes]:
-    """Name -> JSON bytes of every definition shipped in `sc2env.maps`."""
+def builtin_definitions(directory: str | os.PathLike | None = None) -> dict[str, bytes]:
+    """Name -> JSON bytes of every definition in `directory` (the engine's -dataDir) when it holds any,
+    else of those shipped in `sc2env.maps`."""
+    if directory is not None and os.path.isdir(directory):
+        found = {f.stem: f.read_bytes() for f in pathlib.Path(directory).glob("*.json")}
+        if found:
+            return found
     root = resources.files("sc2env.maps")
     return {f.name[: -len(".json")]: f.read_bytes() for f in root.iterdir() if f.name.endswith(".json")}
 
 
-def find_definition(map_path: str = "", map_data: bytes = b"") -> MapDefinition:
-    """The definition a create_game asks for: `map_data` holding a definition, else a built-in by file name.
+def find_definition(map_path: str = "", map_data: bytes = b"",
+                    directory: str | os.PathLike | None = None) -> MapDefinition:
+    """The definition a create_game asks for: `map_data` holding a definition, else a built-in by file name
+    (from `directory` when it holds definitions, see `builtin_definitions`).
 
     Raises KeyError when no built-in matches the path, MapDefinitionError when given data is a broken
     definition.
@@ -219,7 +228,7 @@ def find_definition(map_path: str = "", map_data: bytes = b"") -> MapDefinition:
         return parse_definition(map_data)
     stem = posixpath.basename(map_path.replace("\\", "/"))
     stem = stem.removesuffix(".SC2Map")
-    builtins = builtin_definitions()
+    builtins = builtin_definitions(directory)
     if stem not in builtins:
         raise KeyError(stem)
     return parse_definition(builtins[stem])

@@ -39,8 +39,9 @@ class Session:
     the same as pieces to write back to back (valid until the next request), without joining them.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, data_dir: str | None = None) -> None:
         self.status = LAUNCHED
+        self.data_dir = data_dir  # -dataDir: a folder of mini-game definitions replaces the shipped ones
         self.game: Game | None = None
         self._pending: tuple | None = None  # (definition, seed, realtime) between create and join
         self.disable_fog = False
@@ -96,7 +97,7 @@ class Session:
 
     def _available_maps(self, request, response) -> None:
         response.available_maps.local_map_paths.extend(
-            f"mini_games/{name}.SC2Map" for name in sorted(builtin_definitions()))
+            f"mini_games/{name}.SC2Map" for name in sorted(builtin_definitions(self.data_dir)))
 
     def _create_game(self, request: sc_pb.RequestCreateGame, response) -> None:
         out = response.create_game
@@ -118,11 +119,11 @@ class Session:
             return
         local = request.local_map
         try:
-            definition = find_definition(local.map_path, local.map_data)
+            definition = find_definition(local.map_path, local.map_data, self.data_dir)
         except KeyError:
             out.error = error.MissingMap
             out.error_details = (f"no built-in mini-game matches {local.map_path!r}; available: "
-                                 f"{', '.join(sorted(builtin_definitions()))}")
+                                 f"{', '.join(sorted(builtin_definitions(self.data_dir)))}")
             return
         except MapDefinitionError as e:
             out.error, out.error_details = error.InvalidMapData, f"{local.map_path or 'map_data'}: {e}"

@@ -13,8 +13,14 @@ from sc2env import errors
 from sc2env.env.config import EnvConfig
 from sc2env.env.observations import ObservationPacker
 from sc2env.game import Match, StepResult
-from sc2env.interface import (FUNCTIONS, FunctionCall, Observation, ObservationDecoder, ScoreCumulative,
-                              encode_action)
+from sc2env.interface import (
+    FUNCTIONS,
+    FunctionCall,
+    Observation,
+    ObservationDecoder,
+    ScoreCumulative,
+    encode_action,
+)
 from sc2env.interface.actions import as_function_call
 
 GAME_LOOPS_PER_SECOND = 22.4

@@ -17,7 +17,6 @@ import time
 
 import portpicker
 import pytest
-import websocket
 from fake_sc2 import make_fake_install, pid_alive, read_call, wait_until
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
