@@ -132,11 +132,12 @@ class Panels:
     def ui(self, ui: ui_pb2.ObservationUI) -> None:
         g = self.game
         w = g.world
-        for index, group in enumerate(g.player.control_groups):
-            tags = [t for t in group if w.exists(t)]
-            if tags:
-                ui.groups.add(control_group_index=index, leader_unit_type=int(w.type_id[w.slot(tags[0])]),
-                              count=len(tags))
+        if any(g.player.control_groups):  # usually none is set: skip looking through ten empty groups
+            for index, group in enumerate(g.player.control_groups):
+                tags = [t for t in group if w.exists(t)]
+                if tags:
+                    ui.groups.add(control_group_index=index, leader_unit_type=int(w.type_id[w.slot(tags[0])]),
+                                  count=len(tags))
         rows = w.slots(g.player.selection)
         if len(rows) == 1:
             i = rows[0]

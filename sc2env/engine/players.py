@@ -67,4 +67,5 @@ class Player:
     def forget(self, exists: Callable[[int], bool]) -> None:
         """Drop tags of units that no longer exist from the selection and the control groups."""
         self.selection = [t for t in self.selection if exists(t)]
-        self.control_groups = [[t for t in g if exists(t)] for g in self.control_groups]
+        if any(self.control_groups):  # usually none is set: then there are no ten lists to rebuild
+            self.control_groups = [[t for t in g if exists(t)] for g in self.control_groups]

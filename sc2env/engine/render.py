@@ -169,6 +169,9 @@ class LayerRenderer:
         # The unit layers: (layer position, bits per pixel, row of unit_values).
         self._unit_layers = [(n, bpp, VALUE_ROW[source[5:]]) for n, (_, _, bpp, source) in enumerate(layers)
                              if source.startswith("unit:")]
+        # The other layers redrawn every frame: (position, source); the rest of the table stays as encoded.
+        self._redrawn = [(n, source) for n, (_, _, _, source) in enumerate(layers)
+                         if source in ("density", "density_aa", "visibility")]
 
     def render(self, view: View, world: World, player: Player, frames: FrameCache,
                camera: View | None = None) -> list[bytes | bytearray]:
@@ -214,7 +217,7 @@ class LayerRenderer:
                 if lit[row]:  # else all its units have value 0
                     out[covered] = tables[bpp][row].take(rows)
             drawn[n] = (_EVERYWHERE if dense else covered) if lit[row] else _NOTHING
-        for n, (_, _, _, source) in enumerate(self.layers):
+        for n, source in self._redrawn:
             if source == "density":
                 pixels[n][:] = density.ravel()
             elif source == "density_aa":
