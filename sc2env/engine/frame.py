@@ -155,17 +155,21 @@ def coverage(view: View, world: World, densities: bool = True, shown: np.ndarray
     if not densities:
         return index, None, None
     counts = np.bincount(pixels, minlength=h * w)
+    density = np.empty(h * w, np.uint8)
     if under is not None:
         counts += under[1].ravel()
-    density = (counts if n < 256 and under is None else np.minimum(counts, 255)).astype(np.uint8).reshape(h, w)
-    # Scaling by 16 before summing is exact (a power of two): this is round(16 x coverage), summed in entry order.
+        np.minimum(counts, 255, out=density, casting="unsafe")
+    else:
+        np.copyto(density, counts if n < 256 else np.minimum(counts, 255), casting="unsafe")
+    density = density.reshape(h, w)
+    # Scaling by 16 before summing is exact (a power of two): this is round(16 x coverage), summed in entry order
+    # (bincount adds the weights one entry after the other, as np.add.at would; without entries it gives ints).
     aa = np.minimum(np.maximum(rp.take(ranks) - np.sqrt(dist2) + 0.5, 0.0), 1.0) * 16
-    total = np.zeros(h * w)
-    np.add.at(total, pixels, aa)
+    total = np.bincount(pixels, aa, h * w).astype(np.float64, copy=False)
     np.rint(total, out=total)
     if under is not None:
         total += under[2].ravel()
-    density_aa = np.zeros(h * w, np.uint8)
+    density_aa = np.empty(h * w, np.uint8)
     np.minimum(total, 255, out=density_aa, casting="unsafe")
     return index, density, density_aa.reshape(h, w)
 

@@ -211,7 +211,9 @@ def encode_score(points: int, stats, rates: tuple | None, used: tuple, values: t
                stats.collected_vespene, *(rates or ()), stats.spent_minerals, stats.spent_vespene]
     names = _SCALAR_NAMES if rates is not None else _SCALAR_NAMES_NO_RATES
     try:
-        details = [_scalars_struct(len(names)).pack(*(x for pair in zip(_tags(names), scalars) for x in pair))]
+        tagged = _tagged(names).copy()
+        tagged[1::2] = scalars
+        details = [_scalars_struct(len(names)).pack(*tagged)]
     except OverflowError:  # out of float32 range: protobuf stores an infinity
         details = [_DETAILS_TAGS[name] + np.float32(value).tobytes() for name, value in zip(names, scalars)]
     by_name = dict(zip(_USED, used))
@@ -247,8 +249,11 @@ def _scalars_struct(count: int) -> struct.Struct:
 
 
 @functools.lru_cache(maxsize=4)
-def _tags(names: tuple) -> tuple[int, ...]:
-    return tuple(_DETAILS_TAGS[name][0] for name in names)
+def _tagged(names: tuple) -> list:
+    """[tag, None, tag, None, ...]: the arguments of `_scalars_struct` with each value still to fill in."""
+    out = [None] * (2 * len(names))
+    out[::2] = [_DETAILS_TAGS[name][0] for name in names]
+    return out
 
 
 _pack_float = struct.Struct("<f").pack

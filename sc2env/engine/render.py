@@ -27,6 +27,13 @@ class View:
     top: float
     scale: float
 
+    def __post_init__(self) -> None:
+        # Views key a dozen cache lookups per step: hash the fields once, not at every lookup.
+        object.__setattr__(self, "_hash", hash((self.width, self.height, self.left, self.top, self.scale)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
     def world_to_pixel(self, x, y):
         """Continuous pixel coordinates (pixel centres at integers)."""
         return (np.subtract(x, self.left) / self.scale - 0.5, np.subtract(self.top, y) / self.scale - 0.5)
