@@ -244,16 +244,15 @@ class FrameCache:
     def _layered(self, view: View, world: World, densities: bool, points: bool = False):
         """`coverage` (or `point_coverage`), with units that never move (structures, resources, items) drawn
         once per layout and view; only moving units are drawn every frame (on top, as the game draws them)."""
-        still = world.speed <= 0
-        count = count_nonzero(still)
-        # Nothing hidden: who is drawn, in which order and how big is a per-row fact (World.per_rows).
+        # Nothing hidden: who is drawn, in which order and how big is a per-row fact (World.per_rows), and so
+        # is which units never move (speeds are set at spawn).
         fixed = self._shown is None
+        still, count, moving = world.per_rows("still rows", lambda: _still_rows(world))
         if not count or count == world.n:
             drawn = world.per_rows(("drawn", view), lambda: drawing_order(view, world, None)) if fixed else None
             if points:
                 return point_coverage(view, world, self._shown, drawn)
             return coverage(view, world, densities, self._shown, drawn=drawn)
-        shown = self._shown if self._shown is not None else np.ones(world.n, bool)
         fog = self.vision is not None and self.vision.fog
         key = (view, densities, world, world.static_version, world.rows_version,
                self.vision.version if fog else 0)
@@ -261,11 +260,12 @@ class FrameCache:
         if under is None:
             if len(self._still) > 16:
                 self._still.clear()
-            under = coverage(view, world, densities, shown & still)
+            under = coverage(view, world, densities, still if fixed else self._shown & still)
             flat = under[0].ravel()
             covered = (flat != 0).nonzero()[0]
             under = self._still[key] = (*under, (covered, flat.take(covered)))
-        moving = shown & ~still
+        if not fixed:
+            moving = self._shown & moving
         drawn = world.per_rows(("drawn moving", view), lambda: drawing_order(view, world, moving)) if fixed else None
         if not points:
             return coverage(view, world, densities, moving, under[:3], drawn)
@@ -296,6 +296,12 @@ class FrameCache:
         """`unit_values`, starting from the rows that change only with the units' types and owners."""
         fixed = world.per_rows(("unit values", player.player_id), lambda: unit_values(world, player, fixed_only=True))
         return unit_values(world, player, base=fixed)
+
+
+def _still_rows(world: World) -> tuple[np.ndarray, int, np.ndarray]:
+    """(which rows never move, how many, which rows can move)."""
+    still = world.speed <= 0
+    return still, count_nonzero(still), ~still
 
 
 UNIT_VALUES = ("player_id", "unit_type", "selected", "health", "energy", "shields", "player_relative", "health_ratio",
