@@ -81,7 +81,8 @@ def main() -> None:
         tiny, url = start_tiny_server()
         server_name = "a tiny websockets ping server, a separate process"
     try:
-        with Controller.connect(url) as ctrl:
+        # Controller(game) takes over the connection the launcher opened to see the game ready.
+        with (Controller(game) if game is not None else Controller.connect(url)) as ctrl:
             per_ping_us(ctrl, 300, 1)  # warm up both ends
             print(f"server: {server_name}, {url}")
             print(f"{'mode':<28}{'per ping, median':>18}{'mean':>10}{'p90':>10}   pings/s")
