@@ -1,0 +1,33 @@
+"""Every benchmark script runs as written (briefly) and prints its figure, so none of them can rot."""
+
+from __future__ import annotations
+
+import pathlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+REALDATA = ROOT.parent / "shared" / "realdata"
+
+RUNS = {
+    "ping_roundtrip": (["--pings", "60", "--batch", "3"], r"pipelined, 3 per write\s+[\d.]+ us"),
+    "engine_steps": (["--steps", "30", "--map", "MoveToBeacon"], r"MoveToBeacon\s+\d+\s+\d+\s+\d+"),
+    "env_steps": (["--steps", "40", "--vector", "2", "--no-pysc2"], r"SC2VectorEnv, 2 games:\s+\d+ steps/s"),
+    "calibrate_minigames": (["--episodes", "1", "--maps", "MoveToBeacon", "--agents", "scripted", "--jobs", "1"],
+                            r"MoveToBeacon\s+scripted scores \[\d+\]"),
+    "decode_masks": (["--seconds", "0.05"], r"64×64\s+[\d.]+ / [\d.]+"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_benchmark_runs_and_prints_its_figure(name):
+    if name == "decode_masks" and not REALDATA.is_dir():
+        pytest.skip("decode_masks reads ../shared/realdata")
+    args, figure = RUNS[name]
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / f"{name}.py"), *args], capture_output=True,
+                          text=True, timeout=300, check=False, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert re.search(figure, done.stdout), done.stdout[-3000:]
