@@ -13,7 +13,8 @@ class LaunchError(SC2EnvError):
     """A game process could not be found, started, or did not become ready."""
 
 
-class ConnectionError(SC2EnvError, builtins.ConnectionError):  # shadows the builtin on purpose: the design names it
+# Shadows the builtin on purpose (the design's name); it subclasses the builtin, so either catches it.
+class ConnectionError(SC2EnvError, builtins.ConnectionError):
     """The websocket to a game process failed: refused, dropped, or a malformed frame."""
 
 
