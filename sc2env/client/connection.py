@@ -60,6 +60,12 @@ class Connection:
         except OSError as error:
             raise Dropped(f"sending failed: {error!r}") from None
 
+    def fileno(self) -> int:
+        """The socket's file descriptor (-1 once closed). Readable means an answer has started to arrive:
+        frames are read straight from the socket, nothing is buffered ahead here."""
+        sock = self.ws.sock
+        return -1 if sock is None else sock.fileno()
+
     def receive(self, timeout_s: float) -> memoryview:
         """The next whole message; TimeoutError if nothing complete arrives within `timeout_s` of silence.
 

@@ -316,6 +316,14 @@ class Pending:
         """Read the answers in order (once; later calls return them again); raises like pipeline()."""
         return self.controller._finish(self)
 
+    def fileno(self) -> int:
+        """The socket the answers arrive on, for `select` over several games (finish() the first ready);
+        -1 when nothing is left to read (answered, nothing sent, or the connection is closed)."""
+        connection = self.controller._connection
+        if self.answers is not None or connection is None:
+            return -1
+        return connection.fileno()
+
 
 def _action_request(actions: sc_pb.RequestAction | Iterable[sc_pb.Action]) -> sc_pb.RequestAction:
     if isinstance(actions, sc_pb.RequestAction):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import select
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -79,9 +80,9 @@ class SC2VectorEnv(VectorEnv):
         if len(to_reset):
             for i, (obs, info) in zip(to_reset, self._reset_each(to_reset, [None] * len(to_reset), None)):
                 results[i] = (obs, 0.0, False, False, info)
-        for i, pending in sent.items():
+        for i in _arrival_order(sent):
             try:
-                results[i] = self.envs[i].finish_step(pending)
+                results[i] = self.envs[i].finish_step(sent[i])
             except errors.ConnectionError as error:  # read every other answer first: they stay usable
                 failures[i] = error
         if failures:
@@ -143,3 +144,24 @@ class SC2VectorEnv(VectorEnv):
 
     def _batch(self, observations: list[dict]) -> dict:
         return {key: np.stack([obs[key] for obs in observations]) for key in self.single_observation_space}
+
+
+_WAIT_MS = 1000
+"""How long to wait for any game to answer before reading the first in order (whose read then applies the
+controller's own timeout and errors)."""
+
+
+def _arrival_order(sent: dict[int, tuple]) -> Iterator[int]:
+    """The indices of `sent` (index -> (pending step, problem)) in the order their games answer, so that the
+    games that finish first are decoded while the others are still working."""
+    fds = {i: (pending.fileno() if hasattr(pending, "fileno") else -1) for i, (pending, _) in sent.items()}
+    while fds:
+        ready = next((i for i, fd in fds.items() if fd < 0), None)  # nothing to wait for: already answered
+        if ready is None:
+            poller = select.poll()
+            for fd in fds.values():
+                poller.register(fd, select.POLLIN)
+            events = {fd for fd, _ in poller.poll(_WAIT_MS)}
+            ready = next((i for i, fd in fds.items() if fd in events), next(iter(fds)))
+        del fds[ready]
+        yield ready

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import select
 import signal
 
 import pytest
@@ -106,8 +107,13 @@ def test_begin_and_finish_keep_two_engines_busy_at_once(start):
     pending = [ctrl.begin_act_step_observe([], 8) for ctrl in controllers]
     with pytest.raises(errors.ProtocolError, match="unanswered requests"):
         controllers[0].ping()
+    fds = [p.fileno() for p in pending]
+    assert min(fds) >= 0 and fds[0] != fds[1]
+    readable, _, _ = select.select(fds, [], [], 30)
+    assert readable, "an answer arrives on the pending step's socket"
     loops = [p.finish()[-1].observation.game_loop for p in pending]
     assert loops == [8, 8]
+    assert [p.fileno() for p in pending] == [-1, -1]  # answered: nothing left to wait for
     assert pending[0].finish()[-1].observation.game_loop == 8  # answers are kept, not read twice
     assert controllers[0].ping().base_build == 75689  # the connection is free again
     for ctrl in controllers:

@@ -88,3 +88,34 @@ def test_an_invalid_action_under_raise_sends_nothing(make_vec):
         envs.step([FUNCTIONS.no_op(), FUNCTIONS.Move_screen("now", (1, 1))])
     _, _, _, _, infos = envs.step([FUNCTIONS.no_op(), FUNCTIONS.no_op()])
     assert list(infos["game_loop"]) == [8, 8]  # the refused batch moved no game
+
+
+def test_answers_are_read_in_the_order_the_games_send_them():
+    import socket
+
+    from sc2env.env.vector import _arrival_order
+
+    class FakePending:
+        def __init__(self, sock):
+            self.sock = sock
+
+        def fileno(self):
+            return self.sock.fileno()
+
+    pairs = [socket.socketpair() for _ in range(3)]
+    try:
+        sent = {i: (FakePending(ours), None) for i, (ours, _) in enumerate(pairs)}
+        sent[3] = (object(), None)  # an answer already in hand (the game had ended): no socket to wait on
+        order = _arrival_order(sent)
+        assert next(order) == 3
+        pairs[2][1].sendall(b"x")
+        assert next(order) == 2
+        pairs[0][1].sendall(b"x")
+        assert next(order) == 0
+        pairs[1][1].sendall(b"x")
+        assert next(order) == 1
+        assert list(order) == []
+    finally:
+        for a, b in pairs:
+            a.close()
+            b.close()
