@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
@@ -140,3 +141,11 @@ def test_importing_the_library_leaves_the_environment_alone():
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60,
                           check=False)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("package", ["sc2env.env", "sc2env.game"])
+def test_literal_all_lists_exactly_the_lazy_exports(package):
+    # __all__ is written out for static tools; the lazy-import table is what actually resolves the names.
+    module = importlib.import_module(package)
+    assert sorted(module.__all__) == sorted(module._EXPORTS)
+    assert all(getattr(module, name) is not None for name in module.__all__)
