@@ -20,8 +20,10 @@ RESELECT_EVERY = 200
 
 
 def _moves(env, rng: np.random.Generator, n: int) -> list[np.ndarray]:
+    """Move_screen actions to `n` random points of the env's screen (whatever size the kwargs gave it)."""
+    width, height = env.interface_format.screen_size
     return [env.function_call_to_action(FUNCTIONS.Move_screen("now", (int(x), int(y))))
-            for x, y in rng.integers(0, 64, size=(n, 2))]
+            for x, y in zip(rng.integers(0, width, n), rng.integers(0, height, n))]
 
 
 def env_steps_per_second(steps: int = 2000, map_name: str = "MoveToBeacon", **kwargs) -> float:
