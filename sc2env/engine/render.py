@@ -82,9 +82,13 @@ class Terrain:
         self.revealed = np.ones_like(inside) if definition.vision == "reveal_all" else inside
         self.creep = np.zeros((h, w), bool)
 
-    def sample(self, view: View, grid: np.ndarray) -> np.ndarray:
-        """`grid` seen through `view`: the cell under each pixel centre, 0 off the map."""
-        return self.padded(grid).take(self.cells(view))
+    def sample(self, view: View, grid: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """`grid` seen through `view`: the cell under each pixel centre, 0 off the map (written into the flat
+        `out` when given)."""
+        cells = self.cells(view)
+        if out is None:
+            return self.padded(grid).take(cells)
+        return self.padded(grid).take(cells.ravel(), out=out, mode="clip")
 
     @staticmethod
     def padded(grid: np.ndarray) -> np.ndarray:
@@ -162,7 +166,9 @@ class _Frame:
     buffer: bytearray
     pixels: dict[int, np.ndarray]  # layer position -> its flat data (uint8, or <i4 for 32 bpp; packed for 1)
     drawn: dict[int, np.ndarray]  # unit layer position -> flat pixels that may be non-zero
-    visibility_version: int = -1
+    # (the Vision, its version) drawn last: a restart brings a new Vision whose versions count from 0 again,
+    # so the version alone could match the last episode's.
+    visibility: tuple = ()
 
 
 class LayerRenderer:
@@ -229,9 +235,9 @@ class LayerRenderer:
                 pixels[n][:] = density.ravel()
             elif source == "density_aa":
                 pixels[n][:] = density_aa.ravel()
-            elif source == "visibility" and fog and frame.visibility_version != vision.version:
-                self.terrain.padded(vision.grid()).take(self.terrain.cells(view).ravel(), out=pixels[n], mode="clip")
-                frame.visibility_version = vision.version
+            elif source == "visibility" and fog and frame.visibility != (vision, vision.version):
+                self.terrain.sample(view, vision.grid(), out=pixels[n])
+                frame.visibility = (vision, vision.version)
         return [frame.buffer]
 
     def _frame(self, view: View, camera: View | None, fog: bool) -> _Frame:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from engine_helpers import arena, layer, screen_pixel, spatial, unit
+from s2clientprotocol import sc2api_pb2 as sc_pb
 from sim_helpers import Sim
 
 MARINE, ZERGLING = 48, 105
@@ -70,3 +71,31 @@ def test_find_and_defeat_zerglings_starts_with_two_zerglings_in_sight():
         d = np.hypot(zerglings[:, None, 0] - zerglings[None, :, 0], zerglings[:, None, 1] - zerglings[None, :, 1])
         assert (d + np.eye(25) * 99).min() >= 5.0
         assert len(sim.obs().observation.abilities) == 6, "the Marines start selected"
+
+
+def test_visibility_layer_is_redrawn_after_a_restart_that_reaches_the_same_vision_version():
+    # A restart brings a new fog state whose change counter starts again: a cached layer of the last episode
+    # must not be served because the counters happen to match.
+    sim = Sim(map_name="FindAndDefeatZerglings", seed=1)
+    game = sim.game
+
+    def minimap_visibility():
+        image = sim.obs().observation.feature_layer_data.minimap_renders.visibility_map
+        return np.frombuffer(image.data, np.uint8).reshape(image.size.y, image.size.x)
+
+    def march(dx):
+        w = game.world
+        rows = [i for i in range(w.n) if w.owner[i] == 1]
+        x, y = w.pos[rows[0]]
+        sim.raw(3794, [int(w.tag[i]) for i in rows], point=(float(x) + dx, float(y)))
+        version = game.vision.version
+        while game.vision.version == version:
+            sim.step(1)
+        return game.vision.version
+
+    minimap_visibility()
+    first = march(10)
+    assert np.array_equal(minimap_visibility(), game.terrain.sample(game.minimap_view(), game.vision.grid()))
+    sim.ask(restart_game=sc_pb.RequestRestartGame())
+    assert march(-10) == first
+    assert np.array_equal(minimap_visibility(), game.terrain.sample(game.minimap_view(), game.vision.grid()))
