@@ -307,7 +307,6 @@ def _still_rows(world: World) -> tuple[np.ndarray, int, np.ndarray]:
 UNIT_VALUES = ("player_id", "unit_type", "selected", "health", "energy", "shields", "player_relative", "health_ratio",
                "energy_ratio", "shields_ratio", "active", "build_progress", "buff")
 VALUE_ROW = {name: k for k, name in enumerate(UNIT_VALUES)}
-_FIXED_ROWS = [VALUE_ROW[name] for name in ("player_id", "unit_type", "player_relative")]
 
 
 def unit_values(world: World, player: Player, fixed_only: bool = False, base: np.ndarray | None = None) -> np.ndarray:
