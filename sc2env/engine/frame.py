@@ -87,12 +87,18 @@ def point_coverage(view: View, world: World, shown: np.ndarray | None = None,
     order, _, f, rp, _, _, _ = _placed(view, world, drawn or drawing_order(view, world, shown))
     if len(order) and np.maximum.reduce(rp) > 0.5:
         return None
+    pixels, order = _centre_pixels(view, f, order)
+    return pixels, order + 1
+
+
+def _centre_pixels(view: View, f: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The flat pixel holding each centre `f`, and `order`, without the units whose centre is off the view."""
     g = np.rint(f).astype(np.int64)
     pixels = g[:, 1] * view.width + g[:, 0]
     inside = pixels.view(np.uint64) < view.width * view.height
     if count_nonzero(inside) < len(order):
         pixels, order = pixels[inside], order[inside]
-    return pixels, order + 1
+    return pixels, order
 
 
 def coverage(view: View, world: World, densities: bool = True, shown: np.ndarray | None = None,
@@ -119,11 +125,7 @@ def coverage(view: View, world: World, densities: bool = True, shown: np.ndarray
         ranks, pixels, dist2 = np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
     elif not densities and np.maximum.reduce(rp) <= 0.5:
         # Units no bigger than half a pixel (the minimap) cover just the pixel holding their centre.
-        g = np.rint(f).astype(np.int64)
-        pixels = g[:, 1] * w + g[:, 0]
-        inside = pixels.view(np.uint64) < h * w
-        if count_nonzero(inside) < n:
-            pixels, order = pixels[inside], order[inside]
+        pixels, order = _centre_pixels(view, f, order)
         top[pixels] = order + 1  # later rows win a shared pixel, as in the general case
         return top.reshape(h, w), None, None
     else:
