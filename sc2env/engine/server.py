@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import select
 import socket
-import struct
 from collections.abc import Callable
 
-from websockets.frames import Opcode, apply_mask
+from websockets.frames import CTRL_OPCODES, DATA_OPCODES, CloseCode, Frame, Opcode, apply_mask
 from websockets.http11 import Request
 from websockets.protocol import State
 from websockets.server import ServerProtocol
@@ -16,9 +15,6 @@ ENDPOINT = "/sc2api"
 _BUSY = b"HTTP/1.1 409 Conflict\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 _RECV_BYTES = 1 << 18  # per read; a bigger buffer costs an allocation per recv()
 _SEND_BUFFER = 1 << 22
-_DATA_OPCODES = (Opcode.CONT, Opcode.TEXT, Opcode.BINARY)
-_PING, _PONG, _CLOSE = 0x9, 0xA, 0x8
-_PROTOCOL_ERROR = 1002
 
 
 class _Client:
@@ -104,15 +100,8 @@ class Server:
                 else:
                     response = client.protocol.reject(404, f"Not found: the SC2 API is at {ENDPOINT}\n")
                 client.protocol.send_response(response)
-            elif event.opcode in (Opcode.TEXT, Opcode.BINARY, Opcode.CONT):
-                client.fragments.append(event.data)
-                if event.fin:
-                    message = b"".join(client.fragments)
-                    client.fragments = []
-                    _keep(replies)
-                    replies.append(self.handle(message))
-                    if self.quit_requested():
-                        break
+            elif event.opcode in DATA_OPCODES and self._message(client, event.data, event.fin, replies):
+                break
         self._flush(client)
         if replies and client.protocol.state is State.OPEN:  # a client may close right after writing (quit)
             self._send_binary(client, replies)
@@ -130,25 +119,19 @@ class Server:
         control: list[bytes] = []
         try:
             for opcode, fin, payload in client.frames.feed(data):
-                if opcode == _PING:
-                    control.append(_frame(_PONG, payload))
-                elif opcode == _CLOSE:  # echo the status code and hang up
-                    control.append(_frame(_CLOSE, payload[:2]))
+                if opcode == Opcode.PING:
+                    control.append(_frame(Opcode.PONG, payload))
+                elif opcode == Opcode.CLOSE:  # echo the status code and hang up
+                    control.append(_frame(Opcode.CLOSE, payload[:2]))
                     client.closed = True
                     break
-                elif opcode in _DATA_OPCODES:
+                elif opcode in DATA_OPCODES:
                     if (opcode == Opcode.CONT) != bool(client.fragments):
                         raise ValueError("websocket protocol error: unexpected continuation or missing one")
-                    client.fragments.append(payload)
-                    if fin:
-                        message = b"".join(client.fragments) if len(client.fragments) > 1 else payload
-                        client.fragments = []
-                        _keep(replies)
-                        replies.append(self.handle(message))
-                        if self.quit_requested():
-                            break
+                    if self._message(client, payload, fin, replies):
+                        break
         except ValueError:  # a frame breaking the protocol: close with 1002, as websockets does
-            control.append(_frame(_CLOSE, _PROTOCOL_ERROR.to_bytes(2, "big")))
+            control.append(_frame(Opcode.CLOSE, int(CloseCode.PROTOCOL_ERROR).to_bytes(2, "big")))
             client.closed = True
         if control:
             try:
@@ -159,6 +142,18 @@ class Server:
             self._send_binary(client, replies)
         if client.closed:
             self._drop(client)
+
+    def _message(self, client: _Client, payload: bytes, fin: bool, replies: list[Answer]) -> bool:
+        """Add one data frame's payload to the message being received; a final frame's whole message is
+        handled and its answer added to `replies`. True when that request asked the server to quit."""
+        client.fragments.append(payload)
+        if not fin:
+            return False
+        message = b"".join(client.fragments) if len(client.fragments) > 1 else payload
+        client.fragments = []
+        _keep(replies)
+        replies.append(self.handle(message))
+        return self.quit_requested()
 
     def _send_binary(self, client: _Client, payloads: list[Answer]) -> None:
         """Write unmasked, unfragmented BINARY frames straight to the socket, all in one gather write.
@@ -249,9 +244,9 @@ class FrameReader:
         return frames
 
 
-_OPCODES = frozenset(int(op) for op in Opcode)
+_OPCODES = frozenset(int(op) for op in DATA_OPCODES + CTRL_OPCODES)
 
 
-def _frame(opcode: int, payload: bytes) -> bytes:
-    """An unmasked, final server frame (control frames carry at most 125 bytes)."""
-    return struct.pack("!BB", 0x80 | opcode, len(payload)) + payload
+def _frame(opcode: Opcode, payload: bytes) -> bytes:
+    """An unmasked, final server frame."""
+    return Frame(opcode, payload).serialize(mask=False)
