@@ -311,6 +311,11 @@ UNIT_VALUES = ("player_id", "unit_type", "selected", "health", "energy", "shield
 VALUE_ROW = {name: k for k, name in enumerate(UNIT_VALUES)}
 
 
+def player_relative(owner: np.ndarray, player_id: int) -> np.ndarray:
+    """Each owner's relation to `player_id`: SELF, NEUTRAL (owner 0) or ENEMY."""
+    return np.where(owner == player_id, SELF, np.where(owner == 0, NEUTRAL, ENEMY))
+
+
 def unit_values(world: World, player: Player, fixed_only: bool = False, base: np.ndarray | None = None) -> np.ndarray:
     """Per-unit layer values, shape (len(UNIT_VALUES), n + 1) with a leading column 0 for "no unit", so that
     `values[row][index]` draws a layer. `fixed_only` fills only the rows that depend on types and owners;
@@ -325,7 +330,7 @@ def unit_values(world: World, player: Player, fixed_only: bool = False, base: np
     if base is None:
         o[0] = np.where(owner == 0, NEUTRAL_PLAYER_ID, owner)
         o[1] = world.type_id
-        o[6] = np.where(owner == player.player_id, SELF, np.where(owner == 0, NEUTRAL, ENEMY))
+        o[6] = player_relative(owner, player.player_id)
         if fixed_only:
             return out
     if player.selection and n:

@@ -9,9 +9,8 @@ from s2clientprotocol import data_pb2, raw_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.engine import rgb, wire
-from sc2env.engine.frame import CARRY_GAS, CARRY_MINERALS, NEUTRAL_PLAYER_ID
+from sc2env.engine.frame import CARRY_GAS, CARRY_MINERALS, ENEMY, NEUTRAL, NEUTRAL_PLAYER_ID, SELF
 from sc2env.engine.game import Game
-from sc2env.engine.panels import ALLIANCE_ENEMY, ALLIANCE_NEUTRAL, ALLIANCE_SELF
 from sc2env.engine.render import encode
 from sc2env.gamedata import ABILITIES, UNIT_TYPES
 
@@ -85,7 +84,7 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
                           build_progress=float(w.build_progress[i]), cloak=raw_pb2.NotCloaked,
                           is_selected=tag in selected, is_on_screen=bool(on_screen[i]),
                           is_active=bool(w.orders[i]))
-        u.alliance = ALLIANCE_SELF if owner == pid else (ALLIANCE_NEUTRAL if owner == 0 else ALLIANCE_ENEMY)
+        u.alliance = SELF if owner == pid else (NEUTRAL if owner == 0 else ENEMY)
         u.pos.x, u.pos.y, u.pos.z = float(w.pos[i, 0]), float(w.pos[i, 1]), z
         u.health, u.health_max = float(w.health[i]), float(w.health_max[i])
         u.shield, u.shield_max = float(w.shields[i]), float(w.shields_max[i])

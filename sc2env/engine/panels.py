@@ -17,13 +17,13 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from s2clientprotocol import score_pb2, ui_pb2
 
 from sc2env.engine import wire
+from sc2env.engine.frame import SELF, player_relative
 from sc2env.engine.players import CATEGORIES
 from sc2env.gamedata import ABILITIES, UNIT_TYPES
 
 if TYPE_CHECKING:
     from sc2env.engine.game import Game
 
-ALLIANCE_SELF, ALLIANCE_NEUTRAL, ALLIANCE_ENEMY = 1, 3, 4
 _CURRICULUM = score_pb2.Score.Curriculum
 _CATEGORY_STATS = ("killed_minerals", "killed_vespene", "lost_minerals", "lost_vespene", "total_used_minerals",
                    "total_used_vespene")
@@ -150,7 +150,7 @@ class Panels:
                     item = production.build_queue.add(unit_type=trains[order.ability_id].unit_id,
                                                       build_progress=order.progress)
                     production.production_queue.add(ability_id=order.ability_id, build_progress=order.progress)
-                    item.player_relative = ALLIANCE_SELF
+                    item.player_relative = SELF
             else:
                 ui.single.unit.MergeFromString(self._unit_cards_of(rows)[0])
         elif rows:
@@ -161,12 +161,8 @@ class Panels:
         """Serialized UnitInfo of each row (type, relation, whole vitals and maxima, build progress)."""
         w, pid = self.game.world, self.game.player.player_id
 
-        def facts():
-            owner = w.owner
-            relation = np.where(owner == pid, ALLIANCE_SELF, np.where(owner == 0, ALLIANCE_NEUTRAL, ALLIANCE_ENEMY))
-            return w.type_id.tolist(), relation.tolist()
-
-        types, relations = w.per_rows(("unit cards", pid), facts)
+        types, relations = w.per_rows(("unit cards", pid),
+                                      lambda: (w.type_id.tolist(), player_relative(w.owner, pid).tolist()))
         vitals = np.array((w.health, w.health_max, w.shields, w.shields_max, w.energy, w.energy_max))
         columns = ([types[i] for i in rows], [relations[i] for i in rows],
                    *vitals[:, rows].astype(np.int64).tolist(),  # truncated like int()
