@@ -263,6 +263,8 @@ class Economy:
         """Harvest events are caught up after each batch; batches stay short enough that a worker meets
         at most one of them per batch, and repairs advance loop by loop."""
         w = self.world
+        if not w.n or not self._workers():  # only workers have a phase
+            return limit
         if count_nonzero(w.phase == REPAIRING):
             return 1
         if count_nonzero(w.phase):

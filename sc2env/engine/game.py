@@ -103,7 +103,6 @@ class Game:
         self.action_errors: list[tuple[int, int]] = []
         self.echoed_actions: list[sc_pb.Action] = []
         self._created: list[int] = []
-        self._workers = self._producers = 0
         fog = self.definition.vision == "fog" and not self.disable_fog
         self.vision = Vision(self.terrain.revealed, fog)
         self.frames.vision = self.vision
@@ -136,14 +135,11 @@ class Game:
         remaining = count
         while remaining > 0 and not self.ended:
             k = 1 if self.scenario.per_loop else min(remaining, limit - self.game_loop)
-            workers, producers = self._workers > 0, self._producers > 0
             k = self.combat.plan(self.game_loop, k)
-            if producers:
-                k = self.production.plan(k)
+            k = self.production.plan(k)
             if w.prepare():  # someone follows a moving unit: re-aim every combat tick
                 k = min(k, TICK)
-            if workers:
-                k = self.economy.free_loops(k)
+            k = self.economy.free_loops(k)
             k = w.free_loops(self.building.free_loops(k))
             trajectory = w.trajectory(k)
             t, fires = self.scenario.first_event(trajectory, k)
@@ -151,11 +147,9 @@ class Game:
             self.game_loop += t
             remaining -= t
             self.combat.advance(t, self.game_loop)
-            if workers:
-                self.economy.advance(t)
+            self.economy.advance(t)
             self.building.advance(t)
-            if producers:
-                self.production.advance(t)
+            self.production.advance(t)
             self.orders.arrived(arrived, late)
             deaths = self.combat.take_deaths()
             for death in deaths:
@@ -200,7 +194,6 @@ class Game:
         elif place and unit_type.speed > 0:
             x, y = w.free_spot(x, y, unit_type.radius)
         tag = w.spawn(unit_type, owner, x, y, facing)
-        self._count_kind(unit_type, 1)
         i = w.slot(tag)
         self.building.on_spawn(i)
         self.orders.clear(i)
@@ -225,19 +218,11 @@ class Game:
         builder = int(w.link[i]) if w.types[i].structure and w.build_progress[i] < 1 else 0
         self.building.on_remove(i)
         self.orders.forget(tag)
-        self._count_kind(w.types[i], -1)
         w.remove(tag)
         if builder and w.exists(builder) and w.link[w.slot(builder)] == tag:
             b = w.slot(builder)
             self.building.halt(b)
             self.orders.complete(b)
-
-    def _count_kind(self, unit_type: UnitType, delta: int) -> None:
-        """Keep count of workers and producers, so batches skip the economy and production when none exist."""
-        if unit_type.worker:
-            self._workers += delta
-        if unit_type.queue_size:
-            self._producers += delta
 
     def unit_created(self, tag: int) -> None:
         """A unit finished training (for `unit_created` triggers)."""
