@@ -248,9 +248,7 @@ class Building:
         builder_tag = int(w.tag[builder]) if builder is not None else 0
         g.remove_unit(tag)
         if builder_tag and w.exists(builder_tag):
-            b = w.slot(builder_tag)
-            self.halt(b)
-            g.orders.complete(b)
+            g.orders.complete(w.slot(builder_tag))  # which halts the construction
         return SUCCESS
 
     def drain_geyser(self, refinery: int, amount: int) -> None:
@@ -292,5 +290,4 @@ class Building:
                 w.build_progress[j] = 1.0
                 w.link[j] = 0
                 g.structure_done(j)
-                self.halt(b)
-                g.orders.complete(b)
+                g.orders.complete(b)  # which halts the construction

@@ -220,9 +220,7 @@ class Game:
         self.orders.forget(tag)
         w.remove(tag)
         if builder and w.exists(builder) and w.link[w.slot(builder)] == tag:
-            b = w.slot(builder)
-            self.building.halt(b)
-            self.orders.complete(b)
+            self.orders.complete(w.slot(builder))  # which halts the construction
 
     def unit_created(self, tag: int) -> None:
         """A unit finished training (for `unit_created` triggers)."""
