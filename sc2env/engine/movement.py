@@ -247,11 +247,7 @@ class Motion:
         if self._obstacles and _count(blocked):
             # Pushed back by an obstacle: find a way round again next batch.
             stuck = m[blocked]
-            if _count(self.hidden):
-                o = (self.obstacle & ~self.hidden).nonzero()[0]
-                centres, halves = self.pos[o], self.half[o]
-            else:
-                _, centres, halves = paths.obstacle_boxes(self)
+            _, centres, halves = paths.obstacle_boxes(self)
             gap = paths.box_distance(self.pos[stuck][:, None], centres, halves) - self.radius[stuck][:, None]
             self.steer_stamp[stuck[np.logical_or.reduce(gap < 0.05, axis=1)]] = -1
         crowded = (left < _CROWDED_ARRIVAL) & blocked

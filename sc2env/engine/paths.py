@@ -40,12 +40,11 @@ def crosses(starts: np.ndarray, ends: np.ndarray, lo: np.ndarray, hi: np.ndarray
 def steer(world: World, m: np.ndarray) -> None:
     """Aim rows m whose straight path crosses an obstacle box at a corner of that box instead."""
     w = world
-    obstacles = (w.obstacle & ~w.hidden).nonzero()[0]
+    obstacles, centres, halves = obstacle_boxes(w)
     pos, goal = w.pos[m], w.goal[m]
     p = pos[:, None, :]
     seg = (goal - pos)[:, None, :]
-    half = w.half[obstacles][None] + w.radius[m][:, None, None]
-    centres = w.pos[obstacles][None]
+    half = halves + w.radius[m][:, None, None]
     lo = centres - half
     hi = centres + half
     parallel = np.abs(seg) < _EPS
@@ -94,11 +93,8 @@ _CORNER_PICK = [0, 1, 0, 3, 2, 1, 2, 3]
 def push_out_of_boxes(w: World, mobile: np.ndarray, reach: np.ndarray) -> None:
     """Move mobile rows that overlap an obstacle's footprint box out of it (by more than 1e-9; `reach` is
     their radii less that, as a column)."""
-    if count_nonzero(w.hidden):
-        o = (w.obstacle & ~w.hidden).nonzero()[0]
-        centres, halves = w.pos[o][None], w.half[o][None]
-    else:  # obstacles stand still: their boxes are kept until rows change or one is moved
-        o, centres, halves = obstacle_boxes(w)
+    o, centres, halves = obstacle_boxes(w)
+    if not count_nonzero(w.hidden):  # the kept boxes: their near cells are kept with them
         # Only units standing in a cell near some box can touch one: test just those.
         near = w.per_rows(("near boxes", w.static_version), lambda: _near_boxes(w, centres[0], halves[0]))
         cells = w.pos[mobile].astype(np.int64)  # whole cells; just below 0 truncates to cell 0, which is
@@ -143,13 +139,15 @@ def _near_boxes(w: World, centres: np.ndarray, halves: np.ndarray) -> np.ndarray
 
 
 def obstacle_boxes(w: World) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Rows of the obstacles, their centres and half sizes (shaped (1, obstacles, 2) to broadcast against
-    mobile units); kept while rows stay and no obstacle is moved. Nothing may be hidden."""
-    def boxes():
-        o = w.obstacle.nonzero()[0]
+    """Rows of the obstacles that are not hidden, their centres and half sizes (shaped (1, obstacles, 2) to
+    broadcast against mobile units). Obstacles stand still, so the boxes are kept while rows stay and none
+    is moved; while some unit is hidden (which changes without rows changing) they are found afresh."""
+    def boxes(o):
         return o, w.pos[o][None], w.half[o][None]
 
-    return w.per_rows(("boxes", w.static_version), boxes)
+    if count_nonzero(w.hidden):
+        return boxes((w.obstacle & ~w.hidden).nonzero()[0])
+    return w.per_rows(("boxes", w.static_version), lambda: boxes(w.obstacle.nonzero()[0]))
 
 
 @functools.lru_cache(maxsize=1)
