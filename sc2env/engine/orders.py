@@ -137,24 +137,15 @@ class Orders:
             g.economy.interrupt(i)
             g.building.halt(i)
         w.ghost[r] = False
-        # Bounds.clamp with each unit's radius as the margin (its goal, and its order's point).
-        b, radius = w.pathable, w.radius[r]
-        x = np.minimum(np.maximum(point[0], b.x0 + radius), b.x1 - radius)
-        y = np.minimum(np.maximum(point[1], b.y0 + radius), b.y1 - radius)
-        ability = MOVE if ability == SMART else ability
-        for i, goal in zip(rows, zip(x.tolist(), y.tolist())):
-            w.orders[i] = [Order(ability, point=goal)]
         w.holding[r] = False
         w.engaged[r] = 0
         w.velocity[r] = 0.0
+        ability = MOVE if ability == SMART else ability
         w.mode[r] = ATTACK_MOVE if ability == ATTACK else PASSIVE
         w.leash[r] = w.pos[r]
-        w.goal[r, 0], w.goal[r, 1] = x, y
-        w.goal_tag[r] = 0
-        w.reach[r] = 0.0
-        w.moving[r] = True
-        w.steer_stamp[r] = -1
-        w.version += 1
+        w.move_to(r, point=point)
+        for i, goal in zip(rows, w.goal[r].tolist()):  # each order's point is its unit's clamped goal
+            w.orders[i] = [Order(ability, point=tuple(goal))]
 
     def _nearest_builder(self, casters, point, target):
         w = self.world

@@ -72,7 +72,12 @@ class Bounds:
     x1: float
     y1: float
 
-    def clamp(self, x: float, y: float, margin: float = 0.0) -> tuple[float, float]:
+    def clamp(self, x: float, y: float, margin: float | np.ndarray = 0.0) -> tuple:
+        """(x, y) moved inside the bounds shrunk by `margin`; an array of margins gives arrays (one point per
+        margin), a number gives numbers."""
+        if isinstance(margin, np.ndarray):
+            return (np.minimum(np.maximum(x, self.x0 + margin), self.x1 - margin),
+                    np.minimum(np.maximum(y, self.y0 + margin), self.y1 - margin))
         return (min(max(x, self.x0 + margin), self.x1 - margin), min(max(y, self.y0 + margin), self.y1 - margin))
 
 
@@ -226,13 +231,13 @@ class World(Motion):
         return self.tag[mask].tolist()
 
     # ---- goals --------------------------------------------------------------------------------------
-    def move_to(self, i: int, point=None, tag: int = 0, reach: float = 0.0) -> None:
+    def move_to(self, i: int | np.ndarray, point=None, tag: int = 0, reach: float = 0.0) -> None:
         """Start a movement leg of row i: to a point (until within `reach` of it, centre to centre) or to
-        the unit `tag` (until within `reach` of it, edge to edge)."""
-        if self.speed[i] <= 0:
+        the unit `tag` (until within `reach` of it, edge to edge). `i` may be an array of mobile rows."""
+        if np.ndim(i) == 0 and self.speed[i] <= 0:
             return
         if point is not None:
-            self.goal[i] = self.pathable.clamp(*point, margin=self.radius[i])
+            self.goal[i, 0], self.goal[i, 1] = self.pathable.clamp(*point, margin=self.radius[i])
         self.goal_tag[i] = tag
         self.reach[i] = reach
         self.moving[i] = True
