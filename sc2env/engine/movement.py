@@ -66,8 +66,7 @@ class Motion:
         chasing_mover = False
         rows = found = None
         if _count(goal_tags):
-            rows, found = self.rows(goal_tags)
-            found &= goal_tags != 0
+            rows, found = self.rows(goal_tags)  # found implies a tag: rows() never finds tag 0
             lost = (goal_tags != 0) & ~found
             if _count(lost):  # the goal unit is gone: the leg ends here
                 self.moving[moving[lost]] = False
@@ -234,7 +233,7 @@ class Motion:
         goal_tags = self.goal_tag[m]
         if _count(goal_tags):
             rows, found = self.rows(goal_tags)
-            follows = (found & (goal_tags != 0)).nonzero()[0]
+            follows = found.nonzero()[0]
             goal_rows = rows[follows]
             r = self.radius[m[follows]] + self.reach[m[follows]] + 1e-6
             near = left[follows] + self.reach[m[follows]] <= r + self.radius[goal_rows]

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 from s2clientprotocol import error_pb2
 
-from sc2env.engine.fast import count_nonzero
 from sc2env.engine.orders import GATHER, MOVE, SUCCESS, Order
 from sc2env.gamedata import UNIT_TYPES
 
@@ -54,7 +53,7 @@ class Production:
         kinds = w.type_id[mine]
         provided = _FOOD_PROVIDED[kinds]
         complete = w.build_progress[mine] >= 1
-        cap = (provided * complete).sum() if count_nonzero(complete) < len(kinds) else provided.sum()
+        cap = (provided * complete).sum()
         return (float(_FOOD_REQUIRED[kinds].sum()), (mine & _PRODUCER[w.type_id]).nonzero()[0].tolist(),
                 float(min(cap, MAX_FOOD)))
 
