@@ -143,9 +143,9 @@ class Orders:
         ability = MOVE if ability == SMART else ability
         w.mode[r] = ATTACK_MOVE if ability == ATTACK else PASSIVE
         w.leash[r] = w.pos[r]
-        w.move_to(r, point=point)
-        for i, goal in zip(rows, w.goal[r].tolist()):  # each order's point is its unit's clamped goal
-            w.orders[i] = [Order(ability, point=tuple(goal))]
+        x, y = w.move_to(r, point=point)
+        for i, goal in zip(rows, zip(x.tolist(), y.tolist())):  # each order's point is its unit's clamped goal
+            w.orders[i] = [Order(ability, point=goal)]
 
     def _nearest_builder(self, casters, point, target):
         w = self.world

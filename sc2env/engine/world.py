@@ -231,18 +231,25 @@ class World(Motion):
         return self.tag[mask].tolist()
 
     # ---- goals --------------------------------------------------------------------------------------
-    def move_to(self, i: int | np.ndarray, point=None, tag: int = 0, reach: float = 0.0) -> None:
+    def move_to(self, i: int | np.ndarray, point=None, tag: int = 0, reach: float = 0.0) -> tuple | None:
         """Start a movement leg of row i: to a point (until within `reach` of it, centre to centre) or to
-        the unit `tag` (until within `reach` of it, edge to edge). `i` may be an array of mobile rows."""
-        if np.ndim(i) == 0 and self.speed[i] <= 0:
+        the unit `tag` (until within `reach` of it, edge to edge). `i` may be an array of mobile rows.
+        Returns the goal point, clamped to where the unit fits (x and y arrays for rows), if one was given."""
+        many = isinstance(i, np.ndarray)
+        if not many and self.speed[i] <= 0:
             return
         if point is not None:
-            self.goal[i, 0], self.goal[i, 1] = self.pathable.clamp(*point, margin=self.radius[i])
+            goal = self.pathable.clamp(*point, margin=self.radius[i])
+            if many:
+                self.goal[i, 0], self.goal[i, 1] = goal
+            else:
+                self.goal[i] = goal
         self.goal_tag[i] = tag
         self.reach[i] = reach
         self.moving[i] = True
         self.steer_stamp[i] = -1
         self.version += 1
+        return goal if point is not None else None
 
     def halt(self, i: int) -> None:
         self.moving[i] = False
