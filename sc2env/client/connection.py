@@ -8,6 +8,10 @@ from collections.abc import Callable, Sequence
 import websocket
 from websocket import ABNF
 
+from sc2env.spinwait import SpinWait
+
+DEFAULT_SPIN_WAIT_S = 0.002  # a built-in engine step takes 0.5-1.5 ms (see sc2env.spinwait)
+
 
 class Dropped(Exception):
     """The connection closed or failed; the message says how."""
@@ -16,15 +20,17 @@ class Dropped(Exception):
 class Connection:
     """A websocket-client socket used synchronously: send a batch of messages, then read answers."""
 
-    def __init__(self, ws: websocket.WebSocket, url: str):
+    def __init__(self, ws: websocket.WebSocket, url: str, spin_wait_s: float = DEFAULT_SPIN_WAIT_S):
         self.ws = ws
         self.url = url
+        self.spin = SpinWait(spin_wait_s)
         self._timeout_s: float | None = ws.gettimeout()
         self._buffer = bytearray(1 << 20)  # grows to the largest message seen
         self._scratch = bytearray(125)  # frame headers and control payloads
 
     @classmethod
-    def open(cls, url: str, timeout_s: float, *, gave_up: Callable[[], bool] = lambda: False) -> Connection:
+    def open(cls, url: str, timeout_s: float, *, gave_up: Callable[[], bool] = lambda: False,
+             spin_wait_s: float = DEFAULT_SPIN_WAIT_S) -> Connection:
         """Connect, retrying while the game is not listening yet (or still busy with a previous client).
 
         Raises TimeoutError after `timeout_s`, or Dropped as soon as `gave_up()` is true (the process died).
@@ -37,7 +43,7 @@ class Connection:
                 ws = websocket.create_connection(
                     url, timeout=max(0.05, min(remaining, 10.0)), enable_multithread=False,
                     skip_utf8_validation=True)
-                return cls(ws, url)
+                return cls(ws, url, spin_wait_s)
             except (OSError, websocket.WebSocketException) as error:
                 # Refused (not listening yet), 404 (not ready), or a close during the handshake (the real
                 # game serves one client at a time and may still be dropping the previous one).
@@ -76,6 +82,9 @@ class Connection:
         if timeout_s != self._timeout_s:
             self.ws.settimeout(timeout_s)
             self._timeout_s = timeout_s
+        sock = self.ws.sock
+        if sock is not None:
+            self.spin.wait(sock.fileno())
         try:
             return self._read_message()
         except (TimeoutError, websocket.WebSocketTimeoutException):

@@ -11,7 +11,7 @@ from s2clientprotocol import debug_pb2, query_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import errors
-from sc2env.client.connection import Connection, Dropped
+from sc2env.client.connection import DEFAULT_SPIN_WAIT_S, Connection, Dropped
 from sc2env.client.protocol import VALID_STATUSES, Protocol, status_name
 
 if TYPE_CHECKING:
@@ -36,11 +36,12 @@ class Controller:
     Controller is closed.
 
     timeout_s: seconds to wait for each answer; `timeouts` overrides it per request ({"create_game": 300}).
+    spin_wait_s: poll for each answer this long before sleeping (adaptive, see sc2env.spinwait; 0: never).
     """
 
     def __init__(self, target: GameProcess | str, *, timeout_s: float = DEFAULT_TIMEOUT_S,
                  timeouts: Mapping[str, float] | None = None,
-                 connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S):
+                 connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S, spin_wait_s: float = DEFAULT_SPIN_WAIT_S):
         if isinstance(target, str):
             self.url, self.process = target, None
         else:
@@ -58,10 +59,11 @@ class Controller:
         ready = process.claim_connection() if process is not None else None
         try:
             if ready is not None:
-                self._connection = Connection(ready, self.url)
+                self._connection = Connection(ready, self.url, spin_wait_s)
             else:
                 self._connection = Connection.open(
-                    self.url, connect_timeout_s, gave_up=lambda: process is not None and not process.running)
+                    self.url, connect_timeout_s, gave_up=lambda: process is not None and not process.running,
+                    spin_wait_s=spin_wait_s)
         except Dropped:
             self._closed_because = "a failed connect"
             raise self._lost("connect", "it exited before accepting a connection") from None
@@ -77,9 +79,11 @@ class Controller:
     @classmethod
     def connect(cls, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S,
                 timeouts: Mapping[str, float] | None = None,
-                connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S) -> Controller:
+                connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
+                spin_wait_s: float = DEFAULT_SPIN_WAIT_S) -> Controller:
         """A Controller for the SC2 API endpoint at `url` ("ws://127.0.0.1:5000/sc2api")."""
-        return cls(url, timeout_s=timeout_s, timeouts=timeouts, connect_timeout_s=connect_timeout_s)
+        return cls(url, timeout_s=timeout_s, timeouts=timeouts, connect_timeout_s=connect_timeout_s,
+                   spin_wait_s=spin_wait_s)
 
     @property
     def status(self) -> int:

@@ -11,6 +11,7 @@ import sys
 
 _PR_SET_PDEATHSIG = 1
 _PR_GET_PDEATHSIG = 2
+DEFAULT_SPIN_WAIT_S = 0.001  # a fast client's next request comes within ~0.5 ms (see sc2env.spinwait)
 
 
 def _parse(argv: list[str]) -> argparse.Namespace:
@@ -23,11 +24,16 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("-dataDir", help="a folder of mini-game definitions (*.json) to play instead of the "
                         "shipped ones; a folder without any (e.g. an install root) is ignored")
     parser.add_argument("-tempDir", help="accepted for compatibility; the engine writes no temp files")
+    parser.add_argument("--spin-wait", type=float, default=DEFAULT_SPIN_WAIT_S, metavar="SECONDS",
+                        help="after each answer, poll for the client's next request this long before sleeping "
+                             f"(adaptive; 0 turns it off; default {DEFAULT_SPIN_WAIT_S:g})")
     parser.add_argument("--make-sc2path", metavar="DIR",
                         help="write DIR/Versions/Base75689/SC2_x64 and DIR/Maps/mini_games/*.SC2Map, then exit")
     args, _unknown = parser.parse_known_args(argv)
     if args.make_sc2path is None and args.port is None:
         parser.error("-port is required (or use --make-sc2path DIR)")
+    if not args.spin_wait >= 0:
+        parser.error(f"--spin-wait must be >= 0 seconds, not {args.spin_wait}")
     return args
 
 
@@ -65,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
 
     session = Session(args.dataDir)
     try:
-        server = Server(args.listen, args.port, session.answer, lambda: session.quit)
+        server = Server(args.listen, args.port, session.answer, lambda: session.quit, args.spin_wait)
     except OSError as e:
         print(f"sc2env.engine: cannot listen on {args.listen}:{args.port}: {e}", file=sys.stderr)
         return 1

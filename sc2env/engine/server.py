@@ -11,6 +11,8 @@ from websockets.http11 import Request
 from websockets.protocol import State
 from websockets.server import ServerProtocol
 
+from sc2env.spinwait import SpinWait
+
 ENDPOINT = "/sc2api"
 _BUSY = b"HTTP/1.1 409 Conflict\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 _RECV_BYTES = 1 << 18  # per read; a bigger buffer costs an allocation per recv()
@@ -43,16 +45,23 @@ class Server:
     when `should_stop()` turns true or `handle` asks to quit (`quit_requested()`).
     """
 
-    def __init__(self, host: str, port: int, handle: Callable[[bytes], Answer], quit_requested: Callable[[], bool]):
+    def __init__(self, host: str, port: int, handle: Callable[[bytes], Answer], quit_requested: Callable[[], bool],
+                 spin_wait_s: float = 0.0):
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self.listener = socket.create_server((host, port), family=family, backlog=16)
         self.handle = handle
         self.quit_requested = quit_requested
         self.client: _Client | None = None
+        # Between a connected client's requests: a client that asks again at once finds the engine awake.
+        self.spin = SpinWait(spin_wait_s)
 
     def serve(self, should_stop: Callable[[], bool], poll_seconds: float = 0.25) -> None:
         try:
             while not should_stop() and not self.quit_requested():
+                client = self.client
+                if client is not None and client.frames is not None and self.spin.wait(client.sock.fileno()):
+                    self._read(client)
+                    continue
                 watched = [self.listener] + ([self.client.sock] if self.client else [])
                 ready, _, _ = select.select(watched, [], [], poll_seconds)
                 if self.listener in ready:

@@ -32,6 +32,9 @@ class EnvConfig:
     rgb_screen_size, rgb_minimap_size: also observe RGB images (the built-in engine draws them itself).
     screen_target_masks: add per-target-class screen masks and narrow the screen argument's mask with them.
     seed:               the seed of the first reset() when reset() is given none.
+    spin_wait:          the env and its game poll briefly for each other's next message instead of sleeping
+                        at once: about a third more steps/s on virtual machines; it backs off by itself when
+                        the other side is slow or the cores are crowded. False: never poll.
     realtime:           play against the clock (the game advances on its own; no step requests).
     """
 
@@ -66,6 +69,7 @@ class EnvConfig:
     version: str | int | None = None
     launch_timeout_s: float | None = None
     request_timeout_s: float = 120.0
+    spin_wait: bool = True
 
     def __post_init__(self) -> None:
         if self.invalid_action not in INVALID_ACTION_POLICIES:
@@ -99,7 +103,8 @@ class EnvConfig:
 
     def match_config(self, interface_options) -> MatchConfig:
         launch = LaunchConfig(engine=self.engine, sc2path=self.sc2path, version=self.version,
-                              render=self.rgb_screen_size is not None, timeout_s=self.launch_timeout_s)
+                              render=self.rgb_screen_size is not None, timeout_s=self.launch_timeout_s,
+                              spin_wait=self.spin_wait)
         return MatchConfig(map_name=self.map_name, interface_options=interface_options, launch=launch,
                            step_mul=self.step_mul, race=self.race, bot=self.bot, disable_fog=self.disable_fog,
                            realtime=self.realtime, request_timeout_s=self.request_timeout_s)

@@ -11,6 +11,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import errors
 from sc2env.client import Controller, Pending
+from sc2env.client.connection import DEFAULT_SPIN_WAIT_S
 from sc2env.game.maps import MapSpec, resolve_map
 from sc2env.launch import GameProcess, LaunchConfig, launch_plan, plan_launch
 
@@ -240,7 +241,8 @@ class Match:
             # Loading a real map can take minutes on a cold disk cache.
             slow = max(timeout_s, _MAP_LOAD_TIMEOUT_S)
             self.controller = Controller(process, timeout_s=timeout_s,
-                                         timeouts={"create_game": slow, "join_game": slow})
+                                         timeouts={"create_game": slow, "join_game": slow},
+                                         spin_wait_s=DEFAULT_SPIN_WAIT_S if self.config.launch.spin_wait else 0)
         except BaseException:
             process.close()
             raise

@@ -53,6 +53,8 @@ class LaunchPlan:
         if cfg.render and self.engine == "sc2":
             # GL flags name SC2's renderer back end; the built-in engine draws RGB itself.
             argv += gl_flags()
+        if not cfg.spin_wait and self.engine == "builtin":
+            argv += ["--spin-wait", "0"]
         argv += cfg.extra_args
         return argv
 

@@ -27,6 +27,8 @@ class LaunchConfig:
     render:     ask StarCraft II for RGB rendering (it needs an EGL or OSMesa library).
     timeout_s:  how long to wait for the game to answer; None means 30 s (builtin) or 120 s (sc2).
     extra_args: more command-line flags, passed through as they are.
+    spin_wait:  the game's client (a Match's Controller) and the built-in engine poll briefly for each
+                other's next message before sleeping (adaptive, see sc2env.spinwait); False: never.
     """
 
     engine: str | None = None
@@ -37,6 +39,7 @@ class LaunchConfig:
     render: bool = False
     timeout_s: float | None = None
     extra_args: tuple[str, ...] = ()
+    spin_wait: bool = True
 
     def __post_init__(self) -> None:
         if isinstance(self.extra_args, str):

@@ -278,3 +278,32 @@ def test_make_sc2path_writes_an_install_that_runs_the_engine(tmp_path):
     finally:
         proc.terminate()
         proc.wait(5)
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.parametrize("spin", [None, "0"])
+def test_an_idle_engine_sleeps(spin):
+    """Spinning for the next request is brief: a connected client that goes quiet costs the engine no CPU."""
+    proc, port = start_engine(*(["--spin-wait", spin] if spin else []))
+    try:
+        ws = connect(port)
+        for _ in range(20):  # quick requests: the engine spins between them (unless told not to)
+            assert ask(ws, sc_pb.Request(ping=sc_pb.RequestPing())).HasField("ping")
+        before = _cpu_seconds(proc.pid)
+        time.sleep(1.0)
+        assert _cpu_seconds(proc.pid) - before < 0.3
+        assert ask(ws, sc_pb.Request(ping=sc_pb.RequestPing())).HasField("ping")  # and still answers
+        ws.close()
+    finally:
+        proc.terminate()
+        proc.wait(5)
+
+
+def test_bad_spin_wait_is_refused():
+    done = subprocess.run([sys.executable, "-m", "sc2env.engine", "-port", "1", "--spin-wait", "-1"],
+                          capture_output=True, text=True, timeout=30, check=False)
+    assert done.returncode == 2 and "--spin-wait must be >= 0 seconds" in done.stderr

@@ -92,21 +92,32 @@ def test_invalid_action_can_raise(make_env):
     env.step(FUNCTIONS.no_op())  # the env is still usable
 
 
-def test_same_seed_same_episode(make_env):
-    def rollout(env, seed):
-        obs, _ = env.reset(seed=seed)
-        frames = [obs["feature_screen"]]
-        rng = np.random.default_rng(0)
-        for _ in range(20):
-            mask = env.unwrapped.action_spec.split(obs["action_mask"])
-            env.action_space.seed(int(rng.integers(1 << 30)))
-            obs, *_ = env.step(env.action_space.sample(mask=mask))
-            frames.append(obs["feature_screen"])
-        return np.stack(frames)
+def rollout(env, seed):
+    """The screens of 20 random masked steps from reset(seed)."""
+    obs, _ = env.reset(seed=seed)
+    frames = [obs["feature_screen"]]
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        mask = env.unwrapped.action_spec.split(obs["action_mask"])
+        env.action_space.seed(int(rng.integers(1 << 30)))
+        obs, *_ = env.step(env.action_space.sample(mask=mask))
+        frames.append(obs["feature_screen"])
+    return np.stack(frames)
 
+
+def test_same_seed_same_episode(make_env):
     first, second = make_env(**SMALL), make_env(**SMALL)
     assert np.array_equal(rollout(first, 11), rollout(second, 11))
     assert not np.array_equal(rollout(first, 11)[0], rollout(first, 12)[0])
+
+
+def test_spin_wait_changes_timing_only(make_env):
+    spinning, sleeping = make_env(**SMALL), make_env(**SMALL, spin_wait=False)
+    assert np.array_equal(rollout(spinning, 5), rollout(sleeping, 5))
+    assert sleeping.unwrapped.match.process.argv[-2:] == ["--spin-wait", "0"]
+    assert sleeping.unwrapped.match.controller._connection.spin.window_s == 0
+    assert "--spin-wait" not in spinning.unwrapped.match.process.argv
+    assert spinning.unwrapped.match.controller._connection.spin.window_s > 0
 
 
 def test_episode_ends_on_the_game_timer_and_restarts(make_env):

@@ -28,6 +28,13 @@ def test_builtin_engine_is_started_like_sc2_x64(tmp_path):
     assert plan.env["PYTHONPATH"].split(os.pathsep)[0] == str(SOURCE_ROOT)
 
 
+def test_spin_wait_off_reaches_the_builtin_engine_only(fake_install, tmp_path):
+    assert plan_launch(LaunchConfig(engine="builtin", spin_wait=False)).argv(1, tmp_path)[-2:] == ["--spin-wait", "0"]
+    assert "--spin-wait" not in plan_launch(LaunchConfig(engine="builtin")).argv(1, tmp_path)
+    assert "--spin-wait" not in plan_launch(LaunchConfig(engine="sc2", sc2path=fake_install,
+                                                         spin_wait=False)).argv(1, tmp_path)
+
+
 def test_sc2_command_line_and_library_path(fake_install, tmp_path, monkeypatch):
     monkeypatch.setenv("LD_LIBRARY_PATH", "/opt/gl")
     plan = plan_launch(LaunchConfig(engine="sc2", sc2path=fake_install, extra_args=["-verbose"]))

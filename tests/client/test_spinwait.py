@@ -1,0 +1,77 @@
+"""SpinWait: polls a socket briefly, backs off after misses, and never polls when off."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+
+import pytest
+
+from sc2env.spinwait import SpinWait
+
+
+@pytest.fixture
+def pair():
+    a, b = socket.socketpair()
+    yield a, b
+    a.close()
+    b.close()
+
+
+def test_readable_socket_is_seen_at_once(pair):
+    reader, writer = pair
+    writer.send(b"x")
+    assert SpinWait(10.0).wait(reader.fileno()) is True  # a 10 s window: returning means it saw the byte
+
+
+def test_bytes_arriving_during_the_window_end_the_wait(pair):
+    reader, writer = pair
+    timer = threading.Timer(0.01, writer.send, (b"x",))
+    timer.start()
+    try:
+        assert SpinWait(10.0).wait(reader.fileno()) is True
+    finally:
+        timer.cancel()
+
+
+def test_a_miss_lasts_the_window_then_backs_off_exponentially(pair):
+    reader, _ = pair
+    spin = SpinWait(0.002)
+    start = time.perf_counter()
+    assert spin.wait(reader.fileno()) is False
+    assert time.perf_counter() - start >= 0.002
+    skipped = []
+    for _ in range(4):  # each miss skips twice as many of the waits after it: 1, 2, 4, 8
+        n = 0
+        while spin._skip:
+            assert spin.wait(reader.fileno()) is False
+            n += 1
+        skipped.append(n)
+        assert spin.wait(reader.fileno()) is False  # spins again, and misses again
+    assert skipped == [1, 2, 4, 8]
+
+
+def test_a_hit_restores_spinning_at_once(pair):
+    reader, writer = pair
+    spin = SpinWait(0.001)
+    for _ in range(3):
+        assert not spin.wait(reader.fileno())
+        while spin._skip:
+            spin.wait(reader.fileno())
+    writer.send(b"x")
+    assert spin.wait(reader.fileno()) is True
+    reader.recv(1)
+    assert not spin.wait(reader.fileno()) and spin._skip == 1  # the backoff started over
+
+
+def test_window_zero_never_polls(pair):
+    reader, writer = pair
+    writer.send(b"x")
+    assert SpinWait(0).wait(reader.fileno()) is False
+
+
+@pytest.mark.parametrize("window", [-0.001, float("nan")])
+def test_bad_windows_are_refused(window):
+    with pytest.raises(ValueError, match="spin-wait window"):
+        SpinWait(window)
