@@ -18,6 +18,8 @@ import os
 import select
 import time
 
+# Where sched_yield is missing, polling still works; it just doesn't hand the CPU over between polls.
+_yield_cpu = getattr(os, "sched_yield", lambda: None)
 _MAX_BACKOFF = 64
 _CONTENDED_S = 200e-6  # a yield that long: another process had this core (a poll and yield alone take ~2 us)
 
@@ -34,7 +36,7 @@ class SpinWait:
 
     def wait(self, fd: int) -> bool:
         """True as soon as `fd` is readable; False when the window ran out or spinning is off for now."""
-        if self.window_s == 0:
+        if self.window_s == 0 or fd < 0:  # off, or a closed socket (its reader reports that)
             return False
         if self._skip:
             self._skip -= 1
@@ -48,7 +50,7 @@ class SpinWait:
             now = time.perf_counter()
             if now >= end:
                 break
-            os.sched_yield()
+            _yield_cpu()
             # A yield that took long means another process ran on this core meanwhile: the CPU is wanted
             # elsewhere (more processes than cores), so sleep instead.
             if time.perf_counter() - now > _CONTENDED_S:

@@ -71,6 +71,10 @@ def test_window_zero_never_polls(pair):
     assert SpinWait(0).wait(reader.fileno()) is False
 
 
+def test_a_closed_socket_is_left_to_its_reader():
+    assert SpinWait(10.0).wait(-1) is False  # at once: no poll of an invalid descriptor
+
+
 @pytest.mark.parametrize("window", [-0.001, float("nan")])
 def test_bad_windows_are_refused(window):
     with pytest.raises(ValueError, match="spin-wait window"):
