@@ -1,8 +1,8 @@
 """Feature layers of an observation -> (layers, y, x) stacks, with as little work per layer as possible.
 
-Each layer's bytes are read once from the message (`ListFields`, one C call per stack) and converted a
-bit-depth group at a time straight into the rows of the stack. There are no large temporary buffers: on a
-VM a fresh multi-hundred-kB allocation can cost more in page faults than the decoding.
+Each layer's bytes are read once from the message (`ListFields`, one C call per stack) and copied straight
+into its row of the stack; packed 1-bit layers are unpacked together. There are no large temporary
+buffers: on a VM a fresh multi-hundred-kB allocation can cost more in page faults than the decoding.
 """
 
 from __future__ import annotations
