@@ -83,14 +83,12 @@ class _LayerPacker:
         stack = obs.feature_screen if self.what == "screen" else obs.feature_minimap
         return np.array(stack if self.all else stack[self.index], np.int32)  # a copy: buffers get reused
 
-    def _narrow(self, rows: list[int], values: np.ndarray) -> np.ndarray:
-        """uint8 values of 32-bit layers: unit types through the compact index, counters saturated."""
-        out = np.minimum(values, 255).astype(np.uint8)
-        for i in self.unit_type:
-            if i in rows:
-                row = rows.index(i)
-                out[row] = self.lookup[np.minimum(values[row], len(self.lookup) - 1)]
-        return out
+    def _narrow(self, row: int, values: np.ndarray, out: np.ndarray) -> None:
+        """uint8 values of a 32-bit layer: unit types through the compact index, counters saturated."""
+        if row in self.unit_type:  # "clip" maps types beyond the table to its last entry (255, "other")
+            self.lookup.take(values, out=out, mode="clip")
+        else:
+            np.minimum(values, 255, out=out, casting="unsafe")
 
 
 def _box(shape: tuple[int, ...], low: int = _I32.min, high: int = _I32.max) -> spaces.Box:

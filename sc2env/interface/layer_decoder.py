@@ -15,8 +15,8 @@ from s2clientprotocol import common_pb2, spatial_pb2
 from sc2env.errors import ProtocolError
 from sc2env.interface.layers import LAYER_DTYPES, MINIMAP_LAYERS, SCREEN_LAYERS
 
-Widen = Callable[[list[int], np.ndarray], np.ndarray]
-"""Turns (rows, their 32-bit values) into what a narrow (uint8) stack stores in those rows."""
+Narrow = Callable[[int, np.ndarray, np.ndarray], None]
+"""Writes what a narrow (uint8) stack stores for a wider layer: (output row, the layer's values, that row)."""
 
 
 class StackDecoder:
@@ -41,23 +41,21 @@ class StackDecoder:
         n = self.width * self.height
         self._lengths = {1: (n + 7) // 8, 8: n, 16: 2 * n, 32: 4 * n}
 
-    def decode(self, renders, out: np.ndarray, widen: Widen | None = None) -> None:
+    def decode(self, renders, out: np.ndarray, narrow: Narrow | None = None) -> None:
         """Write the kept layers of a FeatureLayers / FeatureLayersMinimap message into `out` (rows, h, w).
 
         Layers absent or empty (0×0) become zeros. `out` may be int32 (the game's values) or narrower, e.g.
-        uint8: 1- and 8-bit layers fit as they are, and 32-bit ones go through `widen` (required then).
+        uint8: 1- and 8-bit layers fit as they are, and 16- and 32-bit ones go through `narrow` (required then).
         Raises ProtocolError for a layer of another size, an unknown bit depth or the wrong byte count.
         """
         count = len(self.layers)
         n = self.width * self.height
         rows = out.reshape(count, n)
         missing = (1 << count) - 1
-        narrow = rows.dtype.itemsize == 1
-        # 8- to 32-bit layers go straight into their rows, one plain copy each (a grouped, fancy-indexed copy
-        # measured twice as slow at 128x128, where the stack outgrows the cache). 1-bit layers are unpacked
-        # together, and 32-bit ones of a narrow stack are widened together: one numpy call per group.
+        narrowing = rows.dtype.itemsize == 1
+        # Each layer goes straight into its row, one plain copy (a grouped, fancy-indexed copy measured twice as
+        # slow at 128x128, where the stack outgrows the cache); packed 1-bit layers are unpacked together.
         packed: tuple[list[int], list[bytes]] = ([], [])
-        wide: dict[int, tuple[list[int], list[bytes]]] = {}  # bits -> (rows, data)
         lengths = self._lengths
         # The game renders every layer of a stack at one resolution, so one size comparison (a slow protobuf
         # call) covers them all; the byte count, checked per layer, catches any layer that differs in area.
@@ -75,14 +73,12 @@ class StackDecoder:
             sized = True
             missing &= ~(1 << row)
             if bits == 1:
-                group = packed
-            elif bits > 8 and narrow:
-                group = wide.setdefault(bits, ([], []))
+                packed[0].append(row)
+                packed[1].append(data)
+            elif bits > 8 and narrowing:
+                narrow(row, np.frombuffer(data, LAYER_DTYPES[bits]), rows[row])
             else:
                 rows[row] = np.frombuffer(data, LAYER_DTYPES[bits])
-                continue
-            group[0].append(row)
-            group[1].append(data)
         indices, chunks = packed
         if indices and n % 8 == 0:  # whole bytes per layer: unpack them all in one go
             bits = np.frombuffer(chunks[0] if len(chunks) == 1 else b"".join(chunks), np.uint8)
@@ -92,9 +88,6 @@ class StackDecoder:
         else:
             for index, data in zip(indices, chunks):
                 rows[index] = np.unpackbits(np.frombuffer(data, np.uint8), count=n)
-        for bits, (indices, chunks) in wide.items():
-            values = np.frombuffer(b"".join(chunks), LAYER_DTYPES[bits]).reshape(len(indices), n)
-            rows[indices] = widen(indices, values)
         index = 0
         while missing:  # zero the absent layers, a run of consecutive ones at a time
             if missing & 1:
