@@ -83,8 +83,11 @@ class StackDecoder:
         if indices and n % 8 == 0:  # whole bytes per layer: unpack them all in one go
             bits = np.frombuffer(chunks[0] if len(chunks) == 1 else b"".join(chunks), np.uint8)
             unpacked = np.unpackbits(bits.reshape(len(indices), -1), axis=1)
-            for k, index in enumerate(indices):  # plain row copies: a fancy-indexed one is slower
-                rows[index] = unpacked[k]
+            if narrowing:
+                rows[indices] = unpacked
+            else:  # widening to int32: row by row is faster than one fancy-indexed copy
+                for k, index in enumerate(indices):
+                    rows[index] = unpacked[k]
         else:
             for index, data in zip(indices, chunks):
                 rows[index] = np.unpackbits(np.frombuffer(data, np.uint8), count=n)
