@@ -179,6 +179,8 @@ class MaskBuilder:
             for name in ("control_group_id", "select_unit_id", "select_worker", "build_queue_id", "unload_id")
         }
         self._templates: dict[int, np.ndarray] = {}
+        # Without target masks a mask depends only on (available ids, UI counts), which repeat step after step.
+        self._built: dict[tuple, np.ndarray] = {}
 
     def _template(self, used: int) -> np.ndarray:
         """The flat mask for a set of arguments in use (bit i: argument i), UI-dependent parts left empty."""
@@ -199,6 +201,18 @@ class MaskBuilder:
     def __call__(
         self, available_ids: list[int], ui: UiCounts, target_masks: np.ndarray | None = None
     ) -> ActionMasks:
+        if target_masks is not None:
+            return ActionMasks(self.spec, self._build(available_ids, ui, target_masks), target_masks)
+        key = (tuple(available_ids), ui)
+        built = self._built.get(key)
+        if built is None:
+            if len(self._built) >= 256:
+                self._built.clear()
+            built = self._built[key] = self._build(available_ids, ui, None)
+        return ActionMasks(self.spec, built.copy())  # a copy: callers may change theirs
+
+    def _build(self, available_ids: list[int], ui: UiCounts, target_masks: np.ndarray | None) -> np.ndarray:
+        """The flat mask (see __call__)."""
         drop: set[int] = set()
         for name, has_values in (
             ("control_group_id", ui.selection or ui.groups),
@@ -256,4 +270,4 @@ class MaskBuilder:
                 flat[start:stop] = True
             else:
                 flat[start:stop] = target_masks[sorted(classes)].any(axis=0).ravel()
-        return ActionMasks(self.spec, flat, target_masks)
+        return flat

@@ -175,6 +175,15 @@ def test_mask_arrays_are_fresh_each_step(fmt64):
     assert len(ARGUMENT_NAMES) == len(ARGUMENT_TYPES) == 13
 
 
+def test_remembered_masks_are_the_same_as_fresh_ones_and_safe_to_change(fmt64):
+    decoder = ObservationDecoder(fmt64)
+    for _ in range(2):  # the second round is answered from what the first remembered
+        for state in STATES.values():
+            masks = decoder.decode(observation(**state)).masks
+            assert np.array_equal(masks.flat, decode(fmt64, **state).masks.flat)
+            masks.flat[:] = True  # a caller scribbling on its arrays changes nothing for later steps
+
+
 def test_sizes_follow_max_selected_units_and_max_cargo():
     fmt = InterfaceFormat(screen_size=32, minimap_size=16, max_selected_units=5, max_cargo=4)
     masks = decode(fmt, **STATES["seventy marines"]).masks
