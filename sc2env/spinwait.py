@@ -25,12 +25,16 @@ _CONTENDED_S = 200e-6  # a yield that long: another process had this core (a pol
 
 
 class SpinWait:
-    """Poll one file descriptor for up to `window_s` before the caller blocks on it (0 turns spinning off)."""
+    """Poll one file descriptor for up to `window_s` before the caller blocks on it (0 turns spinning off).
 
-    def __init__(self, window_s: float):
+    `contended_s`: a yield that takes longer means another process wanted this core.
+    """
+
+    def __init__(self, window_s: float, contended_s: float = _CONTENDED_S):
         if not window_s >= 0:
             raise ValueError(f"a spin-wait window must be >= 0 seconds, not {window_s!r}")
         self.window_s = window_s
+        self.contended_s = contended_s
         self._skip = 0  # waits left to block without spinning
         self._backoff = 0  # how many to skip after the next miss
 
@@ -53,7 +57,7 @@ class SpinWait:
             _yield_cpu()
             # A yield that took long means another process ran on this core meanwhile: the CPU is wanted
             # elsewhere (more processes than cores), so sleep instead.
-            if time.perf_counter() - now > _CONTENDED_S:
+            if time.perf_counter() - now > self.contended_s:
                 break
         self._backoff = min(max(1, 2 * self._backoff), _MAX_BACKOFF)
         self._skip = self._backoff

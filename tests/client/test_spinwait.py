@@ -10,6 +10,9 @@ import pytest
 
 from sc2env.spinwait import SpinWait
 
+# Tests of the window itself don't count slow yields as contention: on a busy test machine they happen.
+PATIENT = float("inf")
+
 
 @pytest.fixture
 def pair():
@@ -30,14 +33,14 @@ def test_bytes_arriving_during_the_window_end_the_wait(pair):
     timer = threading.Timer(0.01, writer.send, (b"x",))
     timer.start()
     try:
-        assert SpinWait(10.0).wait(reader.fileno()) is True
+        assert SpinWait(10.0, PATIENT).wait(reader.fileno()) is True
     finally:
         timer.cancel()
 
 
 def test_a_miss_lasts_the_window_then_backs_off_exponentially(pair):
     reader, _ = pair
-    spin = SpinWait(0.002)
+    spin = SpinWait(0.002, PATIENT)
     start = time.perf_counter()
     assert spin.wait(reader.fileno()) is False
     assert time.perf_counter() - start >= 0.002
@@ -63,6 +66,14 @@ def test_a_hit_restores_spinning_at_once(pair):
     assert spin.wait(reader.fileno()) is True
     reader.recv(1)
     assert not spin.wait(reader.fileno()) and spin._skip == 1  # the backoff started over
+
+
+def test_a_contended_core_ends_the_wait_and_backs_off(pair):
+    reader, _ = pair
+    spin = SpinWait(10.0, contended_s=0.0)  # every yield counts as another process having run
+    start = time.perf_counter()
+    assert spin.wait(reader.fileno()) is False
+    assert time.perf_counter() - start < 5.0 and spin._skip == 1  # long before the 10 s window
 
 
 def test_window_zero_never_polls(pair):
