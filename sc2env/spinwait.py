@@ -3,7 +3,7 @@
 Why: a process that sleeps between a game's answers wakes up slowly, and on virtual machines it then runs
 its next few hundred microseconds measurably slower too (its core went idle and comes back cold). Measured
 on the 2-core development VM: the engine's work per MoveToBeacon step took 390 us when it spun between
-steps and 514 us when it slept; one SC2Env went from about 800 to about 1,080 steps/s with both ends
+steps and 514 us when it slept; one SC2Env went from 740-810 to 960-1,090 steps/s with both ends
 spinning. Each poll yields the CPU (sched_yield), so other runnable processes still get it.
 
 The wait adapts: a wait whose window runs out, or whose yield took long because another process ran on

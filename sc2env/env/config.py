@@ -33,7 +33,7 @@ class EnvConfig:
     screen_target_masks: add per-target-class screen masks and narrow the screen argument's mask with them.
     seed:               the seed of the first reset() when reset() is given none.
     spin_wait:          the env and its game poll briefly for each other's next message instead of sleeping
-                        at once: about a third more steps/s on virtual machines; it backs off by itself when
+                        at once: about a quarter more steps/s on the development VM; it backs off by itself when
                         the other side is slow or the cores are crowded. False: never poll.
     realtime:           play against the clock (the game advances on its own; no step requests).
     """

@@ -81,8 +81,8 @@ class StackDecoder:
                 rows[row] = np.frombuffer(data, LAYER_DTYPES[bits])
         indices, chunks = packed
         if indices and n % 8 == 0:  # whole bytes per layer: unpack them all in one go
-            bits = np.frombuffer(chunks[0] if len(chunks) == 1 else b"".join(chunks), np.uint8)
-            unpacked = np.unpackbits(bits.reshape(len(indices), -1), axis=1)
+            joined = np.frombuffer(chunks[0] if len(chunks) == 1 else b"".join(chunks), np.uint8)
+            unpacked = np.unpackbits(joined.reshape(len(indices), -1), axis=1)
             if narrowing:
                 rows[indices] = unpacked
             else:  # widening to int32: row by row is faster than one fancy-indexed copy
