@@ -25,7 +25,7 @@ _CONTENDED_S = 200e-6  # a yield that long: another process had this core (a pol
 
 
 class SpinWait:
-    """Poll one file descriptor for up to `window_s` before the caller blocks on it (0 turns spinning off).
+    """Poll file descriptors for up to `window_s` before the caller blocks on them (0 turns spinning off).
 
     `contended_s`: a yield that takes longer means another process wanted this core.
     """
@@ -38,9 +38,9 @@ class SpinWait:
         self._skip = 0  # waits left to block without spinning
         self._backoff = 0  # how many to skip after the next miss
 
-    def wait(self, fd: int) -> bool:
-        """True as soon as `fd` is readable; False when the window ran out or spinning is off for now."""
-        if self.window_s == 0 or fd < 0:  # off, or a closed socket (its reader reports that)
+    def wait(self, *fds: int) -> bool:
+        """True as soon as one of `fds` is readable; False when the window ran out or spinning is off for now."""
+        if self.window_s == 0 or min(fds, default=-1) < 0:  # off, or a closed socket (its reader reports it)
             return False
         if self._skip:
             self._skip -= 1
@@ -48,7 +48,7 @@ class SpinWait:
         end = time.perf_counter() + self.window_s
         poll = select.select
         while True:
-            if poll((fd,), (), (), 0)[0]:
+            if poll(fds, (), (), 0)[0]:
                 self._backoff = 0
                 return True
             now = time.perf_counter()

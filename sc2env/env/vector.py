@@ -12,7 +12,9 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from sc2env import errors
+from sc2env.client.connection import DEFAULT_SPIN_WAIT_S
 from sc2env.env.env import GAME_LOOPS_PER_SECOND, SC2Env
+from sc2env.spinwait import SpinWait
 
 
 class SC2VectorEnv(VectorEnv):
@@ -45,6 +47,8 @@ class SC2VectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, num_envs)
         self.action_spec = first.action_spec
         self._autoreset = np.zeros(num_envs, bool)
+        # Waiting for the first of the games to answer: as one env's client does (see sc2env.spinwait).
+        self._spin = SpinWait(DEFAULT_SPIN_WAIT_S if first.config.spin_wait else 0)
 
     def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None):
         if seed is None or isinstance(seed, (int, np.integer)):
@@ -80,7 +84,7 @@ class SC2VectorEnv(VectorEnv):
         if len(to_reset):
             for i, (obs, info) in zip(to_reset, self._reset_each(to_reset, [None] * len(to_reset), None)):
                 results[i] = (obs, 0.0, False, False, info)
-        for i in _arrival_order(sent):
+        for i in _arrival_order(sent, self._spin):
             try:
                 results[i] = self.envs[i].finish_step(sent[i])
             except errors.ConnectionError as error:  # read every other answer first: they stay usable
@@ -151,13 +155,14 @@ _WAIT_MS = 1000
 controller's own timeout and errors)."""
 
 
-def _arrival_order(sent: dict[int, tuple]) -> Iterator[int]:
+def _arrival_order(sent: dict[int, tuple], spin: SpinWait) -> Iterator[int]:
     """The indices of `sent` (index -> (pending step, problem)) in the order their games answer, so that the
     games that finish first are decoded while the others are still working."""
     fds = {i: (pending.fileno() if hasattr(pending, "fileno") else -1) for i, (pending, _) in sent.items()}
     while fds:
         ready = next((i for i, fd in fds.items() if fd < 0), None)  # nothing to wait for: already answered
         if ready is None:
+            spin.wait(*fds.values())
             poller = select.poll()
             for fd in fds.values():
                 poller.register(fd, select.POLLIN)

@@ -28,6 +28,17 @@ def test_readable_socket_is_seen_at_once(pair):
     assert SpinWait(10.0).wait(reader.fileno()) is True  # a 10 s window: returning means it saw the byte
 
 
+def test_any_of_several_sockets_ends_the_wait(pair):
+    quiet, _ = socket.socketpair()
+    reader, writer = pair
+    writer.send(b"x")
+    try:
+        assert SpinWait(10.0).wait(quiet.fileno(), reader.fileno()) is True
+        assert SpinWait(10.0).wait(reader.fileno(), -1) is False  # a closed one among them: left to its reader
+    finally:
+        quiet.close()
+
+
 def test_bytes_arriving_during_the_window_end_the_wait(pair):
     reader, writer = pair
     timer = threading.Timer(0.01, writer.send, (b"x",))

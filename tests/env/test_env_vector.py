@@ -41,6 +41,14 @@ def test_sub_envs_get_their_own_seeds_and_games(make_vec):
     assert np.array_equal(obs["feature_screen"], again["feature_screen"])
 
 
+def test_spin_wait_off_reaches_every_game_and_the_wait_for_answers(make_vec):
+    envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", spin_wait=False, **SMALL)
+    envs.reset(seed=1)
+    assert envs._spin.window_s == 0
+    assert all(env.match.process.argv[-2:] == ["--spin-wait", "0"] for env in envs.envs)
+    assert make_vec(num_envs=1, vectorization_mode="vector_entry_point", **SMALL)._spin.window_s > 0
+
+
 def test_next_step_autoreset(make_vec):
     envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", max_episode_steps=2, **SMALL)
     assert envs.metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP
@@ -90,10 +98,12 @@ def test_an_invalid_action_under_raise_sends_nothing(make_vec):
     assert list(infos["game_loop"]) == [8, 8]  # the refused batch moved no game
 
 
-def test_answers_are_read_in_the_order_the_games_send_them():
+@pytest.mark.parametrize("window", [0.0, 0.002])
+def test_answers_are_read_in_the_order_the_games_send_them(window):
     import socket
 
     from sc2env.env.vector import _arrival_order
+    from sc2env.spinwait import SpinWait
 
     class FakePending:
         def __init__(self, sock):
@@ -106,7 +116,7 @@ def test_answers_are_read_in_the_order_the_games_send_them():
     try:
         sent = {i: (FakePending(ours), None) for i, (ours, _) in enumerate(pairs)}
         sent[3] = (object(), None)  # an answer already in hand (the game had ended): no socket to wait on
-        order = _arrival_order(sent)
+        order = _arrival_order(sent, SpinWait(window))
         assert next(order) == 3
         pairs[2][1].sendall(b"x")
         assert next(order) == 2
