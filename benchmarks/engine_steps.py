@@ -204,15 +204,32 @@ def main() -> None:
     print(f"engine start-up to first ping answer: {startup * 1000:.0f} ms\n")
     print(f"{'mini-game':30s} {'steps/s':>8s} {'loops/s':>8s} {'sc2env':>8s} {'obs KiB':>8s}   engine us per "
           f"step: simulate / layers / observation / action")
+    through_sc2env = {}
     for map_name, (seconds, parse, size) in results.items():
         per_step = seconds / args.steps
         parts = in_process(map_name, triples)
-        client = via_controller(map_name, triples)
+        client = through_sc2env[map_name] = via_controller(map_name, triples)
         engine = " / ".join(f"{v * 1e6:.0f}" for v in parts.values())
         print(f"{map_name:30s} {1 / per_step:8.0f} {8 / per_step:8.0f} {client:8.0f} {size / 1024:8.0f}   {engine}")
     print("\nsteps/s: a minimal websocket-client loop; sc2env: the same steps through sc2env's Controller "
           "(launch + act_step_observe).\nThe rest of each step is the client's protobuf parse, framing and the "
           "two sockets.")
+    print_targets(through_sc2env)
+
+
+def print_targets(steps_per_second: dict[str, float]) -> None:
+    """The issues' targets against the figures through sc2env's client."""
+    if "MoveToBeacon" in steps_per_second:
+        figure = steps_per_second["MoveToBeacon"]
+        print(f"target MoveToBeacon >= 2,000 agent steps/s: {figure:.0f}, {_verdict(figure >= 2000)}")
+    slow = {name: figure for name, figure in steps_per_second.items() if figure < 1000}
+    below = ", ".join(f"{name} {figure:.0f}" for name, figure in slow.items())
+    print(f"target every mini-game >= 1,000 agent steps/s ({len(steps_per_second)} run): "
+          f"{_verdict(not slow)}{' (below: ' + below + ')' if slow else ''}")
+
+
+def _verdict(met: bool) -> str:
+    return "met" if met else "NOT met"
 
 
 if __name__ == "__main__":

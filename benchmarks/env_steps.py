@@ -85,6 +85,14 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
             print(f"PySC2 SC2Env:            {pysc2:8.0f} steps/s  (sc2env one env is "
                   f"{results['one env'] / pysc2:.2f}x faster)", flush=True)
     print(f"[{os.cpu_count()} cores; MoveToBeacon 64x64, step_mul 8, built-in engine]")
+    one = results["one env"]
+    print(f"target one env >= 1,000 steps/s: {one:.0f}, {'met' if one >= 1000 else 'NOT met'}")
+    if "vector x4" in results:
+        ratio = results["vector x4"] / one
+        print(f"target vector env (4 games) >= 1.8x one env: {ratio:.2f}x, {'met' if ratio >= 1.8 else 'NOT met'}")
+    if "pysc2" in results:
+        ratio = one / results["pysc2"]
+        print(f"target sc2env >= 3x PySC2: {ratio:.2f}x, {'met' if ratio >= 3 else 'NOT met'}")
     return results
 
 
