@@ -91,21 +91,28 @@ def main() -> None:
         full = sc_pb.ResponseObservation.FromString(compressed.read())
 
     print(f"{'size':>8} {'sc2env µs':>12} {'PySC2 µs':>12} {'ratio':>7}   (best / median per observation)")
+    ratios, best_64 = {}, None
     for size, response in ((64, subsampled(full, 2)), (128, full)):
         decoder = ObservationDecoder(InterfaceFormat(screen_size=size, minimap_size=size))
         ours = per_call(lambda d=decoder, r=response: d.decode(r), args.seconds)
+        if size == 64:
+            best_64 = ours[0]
         pysc2 = pysc2_transform(size)
         if pysc2 is None:
             print(f"{size}×{size:<4} {ours[0]:7.1f} / {ours[1]:<5.1f}  (pysc2-evolved not installed)")
             continue
         theirs = per_call(lambda f=pysc2, r=response: f(r), args.seconds)
+        ratios[size] = theirs[0] / ours[0]
         print(
             f"{size}×{size:<4} {ours[0]:6.1f} / {ours[1]:<5.1f} {theirs[0]:6.1f} / {theirs[1]:<6.1f}"
-            f" {theirs[0] / ours[0]:5.1f}×"
+            f" {ratios[size]:5.1f}×"
         )
-        if size == 64:
-            verdict = "met" if ours[0] < 150 and theirs[0] / ours[0] >= 5 else "NOT met"
-            print(f"         targets (<150 µs at 64×64, ≥5× PySC2): {verdict}")
+
+    print(f"target < 150 µs at 64×64: {best_64:.1f} µs, {'met' if best_64 < 150 else 'NOT met'}")
+    if ratios:
+        shown = ", ".join(f"{ratio:.1f}× at {size}×{size}" for size, ratio in ratios.items())
+        print(f"target ≥ 5× PySC2 on the same messages: {shown}, "
+              f"{'met' if min(ratios.values()) >= 5 else 'NOT met'}")
 
     fmt = InterfaceFormat(screen_size=64, minimap_size=64, screen_target_masks=True)
     decoder = ObservationDecoder(fmt)
