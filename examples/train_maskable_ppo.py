@@ -25,6 +25,7 @@ import torch
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.policies import MaskableMultiInputActorCriticPolicy
 from stable_baselines3.common.env_util import make_vec_env
+from stable_baselines3.common.logger import configure
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
@@ -35,6 +36,7 @@ parser.add_argument("--timesteps", type=int, default=200_000)
 parser.add_argument("--envs", type=int, default=4, help="games played side by side")
 parser.add_argument("--screen", type=int, default=16, help="screen size in pixels (the paper: 64)")
 parser.add_argument("--save", default="maskable_ppo_move_to_beacon", help="where to save the trained model")
+parser.add_argument("--logdir", default="runs/maskable_ppo", help="where the training log (progress.csv) goes")
 args = parser.parse_args()
 # Small networks on a CPU train fastest on one thread, and the game processes need the other cores.
 torch.set_num_threads(1)
@@ -105,7 +107,9 @@ model = MaskablePPO(FullyConvPolicy, vec_env, n_steps=128, batch_size=256, learn
                     policy_kwargs=dict(features_extractor_class=FullyConv, net_arch=dict(pi=[], vf=[64]),
                                        normalize_images=False))
 
-# 3. Train. Masks are fetched from the envs at every step (rollouts) and stored for the updates.
+# 3. Train. Masks are fetched from the envs at every step (rollouts) and stored for the updates. The log
+# goes to --logdir (SB3 would otherwise make a new folder in /tmp for every run).
+model.set_logger(configure(args.logdir, ["stdout", "csv"]))
 model.learn(total_timesteps=args.timesteps)
 model.save(args.save)
 vec_env.close()

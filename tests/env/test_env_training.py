@@ -31,8 +31,9 @@ def test_random_masked_policy_never_acts_invalidly(name, make_env):
     assert steps >= 100
 
 
-def test_maskable_ppo_learns_from_masked_rollouts(make_env):
+def test_maskable_ppo_learns_from_masked_rollouts(make_env, tmp_path, monkeypatch):
     sb3_contrib = pytest.importorskip("sb3_contrib")
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path))  # SB3 would make a new folder in /tmp for every learn()
     import torch
 
     env = make_env("MoveToBeacon", screen_size=36, minimap_size=36, screen_layers=("player_relative", "selected"),
