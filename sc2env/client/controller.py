@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -54,6 +55,8 @@ class Controller:
         self._protocol = Protocol()
         self._closed_because: str | None = None
         self._connection: Connection | None = None
+        # A forked child inherits the socket; its requests (a quit on close, say) would reach our game.
+        self._owner_pid = os.getpid()
         self._pending: Pending | None = None
         process = self.process
         ready = process.claim_connection() if process is not None else None
@@ -185,6 +188,9 @@ class Controller:
         """Ask the game to exit and close the connection; the game sends no answer worth waiting for."""
         if self.closed:
             return
+        if self._forked():  # the game is our parent's: let go of our copy of the socket, quit nothing
+            self._close("quit() in a forked copy of its process", graceful=False)
+            return
         request = self._protocol.make_request("quit", sc_pb.RequestQuit())
         with contextlib.suppress(Dropped):  # already gone: quitting is done
             self._connection.send([request.SerializeToString()])
@@ -258,7 +264,7 @@ class Controller:
     def close(self) -> None:
         """Close the websocket (the game keeps running; see quit() and GameProcess.close()). Idempotent."""
         if not self.closed:
-            self._close("close()", graceful=True)
+            self._close("close()", graceful=not self._forked())
 
     def __enter__(self) -> Controller:
         return self
@@ -275,7 +281,15 @@ class Controller:
         if self._connection is not None:
             self._connection.close(graceful=graceful)
 
+    def _forked(self) -> bool:
+        return os.getpid() != self._owner_pid
+
     def _require_open(self) -> None:
+        if self._forked():
+            raise errors.ConnectionError(
+                f"This Controller for {self.url} belongs to process {self._owner_pid}; this is a forked copy "
+                f"(pid {os.getpid()}), whose requests would mix with the parent's on the same socket. Make a "
+                "new env (or Controller and game) in the child instead.")
         if self.closed:
             raise errors.ConnectionError(
                 f"This Controller for {self.url} was closed after {self._closed_because}; connect a new one "

@@ -118,3 +118,32 @@ def test_begin_and_finish_keep_two_engines_busy_at_once(start):
     assert controllers[0].ping().base_build == 75689  # the connection is free again
     for ctrl in controllers:
         ctrl.quit()
+
+
+def test_a_forked_copy_neither_quits_nor_talks_to_our_game(start):
+    process = start(engine="builtin")
+    ctrl = Controller(process)
+    move_to_beacon(ctrl)
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # the copy: its requests would land on the parent's socket
+        try:
+            os.close(read)
+            try:
+                ctrl.ping()
+                said = b"ping went through"
+            except errors.ConnectionError as error:
+                said = str(error).encode()
+            ctrl.quit()  # as Match.close() / env.close() in the child do
+            ctrl.close()
+            os.write(write, said)
+        finally:
+            os._exit(0)
+    os.close(write)
+    assert os.waitpid(child, 0)[1] == 0
+    with os.fdopen(read, "rb") as pipe:
+        said = pipe.read().decode()
+    assert "forked copy" in said and "make a new env" in said.lower()
+    assert process.running
+    assert ctrl.act_step_observe([], 8).observation.game_loop == 8  # still ours, still in step
+    ctrl.quit()
