@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.resources
+import logging
 import os
 import platform
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 
@@ -28,18 +31,21 @@ class Flag:
     default: object
     help: str
     choices: tuple[str, ...] = ()
+    lower_bound: int | None = None  # integers only
 
     def define(self, values: flags.FlagValues) -> None:
         if self.kind == "enum":
             flags.DEFINE_enum(self.name, self.default, list(self.choices), self.help, flag_values=values)
+        elif self.kind == "integer":
+            flags.DEFINE_integer(self.name, self.default, self.help, lower_bound=self.lower_bound, flag_values=values)
         else:
             getattr(flags, f"DEFINE_{self.kind}")(self.name, self.default, self.help, flag_values=values)
 
 
 _MAP = Flag("list", "map", ["MoveToBeacon"], "mini-game(s) to play, comma-separated; 'all' for every one")
 _ENGINE = Flag("enum", "engine", None, f"{', '.join(ENGINES)} (default: ${ENGINE_ENV_VAR}, else auto)", ENGINES)
-_SIZES = [Flag("integer", "screen-size", 64, "feature screen width and height in pixels"),
-          Flag("integer", "minimap-size", 64, "feature minimap width and height in pixels")]
+_SIZES = [Flag("integer", "screen-size", 64, "feature screen width and height in pixels", lower_bound=1),
+          Flag("integer", "minimap-size", 64, "feature minimap width and height in pixels", lower_bound=1)]
 _VERBOSE = Flag("boolean", "verbose", False, "log what happens, and show tracebacks of errors")
 
 # --- progress and results ----------------------------------------------------------------------------
@@ -82,10 +88,11 @@ class Progress:
 
 def results_table(summaries, agent: str) -> str:
     """The final table: one row per map with mean, max and min score and steps per second."""
-    header = f"{'map':<28} {'agent':<12} {'episodes':>8} {'mean':>8} {'max':>6} {'min':>6} {'steps/s':>8}"
+    width = max(12, len(agent))
+    header = f"{'map':<28} {'agent':<{width}} {'episodes':>8} {'mean':>8} {'max':>6} {'min':>6} {'steps/s':>8}"
     lines = [header, "-" * len(header)]
     for s in summaries:
-        lines.append(f"{s.map_name:<28} {agent[:12]:<12} {s.episodes:>8} {s.mean:>8.1f} {s.max:>6} {s.min:>6} "
+        lines.append(f"{s.map_name:<28} {agent:<{width}} {s.episodes:>8} {s.mean:>8.1f} {s.max:>6} {s.min:>6} "
                      f"{s.steps_per_second:>8,.0f}")
     return "\n".join(lines)
 
@@ -153,7 +160,7 @@ def _env_kwargs(values: flags.FlagValues) -> dict:
               "step_mul": values["step-mul"].value}
     if values.engine is not None:
         kwargs["engine"] = values.engine
-    if "max-steps" in values and values["max-steps"].value:
+    if "max-steps" in values and values["max-steps"].value is not None:
         kwargs["max_episode_steps"] = values["max-steps"].value
     return kwargs
 
@@ -356,19 +363,22 @@ def cmd_bench(values: flags.FlagValues) -> int:
 COMMANDS: dict[str, tuple[str, Callable[[flags.FlagValues], int], list[Flag]]] = {
     "run": ("play an agent on mini-games and print its scores", cmd_run, [
         _MAP, Flag("string", "agent", "scripted", "random, scripted, or package.module:Class"),
-        Flag("integer", "episodes", 1, "episodes per map"), _ENGINE, *_SIZES,
-        Flag("integer", "step-mul", 8, "game loops per agent step"),
+        Flag("integer", "episodes", 1, "episodes per map", lower_bound=1), _ENGINE, *_SIZES,
+        Flag("integer", "step-mul", 8, "game loops per agent step", lower_bound=1),
         Flag("integer", "seed", None, "seed of the first episode (and of the random agent)"),
-        Flag("integer", "max-steps", None, "cut episodes after this many steps (default: the map's timer)"),
+        Flag("integer", "max-steps", None, "cut episodes after this many steps (default: the map's timer)",
+             lower_bound=1),
         Flag("boolean", "render", False, "watch in the viewer window"),
         Flag("string", "save-video", None, "write a video of the run: out.mp4 or out.gif"), _VERBOSE]),
     "play": ("play a mini-game yourself in the viewer window", cmd_play, [
-        _MAP, _ENGINE, *_SIZES, Flag("integer", "step-mul", 2, "game loops per step (lower reacts faster)"),
-        Flag("integer", "episodes", 0, "stop after this many episodes (0: when the window closes)"), _VERBOSE]),
+        _MAP, _ENGINE, *_SIZES,
+        Flag("integer", "step-mul", 2, "game loops per step (lower reacts faster)", lower_bound=1),
+        Flag("integer", "episodes", 0, "stop after this many episodes (0: when the window closes)", lower_bound=0),
+        _VERBOSE]),
     "maps": ("list the mini-games and installed maps", cmd_maps, [_VERBOSE]),
     "doctor": ("check what is installed and how to fix gaps", cmd_doctor, [_VERBOSE]),
     "bench": ("measure env steps per second on the built-in engine", cmd_bench, [
-        Flag("integer", "steps", 2000, "env steps to time"), _VERBOSE]),
+        Flag("integer", "steps", 2000, "env steps to time", lower_bound=1), _VERBOSE]),
 }
 
 
@@ -418,8 +428,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"sc2env {name}: unexpected argument(s) {' '.join(extra[1:])} (see sc2env {name} --help)",
               file=sys.stderr)
         return 2
+    if not flags.FLAGS.is_parsed():  # our flags live in their own FlagValues; absl's global set has none
+        flags.FLAGS.mark_as_parsed()  # (else absl logs "Logging before flag parsing" on each first line)
     absl_logging.use_absl_handler()
-    absl_logging.set_verbosity(absl_logging.INFO if values.verbose else absl_logging.WARNING)
+    absl_logging.set_verbosity(absl_logging.DEBUG if values.verbose else absl_logging.WARNING)
+    if values.verbose:  # the library's own loggers (launches, games created, lost games)
+        logging.getLogger("sc2env").setLevel(logging.DEBUG)
+    # `timeout`, job schedulers and containers stop jobs with SIGTERM: close the games as on Ctrl-C.
+    on_term = (signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+               and threading.current_thread() is threading.main_thread())
+    if on_term:
+        signal.signal(signal.SIGTERM, _interrupt)
     try:
         return command(values)
     except KeyboardInterrupt:
@@ -430,6 +449,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"sc2env {name}: {_one_line(error)}", file=sys.stderr)
         return 1
+    finally:
+        if on_term:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _interrupt(signum: int, frame) -> None:
+    raise KeyboardInterrupt(signal.Signals(signum).name)
 
 
 def _one_line(error: BaseException) -> str:

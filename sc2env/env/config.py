@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from sc2env.env.observations import LayerSelection
 from sc2env.game import Bot, MatchConfig
+from sc2env.game.match import require_count
 from sc2env.interface import MINIMAP_LAYERS, SCREEN_LAYERS, ActionSpec, Function, InterfaceFormat
 from sc2env.launch import LaunchConfig
 
@@ -74,8 +75,9 @@ class EnvConfig:
     def __post_init__(self) -> None:
         if self.invalid_action not in INVALID_ACTION_POLICIES:
             raise ValueError(f"invalid_action must be one of {INVALID_ACTION_POLICIES}, not {self.invalid_action!r}")
-        if self.max_episode_steps is not None and self.max_episode_steps < 1:
-            raise ValueError(f"max_episode_steps must be positive or None, not {self.max_episode_steps}")
+        require_count("step_mul", self.step_mul, "game loop")
+        if self.max_episode_steps is not None:
+            require_count("max_episode_steps", self.max_episode_steps, "env step (or None)")
         if self.functions is not None:
             object.__setattr__(self, "functions", tuple(self.functions))
         self.layer_selection()  # fail early on unknown layer names

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import numbers
 from collections.abc import Iterable
 
 from s2clientprotocol import common_pb2
@@ -86,9 +87,14 @@ class MatchConfig:
     request_timeout_s: float = 120.0
 
     def __post_init__(self) -> None:
-        if self.step_mul < 1:
-            raise ValueError(f"step_mul must be at least 1 game loop, not {self.step_mul}")
+        require_count("step_mul", self.step_mul, "game loop")
         _choice(RACES, self.race, "race")
+
+
+def require_count(name: str, value, unit: str) -> None:
+    """Raise ValueError unless `value` is a whole number of at least 1 (numpy integers too, bools not)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be a whole number of at least 1 {unit}, not {value!r}")
 
 
 @dataclasses.dataclass
@@ -261,6 +267,7 @@ class Match:
         create.player_setup.add(type=sc_pb.Participant)
         if not spec.mini_game:
             create.player_setup.append((cfg.bot or Bot()).player_setup())
+        log.info("creating %s (seed %s)", spec.name, seed)
         self.controller.create_game(create)
         join = sc_pb.RequestJoinGame(race=RACES[cfg.race.lower()], options=cfg.interface_options,
                                      player_name=cfg.player_name[:32])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import pathlib
 import signal
@@ -19,6 +20,7 @@ from sc2env.launch.config import LaunchConfig
 from sc2env.launch.install import Sc2Install
 from sc2env.launch.versions import Version
 
+log = logging.getLogger(__name__)
 STOP_GRACE_S = 3.0  # SIGTERM first; SIGKILL whatever is still running after this
 _TAIL_BYTES = 64 * 1024
 
@@ -42,6 +44,7 @@ def launch_plan(plan: LaunchPlan) -> GameProcess:
     except BaseException:
         process.close()
         raise
+    log.info("%s (pid %d) ready at %s", process.description, process.pid, process.url)
     return process
 
 

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import importlib
 import os
+import pathlib
+import signal
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
-from sc2env.cli import main
+from sc2env.cli import main, results_table
 from sc2env.game import MINI_GAMES
 
 BUILTIN = ["--engine", "builtin"]
@@ -78,6 +81,10 @@ def test_run_interrupted_before_the_first_frame_writes_no_video_and_says_so(tmp_
     (["run", "--agent", "clever"], "use random, scripted or package.module:Class"),
     (["run", "--save-video", "out.avi"], "videos are .mp4 or .gif"),
     (["run", "--episodes", "x"], "--episodes"),
+    (["run", "--episodes", "0"], "--episodes=0: 0 is not a positive integer"),
+    (["run", "--max-steps", "0"], "--max-steps=0: 0 is not a positive integer"),
+    (["run", "--step-mul", "0"], "--step-mul=0: 0 is not a positive integer"),
+    (["bench", "--steps", "-5"], "--steps=-5: -5 is not a positive integer"),
     (["run", "--bogus"], "Unknown command line flag 'bogus'"),
     (["fly"], "unknown command 'fly'"),
 ])
@@ -86,6 +93,36 @@ def test_errors_are_one_line(capsys, args, message):
     assert code in (1, 2)
     assert message in err
     assert "Traceback" not in err and len([line for line in err.splitlines() if line.startswith("sc2env")]) == 1
+
+
+def test_the_table_shows_the_whole_agent_name():
+    from sc2env.agents import summarise
+    from sc2env.agents.runner import Episode
+
+    table = results_table(summarise([Episode("MoveToBeacon", 3, 3.0, 10, 80, 0.1)]), "mypkg.agents:GoRight")
+    assert table.splitlines()[2].split()[:2] == ["MoveToBeacon", "mypkg.agents:GoRight"]
+
+
+def test_verbose_logs_the_launch_and_the_game():
+    done = subprocess.run([sys.executable, "-m", "sc2env", "run", "--max-steps", "2", "--verbose", *BUILTIN],
+                          capture_output=True, text=True, timeout=120, check=True)
+    assert "the built-in engine" in done.stderr and "ready at ws://127.0.0.1:" in done.stderr
+    assert "creating MoveToBeacon (seed " in done.stderr
+    assert "Logging before flag parsing" not in done.stderr
+
+
+def test_sigterm_closes_the_games_and_prints_what_finished(tmp_path):
+    run = subprocess.Popen([sys.executable, "-m", "sc2env", "run", "--episodes", "500", *BUILTIN],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        run.stderr.readline()  # the first progress line: a game is running
+        run.send_signal(signal.SIGTERM)
+        out, err = run.communicate(timeout=60)
+    finally:
+        run.kill()
+    assert run.returncode == 130 and "interrupted" in err
+    assert out.splitlines()[0].split()[0] == "map"
+    assert not list(pathlib.Path(tempfile.gettempdir()).glob(f"sc2env-{run.pid}-*"))  # its games' folders
 
 
 def test_maps_lists_the_mini_games(capsys, monkeypatch):

@@ -179,6 +179,17 @@ def test_layer_selection_and_int32_values(make_env):
         SC2Env(screen_layers=("nope",))
 
 
+@pytest.mark.parametrize("kwargs, message", [
+    ({"step_mul": 0}, "step_mul must be a whole number of at least 1 game loop, not 0"),
+    ({"step_mul": 2.5}, "step_mul must be a whole number .* not 2.5"),
+    ({"max_episode_steps": 0}, "max_episode_steps must be a whole number of at least 1 env step"),
+])
+def test_bad_step_counts_are_named(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        SC2Env(**kwargs)
+    assert SC2Env(step_mul=np.int64(4)).metadata["render_fps"] == 22.4 / 4  # numpy integers are whole numbers
+
+
 def test_function_subset_shrinks_the_action_space(make_env):
     env = make_env(functions=["no_op", "select_army", "Move_screen"], **SMALL)
     obs, _ = env.reset(seed=10)
