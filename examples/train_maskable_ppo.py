@@ -113,4 +113,4 @@ model.set_logger(configure(args.logdir, ["stdout", "csv"]))
 model.learn(total_timesteps=args.timesteps)
 model.save(args.save)
 vec_env.close()
-print(f"saved {args.save}.zip")
+print(f"saved {args.save if args.save.endswith('.zip') else args.save + '.zip'}")  # SB3 adds .zip when missing

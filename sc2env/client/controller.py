@@ -304,8 +304,8 @@ class Controller:
         where = f"; {process.description} (pid {process.pid}) is still running" if process else ""
         return errors.RequestTimeoutError(
             f"`{kind}` got no answer from {self.url} within {timeout_s:g} s{where}. The game may be hung or "
-            "overloaded: close it, or raise the timeout "
-            f"(Controller(timeout_s=..., timeouts={{'{kind}': ...}})).")
+            "overloaded: close it, or raise the timeout (SC2Env / gym.make(..., request_timeout_s=...); "
+            f"Controller(timeout_s=..., timeouts={{'{kind}': ...}})).")
 
     def _lost(self, kind: str, how: str) -> errors.ConnectionError:
         if not self.closed:

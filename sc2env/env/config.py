@@ -32,11 +32,15 @@ class EnvConfig:
     use_feature_units, use_raw_units: add unit tables (padded to max_units rows) to the observation.
     rgb_screen_size, rgb_minimap_size: also observe RGB images (the built-in engine draws them itself).
     screen_target_masks: add per-target-class screen masks and narrow the screen argument's mask with them.
+    hide_specific_actions: fold specific abilities into their general ones (as PySC2 does by default).
+    crop_to_playable_area: the minimap shows only the playable area.
     seed:               the seed of the first reset() when reset() is given none.
     spin_wait:          the env and its game poll briefly for each other's next message instead of sleeping
                         at once: about a quarter more steps/s on the development VM; it backs off by itself when
                         the other side is slow or the cores are crowded. False: never poll.
     realtime:           play against the clock (the game advances on its own; no step requests).
+    launch_timeout_s, request_timeout_s: seconds to wait for the game to start answering (None: the
+                        launcher's default for the engine), and for each answer (RequestTimeoutError after).
     """
 
     map_name: str = "MoveToBeacon"

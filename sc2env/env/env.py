@@ -69,7 +69,7 @@ class SC2Env(gym.Env):
         self._last_response = None
         self._episode_steps = 0
         self._episode_return = 0.0
-        self._needs_reset = True
+        self._needs_reset: str | None = "before reset()"  # why step() can't go on, or None
         self._seeded_once = False
         self._renderer = None
 
@@ -86,7 +86,7 @@ class SC2Env(gym.Env):
             self._decoder_game_info = match.game_info
         self._episode_steps = 0
         self._episode_return = 0.0
-        self._needs_reset = False
+        self._needs_reset = None
         obs = self._observe(response)
         info = self._info(StepResult(response), invalid=None)
         self._after_observation()
@@ -118,7 +118,7 @@ class SC2Env(gym.Env):
         renderer, self._renderer = self._renderer, None
         if renderer is not None:
             renderer.close()
-        self._needs_reset = True
+        self._needs_reset = "after close()"
 
     # --- for scripted agents and the vector env ------------------------------------------------------
 
@@ -157,8 +157,8 @@ class SC2Env(gym.Env):
         Raises InvalidActionError instead under invalid_action="raise". Sends nothing.
         """
         if self._needs_reset:
-            raise errors.ProtocolError("step() called before reset() or after the episode ended: "
-                                       "call reset() to start an episode.")
+            raise errors.ProtocolError(f"step() called {self._needs_reset}: call reset() to start an episode"
+                                       f"{'' if self._match is not None else ' (it starts a game)'}.")
         try:
             if isinstance(action, FunctionCall) or hasattr(action, "arguments"):
                 call = as_function_call(action)
@@ -176,8 +176,8 @@ class SC2Env(gym.Env):
         """Send what encode() made; finish_step() reads the answer."""
         try:
             return self._match.begin_step(actions), problem
-        except errors.ConnectionError:
-            self._needs_reset = True
+        except errors.ConnectionError as error:
+            self._needs_reset = f"after the game was lost ({type(error).__name__})"
             raise
 
     def finish_step(self, sent):
@@ -185,15 +185,15 @@ class SC2Env(gym.Env):
         pending, problem = sent
         try:
             result = self._match.finish_step(pending)
-        except errors.ConnectionError:
-            self._needs_reset = True
+        except errors.ConnectionError as error:
+            self._needs_reset = f"after the game was lost ({type(error).__name__})"
             raise
         self._episode_steps += 1
         self._episode_return += result.reward
         obs = self._observe(result.observation)
         cap = self.config.max_episode_steps
         truncated = result.truncated or (cap is not None and self._episode_steps >= cap and not result.terminated)
-        self._needs_reset = result.terminated or truncated
+        self._needs_reset = "after the episode ended" if result.terminated or truncated else None
         info = self._info(result, invalid=problem)
         self._after_observation()
         return obs, float(result.reward), bool(result.terminated), bool(truncated), info

@@ -232,12 +232,15 @@ def _normalise(func: Function, arg_type: ArgumentType, value: object) -> tuple[i
     if arg_type.kind == "point":
         try:
             x, y = (float(v) for v in value)  # type: ignore[union-attr]
-        except (TypeError, ValueError):
+            return int(np.floor(x)), int(np.floor(y))
+        except (TypeError, ValueError, OverflowError):  # not two numbers, or NaN / infinite ones
             raise InvalidActionError(
-                f"{func.name} needs a {arg_type.space} point (x, y) for {arg_type.name}; got {value!r}"
+                f"{func.name} needs a {arg_type.space} point (x, y) of finite numbers for {arg_type.name}; "
+                f"got {value!r}"
             ) from None
-        return int(np.floor(x)), int(np.floor(y))
-    if isinstance(value, (list, tuple, np.ndarray)) and len(value) == 1:
+    if isinstance(value, np.ndarray) and value.size == 1:  # 0-d too, as torch's argmax(...).numpy() gives
+        value = value.reshape(()).item()
+    elif isinstance(value, (list, tuple)) and len(value) == 1:
         value = value[0]
     if arg_type.values is not None and isinstance(value, str):
         try:

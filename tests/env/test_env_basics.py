@@ -131,7 +131,7 @@ def test_episode_ends_on_the_game_timer_and_restarts(make_env):
             break
     assert terminated and not truncated
     assert steps == 1920 // 64 and info["game_loop"] == 1920
-    with pytest.raises(errors.ProtocolError, match="reset"):
+    with pytest.raises(errors.ProtocolError, match=r"step\(\) called after the episode ended: call reset\(\)"):
         env.step(FUNCTIONS.no_op())
     obs, info = env.reset()  # the fast restart of the same game
     assert info["game_loop"] == 0 and obs["score_cumulative"][0] == 0
@@ -152,6 +152,8 @@ def test_close_is_idempotent_and_stops_the_game(make_env):
     env.close()
     env.close()
     assert not process.running and process.closed
+    with pytest.raises(errors.ProtocolError, match=r"called after close\(\): call reset\(\) .* \(it starts a game\)"):
+        env.step(FUNCTIONS.no_op())
 
 
 def test_game_crash_raises_and_the_next_reset_starts_a_new_game(make_env):
@@ -161,6 +163,8 @@ def test_game_crash_raises_and_the_next_reset_starts_a_new_game(make_env):
     os.kill(old.pid, signal.SIGKILL)
     assert old.wait(5) is not None
     with pytest.raises(errors.GameCrashedError):
+        env.step(FUNCTIONS.no_op())
+    with pytest.raises(errors.ProtocolError, match=r"after the game was lost \(GameCrashedError\)"):
         env.step(FUNCTIONS.no_op())
     obs, info = env.reset()
     assert env.unwrapped.match.process is not old and env.unwrapped.match.process.running

@@ -40,6 +40,7 @@ def test_construction_by_name_int_enum_and_pysc2_list_form():
     assert FunctionCall.build(331, [[1], [3, 4]]) == FunctionCall(331, ((1,), (3, 4)))
     assert FunctionCall.build("select_army", [True]) == FunctionCall(7, ((1,),))
     assert FUNCTIONS.select_control_group("recall", np.int64(3)).arguments == ((0,), (3,))
+    assert FUNCTIONS.select_army(np.array(1)).arguments == ((1,),)  # 0-d, as torch's argmax(...).numpy() gives
     assert str(FUNCTIONS.select_point("toggle", (5, 6))) == "select_point(toggle, (5, 6))"
     function, arguments = FUNCTIONS.no_op()  # a named tuple, like PySC2's
     assert (function, arguments) == (0, ())
@@ -55,6 +56,8 @@ def test_construction_by_name_int_enum_and_pysc2_list_form():
         (lambda: FUNCTIONS.Move_screen("later", (3, 4)), "queued must be one of now, queued; got 'later'"),
         (lambda: FUNCTIONS.Move_screen(2, (3, 4)), "queued must be one of 0=now, 1=queued; got 2"),
         (lambda: FUNCTIONS.Move_screen("now", 7), "Move_screen needs a screen point"),
+        (lambda: FUNCTIONS.Move_screen("now", (float("nan"), 3)), "point .* of finite numbers .* got \\(nan, 3\\)"),
+        (lambda: FUNCTIONS.select_army(np.array(0.5)), "select_add must be an int or a name; got 0.5"),
         (lambda: FUNCTIONS.select_control_group("recall", 10), r"control_group_id must be in 0..9; got 10"),
         (lambda: FunctionCall.build(573, ()), "unknown function id 573"),
         (lambda: FunctionCall.build("Teleport_screen", ()), "unknown function 'Teleport_screen'"),
