@@ -61,6 +61,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     def terminate(signum, frame):
+        # Once: clients such as PySC2 repeat SIGTERM while waiting for the exit, and a second SystemExit
+        # raised during interpreter shutdown prints a traceback.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         raise SystemExit(0)
 
     signal.signal(signal.SIGTERM, terminate)
@@ -76,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"sc2env.engine: cannot listen on {args.listen}:{args.port}: {e}", file=sys.stderr)
         return 1
     server.serve(should_stop=parent_died)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # leaving anyway: a late SIGTERM must not interrupt that
     return 0
 
 

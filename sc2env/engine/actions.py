@@ -143,9 +143,8 @@ def command(game: Game, ability_id: int, tags, point, target: int | None, queued
     A screen point over a clickable unit targets that unit for abilities that accept units.
     """
     units = _own(game, tags)
-    result = game.orders.command(units, ability_id, point, target, queued) if units else ERROR
-    if ability_id not in ABILITIES:
-        result = ERROR
+    result = game.orders.command(units, ability_id, point, target, queued) if units and ability_id in ABILITIES \
+        else ERROR
     if result != SUCCESS:
         game.action_errors.append((ability_id, result))
     return result

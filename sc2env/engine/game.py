@@ -168,6 +168,7 @@ class Game:
     def catch_up_realtime(self, until_loop: int = 0) -> None:
         """In realtime mode, simulate the loops the wall clock has reached (waiting for `until_loop`)."""
         due = int((time.monotonic() - self._wallclock_start) * REALTIME_LOOPS_PER_SECOND)
+        until_loop = min(until_loop, self.definition.time_limit)  # the game ends there: no later loop comes
         if until_loop > due and not self.ended:
             time.sleep((until_loop - due) / REALTIME_LOOPS_PER_SECOND)
             due = until_loop

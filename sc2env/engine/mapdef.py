@@ -137,10 +137,15 @@ def _region(spec, where: str) -> Region:
     return Region(tuple(shapes), tuple(_shape(s, where) for s in spec.get("minus", [])))
 
 
+_MAX_MAP_SIDE = 256  # the largest StarCraft II map
+
+
 def _bounds(values, where: str) -> Bounds:
     if not (isinstance(values, list) and len(values) == 4):
         raise MapDefinitionError(f"{where}: expected [x0, y0, x1, y1], got {values!r}")
     x0, y0, x1, y1 = (float(v) for v in values)
+    if not all(map(math.isfinite, (x0, y0, x1, y1))):
+        raise MapDefinitionError(f"{where}: expected finite numbers, got {values!r}")
     if not (x1 > x0 and y1 > y0):
         raise MapDefinitionError(f"{where}: empty rectangle {values!r}")
     return Bounds(x0, y0, x1, y1)
@@ -157,6 +162,8 @@ def parse_definition(data: bytes | str) -> MapDefinition:
     try:
         name = spec["name"]
         width, height = (int(v) for v in spec["map_size"])
+        if not (0 < width <= _MAX_MAP_SIDE and 0 < height <= _MAX_MAP_SIDE):
+            raise MapDefinitionError(f"map_size: 1 to {_MAX_MAP_SIDE} cells a side, got {spec['map_size']!r}")
         playable = _bounds(spec["playable_area"], "playable_area")
         regions = {"playable_area": Region((Shape("rect", (playable.x0, playable.y0, playable.x1, playable.y1)),))}
         regions.update({k: _region(v, f"regions.{k}") for k, v in spec.get("regions", {}).items()})
@@ -164,17 +171,22 @@ def parse_definition(data: bytes | str) -> MapDefinition:
             PlayerSlot(int(p["player_id"]), RACES[p.get("race", "Terran")], p.get("name", f"Player {i + 1}"))
             for i, p in enumerate(spec["players"])
         )
+        if not players:
+            raise MapDefinitionError("players: at least one player slot")
         vision = spec.get("vision", "reveal_playable")
         if vision not in VISION:
             raise MapDefinitionError(f"vision: expected one of {VISION}, got {vision!r}")
         camera = tuple(float(v) for v in spec.get("camera_start", regions["playable_area"].centre()))
+        if len(camera) != 2 or not all(map(math.isfinite, camera)):
+            raise MapDefinitionError(f"camera_start: expected a finite [x, y], got {spec.get('camera_start')!r}")
         cards = spec.get("command_cards", {})
         for unit_name, card in cards.items():
             if not (isinstance(card, list) and all(isinstance(a, int) for a in card)):
                 raise MapDefinitionError(f"command_cards.{unit_name}: expected a list of ability ids")
-        time_limit = int(spec["time_limit"])
-        if time_limit <= 0 or not math.isfinite(time_limit):
-            raise MapDefinitionError("time_limit: a positive number of game loops")
+        time_limit = float(spec["time_limit"])
+        if not (math.isfinite(time_limit) and time_limit >= 1):
+            raise MapDefinitionError(f"time_limit: a positive, finite number of game loops, got {spec['time_limit']!r}")
+        time_limit = int(time_limit)
         return MapDefinition(
             name=name,
             description=spec.get("description", ""),

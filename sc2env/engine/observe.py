@@ -39,8 +39,8 @@ def observation(game: Game, response: sc_pb.Response) -> list[bytes | bytearray]
     game.panels.ui(o.ui_data)
     if interface.render_screen or interface.render_minimap:
         rgb.render(game, o.render_data)
-    for ability_id, result in game.action_errors:
-        obs.action_errors.add(ability_id=ability_id, result=result)
+    for ability_id, result in game.action_errors:  # echoed as the game's C++ would: int32 -> uint32
+        obs.action_errors.add(ability_id=ability_id & 0xFFFFFFFF, result=result)
     game.action_errors.clear()
     obs.actions.extend(game.echoed_actions)
     game.echoed_actions.clear()

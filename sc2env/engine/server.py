@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import select
 import socket
+import time
 from collections.abc import Callable
 
 from websockets.frames import CTRL_OPCODES, DATA_OPCODES, CloseCode, Frame, Opcode, apply_mask
@@ -17,6 +18,9 @@ ENDPOINT = "/sc2api"
 _BUSY = b"HTTP/1.1 409 Conflict\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 _RECV_BYTES = 1 << 18  # per read; a bigger buffer costs an allocation per recv()
 _SEND_BUFFER = 1 << 22
+# A connection that has not finished its opening handshake by then (a port probe, a half-open connect) is
+# dropped, so it cannot keep the one client slot from a real client.
+HANDSHAKE_TIMEOUT_S = 5.0
 
 
 class _Client:
@@ -24,6 +28,7 @@ class _Client:
 
     def __init__(self, sock: socket.socket):
         self.sock = sock
+        self.accepted_at = time.monotonic()
         # No size cap: create_game.map_data can be a whole map file. Frames are not UTF-8 checked at this
         # layer, which is what SC2 clients need: PySC2 sends raw protobuf in TEXT frames.
         self.protocol = ServerProtocol(max_size=None)
@@ -64,6 +69,9 @@ class Server:
                     continue
                 watched = [self.listener] + ([self.client.sock] if self.client else [])
                 ready, _, _ = select.select(watched, [], [], poll_seconds)
+                if self.client is not None and self._handshake_overdue(self.client):
+                    self._drop(self.client)
+                    continue
                 if self.listener in ready:
                     self._accept()
                 if self.client is not None and self.client.sock in ready:
@@ -75,6 +83,11 @@ class Server:
         if self.client is not None:
             self._drop(self.client)
         self.listener.close()
+
+    @staticmethod
+    def _handshake_overdue(client: _Client) -> bool:
+        return (client.protocol.state is State.CONNECTING
+                and time.monotonic() - client.accepted_at > HANDSHAKE_TIMEOUT_S)
 
     def _accept(self) -> None:
         sock, _ = self.listener.accept()

@@ -17,6 +17,7 @@ LAUNCHED, INIT_GAME, IN_GAME, ENDED, QUIT = (sc_pb.launched, sc_pb.init_game, sc
                                              sc_pb.quit)
 ALREADY_ENDED = "Game has already ended"
 _MAX_RESOLUTION = 4096
+_MAX_CAMERA_WIDTH = 256  # world units: the largest map side
 
 # Request -> statuses in which it is valid (PySC2's extra allowances included; see sc2-api-notes §1).
 _VALID = {
@@ -223,6 +224,7 @@ def _check_options(options: sc_pb.InterfaceOptions) -> str:
             size = getattr(setup, field)
             if not (0 < size.x <= _MAX_RESOLUTION and 0 < size.y <= _MAX_RESOLUTION):
                 return f"{name}.{field} must be between 1 and {_MAX_RESOLUTION} pixels per side, got {size.x}x{size.y}"
-        if setup.width < 0:
-            return f"{name}.width must be positive, got {setup.width}"
+        if setup.width and not 1 <= setup.width <= _MAX_CAMERA_WIDTH:  # NaN fails this too; 0 is the default
+            return (f"{name}.width must be between 1 and {_MAX_CAMERA_WIDTH} world units (or unset for 24), "
+                    f"got {setup.width}")
     return ""

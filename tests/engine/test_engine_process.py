@@ -309,3 +309,35 @@ def test_bad_spin_wait_is_refused():
     done = subprocess.run([sys.executable, "-m", "sc2env.engine", "-port", "1", "--spin-wait", "-1"],
                           capture_output=True, text=True, timeout=30, check=False)
     assert done.returncode == 2 and "--spin-wait must be >= 0 seconds" in done.stderr
+
+
+def test_a_connection_that_never_says_hello_does_not_keep_the_slot(monkeypatch):
+    import socket
+    import threading
+
+    from sc2env.engine import server as server_module
+
+    monkeypatch.setattr(server_module, "HANDSHAKE_TIMEOUT_S", 0.3)
+    answered = []
+    server = server_module.Server("127.0.0.1", 0, lambda data: answered.append(data) or [b"ok"], lambda: False)
+    port = server.listener.getsockname()[1]
+    stop = threading.Event()
+    thread = threading.Thread(target=server.serve, args=(stop.is_set, 0.05), daemon=True)
+    thread.start()
+    try:
+        probe = socket.create_connection(("127.0.0.1", port))  # a port probe: connects, says nothing
+        probe.sendall(b"GET /sc2api HTTP/1.1\r\n")  # or starts a handshake and stalls
+        time.sleep(0.1)
+        with pytest.raises(websocket.WebSocketBadStatusException) as busy:
+            websocket.create_connection(f"ws://127.0.0.1:{port}/sc2api", timeout=5)
+        assert busy.value.status_code == 409  # the slot is still the probe's
+        time.sleep(0.5)
+        ws = websocket.create_connection(f"ws://127.0.0.1:{port}/sc2api", timeout=5)
+        ws.send_binary(b"hello")
+        assert ws.recv() == b"ok" and answered == [b"hello"]
+        assert probe.recv(1) == b""  # the probe was hung up on
+        ws.close()
+        probe.close()
+    finally:
+        stop.set()
+        thread.join(5)

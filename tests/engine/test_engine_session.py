@@ -73,6 +73,11 @@ def test_a_definition_sent_as_map_data_is_a_new_mini_game(session):
     ({"setup": [{"spawn": {"type": "Marines", "owner": 1}}]}, "unknown unit type 'Marines'"),
     ({"triggers": [{"when": {"sometimes": {}}, "do": []}]}, "triggers[0].when"),
     ({"format": "something-else"}, "sc2env-minigame/1"),
+    ({"time_limit": float("inf")}, "time_limit: a positive, finite number"),
+    ({"map_size": [0, 0]}, "map_size: 1 to 256 cells"),
+    ({"players": []}, "players: at least one"),
+    ({"camera_start": [float("nan"), 3]}, "camera_start: expected a finite"),
+    ({"playable_area": [0, 0, float("inf"), 5]}, "playable_area: expected finite numbers"),
 ])
 def test_broken_definitions_are_rejected_with_the_field_named(session, change, message):
     spec = json.loads(builtin_definitions()["MoveToBeacon"])
@@ -97,6 +102,45 @@ def test_realtime_games_advance_with_the_clock(session):
     assert "realtime" in ask(session, step=sc_pb.RequestStep(count=8)).error[0]
     obs = ask(session, observation=sc_pb.RequestObservation(game_loop=6)).observation
     assert obs.observation.game_loop >= 6
+
+
+def test_a_realtime_wait_ends_with_the_game(session):
+    spec = json.loads(builtin_definitions()["MoveToBeacon"])
+    spec.update(time_limit=16)
+    create = create_request("x")
+    create.local_map.map_data, create.realtime = json.dumps(spec).encode(), True
+    ask(session, create_game=create)
+    ask(session, join_game=join_request())
+    # A loop past the end would never come: the answer comes at the end (0.7 s), not in a year.
+    answer = ask(session, observation=sc_pb.RequestObservation(game_loop=10**9))
+    assert answer.status == sc_pb.ended and answer.observation.observation.game_loop == 16
+
+
+@pytest.mark.parametrize("ability_id", [-5, 99999])
+def test_an_unknown_ability_fails_alone_and_is_reported_once(session, ability_id):
+    play(session)
+    select = select_rect(0, 0, 63, 63)
+    command = move_screen(5, 5)
+    command.action_feature_layer.unit_command.ability_id = ability_id
+    answer = ask(session, action=sc_pb.RequestAction(actions=[select, command]))
+    assert list(answer.action.result) == [1, 3]  # Success, then Error
+    errors = ask(session, observation=sc_pb.RequestObservation()).observation.action_errors
+    assert [(e.ability_id, e.result) for e in errors] == [(ability_id & 0xFFFFFFFF, 3)]
+    ask(session, step=sc_pb.RequestStep(count=8))
+    again = ask(session, observation=sc_pb.RequestObservation())
+    assert not again.error and not again.observation.action_errors
+
+
+@pytest.mark.parametrize("width", [float("nan"), float("inf"), 0.5, 1e-30, 300.0])
+def test_a_camera_width_that_no_game_could_show_is_refused(session, width):
+    ask(session, create_game=create_request("MoveToBeacon"))
+    join = join_request()
+    join.options.feature_layer.width = width
+    answer = ask(session, join_game=join)
+    assert answer.join_game.error == sc_pb.ResponseJoinGame.FeatureUnsupported
+    assert "feature_layer.width must be between 1 and 256 world units" in answer.join_game.error_details
+    join.options.feature_layer.width = 0  # unset: the default 24
+    assert ask(session, join_game=join).status == sc_pb.in_game
 
 
 def test_render_interface_draws_rgb_and_accepts_render_actions(session):
