@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from s2clientprotocol import sc2api_pb2 as sc_pb
 from engine_helpers import arena, unit
 from sim_helpers import Sim
 
@@ -70,6 +71,21 @@ def test_income_of_workers_on_eight_patches_matches_the_game():
     assert 12 * 36 <= after - before <= 12 * 47
     details = sim.obs().observation.score.score_details
     assert details.collection_rate_minerals > 0 and details.idle_worker_time == 0
+
+
+def test_income_does_not_depend_on_how_often_the_agent_acts():
+    # Workers squeezed between two fields used to stand at a corner inside their own field until a long
+    # enough batch pushed them on: with step_mul 2 the BuildMarines economy ran at a third of its speed.
+    minerals = {}
+    for step_mul in (2, 8, 16):
+        sim = Sim(map_name="BuildMarines")
+        while sim.game.game_loop < 2400:
+            sim.ask(step=sc_pb.RequestStep(count=step_mul))
+        minerals[step_mul] = sim.obs().observation.player_common.minerals
+    # Not equal to the mineral: steps end batches at other loops, so pushes between workers and turns at
+    # busy fields fall a little differently (measured spread 4 %; it was 3x).
+    assert max(minerals.values()) <= 1.08 * min(minerals.values()), minerals
+    assert min(minerals.values()) >= 50 + 12 * 36 * 2400 / 960, minerals  # 12 workers at the game's rate
 
 
 def test_busy_patch_sends_workers_to_free_ones_nearby():

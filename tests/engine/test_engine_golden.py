@@ -28,8 +28,8 @@ GOLDEN = {
     "FindAndDefeatZerglings": "ce4d77dde0b0990134e540f9dc7d18a96cc3d41bca60282fce818b841bf34801",
     "DefeatRoaches": "390dd3fb4f2150cbede3fb9675c2c001d106bca7f75400be99c5226ea13bad44",
     "DefeatZerglingsAndBanelings": "09facc0753ca207460ed23dad0e0d58643a02c5246a7a257a83d63275519ea23",
-    "CollectMineralsAndGas": "29d4baf72e03ba7900889c60fd5055e65cae48e463525e759fd00f8cfc1b4fd4",
-    "BuildMarines": "15357236dab2e642c513a9f46f784fe09342476513f82eec831440623d262eb4",
+    "CollectMineralsAndGas": "5a87e51439d00c92f787e1a37d90938a7d8ef99720b79a5b1a0e31f524500032",
+    "BuildMarines": "f0198e449b58d557fe611d7122aa2abdc214a0d86adcac4b567fcfae05e9e6a9",
 }
 
 # Abilities a random agent often uses: Smart, Move, Attack (general and specific), Stop, Hold, Patrol, gather,

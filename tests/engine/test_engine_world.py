@@ -46,6 +46,32 @@ def test_scv_accelerates_to_its_top_speed():
     assert w.velocity[w.slot(tag)] == pytest.approx(top)
 
 
+# An SCV sent 4 cells in the game, its distance after each loop (sc2math.wordpress.com, "SCV Acceleration",
+# measured with the map editor): it speeds up at 2.5/256 per loop^2 and slows down at the same rate to stop.
+SCV_4_CELLS = (0.0293, 0.0586, 0.0977, 0.1465, 0.2051, 0.2734, 0.3516, 0.4395, 0.5371, 0.6445, 0.7617, 0.8887,
+               1.0254, 1.1719, 1.3281, 1.4941, 1.6699, 1.8457, 2.0215, 2.1973, 2.3730, 2.5488, 2.7148, 2.8711,
+               3.0176, 3.1543, 3.2813, 3.3984, 3.5059, 3.6035, 3.6914, 3.7695, 3.8379, 3.8965, 3.9453, 3.9844,
+               4.0000)
+
+
+@pytest.mark.parametrize("batch", [1, 3, 16])
+def test_scv_brakes_to_a_stop_as_in_the_game(batch):
+    w = World(Bounds(0, 0, 64, 64))
+    i = w.slot(w.spawn(SCV, 1, 10, 10))
+    w.move_to(i, point=(14, 10))
+    covered = []  # distance from the start after each loop
+    while len(covered) < 40:
+        w.prepare()
+        k = w.free_loops(batch)
+        trajectory = w.trajectory(k)
+        start = w.pos[i, 0] - 10
+        covered += [start + t for t in trajectory.travel[:k, 0].tolist()] if trajectory else [start] * k
+        w.advance(trajectory, k)
+    # Our first loop moves a, the game's first measured loop 3a: the same profile one loop later.
+    assert covered[1:len(SCV_4_CELLS) + 1] == pytest.approx(SCV_4_CELLS, abs=2e-4)
+    assert covered.index(4.0) == len(SCV_4_CELLS) and not w.moving[i] and w.velocity[i] == 0
+
+
 def test_moves_are_clamped_to_the_pathable_area_and_units_do_not_overlap():
     w = World(Bounds(22, 20, 44, 36))
     a = w.spawn(MARINE, 1, 30, 30)
