@@ -185,6 +185,7 @@ def cmd_run(values: flags.FlagValues) -> int:
     progress = Progress(len(maps) * values.episodes, values.episodes)
     episodes = []
     interrupted = None
+    closed = False
     try:
         for name in maps:
             agent = make_agent(values.agent, name, seed=values.seed)
@@ -198,8 +199,9 @@ def cmd_run(values: flags.FlagValues) -> int:
                 env.close()
     except KeyboardInterrupt:
         interrupted = "interrupted"
-    except ViewerClosed as error:
+    except ViewerClosed as error:  # closing the window is how a watcher stops: not a failure
         interrupted = str(error)
+        closed = True
     finally:
         if writer is not None:
             _close_video(writer)
@@ -207,7 +209,7 @@ def cmd_run(values: flags.FlagValues) -> int:
         print(f"\n{interrupted}: results of the {len(episodes)} finished episode(s)", file=sys.stderr)
     if episodes:
         print(results_table(summarise(episodes), values.agent))
-    return 0 if not interrupted else 130
+    return 0 if not interrupted or closed else 130
 
 
 def _close_video(writer) -> None:

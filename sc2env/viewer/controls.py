@@ -15,8 +15,8 @@ _F = FUNCTIONS
 _DRAG_PX = 5
 _ARGUMENT_FREE = {FunctionKind.QUICK, FunctionKind.NO_OP, FunctionKind.SELECT_ARMY, FunctionKind.SELECT_LARVA,
                   FunctionKind.SELECT_WARP_GATES, FunctionKind.SELECT_IDLE_WORKER, FunctionKind.AUTOCAST}
-HELP = ("click/drag select · right-click smart · M A P S H + click · B build · 0-9 groups · F1 idle · F2 army"
-        " · arrows camera · Tab layers · Space pause · +/- speed")
+HELP = ("click/drag select · right-click smart · M A P + click · S stop · H hold · B build · 0-9 groups"
+        " · F1 idle · F2 army · arrows camera · Tab layers · Space pause · +/- speed")
 WATCH_HELP = "Space pause · Tab/Shift+Tab feature layers · +/- speed · close the window to stop"
 
 
@@ -51,6 +51,9 @@ class Controls:
         self.message = ""
         self._camera_drag = False
         self._last_camera: tuple[int, int] | None = None
+        # (camera seen, camera asked for) of the last arrow key: presses before the game moves the camera
+        # add up instead of asking for the same spot again.
+        self._panned: tuple[tuple[int, int], tuple[int, int]] | None = None
 
     @property
     def help(self) -> str:
@@ -68,6 +71,8 @@ class Controls:
         """The commands one event stands for (often none). `available`: the function ids available now."""
         if event.type == pygame.QUIT:
             return [ViewerCommand.QUIT]
+        if event.type in (pygame.KEYDOWN, pygame.MOUSEBUTTONDOWN) and self.pending is None and self.menu is None:
+            self.message = ""  # a new input: the last one's prompt or complaint is over
         if event.type == pygame.KEYDOWN:
             return self._key(event, available, camera_minimap)
         if not self.interactive:
@@ -117,8 +122,10 @@ class Controls:
         width, height = self.layout.minimap_size
         step = max(1, width // 16)
         dx, dy = {"left": (-step, 0), "right": (step, 0), "up": (0, -step), "down": (0, step)}[key]
-        x = min(max(camera_minimap[0] + dx, 0), width - 1)
-        y = min(max(camera_minimap[1] + dy, 0), height - 1)
+        base = self._panned[1] if self._panned and self._panned[0] == camera_minimap else camera_minimap
+        x = min(max(base[0] + dx, 0), width - 1)
+        y = min(max(base[1] + dy, 0), height - 1)
+        self._panned = (camera_minimap, (x, y))
         return [_F.move_camera((x, y))]
 
     def _hotkey(self, key: str, shift: bool, available) -> list[Command]:
@@ -130,7 +137,8 @@ class Controls:
         where = f" in the {self.menu} menu" if self.menu else ""
         self.menu = None
         if function is None:
-            self.message = f"{key.upper()}{where}: nothing for this selection"
+            self.message = (f"{key.upper()}{where}: nothing available to this selection now "
+                            "(not its ability, or not enough minerals, gas or supply)")
             return []
         return self._use(function, shift)
 

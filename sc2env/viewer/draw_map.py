@@ -124,7 +124,7 @@ class MapPainter:
 
     def _draw_units(self, surface: pygame.Surface, scene: Scene) -> None:
         units, k = scene.units, self.pixels_per_unit
-        small = style.font(max(14, int(k * 0.7)))
+        label_size = max(14, int(k * 0.7))
         for i in range(len(units)):
             x, y = self._view_point(scene.camera, units.x[i], units.y[i])
             r = max(3.0, units.radius[i] * k)
@@ -152,9 +152,9 @@ class MapPainter:
                 pygame.draw.polygon(surface, style.SHARD, points)
                 pygame.draw.polygon(surface, (40, 110, 150), points, width=2)
             else:
-                self._draw_unit(surface, units, i, x, y, r, colour, small)
+                self._draw_unit(surface, units, i, x, y, r, colour, label_size)
 
-    def _draw_unit(self, surface, units, i, x, y, r, colour, small) -> None:
+    def _draw_unit(self, surface, units, i, x, y, r, colour, label_size: int) -> None:
         info = UNIT_TYPES.get(int(units.unit_type[i]))
         dark = tuple(c // 3 for c in colour)
         if units.selected[i]:
@@ -174,7 +174,8 @@ class MapPainter:
             pygame.draw.circle(surface, dark, (x, y), r, width=2)
         label = _abbreviation(int(units.unit_type[i]))
         if label and r >= 9:
-            style.text(surface, label, (x, y + 1), small.get_height(), (15, 18, 20), anchor="center")
+            style.fit_text(surface, label, (x, y + 1), 2 * r - 2, label_size, (15, 18, 20), anchor="center",
+                           smallest=8)
         health, shield = units.health[i], units.shield[i]
         if not np.isnan(health) and (units.selected[i] or health < 1.0):
             self._bar(surface, x, y - r - 7, max(2 * r, 18), health, style.health_colour(health))

@@ -50,7 +50,7 @@ def draw_status(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, *, pau
                 episode: int = 0) -> None:
     """Map, score, game time against the map's limit, minerals, vespene, supply, and the playback state."""
     surface.fill(style.PANEL, rect)
-    pygame.draw.line(surface, style.BORDER, rect.bottomleft, (rect.right, rect.bottom - 1))
+    pygame.draw.line(surface, style.BORDER, (rect.left, rect.bottom - 1), (rect.right - 1, rect.bottom - 1))
     player = scene.observation.player
     spec = MINI_GAMES.get(scene.map_name)
     clock = _time(scene.game_loop) + (f" / {_time(spec.game_loops)}" if spec and spec.game_loops else "")

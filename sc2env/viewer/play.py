@@ -6,6 +6,8 @@ from collections import deque
 from collections.abc import Callable
 
 import gymnasium as gym
+import numpy as np
+from s2clientprotocol import error_pb2
 
 from sc2env.interface import FUNCTIONS, FunctionCall
 from sc2env.viewer.renderer import EnvRenderer
@@ -39,9 +41,12 @@ def play(env: gym.Env, *, episodes: int | None = None,
             if viewer.viewer.paused:
                 continue
             call = calls.popleft() if calls else FUNCTIONS.no_op()
-            _, _, terminated, truncated, info = env.step(call)
+            obs, _, terminated, truncated, info = env.step(call)
+            refused = refusals(obs["action_result"])
             if info["invalid_action"]:
                 viewer.viewer.notice = info["invalid_action_reason"]
+            elif refused:
+                viewer.viewer.notice = refused
             elif call.function != FUNCTIONS.no_op.id:
                 viewer.viewer.notice = ""
             if terminated or truncated:
@@ -56,3 +61,15 @@ def play(env: gym.Env, *, episodes: int | None = None,
     except ViewerClosed:
         pass
     return scores
+
+
+def refusals(action_result: np.ndarray) -> str:
+    """What the game said to the last actions it refused (obs["action_result"]), or "" if none."""
+    names = []
+    for code in action_result.tolist():
+        if code:
+            try:
+                names.append(error_pb2.ActionResult.Name(code))
+            except ValueError:
+                names.append(f"error {code}")
+    return f"the game refused it: {', '.join(names)}" if names else ""

@@ -49,6 +49,7 @@ class Window:
         except pygame.error as error:
             raise NoDisplayError(_NO_DISPLAY.format(error)) from None
         pygame.display.set_caption(title)
+        pygame.key.set_repeat(300, 60)  # a held arrow key keeps the camera moving
         self.closed = False
 
     def show(self, canvas: pygame.Surface) -> None:

@@ -76,6 +76,18 @@ def test_run_interrupted_before_the_first_frame_writes_no_video_and_says_so(tmp_
     assert not out_file.exists() and out == ""
 
 
+def test_closing_the_viewer_window_ends_a_run_without_failing(capsys, monkeypatch):
+    import sc2env.agents
+    from sc2env.viewer import ViewerClosed
+
+    def closed(*args, **kwargs):
+        raise ViewerClosed("the viewer window was closed")
+
+    monkeypatch.setattr(sc2env.agents, "run_agent", closed)
+    code, _, err = run_cli(capsys, "run", *BUILTIN)
+    assert code == 0 and "the viewer window was closed: results of the 0 finished episode(s)" in err
+
+
 @pytest.mark.parametrize("args, message", [
     (["run", "--map", "Nowhere"], "Known maps: BuildMarines"),
     (["run", "--agent", "clever"], "use random, scripted or package.module:Class"),

@@ -118,6 +118,33 @@ def test_control_groups_idle_workers_army_and_camera_keys(controls):
     assert feed(controls, click(minimap)) == [F.move_camera((10, 50))]
 
 
+def test_arrow_presses_add_up_until_the_game_moves_the_camera(controls):
+    assert feed(controls, [key("right"), key("right")], camera_minimap=(33, 39)) == [
+        F.move_camera((37, 39)), F.move_camera((41, 39))]
+    # The game has moved the camera elsewhere (a minimap click, say): pan from where it is now.
+    assert feed(controls, [key("up")], camera_minimap=(10, 10)) == [F.move_camera((10, 6))]
+
+
+def test_a_complaint_lasts_until_the_next_input_and_says_why(controls):
+    feed(controls, [key("b")], UNITS)
+    assert "nothing available to this selection now" in controls.message and "not enough minerals" in controls.message
+    feed(controls, [key("f2")])
+    assert controls.message == ""
+    feed(controls, [key("m")])  # a prompt stays while its ability waits for the target
+    assert controls.pending is F.Move_screen
+    feed(controls, [key("left")], camera_minimap=(33, 39))
+    assert controls.message.startswith("Move_screen: left-click a target")
+
+
+def test_refusals_name_the_games_reasons():
+    import numpy as np
+
+    from sc2env.viewer.play import refusals
+
+    assert refusals(np.array([42, 3, 0, 0])) == "the game refused it: CantBuildOnThat, Error"
+    assert refusals(np.zeros(16, np.int32)) == ""
+
+
 def test_viewer_keys_and_watch_mode(controls):
     assert feed(controls, [key("space")]) == [ViewerCommand.PAUSE]
     assert feed(controls, [key("tab")]) == [ViewerCommand.NEXT_PAGE]
