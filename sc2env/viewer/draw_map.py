@@ -14,6 +14,7 @@ from sc2env.viewer.scene import Scene
 _MINERALS = {341, 483, 146, 147, 884, 885, 665, 666, 796, 797, 1960, 1961}
 _GEYSERS = {342, 343, 344, 880, 881, 608}
 _BEACON, _SHARD = 317, 1680
+_MINIMAP_COLOURS = {_BEACON: style.BEACON, _SHARD: style.SHARD}  # as the main view draws them
 _FOG_ALPHA = np.array([190, 120, 0, 190], np.uint8)  # visibility: hidden, fogged, visible, (full hidden)
 
 
@@ -200,8 +201,10 @@ class MapPainter:
         units = scene.units
         for i in range(len(units)):
             kind = int(units.unit_type[i])
-            colour = style.MINERAL if kind in _MINERALS else style.VESPENE if kind in _GEYSERS else \
-                style.ALLIANCE.get(int(units.alliance[i]), style.TEXT)
+            colour = _MINIMAP_COLOURS.get(kind)
+            if colour is None:
+                colour = style.MINERAL if kind in _MINERALS else style.VESPENE if kind in _GEYSERS else \
+                    style.ALLIANCE.get(int(units.alliance[i]), style.TEXT)
             pygame.draw.circle(surface, colour, self._minimap_point((units.x[i], units.y[i])),
                                max(1.5, units.radius[i] * scale))
         layers = scene.observation.feature_minimap
