@@ -11,6 +11,7 @@ from sc2env.interface import InterfaceFormat
 
 DEFAULT_SIZE = (1280, 720)
 """The viewer's frame (and rgb_array) size: 16:9, and a multiple of 16 for video encoders."""
+MIN_SIZE = (960, 540)
 LAYER_COLUMNS, LAYER_ROWS = 4, 2
 
 
@@ -35,8 +36,8 @@ class Layout:
     @classmethod
     def build(cls, fmt: InterfaceFormat, size: tuple[int, int] = DEFAULT_SIZE) -> Layout:
         width, height = size
-        if width < 640 or height < 400:
-            raise ValueError(f"the viewer needs at least 640×400 pixels, not {width}×{height}")
+        if width < MIN_SIZE[0] or height < MIN_SIZE[1]:  # below, the status bar and function names overlap
+            raise ValueError(f"the viewer needs at least {MIN_SIZE[0]}×{MIN_SIZE[1]} pixels, not {width}×{height}")
         screen = fmt.action_screen_size
         minimap = fmt.action_minimap_size
         bar = max(24, height // 26)

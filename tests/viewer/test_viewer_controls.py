@@ -39,8 +39,9 @@ def test_layout_maps_view_and_minimap_pixels_both_ways():
     assert layout.view.w == layout.view.h  # a square feature screen keeps its aspect
     wide = Layout.build(InterfaceFormat(screen_size=(84, 64), minimap_size=64))
     assert abs(wide.view.w / wide.view.h - 84 / 64) < 0.02
-    with pytest.raises(ValueError, match="at least"):
-        Layout.build(FMT, (320, 200))
+    with pytest.raises(ValueError, match="at least 960×540 pixels, not 800×600"):
+        Layout.build(FMT, (800, 600))  # the status bar and the function names would overlap
+    assert Layout.build(FMT, (960, 540)).size == (960, 540)
 
 
 def test_click_selects_and_modifiers_choose_the_select_mode(controls):
