@@ -186,6 +186,7 @@ def cmd_run(values: flags.FlagValues) -> int:
     episodes = []
     interrupted = None
     closed = False
+    code = 130
     try:
         for name in maps:
             agent = make_agent(values.agent, name, seed=values.seed)
@@ -197,8 +198,9 @@ def cmd_run(values: flags.FlagValues) -> int:
                           on_episode=lambda e: (episodes.append(e), progress.episode(e)))
             finally:
                 env.close()
-    except KeyboardInterrupt:
-        interrupted = "interrupted"
+    except KeyboardInterrupt as stop:
+        interrupted = str(stop) if isinstance(stop, Terminated) else "interrupted"
+        code = exit_code(stop)
     except ViewerClosed as error:  # closing the window is how a watcher stops: not a failure
         interrupted = str(error)
         closed = True
@@ -209,7 +211,7 @@ def cmd_run(values: flags.FlagValues) -> int:
         print(f"\n{interrupted}: results of the {len(episodes)} finished episode(s)", file=sys.stderr)
     if episodes:
         print(results_table(summarise(episodes), values.agent))
-    return 0 if not interrupted or closed else 130
+    return 0 if not interrupted or closed else code
 
 
 def _close_video(writer) -> None:
@@ -434,8 +436,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         flags.FLAGS.mark_as_parsed()  # (else absl logs "Logging before flag parsing" on each first line)
     absl_logging.use_absl_handler()
     absl_logging.set_verbosity(absl_logging.DEBUG if values.verbose else absl_logging.WARNING)
+    library_log = logging.getLogger("sc2env")
+    level = library_log.level
     if values.verbose:  # the library's own loggers (launches, games created, lost games)
-        logging.getLogger("sc2env").setLevel(logging.DEBUG)
+        library_log.setLevel(logging.DEBUG)
     # `timeout`, job schedulers and containers stop jobs with SIGTERM: close the games as on Ctrl-C.
     on_term = (signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
                and threading.current_thread() is threading.main_thread())
@@ -443,21 +447,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         signal.signal(signal.SIGTERM, _interrupt)
     try:
         return command(values)
-    except KeyboardInterrupt:
-        print(f"sc2env {name}: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as stop:
+        print(f"sc2env {name}: {stop if isinstance(stop, Terminated) else 'interrupted'}", file=sys.stderr)
+        return exit_code(stop)
     except (SC2EnvError, ValueError, OSError) as error:
         if values.verbose:
             raise
         print(f"sc2env {name}: {_one_line(error)}", file=sys.stderr)
         return 1
     finally:
+        library_log.setLevel(level)
         if on_term:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled like Ctrl-C (the games are closed on the way out) but reported as itself."""
+
+
 def _interrupt(signum: int, frame) -> None:
-    raise KeyboardInterrupt(signal.Signals(signum).name)
+    raise Terminated(f"terminated by {signal.Signals(signum).name}")
+
+
+def exit_code(stop: KeyboardInterrupt) -> int:
+    """128 + the signal's number, as shells report it: 130 for Ctrl-C, 143 for SIGTERM."""
+    return 128 + (signal.SIGTERM if isinstance(stop, Terminated) else signal.SIGINT)
 
 
 def _one_line(error: BaseException) -> str:

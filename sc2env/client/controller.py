@@ -235,6 +235,7 @@ class Controller:
     def _finish(self, pending: Pending) -> list:
         if pending.answers is not None:
             return pending.answers
+        self._require_open()  # a forked copy must not read the parent's answers either
         self._pending = None
         answers: list = []
         failure: errors.SC2EnvError | None = None

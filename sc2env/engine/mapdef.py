@@ -140,6 +140,14 @@ def _region(spec, where: str) -> Region:
 _MAX_MAP_SIDE = 256  # the largest StarCraft II map
 
 
+def _whole(value, where: str) -> int:
+    """`value` as an int if it is a whole number (16 or 16.0; not 16.7, true, infinity or NaN)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or value != int(value):
+        raise MapDefinitionError(f"{where}: expected a whole number, got {value!r}")
+    return int(value)
+
+
 def _bounds(values, where: str) -> Bounds:
     if not (isinstance(values, list) and len(values) == 4):
         raise MapDefinitionError(f"{where}: expected [x0, y0, x1, y1], got {values!r}")
@@ -161,7 +169,7 @@ def parse_definition(data: bytes | str) -> MapDefinition:
         raise MapDefinitionError(f"not an sc2env mini-game definition (needs \"format\": \"{FORMAT}\")")
     try:
         name = spec["name"]
-        width, height = (int(v) for v in spec["map_size"])
+        width, height = (_whole(v, "map_size") for v in spec["map_size"])
         if not (0 < width <= _MAX_MAP_SIDE and 0 < height <= _MAX_MAP_SIDE):
             raise MapDefinitionError(f"map_size: 1 to {_MAX_MAP_SIDE} cells a side, got {spec['map_size']!r}")
         playable = _bounds(spec["playable_area"], "playable_area")
@@ -183,10 +191,9 @@ def parse_definition(data: bytes | str) -> MapDefinition:
         for unit_name, card in cards.items():
             if not (isinstance(card, list) and all(isinstance(a, int) for a in card)):
                 raise MapDefinitionError(f"command_cards.{unit_name}: expected a list of ability ids")
-        time_limit = float(spec["time_limit"])
-        if not (math.isfinite(time_limit) and time_limit >= 1):
-            raise MapDefinitionError(f"time_limit: a positive, finite number of game loops, got {spec['time_limit']!r}")
-        time_limit = int(time_limit)
+        time_limit = _whole(spec["time_limit"], "time_limit")
+        if time_limit < 1:
+            raise MapDefinitionError(f"time_limit: a positive number of game loops, got {time_limit}")
         return MapDefinition(
             name=name,
             description=spec.get("description", ""),

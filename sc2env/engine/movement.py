@@ -40,7 +40,8 @@ class Trajectory:
     `braking`: column of m -> its speed after each loop, for the rows that slow down to stop in the batch.
     """
 
-    def __init__(self, world, m: np.ndarray, travel: np.ndarray, unit: np.ndarray, braking: dict | None = None):
+    def __init__(self, world, m: np.ndarray, travel: np.ndarray, unit: np.ndarray,
+                 braking: dict[int, list[float]] | None = None):
         self.world, self.m, self.travel, self.unit = world, m, travel, unit
         self.start = world.pos[m]
         self.braking = braking or {}
@@ -189,43 +190,55 @@ class Motion:
         # Distance covered after each loop (accelerating, plus distance owed), capped at the leg.
         steps = _steps(k)
         speed = self.speed[m]
-        braking = None
         if self._accelerating:
             travel = np.add.accumulate(np.minimum(self.velocity[m] + self.accel[m] * steps, speed), axis=0)
-            travel += self.boost[m]
-            braking = self._brake(m, travel)
         else:
             travel = steps * speed
-            travel += self.boost[m]
+        travel += self.boost[m]
+        braking = self._brake(m, travel) if self._accelerating else None
         np.minimum(travel, self.leg[m], out=travel)
         delta = self.target[m] - self.pos[m]
         dist = np.hypot(delta[:, 0], delta[:, 1])[:, None]
         unit = delta / np.where(dist > 0, dist, 1.0)  # at the target, delta is (0, 0): no direction
         return Trajectory(self, m, travel, unit, braking)
 
-    def _brake(self, m: np.ndarray, travel: np.ndarray) -> dict | None:
-        """Slow down, in `travel`, the units of m that accelerate and come to a stop in this batch: SC2 brakes
-        them at their acceleration (an SCV sent 4 cells takes 37 loops, not 32; measured in the game by
-        sc2math.wordpress.com, "SCV Acceleration"). Not at waypoints: a unit walks on round a corner.
-        Returns column -> speed after each loop for the rows it changed."""
+    def _brake(self, m: np.ndarray, travel: np.ndarray) -> dict[int, list[float]] | None:
+        """Slow down, in `travel`, the units of m that accelerate and stop in this batch: SC2 brakes them at
+        their acceleration (an SCV sent 4 cells arrives after 37 loops instead of 32, as measured in the game
+        by sc2math.wordpress.com, "SCV Acceleration"; here after 38, its profile starting a loop later).
+        Units walking round a corner don't brake there, nor units closing on a goal that moves (following,
+        chasing, repairing a moving unit): they keep up instead of trailing behind it.
+        Returns column -> speed after each loop for the rows it changed.
+
+        `_loops_to_travel` leaves braking out, so a batch may end a few loops before such a unit stops: the
+        next batch carries on from its speed; that costs a short batch, never a wrong position.
+        """
         accel, leg = self.accel[m], self.leg[m]
-        # Braking from top speed takes v^2 / 2a; only rows ending closer than that (plus a loop) can need it.
-        reach = self.speed[m] ** 2 / (2 * accel) + self.speed[m]
-        near = np.isfinite(accel) & (leg - travel[-1] < reach)
+        # The braking distance from top speed is v^2 / 2a: only rows ending closer than that (plus a loop's
+        # travel) can need it.
+        braking_distance = self.speed[m] ** 2 / (2 * accel) + self.speed[m]
+        near = np.isfinite(accel) & (leg - travel[-1] < braking_distance)
         if self._obstacles:
             near &= ~any_xy(self.target[m] != self.goal[m])
         if not _count(near):
             return None
         out = {}
         for j in near.nonzero()[0].tolist():
+            goal = int(self.goal_tag[m[j]])
+            if goal and self.exists(goal) and self.speed[self.slot(goal)] > 0:
+                continue
             a, top, end = float(accel[j]), float(self.speed[m[j]]), float(leg[j])
             v, d = float(self.velocity[m[j]]), float(self.boost[m[j]])
             speeds = []
             for loop in range(len(travel)):
+                if d >= end:  # stopped: it stays there
+                    travel[loop:, j] = d
+                    speeds += [0.0] * (len(travel) - loop)
+                    break
                 # Slow down by a while stopping from v (v - a + v - 2a + ...) would overshoot what is left,
                 # else speed up to the top: the game's profile to within a loop.
                 n = math.ceil(v / a) - 1
-                v = max(v - a, a) if n * v - a * n * (n + 1) / 2 > end - d else min(v + a, top)
+                v = max(v - a, min(a, top)) if n * v - a * n * (n + 1) / 2 > end - d else min(v + a, top)
                 d += v
                 travel[loop, j] = d
                 speeds.append(v)
@@ -257,9 +270,10 @@ class Motion:
         self.pos[m] = new
         self.settle()
         self.version += 1
-        return self._arrivals(m, old, expected, trajectory.travel[:t], t)
+        return self._arrivals(m, old, expected, trajectory.travel[:t], t, trajectory.unit)
 
-    def _arrivals(self, m: np.ndarray, old: np.ndarray, expected: np.ndarray, travel: np.ndarray, t: int):
+    def _arrivals(self, m: np.ndarray, old: np.ndarray, expected: np.ndarray, travel: np.ndarray, t: int,
+                  unit: np.ndarray):
         p = self.pos[m]
         target = self.target[m]
         delta = target - p
@@ -293,6 +307,9 @@ class Motion:
                     touching = np.where(boxes, in_box, touching)
                 arrived = np.zeros(len(m), bool)
                 arrived[follows] = rounding & touching
+                touched = {int(follows[k]): self._first_touch(old[follows[k]], travel[:, follows[k]],
+                                                              unit[follows[k]], int(goal_rows[k]), float(r[k]))
+                           for k in (rounding & touching).nonzero()[0].tolist()}
         if self._obstacles and _count(blocked):
             # Pushed back by an obstacle: find a way round again next batch.
             stuck = m[blocked]
@@ -313,6 +330,9 @@ class Motion:
         spare = np.floor(np.maximum(self.boost[m] - leg, 0.0) / self.speed[m])
         late = np.where(~crowded & np.logical_or.reduce(ended, axis=0), t - 1 - ended.argmax(axis=0) + spare,
                         0).astype(np.int64)
+        if arrived is not None:
+            for j, first in touched.items():  # they touched their goal before the batch's end
+                late[j] = t - 1 - first
         self.boost[m] = 0.0
         tags, lates = self.tag[m[done]].tolist(), np.where(self.ghost[m], late, 0)[done].tolist()
         self.moving[m[done]] = False
@@ -320,6 +340,17 @@ class Motion:
         early = ~done & at_waypoint & (late > 0)  # walk on round the obstacle for the loops stood still
         self.boost[m[early]] = late[early] * self.speed[m[early]]
         return tags, lates
+
+    def _first_touch(self, start: np.ndarray, travel: np.ndarray, unit: np.ndarray, goal: int, r: float) -> int:
+        """The first loop of a batch at which a unit on its way (start + travel x unit) came within r of its
+        goal row: inside the goal's box grown by r, or within r + its radius."""
+        path = start + travel[:, None] * unit
+        offset = np.abs(path - self.pos[goal])
+        if self.obstacle[goal]:
+            touching = (offset <= self.half[goal] + r).all(axis=1)
+        else:
+            touching = np.sqrt(sum_xy(offset * offset)) <= r + self.radius[goal]
+        return int(touching.argmax()) if touching.any() else len(travel) - 1
 
     def owe(self, i: int, loops: int) -> None:
         """Row i started its leg `loops` loops ago from standing: it travels that far extra next batch."""

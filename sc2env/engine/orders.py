@@ -117,13 +117,13 @@ class Orders:
         specific = casters[0][1]
         if specific in _TO_A_POINT and target is None and point is not None and not queued and len(casters) > 1:
             # The mobile units go column-wise; the rest (a structure's rally in a select-all) one by one.
-            movers = [w.slot(tag) for tag, s in casters if s == specific and w.speed[w.slot(tag)] > 0
-                      and not w.types[w.slot(tag)].structure]
-            if len(movers) > 1:
-                self._move_all(movers, specific, point)
-                for tag, s in casters:
-                    if w.slot(tag) not in movers:
-                        self.issue(w.slot(tag), s, point, None, False)
+            rows = [(w.slot(tag), s) for tag, s in casters]
+            mobile = [s == specific and w.speed[i] > 0 and not w.types[i].structure for i, s in rows]
+            if sum(mobile) > 1:
+                self._move_all([i for (i, _), go in zip(rows, mobile) if go], specific, point)
+                for (i, s), go in zip(rows, mobile):
+                    if not go:
+                        self.issue(i, s, point, None, False)
                 return SUCCESS
         if ABILITIES[specific].building and len(casters) > 1:
             casters = [self._nearest_builder(casters, point, target)]

@@ -132,7 +132,7 @@ def test_sigterm_closes_the_games_and_prints_what_finished(tmp_path):
         out, err = run.communicate(timeout=60)
     finally:
         run.kill()
-    assert run.returncode == 130 and "interrupted" in err
+    assert run.returncode == 143 and "terminated by SIGTERM: results of the" in err
     assert out.splitlines()[0].split()[0] == "map"
     assert not list(pathlib.Path(tempfile.gettempdir()).glob(f"sc2env-{run.pid}-*"))  # its games' folders
 

@@ -73,6 +73,24 @@ def test_income_of_workers_on_eight_patches_matches_the_game():
     assert details.collection_rate_minerals > 0 and details.idle_worker_time == 0
 
 
+@pytest.mark.parametrize("start", [(26.3, 27.5), (26.3, 28.5), (27.0, 27.0)])
+def test_a_worker_sent_between_two_fields_mines_at_once_with_short_steps(start):
+    # From here the way to the field at (24, 25.5) rounds the one at (23, 26.5), by a corner that lies
+    # inside the goal field itself: the worker touches its field before the corner and must start there.
+    setup = [{"spawn": {"type": "MineralField", "owner": 0, "count": 8, "group": "fields",
+                        "at": {"points": LEFT_FIELDS}, "facing": 0}},
+             unit("CommandCenter", 30.5, 27.5), unit("SCV", *start)]
+    sim = Sim(arena(setup, area=(19.9, 19, 45.9, 37)))
+    scv, = sim.units(SCV)
+    field = next(u for u in sim.units(MINERAL) if (u.pos.x, u.pos.y) == (24, 25.5))
+    sim.raw(GATHER, scv.tag, target=field.tag)
+    for loop in range(2, 120, 2):
+        sim.step(2)
+        if 271 in sim.units(SCV)[0].buff_ids:  # carrying its first 5 minerals
+            break
+    assert loop < 80  # walk ~15 loops, mine 45; it used to stand at the corner for good
+
+
 def test_income_does_not_depend_on_how_often_the_agent_acts():
     # Workers squeezed between two fields used to stand at a corner inside their own field until a long
     # enough batch pushed them on: with step_mul 2 the BuildMarines economy ran at a third of its speed.
@@ -82,9 +100,9 @@ def test_income_does_not_depend_on_how_often_the_agent_acts():
         while sim.game.game_loop < 2400:
             sim.ask(step=sc_pb.RequestStep(count=step_mul))
         minerals[step_mul] = sim.obs().observation.player_common.minerals
-    # Not equal to the mineral: steps end batches at other loops, so pushes between workers and turns at
-    # busy fields fall a little differently (measured spread 4 %; it was 3x).
-    assert max(minerals.values()) <= 1.08 * min(minerals.values()), minerals
+    # Not equal to the mineral: steps end batches at other loops, so pushes between workers fall a little
+    # differently (measured spread under 1 %; it was 3x).
+    assert max(minerals.values()) <= 1.03 * min(minerals.values()), minerals
     assert min(minerals.values()) >= 50 + 12 * 36 * 2400 / 960, minerals  # 12 workers at the game's rate
 
 

@@ -28,8 +28,8 @@ GOLDEN = {
     "FindAndDefeatZerglings": "ce4d77dde0b0990134e540f9dc7d18a96cc3d41bca60282fce818b841bf34801",
     "DefeatRoaches": "390dd3fb4f2150cbede3fb9675c2c001d106bca7f75400be99c5226ea13bad44",
     "DefeatZerglingsAndBanelings": "09facc0753ca207460ed23dad0e0d58643a02c5246a7a257a83d63275519ea23",
-    "CollectMineralsAndGas": "5a87e51439d00c92f787e1a37d90938a7d8ef99720b79a5b1a0e31f524500032",
-    "BuildMarines": "f0198e449b58d557fe611d7122aa2abdc214a0d86adcac4b567fcfae05e9e6a9",
+    "CollectMineralsAndGas": "1b50c9b19ee9469402babc2ede20364723954178045068fc0c6537eac451b54f",
+    "BuildMarines": "863c7b8b17e11590ec77f3a2a1577592456dd562ede9e94671efa9b4a03870ac",
 }
 
 # Abilities a random agent often uses: Smart, Move, Attack (general and specific), Stop, Hold, Patrol, gather,

@@ -72,6 +72,38 @@ def test_scv_brakes_to_a_stop_as_in_the_game(batch):
     assert covered.index(4.0) == len(SCV_4_CELLS) and not w.moving[i] and w.velocity[i] == 0
 
 
+def test_an_scv_brakes_as_in_the_game_when_another_unit_cuts_the_batch():
+    w = World(Bounds(0, 0, 64, 64))
+    far, near = (w.slot(w.spawn(SCV, 1, 10, y)) for y in (10, 30))
+    w.move_to(far, point=(14, 10))
+    w.move_to(near, point=(13, 30))  # arrives first, so batches end before the far SCV has stopped
+    covered = []
+    while len(covered) < 40:
+        w.prepare()
+        k = w.free_loops(16)
+        trajectory = w.trajectory(k)
+        start = w.pos[far, 0] - 10
+        column = trajectory.m.tolist().index(far) if trajectory is not None and w.moving[far] else None
+        covered += [start + t for t in trajectory.travel[:k, column].tolist()] if column is not None else [start] * k
+        w.advance(trajectory, k)
+    assert covered[1:len(SCV_4_CELLS) + 1] == pytest.approx(SCV_4_CELLS, abs=2e-4)
+
+
+def test_an_scv_keeps_up_with_a_moving_unit_it_follows():
+    w = World(Bounds(0, 0, 64, 64))
+    scv = w.spawn(SCV, 1, 10, 10)
+    marine = w.spawn(MARINE, 1, 14, 10)
+    w.move_to(w.slot(marine), point=(60, 10))  # walks away, slower than the SCV
+    w.move_to(w.slot(scv), tag=marine, reach=0.5)
+    for loops in range(4, 200, 4):  # until it catches up: no braking towards a goal that keeps moving
+        if scv in run(w, 4):
+            break
+    assert loops < 150
+    # Within reach of where the Marine stood when the batch began; it walked on for up to 4 loops since.
+    gap = w.pos[w.slot(marine), 0] - w.pos[w.slot(scv), 0] - 2 * 0.375
+    assert gap <= 0.5 + 4 * 2.25 / 16 + 0.01
+
+
 def test_moves_are_clamped_to_the_pathable_area_and_units_do_not_overlap():
     w = World(Bounds(22, 20, 44, 36))
     a = w.spawn(MARINE, 1, 30, 30)
