@@ -52,6 +52,10 @@ class SC2Env(gym.Env):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, "
                              f"not {render_mode!r}")
+        if render_mode == "human":  # before any game starts, not at the first frame
+            from sc2env.viewer.window import require_display
+
+            require_display()
         self.render_mode = render_mode
         self.metadata = {**self.metadata, "render_fps": GAME_LOOPS_PER_SECOND / self.config.step_mul}
         fmt = self.config.interface_format()

@@ -136,15 +136,14 @@ class ActionMasks:
                 f"{func.name} is not available now; available: "
                 + ", ".join(FUNCTIONS[int(i)].name for i in self.available_function_ids)
             )
-        # The arguments the function takes keep their own segments in its conditional mask, except a screen
-        # point narrowed to the function's target class; read those directly instead of copying the mask.
-        target = func.target if self.target_masks is not None else None
+        # The arguments the function takes keep their own segments in its conditional mask; read those
+        # directly instead of copying the mask. A screen point is checked against the flat mask's union of
+        # the available functions' target classes, not the function's own class: policies that mask each
+        # component on its own (MaskablePPO) cannot tie the point to the function, and the game itself
+        # answers a point it cannot use (an ActionResult), so target masks guide and never forbid more.
         fmt = self.spec.fmt
         for arg_type, value in zip(func.args, call.arguments):
-            if arg_type.name == "screen" and target is not None:
-                allowed = self.target_masks[target].ravel()
-            else:
-                allowed = self.flat[self.spec.segment(arg_type.name)]
+            allowed = self.flat[self.spec.segment(arg_type.name)]
             index = value[1] * arg_type.bounds(fmt)[0] + value[0] if arg_type.kind == "point" else value[0]
             if not allowed[index]:
                 shown = f"({value[0]}, {value[1]})" if arg_type.kind == "point" else str(value[0])

@@ -36,13 +36,18 @@ def display_problem() -> str | None:
     return None
 
 
+def require_display() -> None:
+    """Raise NoDisplayError where no window could be shown (cheap: looks at the environment only)."""
+    if not (os.environ.get("SDL_VIDEODRIVER") or os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        # SDL would fall back to an invisible window here; say so instead of playing to nobody.
+        raise NoDisplayError(_NO_DISPLAY.format("no display: neither DISPLAY nor WAYLAND_DISPLAY is set"))
+
+
 class Window:
     """A pygame window of a fixed size (pygame has one per process)."""
 
     def __init__(self, size: tuple[int, int], title: str = "sc2env"):
-        if not (os.environ.get("SDL_VIDEODRIVER") or os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-            # SDL would fall back to an invisible window here; say so instead of playing to nobody.
-            raise NoDisplayError(_NO_DISPLAY.format("no display: neither DISPLAY nor WAYLAND_DISPLAY is set"))
+        require_display()
         try:
             pygame.display.init()
             self.surface = pygame.display.set_mode(size)

@@ -194,6 +194,24 @@ def test_bad_step_counts_are_named(kwargs, message):
     assert SC2Env(step_mul=np.int64(4)).metadata["render_fps"] == 22.4 / 4  # numpy integers are whole numbers
 
 
+def test_a_policy_following_the_flat_mask_with_target_masks_is_never_refused(make_env):
+    # MaskablePPO masks each component on its own: its screen point may fit another available function's
+    # target class (a Move point for a Harvest_Gather). The env must take what the flat mask allows.
+    env = make_env("BuildMarines", screen_target_masks=True, invalid_action="raise", **SMALL)
+    env.reset(seed=3)
+    spec = env.unwrapped.action_spec
+    env.action_space.seed(0)
+    env.step(FUNCTIONS.select_rect("select", (0, 0), (31, 31)))  # the SCVs and the Command Center
+    flat = env.unwrapped.action_masks()
+    for _ in range(300):
+        action = env.action_space.sample(mask=spec.split(flat.view(np.int8)))
+        _, _, terminated, truncated, info = env.step(action)  # raises InvalidActionError if refused
+        assert not info["invalid_action"]
+        flat = env.unwrapped.action_masks()
+        if terminated or truncated:
+            break
+
+
 def test_function_subset_shrinks_the_action_space(make_env):
     env = make_env(functions=["no_op", "select_army", "Move_screen"], **SMALL)
     obs, _ = env.reset(seed=10)

@@ -116,3 +116,14 @@ def test_play_sends_the_humans_calls_through_the_env(make_env):
     obs = unwrapped.last_observation
     assert unwrapped.renderer.viewer.speed == float("inf")
     assert obs.single_select.unit_type.tolist() == [48]  # F2 selected the army: the one Marine
+
+
+def test_a_human_window_without_a_display_fails_before_any_game_starts(monkeypatch):
+    from sc2env.env.env import SC2Env
+    from sc2env.viewer import NoDisplayError
+
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(NoDisplayError, match="render_mode='rgb_array'"):
+        SC2Env("MoveToBeacon", render_mode="human", engine="builtin")
+    SC2Env("MoveToBeacon", render_mode="rgb_array", engine="builtin").close()  # needs no display
