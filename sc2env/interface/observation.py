@@ -42,7 +42,7 @@ from sc2env.interface.named_array import (
 )
 from sc2env.interface.spec import ActionSpec
 from sc2env.interface.target_masks import TargetMasker
-from sc2env.interface.transforms import CoordinateTransforms, Linear2D, MapInfo
+from sc2env.interface.transforms import CoordinateTransforms, MapInfo
 from sc2env.interface.units import unit_rows
 
 _PLAYER = attrgetter(*Player.__members__)
@@ -117,6 +117,11 @@ class Observation:
     """World (x, y) of the camera centre; needs raw data."""
     camera_minimap: np.ndarray | None = None
     """Minimap pixel (x, y) of the camera centre; needs raw data and game_info."""
+    camera_position: np.ndarray | None = None
+    """(2,) int32 camera centre in raw_units' coordinates, as PySC2's `camera_position`; needs raw data and
+    game_info."""
+    camera_size: np.ndarray | None = None
+    """(2,) int32 camera width and height in raw_units' coordinates, as PySC2's `camera_size`."""
 
     @property
     def feature_screen(self) -> ScreenLayers | None:
@@ -286,12 +291,14 @@ class ObservationDecoder:
             rgb_screen = _copy(rgb_array(obs.render_data.map, "rgb screen"), fmt.rgb_screen_size)
             rgb_minimap = _copy(rgb_array(obs.render_data.minimap, "rgb minimap"), fmt.rgb_minimap_size)
 
-        camera = camera_world = camera_minimap = None
+        camera = camera_world = camera_minimap = camera_position = camera_size = None
         if obs.raw_data.player.HasField("camera"):
             camera = (obs.raw_data.player.camera.x, obs.raw_data.player.camera.y)
             camera_world = np.array(camera, np.float64)
             if self.transforms is not None:
                 camera_minimap = self.transforms.world_to_minimap.fwd_pixel(camera).astype(np.int32)
+                camera_position = self.transforms.world_to_raw.fwd_pixel(camera).astype(np.int32)
+                camera_size = self.transforms.raw_camera_size.astype(np.int32)
 
         available = self.available_actions(obs)
         targets = None if self._targets is None else self._targets(stacks[0], layers.renders, camera)
@@ -331,6 +338,8 @@ class ObservationDecoder:
             raw_units=self._raw_units(obs.raw_data) if fmt.use_raw_units else None,
             camera_world=camera_world,
             camera_minimap=camera_minimap,
+            camera_position=camera_position,
+            camera_size=camera_size,
         )
 
     def _decode_stacks(self, layers) -> tuple[ScreenLayers, MinimapLayers]:
@@ -352,12 +361,10 @@ class ObservationDecoder:
         )
 
     def _raw_units(self, raw) -> FeatureUnitTable:
-        """All units, x and y in world units from the map's top-left corner (PySC2's default resolution)."""
-        assert self.map_info is not None  # checked in __init__
-        top_left = Linear2D((1.0, -1.0), (0.0, float(self.map_info.size[1])))
-        return unit_rows(raw.units, top_left, with_tags=True, type_of_tag=_add_on_types(raw)).view(
-            FeatureUnitTable
-        )
+        """All units in PySC2's default raw coordinates (`CoordinateTransforms.world_to_raw`)."""
+        assert self.transforms is not None  # checked in __init__
+        return unit_rows(raw.units, self.transforms.world_to_raw, with_tags=True,
+                         type_of_tag=_add_on_types(raw)).view(FeatureUnitTable)
 
 
 class _BufferPool:

@@ -125,6 +125,13 @@ class CoordinateTransforms:
             (1 / units_per_pixel, -1 / units_per_pixel), (-x0 / units_per_pixel, y1 / units_per_pixel)
         )
         """World -> minimap pixels (continuous; `fwd_pixel` for the pixel index)."""
+        width, height = (float(v) for v in map_info.size)
+        sx, sy = width / max(width, height), height / max(width, height)
+        self.world_to_raw = Linear2D((sx, -sy), (0.0, height * sy))
+        """World -> PySC2's default raw coordinates (raw_units, camera_position): from the map's top-left
+        corner, each axis scaled by its side over the longer side, so world units on square maps."""
+        self.raw_camera_size = np.array((sx, sy)) * self.camera_width
+        """The camera's width and height in raw coordinates (PySC2's camera_size)."""
 
     def world_to_screen(self, camera) -> Linear2D:
         """World -> screen pixels for a camera centred at world (x, y) (`raw_data.player.camera`)."""

@@ -139,6 +139,22 @@ def test_newest_layer_names_at_1x1(realdata, pysc2_features, stem):
     assert_same_as_pysc2(obs, pysc2_features(1, 1).transform_obs(response))
 
 
+@pytest.mark.parametrize("stem", ["ares-sc2_TorchesAIE_v4", "ares-sc2_Oceanborn513AIE"])
+def test_raw_units_and_camera_on_non_square_maps_are_pysc2s(realdata, pysc2_features, stem):
+    # PySC2 scales each axis by its side over the longer side: world units only on square maps.
+    response, game_info = realdata(f"{stem}.observation"), realdata(f"{stem}.game_info")
+    size = (game_info.start_raw.map_size.x, game_info.start_raw.map_size.y)
+    assert size[0] != size[1]
+    fmt = InterfaceFormat(screen_size=1, minimap_size=1, use_raw_units=True, use_camera_position=True)
+    obs = ObservationDecoder(fmt, game_info).decode(response)
+    theirs = pysc2_features(1, 1, size, use_raw_units=True, use_camera_position=True).transform_obs(response)
+    columns = [c for c in range(46) if c not in (27, 28, 38, 39)]  # PySC2 puts raw function ids in orders
+    assert len(obs.raw_units) > 100
+    np.testing.assert_array_equal(np.asarray(obs.raw_units)[:, columns], theirs["raw_units"][:, columns])
+    np.testing.assert_array_equal(obs.camera_position, theirs["camera_position"])
+    np.testing.assert_array_equal(obs.camera_size, theirs["camera_size"])
+
+
 def test_named_access_and_dict_access(realdata):
     obs = ObservationDecoder(InterfaceFormat(screen_size=128, minimap_size=128)).decode(
         realdata("pysc2_obs_data1.observation")
