@@ -45,12 +45,14 @@ class AbilityIndex:
                         ids.append(by_kind[f.general_id, f.kind])  # the general form is always offered
                 offered[ability_id, requires_point] = tuple(sorted(set(ids)))
 
-        reverse: dict[tuple[int, FunctionKind], int] = {}
-        for (ability_id, kind), fid in by_kind.items():
-            general = general_of[ability_id]
-            if hide_specific_actions and general and (general, kind) in by_kind:
-                fid = by_kind[general, kind]
-            reverse[ability_id, kind] = fid
+        reverse: dict[tuple[int, FunctionKind], int] = dict(by_kind)
+        if hide_specific_actions:
+            # A specific ability reads back as its general one in whatever form the action has, even one the
+            # specific ability has no function of (a Burrow-up autocast, a minimap Attack_Redirect), as PySC2.
+            for ability_id, general in general_of.items():
+                for kind in FunctionKind:
+                    if general and (general, kind) in by_kind:
+                        reverse[ability_id, kind] = by_kind[general, kind]
 
         self.hide_specific_actions = hide_specific_actions
         self.offered: Mapping[tuple[int, bool], tuple[int, ...]] = MappingProxyType(offered)

@@ -181,6 +181,25 @@ def test_inexpressible_actions_decode_to_none(fmt64):
     assert decode_action(specific, fmt64).function == FUNCTIONS.Attack_screen.id
 
 
+@pytest.mark.parametrize("hide", [True, False])
+def test_specific_forms_without_a_function_roll_up_like_pysc2(pysc2_features, hide):
+    """A specific ability in a form only its general ability has (a Burrow-up autocast, a minimap
+    Attack_Redirect) reads back as the general function under hide_specific_actions, as in PySC2."""
+    fmt = InterfaceFormat(screen_size=64, minimap_size=64, hide_specific_actions=hide)
+    theirs = pysc2_features(64, 64, hide_specific_actions=hide)
+    autocast = sc_pb.Action()
+    autocast.action_ui.toggle_autocast.ability_id = 1380  # BurrowUp_Drone
+    redirect = sc_pb.Action()
+    redirect.action_feature_layer.unit_command.ability_id = 1682  # Attack_Redirect
+    redirect.action_feature_layer.unit_command.target_minimap_coord.x = 5
+    for action, general in ((autocast, FUNCTIONS.BurrowUp_autocast.id), (redirect, FUNCTIONS.Attack_minimap.id)):
+        ours = decode_action(action, fmt)
+        if hide:
+            assert ours.function == general == theirs.reverse_action(action).function
+        else:
+            assert ours is None  # PySC2 raises ValueError: no function has that form
+
+
 def test_argument_sizes_follow_the_format():
     fmt = InterfaceFormat(screen_size=(84, 60), minimap_size=32, max_selected_units=20, max_cargo=8)
     assert ARGUMENT_TYPES.sizes(fmt) == (84 * 60, 32 * 32, 84 * 60, 2, 5, 10, 4, 2, 4, 20, 4, 10, 8)
