@@ -80,10 +80,19 @@ def draw_functions(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, *, 
     title = "Available functions" + (f"  ({menu} menu)" if menu else "")
     inner = style.panel(surface, rect, title)
     ids = [int(i) for i in scene.observation.available_actions]
-    row_h = 17
+    # As few columns as rows down to 13 px allow, with the tallest rows that keep that many (wide columns
+    # keep names whole).
+    columns = max(1, -(-len(ids) // max(1, inner.h // 13)))
+    row_h = next(h for h in range(17, 12, -1) if -(-len(ids) // max(1, inner.h // h)) <= columns)
     rows_per_column = max(1, inner.h // row_h)
-    columns = max(1, -(-len(ids) // rows_per_column))
     column_w = inner.w // columns
+    label_w = 52  # "R-click", the widest key label
+    # One size for every name, the largest at which they all fit (mixed sizes read badly); cut what still
+    # doesn't fit at the smallest.
+    name_w = column_w - 4 - label_w
+    size = 17
+    while size > 12 and any(style.font(size).size(FUNCTIONS[fid].name)[0] > name_w for fid in ids):
+        size -= 1
     rows = []
     for n, fid in enumerate(ids):
         col, row = divmod(n, rows_per_column)
@@ -95,10 +104,10 @@ def draw_functions(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, *, 
         if highlighted:
             pygame.draw.rect(surface, (70, 60, 25), cell, border_radius=3)
         label = key_label(function)
-        name_x = cell.x + (46 if columns == 1 else 40)
+        name_x = cell.x + label_w
         style.text(surface, label, (cell.x + 2, cell.centery), 16, style.ACCENT, anchor="midleft")
-        style.fit_text(surface, function.name, (name_x, cell.centery), cell.right - name_x, 17,
-                       style.ACCENT if highlighted else style.TEXT, anchor="midleft")
+        style.fit_text(surface, function.name, (name_x, cell.centery), cell.right - name_x, size,
+                       style.ACCENT if highlighted else style.TEXT, anchor="midleft", smallest=size)
         rows.append((cell, fid))
     return rows
 
