@@ -199,8 +199,7 @@ def cmd_run(values: flags.FlagValues) -> int:
             finally:
                 env.close()
     except KeyboardInterrupt as stop:
-        interrupted = str(stop) if isinstance(stop, Terminated) else "interrupted"
-        code = exit_code(stop)
+        interrupted, code = stopped_by(stop), exit_code(stop)
     except ViewerClosed as error:  # closing the window is how a watcher stops: not a failure
         interrupted = str(error)
         closed = True
@@ -434,12 +433,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if not flags.FLAGS.is_parsed():  # our flags live in their own FlagValues; absl's global set has none
         flags.FLAGS.mark_as_parsed()  # (else absl logs "Logging before flag parsing" on each first line)
+    # The levels are put back on return: main() may be called from a program (a test, a notebook).
+    levels = (absl_logging.get_verbosity(), logging.root.level, logging.getLogger("sc2env").level)
     absl_logging.use_absl_handler()
     absl_logging.set_verbosity(absl_logging.DEBUG if values.verbose else absl_logging.WARNING)
-    library_log = logging.getLogger("sc2env")
-    level = library_log.level
     if values.verbose:  # the library's own loggers (launches, games created, lost games)
-        library_log.setLevel(logging.DEBUG)
+        logging.getLogger("sc2env").setLevel(logging.DEBUG)
     # `timeout`, job schedulers and containers stop jobs with SIGTERM: close the games as on Ctrl-C.
     on_term = (signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
                and threading.current_thread() is threading.main_thread())
@@ -448,7 +447,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return command(values)
     except KeyboardInterrupt as stop:
-        print(f"sc2env {name}: {stop if isinstance(stop, Terminated) else 'interrupted'}", file=sys.stderr)
+        print(f"sc2env {name}: {stopped_by(stop)}", file=sys.stderr)
         return exit_code(stop)
     except (SC2EnvError, ValueError, OSError) as error:
         if values.verbose:
@@ -456,7 +455,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"sc2env {name}: {_one_line(error)}", file=sys.stderr)
         return 1
     finally:
-        library_log.setLevel(level)
+        absl_logging.set_verbosity(levels[0])
+        logging.root.setLevel(levels[1])
+        logging.getLogger("sc2env").setLevel(levels[2])
         if on_term:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
@@ -467,6 +468,10 @@ class Terminated(KeyboardInterrupt):
 
 def _interrupt(signum: int, frame) -> None:
     raise Terminated(f"terminated by {signal.Signals(signum).name}")
+
+
+def stopped_by(stop: KeyboardInterrupt) -> str:
+    return str(stop) if isinstance(stop, Terminated) else "interrupted"
 
 
 def exit_code(stop: KeyboardInterrupt) -> int:

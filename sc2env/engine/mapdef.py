@@ -142,8 +142,9 @@ _MAX_MAP_SIDE = 256  # the largest StarCraft II map
 
 def _whole(value, where: str) -> int:
     """`value` as an int if it is a whole number (16 or 16.0; not 16.7, true, infinity or NaN)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-            or value != int(value):
+    whole = isinstance(value, int) and not isinstance(value, bool) or (
+        isinstance(value, float) and math.isfinite(value) and value.is_integer())
+    if not whole:
         raise MapDefinitionError(f"{where}: expected a whole number, got {value!r}")
     return int(value)
 

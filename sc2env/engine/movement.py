@@ -206,8 +206,8 @@ class Motion:
         """Slow down, in `travel`, the units of m that accelerate and stop in this batch: SC2 brakes them at
         their acceleration (an SCV sent 4 cells arrives after 37 loops instead of 32, as measured in the game
         by sc2math.wordpress.com, "SCV Acceleration"; here after 38, its profile starting a loop later).
-        Units walking round a corner don't brake there, nor units closing on a goal that moves (following,
-        chasing, repairing a moving unit): they keep up instead of trailing behind it.
+        Units walking round a corner don't brake there, nor units closing on a goal that is moving now
+        (following, chasing, repairing a moving unit): they keep up instead of trailing behind it.
         Returns column -> speed after each loop for the rows it changed.
 
         `_loops_to_travel` leaves braking out, so a batch may end a few loops before such a unit stops: the
@@ -225,7 +225,7 @@ class Motion:
         out = {}
         for j in near.nonzero()[0].tolist():
             goal = int(self.goal_tag[m[j]])
-            if goal and self.exists(goal) and self.speed[self.slot(goal)] > 0:
+            if goal and self.exists(goal) and self.moving[self.slot(goal)]:
                 continue
             a, top, end = float(accel[j]), float(self.speed[m[j]]), float(leg[j])
             v, d = float(self.velocity[m[j]]), float(self.boost[m[j]])

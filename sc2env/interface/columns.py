@@ -102,7 +102,7 @@ class ScoreVitals(enum.IntEnum):
 
 
 class FeatureUnit(enum.IntEnum):
-    """Columns of feature_units (x, y: screen pixels) and raw_units (x, y: world units from the top-left)."""
+    """Columns of feature_units (x, y: screen pixels) and raw_units (x, y: PySC2's raw coordinates)."""
 
     unit_type = 0
     alliance = 1

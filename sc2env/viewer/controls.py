@@ -186,6 +186,7 @@ class Controls:
         if minimap is not None:
             self._camera_drag = True
             self._last_camera = minimap
+            self._panned = None  # the arrows start again from wherever this puts the camera
             return [_F.move_camera(minimap)]
         return []
 
@@ -211,6 +212,7 @@ class Controls:
             point = self.layout.to_minimap(event.pos, clamp=True)
             if point != self._last_camera:
                 self._last_camera = point
+                self._panned = None
                 return [_F.move_camera(point)]
         return []
 

@@ -41,8 +41,9 @@ def play(env: gym.Env, *, episodes: int | None = None,
             if viewer.viewer.paused:
                 continue
             call = calls.popleft() if calls else FUNCTIONS.no_op()
-            obs, _, terminated, truncated, info = env.step(call)
-            refused = refusals(obs["action_result"])
+            _, _, terminated, truncated, info = env.step(call)
+            # From the decoded observation: a wrapper may have reshaped the one step() returns.
+            refused = refusals(unwrapped.last_observation.action_result)
             if info["invalid_action"]:
                 viewer.viewer.notice = info["invalid_action_reason"]
             elif refused:

@@ -107,6 +107,14 @@ def test_errors_are_one_line(capsys, args, message):
     assert "Traceback" not in err and len([line for line in err.splitlines() if line.startswith("sc2env")]) == 1
 
 
+def test_verbose_is_put_back_when_main_returns(capsys):
+    import logging
+
+    before = (logging.getLogger("sc2env").getEffectiveLevel(), logging.root.level)
+    run_cli(capsys, "maps", "--verbose")
+    assert (logging.getLogger("sc2env").getEffectiveLevel(), logging.root.level) == before
+
+
 def test_the_table_shows_the_whole_agent_name():
     from sc2env.agents import summarise
     from sc2env.agents.runner import Episode

@@ -100,9 +100,9 @@ def test_income_does_not_depend_on_how_often_the_agent_acts():
         while sim.game.game_loop < 2400:
             sim.ask(step=sc_pb.RequestStep(count=step_mul))
         minerals[step_mul] = sim.obs().observation.player_common.minerals
-    # Not equal to the mineral: steps end batches at other loops, so pushes between workers fall a little
-    # differently (measured spread under 1 %; it was 3x).
-    assert max(minerals.values()) <= 1.03 * min(minerals.values()), minerals
+    # Measured equal (1,305 each); without the worker's touch loop (late) they spread by 2 %, and before the
+    # corner fix by 3x. Shorter steps still push workers apart a little differently: allow 1 %.
+    assert max(minerals.values()) <= 1.01 * min(minerals.values()), minerals
     assert min(minerals.values()) >= 50 + 12 * 36 * 2400 / 960, minerals  # 12 workers at the game's rate
 
 

@@ -28,7 +28,7 @@ GOLDEN = {
     "FindAndDefeatZerglings": "ce4d77dde0b0990134e540f9dc7d18a96cc3d41bca60282fce818b841bf34801",
     "DefeatRoaches": "390dd3fb4f2150cbede3fb9675c2c001d106bca7f75400be99c5226ea13bad44",
     "DefeatZerglingsAndBanelings": "09facc0753ca207460ed23dad0e0d58643a02c5246a7a257a83d63275519ea23",
-    "CollectMineralsAndGas": "1b50c9b19ee9469402babc2ede20364723954178045068fc0c6537eac451b54f",
+    "CollectMineralsAndGas": "0ddca55fff5746fbc949ddd15bc7dd99c0fc900179c3b2b71c6744de61587731",
     "BuildMarines": "863c7b8b17e11590ec77f3a2a1577592456dd562ede9e94671efa9b4a03870ac",
 }
 

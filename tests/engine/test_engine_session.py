@@ -79,6 +79,7 @@ def test_a_definition_sent_as_map_data_is_a_new_mini_game(session):
     ({"time_limit": 0}, "time_limit: a positive number of game loops"),
     ({"map_size": [0, 0]}, "map_size: 1 to 256 cells"),
     ({"map_size": [1e400, 64]}, "map_size: expected a whole number, got inf"),
+    ({"map_size": [10**400, 64]}, "map_size: 1 to 256 cells"),
     ({"players": []}, "players: at least one"),
     ({"camera_start": [float("nan"), 3]}, "camera_start: expected a finite"),
     ({"playable_area": [0, 0, float("inf"), 5]}, "playable_area: expected finite numbers"),

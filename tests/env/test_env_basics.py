@@ -212,6 +212,21 @@ def test_a_policy_following_the_flat_mask_with_target_masks_is_never_refused(mak
             break
 
 
+def test_with_target_masks_a_point_no_available_function_could_use_is_refused(make_env):
+    # No selection function with a screen point (they take any pixel): the idle SCVs are picked by key.
+    env = make_env("CollectMineralsAndGas", screen_target_masks=True, invalid_action="raise",
+                   functions=["no_op", "select_idle_worker", "Harvest_Gather_screen"], **SMALL)
+    env.reset(seed=3)
+    env.step(FUNCTIONS.select_idle_worker("select_all"))
+    masks = env.unwrapped.last_observation.masks
+    resources = masks.target_masks[5]  # TargetClass.RESOURCE, the one screen class in this action space
+    assert (masks.argument("screen") == resources.ravel()).all()
+    inside, outside = np.argwhere(resources)[0], np.argwhere(~resources)[0]
+    env.step(FUNCTIONS.Harvest_Gather_screen("now", (int(inside[1]), int(inside[0]))))
+    with pytest.raises(errors.InvalidActionError, match=r"Harvest_Gather_screen: screen .* is not allowed now"):
+        env.step(FUNCTIONS.Harvest_Gather_screen("now", (int(outside[1]), int(outside[0]))))
+
+
 def test_function_subset_shrinks_the_action_space(make_env):
     env = make_env(functions=["no_op", "select_army", "Move_screen"], **SMALL)
     obs, _ = env.reset(seed=10)

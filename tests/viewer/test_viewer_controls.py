@@ -165,3 +165,25 @@ def test_hotkey_table_names_real_functions_and_labels_them():
     assert key_label(F.Move_screen) == "M"
     assert find_hotkey("s", "build", SCV) is F.Build_SupplyDepot_screen
     assert find_hotkey("s", None, [F.no_op.id]) is None
+
+
+def test_a_select_all_of_workers_lists_its_functions_in_two_columns():
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from sc2env.viewer.draw_panels import draw_functions
+
+    pygame.font.init()
+    names = ["no_op", "move_camera", "select_point", "select_rect", "select_control_group", "select_unit",
+             "select_idle_worker", "Attack_screen", "Attack_minimap", "Effect_Repair_screen",
+             "Effect_Repair_autocast", "Harvest_Gather_screen", "HoldPosition_quick", "Move_screen",
+             "Move_minimap", "Patrol_screen", "Patrol_minimap", "Rally_Workers_screen", "Rally_Workers_minimap",
+             "Smart_screen", "Smart_minimap", "Stop_quick", "Train_SCV_quick"]
+    ids = np.array(sorted(getattr(F, name).id for name in names))
+    panel = Layout.build(FMT).functions
+    rows = draw_functions(pygame.Surface((1280, 720)), panel, SimpleNamespace(
+        observation=SimpleNamespace(available_actions=ids)))
+    assert [fid for _, fid in rows] == ids.tolist()  # every function has a clickable row
+    assert len({rect.x for rect, _ in rows}) == 2  # three columns cut names like Rally_Workers_minimap
+    assert all(panel.contains(rect) for rect, _ in rows)
