@@ -28,12 +28,18 @@ def crosses(starts: np.ndarray, ends: np.ndarray, lo: np.ndarray, hi: np.ndarray
     """Whether each segment starts[k] -> ends[k] passes through the inside of box (lo, hi)."""
     seg = ends - starts
     flat = np.abs(seg) < _EPS
-    safe = np.where(flat, 1.0, seg)  # flat axes are decided by `between` below, not by these quotients
-    t1 = (lo - starts) / safe
-    t2 = (hi - starts) / safe
-    between = (starts > lo) & (starts < hi)
-    t_near = max_xy(np.where(flat, np.where(between, -np.inf, np.inf), np.minimum(t1, t2)))
-    t_far = min_xy(np.where(flat, np.where(between, np.inf, -np.inf), np.maximum(t1, t2)))
+    if count_nonzero(flat):
+        safe = np.where(flat, 1.0, seg)  # flat axes are decided by `between` below, not by these quotients
+        t1 = (lo - starts) / safe
+        t2 = (hi - starts) / safe
+        between = (starts > lo) & (starts < hi)
+        t_near = max_xy(np.where(flat, np.where(between, -np.inf, np.inf), np.minimum(t1, t2)))
+        t_far = min_xy(np.where(flat, np.where(between, np.inf, -np.inf), np.maximum(t1, t2)))
+    else:  # the usual case, with the same numbers: no axis to decide apart
+        t1 = (lo - starts) / seg
+        t2 = (hi - starts) / seg
+        t_near = max_xy(np.minimum(t1, t2))
+        t_far = min_xy(np.maximum(t1, t2))
     return (t_far - t_near > _EPS) & (t_far > _EPS) & (t_near < 1 - _EPS)
 
 
@@ -48,13 +54,20 @@ def steer(world: World, m: np.ndarray) -> None:
     lo = centres - half
     hi = centres + half
     parallel = np.abs(seg) < _EPS
-    safe = np.where(parallel, 1.0, seg)  # parallel axes are masked below
-    t1 = (lo - p) / safe
-    t2 = (hi - p) / safe
-    outside = parallel & ((p < lo) | (p > hi))
-    t_near = max_xy(np.where(parallel, -np.inf, np.minimum(t1, t2)))
-    t_far = min_xy(np.where(parallel, np.inf, np.maximum(t1, t2)))
-    blocked = (t_near < t_far - _EPS) & (t_near > _EPS) & (t_near < 1.0) & ~any_xy(outside)
+    if count_nonzero(parallel):
+        safe = np.where(parallel, 1.0, seg)  # parallel axes are masked below
+        t1 = (lo - p) / safe
+        t2 = (hi - p) / safe
+        outside = parallel & ((p < lo) | (p > hi))
+        t_near = max_xy(np.where(parallel, -np.inf, np.minimum(t1, t2)))
+        t_far = min_xy(np.where(parallel, np.inf, np.maximum(t1, t2)))
+        blocked = (t_near < t_far - _EPS) & (t_near > _EPS) & (t_near < 1.0) & ~any_xy(outside)
+    else:  # the usual case, with the same numbers: no axis to mask
+        t1 = (lo - p) / seg
+        t2 = (hi - p) / seg
+        t_near = max_xy(np.minimum(t1, t2))
+        t_far = min_xy(np.maximum(t1, t2))
+        blocked = (t_near < t_far - _EPS) & (t_near > _EPS) & (t_near < 1.0)
     others = w.tag[obstacles][None] != w.goal_tag[m][:, None]  # the goal unit's own box doesn't block
     blocked &= others
     g = goal[:, None, :]
@@ -74,20 +87,22 @@ def _corners(w: World, rows, lo, hi, all_lo, all_hi, others) -> np.ndarray:
     p, g = w.pos[rows], w.goal[rows]
     # Corners (lo x, lo y), (lo x, hi y), (hi x, lo y), (hi x, hi y), picked from [lo x, lo y, hi x, hi y].
     corners = np.concatenate((lo, hi), axis=1)[:, _CORNER_PICK].reshape(-1, 4, 2)
-    corners += np.sign(corners - ((lo + hi) / 2)[:, None]) * _CORNER_MARGIN
+    corners += _CORNER_SHIFT  # away from the box's centre (lo < hi: boxes have size)
     to_corner = np.sqrt(sum_xy((corners - p[:, None]) ** 2))
     cost = to_corner + np.sqrt(sum_xy((corners - g[:, None]) ** 2))
     inside = all_xy((corners[:, :, None] > all_lo[:, None]) & (corners[:, :, None] < all_hi[:, None]))
     inside = np.logical_or.reduce(inside & others[:, None], axis=2)
     flat = corners.reshape(-1, 2)
-    box_lo, box_hi = np.repeat(lo, 4, axis=0), np.repeat(hi, 4, axis=0)
-    crossing = crosses(np.repeat(p, 4, axis=0), flat, box_lo, box_hi).reshape(-1, 4)
-    blind = crosses(flat, np.repeat(g, 4, axis=0), box_lo, box_hi).reshape(-1, 4)
+    # Both legs in one test: p -> corner (crossing the box) and corner -> goal (the goal out of view).
+    legs = crosses(np.stack((np.repeat(p, 4, axis=0), flat)), np.stack((flat, np.repeat(g, 4, axis=0))),
+                   np.repeat(lo, 4, axis=0), np.repeat(hi, 4, axis=0))
+    crossing, blind = legs[0].reshape(-1, 4), legs[1].reshape(-1, 4)
     cost = cost + 1e3 * inside + 1e3 * crossing + 1e4 * (to_corner < 0.05) + 50.0 * blind
     return corners[np.arange(len(rows)), cost.argmin(axis=1)]
 
 
 _CORNER_PICK = [0, 1, 0, 3, 2, 1, 2, 3]
+_CORNER_SHIFT = np.array([[-1, -1], [-1, 1], [1, -1], [1, 1]]) * _CORNER_MARGIN
 
 
 def push_out_of_boxes(w: World, mobile: np.ndarray, reach: np.ndarray) -> None:
