@@ -291,25 +291,22 @@ class Motion:
             r = self.radius[m[follows]] + self.reach[m[follows]] + 1e-6
             near = left[follows] + self.reach[m[follows]] <= r + self.radius[goal_rows]
             boxes = self.obstacle[goal_rows]
-            in_box = None
-            if _count(boxes):
-                # Boxes count as reached inside the box grown by r (square corners), as `_legs` aims.
-                in_box = (np.abs(p[follows] - self.pos[goal_rows]) <= self.half[goal_rows] + r[:, None]).all(axis=1)
-                near = np.where(boxes, in_box, near)
-            reached[follows] = near
             rounding = at_waypoint[follows]
+            touching = self._touching(p[follows], goal_rows, r) if _count(boxes) or _count(rounding) else None
+            if _count(boxes):  # boxes count as reached inside the box grown by r, as `_legs` aims
+                near = np.where(boxes, touching, near)
+            reached[follows] = near
             if _count(rounding):
                 # A corner to walk round can lie where the goal itself blocks the way (a worker between two
                 # mineral fields): touching the goal ends the walk there, as it would at the corner.
-                d = self.pos[goal_rows] - p[follows]
-                touching = np.sqrt(sum_xy(d * d)) <= r + self.radius[goal_rows]
-                if in_box is not None:
-                    touching = np.where(boxes, in_box, touching)
                 arrived = np.zeros(len(m), bool)
                 arrived[follows] = rounding & touching
-                touched = {int(follows[k]): self._first_touch(old[follows[k]], travel[:, follows[k]],
-                                                              unit[follows[k]], int(goal_rows[k]), float(r[k]))
-                           for k in (rounding & touching).nonzero()[0].tolist()}
+                touched = {}  # row of m -> the batch's first loop at which it touched its goal
+                for k in (rounding & touching).nonzero()[0].tolist():
+                    j = int(follows[k])
+                    path = old[j] + travel[:, j, None] * unit[j]
+                    touch = self._touching(path, int(goal_rows[k]), r[k])
+                    touched[j] = int(touch.argmax()) if touch.any() else t - 1
         if self._obstacles and _count(blocked):
             # Pushed back by an obstacle: find a way round again next batch.
             stuck = m[blocked]
@@ -341,16 +338,15 @@ class Motion:
         self.boost[m[early]] = late[early] * self.speed[m[early]]
         return tags, lates
 
-    def _first_touch(self, start: np.ndarray, travel: np.ndarray, unit: np.ndarray, goal: int, r: float) -> int:
-        """The first loop of a batch at which a unit on its way (start + travel x unit) came within r of its
-        goal row: inside the goal's box grown by r, or within r + its radius."""
-        path = start + travel[:, None] * unit
-        offset = np.abs(path - self.pos[goal])
-        if self.obstacle[goal]:
-            touching = (offset <= self.half[goal] + r).all(axis=1)
-        else:
-            touching = np.sqrt(sum_xy(offset * offset)) <= r + self.radius[goal]
-        return int(touching.argmax()) if touching.any() else len(travel) - 1
+    def _touching(self, points: np.ndarray, goals, r) -> np.ndarray:
+        """Whether points (..., 2) are within r of their goal rows: inside an obstacle's box grown by r
+        (square corners), else within r of the goal's edge. `goals` and `r` broadcast against the points."""
+        offset = np.abs(points - self.pos[goals])
+        obstacle = self.obstacle[goals]
+        box = (offset <= self.half[goals] + np.asarray(r)[..., None]).all(axis=-1)
+        if np.all(obstacle):  # the usual case (workers at fields and halls): no circle test to pay for
+            return box
+        return np.where(obstacle, box, np.sqrt(sum_xy(offset * offset)) <= r + self.radius[goals])
 
     def owe(self, i: int, loops: int) -> None:
         """Row i started its leg `loops` loops ago from standing: it travels that far extra next batch."""

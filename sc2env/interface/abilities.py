@@ -50,9 +50,10 @@ class AbilityIndex:
             # A specific ability reads back as its general one in whatever form the action has, even one the
             # specific ability has no function of (a Burrow-up autocast, a minimap Attack_Redirect), as PySC2.
             for ability_id, general in general_of.items():
-                for kind in FunctionKind:
-                    if general and (general, kind) in by_kind:
-                        reverse[ability_id, kind] = by_kind[general, kind]
+                if general:
+                    for kind in FunctionKind:
+                        if (general, kind) in by_kind:
+                            reverse[ability_id, kind] = by_kind[general, kind]
 
         self.hide_specific_actions = hide_specific_actions
         self.offered: Mapping[tuple[int, bool], tuple[int, ...]] = MappingProxyType(offered)
