@@ -1,11 +1,14 @@
 """Env steps per second: one SC2Env, our vector env with 1, 2 and 4 games, and PySC2's SC2Env, in one run.
 
+Also two SC2Envs in two processes at once, sharing nothing: how far two cores carry two games here, the
+yardstick for the vector env's ratio.
+
 All on the built-in engine, MoveToBeacon, 64×64 screen and minimap, step_mul 8, every feature layer, the
 agent acting every step. The action loop is the same everywhere: select the army, then move to a random point
 (a real command every step, not no-ops). PySC2 (pysc2-evolved) plays the same engine through
 `--make-sc2path`; it is timed in a child interpreter because it parses absl flags at import.
 
-    python benchmarks/env_steps.py [--steps 3000] [--no-pysc2]
+    python benchmarks/env_steps.py [--steps 3000] [--no-pysc2] [--no-pair]
 
 Targets (issue 5): one env >= 1,000 steps/s; vector env >= 1.8x one env on 2 cores; sc2env >= 3x PySC2.
 """
@@ -48,6 +51,54 @@ env.close()
 """
 
 
+# One SC2Env in a child interpreter: set up, say "ready", wait for "go", then print the monotonic start and
+# end of the timed steps (CLOCK_MONOTONIC is one clock for every process of the machine).
+PAIR_MEMBER = r"""
+import sys, time
+import gymnasium as gym, numpy as np
+import sc2env
+from sc2env.env.speed import BENCH_KWARGS, _moves
+from sc2env.interface import FUNCTIONS
+steps = int(sys.argv[1])
+env = gym.make("sc2env/MoveToBeacon-v0", **BENCH_KWARGS).unwrapped
+moves = _moves(env, np.random.default_rng(0), steps)
+select = env.function_call_to_action(FUNCTIONS.select_army("select"))
+env.reset(seed=0)
+env.step(select)
+print("ready", flush=True)
+sys.stdin.readline()
+start = time.monotonic()
+for action in moves:
+    _, _, terminated, truncated, _ = env.step(action)
+    if terminated or truncated:
+        env.reset()
+        env.step(select)
+print(start, time.monotonic(), flush=True)
+env.close()
+"""
+
+
+def independent_pair(steps: int) -> float:
+    """Steps/s of two SC2Envs in two processes stepped at the same time (each with its own game): what two
+    games give when nothing at all is shared, the yardstick for a vector env of two or more games."""
+    children = [subprocess.Popen([sys.executable, "-c", PAIR_MEMBER, str(steps)], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    try:
+        for child in children:
+            if child.stdout.readline().strip() != "ready":
+                raise RuntimeError("a pair member failed to start its env (see its output above)")
+        for child in children:
+            child.stdin.write("go\n")
+            child.stdin.flush()
+        spans = [tuple(map(float, child.stdout.readline().split())) for child in children]
+        if any(len(span) != 2 for span in spans):
+            raise RuntimeError("a pair member failed while stepping (see its output above)")
+    finally:
+        for child in children:
+            child.wait(60)
+    return 2 * steps / (max(end for _, end in spans) - min(start for start, _ in spans))
+
+
 def time_pysc2(steps: int) -> float | None:
     try:
         import pysc2_evolved  # noqa: F401
@@ -67,6 +118,8 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser.add_argument("--steps", type=int, default=3000, help="env steps per measurement")
     parser.add_argument("--no-pysc2", action="store_true", help="skip the PySC2 comparison")
     parser.add_argument("--vector", type=int, nargs="*", default=[1, 2, 4], help="vector env sizes")
+    parser.add_argument("--no-pair", dest="pair", action="store_false",
+                        help="skip the two independent envs in two processes")
     args = parser.parse_args(argv)
 
     results: dict[str, float] = {}
@@ -76,6 +129,10 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         results[f"vector x{n}"] = vector_steps_per_second(n, args.steps)
         print(f"SC2VectorEnv, {n} games:   {results[f'vector x{n}']:8.0f} steps/s  "
               f"({results[f'vector x{n}'] / results['one env']:.2f}x one env)", flush=True)
+    if args.pair:
+        results["pair"] = independent_pair(args.steps)
+        print(f"two SC2Envs, 2 processes: {results['pair']:7.0f} steps/s  ({results['pair'] / results['one env']:.2f}x "
+              "one env; nothing shared: the yardstick for any vector env here)", flush=True)
     if not args.no_pysc2:
         pysc2 = time_pysc2(args.steps)
         if pysc2 is None:

@@ -18,7 +18,7 @@ RUNS = {
                      r"MoveToBeacon\s+\d+\s+\d+\s+\d+(.|\n)*"
                      r"target MoveToBeacon >= 2,000 agent steps/s: \d+, (met|NOT met)"),
     "env_steps": (["--steps", "40", "--vector", "2", "--no-pysc2"],
-                  r"SC2VectorEnv, 2 games:\s+\d+ steps/s(.|\n)*"
+                  r"SC2VectorEnv, 2 games:\s+\d+ steps/s(.|\n)*two SC2Envs, 2 processes:\s+\d+ steps/s(.|\n)*"
                   r"target one env >= 1,000 steps/s: \d+, (met|NOT met)"),
     "calibrate_minigames": (["--episodes", "1", "--maps", "MoveToBeacon", "--agents", "scripted", "--jobs", "1"],
                             r"MoveToBeacon\s+scripted scores \[\d+\]"),
