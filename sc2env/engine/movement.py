@@ -380,10 +380,13 @@ class Motion:
             if _count(touching):
                 d = np.sqrt(d2)
                 together = touching & (d < 1e-9)
-                if _count(together):  # coincident units split along a direction that differs per pair
-                    angle = np.subtract.outer(np.arange(len(c)), np.arange(len(c))) * 2.399963
-                    dx = np.where(together, np.cos(angle), dx)
-                    dy = np.where(together, np.sin(angle), dy)
+                if _count(together):  # coincident units split along a direction that differs per pair,
+                    # opposite for the two units of a pair ([i, j] = -[j, i]) so that they part
+                    k = np.arange(len(c))
+                    angle = (np.minimum.outer(k, k) * len(c) + np.maximum.outer(k, k)) * 2.399963
+                    away = np.sign(np.subtract.outer(k, k))
+                    dx = np.where(together, away * np.cos(angle), dx)
+                    dy = np.where(together, away * np.sin(angle), dy)
                     d = np.where(together, 1.0, d)
                 share = np.where(touching, (reach - d) * 0.5 / np.maximum(d, 1e-12), 0.0)
                 p[:, 0] += _sum_rows(share * dx)

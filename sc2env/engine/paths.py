@@ -181,7 +181,8 @@ def free_spot(w: World, x: float, y: float, radius: float) -> tuple[float, float
     or the nearest such candidate if none is free."""
     b = w.pathable
     origin = np.array([x, y])
-    if _free(w, origin[None], radius)[0]:  # the spiral starts at (x, y) itself
+    inside = b.x0 + radius <= x <= b.x1 - radius and b.y0 + radius <= y <= b.y1 - radius
+    if inside and _free(w, origin[None], radius)[0]:  # the spiral starts at (x, y) itself
         return x, y
     # Candidates nearest first, in growing runs: a crowd near (x, y) needs a few hundred tests, not all few
     # thousand.

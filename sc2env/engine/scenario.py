@@ -278,14 +278,23 @@ class Scenario:
         self.groups[group] = new
 
     def _do_arrange(self, action: dict, ctx: dict) -> None:
-        """Teleport every unit of a group to the points of `at` (a formation), in group order."""
+        """Teleport every unit of a group to the points of `at` (a formation), in group order, each to the
+        nearest free spot to its point: a column running past the playable area (DefeatRoaches' later waves)
+        or onto another unit must not leave units stacked on one point, which idle units never leave."""
         spec = action["arrange"]
         tags = self.alive(spec["group"])
         if not tags:
             return
-        for tag, (x, y) in zip(tags, placements.points(self, spec["at"], len(tags)).tolist()):
-            self.world.teleport(tag, x, y)
-        self.world.settle()
+        w = self.world
+        rows = [w.slot(tag) for tag in tags]
+        hidden = w.hidden[rows].copy()
+        w.hidden[rows] = True  # the group's old places don't block its new ones
+        for tag, row, was_hidden, (x, y) in zip(tags, rows, hidden,
+                                                placements.points(self, spec["at"], len(tags)).tolist()):
+            radius = float(w.radius[row])
+            w.teleport(tag, *w.free_spot(*w.pathable.clamp(x, y, radius), radius))
+            w.hidden[row] = was_hidden
+        w.settle()
 
     def _do_move_unit(self, action: dict, ctx: dict) -> None:
         spec = action["move_unit"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 
+import numpy as np
 import pytest
 from engine_helpers import arena, unit
 from sim_helpers import Sim
@@ -188,3 +189,23 @@ def test_attack_on_an_own_unit_and_on_invulnerable_units():
     order = sim.units(MARINE)[0].orders[0]
     assert order.ability_id == ATTACK and not order.target_unit_tag, "an invulnerable target becomes a point"
     assert math.isclose(order.target_world_space_pos.x, 40, abs_tol=1e-6)
+
+
+def test_defeat_roaches_waves_never_stack_marines_on_one_point():
+    # From the third wave on the marine column runs past the arena's edge (9 + 5 per wave Marines at 1.0
+    # spacing); the Marines off the arena stand at the nearest free spots instead of on one clamped point.
+    sim = Sim(map_name="DefeatRoaches", seed=5)
+    w = sim.game.world
+    marine = sim.units(MARINE)[0].tag
+    for _ in range(4):
+        for roach in sim.units(ROACH):
+            sim.game.combat._damage(w.slot(roach.tag), 10_000, marine, 1)
+        sim.step(1)
+        marine = sim.units(MARINE)[0].tag
+    marines = sim.units(MARINE)
+    assert len(marines) == 9 + 4 * 5
+    p = np.array([(u.pos.x, u.pos.y) for u in marines])
+    d = np.hypot(p[:, None, 0] - p[None, :, 0], p[:, None, 1] - p[None, :, 1]) + np.eye(len(p)) * 9
+    assert d.min() >= 0.75 - 1e-6, "no two Marines overlap"
+    assert (p[:, 0] >= 22.375 - 1e-9).all() and (p[:, 0] <= 43.625 + 1e-9).all()
+    assert (p[:, 1] >= 20.375 - 1e-9).all() and (p[:, 1] <= 35.625 + 1e-9).all()

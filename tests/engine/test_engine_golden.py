@@ -24,12 +24,12 @@ from sc2env.engine.session import Session
 
 GOLDEN = {
     "MoveToBeacon": "5ccdefcf9cfaeaa8a1a168c24d6ebebc084cfe483fc5d782b2aa405c7253c162",
-    "CollectMineralShards": "2374d450a5d963117972a1b4ff276e442d75d679ab75b881ac736b58dd35a5f4",
+    "CollectMineralShards": "cc03fcdc3220be01f837cb94762263ab66376b1de6c02c97de1c22d3d00ec640",
     "FindAndDefeatZerglings": "ce4d77dde0b0990134e540f9dc7d18a96cc3d41bca60282fce818b841bf34801",
     "DefeatRoaches": "390dd3fb4f2150cbede3fb9675c2c001d106bca7f75400be99c5226ea13bad44",
     "DefeatZerglingsAndBanelings": "09facc0753ca207460ed23dad0e0d58643a02c5246a7a257a83d63275519ea23",
-    "CollectMineralsAndGas": "0ddca55fff5746fbc949ddd15bc7dd99c0fc900179c3b2b71c6744de61587731",
-    "BuildMarines": "863c7b8b17e11590ec77f3a2a1577592456dd562ede9e94671efa9b4a03870ac",
+    "CollectMineralsAndGas": "9c6b503b4098824121dbf14bfc32214a243988d50dbbe495d0c03af2d8e94d95",
+    "BuildMarines": "f1a630beea0b54d8ca77eff8017d6e9a9b2d1e46a4b31beda9d774bef055a039",
 }
 
 # Abilities a random agent often uses: Smart, Move, Attack (general and specific), Stop, Hold, Patrol, gather,

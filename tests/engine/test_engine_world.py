@@ -161,3 +161,20 @@ def test_removing_a_unit_keeps_the_other_rows_consistent():
     assert all(w.tag[w.slot(t)] == t and w.pos[w.slot(t), 0] == x for x, t in enumerate(tags) if x != 3)
     rows, found = w.rows(np.array(tags))
     assert found.tolist() == [x != 3 for x in range(12)] and (w.tag[rows[found]] == np.array(tags)[found]).all()
+
+
+def test_coincident_units_part_in_opposite_directions():
+    w = World(Bounds(0, 0, 64, 64))
+    for _ in range(3):
+        w.spawn(MARINE, 1, 30, 30)
+    w.settle()
+    p = w.pos
+    assert p.mean(axis=0) == pytest.approx((30, 30), abs=1e-9), "pushes are equal and opposite"
+    d = np.hypot(p[:, None, 0] - p[None, :, 0], p[:, None, 1] - p[None, :, 1]) + np.eye(3) * 9
+    assert d.min() > 0.1, "every pair parted"
+
+
+def test_free_spot_never_answers_a_point_outside_the_pathable_area():
+    w = World(Bounds(22, 20, 44, 36))
+    x, y = w.free_spot(30, 18, 0.375)
+    assert 22.375 <= x <= 43.625 and 20.375 <= y <= 35.625
