@@ -45,3 +45,8 @@ class RequestError(SC2EnvError):
 
 class InvalidActionError(SC2EnvError, ValueError):
     """An action that cannot be sent: unknown function, unavailable now, or a bad argument."""
+
+
+class MalformedActionError(InvalidActionError):
+    """An action vector that is no element of the action space (wrong type or shape, a component out of its
+    range): a bug in the caller, so SC2Env raises it even under invalid_action="noop"."""

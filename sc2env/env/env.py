@@ -171,6 +171,8 @@ class SC2Env(gym.Env):
             if call.function == FUNCTIONS.no_op.id:  # always allowed; the game gets no action at all
                 return [], None
             return [encode_action(call, self.interface_format, self._last.masks)], None
+        except errors.MalformedActionError:
+            raise  # not an action of this space at all: a bug to fix, never a quiet no_op
         except errors.InvalidActionError as error:
             if self.config.invalid_action == "raise":
                 raise

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sc2env.errors import InvalidActionError
+from sc2env.errors import InvalidActionError, MalformedActionError
 from sc2env.interface.arguments import ARGUMENT_TYPES
 from sc2env.interface.format import InterfaceFormat
 from sc2env.interface.functions import FUNCTION_ARGUMENTS, FUNCTIONS, Function, FunctionCall
@@ -106,13 +106,18 @@ class ActionSpec:
     def to_call(self, vector: Sequence[int] | np.ndarray) -> FunctionCall:
         """The call a 14-component action vector expresses (components the function doesn't take: ignored)."""
         vector = np.asarray(vector)
-        if vector.shape != (len(self.nvec),):
-            raise InvalidActionError(
-                f"an action vector has {len(self.nvec)} components; got shape {vector.shape}"
+        if vector.shape != (len(self.nvec),) or vector.dtype.kind not in "iuf":
+            raise MalformedActionError(
+                f"an action is a vector of {len(self.nvec)} integers (the MultiDiscrete action space); got "
+                f"{type(vector).__name__ if vector.dtype == object else vector.dtype} of shape {vector.shape}"
             )
+        outside = (vector < 0) | (vector >= self.nvec)
+        if vector.dtype.kind == "f":  # whole numbers only (NaN included)
+            outside |= vector != np.floor(vector)
+        if outside.any():
+            k = int(np.argmax(outside))
+            raise MalformedActionError(f"{COMPONENT_NAMES[k]} component {vector[k]} is outside 0..{self.nvec[k] - 1}")
         position = int(vector[0])
-        if not 0 <= position < len(self.functions):
-            raise InvalidActionError(f"function component {position} is outside 0..{len(self.functions) - 1}")
         func = FUNCTIONS[self.functions[position]]
         arguments = []
         for arg_type in func.args:

@@ -92,6 +92,24 @@ def test_invalid_action_can_raise(make_env):
     env.step(FUNCTIONS.no_op())  # the env is still usable
 
 
+@pytest.mark.parametrize("action, message", [
+    (5, "vector of 14 integers"), (None, "vector of 14 integers"), ("select_army", "vector of 14 integers"),
+    (np.zeros((1, 14), int), r"shape \(1, 14\)"), (np.zeros(13, int), r"shape \(13,\)"),
+    (np.r_[573, np.zeros(13, int)], "function component 573 is outside 0..572"),
+    (np.r_[0, -1, np.zeros(12, int)], "screen component -1 is outside"),
+    (np.r_[np.zeros(13), 0.5], "component 0.5 is outside"),
+])
+def test_a_malformed_action_raises_even_under_noop(make_env, action, message):
+    # Not an element of the MultiDiscrete space: a bug in the caller (a wrapper, a batching slip) that a
+    # quiet no_op would hide from training.
+    env = make_env(**SMALL)
+    env.reset(seed=4)
+    with pytest.raises(errors.MalformedActionError, match=message):
+        env.step(action)
+    _, _, _, _, info = env.step(np.zeros(14, int))  # nothing was sent: the env is still usable
+    assert not info["invalid_action"]
+
+
 def rollout(env, seed):
     """The screens of 20 random masked steps from reset(seed)."""
     obs, _ = env.reset(seed=seed)
