@@ -91,8 +91,9 @@ class _LayerPacker:
             np.minimum(values, 255, out=out, casting="unsafe")
 
 
-def _box(shape: tuple[int, ...], low: int = _I32.min, high: int = _I32.max) -> spaces.Box:
-    return spaces.Box(low, high, shape, np.int32)
+def _box(shape: tuple[int, ...], low: int | None = None, high: int | None = None, dtype=np.int32) -> spaces.Box:
+    info = np.iinfo(dtype)
+    return spaces.Box(info.min if low is None else low, info.max if high is None else high, shape, dtype)
 
 
 class ObservationPacker:
@@ -137,10 +138,11 @@ class ObservationPacker:
             action_result=_box((MAX_REPORTED,), 0),
             alerts=_box((MAX_REPORTED,), 0),
         )
+        # int64: the real game's unit tags (a column of these tables) are 2**32 and more.
         if fmt.use_feature_units:
-            items["feature_units"] = _box((max_units, n_unit_columns))
+            items["feature_units"] = _box((max_units, n_unit_columns), dtype=np.int64)
         if fmt.use_raw_units:
-            items["raw_units"] = _box((max_units, n_unit_columns))
+            items["raw_units"] = _box((max_units, n_unit_columns), dtype=np.int64)
         if fmt.use_feature_units or fmt.use_raw_units:
             items["unit_counts"] = _box((2,), 0)
         items["action_mask"] = spaces.Box(0, 1, (spec.total,), np.int8)
@@ -187,9 +189,9 @@ class ObservationPacker:
         out["action_result"] = _pad_list(obs.action_result, 0)
         out["alerts"] = _pad_list(obs.alerts, 0)
         if "feature_units" in space:
-            out["feature_units"] = _pad(obs.feature_units, self.max_units)
+            out["feature_units"] = _pad(obs.feature_units, self.max_units, np.int64)
         if "raw_units" in space:
-            out["raw_units"] = _pad(obs.raw_units, self.max_units)
+            out["raw_units"] = _pad(obs.raw_units, self.max_units, np.int64)
         if "unit_counts" in space:
             out["unit_counts"] = np.array([
                 min(len(t), self.max_units) if t is not None else 0 for t in (obs.feature_units, obs.raw_units)
@@ -200,9 +202,9 @@ class ObservationPacker:
         return out
 
 
-def _pad(table, rows: int) -> np.ndarray:
+def _pad(table, rows: int, dtype=np.int32) -> np.ndarray:
     table = np.asarray(table)
-    out = np.zeros((rows, table.shape[1]), np.int32)
+    out = np.zeros((rows, table.shape[1]), dtype)
     n = min(len(table), rows)
     out[:n] = table[:n]
     return out

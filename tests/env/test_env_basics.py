@@ -279,3 +279,16 @@ def test_compact_layers_are_the_game_values_narrowed(make_env):
                 expected = np.minimum(values, 255)
             assert np.array_equal(got, expected), (key, layer.name)
     assert {lookup[341], lookup[45], lookup[18]} <= set(np.unique(obs["feature_screen"][6]))  # minerals, SCVs, CC
+
+
+def test_unit_tables_keep_real_game_tags(make_env):
+    # Real StarCraft II tags are 2**32 and more (the engine's are small): the tables are int64, never cut.
+    from sc2env.env.observations import _pad
+
+    env = make_env(use_raw_units=True, use_feature_units=True, **SMALL)
+    obs, _ = env.reset(seed=4)
+    for name in ("raw_units", "feature_units"):
+        assert env.observation_space[name].dtype == np.int64 and obs[name].dtype == np.int64
+        assert env.observation_space[name].contains(obs[name])
+    tag = 4353949697  # a tag from a real ladder replay
+    assert _pad(np.array([[tag, 48]]), 4, np.int64)[0, 0] == tag
