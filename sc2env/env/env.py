@@ -168,7 +168,7 @@ class SC2Env(gym.Env):
                 call = as_function_call(action)
             else:
                 call = self.action_spec.to_call(action)
-            if call.function == FUNCTIONS.no_op.id:  # always allowed; the game gets no action at all
+            if call.function == FUNCTIONS.no_op.id or self._stand_in(call):  # the game gets no action at all
                 return [], None
             return [encode_action(call, self.interface_format, self._last.masks)], None
         except errors.MalformedActionError:
@@ -205,6 +205,13 @@ class SC2Env(gym.Env):
         return obs, float(result.reward), bool(result.terminated), bool(truncated), info
 
     # --- internals ---------------------------------------------------------------------------------
+
+    def _stand_in(self, call: FunctionCall) -> bool:
+        """Whether `call` is what the mask offers when no function of a subset is available: the subset's
+        first function, marked so that every component keeps an allowed value. It is played as no_op."""
+        masks = self._last.masks
+        return (self.config.functions is not None and call.function == self.action_spec.function_ids[0]
+                and bool(masks.function[0]) and call.function not in self._last.available_actions)
 
     def _ensure_match(self) -> Match:
         if self._match is None:

@@ -292,3 +292,16 @@ def test_unit_tables_keep_real_game_tags(make_env):
         assert env.observation_space[name].contains(obs[name])
     tag = 4353949697  # a tag from a real ladder replay
     assert _pad(np.array([[tag, 48]]), 4, np.int64)[0, 0] == tag
+
+
+def test_a_subset_with_nothing_available_offers_its_first_function_played_as_no_op(make_env):
+    env = make_env(functions=["Move_screen", "select_army"], **SMALL)
+    obs, _ = env.reset(seed=4)
+    assert obs["action_mask"][:2].tolist() == [0, 1], "select_army is available: no stand-in"
+    env.step(FUNCTIONS.no_op())
+    env = make_env(functions=["Move_screen"], **SMALL)
+    obs, _ = env.reset(seed=4)  # nothing selected: Move_screen is not available, but a mask needs a choice
+    assert obs["action_mask"][0] == 1
+    obs, _, _, _, info = env.step(env.unwrapped.function_call_to_action(FUNCTIONS.Move_screen("now", (3, 3))))
+    assert not info["invalid_action"]
+    assert not obs["action_result"].any() and obs["last_actions"][0] == -1, "nothing was sent to the game"
