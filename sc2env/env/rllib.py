@@ -25,7 +25,8 @@ def make_env(config: Mapping[str, Any]) -> SC2Env | SC2VectorEnv:
     """Build an sc2env env from an RLlib `EnvContext` (a dict with `worker_index` and `vector_index`).
 
     The dict holds SC2Env keyword arguments (`map_name`, `screen_size`, ...) plus an optional base `seed`;
-    the env's seed is derived from it and the worker and vector indices. With `num_envs` in the dict, an
+    the env's seed is derived from it and the worker and vector indices (without one, every env seeds
+    itself from fresh entropy, so that two unseeded experiments differ). With `num_envs` in the dict, an
     SC2VectorEnv of that many games is returned. Nothing is started here:
     each env launches its own game process at its first reset, on a free port, in the worker that owns it.
 
@@ -33,10 +34,11 @@ def make_env(config: Mapping[str, Any]) -> SC2Env | SC2VectorEnv:
         register_env("sc2", sc2env.env.rllib.make_env)
     """
     kwargs = dict(config)
-    base_seed = int(kwargs.pop("seed", 0) or 0)
+    base_seed = kwargs.pop("seed", None)
     num_envs = kwargs.pop("num_envs", None)
     kwargs.pop("flatten_keys", None)
-    seed = worker_seed(base_seed, getattr(config, "worker_index", 0), getattr(config, "vector_index", 0))
+    seed = None if base_seed is None else worker_seed(
+        int(base_seed), getattr(config, "worker_index", 0), getattr(config, "vector_index", 0))
     if num_envs is not None:
         return SC2VectorEnv(num_envs=int(num_envs), seed=seed, **kwargs)
     return SC2Env(seed=seed, **kwargs)

@@ -44,6 +44,14 @@ def test_seeds_differ_across_workers_and_sub_envs():
     assert len(seeds) == 64
 
 
+def test_without_a_seed_envs_seed_themselves():
+    env = make_env(EnvContext({"map_name": "MoveToBeacon", "engine": "builtin"}, worker_index=1))
+    try:
+        assert env.config.seed is None, "two unseeded experiments must not replay the same episodes"
+    finally:
+        env.close()
+
+
 def test_vector_entry_point_form():
     env = make_env(EnvContext({"map_name": "MoveToBeacon", "engine": "builtin", "num_envs": 2, "seed": 3}))
     try:
