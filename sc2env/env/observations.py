@@ -15,7 +15,9 @@ from sc2env.interface.observation import QUEUE_ROWS
 
 _I32 = np.iinfo(np.int32)
 MAX_REPORTED = 16
-"""Rows kept of the short variable-length lists (last_actions, action_result, alerts, upgrades)."""
+"""Rows kept of the short variable-length lists (last_actions, action_result, alerts)."""
+MAX_UPGRADES = 64
+"""Rows of `upgrades`: more than any race can research in one game."""
 
 COMPACT_UNIT_TYPES: tuple[int, ...] = tuple(sorted(UNIT_TYPES))
 """Unit type ids that keep their own value (1 + position here) in compact uint8 layers; others become 255."""
@@ -137,6 +139,7 @@ class ObservationPacker:
             last_actions=_box((MAX_REPORTED,), -1),
             action_result=_box((MAX_REPORTED,), 0),
             alerts=_box((MAX_REPORTED,), 0),
+            upgrades=_box((MAX_UPGRADES,), 0),
         )
         # int64: the real game's unit tags (a column of these tables) are 2**32 and more.
         if fmt.use_feature_units:
@@ -188,6 +191,7 @@ class ObservationPacker:
         out["last_actions"] = _pad_list(obs.last_actions, -1)
         out["action_result"] = _pad_list(obs.action_result, 0)
         out["alerts"] = _pad_list(obs.alerts, 0)
+        out["upgrades"] = _pad_list(obs.upgrades, 0, MAX_UPGRADES)
         if "feature_units" in space:
             out["feature_units"] = _pad(obs.feature_units, self.max_units, np.int64)
         if "raw_units" in space:
@@ -210,8 +214,8 @@ def _pad(table, rows: int, dtype=np.int32) -> np.ndarray:
     return out
 
 
-def _pad_list(values: np.ndarray, fill: int) -> np.ndarray:
-    out = np.full(MAX_REPORTED, fill, np.int32)
-    n = min(len(values), MAX_REPORTED)
+def _pad_list(values: np.ndarray, fill: int, size: int = MAX_REPORTED) -> np.ndarray:
+    out = np.full(size, fill, np.int32)
+    n = min(len(values), size)
     out[:n] = values[:n]
     return out

@@ -37,6 +37,10 @@ class ActionSpec:
     """(n_all_functions,) int: position of each function id in `functions`, or -1 when left out."""
     function_ids: np.ndarray = field(init=False, repr=False)
     """`functions` as an int64 array."""
+    names: tuple[str, ...] = field(default=COMPONENT_NAMES, init=False, repr=False)
+    """The 14 components' names: "function", then the argument types ("screen", "minimap", ...)."""
+    function_names: tuple[str, ...] = field(init=False, repr=False)
+    """The names of `functions`, in the same order."""
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -53,6 +57,7 @@ class ActionSpec:
         ):
             value.setflags(write=False)
             set_(self, name, value)
+        set_(self, "function_names", tuple(FUNCTIONS[i].name for i in self.functions))
 
     @classmethod
     def from_format(

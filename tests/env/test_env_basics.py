@@ -305,3 +305,11 @@ def test_a_subset_with_nothing_available_offers_its_first_function_played_as_no_
     obs, _, _, _, info = env.step(env.unwrapped.function_call_to_action(FUNCTIONS.Move_screen("now", (3, 3))))
     assert not info["invalid_action"]
     assert not obs["action_result"].any() and obs["last_actions"][0] == -1, "nothing was sent to the game"
+
+
+def test_upgrades_are_observed(make_env):
+    from sc2env.env.observations import MAX_UPGRADES, _pad_list
+
+    obs, _ = make_env(**SMALL).reset(seed=3)
+    assert obs["upgrades"].shape == (MAX_UPGRADES,) and not obs["upgrades"].any(), "the mini-games have none"
+    assert _pad_list(np.array([5, 6]), 0, MAX_UPGRADES).tolist() == [5, 6] + [0] * (MAX_UPGRADES - 2)

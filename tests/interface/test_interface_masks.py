@@ -142,6 +142,8 @@ def test_conditional_masks_pin_what_the_chosen_function_ignores(fmt64):
 
 def test_vectors_and_calls_convert_both_ways(fmt64):
     spec = ActionSpec.from_format(fmt64)
+    assert spec.names[:3] == ("function", "screen", "minimap") and len(spec.names) == len(spec.nvec) == 14
+    assert spec.function_names[FUNCTIONS.Move_screen.id] == "Move_screen"
     call = FUNCTIONS.select_rect("add", (3, 60), (63, 0))
     vector = spec.to_vector(call)
     assert vector[0] == FUNCTIONS.select_rect.id and vector[1] == 60 * 64 + 3 and vector[3] == 63
