@@ -41,8 +41,8 @@ def test_maskable_ppo_learns_from_masked_rollouts(make_env, tmp_path, monkeypatc
     model = sb3_contrib.MaskablePPO("MultiInputPolicy", env, n_steps=256, batch_size=128, n_epochs=1, seed=0,
                                     policy_kwargs={"net_arch": [32]}, device="cpu")
     before = [p.detach().clone() for p in model.policy.parameters()]
-    model.learn(total_timesteps=1024)
-    assert model.num_timesteps >= 1024
+    model.learn(total_timesteps=3072)
+    assert model.num_timesteps >= 3072
     after = list(model.policy.parameters())
     assert all(torch.isfinite(p).all() for p in after)
     assert any(not torch.equal(b, a) for b, a in zip(before, after))  # the updates changed the policy
@@ -54,3 +54,17 @@ def test_maskable_ppo_learns_from_masked_rollouts(make_env, tmp_path, monkeypatc
     action, _ = model.predict(obs, action_masks=env.unwrapped.action_masks(), deterministic=True)
     assert env.action_space.contains(np.asarray(action))
     assert env.unwrapped.action_masks()[int(action[0])]  # the policy chose an available function
+
+
+def test_maskable_ppo_runs_on_the_whole_function_space(make_env, tmp_path, monkeypatch):
+    # All 573 functions and every argument component: the masks MaskablePPO splits over 14 heads.
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path))
+    env = make_env("BuildMarines", screen_size=36, minimap_size=36, screen_layers=("player_relative",),
+                   minimap_layers=("player_relative",), step_mul=16)
+    model = sb3_contrib.MaskablePPO("MultiInputPolicy", env, n_steps=128, batch_size=128, n_epochs=1, seed=0,
+                                    policy_kwargs={"net_arch": [16]}, device="cpu")
+    model.learn(total_timesteps=256)
+    assert model.num_timesteps >= 256
+    masks = model.rollout_buffer.action_masks.reshape(-1, env.unwrapped.action_spec.total)
+    assert masks.shape[1] > 573 and (masks[:, :573].sum(axis=1) >= 2).all(), "several functions on offer"

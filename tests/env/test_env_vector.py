@@ -64,6 +64,19 @@ def test_next_step_autoreset(make_vec):
     assert list(infos["game_loop"]) == [8, 8]
 
 
+def test_next_step_autoreset_after_the_game_ends(make_vec):
+    envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", step_mul=960, **SMALL)  # 1,920 loops: 2 steps
+    envs.reset(seed=1)
+    noop = np.zeros((2, 14), np.int64)
+    _, _, terminated, truncated, _ = envs.step(noop)
+    assert not (terminated | truncated).any()
+    _, _, terminated, truncated, infos = envs.step(noop)
+    assert terminated.all() and not truncated.any() and list(infos["game_loop"]) == [1920, 1920]
+    assert list(infos["outcome"]) == [0, 0], "MoveToBeacon's timer ends it without a winner"
+    _, rewards, terminated, truncated, infos = envs.step(noop)  # the reset step: a new game from loop 0
+    assert list(infos["game_loop"]) == [0, 0] and not rewards.any() and not (terminated | truncated).any()
+
+
 def test_vector_env_accepts_function_calls_and_reports_masks(make_vec):
     envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", **SMALL)
     obs, _ = envs.reset(seed=3)
