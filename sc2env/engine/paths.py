@@ -177,12 +177,13 @@ def _spiral(step: float = 0.25, reach: float = 8.0) -> np.ndarray:
 
 def free_spot(w: World, x: float, y: float, radius: float) -> tuple[float, float]:
     """The nearest point to (x, y) where a ground unit of `radius` overlaps no unit or obstacle (SC2's
-    "normal" placement of created units): the first free candidate of the spiral inside the pathable area,
-    or the nearest such candidate if none is free."""
+    "normal" placement of created units): (x, y) moved into the pathable area if it lies off it, else the
+    first free candidate of the spiral round that point inside the area, or the nearest such candidate if
+    none is free."""
     b = w.pathable
+    x, y = b.clamp(x, y, radius)  # a point off the pathable area: start from the nearest one on it
     origin = np.array([x, y])
-    inside = b.x0 + radius <= x <= b.x1 - radius and b.y0 + radius <= y <= b.y1 - radius
-    if inside and _free(w, origin[None], radius)[0]:  # the spiral starts at (x, y) itself
+    if _free(w, origin[None], radius)[0]:  # the spiral starts at (x, y) itself
         return x, y
     # Candidates nearest first, in growing runs: a crowd near (x, y) needs a few hundred tests, not all few
     # thousand.

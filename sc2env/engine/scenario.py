@@ -291,8 +291,7 @@ class Scenario:
         w.hidden[rows] = True  # the group's old places don't block its new ones
         for tag, row, was_hidden, (x, y) in zip(tags, rows, hidden,
                                                 placements.points(self, spec["at"], len(tags)).tolist()):
-            radius = float(w.radius[row])
-            w.teleport(tag, *w.free_spot(*w.pathable.clamp(x, y, radius), radius))
+            w.teleport(tag, *w.free_spot(x, y, float(w.radius[row])))
             w.hidden[row] = was_hidden
         w.settle()
 

@@ -209,3 +209,52 @@ def test_defeat_roaches_waves_never_stack_marines_on_one_point():
     assert d.min() >= 0.75 - 1e-6, "no two Marines overlap"
     assert (p[:, 0] >= 22.375 - 1e-9).all() and (p[:, 0] <= 43.625 + 1e-9).all()
     assert (p[:, 1] >= 20.375 - 1e-9).all() and (p[:, 1] <= 35.625 + 1e-9).all()
+
+
+def _kill_all(sim: Sim, unit_type: int) -> None:
+    w = sim.game.world
+    marine = sim.units(MARINE)[0].tag
+    for unit in sim.units(unit_type):
+        sim.game.combat._damage(w.slot(unit.tag), 10_000, marine, 1)
+
+
+def _distances(a, b) -> np.ndarray:
+    p = np.array([(u.pos.x, u.pos.y) for u in a])
+    q = np.array([(u.pos.x, u.pos.y) for u in b])
+    return np.hypot(p[:, None, 0] - q[None, :, 0], p[:, None, 1] - q[None, :, 1])
+
+
+@pytest.mark.parametrize("seed", [1, 7])
+def test_find_and_defeat_zerglings_respawns_25_away_from_the_marines_and_scores_losses(seed):
+    sim = Sim(map_name="FindAndDefeatZerglings", seed=seed, disable_fog=True)
+    killed = len(sim.units(ZERGLING))
+    _kill_all(sim, ZERGLING)
+    obs = sim.step(1)
+    assert obs.observation.score.score == killed, "+1 per Zergling"
+    zerglings, marines = sim.units(ZERGLING), sim.units(MARINE)
+    assert len(zerglings) == 25 and len(marines) == 3
+    # The map draws points >= 9 from every Marine and >= 5 from the other Zerglings; placing a Zergling on
+    # the pathable area moves a point drawn at the area's edge by up to its radius (0.375).
+    assert _distances(zerglings, marines).min() >= 9 - 0.375
+    apart = _distances(zerglings, zerglings) + np.eye(25) * 99
+    assert apart.min() >= 5 - 2 * 0.375
+    sim.game.combat._damage(sim.game.world.slot(marines[0].tag), 10_000, zerglings[0].tag, 2)
+    obs = sim.step(1)
+    assert obs.observation.score.score == killed - 1 and len(sim.units(MARINE)) == 2, "-1 per Marine lost"
+
+
+def test_defeat_zerglings_and_banelings_waves_bring_four_marines_and_new_zerg():
+    sim = Sim(map_name="DefeatZerglingsAndBanelings", seed=2)
+    score = 0
+    for wave in range(1, 3):
+        zerg = len(sim.units(ZERGLING)) + len(sim.units(BANELING))
+        marines = len(sim.units(MARINE))
+        _kill_all(sim, ZERGLING)
+        _kill_all(sim, BANELING)
+        obs = sim.step(1)
+        score += 5 * zerg
+        assert obs.observation.score.score == score, "+5 per Zergling or Baneling"
+        assert len(sim.units(MARINE)) == marines + 4
+        assert len(sim.units(ZERGLING)) == 6 and len(sim.units(BANELING)) == 4
+        p = np.array([(u.pos.x, u.pos.y) for u in sim.units(MARINE)])
+        assert (_distances(sim.units(MARINE), sim.units(MARINE)) + np.eye(len(p)) * 9).min() >= 0.75 - 1e-6

@@ -167,3 +167,11 @@ def test_build_marines_depot_barracks_marine_and_timer(controller):
     assert obs.observation.score.score == 1 and len(units_of(obs, MARINE)) == 1, "+1 per Marine trained"
     obs = until_end(controller, obs, 4000)
     assert obs.observation.game_loop == 14400 and obs.player_result[0].result == sc_pb.Tie
+
+
+def test_defeat_roaches_timer_ends_in_a_tie_when_nobody_fights(controller):
+    obs = start(controller, "DefeatRoaches", seed=4)  # the two sides start out of each other's sight
+    obs = until_end(controller, obs, 500)
+    assert obs.observation.game_loop == 1920 and obs.player_result[0].result == sc_pb.Tie
+    assert obs.observation.score.score == 0 and len(units_of(obs, MARINE)) == 9
+    assert controller.status == sc_pb.ended
