@@ -238,7 +238,10 @@ def _raw(game: Game, raw: raw_pb2.ActionRaw) -> int:
         if target is not None and not game.world.exists(target):
             game.action_errors.append((cmd.ability_id, CANT_TARGET))
             return CANT_TARGET
-        return command(game, cmd.ability_id, list(cmd.unit_tags), point, target, cmd.queue_command)
+        tags = list(cmd.unit_tags)
+        if game.interface.options.raw_affects_selection:  # the game selects the units it commands
+            game.player.selection = _own(game, tags)
+        return command(game, cmd.ability_id, tags, point, target, cmd.queue_command)
     if kind == "camera_move":
         p = raw.camera_move.center_world_space
         game.move_camera(p.x, p.y)

@@ -84,12 +84,14 @@ class Game:
         self._minimap_views: dict[tuple, View] = {}
         self.interface: Interface | None = None
         self.race = definition.players[0].race if definition.players else 1
+        self.race_requested = self.race  # what join_game asked for (Random stays Random here)
         self.player_id = definition.players[0].player_id if definition.players else 1
 
     # ---- lifecycle ----------------------------------------------------------------------------------
     def join(self, interface: Interface, race: int) -> None:
         self.interface = interface
         self.race = race if race in (1, 2, 3) else self.race
+        self.race_requested = race if race in (1, 2, 3, 4) else self.race
         self.restart()
 
     def restart(self) -> None:

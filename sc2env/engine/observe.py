@@ -31,9 +31,9 @@ def observation(game: Game, response: sc_pb.Response) -> list[bytes | bytearray]
     obs = response.observation
     o = obs.observation
     o.game_loop = game.game_loop
-    game.panels.fill(o)
-    o.raw_data.player.camera.x, o.raw_data.player.camera.y = game.player.camera
     interface = game.interface
+    game.panels.fill(o, score=interface.options.score)
+    o.raw_data.player.camera.x, o.raw_data.player.camera.y = game.player.camera
     if interface.options.raw:
         _raw_units(game, o.raw_data)
     game.panels.ui(o.ui_data)
@@ -145,7 +145,7 @@ def _harvesters(game: Game) -> dict[int, tuple[int, int]]:
 def game_info(game: Game) -> sc_pb.ResponseGameInfo:
     d = game.definition
     info = sc_pb.ResponseGameInfo(map_name=d.name, local_map_path=d.path)
-    info.player_info.add(player_id=game.player.player_id, type=sc_pb.Participant, race_requested=game.race,
+    info.player_info.add(player_id=game.player.player_id, type=sc_pb.Participant, race_requested=game.race_requested,
                          race_actual=game.race, player_name=d.players[0].name if d.players else "Player")
     raw = info.start_raw
     raw.map_size.x, raw.map_size.y = d.map_size

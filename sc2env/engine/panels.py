@@ -47,10 +47,11 @@ class Panels:
         self.game = game
         self._unit_cards: dict[tuple, bytes] = {}
 
-    def fill(self, o: sc_pb.Observation) -> None:
+    def fill(self, o: sc_pb.Observation, score: bool = True) -> None:
         self.player_common(o.player_common)
         self.abilities(o)
-        self.score(o.score)
+        if score:  # InterfaceOptions.score: the game sends the score only when asked
+            self.score(o.score)
 
     # ---- per-row facts ------------------------------------------------------------------------------
     def _own(self) -> tuple:

@@ -170,3 +170,42 @@ def test_leave_game_returns_to_launched(session):
     assert ask(session, leave_game=sc_pb.RequestLeaveGame()).status == sc_pb.launched
     assert "not valid in status launched" in ask(session, observation=sc_pb.RequestObservation()).error[0]
     play(session, "CollectMineralShards")
+
+
+def test_a_random_race_is_reported_as_requested(session):
+    assert not ask(session, create_game=create_request("MoveToBeacon")).create_game.HasField("error")
+    join = join_request()
+    join.race = 4  # Random
+    assert ask(session, join_game=join).status == sc_pb.in_game
+    player = ask(session, game_info=sc_pb.RequestGameInfo()).game_info.player_info[0]
+    assert player.race_requested == 4 and player.race_actual == 1, "asked Random, plays the map's Terran"
+
+
+def test_the_score_is_sent_only_when_the_interface_asks_for_it(session):
+    for wanted in (True, False):
+        assert not ask(session, create_game=create_request("MoveToBeacon")).create_game.HasField("error")
+        join = join_request()
+        join.options.score = wanted
+        assert ask(session, join_game=join).status == sc_pb.in_game
+        obs = ask(session, observation=sc_pb.RequestObservation()).observation.observation
+        assert obs.HasField("score") == wanted
+        assert ask(session, leave_game=sc_pb.RequestLeaveGame()).status == sc_pb.launched
+
+
+def test_raw_commands_select_their_units_when_the_interface_says_so(session):
+    for affects in (False, True):
+        assert not ask(session, create_game=create_request("CollectMineralShards")).create_game.HasField("error")
+        join = join_request()
+        join.options.raw_affects_selection = affects
+        assert ask(session, join_game=join).status == sc_pb.in_game
+        obs = ask(session, observation=sc_pb.RequestObservation()).observation.observation
+        marines = [u.tag for u in obs.raw_data.units if u.unit_type == 48]
+        assert len(marines) == 2 and not any(u.is_selected for u in obs.raw_data.units)
+        action = sc_pb.Action()
+        cmd = action.action_raw.unit_command
+        cmd.ability_id, cmd.unit_tags[:] = 16, marines[:1]
+        cmd.target_world_space_pos.x, cmd.target_world_space_pos.y = 30, 30
+        ask(session, action=sc_pb.RequestAction(actions=[action]))
+        obs = ask(session, observation=sc_pb.RequestObservation()).observation.observation
+        assert [u.tag for u in obs.raw_data.units if u.is_selected] == (marines[:1] if affects else [])
+        assert ask(session, leave_game=sc_pb.RequestLeaveGame()).status == sc_pb.launched
