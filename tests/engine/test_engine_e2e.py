@@ -195,6 +195,31 @@ def test_selection_abilities_ui_and_control_groups(controller):
     assert [a.action_ui.select_army for a in obs.actions] == [army.action_ui.select_army], "actions are echoed"
 
 
+def test_select_all_of_a_type_add_and_enemies(controller):
+    obs = start(controller, "DefeatRoaches", seed=3)
+    marines, roach = units_of(obs, MARINE), units_of(obs, 110)[0]
+
+    def click(unit, kind):
+        return spatial("unit_selection_point", selection_screen_coord=screen_pixel(unit.pos.x, unit.pos.y),
+                       type=kind)
+
+    def selected(obs):
+        return sorted(u.unit_type for u in obs.observation.raw_data.units if u.is_selected)
+
+    obs = controller.act_step_observe([click(marines[0], 1)], 1)
+    assert selected(obs) == [MARINE]
+    obs = controller.act_step_observe([click(marines[0], 3)], 1)  # AllType: every Marine on the screen
+    assert selected(obs) == [MARINE] * 9
+    i, j = screen_pixel(marines[3].pos.x, marines[3].pos.y)
+    obs = controller.act_step_observe([click(marines[0], 1), select_rect(i - 1, j - 1, i + 1, j + 1, add=True)], 1)
+    assert selected(obs) == [MARINE] * 2, "a rectangle with selection_add adds to the selection"
+    obs = controller.act_step_observe([click(roach, 4)], 1)  # AddAllType on an enemy: not mixed in
+    assert selected(obs) == [MARINE] * 2
+    obs = controller.act_step_observe([click(roach, 1)], 1)  # an enemy alone: shown, not commanded
+    assert selected(obs) == [110] and not obs.observation.abilities
+    assert obs.observation.ui_data.single.unit.player_relative == 4
+
+
 def test_move_orders_queue_and_general_specific_ids(controller):
     obs = start(controller, "MoveToBeacon", seed=4)
     controller.act_step_observe([select_rect(0, 0, 63, 63)], 1)

@@ -84,7 +84,8 @@ def test_fragments_large_frames_pings_and_close(running):
     ws.send_frame(websocket.ABNF.create_frame(ping[3:], websocket.ABNF.OPCODE_CONT, fin=1))
     assert sc_pb.Response.FromString(ws.recv()).id == 21, "a fragmented request is joined"
     big = create_request("MoveToBeacon")
-    big.local_map.map_data = b"x" * 70000  # > 65535 bytes: the 8-byte length form (the path names the map)
+    # 3 MiB: the 8-byte length form, and more than websockets' default 1 MiB cap (the path names the map)
+    big.local_map.map_data = b"x" * (3 << 20)
     answer = ask(ws, sc_pb.Request(id=22, create_game=big), text=False)
     assert answer.id == 22 and answer.status == sc_pb.init_game and not answer.error, "read whole and parsed"
     ws.ping(b"are you there")
