@@ -10,7 +10,7 @@ import numpy as np
 from sc2env.errors import InvalidActionError, MalformedActionError
 from sc2env.interface.arguments import ARGUMENT_TYPES
 from sc2env.interface.format import InterfaceFormat
-from sc2env.interface.functions import FUNCTION_ARGUMENTS, FUNCTIONS, Function, FunctionCall
+from sc2env.interface.functions import FUNCTION_ARGUMENTS, FUNCTION_TARGETS, FUNCTIONS, Function, FunctionCall
 
 ARGUMENT_NAMES: tuple[str, ...] = tuple(t.name for t in ARGUMENT_TYPES)
 COMPONENT_NAMES: tuple[str, ...] = ("function", *ARGUMENT_NAMES)
@@ -93,19 +93,35 @@ class ActionSpec:
         """The 14 component masks as views of a flat mask (last axis), e.g. for `MultiDiscrete.sample`."""
         return tuple(flat[..., int(a) : int(b)] for a, b in zip(self.offsets[:-1], self.offsets[1:]))
 
-    def conditional_mask(self, flat: np.ndarray, function_index) -> np.ndarray:
+    def conditional_mask(self, flat: np.ndarray, function_index, target_masks: np.ndarray | None = None
+                         ) -> np.ndarray:
         """Masks given the chosen function component value(s): argument components that function doesn't
         use are pinned to their value 0 (a one-hot), so they add no entropy. Works on (total,) with an int,
-        or (batch, total) with (batch,) indices; returns a copy."""
+        or (batch, total) with (batch,) indices; returns a copy.
+
+        `target_masks` (the observation's `screen_target_masks`: (classes, h, w), or (batch, classes, h, w))
+        also limits the screen argument to the chosen function's target class, as `ActionMasks.for_function`
+        does (a class with no pixel leaves pixel 0, so the component keeps an allowed value).
+        """
         out = np.array(flat, copy=True)
         batch = out.reshape(-1, self.total)
-        unused = ~self.function_arguments[np.atleast_1d(np.asarray(function_index))]
+        index = np.atleast_1d(np.asarray(function_index))
+        unused = ~self.function_arguments[index]
         for a in range(len(ARGUMENT_TYPES)):
             rows = np.flatnonzero(unused[:, a])
             if rows.size:
                 start, stop = int(self.offsets[a + 1]), int(self.offsets[a + 2])
                 batch[rows, start:stop] = False
                 batch[rows, start] = True
+        if target_masks is not None:
+            masks = np.asarray(target_masks)
+            masks = masks.reshape(len(batch), masks.shape[-3], -1)  # (batch, classes, pixels)
+            classes = FUNCTION_TARGETS[self.function_ids[index]]
+            rows = np.flatnonzero(classes >= 0)
+            if rows.size:
+                screen = masks[rows, classes[rows]] != 0
+                screen[~screen.any(axis=1), 0] = True
+                batch[rows, self.segment("screen")] = screen
         return out
 
     def to_call(self, vector: Sequence[int] | np.ndarray) -> FunctionCall:

@@ -230,6 +230,23 @@ def test_a_policy_following_the_flat_mask_with_target_masks_is_never_refused(mak
             break
 
 
+def test_batched_conditional_masks_narrow_the_screen_to_the_functions_target_class(make_env):
+    # What an autoregressive policy computes from the Gymnasium observation alone, for a batch.
+    env = make_env("BuildMarines", screen_target_masks=True, **SMALL)
+    env.reset(seed=3)
+    obs, *_ = env.step(FUNCTIONS.select_rect("select", (0, 0), (31, 31)))
+    spec, masks = env.unwrapped.action_spec, env.unwrapped.last_observation.masks
+    positions = np.flatnonzero(obs["action_mask"][: len(spec.functions)])
+    assert len(positions) > 10
+    n = len(positions)
+    batch = spec.conditional_mask(np.tile(obs["action_mask"], (n, 1)), positions,
+                                  np.broadcast_to(obs["screen_target_masks"], (n, *obs["screen_target_masks"].shape)))
+    for row, position in zip(batch, positions):
+        np.testing.assert_array_equal(row.astype(bool), masks.for_function(int(spec.function_ids[position])))
+    narrowed = [p for p, row in zip(positions, batch) if row[spec.segment("screen")].sum() < 32 * 32]
+    assert narrowed, "some functions aim at one class of targets only"
+
+
 def test_with_target_masks_a_point_no_available_function_could_use_is_refused(make_env):
     # No selection function with a screen point (they take any pixel): the idle SCVs are picked by key.
     env = make_env("CollectMineralsAndGas", screen_target_masks=True, invalid_action="raise",
