@@ -1,4 +1,8 @@
-"""PySC2 compatibility: pysc2-evolved's own SC2Env plays the engine's mini-games through `--make-sc2path`."""
+"""PySC2 compatibility: PySC2's own SC2Env plays the engine's mini-games through `--make-sc2path`.
+
+pysc2-evolved (the test extra) always; upstream PySC2 4.0 too when $SC2ENV_PYSC2_4_PYTHON names an interpreter
+that has it (it needs Python <= 3.10, protobuf 3.20 and numpy < 2, so it cannot share our environment).
+"""
 
 from __future__ import annotations
 
@@ -8,8 +12,6 @@ import subprocess
 import sys
 
 import pytest
-
-pytest.importorskip("pysc2_evolved", reason="pysc2-evolved (test extra, Python >= 3.11) is not installed")
 
 # Run in a child interpreter: PySC2 parses absl flags and keeps module state we don't want in this process.
 PLAY = r"""
@@ -67,12 +69,25 @@ print("closed", flush=True)
 """
 
 
-def test_pysc2_sc2env_plays_mini_games_with_restarts(tmp_path):
+LAST = ("2", "StepType.LAST")  # how each PySC2 prints its last step's type
+
+
+def _interpreters():
+    yield pytest.param(sys.executable, "pysc2_evolved", id="pysc2-evolved")
+    yield pytest.param(os.environ.get("SC2ENV_PYSC2_4_PYTHON"), "pysc2", id="pysc2-4.0")
+
+
+@pytest.mark.parametrize("python, package", _interpreters())
+def test_pysc2_sc2env_plays_mini_games_with_restarts(tmp_path, python, package):
+    if package == "pysc2_evolved":
+        pytest.importorskip("pysc2_evolved", reason="pysc2-evolved (test extra, Python >= 3.11) is not installed")
+    elif not python:
+        pytest.skip("set SC2ENV_PYSC2_4_PYTHON to a Python <= 3.10 with pysc2==4.0.0, protobuf 3.20, numpy < 2")
     subprocess.run([sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(tmp_path)], check=True,
                    capture_output=True)
     env = dict(os.environ, SC2PATH=str(tmp_path), SDL_VIDEODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1")
-    done = subprocess.run([sys.executable, "-c", PLAY], env=env, capture_output=True, text=True, timeout=240,
-                          check=False)
+    done = subprocess.run([python, "-c", PLAY.replace("pysc2_evolved", package)], env=env, capture_output=True,
+                          text=True, timeout=240, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     output = done.stdout.splitlines()
     lines = [line.split(maxsplit=5) for line in output if line.startswith(("MoveToBeacon", "CollectMineralShards",
@@ -82,12 +97,12 @@ def test_pysc2_sc2env_plays_mini_games_with_restarts(tmp_path):
                                               ("CollectMineralShards", "0"), ("CollectMineralShards", "1"),
                                               ("DefeatRoaches", "0")]
     _, _, steps, score, step_type, available = lines.pop()
-    assert step_type == "2" and int(score) >= 30, "killed Roaches through PySC2's feature units"
+    assert step_type in LAST and int(score) >= 30, "killed Roaches through PySC2's feature units"
     marine_functions = [0, 1, 2, 3, 4, 7, 12, 13, 274, 331, 332, 333, 334, 451, 452, 453]
     assert int(steps) <= 240 and set(marine_functions) <= set(ast.literal_eval(available))
     for name, _, steps, score, step_type, available in lines:
         assert int(steps) == 240, "1920 game loops at step_mul 8, ended by player_result"
-        assert step_type == "2", "StepType.LAST"
+        assert step_type in LAST
         assert int(score) >= (20 if name == "MoveToBeacon" else 40)
         # The real game's list for one selected marine; two marines add select_unit (5) for the multi panel.
         marine_functions = [0, 1, 2, 3, 4, 7, 12, 13, 274, 331, 332, 333, 334, 451, 452, 453]
