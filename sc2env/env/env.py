@@ -207,11 +207,9 @@ class SC2Env(gym.Env):
     # --- internals ---------------------------------------------------------------------------------
 
     def _stand_in(self, call: FunctionCall) -> bool:
-        """Whether `call` is what the mask offers when no function of a subset is available: the subset's
+        """Whether `call` is what the mask offers when no function of a subset can be called: the subset's
         first function, marked so that every component keeps an allowed value. It is played as no_op."""
-        masks = self._last.masks
-        return (self.config.functions is not None and call.function == self.action_spec.function_ids[0]
-                and bool(masks.function[0]) and call.function not in self._last.available_actions)
+        return self._last.masks.stand_in and call.function == self.action_spec.function_ids[0]
 
     def _ensure_match(self) -> Match:
         if self._match is None:

@@ -79,13 +79,17 @@ class ActionMasks:
     to value 0. Masks are bool; `flat.view(np.int8)` gives Gymnasium's int8 without a copy.
     """
 
-    __slots__ = ("flat", "spec", "target_masks")
+    __slots__ = ("flat", "spec", "stand_in", "target_masks")
 
-    def __init__(self, spec: ActionSpec, flat: np.ndarray, target_masks: np.ndarray | None = None):
+    def __init__(self, spec: ActionSpec, flat: np.ndarray, target_masks: np.ndarray | None = None,
+                 stand_in: bool = False):
         self.spec = spec
         self.flat = flat
         self.target_masks = target_masks
         """(classes, height, width) bool screen target masks by `TargetClass`, when enabled."""
+        self.stand_in = stand_in
+        """Nothing of the action space can be called now: the mask offers the first function with every
+        argument at 0 only so that no component is empty (SC2Env plays that choice as no_op)."""
 
     @property
     def function(self) -> np.ndarray:
@@ -131,6 +135,9 @@ class ActionMasks:
         position = int(self.spec.function_position[call.function])
         if position < 0:
             raise InvalidActionError(f"{func.name} is not in this action space")
+        if self.stand_in:
+            raise InvalidActionError(f"no function of this action space can be called now ({func.name} is the "
+                                     "mask's stand-in, offered so that no component is empty): send no_op")
         if not self.flat[position]:
             raise InvalidActionError(
                 f"{func.name} is not available now; available: "
@@ -201,17 +208,19 @@ class MaskBuilder:
         self, available_ids: list[int], ui: UiCounts, target_masks: np.ndarray | None = None
     ) -> ActionMasks:
         if target_masks is not None:
-            return ActionMasks(self.spec, self._build(available_ids, ui, target_masks), target_masks)
+            flat, stand_in = self._build(available_ids, ui, target_masks)
+            return ActionMasks(self.spec, flat, target_masks, stand_in)
         key = (tuple(available_ids), ui)
         built = self._built.get(key)
         if built is None:
             if len(self._built) >= 256:
                 self._built.clear()
             built = self._built[key] = self._build(available_ids, ui, None)
-        return ActionMasks(self.spec, built.copy())  # a copy: callers may change theirs
+        return ActionMasks(self.spec, built[0].copy(), stand_in=built[1])  # a copy: callers may change theirs
 
-    def _build(self, available_ids: list[int], ui: UiCounts, target_masks: np.ndarray | None) -> np.ndarray:
-        """The flat mask (see __call__)."""
+    def _build(self, available_ids: list[int], ui: UiCounts, target_masks: np.ndarray | None
+               ) -> tuple[np.ndarray, bool]:
+        """The flat mask (see __call__), and whether it is the stand-in (see `ActionMasks.stand_in`)."""
         drop: set[int] = set()
         for name, has_values in (
             ("control_group_id", ui.selection or ui.groups),
@@ -234,8 +243,10 @@ class MaskBuilder:
             if nonempty is not None and target >= 0 and not nonempty[target]:
                 continue  # nowhere on screen to aim it
             positions.append(position)
-        if not positions:  # nothing of this action space is available: point at the first function
-            positions.append(0)
+        if not positions:  # nothing of this action space can be called: the stand-in, arguments pinned
+            flat = self._template(0).copy()
+            flat[0] = True
+            return flat, True
         used = 0
         for position in positions:
             used |= self._bits[position]
@@ -269,4 +280,4 @@ class MaskBuilder:
                 flat[start:stop] = True
             else:
                 flat[start:stop] = target_masks[sorted(classes)].any(axis=0).ravel()
-        return flat
+        return flat, False

@@ -330,3 +330,17 @@ def test_upgrades_are_observed(make_env):
     obs, _ = make_env(**SMALL).reset(seed=3)
     assert obs["upgrades"].shape == (MAX_UPGRADES,) and not obs["upgrades"].any(), "the mini-games have none"
     assert _pad_list(np.array([5, 6]), 0, MAX_UPGRADES).tolist() == [5, 6] + [0] * (MAX_UPGRADES - 2)
+
+
+def test_the_stand_in_pins_its_arguments_so_no_component_is_empty(make_env):
+    # select_control_group is dropped without a selection or a group: its arguments would have no value.
+    env = make_env(functions=["select_control_group"], **SMALL)
+    obs, _ = env.reset(seed=4)
+    spec = env.unwrapped.action_spec
+    assert all(segment.any() for segment in spec.split(obs["action_mask"]))
+    assert env.unwrapped.last_observation.masks.stand_in
+    with pytest.raises(errors.InvalidActionError, match="stand-in"):
+        env.unwrapped.last_observation.masks.check(FUNCTIONS.select_control_group("recall", 0))
+    env.action_space.seed(1)
+    obs, _, _, _, info = env.step(env.action_space.sample(mask=spec.split(obs["action_mask"])))
+    assert not info["invalid_action"] and not obs["action_result"].any(), "played as no_op"
