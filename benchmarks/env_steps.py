@@ -83,6 +83,7 @@ def independent_pair(steps: int) -> float:
     games give when nothing at all is shared, the yardstick for a vector env of two or more games."""
     children = [subprocess.Popen([sys.executable, "-c", PAIR_MEMBER, str(steps)], stdin=subprocess.PIPE,
                                  stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    finished = False
     try:
         for child in children:
             if child.stdout.readline().strip() != "ready":
@@ -93,8 +94,11 @@ def independent_pair(steps: int) -> float:
         spans = [tuple(map(float, child.stdout.readline().split())) for child in children]
         if any(len(span) != 2 for span in spans):
             raise RuntimeError("a pair member failed while stepping (see its output above)")
+        finished = True
     finally:
         for child in children:
+            if not finished:  # the other member may be waiting for "go" or still stepping: stop it
+                child.kill()
             child.wait(60)
     return 2 * steps / (max(end for _, end in spans) - min(start for start, _ in spans))
 

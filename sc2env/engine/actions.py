@@ -240,7 +240,7 @@ def _raw(game: Game, raw: raw_pb2.ActionRaw) -> int:
             return CANT_TARGET
         tags = list(cmd.unit_tags)
         if game.interface.options.raw_affects_selection:  # the game selects the units it commands
-            game.player.selection = _own(game, tags)
+            game.player.selection = list(dict.fromkeys(_own(game, tags)))
         return command(game, cmd.ability_id, tags, point, target, cmd.queue_command)
     if kind == "camera_move":
         p = raw.camera_move.center_world_space

@@ -177,9 +177,9 @@ def _spiral(step: float = 0.25, reach: float = 8.0) -> np.ndarray:
 
 def free_spot(w: World, x: float, y: float, radius: float) -> tuple[float, float]:
     """The nearest point to (x, y) where a ground unit of `radius` overlaps no unit or obstacle (SC2's
-    "normal" placement of created units): (x, y) moved into the pathable area if it lies off it, else the
-    first free candidate of the spiral round that point inside the area, or the nearest such candidate if
-    none is free."""
+    "normal" placement of created units): (x, y), moved into the pathable area if it lies off it, when that
+    is free; else the first free candidate of the spiral round it inside the area; that point itself if none
+    is free."""
     b = w.pathable
     x, y = b.clamp(x, y, radius)  # a point off the pathable area: start from the nearest one on it
     origin = np.array([x, y])
@@ -188,7 +188,6 @@ def free_spot(w: World, x: float, y: float, radius: float) -> tuple[float, float
     # Candidates nearest first, in growing runs: a crowd near (x, y) needs a few hundred tests, not all few
     # thousand.
     spiral = _spiral()
-    nearest = None
     start, run = 0, 64
     while start < len(spiral):
         candidates = origin + spiral[start:start + run]
@@ -196,15 +195,12 @@ def free_spot(w: World, x: float, y: float, radius: float) -> tuple[float, float
                   & (candidates[:, 1] >= b.y0 + radius) & (candidates[:, 1] <= b.y1 - radius))
         candidates = candidates[inside]
         if len(candidates):
-            nearest = candidates[0] if nearest is None else nearest
             free = _free(w, candidates, radius)
             if count_nonzero(free):
                 k = int(np.argmax(free))
                 return float(candidates[k, 0]), float(candidates[k, 1])
         start, run = start + run, 2 * run
-    if nearest is None:
-        return b.clamp(x, y, radius)
-    return float(nearest[0]), float(nearest[1])
+    return x, y
 
 
 def _free(w: World, candidates: np.ndarray, radius: float) -> np.ndarray:

@@ -72,7 +72,12 @@ class SC2VectorEnv(VectorEnv):
         live = [i for i in range(self.num_envs) if not self._autoreset[i]]
         # Every action is checked before any is sent, so an invalid one (invalid_action="raise") leaves
         # all games where they were.
-        encoded = {i: self.envs[i].encode(actions[i]) for i in live}
+        encoded = {}
+        for i in live:
+            try:
+                encoded[i] = self.envs[i].encode(actions[i])
+            except errors.InvalidActionError as error:
+                raise type(error)(f"sub-env {i}: {error}") from error
         # Every live game gets its action first, so all of them work while we wait on, and decode, each one.
         sent, failures = {}, {}
         for i in live:

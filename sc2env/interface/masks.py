@@ -120,14 +120,7 @@ class ActionMasks:
         position = int(self.spec.function_position[function_id])
         if position < 0:
             raise InvalidActionError(f"{FUNCTIONS[function_id].name} is not in this action space")
-        out = self.spec.conditional_mask(self.flat, position)
-        target = FUNCTIONS[function_id].target
-        if self.target_masks is not None and target is not None:
-            screen = out[self.spec.segment("screen")]
-            screen[:] = self.target_masks[target].ravel()
-            if not screen.any():
-                screen[0] = True
-        return out
+        return self.spec.conditional_mask(self.flat, position, self.target_masks)
 
     def check(self, call: FunctionCall) -> None:
         """Raise `InvalidActionError` unless the call is available now with every argument value allowed."""

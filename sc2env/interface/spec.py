@@ -115,6 +115,9 @@ class ActionSpec:
                 batch[rows, start] = True
         if target_masks is not None:
             masks = np.asarray(target_masks)
+            if masks.ndim != out.ndim + 2 or masks.shape[:-3] != out.shape[:-1]:
+                raise ValueError(f"target_masks of shape {masks.shape} do not match masks of shape {out.shape}: "
+                                 "give (classes, h, w) with one flat mask, (batch, classes, h, w) with a batch")
             masks = masks.reshape(len(batch), masks.shape[-3], -1)  # (batch, classes, pixels)
             classes = FUNCTION_TARGETS[self.function_ids[index]]
             rows = np.flatnonzero(classes >= 0)
@@ -126,15 +129,18 @@ class ActionSpec:
 
     def to_call(self, vector: Sequence[int] | np.ndarray) -> FunctionCall:
         """The call a 14-component action vector expresses (components the function doesn't take: ignored)."""
+        given = vector
         vector = np.asarray(vector)
         if vector.shape != (len(self.nvec),) or vector.dtype.kind not in "iuf":
+            what = f"{vector.dtype} array" if isinstance(given, np.ndarray) else type(given).__name__
             raise MalformedActionError(
                 f"an action is a vector of {len(self.nvec)} integers (the MultiDiscrete action space); got "
-                f"{type(vector).__name__ if vector.dtype == object else vector.dtype} of shape {vector.shape}"
+                f"{what} of shape {vector.shape}"
             )
+        if vector.dtype.kind == "f" and (vector != np.floor(vector)).any():  # NaN too
+            k = int(np.argmax(vector != np.floor(vector)))
+            raise MalformedActionError(f"{COMPONENT_NAMES[k]} component {vector[k]} is not a whole number")
         outside = (vector < 0) | (vector >= self.nvec)
-        if vector.dtype.kind == "f":  # whole numbers only (NaN included)
-            outside |= vector != np.floor(vector)
         if outside.any():
             k = int(np.argmax(outside))
             raise MalformedActionError(f"{COMPONENT_NAMES[k]} component {vector[k]} is outside 0..{self.nvec[k] - 1}")

@@ -203,9 +203,18 @@ def test_raw_commands_select_their_units_when_the_interface_says_so(session):
         assert len(marines) == 2 and not any(u.is_selected for u in obs.raw_data.units)
         action = sc_pb.Action()
         cmd = action.action_raw.unit_command
-        cmd.ability_id, cmd.unit_tags[:] = 16, marines[:1]
+        cmd.ability_id, cmd.unit_tags[:] = 16, marines[:1] * 2  # a tag twice selects its unit once
         cmd.target_world_space_pos.x, cmd.target_world_space_pos.y = 30, 30
         ask(session, action=sc_pb.RequestAction(actions=[action]))
         obs = ask(session, observation=sc_pb.RequestObservation()).observation.observation
         assert [u.tag for u in obs.raw_data.units if u.is_selected] == (marines[:1] if affects else [])
         assert ask(session, leave_game=sc_pb.RequestLeaveGame()).status == sc_pb.launched
+
+
+def test_raw_crop_to_playable_area_is_refused_rather_than_ignored(session):
+    assert not ask(session, create_game=create_request("MoveToBeacon")).create_game.HasField("error")
+    join = join_request()
+    join.options.raw_crop_to_playable_area = True
+    answer = ask(session, join_game=join).join_game
+    assert answer.error == sc_pb.ResponseJoinGame.FeatureUnsupported
+    assert "raw_crop_to_playable_area" in answer.error_details

@@ -93,11 +93,12 @@ def test_invalid_action_can_raise(make_env):
 
 
 @pytest.mark.parametrize("action, message", [
-    (5, "vector of 14 integers"), (None, "vector of 14 integers"), ("select_army", "vector of 14 integers"),
+    (5, "got int of shape"), (None, "got NoneType"), ("select_army", "got str"),
     (np.zeros((1, 14), int), r"shape \(1, 14\)"), (np.zeros(13, int), r"shape \(13,\)"),
     (np.r_[573, np.zeros(13, int)], "function component 573 is outside 0..572"),
     (np.r_[0, -1, np.zeros(12, int)], "screen component -1 is outside"),
-    (np.r_[np.zeros(13), 0.5], "component 0.5 is outside"),
+    (np.r_[np.zeros(13), 0.5], "unload_id component 0.5 is not a whole number"),
+    (np.r_[np.zeros(13), np.nan], "is not a whole number"),
 ])
 def test_a_malformed_action_raises_even_under_noop(make_env, action, message):
     # Not an element of the MultiDiscrete space: a bug in the caller (a wrapper, a batching slip) that a
@@ -245,6 +246,8 @@ def test_batched_conditional_masks_narrow_the_screen_to_the_functions_target_cla
         np.testing.assert_array_equal(row.astype(bool), masks.for_function(int(spec.function_ids[position])))
     narrowed = [p for p, row in zip(positions, batch) if row[spec.segment("screen")].sum() < 32 * 32]
     assert narrowed, "some functions aim at one class of targets only"
+    with pytest.raises(ValueError, match=r"give \(classes, h, w\) with one flat mask"):
+        spec.conditional_mask(np.tile(obs["action_mask"], (n, 1)), positions, obs["screen_target_masks"])
 
 
 def test_with_target_masks_a_point_no_available_function_could_use_is_refused(make_env):
@@ -324,12 +327,23 @@ def test_a_subset_with_nothing_available_offers_its_first_function_played_as_no_
     assert not obs["action_result"].any() and obs["last_actions"][0] == -1, "nothing was sent to the game"
 
 
-def test_upgrades_are_observed(make_env):
-    from sc2env.env.observations import MAX_UPGRADES, _pad_list
+def test_upgrades_are_observed(make_env, monkeypatch):
+    from sc2env.env.observations import MAX_UPGRADES
+    from sc2env.interface.observation import ObservationDecoder
 
-    obs, _ = make_env(**SMALL).reset(seed=3)
+    env = make_env(**SMALL)
+    obs, _ = env.reset(seed=3)
     assert obs["upgrades"].shape == (MAX_UPGRADES,) and not obs["upgrades"].any(), "the mini-games have none"
-    assert _pad_list(np.array([5, 6]), 0, MAX_UPGRADES).tolist() == [5, 6] + [0] * (MAX_UPGRADES - 2)
+    decode = ObservationDecoder.decode
+
+    def researched(self, response, **kwargs):  # as the real game reports Stimpack (15) and Combat Shield (16)
+        response.observation.raw_data.player.upgrade_ids.extend([15, 16])
+        return decode(self, response, **kwargs)
+
+    monkeypatch.setattr(ObservationDecoder, "decode", researched)
+    obs, *_ = env.step(FUNCTIONS.no_op())
+    assert obs["upgrades"].tolist() == [15, 16] + [0] * (MAX_UPGRADES - 2)
+    assert env.observation_space.contains(obs)
 
 
 def test_the_stand_in_pins_its_arguments_so_no_component_is_empty(make_env):

@@ -77,6 +77,14 @@ def test_next_step_autoreset_after_the_game_ends(make_vec):
     assert list(infos["game_loop"]) == [0, 0] and not rewards.any() and not (terminated | truncated).any()
 
 
+def test_a_malformed_action_names_its_sub_env(make_vec):
+    envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", **SMALL)
+    envs.reset(seed=3)
+    with pytest.raises(errors.MalformedActionError, match=r"sub-env 1: function component 999 is outside"):
+        envs.step([np.zeros(14, int), np.r_[999, np.zeros(13, int)]])
+    envs.step(np.zeros((2, 14), int))  # nothing was sent: both games still answer
+
+
 def test_vector_env_accepts_function_calls_and_reports_masks(make_vec):
     envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", **SMALL)
     obs, _ = envs.reset(seed=3)
