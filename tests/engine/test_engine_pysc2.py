@@ -72,12 +72,11 @@ print("closed", flush=True)
 LAST = ("2", "StepType.LAST")  # how each PySC2 prints its last step's type
 
 
-def _interpreters():
-    yield pytest.param(sys.executable, "pysc2_evolved", id="pysc2-evolved")
-    yield pytest.param(os.environ.get("SC2ENV_PYSC2_4_PYTHON"), "pysc2", id="pysc2-4.0")
+INTERPRETERS = [pytest.param(sys.executable, "pysc2_evolved", id="pysc2-evolved"),
+                pytest.param(os.environ.get("SC2ENV_PYSC2_4_PYTHON"), "pysc2", id="pysc2-4.0")]
 
 
-@pytest.mark.parametrize("python, package", _interpreters())
+@pytest.mark.parametrize("python, package", INTERPRETERS)
 def test_pysc2_sc2env_plays_mini_games_with_restarts(tmp_path, python, package):
     if package == "pysc2_evolved":
         pytest.importorskip("pysc2_evolved", reason="pysc2-evolved (test extra, Python >= 3.11) is not installed")
