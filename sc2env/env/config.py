@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from sc2env.env.observations import LayerSelection
 from sc2env.game import Bot, MatchConfig
-from sc2env.game.match import require_count
+from sc2env.game.match import require_count, require_seconds
 from sc2env.interface import MINIMAP_LAYERS, SCREEN_LAYERS, ActionSpec, Function, InterfaceFormat
 from sc2env.launch import LaunchConfig
 
@@ -80,6 +80,7 @@ class EnvConfig:
         if self.invalid_action not in INVALID_ACTION_POLICIES:
             raise ValueError(f"invalid_action must be one of {INVALID_ACTION_POLICIES}, not {self.invalid_action!r}")
         require_count("step_mul", self.step_mul, "game loop")
+        require_seconds("request_timeout_s", self.request_timeout_s)
         if self.max_episode_steps is not None:
             require_count("max_episode_steps", self.max_episode_steps, "env step (or None)")
         if self.functions is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import math
 import numbers
 from collections.abc import Iterable
 
@@ -88,7 +89,14 @@ class MatchConfig:
 
     def __post_init__(self) -> None:
         require_count("step_mul", self.step_mul, "game loop")
+        require_seconds("request_timeout_s", self.request_timeout_s)
         _choice(RACES, self.race, "race")
+
+
+def require_seconds(name: str, value) -> None:
+    """Raise ValueError unless `value` is a finite number of seconds above 0."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < math.inf:
+        raise ValueError(f"{name} must be a finite number of seconds above 0, not {value!r}")
 
 
 def require_count(name: str, value, unit: str) -> None:
@@ -244,8 +252,9 @@ class Match:
         process = launch_plan(plan)
         try:
             timeout_s = self.config.request_timeout_s
-            # Loading a real map can take minutes on a cold disk cache.
-            slow = max(timeout_s, _MAP_LOAD_TIMEOUT_S)
+            # Loading a real map can take minutes on a cold disk cache; the built-in engine loads in
+            # milliseconds, so its caller's timeout holds for every request.
+            slow = max(timeout_s, _MAP_LOAD_TIMEOUT_S) if plan.engine == "sc2" else timeout_s
             self.controller = Controller(process, timeout_s=timeout_s,
                                          timeouts={"create_game": slow, "join_game": slow},
                                          spin_wait_s=DEFAULT_SPIN_WAIT_S if self.config.launch.spin_wait else 0)

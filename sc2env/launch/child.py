@@ -10,6 +10,7 @@ import pathlib
 import signal
 import subprocess
 import threading
+from typing import BinaryIO
 
 _PR_SET_PDEATHSIG = 1
 
@@ -32,11 +33,11 @@ class Child:
     signal the whole process group.
     """
 
-    def __init__(self, argv: list[str], env: dict[str, str], log_path: pathlib.Path):
+    def __init__(self, argv: list[str], env: dict[str, str], log: BinaryIO):
         self.argv = argv
         self.exited = threading.Event()
         started: concurrent.futures.Future[subprocess.Popen[bytes]] = concurrent.futures.Future()
-        self._keeper = threading.Thread(target=self._keep, args=(env, log_path, started),
+        self._keeper = threading.Thread(target=self._keep, args=(env, log, started),
                                         name=f"sc2env-keeper:{pathlib.Path(argv[0]).name}", daemon=True)
         self._keeper.start()
         self.popen = started.result()  # re-raises the spawn error (missing file, no permission, ...)
@@ -59,6 +60,7 @@ class Child:
         """SIGTERM the child's process group, SIGKILL it after `grace_s`; the child's return code."""
         if not self.exited.is_set():
             self._signal_group(signal.SIGTERM)
+            self._signal_group(signal.SIGCONT)  # a stopped game (SIGSTOP, a debugger) must run to exit
             if not self.exited.wait(grace_s):
                 self._signal_group(signal.SIGKILL)
                 self.exited.wait(5.0)
@@ -71,7 +73,7 @@ class Child:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.popen.pid, signum)
 
-    def _keep(self, env, log_path, started) -> None:
+    def _keep(self, env, log, started) -> None:
         prctl = _find_prctl()
         parent = os.getpid()
 
@@ -82,10 +84,9 @@ class Child:
 
         try:
             # Output goes to a file, never a pipe that nobody reads and that would block the game when full.
-            with open(log_path, "ab") as log:
-                popen = subprocess.Popen(self.argv, env=env, stdin=subprocess.DEVNULL, stdout=log,
-                                         stderr=subprocess.STDOUT, start_new_session=True,
-                                         preexec_fn=die_with_parent if prctl else None)
+            popen = subprocess.Popen(self.argv, env=env, stdin=subprocess.DEVNULL, stdout=log,
+                                     stderr=subprocess.STDOUT, start_new_session=True,
+                                     preexec_fn=die_with_parent if prctl else None)
         except BaseException as error:  # noqa: BLE001 - handed to the launching thread
             started.set_exception(error)
             return

@@ -41,11 +41,13 @@ class LaunchPlan:
             return f"the built-in engine ({' '.join(self.program[-2:])})"
         return f"StarCraft II {self.version} at {self.program[0]}"
 
-    def argv(self, port: int, temp_dir: pathlib.Path) -> list[str]:
-        """The full command line, with the SC2_x64 Linux flags in the order StarCraft II documents."""
+    def argv(self, port: int, temp_dir: pathlib.Path | None) -> list[str]:
+        """The full command line, with the SC2_x64 Linux flags in the order StarCraft II documents (no
+        -tempDir without a `temp_dir`: the built-in engine writes no files)."""
         cfg = self.config
-        argv = [*self.program, "-listen", cfg.host, "-port", str(port),
-                "-dataDir", str(self.data_dir), "-tempDir", str(temp_dir)]
+        argv = [*self.program, "-listen", cfg.host, "-port", str(port), "-dataDir", str(self.data_dir)]
+        if temp_dir is not None:
+            argv += ["-tempDir", str(temp_dir)]
         if ":" in cfg.host:
             argv.append("-ipv6")
         if self.data_version_flag:

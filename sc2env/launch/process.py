@@ -7,8 +7,10 @@ import logging
 import os
 import pathlib
 import signal
+import tempfile
 import time
 import weakref
+from typing import BinaryIO
 
 import websocket
 
@@ -64,6 +66,7 @@ class _Resources:
     def __init__(self) -> None:
         self.owner_pid = os.getpid()
         self.child: Child | None = None
+        self.log: BinaryIO | None = None
         self.temp_dir: pathlib.Path | None = None
         self.port: int | None = None
         self.port_is_ours = False
@@ -74,6 +77,8 @@ class _Resources:
             return
         if self.child is not None:
             self.child.stop(self.grace_s)
+        if self.log is not None:
+            self.log.close()
         if self.temp_dir is not None:
             workspace.remove_temp_dir(self.temp_dir)
         if self.port_is_ours and self.port is not None:
@@ -83,9 +88,9 @@ class _Resources:
 class GameProcess:
     """A running game (StarCraft II or the built-in engine) that sc2env started and owns.
 
-    Stopped, with its temp dir removed and its port returned, by close(), by leaving a `with` block, when
-    garbage-collected, at interpreter exit, and by the kernel if our process dies (Linux). Use launch()
-    to get a ready one.
+    Stopped, with its temp dir (StarCraft II only) removed and its port returned, by close(), by leaving a
+    `with` block, when garbage-collected, at interpreter exit, and by the kernel if our process dies (Linux;
+    a real game's temp dir is then removed by the next launch). Use launch() to get a ready one.
     """
 
     def __init__(self, plan: LaunchPlan):
@@ -101,11 +106,18 @@ class GameProcess:
         else:
             resources.port = plan.config.port
         self.port: int = resources.port
-        self.temp_dir = resources.temp_dir = workspace.make_temp_dir()
-        self.log_path = self.temp_dir / "output.log"
+        # StarCraft II writes into its -tempDir; the built-in engine writes nothing, so it gets no dir and its
+        # output goes to an unlinked file: nothing is left on disk even if our process is SIGKILLed.
+        if plan.engine == "sc2":
+            self.temp_dir = resources.temp_dir = workspace.make_temp_dir()
+            resources.log = open(self.temp_dir / "output.log", "ab+")  # noqa: SIM115 - closed by release()
+        else:
+            self.temp_dir = None
+            resources.log = tempfile.TemporaryFile()  # noqa: SIM115 - closed by release()
+        self._log = resources.log
         self.argv = plan.argv(self.port, self.temp_dir)
         try:
-            resources.child = Child(self.argv, plan.env, self.log_path)
+            resources.child = Child(self.argv, plan.env, resources.log)
         except OSError as error:
             self.close()
             raise LaunchError(
@@ -161,10 +173,10 @@ class GameProcess:
     def output_tail(self, n_lines: int = 20) -> str:
         """The last `n_lines` lines the process wrote to stdout/stderr ("" once closed)."""
         try:
-            with open(self.log_path, "rb") as log:
-                log.seek(max(0, log.seek(0, os.SEEK_END) - _TAIL_BYTES))
-                data = log.read()
-        except OSError:
+            fd = self._log.fileno()
+            size = os.fstat(fd).st_size
+            data = os.pread(fd, _TAIL_BYTES, max(0, size - _TAIL_BYTES))
+        except (OSError, ValueError):  # ValueError: closed
             return ""
         lines = data.decode("utf-8", "replace").splitlines()
         return "\n".join(lines[-n_lines:]) if n_lines > 0 else ""
@@ -185,10 +197,11 @@ class GameProcess:
         last_error: BaseException | None = None
         while True:
             if not self.running:
+                advice = ("check the install and version, or use the built-in engine with engine='builtin'"
+                          if self.engine == "sc2" else "check the flags it was given (LaunchConfig.extra_args)")
                 raise LaunchError(
                     f"{self.exit_summary()}\nIt exited {time.monotonic() - start:.1f} s after start, before "
-                    f"answering on {self.url}. Its output should say why; check the install and version, "
-                    "or use the built-in engine with engine='builtin'.")
+                    f"answering on {self.url}. Its output should say why; {advice}.")
             remaining = deadline - time.monotonic()
             try:
                 probe = websocket.create_connection(self.url, timeout=min(2.0, max(0.05, remaining)),

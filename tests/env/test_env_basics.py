@@ -358,3 +358,9 @@ def test_the_stand_in_pins_its_arguments_so_no_component_is_empty(make_env):
     env.action_space.seed(1)
     obs, _, _, _, info = env.step(env.action_space.sample(mask=spec.split(obs["action_mask"])))
     assert not info["invalid_action"] and not obs["action_result"].any(), "played as no_op"
+
+
+@pytest.mark.parametrize("value", [0, -1, float("nan"), float("inf"), "5", None])
+def test_a_request_timeout_that_is_no_duration_is_refused_before_anything_starts(value):
+    with pytest.raises(ValueError, match="request_timeout_s must be a finite number of seconds above 0"):
+        SC2Env(request_timeout_s=value)

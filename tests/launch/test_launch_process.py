@@ -249,12 +249,41 @@ def test_builtin_engine_runs_with_the_sc2_flags(start, monkeypatch):
     assert cmdline == process.argv
     assert cmdline[:3] == [sys.executable, "-m", "sc2env.engine"]
     maps_dir = next(iter(importlib.util.find_spec("sc2env.maps").submodule_search_locations))
-    assert cmdline[3:] == ["-listen", "127.0.0.1", "-port", str(process.port),
-                           "-dataDir", maps_dir, "-tempDir", str(process.temp_dir)]
+    # No -tempDir: the built-in engine writes no files, so it gets no dir that a SIGKILL could leave behind.
+    assert cmdline[3:] == ["-listen", "127.0.0.1", "-port", str(process.port), "-dataDir", maps_dir]
+    assert process.temp_dir is None
     ping = raw_ping(process)
     assert (ping.game_version, ping.base_build) == ("4.10.0", 75689)
     process.close()
-    assert not pid_alive(process.pid) and not process.temp_dir.exists()
+    assert not pid_alive(process.pid)
+
+
+def test_sigkill_of_our_process_leaves_nothing_of_a_builtin_engine(tmp_path):
+    script = textwrap.dedent("""
+        import json, sys, time
+        from sc2env.launch import launch
+        process = launch(engine="builtin")
+        print(json.dumps({"pid": process.pid}), flush=True)
+        time.sleep(600)
+    """)
+    env = dict(os.environ, TMPDIR=str(tmp_path))  # where a temp dir, if any, would go
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        game = json.loads(parent.stdout.readline())
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(10)
+        assert wait_until(lambda: not pid_alive(game["pid"]), 10), "the engine outlived its SIGKILLed parent"
+    finally:
+        parent.kill()
+        parent.wait()
+    assert not list(tmp_path.iterdir()), "no temp dir or log file left on disk"
+
+
+def test_a_builtin_engine_that_fails_shows_its_output(monkeypatch):
+    monkeypatch.setenv("SC2ENV_ENGINE", "builtin")
+    with pytest.raises(LaunchError, match=r"(?s)exited with code 2.*\| .*invalid int value: 'not-a-number'") as info:
+        launch(extra_args=("-port", "not-a-number"))  # read back from its unlinked log file
+    assert "use the built-in engine" not in str(info.value) and "extra_args" in str(info.value)
 
 
 def test_an_unclaimed_ready_connection_is_closed_with_the_game(start, monkeypatch):
