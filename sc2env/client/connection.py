@@ -13,6 +13,9 @@ from websockets.frames import apply_mask
 from sc2env.spinwait import SpinWait
 
 DEFAULT_SPIN_WAIT_S = 0.002  # a built-in engine step takes 0.5-1.5 ms (see sc2env.spinwait)
+# Far above any SC2 answer (every layer and RGB at 256x256 is a few MB): a bigger length is a corrupt stream,
+# not a message to allocate for.
+MAX_MESSAGE_BYTES = 1 << 30
 
 
 class Dropped(Exception):
@@ -28,6 +31,7 @@ class Connection:
         self.spin = SpinWait(spin_wait_s)
         self._timeout_s: float | None = ws.gettimeout()
         self._buffer = bytearray(1 << 20)  # grows to the largest message seen
+        self._deadline = float("inf")  # of the receive() in progress
         self._scratch = bytearray(125)  # frame headers and control payloads
 
     @classmethod
@@ -75,7 +79,8 @@ class Connection:
         return -1 if sock is None else sock.fileno()
 
     def receive(self, timeout_s: float) -> memoryview:
-        """The next whole message; TimeoutError if nothing complete arrives within `timeout_s` of silence.
+        """The next whole message; TimeoutError if it has not arrived within `timeout_s` (a silence that long,
+        or a game that keeps sending bits of it, or pings, for longer).
 
         The answer is a view of a buffer reused by the next receive(): parse it before reading again.
         Frames are read here rather than by websocket-client, straight into that buffer with recv_into:
@@ -87,12 +92,15 @@ class Connection:
         sock = self.ws.sock
         if sock is not None:
             self.spin.wait(sock.fileno())
+        self._deadline = time.monotonic() + timeout_s
         try:
             return self._read_message()
         except (TimeoutError, websocket.WebSocketTimeoutException):
             raise TimeoutError(f"no answer within {timeout_s:g} s") from None
         except OSError as error:
             raise Dropped(repr(error)) from None
+        except MemoryError:
+            raise Dropped("no memory for the game's answer") from None
 
     def _read_message(self) -> memoryview:
         """One data message, answering pings and joining continuation frames on the way."""
@@ -106,6 +114,8 @@ class Connection:
                 if opcode == ABNF.OPCODE_PING:
                     self.send_control(ABNF.OPCODE_PONG, payload)
                 continue
+            if size + length > MAX_MESSAGE_BYTES:
+                raise Dropped(f"the game's message grew past {MAX_MESSAGE_BYTES} bytes: the stream is corrupt")
             self._read_into(size, length)
             size += length
             if fin:
@@ -119,6 +129,12 @@ class Connection:
             length = int.from_bytes(extended, "big")
         if masked:  # servers never mask their frames (RFC 6455 5.1)
             raise Dropped("the game sent a masked frame, which a websocket server must not do")
+        if opcode >= ABNF.OPCODE_CLOSE and (length > 125 or not fin):
+            raise Dropped(f"the game sent a control frame of {length} bytes{'' if fin else ', fragmented'}: "
+                          "websocket control frames are whole and at most 125 bytes (RFC 6455 5.5)")
+        if length > MAX_MESSAGE_BYTES:
+            raise Dropped(f"the game announced a frame of {length} bytes, more than any SC2 answer: the stream "
+                          "is corrupt")
         return bool(fin), opcode, length
 
     def _read_into(self, start: int, length: int, *, scratch: bool = False) -> memoryview:
@@ -132,6 +148,8 @@ class Connection:
         if sock is None:
             raise Dropped("the connection is closed")
         while got < length:
+            if time.monotonic() > self._deadline:  # a game that drips bytes or pings must not hold us forever
+                raise TimeoutError
             n = sock.recv_into(view[got:], length - got)
             if n == 0:
                 raise Dropped("the game closed the connection")

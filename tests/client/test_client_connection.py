@@ -1,0 +1,79 @@
+"""The client's websocket reader against a game that breaks the protocol or stalls: clear errors, bounded waits."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+
+import pytest
+
+from sc2env.client.connection import Connection, Dropped
+
+
+class _Socket:
+    """The part of websocket-client's WebSocket that Connection uses, over one end of a socket pair."""
+
+    def __init__(self, sock: socket.socket):
+        self.sock, self.connected = sock, True
+
+    def gettimeout(self):
+        return self.sock.gettimeout()
+
+    def settimeout(self, timeout):
+        self.sock.settimeout(timeout)
+
+    def close(self, timeout=None):
+        self.shutdown()
+
+    def shutdown(self):
+        self.sock.close()
+
+
+@pytest.fixture
+def pair():
+    ours, theirs = socket.socketpair()
+    connection = Connection(_Socket(ours), "ws://test/sc2api", spin_wait_s=0)
+    yield connection, theirs
+    theirs.close()
+    ours.close()
+
+
+def test_a_control_frame_longer_than_125_bytes_is_a_protocol_error(pair):
+    connection, game = pair
+    game.sendall(bytes((0x89, 126)) + (200).to_bytes(2, "big") + b"p" * 200)  # a 200-byte ping
+    with pytest.raises(Dropped, match="control frame of 200 bytes"):
+        connection.receive(2.0)
+
+
+def test_an_absurd_length_is_refused_before_allocating(pair):
+    connection, game = pair
+    game.sendall(bytes((0x82, 127)) + (1 << 62).to_bytes(8, "big"))
+    with pytest.raises(Dropped, match="more than any SC2 answer"):
+        connection.receive(2.0)
+
+
+@pytest.mark.parametrize("drip", [b"\x82", b"\x89\x00"])  # one byte of a frame at a time; or ping after ping
+def test_a_game_that_keeps_sending_without_answering_times_out(pair, drip):
+    connection, game = pair
+    stop = threading.Event()
+
+    def keep_sending():
+        try:
+            if drip == b"\x82":
+                game.sendall(bytes((0x82, 126)) + (1000).to_bytes(2, "big"))
+            while not stop.wait(0.1):
+                game.sendall(drip if drip != b"\x82" else b"x")
+        except OSError:
+            pass
+
+    sender = threading.Thread(target=keep_sending, daemon=True)
+    sender.start()
+    start = time.monotonic()
+    try:
+        with pytest.raises(TimeoutError, match="no answer within 0.5 s"):
+            connection.receive(0.5)
+    finally:
+        stop.set()
+        sender.join(2)
+    assert time.monotonic() - start < 1.5, "the timeout bounds the whole answer, not only each silence"
