@@ -32,6 +32,8 @@ class Connection:
         self._timeout_s: float | None = ws.gettimeout()
         self._buffer = bytearray(1 << 20)  # grows to the largest message seen
         self._deadline = float("inf")  # of the receive() in progress
+        # No part of a frame read yet: an interrupted receive() left the stream where a message starts.
+        self.between_messages = True
         self._scratch = bytearray(125)  # frame headers and control payloads
 
     @classmethod
@@ -113,12 +115,14 @@ class Connection:
                     raise Dropped(f"the game closed the websocket{_close_reason(payload)}")
                 if opcode == ABNF.OPCODE_PING:
                     self.send_control(ABNF.OPCODE_PONG, payload)
+                self.between_messages = size == 0
                 continue
             if size + length > MAX_MESSAGE_BYTES:
                 raise Dropped(f"the game's message grew past {MAX_MESSAGE_BYTES} bytes: the stream is corrupt")
             self._read_into(size, length)
             size += length
             if fin:
+                self.between_messages = True
                 return memoryview(self._buffer)[:size]
 
     def _read_header(self) -> tuple[bool, int, int]:
@@ -153,6 +157,7 @@ class Connection:
             n = sock.recv_into(view[got:], length - got)
             if n == 0:
                 raise Dropped("the game closed the connection")
+            self.between_messages = False
             got += n
         return view
 

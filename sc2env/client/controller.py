@@ -58,6 +58,7 @@ class Controller:
         # A forked child inherits the socket; its requests (a quit on close, say) would reach our game.
         self._owner_pid = os.getpid()
         self._pending: Pending | None = None
+        self._unread: Pending | None = None  # answers a Ctrl-C left unread, read before the next request
         process = self.process
         ready = process.claim_connection() if process is not None else None
         try:
@@ -221,6 +222,8 @@ class Controller:
             raise errors.ProtocolError(
                 f"{self.url} still has unanswered requests ({', '.join(self._pending.kinds)}): call .finish() "
                 "on the Pending that begin() returned before sending more.")
+        if self._unread is not None:
+            self._read_unread()
         made = [self._protocol.make_request(kind, message) for kind, message in requests]
         pending = Pending(self, made, [kind for kind, _ in requests], self._protocol.status)
         if not requests:
@@ -229,8 +232,18 @@ class Controller:
             self._connection.send([request.SerializeToString() for request in made])
         except Dropped as error:
             raise self._lost(requests[0][0], str(error)) from None
+        except BaseException:  # interrupted (Ctrl-C) part-way through the write: the stream may be cut
+            self._close("a request interrupted while it was being sent", graceful=False)
+            raise
         self._pending = pending
         return pending
+
+    def _read_unread(self) -> None:
+        """Read and drop the answers a receive interrupted by Ctrl-C left on the socket, so that the next
+        request's answers are its own (the game acted on those requests; their answers are simply lost)."""
+        pending, self._unread = self._unread, None
+        with contextlib.suppress(errors.ProtocolError, errors.RequestError):
+            self._finish(pending)
 
     def _finish(self, pending: Pending) -> list:
         if pending.answers is not None:
@@ -239,7 +252,7 @@ class Controller:
         self._pending = None
         answers: list = []
         failure: errors.SC2EnvError | None = None
-        for request, kind in zip(pending.made, pending.kinds, strict=True):
+        for index, (request, kind) in enumerate(zip(pending.made, pending.kinds, strict=True)):
             timeout_s = self.timeouts.get(kind, self.timeout_s)
             try:
                 data = self._connection.receive(timeout_s)
@@ -247,6 +260,9 @@ class Controller:
                 raise self._timed_out(kind, timeout_s) from None
             except Dropped as error:
                 raise self._lost(kind, str(error)) from None
+            except BaseException:  # Ctrl-C while waiting: keep the game if the stream is still whole
+                self._interrupted(pending, index)
+                raise
             try:
                 answers.append(self._protocol.read_response(request, data, pending.sent_status))
             except (errors.ProtocolError, errors.RequestError) as error:
@@ -296,6 +312,12 @@ class Controller:
                 f"This Controller for {self.url} was closed after {self._closed_because}; connect a new one "
                 "(after a timeout or crash, usually to a new game).")
 
+    def _interrupted(self, pending: Pending, index: int) -> None:
+        if self._connection.between_messages:
+            self._unread = Pending(self, pending.made[index:], pending.kinds[index:], pending.sent_status)
+        else:
+            self._close("an answer interrupted half-read", graceful=False)
+
     def _timed_out(self, kind: str, timeout_s: float) -> errors.ConnectionError:
         # A late answer would arrive for the wrong request: this connection is finished.
         self._close(f"`{kind}` timed out", graceful=False)
@@ -334,6 +356,13 @@ class Pending:
     def finish(self) -> list:
         """Read the answers in order (once; later calls return them again); raises like pipeline()."""
         return self.controller._finish(self)
+
+    def abandon(self) -> None:
+        """Never mind the answers (the caller was interrupted before reading them): the Controller reads and
+        drops them before its next request, so the game stays usable."""
+        controller = self.controller
+        if self.answers is None and controller._pending is self:
+            controller._pending, controller._unread = None, self
 
     def fileno(self) -> int:
         """The socket the answers arrive on, for `select` over several games (finish() the first ready);

@@ -89,11 +89,17 @@ class SC2VectorEnv(VectorEnv):
         if len(to_reset):
             for i, (obs, info) in zip(to_reset, self._reset_each(to_reset, [None] * len(to_reset), None)):
                 results[i] = (obs, 0.0, False, False, info)
-        for i in _arrival_order(sent, self._spin):
-            try:
-                results[i] = self.envs[i].finish_step(sent[i])
-            except errors.ConnectionError as error:  # read every other answer first: they stay usable
-                failures[i] = error
+        try:
+            for i in _arrival_order(sent, self._spin):
+                try:
+                    results[i] = self.envs[i].finish_step(sent[i])
+                except errors.ConnectionError as error:  # read every other answer first: they stay usable
+                    failures[i] = error
+        except BaseException:  # Ctrl-C: the games not read yet drop their answers before their next step
+            for i, (pending, _) in sent.items():
+                if results[i] is None and i not in failures and hasattr(pending, "abandon"):
+                    pending.abandon()
+            raise
         if failures:
             self._autoreset[:] = True  # the batch is lost: reset() (or the next step) starts afresh
             index, error = min(failures.items())

@@ -364,3 +364,41 @@ def test_the_stand_in_pins_its_arguments_so_no_component_is_empty(make_env):
 def test_a_request_timeout_that_is_no_duration_is_refused_before_anything_starts(value):
     with pytest.raises(ValueError, match="request_timeout_s must be a finite number of seconds above 0"):
         SC2Env(request_timeout_s=value)
+
+
+def _interrupt_next_receive(connection, half_read: bool) -> None:
+    """Make the connection's next receive() raise KeyboardInterrupt, as Ctrl-C would while it waits (or after
+    it has read part of an answer)."""
+    receive = connection.receive
+
+    def interrupted(timeout_s):
+        connection.receive = receive
+        if half_read:
+            connection.between_messages = False
+        raise KeyboardInterrupt
+
+    connection.receive = interrupted
+
+
+def test_ctrl_c_while_a_step_waits_keeps_the_game(make_env):
+    env = make_env(**SMALL)
+    env.reset(seed=4)
+    controller = env.unwrapped.match.controller
+    _interrupt_next_receive(controller._connection, half_read=False)
+    with pytest.raises(KeyboardInterrupt):
+        env.step(FUNCTIONS.no_op())
+    # The game did that step; its answers are read and dropped before the next request.
+    _, _, _, _, info = env.step(FUNCTIONS.no_op())
+    assert info["game_loop"] == 16 and env.unwrapped.match.controller is controller and not controller.closed
+
+
+def test_ctrl_c_half_way_through_an_answer_gives_up_that_game_only(make_env):
+    env = make_env(**SMALL)
+    env.reset(seed=4)
+    _interrupt_next_receive(env.unwrapped.match.controller._connection, half_read=True)
+    with pytest.raises(KeyboardInterrupt):
+        env.step(FUNCTIONS.no_op())
+    with pytest.raises(errors.ConnectionError, match="interrupted half-read"):
+        env.step(FUNCTIONS.no_op())
+    obs, _ = env.reset()  # a new game
+    assert env.observation_space.contains(obs)

@@ -150,3 +150,21 @@ def test_answers_are_read_in_the_order_the_games_send_them(window):
         for a, b in pairs:
             a.close()
             b.close()
+
+
+def test_ctrl_c_in_a_vector_step_keeps_every_game(make_vec):
+    envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", **SMALL)
+    envs.reset(seed=3)
+    connection = envs.envs[0].match.controller._connection
+    receive = connection.receive
+
+    def interrupted(timeout_s):  # Ctrl-C while the first game's answer is awaited
+        connection.receive = receive
+        raise KeyboardInterrupt
+
+    connection.receive = interrupted
+    noop = np.zeros((2, 14), np.int64)
+    with pytest.raises(KeyboardInterrupt):
+        envs.step(noop)
+    _, _, _, _, infos = envs.step(noop)
+    assert list(infos["game_loop"]) == [16, 16], "both games did the interrupted step and this one"
