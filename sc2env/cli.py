@@ -185,6 +185,7 @@ def cmd_run(values: flags.FlagValues) -> int:
     progress = Progress(len(maps) * values.episodes, values.episodes)
     episodes = []
     interrupted = None
+    failure: SC2EnvError | None = None
     closed = False
     code = 130
     try:
@@ -203,6 +204,8 @@ def cmd_run(values: flags.FlagValues) -> int:
     except ViewerClosed as error:  # closing the window is how a watcher stops: not a failure
         interrupted = str(error)
         closed = True
+    except SC2EnvError as error:  # a lost game, say: the finished episodes still count
+        interrupted, failure = f"stopped by an error ({type(error).__name__})", error
     finally:
         if writer is not None:
             _close_video(writer)
@@ -210,6 +213,8 @@ def cmd_run(values: flags.FlagValues) -> int:
         print(f"\n{interrupted}: results of the {len(episodes)} finished episode(s)", file=sys.stderr)
     if episodes:
         print(results_table(summarise(episodes), values.agent))
+    if failure is not None:
+        raise failure
     return 0 if not interrupted or closed else code
 
 

@@ -88,6 +88,25 @@ def test_closing_the_viewer_window_ends_a_run_without_failing(capsys, monkeypatc
     assert code == 0 and "the viewer window was closed: results of the 0 finished episode(s)" in err
 
 
+def test_a_game_lost_mid_run_keeps_the_finished_episodes_in_the_table(capsys, monkeypatch):
+    import sc2env.agents
+    from sc2env.errors import GameCrashedError
+
+    run_agent = sc2env.agents.run_agent
+
+    def crashes_after_two(env, agent, episodes, **kwargs):
+        on_episode = kwargs.pop("on_episode")
+        finished = []
+        run_agent(env, agent, 2, on_episode=lambda e: (finished.append(e), on_episode(e)), **kwargs)
+        raise GameCrashedError("The game died during `step`: the built-in engine was killed by SIGKILL")
+
+    monkeypatch.setattr(sc2env.agents, "run_agent", crashes_after_two)
+    code, out, err = run_cli(capsys, "run", "--episodes", "5", *BUILTIN)
+    assert code == 1 and "killed by SIGKILL" in err
+    assert "stopped by an error (GameCrashedError): results of the 2 finished episode(s)" in err
+    assert "MoveToBeacon" in out and " 2 " in out.splitlines()[-1], "the table of the two episodes"
+
+
 @pytest.mark.parametrize("args, message", [
     (["run", "--map", "Nowhere"], "Known maps: BuildMarines"),
     (["run", "--agent", "clever"], "use random, scripted or package.module:Class"),
