@@ -55,25 +55,13 @@ env.close()
 # end of the timed steps (CLOCK_MONOTONIC is one clock for every process of the machine).
 PAIR_MEMBER = r"""
 import sys, time
-import gymnasium as gym, numpy as np
+import gymnasium as gym
 import sc2env
-from sc2env.env.speed import BENCH_KWARGS, _moves
-from sc2env.interface import FUNCTIONS
-steps = int(sys.argv[1])
+from sc2env.env.speed import BENCH_KWARGS, timed_steps
 env = gym.make("sc2env/MoveToBeacon-v0", **BENCH_KWARGS).unwrapped
-moves = _moves(env, np.random.default_rng(0), steps)
-select = env.function_call_to_action(FUNCTIONS.select_army("select"))
-env.reset(seed=0)
-env.step(select)
-print("ready", flush=True)
-sys.stdin.readline()
-start = time.monotonic()
-for action in moves:
-    _, _, terminated, truncated, _ = env.step(action)
-    if terminated or truncated:
-        env.reset()
-        env.step(select)
-print(start, time.monotonic(), flush=True)
+start, end = timed_steps(env, int(sys.argv[1]), ready=lambda: (print("ready", flush=True), sys.stdin.readline()),
+                         clock=time.monotonic)
+print(start, end, flush=True)
 env.close()
 """
 

@@ -8,6 +8,7 @@ benchmarks/env_steps.py.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import gymnasium as gym
 import numpy as np
@@ -30,19 +31,28 @@ def env_steps_per_second(steps: int = 2000, map_name: str = "MoveToBeacon", **kw
     """Steps per second of one SC2Env (timed after the game has started)."""
     env = gym.make(f"sc2env/{map_name}-v0", **(BENCH_KWARGS | kwargs)).unwrapped
     try:
-        moves = _moves(env, np.random.default_rng(0), steps)
-        select = env.function_call_to_action(FUNCTIONS.select_army("select"))
-        env.reset(seed=0)
-        env.step(select)
-        start = time.perf_counter()
-        for action in moves:
-            _, _, terminated, truncated, _ = env.step(action)
-            if terminated or truncated:
-                env.reset()
-                env.step(select)
-        return steps / (time.perf_counter() - start)
+        start, end = timed_steps(env, steps)
+        return steps / (end - start)
     finally:
         env.close()
+
+
+def timed_steps(env, steps: int, ready: Callable[[], None] = lambda: None,
+                clock: Callable[[], float] = time.perf_counter) -> tuple[float, float]:
+    """Start a game in `env` and select the army, call `ready()`, then time `steps` random Move_screen steps
+    (episodes that end are reset and the army selected again): the clock's readings before and after."""
+    moves = _moves(env, np.random.default_rng(0), steps)
+    select = env.function_call_to_action(FUNCTIONS.select_army("select"))
+    env.reset(seed=0)
+    env.step(select)
+    ready()
+    start = clock()
+    for action in moves:
+        _, _, terminated, truncated, _ = env.step(action)
+        if terminated or truncated:
+            env.reset()
+            env.step(select)
+    return start, clock()
 
 
 def vector_steps_per_second(num_envs: int, steps: int = 2000, map_name: str = "MoveToBeacon", **kwargs) -> float:

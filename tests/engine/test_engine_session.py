@@ -172,21 +172,25 @@ def test_leave_game_returns_to_launched(session):
     play(session, "CollectMineralShards")
 
 
-def test_a_random_race_is_reported_as_requested(session):
-    assert not ask(session, create_game=create_request("MoveToBeacon")).create_game.HasField("error")
+def join_with(session, map_name: str = "MoveToBeacon", race: int = 1, **options) -> sc_pb.Response:
+    """Create `map_name` and join it as `race` with these InterfaceOptions fields set; the join's answer."""
+    assert not ask(session, create_game=create_request(map_name)).create_game.HasField("error")
     join = join_request()
-    join.race = 4  # Random
-    assert ask(session, join_game=join).status == sc_pb.in_game
+    join.race = race
+    for name, value in options.items():
+        setattr(join.options, name, value)
+    return ask(session, join_game=join)
+
+
+def test_a_random_race_is_reported_as_requested(session):
+    assert join_with(session, race=4).status == sc_pb.in_game  # Random
     player = ask(session, game_info=sc_pb.RequestGameInfo()).game_info.player_info[0]
     assert player.race_requested == 4 and player.race_actual == 1, "asked Random, plays the map's Terran"
 
 
 def test_the_score_is_sent_only_when_the_interface_asks_for_it(session):
     for wanted in (True, False):
-        assert not ask(session, create_game=create_request("MoveToBeacon")).create_game.HasField("error")
-        join = join_request()
-        join.options.score = wanted
-        assert ask(session, join_game=join).status == sc_pb.in_game
+        assert join_with(session, score=wanted).status == sc_pb.in_game
         obs = ask(session, observation=sc_pb.RequestObservation()).observation.observation
         assert obs.HasField("score") == wanted
         assert ask(session, leave_game=sc_pb.RequestLeaveGame()).status == sc_pb.launched
@@ -194,10 +198,7 @@ def test_the_score_is_sent_only_when_the_interface_asks_for_it(session):
 
 def test_raw_commands_select_their_units_when_the_interface_says_so(session):
     for affects in (False, True):
-        assert not ask(session, create_game=create_request("CollectMineralShards")).create_game.HasField("error")
-        join = join_request()
-        join.options.raw_affects_selection = affects
-        assert ask(session, join_game=join).status == sc_pb.in_game
+        assert join_with(session, "CollectMineralShards", raw_affects_selection=affects).status == sc_pb.in_game
         obs = ask(session, observation=sc_pb.RequestObservation()).observation.observation
         marines = [u.tag for u in obs.raw_data.units if u.unit_type == 48]
         assert len(marines) == 2 and not any(u.is_selected for u in obs.raw_data.units)
@@ -212,9 +213,6 @@ def test_raw_commands_select_their_units_when_the_interface_says_so(session):
 
 
 def test_raw_crop_to_playable_area_is_refused_rather_than_ignored(session):
-    assert not ask(session, create_game=create_request("MoveToBeacon")).create_game.HasField("error")
-    join = join_request()
-    join.options.raw_crop_to_playable_area = True
-    answer = ask(session, join_game=join).join_game
+    answer = join_with(session, raw_crop_to_playable_area=True).join_game
     assert answer.error == sc_pb.ResponseJoinGame.FeatureUnsupported
     assert "raw_crop_to_playable_area" in answer.error_details

@@ -187,7 +187,7 @@ PARENT_SCRIPT = textwrap.dedent("""
     from sc2env.launch import launch
     box = []
     # Launch from a short-lived thread, as a vector env's worker pool might.
-    worker = threading.Thread(target=lambda: box.append(launch(engine="sc2", sc2path=sys.argv[1])))
+    worker = threading.Thread(target=lambda: box.append(launch(engine=sys.argv[3], sc2path=sys.argv[1])))
     worker.start()
     worker.join()
     process = box[0]
@@ -197,16 +197,16 @@ PARENT_SCRIPT = textwrap.dedent("""
 """)
 
 
-def run_parent(fake_install, then: str) -> tuple[subprocess.Popen, dict]:
-    parent = subprocess.Popen([sys.executable, "-c", PARENT_SCRIPT, str(fake_install), then],
-                              stdout=subprocess.PIPE, text=True)
+def run_parent(fake_install, then: str, engine: str = "sc2", env=None) -> tuple[subprocess.Popen, dict]:
+    parent = subprocess.Popen([sys.executable, "-c", PARENT_SCRIPT, str(fake_install), then, engine],
+                              stdout=subprocess.PIPE, text=True, env=env)
     line = parent.stdout.readline()
     assert line, "the parent process failed to launch the game"
     return parent, json.loads(line)
 
 
-def test_sigkill_of_our_process_leaves_no_game(fake_install):
-    parent, game = run_parent(fake_install, "sleep")
+def sigkill_parent(parent: subprocess.Popen, game: dict) -> None:
+    """SIGKILL the process that launched `game`; the game must die with it."""
     try:
         time.sleep(0.3)  # the launching thread is gone; the game must not have followed it
         assert pid_alive(game["pid"])
@@ -218,6 +218,11 @@ def test_sigkill_of_our_process_leaves_no_game(fake_install):
         parent.wait()
         if pid_alive(game["pid"]):
             os.kill(game["pid"], signal.SIGKILL)
+
+
+def test_sigkill_of_our_process_leaves_no_game(fake_install):
+    parent, game = run_parent(fake_install, "sleep")
+    sigkill_parent(parent, game)
     # Its temp dir could not be removed by a killed owner; the next launch (or a sweep) removes it.
     temp_dir = pathlib.Path(game["temp_dir"])
     assert temp_dir.is_dir()
@@ -258,25 +263,13 @@ def test_builtin_engine_runs_with_the_sc2_flags(start, monkeypatch):
     assert not pid_alive(process.pid)
 
 
-def test_sigkill_of_our_process_leaves_nothing_of_a_builtin_engine(tmp_path):
-    script = textwrap.dedent("""
-        import json, sys, time
-        from sc2env.launch import launch
-        process = launch(engine="builtin")
-        print(json.dumps({"pid": process.pid}), flush=True)
-        time.sleep(600)
-    """)
-    env = dict(os.environ, TMPDIR=str(tmp_path))  # where a temp dir, if any, would go
-    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=env)
-    try:
-        game = json.loads(parent.stdout.readline())
-        parent.send_signal(signal.SIGKILL)
-        parent.wait(10)
-        assert wait_until(lambda: not pid_alive(game["pid"]), 10), "the engine outlived its SIGKILLed parent"
-    finally:
-        parent.kill()
-        parent.wait()
-    assert not list(tmp_path.iterdir()), "no temp dir or log file left on disk"
+def test_sigkill_of_our_process_leaves_nothing_of_a_builtin_engine(fake_install, tmp_path):
+    tmp = tmp_path / "tmp"  # where a temp dir, if any, would go
+    tmp.mkdir()
+    parent, game = run_parent(fake_install, "sleep", engine="builtin", env=dict(os.environ, TMPDIR=str(tmp)))
+    assert game["temp_dir"] == "None"
+    sigkill_parent(parent, game)
+    assert not list(tmp.iterdir()), "no temp dir or log file left on disk"
 
 
 def test_a_builtin_engine_that_fails_shows_its_output(monkeypatch):
