@@ -152,8 +152,12 @@ class Connection:
         if sock is None:
             raise Dropped("the connection is closed")
         while got < length:
-            if time.monotonic() > self._deadline:  # a game that drips bytes or pings must not hold us forever
+            left = self._deadline - time.monotonic()  # a game that drips bytes or pings must not hold us forever
+            if left <= 0:
                 raise TimeoutError
+            if self._timeout_s is None or left < self._timeout_s - 0.01:  # no silence outlasts the deadline
+                sock.settimeout(left)  # (by 10 ms at most: a message read in one go never gets here)
+                self._timeout_s = left
             n = sock.recv_into(view[got:], length - got)
             if n == 0:
                 raise Dropped("the game closed the connection")

@@ -59,6 +59,7 @@ class Controller:
         self._owner_pid = os.getpid()
         self._pending: Pending | None = None
         self._unread: Pending | None = None  # answers a Ctrl-C left unread, read before the next request
+        self._status_unknown = False
         process = self.process
         ready = process.claim_connection() if process is not None else None
         try:
@@ -223,7 +224,7 @@ class Controller:
                 f"{self.url} still has unanswered requests ({', '.join(self._pending.kinds)}): call .finish() "
                 "on the Pending that begin() returned before sending more.")
         if self._unread is not None:
-            self._read_unread()
+            self.read_unread()
         made = [self._protocol.make_request(kind, message) for kind, message in requests]
         pending = Pending(self, made, [kind for kind, _ in requests], self._protocol.status)
         if not requests:
@@ -238,21 +239,29 @@ class Controller:
         self._pending = pending
         return pending
 
-    def _read_unread(self) -> None:
-        """Read and drop the answers a receive interrupted by Ctrl-C left on the socket, so that the next
-        request's answers are its own (the game acted on those requests; their answers are simply lost)."""
-        pending, self._unread = self._unread, None
+    def read_unread(self) -> None:
+        """Read and drop the answers a read interrupted by Ctrl-C left on the socket, so that the next
+        request's answers are its own (the game acted on those requests; their answers are lost). Every
+        request does this first; call it before reading `status` after an interruption."""
+        pending = self._unread
+        if pending is None:
+            return
         with contextlib.suppress(errors.ProtocolError, errors.RequestError):
             self._finish(pending)
+        self._unread = None
+        if self._status_unknown:  # an answer was cut off while being parsed: ask the game
+            self._status_unknown = False
+            self.ping()
 
     def _finish(self, pending: Pending) -> list:
         if pending.answers is not None:
             return pending.answers
         self._require_open()  # a forked copy must not read the parent's answers either
-        self._pending = None
-        answers: list = []
-        failure: errors.SC2EnvError | None = None
-        for index, (request, kind) in enumerate(zip(pending.made, pending.kinds, strict=True)):
+        if self._pending is pending:
+            self._pending = None
+        got = pending.got  # kept on the Pending: an interrupted read resumes where it stopped
+        while len(got) < len(pending.made):
+            request, kind = pending.made[len(got)], pending.kinds[len(got)]
             timeout_s = self.timeouts.get(kind, self.timeout_s)
             try:
                 data = self._connection.receive(timeout_s)
@@ -261,20 +270,27 @@ class Controller:
             except Dropped as error:
                 raise self._lost(kind, str(error)) from None
             except BaseException:  # Ctrl-C while waiting: keep the game if the stream is still whole
-                self._interrupted(pending, index)
+                self._interrupted(pending)
                 raise
             try:
-                answers.append(self._protocol.read_response(request, data, pending.sent_status))
+                got.append(self._protocol.read_response(request, data, pending.sent_status))
             except (errors.ProtocolError, errors.RequestError) as error:
-                failure = failure or error
-                answers.append(None)
+                pending.failure = pending.failure or error
+                got.append(None)
             except errors.ConnectionError as error:
                 self._close(f"an answer out of step ({error})", graceful=False)
                 raise
-        pending.answers = answers
-        if failure is not None:
-            raise failure
-        return answers
+            except BaseException:  # Ctrl-C while parsing: that answer is gone, and with it the status
+                got.append(None)
+                self._status_unknown = True
+                self._interrupted(pending)
+                raise
+        if self._unread is pending:
+            self._unread = None
+        pending.answers = got
+        if pending.failure is not None:
+            raise pending.failure
+        return got
 
     # --- lifecycle ---------------------------------------------------------------------------------
 
@@ -310,11 +326,11 @@ class Controller:
         if self.closed:
             raise errors.ConnectionError(
                 f"This Controller for {self.url} was closed after {self._closed_because}; connect a new one "
-                "(after a timeout or crash, usually to a new game).")
+                "(after a timeout or crash, usually to a new game; an SC2Env does that at its next reset()).")
 
-    def _interrupted(self, pending: Pending, index: int) -> None:
+    def _interrupted(self, pending: Pending) -> None:
         if self._connection.between_messages:
-            self._unread = Pending(self, pending.made[index:], pending.kinds[index:], pending.sent_status)
+            self._unread = pending
         else:
             self._close("an answer interrupted half-read", graceful=False)
 
@@ -352,6 +368,8 @@ class Pending:
         self.kinds = kinds
         self.sent_status = sent_status
         self.answers: list | None = None if made else []
+        self.got: list = []  # answers read so far (None for refused ones)
+        self.failure: errors.SC2EnvError | None = None
 
     def finish(self) -> list:
         """Read the answers in order (once; later calls return them again); raises like pipeline()."""
@@ -362,7 +380,8 @@ class Pending:
         drops them before its next request, so the game stays usable."""
         controller = self.controller
         if self.answers is None and controller._pending is self:
-            controller._pending, controller._unread = None, self
+            controller._pending = None
+            controller._interrupted(self)
 
     def fileno(self) -> int:
         """The socket the answers arrive on, for `select` over several games (finish() the first ready);

@@ -80,25 +80,23 @@ class SC2VectorEnv(VectorEnv):
                 raise type(error)(f"sub-env {i}: {error}") from error
         # Every live game gets its action first, so all of them work while we wait on, and decode, each one.
         sent, failures = {}, {}
-        for i in live:
-            try:
-                sent[i] = self.envs[i].send_encoded(*encoded[i])
-            except errors.ConnectionError as error:
-                failures[i] = error
         results: list = [None] * self.num_envs
-        if len(to_reset):
-            for i, (obs, info) in zip(to_reset, self._reset_each(to_reset, [None] * len(to_reset), None)):
-                results[i] = (obs, 0.0, False, False, info)
         try:
+            for i in live:
+                try:
+                    sent[i] = self.envs[i].send_encoded(*encoded[i])
+                except errors.ConnectionError as error:
+                    failures[i] = error
+            if len(to_reset):
+                for i, (obs, info) in zip(to_reset, self._reset_each(to_reset, [None] * len(to_reset), None)):
+                    results[i] = (obs, 0.0, False, False, info)
             for i in _arrival_order(sent, self._spin):
                 try:
                     results[i] = self.envs[i].finish_step(sent[i])
                 except errors.ConnectionError as error:  # read every other answer first: they stay usable
                     failures[i] = error
-        except BaseException:  # Ctrl-C: the games not read yet drop their answers before their next step
-            for i, (pending, _) in sent.items():
-                if results[i] is None and i not in failures and hasattr(pending, "abandon"):
-                    pending.abandon()
+        except BaseException:  # Ctrl-C: keep every game usable for the next step
+            self._interrupted(sent, results, failures)
             raise
         if failures:
             self._autoreset[:] = True  # the batch is lost: reset() (or the next step) starts afresh
@@ -142,6 +140,16 @@ class SC2VectorEnv(VectorEnv):
             env.close()
 
     # --- internals ---------------------------------------------------------------------------------
+
+    def _interrupted(self, sent: dict, results: list, failures: dict) -> None:
+        """After a Ctrl-C in step(): the games not read yet drop their answers before their next request,
+        and an episode that ended in a game already read is reset at the next step, as it would have been."""
+        for i, (pending, _) in sent.items():
+            if results[i] is None and i not in failures and hasattr(pending, "abandon"):
+                pending.abandon()
+        for i, result in enumerate(results):
+            if result is not None:
+                self._autoreset[i] = result[2] or result[3]
 
     def _reset_each(self, indices, seeds, options) -> list:
         """Reset the given sub-envs; games that must be started are started side by side."""

@@ -202,6 +202,7 @@ class Match:
                 self.controller.action(actions)
                 return self.controller.begin([("observation", sc_pb.RequestObservation(
                     game_loop=self._last_loop + cfg.step_mul))])
+            self.controller.read_unread()  # after a Ctrl-C: the status of the step it interrupted
             if self.controller.status == sc_pb.ended:
                 return self.controller.observation()
             return self.controller.begin_act_step_observe(actions, cfg.step_mul)

@@ -118,11 +118,11 @@ class GameProcess:
         self.argv = plan.argv(self.port, self.temp_dir)
         try:
             resources.child = Child(self.argv, plan.env, resources.log)
-        except OSError as error:
+        except (OSError, ValueError) as error:  # ValueError: an argument Popen refuses (a NUL byte)
             self.close()
-            raise LaunchError(
-                f"Could not start {plan.description}: {error}. Check that it is an executable file for this "
-                "machine, or use the built-in engine with engine='builtin'.") from None
+            advice = ("Check that it is an executable file for this machine, or use the built-in engine with "
+                      "engine='builtin'" if plan.engine == "sc2" else "Check the Python it runs and extra_args")
+            raise LaunchError(f"Could not start {plan.description}: {error}. {advice}.") from None
         self._child = resources.child
 
     @property

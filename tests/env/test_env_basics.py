@@ -402,3 +402,28 @@ def test_ctrl_c_half_way_through_an_answer_gives_up_that_game_only(make_env):
         env.step(FUNCTIONS.no_op())
     obs, _ = env.reset()  # a new game
     assert env.observation_space.contains(obs)
+
+
+def test_ctrl_c_on_an_episodes_last_step_or_while_parsing_keeps_the_game(make_env):
+    env = make_env(step_mul=960, **SMALL)  # MoveToBeacon ends at loop 1920: the second step is the last
+    env.reset(seed=4)
+    env.step(FUNCTIONS.no_op())
+    _interrupt_next_receive(env.unwrapped.match.controller._connection, half_read=False)
+    with pytest.raises(KeyboardInterrupt):
+        env.step(FUNCTIONS.no_op())
+    # The game ended during the interrupted step: the next one sees it (not a refusal to act in an ended game).
+    _, _, terminated, _, info = env.step(FUNCTIONS.no_op())
+    assert terminated and info["game_loop"] == 1920
+    env.reset()
+    protocol = env.unwrapped.match.controller._protocol
+    read_response = protocol.read_response
+
+    def interrupted(*args, **kwargs):  # Ctrl-C while the first answer is parsed
+        protocol.read_response = read_response
+        raise KeyboardInterrupt
+
+    protocol.read_response = interrupted
+    with pytest.raises(KeyboardInterrupt):
+        env.step(FUNCTIONS.no_op())
+    _, _, _, _, info = env.step(FUNCTIONS.no_op())
+    assert info["game_loop"] == 1920, "both steps happened (960 loops each)"

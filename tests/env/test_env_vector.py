@@ -168,3 +168,36 @@ def test_ctrl_c_in_a_vector_step_keeps_every_game(make_vec):
         envs.step(noop)
     _, _, _, _, infos = envs.step(noop)
     assert list(infos["game_loop"]) == [16, 16], "both games did the interrupted step and this one"
+
+
+def test_ctrl_c_while_sending_or_after_an_episode_ended_keeps_the_vector_env_stepping(make_vec):
+    envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", step_mul=960, **SMALL)
+    envs.reset(seed=3)
+    noop = np.zeros((2, 14), np.int64)
+    second = envs.envs[1]
+    send = second.send_encoded
+
+    def interrupted(*args):  # Ctrl-C after game 0 got its action, before game 1 did
+        second.send_encoded = send
+        raise KeyboardInterrupt
+
+    second.send_encoded = interrupted
+    with pytest.raises(KeyboardInterrupt):
+        envs.step(noop)
+    _, _, terminated, _, infos = envs.step(noop)
+    assert list(infos["game_loop"]) == [1920, 960] and terminated.tolist() == [True, False]
+    connection = second.match.controller._connection
+    receive = connection.receive
+
+    def interrupted_read(timeout_s):  # Ctrl-C while game 1's answer is awaited; game 0 is being reset
+        connection.receive = receive
+        raise KeyboardInterrupt
+
+    connection.receive = interrupted_read
+    with pytest.raises(KeyboardInterrupt):
+        envs.step(noop)
+    # Game 0 was reset in the interrupted step and goes on; game 1's episode ended in it, and says so now.
+    _, _, terminated, _, infos = envs.step(noop)
+    assert infos["game_loop"].tolist() == [960, 1920] and terminated.tolist() == [False, True]
+    _, _, terminated, _, infos = envs.step(noop)  # and is reset at the next step, as usual
+    assert infos["game_loop"].tolist() == [1920, 0]
