@@ -128,7 +128,8 @@ class ActionSpec:
         return out
 
     def to_call(self, vector: Sequence[int] | np.ndarray) -> FunctionCall:
-        """The call a 14-component action vector expresses (components the function doesn't take: ignored)."""
+        """The call a 14-component action vector expresses: the components the function doesn't take are
+        ignored, but every component must be within its range (else MalformedActionError)."""
         given = vector
         vector = np.asarray(vector)
         if vector.shape != (len(self.nvec),) or vector.dtype.kind not in "iuf":
