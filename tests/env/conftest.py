@@ -20,3 +20,21 @@ def make_vec():
     yield make
     for env in made:
         env.close()
+
+
+def _interrupt_once(owner, name: str, before=lambda: None) -> None:
+    """Make `owner.<name>` raise KeyboardInterrupt at its next call, as Ctrl-C would there (after `before()`),
+    and work again after that."""
+    original = getattr(owner, name)
+
+    def interrupted(*args, **kwargs):
+        setattr(owner, name, original)
+        before()
+        raise KeyboardInterrupt
+
+    setattr(owner, name, interrupted)
+
+
+@pytest.fixture
+def interrupt_once():
+    return _interrupt_once

@@ -366,25 +366,11 @@ def test_a_request_timeout_that_is_no_duration_is_refused_before_anything_starts
         SC2Env(request_timeout_s=value)
 
 
-def _interrupt_next_receive(connection, half_read: bool) -> None:
-    """Make the connection's next receive() raise KeyboardInterrupt, as Ctrl-C would while it waits (or after
-    it has read part of an answer)."""
-    receive = connection.receive
-
-    def interrupted(timeout_s):
-        connection.receive = receive
-        if half_read:
-            connection.between_messages = False
-        raise KeyboardInterrupt
-
-    connection.receive = interrupted
-
-
-def test_ctrl_c_while_a_step_waits_keeps_the_game(make_env):
+def test_ctrl_c_while_a_step_waits_keeps_the_game(make_env, interrupt_once):
     env = make_env(**SMALL)
     env.reset(seed=4)
     controller = env.unwrapped.match.controller
-    _interrupt_next_receive(controller._connection, half_read=False)
+    interrupt_once(controller._connection, "receive")
     with pytest.raises(KeyboardInterrupt):
         env.step(FUNCTIONS.no_op())
     # The game did that step; its answers are read and dropped before the next request.
@@ -392,10 +378,11 @@ def test_ctrl_c_while_a_step_waits_keeps_the_game(make_env):
     assert info["game_loop"] == 16 and env.unwrapped.match.controller is controller and not controller.closed
 
 
-def test_ctrl_c_half_way_through_an_answer_gives_up_that_game_only(make_env):
+def test_ctrl_c_half_way_through_an_answer_gives_up_that_game_only(make_env, interrupt_once):
     env = make_env(**SMALL)
     env.reset(seed=4)
-    _interrupt_next_receive(env.unwrapped.match.controller._connection, half_read=True)
+    connection = env.unwrapped.match.controller._connection
+    interrupt_once(connection, "receive", before=lambda: setattr(connection, "between_messages", False))
     with pytest.raises(KeyboardInterrupt):
         env.step(FUNCTIONS.no_op())
     with pytest.raises(errors.ConnectionError, match="interrupted half-read"):
@@ -404,25 +391,18 @@ def test_ctrl_c_half_way_through_an_answer_gives_up_that_game_only(make_env):
     assert env.observation_space.contains(obs)
 
 
-def test_ctrl_c_on_an_episodes_last_step_or_while_parsing_keeps_the_game(make_env):
+def test_ctrl_c_on_an_episodes_last_step_or_while_parsing_keeps_the_game(make_env, interrupt_once):
     env = make_env(step_mul=960, **SMALL)  # MoveToBeacon ends at loop 1920: the second step is the last
     env.reset(seed=4)
     env.step(FUNCTIONS.no_op())
-    _interrupt_next_receive(env.unwrapped.match.controller._connection, half_read=False)
+    interrupt_once(env.unwrapped.match.controller._connection, "receive")
     with pytest.raises(KeyboardInterrupt):
         env.step(FUNCTIONS.no_op())
     # The game ended during the interrupted step: the next one sees it (not a refusal to act in an ended game).
     _, _, terminated, _, info = env.step(FUNCTIONS.no_op())
     assert terminated and info["game_loop"] == 1920
     env.reset()
-    protocol = env.unwrapped.match.controller._protocol
-    read_response = protocol.read_response
-
-    def interrupted(*args, **kwargs):  # Ctrl-C while the first answer is parsed
-        protocol.read_response = read_response
-        raise KeyboardInterrupt
-
-    protocol.read_response = interrupted
+    interrupt_once(env.unwrapped.match.controller._protocol, "read_response")  # while the first answer is parsed
     with pytest.raises(KeyboardInterrupt):
         env.step(FUNCTIONS.no_op())
     _, _, _, _, info = env.step(FUNCTIONS.no_op())

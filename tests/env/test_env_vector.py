@@ -152,17 +152,10 @@ def test_answers_are_read_in_the_order_the_games_send_them(window):
             b.close()
 
 
-def test_ctrl_c_in_a_vector_step_keeps_every_game(make_vec):
+def test_ctrl_c_in_a_vector_step_keeps_every_game(make_vec, interrupt_once):
     envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", **SMALL)
     envs.reset(seed=3)
-    connection = envs.envs[0].match.controller._connection
-    receive = connection.receive
-
-    def interrupted(timeout_s):  # Ctrl-C while the first game's answer is awaited
-        connection.receive = receive
-        raise KeyboardInterrupt
-
-    connection.receive = interrupted
+    interrupt_once(envs.envs[0].match.controller._connection, "receive")  # while game 0's answer is awaited
     noop = np.zeros((2, 14), np.int64)
     with pytest.raises(KeyboardInterrupt):
         envs.step(noop)
@@ -170,30 +163,17 @@ def test_ctrl_c_in_a_vector_step_keeps_every_game(make_vec):
     assert list(infos["game_loop"]) == [16, 16], "both games did the interrupted step and this one"
 
 
-def test_ctrl_c_while_sending_or_after_an_episode_ended_keeps_the_vector_env_stepping(make_vec):
+def test_ctrl_c_while_sending_or_after_an_episode_ended_keeps_the_vector_env_stepping(make_vec, interrupt_once):
     envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", step_mul=960, **SMALL)
     envs.reset(seed=3)
     noop = np.zeros((2, 14), np.int64)
     second = envs.envs[1]
-    send = second.send_encoded
-
-    def interrupted(*args):  # Ctrl-C after game 0 got its action, before game 1 did
-        second.send_encoded = send
-        raise KeyboardInterrupt
-
-    second.send_encoded = interrupted
+    interrupt_once(second, "send_encoded")  # after game 0 got its action, before game 1 did
     with pytest.raises(KeyboardInterrupt):
         envs.step(noop)
     _, _, terminated, _, infos = envs.step(noop)
     assert list(infos["game_loop"]) == [1920, 960] and terminated.tolist() == [True, False]
-    connection = second.match.controller._connection
-    receive = connection.receive
-
-    def interrupted_read(timeout_s):  # Ctrl-C while game 1's answer is awaited; game 0 is being reset
-        connection.receive = receive
-        raise KeyboardInterrupt
-
-    connection.receive = interrupted_read
+    interrupt_once(second.match.controller._connection, "receive")  # game 1's answer awaited, game 0 reset
     with pytest.raises(KeyboardInterrupt):
         envs.step(noop)
     # Game 0 was reset in the interrupted step and goes on; game 1's episode ended in it, and says so now.
