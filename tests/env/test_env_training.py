@@ -68,3 +68,24 @@ def test_maskable_ppo_runs_on_the_whole_function_space(make_env, tmp_path, monke
     assert model.num_timesteps >= 256
     masks = model.rollout_buffer.action_masks.reshape(-1, env.unwrapped.action_spec.total)
     assert masks.shape[1] > 573 and (masks[:, :573].sum(axis=1) >= 2).all(), "several functions on offer"
+
+
+@pytest.mark.parametrize("name", ["CollectMineralShards", "DefeatRoaches"])
+def test_the_game_accepts_what_a_policy_following_per_function_masks_chooses(name, make_env):
+    # On the maps without buildings to place, target masks and per-function masks describe the game's own
+    # rules: the game refuses none of the actions (on the economy maps they are hints: a depot's whole
+    # footprint must fit, Repair needs a damaged target; see docs/interface.md).
+    env = make_env(name, screen_size=32, minimap_size=32, screen_target_masks=True)
+    spec = env.unwrapped.action_spec
+    rng = np.random.default_rng(0)
+    env.reset(seed=3)
+    for _ in range(300):
+        masks = env.unwrapped.last_observation.masks
+        position = int(rng.choice(np.flatnonzero(masks.function)))
+        allowed = spec.split(masks.for_function(int(spec.function_ids[position])))
+        action = np.array([position] + [rng.choice(np.flatnonzero(segment)) for segment in allowed[1:]])
+        obs, _, terminated, truncated, info = env.step(action)
+        assert not info["invalid_action"]
+        assert set(obs["action_result"].tolist()) <= {0, 1}, env.unwrapped.action_to_function_call(action)
+        if terminated or truncated:
+            env.reset()
