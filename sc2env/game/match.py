@@ -16,6 +16,7 @@ from sc2env.client import Controller, Pending
 from sc2env.client.connection import DEFAULT_SPIN_WAIT_S
 from sc2env.game.maps import MapSpec, resolve_map
 from sc2env.launch import GameProcess, LaunchConfig, launch_plan, plan_launch
+from sc2env.launch.install import USE_BUILTIN
 
 log = logging.getLogger(__name__)
 
@@ -249,7 +250,7 @@ class Match:
         if plan.engine == "sc2" and spec.file is None:
             raise errors.LaunchError(
                 f"{spec.name} is not installed under {maps_dir}: put {spec.path} there (the mini-games come "
-                "with PySC2's repository), or use the built-in engine with engine='builtin'.")
+                f"with PySC2's repository), {USE_BUILTIN}.")
         process = launch_plan(plan)
         try:
             timeout_s = self.config.request_timeout_s

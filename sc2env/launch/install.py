@@ -11,7 +11,7 @@ from sc2env.launch.versions import MIN_API_BUILD, Version, known_version, versio
 
 DEFAULT_SC2PATH = "~/StarCraftII"
 EXECUTABLE = "SC2_x64"
-_USE_BUILTIN = "or use the built-in engine with engine='builtin'"
+USE_BUILTIN = "or use the built-in engine with engine='builtin'"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -102,7 +102,7 @@ def find_install(sc2path: str | os.PathLike[str] | None = None) -> Sc2Install:
     """The StarCraft II install at `sc2path`, $SC2PATH or ~/StarCraftII, with its runnable versions."""
     root = sc2path_of(sc2path)
     if not root.is_dir():
-        raise LaunchError(f"No StarCraft II under {root}: set SC2PATH to your install, {_USE_BUILTIN}.")
+        raise LaunchError(f"No StarCraft II under {root}: set SC2PATH to your install, {USE_BUILTIN}.")
     versions_dir = root / "Versions"
     executables: dict[int, pathlib.Path] = {}
     not_executable = []
@@ -121,5 +121,5 @@ def find_install(sc2path: str | os.PathLike[str] | None = None) -> Sc2Install:
         hint = f" ({', '.join(map(str, not_executable))} not executable: chmod +x)" if not_executable else ""
         raise LaunchError(
             f"No runnable StarCraft II under {root}: expected {versions_dir}/Base<build>/{EXECUTABLE}{hint}. "
-            f"Reinstall the Linux package there, set SC2PATH, {_USE_BUILTIN}.")
+            f"Reinstall the Linux package there, set SC2PATH, {USE_BUILTIN}.")
     return Sc2Install(root=root, executables=executables)

@@ -19,7 +19,7 @@ from sc2env.launch import workspace
 from sc2env.launch.child import Child
 from sc2env.launch.command import LaunchPlan, plan_launch
 from sc2env.launch.config import LaunchConfig
-from sc2env.launch.install import Sc2Install
+from sc2env.launch.install import USE_BUILTIN, Sc2Install
 from sc2env.launch.versions import Version
 
 log = logging.getLogger(__name__)
@@ -120,8 +120,8 @@ class GameProcess:
             resources.child = Child(self.argv, plan.env, resources.log)
         except (OSError, ValueError) as error:  # ValueError: an argument Popen refuses (a NUL byte)
             self.close()
-            advice = ("Check that it is an executable file for this machine, or use the built-in engine with "
-                      "engine='builtin'" if plan.engine == "sc2" else "Check the Python it runs and extra_args")
+            advice = (f"Check that it is an executable file for this machine, {USE_BUILTIN}"
+                      if plan.engine == "sc2" else "Check the Python it runs and extra_args")
             raise LaunchError(f"Could not start {plan.description}: {error}. {advice}.") from None
         self._child = resources.child
 
@@ -197,8 +197,8 @@ class GameProcess:
         last_error: BaseException | None = None
         while True:
             if not self.running:
-                advice = ("check the install and version, or use the built-in engine with engine='builtin'"
-                          if self.engine == "sc2" else "check the flags it was given (LaunchConfig.extra_args)")
+                advice = (f"check the install and version, {USE_BUILTIN}" if self.engine == "sc2"
+                          else "check the flags it was given (LaunchConfig.extra_args)")
                 raise LaunchError(
                     f"{self.exit_summary()}\nIt exited {time.monotonic() - start:.1f} s after start, before "
                     f"answering on {self.url}. Its output should say why; {advice}.")
