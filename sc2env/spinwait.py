@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import select
 import time
+from collections.abc import Sequence
 
 # Where sched_yield is missing, polling still works; it just doesn't hand the CPU over between polls.
 _yield_cpu = getattr(os, "sched_yield", lambda: None)
@@ -46,9 +47,9 @@ class SpinWait:
             self._skip -= 1
             return False
         end = time.perf_counter() + self.window_s
-        poll = select.select
+        poll = poller(fds).poll
         while True:
-            if poll(fds, (), (), 0)[0]:
+            if poll(0):
                 self._backoff = 0
                 return True
             now = time.perf_counter()
@@ -62,3 +63,12 @@ class SpinWait:
         self._backoff = min(max(1, 2 * self._backoff), _MAX_BACKOFF)
         self._skip = self._backoff
         return False
+
+
+def poller(fds: Sequence[int]) -> select.poll:
+    """A poll object watching `fds` for input (or hang-up); unlike select(), poll takes descriptors above
+    1023, which a process with many files or sockets open hands out."""
+    watch = select.poll()
+    for fd in fds:
+        watch.register(fd, select.POLLIN)
+    return watch

@@ -10,12 +10,13 @@ import websocket
 from websocket import ABNF
 from websockets.frames import apply_mask
 
-from sc2env.spinwait import SpinWait
+from sc2env.spinwait import SpinWait, poller
 
 DEFAULT_SPIN_WAIT_S = 0.002  # a built-in engine step takes 0.5-1.5 ms (see sc2env.spinwait)
 # Far above any SC2 answer (every layer and RGB at 256x256 is a few MB): a bigger length is a corrupt stream,
 # not a message to allocate for.
 MAX_MESSAGE_BYTES = 1 << 30
+_LONGEST_POLL_S = 3600.0  # poll() takes milliseconds as a C int: wait at most this long per call
 
 
 class Dropped(Exception):
@@ -91,11 +92,9 @@ class Connection:
         if timeout_s != self._timeout_s:
             self.ws.settimeout(timeout_s)
             self._timeout_s = timeout_s
-        sock = self.ws.sock
-        if sock is not None:
-            self.spin.wait(sock.fileno())
         self._deadline = time.monotonic() + timeout_s
         try:
+            self._wait_readable()
             return self._read_message()
         except (TimeoutError, websocket.WebSocketTimeoutException):
             raise TimeoutError(f"no answer within {timeout_s:g} s") from None
@@ -103,6 +102,18 @@ class Connection:
             raise Dropped(repr(error)) from None
         except MemoryError:
             raise Dropped("no memory for the game's answer") from None
+
+    def _wait_readable(self) -> None:
+        """Wait here, not inside recv, for the answer's first bytes: a Ctrl-C during this wait has taken nothing
+        off the stream, so the answer can still be read whole later; one just after a recv may have taken bytes
+        (see _read_into)."""
+        sock = self.ws.sock
+        if sock is None or self.spin.wait(sock.fileno()):
+            return
+        poll = poller((sock.fileno(),)).poll
+        while not poll(max(0.0, min(self._deadline - time.monotonic(), _LONGEST_POLL_S)) * 1000):
+            if time.monotonic() >= self._deadline:
+                raise TimeoutError
 
     def _read_message(self) -> memoryview:
         """One data message, answering pings and joining continuation frames on the way."""
@@ -158,10 +169,11 @@ class Connection:
             if self._timeout_s is None or left < self._timeout_s - 0.01:  # no silence outlasts the deadline
                 sock.settimeout(left)  # (by 10 ms at most: a message read in one go never gets here)
                 self._timeout_s = left
+            # Mid-message from before the call: an interruption as it returns may have taken bytes off the stream.
+            self.between_messages = False
             n = sock.recv_into(view[got:], length - got)
             if n == 0:
                 raise Dropped("the game closed the connection")
-            self.between_messages = False
             got += n
         return view
 

@@ -253,10 +253,30 @@ class Controller:
             self._status_unknown = False
             self.ping()
 
+    def abandon_pending(self) -> None:
+        """Give up the answers of a Pending from begin() that was never finished (its caller was interrupted
+        in between): they are read and dropped before the next request, so the game stays usable."""
+        if self._pending is not None:
+            self._pending.abandon()
+
     def _finish(self, pending: Pending) -> list:
         if pending.answers is not None:
             return pending.answers
         self._require_open()  # a forked copy must not read the parent's answers either
+        try:
+            self._read_answers(pending)
+        except BaseException:  # Ctrl-C, wherever it struck: keep the game if the stream is still whole
+            if not self.closed:
+                self._interrupted(pending)
+            raise
+        if self._unread is pending:
+            self._unread = None
+        pending.answers = pending.got
+        if pending.failure is not None:
+            raise pending.failure
+        return pending.answers
+
+    def _read_answers(self, pending: Pending) -> None:
         if self._pending is pending:
             self._pending = None
         got = pending.got  # kept on the Pending: an interrupted read resumes where it stopped
@@ -269,9 +289,6 @@ class Controller:
                 raise self._timed_out(kind, timeout_s) from None
             except Dropped as error:
                 raise self._lost(kind, str(error)) from None
-            except BaseException:  # Ctrl-C while waiting: keep the game if the stream is still whole
-                self._interrupted(pending)
-                raise
             try:
                 got.append(self._protocol.read_response(request, data, pending.sent_status))
             except (errors.ProtocolError, errors.RequestError) as error:
@@ -283,14 +300,7 @@ class Controller:
             except BaseException:  # Ctrl-C while parsing: that answer is gone, and with it the status
                 got.append(None)
                 self._status_unknown = True
-                self._interrupted(pending)
                 raise
-        if self._unread is pending:
-            self._unread = None
-        pending.answers = got
-        if pending.failure is not None:
-            raise pending.failure
-        return got
 
     # --- lifecycle ---------------------------------------------------------------------------------
 
@@ -329,6 +339,8 @@ class Controller:
                 "(after a timeout or crash, usually to a new game; an SC2Env does that at its next reset()).")
 
     def _interrupted(self, pending: Pending) -> None:
+        if self._pending is pending:
+            self._pending = None
         if self._connection.between_messages:
             self._unread = pending
         else:
@@ -380,7 +392,6 @@ class Pending:
         drops them before its next request, so the game stays usable."""
         controller = self.controller
         if self.answers is None and controller._pending is self:
-            controller._pending = None
             controller._interrupted(self)
 
     def fileno(self) -> int:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import select
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -14,7 +13,7 @@ from gymnasium.vector.utils import batch_space
 from sc2env import errors
 from sc2env.client.connection import DEFAULT_SPIN_WAIT_S
 from sc2env.env.env import GAME_LOOPS_PER_SECOND, SC2Env
-from sc2env.spinwait import SpinWait
+from sc2env.spinwait import SpinWait, poller
 
 
 class SC2VectorEnv(VectorEnv):
@@ -182,10 +181,7 @@ def _arrival_order(sent: dict[int, tuple], spin: SpinWait) -> Iterator[int]:
         ready = next((i for i, fd in fds.items() if fd < 0), None)  # nothing to wait for: already answered
         if ready is None:
             spin.wait(*fds.values())
-            poller = select.poll()
-            for fd in fds.values():
-                poller.register(fd, select.POLLIN)
-            events = {fd for fd, _ in poller.poll(_WAIT_MS)}
+            events = {fd for fd, _ in poller(fds.values()).poll(_WAIT_MS)}
             ready = next((i for i, fd in fds.items() if fd in events), next(iter(fds)))
         del fds[ready]
         yield ready

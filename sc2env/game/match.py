@@ -176,6 +176,7 @@ class Match:
     def _begin_episode(self, seed: int | None) -> sc_pb.ResponseObservation:
         if not self.running:
             self._start()
+        self.controller.abandon_pending()
         if self._needs_create:
             self._create_and_join(seed if seed is not None else self._seed)
         else:
@@ -199,6 +200,7 @@ class Match:
                                        "(the last episode ended or the game was never started).")
         cfg = self.config
         try:
+            self.controller.abandon_pending()  # the last step's, if a Ctrl-C came before it read its answers
             if cfg.realtime:
                 self.controller.action(actions)
                 return self.controller.begin([("observation", sc_pb.RequestObservation(

@@ -378,6 +378,80 @@ def test_ctrl_c_while_a_step_waits_keeps_the_game(make_env, interrupt_once):
     assert info["game_loop"] == 16 and env.unwrapped.match.controller is controller and not controller.closed
 
 
+@pytest.mark.parametrize("where", ["_finish", "_read_answers"])
+def test_ctrl_c_between_sending_a_step_and_reading_its_answers_keeps_the_game(make_env, interrupt_once, where):
+    # Before the Controller began to read (the step's answers still owed to a Pending nobody will finish).
+    env = make_env(**SMALL)
+    env.reset(seed=4)
+    controller = env.unwrapped.match.controller
+    interrupt_once(controller, where)
+    with pytest.raises(KeyboardInterrupt):
+        env.step(FUNCTIONS.no_op())
+    _, _, _, _, info = env.step(FUNCTIONS.no_op())
+    assert info["game_loop"] == 16 and env.unwrapped.match.controller is controller and not controller.closed
+    interrupt_once(controller, where)
+    with pytest.raises(KeyboardInterrupt):
+        env.step(FUNCTIONS.no_op())
+    obs, info = env.reset()  # reset() after such an interruption restarts the same game
+    assert info["game_loop"] == 0 and env.unwrapped.match.controller is controller
+
+
+class _InterruptedAfterRecv:
+    """A socket whose next recv_into takes its bytes and then raises KeyboardInterrupt, as a Ctrl-C handled
+    just as the call returns does."""
+
+    def __init__(self, sock):
+        self._sock = sock
+        self._interrupted = False
+
+    def recv_into(self, *args):
+        n = self._sock.recv_into(*args)
+        if self._interrupted:
+            return n
+        self._interrupted = True
+        raise KeyboardInterrupt
+
+    def __getattr__(self, name):
+        return getattr(self._sock, name)
+
+
+def test_ctrl_c_as_the_first_bytes_of_an_answer_arrive_gives_up_the_game_with_the_reason(make_env):
+    env = make_env(**SMALL)
+    env.reset(seed=4)
+    ws = env.unwrapped.match.controller._connection.ws
+    ws.sock = _InterruptedAfterRecv(ws.sock)
+    with pytest.raises(KeyboardInterrupt):
+        env.step(FUNCTIONS.no_op())
+    # Bytes left the stream: the answer cannot be found again (it used to be misread as a broken frame).
+    with pytest.raises(errors.ConnectionError, match="interrupted half-read"):
+        env.step(FUNCTIONS.no_op())
+    obs, _ = env.reset()
+    assert env.observation_space.contains(obs)
+
+
+def test_a_process_with_over_a_thousand_files_open_steps(make_env):
+    # select() refuses descriptors above 1023; waiting for answers must not use it.
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1200:
+        pytest.skip(f"the hard limit on open files is {hard}")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1200), hard))
+    held = []
+    try:
+        while not held or held[-1] < 1030:
+            held.append(os.open(os.devnull, os.O_RDONLY))
+        env = make_env(**SMALL)
+        env.reset(seed=4)
+        assert env.unwrapped.match.controller._connection.fileno() > 1023
+        _, _, _, _, info = env.step(FUNCTIONS.no_op())
+        assert info["game_loop"] == 8
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
 def test_ctrl_c_half_way_through_an_answer_gives_up_that_game_only(make_env, interrupt_once):
     env = make_env(**SMALL)
     env.reset(seed=4)
