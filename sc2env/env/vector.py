@@ -46,6 +46,7 @@ class SC2VectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, num_envs)
         self.action_spec = first.action_spec
         self._autoreset = np.zeros(num_envs, bool)
+        self._lost: str | None = None  # why step() must wait for reset(): a game was lost mid-batch
         # Waiting for the first of the games to answer: as one env's client does (see sc2env.spinwait).
         self._spin = SpinWait(DEFAULT_SPIN_WAIT_S if first.config.spin_wait else 0)
 
@@ -58,6 +59,7 @@ class SC2VectorEnv(VectorEnv):
                 raise ValueError(f"reset(seed=...) got {len(seeds)} seeds for {self.num_envs} envs")
         results = self._reset_each(range(self.num_envs), seeds, options)
         self._autoreset[:] = False
+        self._lost = None
         infos: dict[str, Any] = {}
         for i, (_, info) in enumerate(results):
             infos = self._add_info(infos, info, i)
@@ -67,6 +69,9 @@ class SC2VectorEnv(VectorEnv):
         actions = np.asarray(actions) if not isinstance(actions, (list, tuple)) else actions
         if len(actions) != self.num_envs:
             raise ValueError(f"step() got {len(actions)} actions for {self.num_envs} envs")
+        if self._lost is not None:
+            raise errors.ProtocolError(f"step() called after {self._lost}: call reset() to start every sub-env's "
+                                       "next episode (a lost game is replaced by a new one).")
         to_reset = np.flatnonzero(self._autoreset)
         live = [i for i in range(self.num_envs) if not self._autoreset[i]]
         # Every action is checked before any is sent, so an invalid one (invalid_action="raise") leaves
@@ -98,8 +103,10 @@ class SC2VectorEnv(VectorEnv):
             self._interrupted(sent, results, failures)
             raise
         if failures:
-            self._autoreset[:] = True  # the batch is lost: reset() (or the next step) starts afresh
+            # The batch is lost, and with it the other games' episode boundaries: every sub-env starts anew at
+            # reset(), so no episode silently runs on across one.
             index, error = min(failures.items())
+            self._lost = f"sub-env {index}'s game was lost ({type(error).__name__})"
             raise type(error)(f"sub-env {index}: {error}") from error
         rewards = np.array([r[1] for r in results], np.float64)
         terminations = np.array([r[2] for r in results], bool)

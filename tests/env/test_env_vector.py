@@ -96,13 +96,16 @@ def test_vector_env_accepts_function_calls_and_reports_masks(make_vec):
     assert selected[0].single_select.unit_type[0] == 48 and len(selected[1].single_select) == 0
 
 
-def test_a_crashed_game_fails_one_step_then_the_vector_env_recovers(make_vec):
+def test_a_crashed_game_fails_the_step_and_the_vector_env_recovers_at_reset(make_vec):
     envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", **SMALL)
     envs.reset(seed=2)
     victim = envs.envs[1].match.process
     os.kill(victim.pid, signal.SIGKILL)
     assert victim.wait(5) is not None
     with pytest.raises(errors.GameCrashedError, match="sub-env 1"):
+        envs.step(np.zeros((2, 14), np.int64))
+    # Sub-env 0 did that step, unseen: stepping on would run its episode across a restart without a boundary.
+    with pytest.raises(errors.ProtocolError, match="sub-env 1's game was lost .* call reset()"):
         envs.step(np.zeros((2, 14), np.int64))
     obs, infos = envs.reset()
     assert list(infos["game_loop"]) == [0, 0] and envs.envs[1].match.process is not victim
