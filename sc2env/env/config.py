@@ -77,16 +77,21 @@ class EnvConfig:
     spin_wait: bool = True
 
     def __post_init__(self) -> None:
+        if not isinstance(self.map_name, str) or not self.map_name:
+            raise ValueError(f"map_name must name a map, not {self.map_name!r}: pass map_name= (a mini-game such as "
+                             "'MoveToBeacon', or a map of a StarCraft II install with engine='sc2')")
         if self.invalid_action not in INVALID_ACTION_POLICIES:
             raise ValueError(f"invalid_action must be one of {INVALID_ACTION_POLICIES}, not {self.invalid_action!r}")
         require_count("step_mul", self.step_mul, "game loop")
         require_seconds("request_timeout_s", self.request_timeout_s)
         if self.max_episode_steps is not None:
             require_count("max_episode_steps", self.max_episode_steps, "env step (or None)")
+        require_count("max_units", self.max_units, "row")
         if self.functions is not None:
             object.__setattr__(self, "functions", tuple(self.functions))
         self.layer_selection()  # fail early on unknown layer names
         self.interface_format()
+        self.launch_config()
 
     def interface_format(self) -> InterfaceFormat:
         rgb = self.rgb_screen_size is not None
@@ -108,10 +113,12 @@ class EnvConfig:
                    else tuple(l.name for l in MINIMAP_LAYERS))
         return LayerSelection(screen, minimap, self.compact_layers)
 
+    def launch_config(self) -> LaunchConfig:
+        return LaunchConfig(engine=self.engine, sc2path=self.sc2path, version=self.version,
+                            render=self.rgb_screen_size is not None, timeout_s=self.launch_timeout_s,
+                            spin_wait=self.spin_wait)
+
     def match_config(self, interface_options) -> MatchConfig:
-        launch = LaunchConfig(engine=self.engine, sc2path=self.sc2path, version=self.version,
-                              render=self.rgb_screen_size is not None, timeout_s=self.launch_timeout_s,
-                              spin_wait=self.spin_wait)
-        return MatchConfig(map_name=self.map_name, interface_options=interface_options, launch=launch,
+        return MatchConfig(map_name=self.map_name, interface_options=interface_options, launch=self.launch_config(),
                            step_mul=self.step_mul, race=self.race, bot=self.bot, disable_fog=self.disable_fog,
                            realtime=self.realtime, request_timeout_s=self.request_timeout_s)

@@ -20,7 +20,7 @@ def register_envs() -> None:
     """Register every id with gymnasium (idempotent: ids already registered are left alone)."""
     for name in MINI_GAMES:
         _register(f"sc2env/{name}-v0", {"map_name": name})
-    _register(ANY_MAP_ID, {})
+    _register(ANY_MAP_ID, {"map_name": None})  # no default map: SC2Env asks for one
 
 
 def _register(env_id: str, kwargs: dict) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import numbers
+from collections.abc import Iterable
 from typing import Literal
 
 import numpy as np
@@ -18,15 +20,20 @@ def _size(value: int | Size | None, what: str) -> Size | None:
     """Normalise an int (square) or (width, height) to a (width, height) tuple of positive ints."""
     if value is None:
         return None
-    if isinstance(value, int):
+    if _whole(value):
         value = (value, value)
-    try:
-        width, height = (int(v) for v in value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{what} must be an int or a (width, height) pair, got {value!r}") from None
+    # Not a string, though iterable: "64" would read as 6×4.
+    pair = tuple(value) if isinstance(value, Iterable) and not isinstance(value, (str, bytes)) else ()
+    if len(pair) != 2 or not all(map(_whole, pair)):
+        raise ValueError(f"{what} must be an int or a (width, height) pair of ints, got {value!r}")
+    width, height = (int(v) for v in pair)
     if width <= 0 or height <= 0:
         raise ValueError(f"{what} must be positive, got {width}×{height}")
     return width, height
+
+
+def _whole(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -49,6 +49,8 @@ class LaunchConfig:
             raise LaunchError(f"timeout_s must be positive, not {self.timeout_s!r}")
         if self.port is not None and not 0 < self.port < 65536:
             raise LaunchError(f"port must be in 1..65535, not {self.port!r}")
+        if self.engine is not None:  # a misspelt engine fails here, not at the first launch ($SC2ENV_ENGINE: there)
+            self.requested_engine()
 
     def requested_engine(self) -> str:
         """The engine asked for: the argument, else $SC2ENV_ENGINE, else "auto" (validated)."""

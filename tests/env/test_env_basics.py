@@ -213,6 +213,23 @@ def test_bad_step_counts_are_named(kwargs, message):
     assert SC2Env(step_mul=np.int64(4)).metadata["render_fps"] == 22.4 / 4  # numpy integers are whole numbers
 
 
+@pytest.mark.parametrize("kwargs, error, message", [
+    ({"screen_size": "64"}, ValueError, "screen_size must be an int or a .* got '64'"),  # once read as 6×4
+    ({"minimap_size": (64.5, 64)}, ValueError, "minimap_size must be an int or a"),
+    ({"max_units": 0}, ValueError, "max_units must be a whole number of at least 1 row"),
+    ({"engine": "builtn"}, errors.LaunchError, "Unknown engine engine='builtn': choose one of auto, builtin, sc2"),
+])
+def test_bad_settings_are_refused_when_the_env_is_made(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        gym.make("sc2env/MoveToBeacon-v0", **kwargs)
+
+
+def test_the_any_map_id_asks_for_a_map():
+    with pytest.raises(ValueError, match="pass map_name="):
+        gym.make("sc2env/SC2-v0")  # it used to play MoveToBeacon without a word
+    assert gym.make("sc2env/SC2-v0", map_name="DefeatRoaches").unwrapped.config.map_name == "DefeatRoaches"
+
+
 def test_a_policy_following_the_flat_mask_with_target_masks_is_never_refused(make_env):
     # MaskablePPO masks each component on its own: its screen point may fit another available function's
     # target class (a Move point for a Harvest_Gather). The env must take what the flat mask allows.
