@@ -173,6 +173,10 @@ def cmd_run(values: flags.FlagValues) -> int:
     from sc2env.viewer import ViewerClosed
 
     maps = resolve_maps(values.map, values.engine)
+    if ":" in values.agent and os.getcwd() not in sys.path:
+        # An agent module in the working directory imports as it does under `python -m sc2env`, whose
+        # sys.path starts there (a console script's starts at its own bin directory).
+        sys.path.insert(0, os.getcwd())
     for name in maps:  # unknown agents fail before any game starts
         agent_class(values.agent, name)
     writer = None
@@ -259,7 +263,8 @@ def cmd_play(values: flags.FlagValues) -> int:
 
 
 def cmd_doctor(values: flags.FlagValues) -> int:
-    checks = [_check_python, _check_packages, _check_builtin, _check_sc2, _check_display, _check_video]
+    checks = [_check_python, _check_packages, _check_builtin, _check_sc2, _check_default_engine, _check_display,
+              _check_video]
     problems = 0
     print(f"sc2env {sc2env.__version__}")
     for check in checks:
@@ -335,6 +340,22 @@ def _check_sc2():
     return "ok", what, fix
 
 
+def _check_default_engine():
+    """What runs when no engine is named (sc2env run, gym.make): $SC2ENV_ENGINE and SC2PATH can make it fail."""
+    from sc2env.launch import LaunchConfig, plan_launch
+
+    try:
+        plan = plan_launch(LaunchConfig())
+    except SC2EnvError as error:
+        if os.environ.get(ENGINE_ENV_VAR, "auto") not in ENGINES:
+            fix = f"set {ENGINE_ENV_VAR} to one of {', '.join(ENGINES)}, or unset it"
+        else:
+            fix = "point SC2PATH at a StarCraft II install, or unset it to use the built-in engine"
+        return "!!", f"default engine: {_one_line(error)}", fix
+    chosen = "the built-in engine" if plan.engine == "builtin" else f"StarCraft II {plan.version}"
+    return "ok", f"default engine (no --engine / engine=): {chosen}", None
+
+
 def _check_display():
     from sc2env.viewer import display_problem
 
@@ -373,7 +394,7 @@ COMMANDS: dict[str, tuple[str, Callable[[flags.FlagValues], int], list[Flag]]] =
         _MAP, Flag("string", "agent", "scripted", "random, scripted, or package.module:Class"),
         Flag("integer", "episodes", 1, "episodes per map", lower_bound=1), _ENGINE, *_SIZES,
         Flag("integer", "step-mul", 8, "game loops per agent step", lower_bound=1),
-        Flag("integer", "seed", None, "seed of the first episode (and of the random agent)"),
+        Flag("integer", "seed", None, "seed of the first episode (and of the random agent)", lower_bound=0),
         Flag("integer", "max-steps", None, "cut episodes after this many steps (default: the map's timer)",
              lower_bound=1),
         Flag("boolean", "render", False, "watch in the viewer window"),

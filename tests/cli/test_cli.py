@@ -116,6 +116,7 @@ def test_a_game_lost_mid_run_keeps_the_finished_episodes_in_the_table(capsys, mo
     (["run", "--max-steps", "0"], "--max-steps=0: 0 is not a positive integer"),
     (["run", "--step-mul", "0"], "--step-mul=0: 0 is not a positive integer"),
     (["bench", "--steps", "-5"], "--steps=-5: -5 is not a positive integer"),
+    (["run", "--seed", "-5"], "--seed=-5: -5 is not a non-negative integer"),
     (["run", "--bogus"], "Unknown command line flag 'bogus'"),
     (["fly"], "unknown command 'fly'"),
 ])
@@ -174,14 +175,43 @@ def test_maps_lists_the_mini_games(capsys, monkeypatch):
     assert "The built-in engine plays all of them." in out and "No StarCraft II install found" in out
 
 
-def test_doctor_reports_the_builtin_engine_and_the_display(capsys, monkeypatch):
+def test_doctor_reports_the_builtin_engine_and_the_display(capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
-    monkeypatch.setenv("SC2PATH", "/nonexistent/StarCraftII")
+    monkeypatch.delenv("SC2PATH", raising=False)
+    monkeypatch.delenv("SC2ENV_ENGINE", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/StarCraftII
     code, out, _ = run_cli(capsys, "doctor")
     assert code == 0, out
     assert "ok  built-in engine starts in" in out and "MoveToBeacon" in out
-    assert "--  StarCraft II: No StarCraft II under /nonexistent/StarCraftII" in out
+    assert f"--  StarCraft II: No StarCraft II under {tmp_path}/StarCraftII" in out
+    assert "ok  default engine (no --engine / engine=): the built-in engine" in out
     assert "--  display: SDL_VIDEODRIVER=dummy" in out
+
+
+@pytest.mark.parametrize("variable, value, fix", [
+    ("SC2PATH", "/nonexistent/StarCraftII", "point SC2PATH at a StarCraft II install, or unset it"),
+    ("SC2ENV_ENGINE", "biultin", "set SC2ENV_ENGINE to one of auto, builtin, sc2, or unset it"),
+])
+def test_doctor_flags_settings_that_make_the_default_engine_fail(capsys, monkeypatch, variable, value, fix):
+    # Both used to pass as "All good", and then `sc2env run` failed.
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    monkeypatch.setenv(variable, value)
+    code, out, _ = run_cli(capsys, "doctor")
+    assert code == 1 and "!!  default engine: " in out and f"-> {fix}" in out
+
+
+def test_the_console_script_imports_an_agent_from_the_working_directory(tmp_path):
+    script = pathlib.Path(sys.executable).with_name("sc2env")
+    if not script.exists():
+        pytest.skip("the sc2env console script is not installed beside this Python")
+    (tmp_path / "mypackage").mkdir()
+    (tmp_path / "mypackage" / "__init__.py").write_text("")
+    (tmp_path / "mypackage" / "agents.py").write_text(
+        "from sc2env.agents import RandomAgent\n\nclass Mine(RandomAgent):\n    pass\n")
+    done = subprocess.run([str(script), "run", "--agent", "mypackage.agents:Mine", "--max-steps", "3", *BUILTIN],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "mypackage.agents:Mine" in done.stdout
 
 
 def test_bench_prints_steps_per_second(capsys):
