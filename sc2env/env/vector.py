@@ -68,7 +68,8 @@ class SC2VectorEnv(VectorEnv):
     def step(self, actions):
         actions = np.asarray(actions) if not isinstance(actions, (list, tuple)) else actions
         if len(actions) != self.num_envs:
-            raise ValueError(f"step() got {len(actions)} actions for {self.num_envs} envs")
+            raise ValueError(f"step() got {len(actions)} actions for {self.num_envs} envs: give one per sub-env, "
+                             f"e.g. a ({self.num_envs}, {len(self.action_spec.nvec)}) array or a list of FunctionCalls")
         if self._lost is not None:
             raise errors.ProtocolError(f"step() called after {self._lost}: call reset() to start every sub-env's "
                                        "next episode (a lost game is replaced by a new one).")

@@ -131,12 +131,15 @@ class ActionSpec:
         """The call a 14-component action vector expresses: the components the function doesn't take are
         ignored, but every component must be within its range (else MalformedActionError)."""
         given = vector
-        vector = np.asarray(vector)
+        try:
+            vector = np.asarray(vector)
+        except ValueError:  # ragged, e.g. a list holding a FunctionCall
+            vector = np.empty(0, object)
         if vector.shape != (len(self.nvec),) or vector.dtype.kind not in "iuf":
             what = f"{vector.dtype} array" if isinstance(given, np.ndarray) else type(given).__name__
             raise MalformedActionError(
-                f"an action is a vector of {len(self.nvec)} integers (the MultiDiscrete action space); got "
-                f"{what} of shape {vector.shape}"
+                f"an action is a vector of {len(self.nvec)} integers (the MultiDiscrete action space) or one "
+                f"FunctionCall; got {what}{'' if vector.dtype == object else f' of shape {vector.shape}'}: {given!r:.80}"
             )
         if vector.dtype.kind == "f" and (vector != np.floor(vector)).any():  # NaN too
             k = int(np.argmax(vector != np.floor(vector)))

@@ -99,6 +99,7 @@ def test_invalid_action_can_raise(make_env):
     (np.r_[0, -1, np.zeros(12, int)], "screen component -1 is outside"),
     (np.r_[np.zeros(13), 0.5], "unload_id component 0.5 is not a whole number"),
     (np.r_[np.zeros(13), np.nan], "is not a whole number"),
+    ([FUNCTIONS.no_op()], r"or one FunctionCall; got list: \[FunctionCall"),  # was numpy's ragged-array error
 ])
 def test_a_malformed_action_raises_even_under_noop(make_env, action, message):
     # Not an element of the MultiDiscrete space: a bug in the caller (a wrapper, a batching slip) that a

@@ -83,6 +83,8 @@ def test_a_malformed_action_names_its_sub_env(make_vec):
     with pytest.raises(errors.MalformedActionError, match=r"sub-env 1: function component 999 is outside"):
         envs.step([np.zeros(14, int), np.r_[999, np.zeros(13, int)]])
     envs.step(np.zeros((2, 14), int))  # nothing was sent: both games still answer
+    with pytest.raises(ValueError, match=r"14 actions for 2 envs: give one per sub-env, e\.g\. a \(2, 14\) array"):
+        envs.step(np.zeros(14, int))  # one env's action
 
 
 def test_vector_env_accepts_function_calls_and_reports_masks(make_vec):
