@@ -347,8 +347,11 @@ def _check_default_engine():
     try:
         plan = plan_launch(LaunchConfig())
     except SC2EnvError as error:
-        if os.environ.get(ENGINE_ENV_VAR, "auto") not in ENGINES:
+        chosen = os.environ.get(ENGINE_ENV_VAR) or "auto"
+        if chosen not in ENGINES:
             fix = f"set {ENGINE_ENV_VAR} to one of {', '.join(ENGINES)}, or unset it"
+        elif chosen == "sc2":
+            fix = f"set SC2PATH to a StarCraft II install, or {ENGINE_ENV_VAR} to builtin or auto"
         else:
             fix = "point SC2PATH at a StarCraft II install, or unset it to use the built-in engine"
         return "!!", f"default engine: {_one_line(error)}", fix

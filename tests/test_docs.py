@@ -23,7 +23,7 @@ FRAGMENTS = {
     "viewer.md": "alternative ways to make one env, listed side by side",
     "rllib.md": "a Ray training run (tests/env/test_env_rllib.py trains the same setup when Ray is installed)",
 }
-_BLOCK = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+_BLOCK = re.compile(r"^```python\n(.*?)^```", re.DOTALL | re.MULTILINE)
 
 
 def python_blocks(page: pathlib.Path) -> list[str]:

@@ -35,6 +35,7 @@ class Connection:
         self._deadline = float("inf")  # of the receive() in progress
         # No part of a frame read yet: an interrupted receive() left the stream where a message starts.
         self.between_messages = True
+        self.messages_read = 0  # whole data messages taken off the stream (counted before they are returned)
         self._scratch = bytearray(125)  # frame headers and control payloads
 
     @classmethod
@@ -65,13 +66,24 @@ class Connection:
             time.sleep(min(delay, remaining))
             delay = min(delay * 2, 0.25)
 
-    def send(self, payloads: Sequence[bytes]) -> None:
-        """Write every payload as a BINARY frame, all in one write (pipelining: one round trip)."""
-        frames = binary_frames(payloads)
+    def send(self, payloads: Sequence[bytes], progress: list[int] | None = None) -> None:
+        """Write every payload as a BINARY frame, all in one write (pipelining: one round trip).
+
+        `progress` (an empty list) records the bytes to write, then each count written, so that after an
+        interruption `sent_state(progress)` tells whether none, part or all of the frames went out.
+        """
+        frames = memoryview(binary_frames(payloads))
+        sock = self.ws.sock
+        if sock is None:
+            raise Dropped("the connection is closed")
+        progress = [] if progress is None else progress
+        total = len(frames)
+        progress.append(total)
         try:
-            self.ws.sock.sendall(frames)
-        except AttributeError:  # sock is None: closed
-            raise Dropped("the connection is closed") from None
+            while (written := sum(progress) - total) < total:
+                # send() and the record of what it wrote, both in C with no Python bytecode in between, where a
+                # Ctrl-C could strike: sendall() cannot tell how much it wrote before an interruption.
+                progress.extend(map(sock.send, (frames[written:],)))
         except OSError as error:
             raise Dropped(f"sending failed: {error!r}") from None
 
@@ -108,7 +120,9 @@ class Connection:
         off the stream, so the answer can still be read whole later; one just after a recv may have taken bytes
         (see _read_into)."""
         sock = self.ws.sock
-        if sock is None or self.spin.wait(sock.fileno()):
+        if sock is None or sock.fileno() < 0:
+            raise Dropped("the connection is closed")
+        if self.spin.wait(sock.fileno()):
             return
         poll = poller((sock.fileno(),)).poll
         while not poll(max(0.0, min(self._deadline - time.monotonic(), _LONGEST_POLL_S)) * 1000):
@@ -133,6 +147,7 @@ class Connection:
             self._read_into(size, length)
             size += length
             if fin:
+                self.messages_read += 1  # first: an interruption between the two then gives the game up
                 self.between_messages = True
                 return memoryview(self._buffer)[:size]
 
@@ -193,6 +208,13 @@ class Connection:
             pass
         finally:
             self.ws.shutdown()
+
+
+def sent_state(progress: list[int]) -> str:
+    """How much of a send() was written, from its `progress`: "none", "part" or "all"."""
+    if len(progress) < 2 or not sum(progress[1:]):
+        return "none"
+    return "all" if sum(progress[1:]) == progress[0] else "part"
 
 
 def binary_frames(payloads: Sequence[bytes]) -> bytes:

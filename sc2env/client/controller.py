@@ -12,7 +12,7 @@ from s2clientprotocol import debug_pb2, query_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import errors
-from sc2env.client.connection import DEFAULT_SPIN_WAIT_S, Connection, Dropped
+from sc2env.client.connection import DEFAULT_SPIN_WAIT_S, Connection, Dropped, sent_state
 from sc2env.client.protocol import VALID_STATUSES, Protocol, status_name
 
 if TYPE_CHECKING:
@@ -229,14 +229,20 @@ class Controller:
         pending = Pending(self, made, [kind for kind, _ in requests], self._protocol.status)
         if not requests:
             return pending
+        payloads = [request.SerializeToString() for request in made]
+        progress: list[int] = []
+        self._pending = pending  # before the write: a Ctrl-C just after it leaves the answers owed, not lost
         try:
-            self._connection.send([request.SerializeToString() for request in made])
+            self._connection.send(payloads, progress)
         except Dropped as error:
             raise self._lost(requests[0][0], str(error)) from None
-        except BaseException:  # interrupted (Ctrl-C) part-way through the write: the stream may be cut
-            self._close("a request interrupted while it was being sent", graceful=False)
+        except BaseException:  # interrupted (Ctrl-C): what the game got decides
+            state = sent_state(progress)
+            if state == "none":
+                self._pending = None
+            elif state == "part":  # the stream is cut mid-frame
+                self._close("a request interrupted while it was being sent", graceful=False)
             raise
-        self._pending = pending
         return pending
 
     def read_unread(self) -> None:
@@ -249,9 +255,9 @@ class Controller:
         with contextlib.suppress(errors.ProtocolError, errors.RequestError):
             self._finish(pending)
         self._unread = None
-        if self._status_unknown:  # an answer was cut off while being parsed: ask the game
-            self._status_unknown = False
+        if self._status_unknown:  # an answer was lost unparsed: ask the game
             self.ping()
+            self._status_unknown = False
 
     def abandon_pending(self) -> None:
         """Give up the answers of a Pending from begin() that was never finished (its caller was interrupted
@@ -265,9 +271,13 @@ class Controller:
         self._require_open()  # a forked copy must not read the parent's answers either
         try:
             self._read_answers(pending)
-        except BaseException:  # Ctrl-C, wherever it struck: keep the game if the stream is still whole
+        except KeyboardInterrupt:  # Ctrl-C, wherever it struck: keep the game if the stream is still whole
             if not self.closed:
                 self._interrupted(pending)
+            raise
+        except BaseException as error:  # anything else unforeseen: the stream's position is unknown
+            if not self.closed:
+                self._close(f"an error while reading answers ({error!r})", graceful=False)
             raise
         if self._unread is pending:
             self._unread = None
@@ -280,6 +290,7 @@ class Controller:
         if self._pending is pending:
             self._pending = None
         got = pending.got  # kept on the Pending: an interrupted read resumes where it stopped
+        pending.read_base = self._connection.messages_read - len(got)
         while len(got) < len(pending.made):
             request, kind = pending.made[len(got)], pending.kinds[len(got)]
             timeout_s = self.timeouts.get(kind, self.timeout_s)
@@ -296,10 +307,6 @@ class Controller:
                 got.append(None)
             except errors.ConnectionError as error:
                 self._close(f"an answer out of step ({error})", graceful=False)
-                raise
-            except BaseException:  # Ctrl-C while parsing: that answer is gone, and with it the status
-                got.append(None)
-                self._status_unknown = True
                 raise
 
     # --- lifecycle ---------------------------------------------------------------------------------
@@ -341,6 +348,12 @@ class Controller:
     def _interrupted(self, pending: Pending) -> None:
         if self._pending is pending:
             self._pending = None
+        if pending.read_base is not None:
+            # Answers taken off the stream but not recorded (a Ctrl-C as one was returned or parsed) are
+            # lost, and with them what they did to the status.
+            while len(pending.got) < self._connection.messages_read - pending.read_base:
+                pending.got.append(None)
+                self._status_unknown = True
         if self._connection.between_messages:
             self._unread = pending
         else:
@@ -380,7 +393,8 @@ class Pending:
         self.kinds = kinds
         self.sent_status = sent_status
         self.answers: list | None = None if made else []
-        self.got: list = []  # answers read so far (None for refused ones)
+        self.got: list = []  # answers read so far (None for refused or lost ones)
+        self.read_base: int | None = None  # the connection's messages_read before this Pending's first answer
         self.failure: errors.SC2EnvError | None = None
 
     def finish(self) -> list:

@@ -99,6 +99,11 @@ class SC2Env(gym.Env):
     def step(self, action):
         return self.finish_step(self.begin_step(action))
 
+    @property
+    def episode_over(self) -> bool:
+        """Whether step() must wait for reset(): no episode started, it ended, or its game was lost."""
+        return self._needs_reset is not None or self._match is None or self._match.episode_over
+
     def action_masks(self) -> np.ndarray:
         """The current flat action mask as bool, the form sb3-contrib's MaskablePPO asks for."""
         if self._last is None:
@@ -196,10 +201,11 @@ class SC2Env(gym.Env):
             raise
         self._episode_steps += 1
         self._episode_return += result.reward
-        obs = self._observe(result.observation)
         cap = self.config.max_episode_steps
         truncated = result.truncated or (cap is not None and self._episode_steps >= cap and not result.terminated)
+        # Before decoding: a Ctrl-C there must still leave the episode's end known.
         self._needs_reset = "after the episode ended" if result.terminated or truncated else None
+        obs = self._observe(result.observation)
         info = self._info(result, invalid=problem)
         self._after_observation()
         return obs, float(result.reward), bool(result.terminated), bool(truncated), info

@@ -81,7 +81,7 @@ class SC2VectorEnv(VectorEnv):
         for i in live:
             try:
                 encoded[i] = self.envs[i].encode(actions[i])
-            except errors.InvalidActionError as error:
+            except (errors.InvalidActionError, errors.ProtocolError) as error:
                 raise type(error)(f"sub-env {i}: {error}") from error
         # Every live game gets its action first, so all of them work while we wait on, and decode, each one.
         sent, failures = {}, {}
@@ -98,16 +98,18 @@ class SC2VectorEnv(VectorEnv):
             for i in _arrival_order(sent, self._spin):
                 try:
                     results[i] = self.envs[i].finish_step(sent[i])
-                except errors.ConnectionError as error:  # read every other answer first: they stay usable
+                except errors.SC2EnvError as error:  # read every other answer first: they stay usable
                     failures[i] = error
-        except BaseException:  # Ctrl-C: keep every game usable for the next step
+        except BaseException as error:
             self._interrupted(sent, results, failures)
+            if not isinstance(error, KeyboardInterrupt):  # Ctrl-C keeps every game usable for the next step
+                self._lost = f"a step failed ({type(error).__name__}: {error})"
             raise
         if failures:
             # The batch is lost, and with it the other games' episode boundaries: every sub-env starts anew at
             # reset(), so no episode silently runs on across one.
             index, error = min(failures.items())
-            self._lost = f"sub-env {index}'s game was lost ({type(error).__name__})"
+            self._lost = f"sub-env {index}'s step failed ({type(error).__name__})"
             raise type(error)(f"sub-env {index}: {error}") from error
         rewards = np.array([r[1] for r in results], np.float64)
         terminations = np.array([r[2] for r in results], bool)
@@ -157,6 +159,8 @@ class SC2VectorEnv(VectorEnv):
         for i, result in enumerate(results):
             if result is not None:
                 self._autoreset[i] = result[2] or result[3]
+            elif i in sent:  # interrupted after its episode's end was known, but before it was returned
+                self._autoreset[i] = self.envs[i].episode_over
 
     def _reset_each(self, indices, seeds, options) -> list:
         """Reset the given sub-envs; games that must be started are started side by side."""

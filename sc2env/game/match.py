@@ -152,6 +152,11 @@ class Match:
     # --- lifecycle -------------------------------------------------------------------------------
 
     @property
+    def episode_over(self) -> bool:
+        """No episode is being played: none was started, the last one ended, or its game was lost."""
+        return self._ended
+
+    @property
     def running(self) -> bool:
         """The game process is alive and connected."""
         return (self.controller is not None and not self.controller.closed

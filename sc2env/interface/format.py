@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
-from collections.abc import Iterable
 from typing import Literal
 
 import numpy as np
@@ -22,8 +21,10 @@ def _size(value: int | Size | None, what: str) -> Size | None:
         return None
     if _whole(value):
         value = (value, value)
-    # Not a string, though iterable: "64" would read as 6×4.
-    pair = tuple(value) if isinstance(value, Iterable) and not isinstance(value, (str, bytes)) else ()
+    try:  # not a string, though iterable: "64" would read as 6×4
+        pair = () if isinstance(value, (str, bytes)) else tuple(value)
+    except TypeError:
+        pair = ()
     if len(pair) != 2 or not all(map(_whole, pair)):
         raise ValueError(f"{what} must be an int or a (width, height) pair of ints, got {value!r}")
     width, height = (int(v) for v in pair)
@@ -33,7 +34,10 @@ def _size(value: int | Size | None, what: str) -> Size | None:
 
 
 def _whole(value) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    """An integer (numpy's too) or a float without a fraction, such as a YAML config's 64.0; not a bool."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return False
+    return isinstance(value, numbers.Integral) or float(value).is_integer()
 
 
 @dataclasses.dataclass(frozen=True)

@@ -191,10 +191,14 @@ def test_doctor_reports_the_builtin_engine_and_the_display(capsys, monkeypatch, 
 @pytest.mark.parametrize("variable, value, fix", [
     ("SC2PATH", "/nonexistent/StarCraftII", "point SC2PATH at a StarCraft II install, or unset it"),
     ("SC2ENV_ENGINE", "biultin", "set SC2ENV_ENGINE to one of auto, builtin, sc2, or unset it"),
+    ("SC2ENV_ENGINE", "sc2", "set SC2PATH to a StarCraft II install, or SC2ENV_ENGINE to builtin or auto"),
 ])
-def test_doctor_flags_settings_that_make_the_default_engine_fail(capsys, monkeypatch, variable, value, fix):
-    # Both used to pass as "All good", and then `sc2env run` failed.
+def test_doctor_flags_settings_that_make_the_default_engine_fail(capsys, monkeypatch, tmp_path, variable, value,
+                                                                  fix):
+    # They used to pass as "All good", and then `sc2env run` failed.
     monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    monkeypatch.delenv("SC2PATH", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/StarCraftII
     monkeypatch.setenv(variable, value)
     code, out, _ = run_cli(capsys, "doctor")
     assert code == 1 and "!!  default engine: " in out and f"-> {fix}" in out

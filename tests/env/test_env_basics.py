@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 
 import gymnasium as gym
 import numpy as np
@@ -396,22 +397,108 @@ def test_ctrl_c_while_a_step_waits_keeps_the_game(make_env, interrupt_once):
     assert info["game_loop"] == 16 and env.unwrapped.match.controller is controller and not controller.closed
 
 
-@pytest.mark.parametrize("where", ["_finish", "_read_answers"])
-def test_ctrl_c_between_sending_a_step_and_reading_its_answers_keeps_the_game(make_env, interrupt_once, where):
-    # Before the Controller began to read (the step's answers still owed to a Pending nobody will finish).
-    env = make_env(**SMALL)
+def _interrupt_after(owner, name: str, call: int = 1) -> None:
+    """Make the `call`-th next call of `owner.<name>` do its work and then raise KeyboardInterrupt, as a Ctrl-C
+    handled just as it returns does; later calls work again."""
+    original = getattr(owner, name)
+    calls = []
+
+    def interrupted(*args, **kwargs):
+        result = original(*args, **kwargs)
+        calls.append(1)
+        if len(calls) == call:
+            setattr(owner, name, original)
+            raise KeyboardInterrupt
+        return result
+
+    setattr(owner, name, interrupted)
+
+
+# Where a Ctrl-C lands in a step, and the game loop the next step reaches (16: the interrupted step happened).
+CTRL_C_POINTS = {
+    "before the step is written": (lambda c, before: before(c._connection, "send"), 8),
+    "just after the step is written": (lambda c, _: _interrupt_after(c._connection, "send"), 16),
+    "before the answers are read": (lambda c, before: before(c, "_finish"), 16),
+    "just after the first answer is read": (lambda c, _: _interrupt_after(c._connection, "_read_message", 1), 16),
+    "just after the observation is read": (lambda c, _: _interrupt_after(c._connection, "_read_message", 3), 16),
+    "just after the observation is parsed": (lambda c, _: _interrupt_after(c._protocol, "read_response", 3), 16),
+}
+
+
+@pytest.mark.parametrize("where", CTRL_C_POINTS)
+def test_ctrl_c_anywhere_in_a_step_keeps_the_game(make_env, interrupt_once, where):
+    # Each of these used to lose the game, go out of step, or leave every later step refused.
+    arm, game_loop = CTRL_C_POINTS[where]
+    env = make_env(request_timeout_s=10, **SMALL)  # a wrongly kept answer would show as a 10 s timeout
     env.reset(seed=4)
     controller = env.unwrapped.match.controller
-    interrupt_once(controller, where)
+    arm(controller, interrupt_once)
     with pytest.raises(KeyboardInterrupt):
         env.step(FUNCTIONS.no_op())
     _, _, _, _, info = env.step(FUNCTIONS.no_op())
-    assert info["game_loop"] == 16 and env.unwrapped.match.controller is controller and not controller.closed
-    interrupt_once(controller, where)
+    assert info["game_loop"] == game_loop and env.unwrapped.match.controller is controller and not controller.closed
+    arm(controller, interrupt_once)
     with pytest.raises(KeyboardInterrupt):
         env.step(FUNCTIONS.no_op())
-    obs, info = env.reset()  # reset() after such an interruption restarts the same game
+    _, info = env.reset()  # reset() after such an interruption restarts the same game
     assert info["game_loop"] == 0 and env.unwrapped.match.controller is controller
+
+
+def test_ctrl_c_after_a_realtime_observation_was_read_keeps_the_game(make_env):
+    env = make_env(realtime=True, request_timeout_s=10, **SMALL)
+    env.reset(seed=4)
+    controller = env.unwrapped.match.controller
+    _interrupt_after(controller._connection, "_read_message")
+    with pytest.raises(KeyboardInterrupt):
+        env.step(FUNCTIONS.no_op())
+    started = time.monotonic()
+    _, _, _, _, info = env.step(FUNCTIONS.no_op())  # it waited 10 s for an answer already taken, then gave up
+    assert info["game_loop"] >= 8 and not controller.closed
+    assert time.monotonic() - started < 5, "no wait for an answer that was already read"
+
+
+class _PartWrite:
+    """A socket whose send() writes 3 bytes once, then is interrupted: a request cut mid-frame."""
+
+    def __init__(self, sock):
+        self._sock = sock
+        self._calls = 0
+
+    def send(self, data):
+        self._calls += 1
+        if self._calls == 1:
+            return self._sock.send(data[:3])
+        raise KeyboardInterrupt
+
+    def __getattr__(self, name):
+        return getattr(self._sock, name)
+
+
+def test_ctrl_c_while_a_request_is_half_written_gives_up_the_game_with_the_reason(make_env):
+    env = make_env(**SMALL)
+    env.reset(seed=4)
+    ws = env.unwrapped.match.controller._connection.ws
+    ws.sock = _PartWrite(ws.sock)
+    with pytest.raises(KeyboardInterrupt):
+        env.step(FUNCTIONS.no_op())
+    with pytest.raises(errors.ConnectionError, match="interrupted while it was being sent"):
+        env.step(FUNCTIONS.no_op())
+    obs, _ = env.reset()
+    assert env.observation_space.contains(obs)
+
+
+def test_an_unforeseen_error_while_reading_gives_up_the_game_instead_of_repeating(make_env):
+    env = make_env(**SMALL)
+    env.reset(seed=4)
+    connection = env.unwrapped.match.controller._connection
+    original = connection.receive
+    connection.receive = lambda timeout_s: (setattr(connection, "receive", original), 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        env.step(FUNCTIONS.no_op())
+    with pytest.raises(errors.ConnectionError, match="an error while reading answers"):
+        env.step(FUNCTIONS.no_op())
+    _, info = env.reset()
+    assert info["game_loop"] == 0
 
 
 class _InterruptedAfterRecv:
@@ -447,8 +534,9 @@ def test_ctrl_c_as_the_first_bytes_of_an_answer_arrive_gives_up_the_game_with_th
     assert env.observation_space.contains(obs)
 
 
-def test_a_process_with_over_a_thousand_files_open_steps(make_env):
-    # select() refuses descriptors above 1023; waiting for answers must not use it.
+@pytest.mark.parametrize("vector, spin_wait", [(False, True), (False, False), (True, False)])
+def test_a_process_with_over_a_thousand_files_open_steps(make_env, vector, spin_wait):
+    # select() refuses descriptors above 1023; no wait for answers (spinning, blocking, several games) uses it.
     import resource
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -459,11 +547,19 @@ def test_a_process_with_over_a_thousand_files_open_steps(make_env):
     try:
         while not held or held[-1] < 1030:
             held.append(os.open(os.devnull, os.O_RDONLY))
-        env = make_env(**SMALL)
-        env.reset(seed=4)
-        assert env.unwrapped.match.controller._connection.fileno() > 1023
-        _, _, _, _, info = env.step(FUNCTIONS.no_op())
-        assert info["game_loop"] == 8
+        if vector:
+            env = gym.make_vec("sc2env/MoveToBeacon-v0", num_envs=2, engine="builtin", spin_wait=spin_wait, **SMALL)
+            games = env.envs
+        else:
+            env = make_env(spin_wait=spin_wait, **SMALL)
+            games = [env.unwrapped]
+        try:
+            env.reset(seed=4)
+            assert min(game.match.controller._connection.fileno() for game in games) > 1023
+            _, _, _, _, info = env.step([FUNCTIONS.no_op()] * 2 if vector else FUNCTIONS.no_op())
+            assert np.all(info["game_loop"] == 8)
+        finally:
+            env.close()
     finally:
         for fd in held:
             os.close(fd)

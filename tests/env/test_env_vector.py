@@ -107,7 +107,8 @@ def test_a_crashed_game_fails_the_step_and_the_vector_env_recovers_at_reset(make
     with pytest.raises(errors.GameCrashedError, match="sub-env 1"):
         envs.step(np.zeros((2, 14), np.int64))
     # Sub-env 0 did that step, unseen: stepping on would run its episode across a restart without a boundary.
-    with pytest.raises(errors.ProtocolError, match="sub-env 1's game was lost .* call reset()"):
+    with pytest.raises(errors.ProtocolError,
+                       match=r"after sub-env 1's step failed \(GameCrashedError\): call reset\(\)"):
         envs.step(np.zeros((2, 14), np.int64))
     obs, infos = envs.reset()
     assert list(infos["game_loop"]) == [0, 0] and envs.envs[1].match.process is not victim
@@ -186,3 +187,31 @@ def test_ctrl_c_while_sending_or_after_an_episode_ended_keeps_the_vector_env_ste
     assert infos["game_loop"].tolist() == [960, 1920] and terminated.tolist() == [False, True]
     _, _, terminated, _, infos = envs.step(noop)  # and is reset at the next step, as usual
     assert infos["game_loop"].tolist() == [1920, 0]
+
+
+def test_ctrl_c_as_a_sub_env_decodes_its_episodes_last_observation_resets_it_next(make_vec, interrupt_once):
+    envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", step_mul=960, **SMALL)
+    envs.reset(seed=3)
+    noop = np.zeros((2, 14), np.int64)
+    envs.step(noop)
+    interrupt_once(envs.envs[1], "_observe")  # the game said the episode ended; the env had not returned it
+    with pytest.raises(KeyboardInterrupt):
+        envs.step(noop)
+    # Every later step was refused ("step() needs a running episode") while game 0 stepped on unseen.
+    _, _, _, _, infos = envs.step(noop)
+    assert infos["game_loop"][1] == 0 and infos["game_loop"][0] in (0, 1920)
+
+
+def test_an_error_in_a_vector_step_other_than_a_lost_game_also_waits_for_reset(make_vec):
+    envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", **SMALL)
+    envs.reset(seed=3)
+    noop = np.zeros((2, 14), np.int64)
+    broken = envs.envs[1]
+    original = broken._observe
+    broken._observe = lambda response: (setattr(broken, "_observe", original), 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        envs.step(noop)
+    with pytest.raises(errors.ProtocolError, match=r"after a step failed \(ZeroDivisionError"):
+        envs.step(noop)
+    _, infos = envs.reset()
+    assert list(infos["game_loop"]) == [0, 0]
