@@ -106,7 +106,6 @@ class Connection:
             self._timeout_s = timeout_s
         self._deadline = time.monotonic() + timeout_s
         try:
-            self._wait_readable()
             return self._read_message()
         except (TimeoutError, websocket.WebSocketTimeoutException):
             raise TimeoutError(f"no answer within {timeout_s:g} s") from None
@@ -133,6 +132,8 @@ class Connection:
         """One data message, answering pings and joining continuation frames on the way."""
         size = 0
         while True:
+            if self.between_messages:  # also after a ping between two answers
+                self._wait_readable()
             fin, opcode, length = self._read_header()
             if opcode >= ABNF.OPCODE_CLOSE:  # control frames: never fragmented, at most 125 bytes
                 payload = bytes(self._read_into(0, length, scratch=True))
