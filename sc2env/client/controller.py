@@ -231,8 +231,8 @@ class Controller:
             return pending
         payloads = [request.SerializeToString() for request in made]
         progress: list[int] = []
-        self._pending = pending  # before the write: a Ctrl-C just after it leaves the answers owed, not lost
         try:
+            self._pending = pending  # before the write: a Ctrl-C just after it leaves the answers owed, not lost
             self._connection.send(payloads, progress)
         except Dropped as error:
             raise self._lost(requests[0][0], str(error)) from None

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import pathlib
 import signal
+import sys
 import time
 
 import gymnasium as gym
@@ -595,3 +597,67 @@ def test_ctrl_c_on_an_episodes_last_step_or_while_parsing_keeps_the_game(make_en
         env.step(FUNCTIONS.no_op())
     _, _, _, _, info = env.step(FUNCTIONS.no_op())
     assert info["game_loop"] == 1920, "both steps happened (960 loops each)"
+
+
+class _CtrlCAtOpcode:
+    """A trace function raising KeyboardInterrupt at the `at`-th bytecode run in the client's own modules."""
+
+    def __init__(self, at: int, files: set[str]):
+        self.at, self.files, self.count, self.where = at, files, 0, None
+
+    def __call__(self, frame, event, arg):
+        if frame.f_code.co_filename not in self.files:
+            return None
+        frame.f_trace_opcodes = True
+        if event == "opcode":
+            self.count += 1
+            if self.count == self.at:
+                self.where = f"{pathlib.Path(frame.f_code.co_filename).name}:{frame.f_lineno}"
+                raise KeyboardInterrupt
+        return self
+
+
+def test_a_ctrl_c_at_any_bytecode_of_a_step_keeps_the_game_or_says_the_answer_was_cut(make_env):
+    # Python delivers a Ctrl-C between bytecodes (3.10: nearly any; 3.11+: after calls and at loop ends). Every
+    # few bytecodes of a step's client code in turn: the next step must find the game where the interrupted one
+    # left it (8 or 16 loops on), or the answer was half-read (bytes taken off the socket), and then reset()
+    # recovers. Never a wait for an answer that will not come, or an answer taken for another's.
+    import sc2env
+
+    package = pathlib.Path(sc2env.__file__).parent
+    files = {str(package / name) for name in ("client/controller.py", "client/connection.py", "game/match.py",
+                                              "env/env.py", "spinwait.py")}
+    env = make_env(request_timeout_s=5, **SMALL)  # a lost track would show as this timeout
+    env.reset(seed=1)
+    kept, cut, at = 0, 0, 1
+    while True:
+        loop = int(env.unwrapped.last_observation.game_loop[0])
+        strike = _CtrlCAtOpcode(at, files)
+        sys.settrace(strike)
+        try:
+            env.step(FUNCTIONS.no_op())
+        except KeyboardInterrupt:
+            pass
+        finally:
+            sys.settrace(None)
+        if strike.where is None:
+            break  # past the last bytecode of a step
+        try:
+            _, _, terminated, truncated, info = env.step(FUNCTIONS.no_op())
+        except errors.ConnectionError as error:
+            assert "interrupted half-read" in str(error), f"Ctrl-C at {strike.where}: {error}"
+            cut += 1
+            env.reset()
+            continue
+        except errors.ProtocolError as error:  # the interrupted step was its episode's last
+            assert "after the episode ended" in str(error), f"Ctrl-C at {strike.where}: {error}"
+            env.reset()
+            continue
+        finally:
+            at += 7
+        assert info["game_loop"] - loop in (8, 16), f"Ctrl-C at {strike.where}"
+        kept += 1
+        if terminated or truncated:
+            env.reset()
+    # Most points keep the game; how many fall mid-answer depends on how many pieces the answers arrive in.
+    assert kept > 100 and cut < kept, (kept, cut)
