@@ -31,6 +31,18 @@ def test_random_masked_policy_never_acts_invalidly(name, make_env):
     assert steps >= 100 and episodes >= 1, "several steps, and an episode's end and reset"
 
 
+@pytest.fixture
+def one_torch_thread():
+    """Torch on one thread, as the example trains: the suite's workers and their games already fill the cores,
+    and torch's own threads fighting them made a 3,000-step run take minutes on a loaded machine."""
+    torch = pytest.importorskip("torch")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.mark.usefixtures("one_torch_thread")
 def test_maskable_ppo_learns_from_masked_rollouts(make_env, tmp_path, monkeypatch):
     sb3_contrib = pytest.importorskip("sb3_contrib")
     monkeypatch.setenv("SB3_LOGDIR", str(tmp_path))  # SB3 would make a new folder in /tmp for every learn()
@@ -56,6 +68,7 @@ def test_maskable_ppo_learns_from_masked_rollouts(make_env, tmp_path, monkeypatc
     assert env.unwrapped.action_masks()[int(action[0])]  # the policy chose an available function
 
 
+@pytest.mark.usefixtures("one_torch_thread")
 def test_maskable_ppo_runs_on_the_whole_function_space(make_env, tmp_path, monkeypatch):
     # All 573 functions and every argument component: the masks MaskablePPO splits over 14 heads.
     sb3_contrib = pytest.importorskip("sb3_contrib")
