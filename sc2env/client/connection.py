@@ -31,6 +31,7 @@ class Connection:
         self.url = url
         self.spin = SpinWait(spin_wait_s)
         self._timeout_s: float | None = ws.gettimeout()
+        self._request_timeout_s = self._timeout_s  # the last receive()'s: also what a send may take
         self._buffer = bytearray(1 << 20)  # grows to the largest message seen
         self._deadline = float("inf")  # of the receive() in progress
         # No part of a frame read yet: an interrupted receive() left the stream where a message starts.
@@ -76,6 +77,9 @@ class Connection:
         sock = self.ws.sock
         if sock is None:
             raise Dropped("the connection is closed")
+        if self._timeout_s != self._request_timeout_s:  # not what was left of the last answer's deadline
+            sock.settimeout(self._request_timeout_s)
+            self._timeout_s = self._request_timeout_s
         progress = [] if progress is None else progress
         total = len(frames)
         progress.append(total)
@@ -101,6 +105,7 @@ class Connection:
         Frames are read here rather than by websocket-client, straight into that buffer with recv_into:
         for observations of a few hundred kB this takes a third of the time websocket-client does.
         """
+        self._request_timeout_s = timeout_s
         if timeout_s != self._timeout_s:
             self.ws.settimeout(timeout_s)
             self._timeout_s = timeout_s

@@ -242,6 +242,8 @@ class Controller:
                 self._pending = None
             elif state == "part":  # the stream is cut mid-frame
                 self._close("a request interrupted while it was being sent", graceful=False)
+            else:  # all written, but the caller never gets the Pending: its answers are read and dropped
+                self._interrupted(pending)
             raise
         return pending
 
@@ -250,11 +252,10 @@ class Controller:
         request's answers are its own (the game acted on those requests; their answers are lost). Every
         request does this first; call it before reading `status` after an interruption."""
         pending = self._unread
-        if pending is None:
-            return
-        with contextlib.suppress(errors.ProtocolError, errors.RequestError):
-            self._finish(pending)
-        self._unread = None
+        if pending is not None:
+            with contextlib.suppress(errors.ProtocolError, errors.RequestError):
+                self._finish(pending)
+            self._unread = None
         if self._status_unknown:  # an answer was lost unparsed: ask the game
             self.ping()
             self._status_unknown = False
@@ -346,8 +347,6 @@ class Controller:
                 "(after a timeout or crash, usually to a new game; an SC2Env does that at its next reset()).")
 
     def _interrupted(self, pending: Pending) -> None:
-        if self._pending is pending:
-            self._pending = None
         if pending.read_base is not None:
             # Answers taken off the stream but not recorded (a Ctrl-C as one was returned or parsed) are
             # lost, and with them what they did to the status.
@@ -358,6 +357,8 @@ class Controller:
             self._unread = pending
         else:
             self._close("an answer interrupted half-read", graceful=False)
+        if self._pending is pending:  # last: a second Ctrl-C before here leaves the answers still accounted for
+            self._pending = None
 
     def _timed_out(self, kind: str, timeout_s: float) -> errors.ConnectionError:
         # A late answer would arrive for the wrong request: this connection is finished.

@@ -165,8 +165,10 @@ class SC2Env(gym.Env):
 
         Raises InvalidActionError instead under invalid_action="raise". Sends nothing.
         """
-        if self._needs_reset:
-            raise errors.ProtocolError(f"step() called {self._needs_reset}: call reset() to start an episode"
+        # The match's own end counts too: a Ctrl-C can fall between its scoring of the last step and ours.
+        why = self._needs_reset or ("after the episode ended" if self.episode_over else None)
+        if why:
+            raise errors.ProtocolError(f"step() called {why}: call reset() to start an episode"
                                        f"{'' if self._match is not None else ' (it starts a game)'}.")
         try:
             if isinstance(action, FunctionCall) or hasattr(action, "arguments"):

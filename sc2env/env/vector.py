@@ -152,15 +152,18 @@ class SC2VectorEnv(VectorEnv):
 
     def _interrupted(self, sent: dict, results: list, failures: dict) -> None:
         """After a Ctrl-C in step(): the games not read yet drop their answers before their next request,
-        and an episode that ended in a game already read is reset at the next step, as it would have been."""
+        an episode that ended in a step already returned is reset at the next step, as it would have been, and
+        one that ended unreturned makes step() wait for reset()."""
         for i, (pending, _) in sent.items():
             if results[i] is None and i not in failures and hasattr(pending, "abandon"):
                 pending.abandon()
         for i, result in enumerate(results):
             if result is not None:
                 self._autoreset[i] = result[2] or result[3]
-            elif i in sent:  # interrupted after its episode's end was known, but before it was returned
-                self._autoreset[i] = self.envs[i].episode_over
+            elif i in sent and self.envs[i].episode_over:
+                # Its episode ended, but the interruption kept that from the caller: resetting it quietly would
+                # run the caller's episode on across the boundary.
+                self._lost = f"sub-env {i}'s episode ended in the interrupted step"
 
     def _reset_each(self, indices, seeds, options) -> list:
         """Reset the given sub-envs; games that must be started are started side by side."""

@@ -206,13 +206,13 @@ class Match:
         cfg = self.config
         try:
             self.controller.abandon_pending()  # the last step's, if a Ctrl-C came before it read its answers
+            self.controller.read_unread()  # after a Ctrl-C: the status of the step it interrupted
+            if self.controller.status == sc_pb.ended:
+                return self.controller.observation()
             if cfg.realtime:
                 self.controller.action(actions)
                 return self.controller.begin([("observation", sc_pb.RequestObservation(
                     game_loop=self._last_loop + cfg.step_mul))])
-            self.controller.read_unread()  # after a Ctrl-C: the status of the step it interrupted
-            if self.controller.status == sc_pb.ended:
-                return self.controller.observation()
             return self.controller.begin_act_step_observe(actions, cfg.step_mul)
         except errors.ConnectionError:
             self._ended = True  # the game is gone; reset() will start a new one

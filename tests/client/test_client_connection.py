@@ -77,3 +77,31 @@ def test_a_game_that_keeps_sending_without_answering_times_out(pair, drip):
         stop.set()
         sender.join(2)
     assert time.monotonic() - start < 0.7, "the timeout bounds the whole answer, not only each silence"
+
+
+def test_a_send_after_an_answer_that_came_near_its_deadline_gets_the_whole_request_timeout(pair):
+    connection, game = pair
+    # An answer that trickles in just before its 0.5 s deadline leaves the socket with the few ms that were left.
+    def trickle():
+        game.sendall(b"\x82\x03a")
+        time.sleep(0.25)
+        game.sendall(b"b")
+        time.sleep(0.2)
+        game.sendall(b"c")
+
+    sender = threading.Thread(target=trickle)
+    sender.start()
+    assert bytes(connection.receive(0.5)) == b"abc"
+    sender.join()
+    # A request bigger than the socket buffers must wait for the game to read it: the answer's leftover
+    # milliseconds are not the request's to wait (it used to be dropped as a failed send).
+    reader = threading.Thread(target=lambda: (time.sleep(0.3), _read_all(game, 8 << 20)))
+    reader.start()
+    connection.send([b"x" * (8 << 20)])
+    reader.join()
+
+
+def _read_all(sock: socket.socket, at_least: int) -> None:
+    got = 0
+    while got < at_least:
+        got += len(sock.recv(1 << 20))

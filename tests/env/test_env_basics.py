@@ -446,6 +446,17 @@ def test_ctrl_c_anywhere_in_a_step_keeps_the_game(make_env, interrupt_once, wher
     assert info["game_loop"] == 0 and env.unwrapped.match.controller is controller
 
 
+def test_a_controller_used_directly_survives_a_ctrl_c_just_after_a_request_is_written(make_env):
+    # Its Pending never reached the caller: the answer is read and dropped, not owed to a finish() nobody calls.
+    env = make_env(**SMALL)
+    env.reset(seed=4)
+    controller = env.unwrapped.match.controller
+    _interrupt_after(controller._connection, "send")
+    with pytest.raises(KeyboardInterrupt):
+        controller.ping()
+    assert controller.ping().base_build and controller.observation().observation.game_loop == 0
+
+
 def test_ctrl_c_after_a_realtime_observation_was_read_keeps_the_game(make_env):
     env = make_env(realtime=True, request_timeout_s=10, **SMALL)
     env.reset(seed=4)
