@@ -470,6 +470,31 @@ def test_ctrl_c_after_a_realtime_observation_was_read_keeps_the_game(make_env):
     assert time.monotonic() - started < 5, "no wait for an answer that was already read"
 
 
+def test_ctrl_c_as_a_realtime_episode_ends_reports_the_end_next(make_env, monkeypatch):
+    import json
+
+    from sc2env.engine.mapdef import builtin_definitions
+    from sc2env.game.maps import MapSpec
+
+    # MoveToBeacon cut to 96 loops (about 4 s of real time), sent as the map's data; steps of 32 loops leave a
+    # slow machine 1.4 s of slack before the game ends on its own.
+    definition = json.loads(builtin_definitions()["MoveToBeacon"])
+    definition["time_limit"] = 96
+    monkeypatch.setattr(MapSpec, "read_data", lambda self: json.dumps(definition).encode())
+    env = make_env(realtime=True, step_mul=32, request_timeout_s=10, **SMALL)
+    _, info = env.reset(seed=4)
+    while info["game_loop"] < 64:
+        _, _, terminated, _, info = env.step(FUNCTIONS.no_op())
+        assert not terminated
+    # The second answer of a realtime step (after the action's): the observation saying it ended.
+    _interrupt_after(env.unwrapped.match.controller._connection, "_read_message", 2)
+    with pytest.raises(KeyboardInterrupt):
+        env.step(FUNCTIONS.no_op())
+    # It used to refuse every later step ("Cannot send action while the game is ended") until reset().
+    _, _, terminated, _, info = env.step(FUNCTIONS.no_op())
+    assert terminated and info["game_loop"] >= 96
+
+
 class _PartWrite:
     """A socket whose send() writes 3 bytes once, then is interrupted: a request cut mid-frame."""
 
