@@ -28,3 +28,13 @@ def _register(env_id: str, kwargs: dict) -> None:
         return
     # No max_episode_steps here: the mini-games end on their own timers, and the env has its own safety cap.
     gym.register(id=env_id, entry_point=ENTRY_POINT, vector_entry_point=VECTOR_ENTRY_POINT, kwargs=kwargs)
+
+
+def check_map_of_id(env_spec, map_name: str) -> None:
+    """Raise ValueError when a mini-game's id was made with another `map_name` (Gymnasium merges the keyword
+    arguments over the id's own, so the id would name the wrong game in logs and saved runs)."""
+    env_id = getattr(env_spec, "id", None)
+    ids = {f"sc2env/{name}-v0": name for name in MINI_GAMES}
+    if env_id in ids and map_name != ids[env_id]:
+        raise ValueError(f"{env_id} plays {ids[env_id]}, but map_name={map_name!r} was given: make "
+                         f"sc2env/{map_name}-v0, or {ANY_MAP_ID} with map_name={map_name!r}")

@@ -228,6 +228,16 @@ def test_bad_settings_are_refused_when_the_env_is_made(kwargs, error, message):
         gym.make("sc2env/MoveToBeacon-v0", **kwargs)
 
 
+@pytest.mark.parametrize("make", [gym.make, lambda *a, **k: gym.make_vec(*a, num_envs=2, **k)])
+def test_a_mini_games_id_refuses_another_map(make):
+    # Gymnasium merges keyword arguments over the id's own: this used to play DefeatRoaches as MoveToBeacon-v0.
+    with pytest.raises(ValueError, match="sc2env/MoveToBeacon-v0 plays MoveToBeacon, but map_name='DefeatRoaches'"):
+        make("sc2env/MoveToBeacon-v0", map_name="DefeatRoaches")
+    env = make("sc2env/DefeatRoaches-v0", map_name="DefeatRoaches")
+    assert env.spec.id == "sc2env/DefeatRoaches-v0"
+    env.close()
+
+
 def test_the_any_map_id_asks_for_a_map():
     with pytest.raises(ValueError, match="pass map_name="):
         gym.make("sc2env/SC2-v0")  # it used to play MoveToBeacon without a word
