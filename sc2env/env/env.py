@@ -12,7 +12,7 @@ from gymnasium import spaces
 from sc2env import errors
 from sc2env.env.config import EnvConfig
 from sc2env.env.observations import ObservationPacker
-from sc2env.env.registration import check_map_of_id
+from sc2env.env.registration import spec_checked_against_map
 from sc2env.game import Match, StepResult
 from sc2env.interface import (
     FUNCTIONS,
@@ -47,16 +47,7 @@ class SC2Env(gym.Env):
     """
 
     metadata = {"render_modes": ["rgb_array", "human"], "render_fps": GAME_LOOPS_PER_SECOND / 8}
-    _spec = None
-
-    @property
-    def spec(self):
-        return self._spec
-
-    @spec.setter
-    def spec(self, env_spec) -> None:  # gymnasium.make sets it: the id must agree with the map played
-        check_map_of_id(env_spec, self.config.map_name)
-        self._spec = env_spec
+    spec = spec_checked_against_map(lambda env: env.config.map_name)
 
     def __init__(self, map_name: str = "MoveToBeacon", render_mode: str | None = None, **kwargs: Any):
         self.config = EnvConfig(map_name=map_name, **kwargs)

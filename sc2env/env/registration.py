@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import gymnasium as gym
 
 from sc2env.game.maps import MINI_GAMES
@@ -38,3 +41,18 @@ def check_map_of_id(env_spec, map_name: str) -> None:
     if env_id in ids and map_name != ids[env_id]:
         raise ValueError(f"{env_id} plays {ids[env_id]}, but map_name={map_name!r} was given: make "
                          f"sc2env/{map_name}-v0, or {ANY_MAP_ID} with map_name={map_name!r}")
+
+
+def spec_checked_against_map(map_played: Callable[[Any], str]) -> property:
+    """An env class's `spec` attribute (Gymnasium's make sets it) that refuses an id naming another map than
+    `map_played(env)`."""
+
+    def get(env):
+        return env.__dict__.get("_spec")
+
+    def set_(env, env_spec) -> None:
+        if env_spec is not None:
+            check_map_of_id(env_spec, map_played(env))
+        env.__dict__["_spec"] = env_spec
+
+    return property(get, set_, doc="The Gymnasium EnvSpec this env was made from (None if made directly).")

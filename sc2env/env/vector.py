@@ -13,7 +13,7 @@ from gymnasium.vector.utils import batch_space
 from sc2env import errors
 from sc2env.client.connection import DEFAULT_SPIN_WAIT_S
 from sc2env.env.env import GAME_LOOPS_PER_SECOND, SC2Env
-from sc2env.env.registration import check_map_of_id
+from sc2env.env.registration import spec_checked_against_map
 from sc2env.spinwait import SpinWait, poller
 
 
@@ -28,16 +28,7 @@ class SC2VectorEnv(VectorEnv):
     Seeds: `reset(seed=s)` seeds sub-env i with s + i; a list gives one seed per sub-env.
     """
 
-    _spec = None
-
-    @property
-    def spec(self):
-        return self._spec
-
-    @spec.setter
-    def spec(self, env_spec) -> None:  # gymnasium.make_vec sets it: the id must agree with the map played
-        check_map_of_id(env_spec, self.envs[0].config.map_name)
-        self._spec = env_spec
+    spec = spec_checked_against_map(lambda env: env.envs[0].config.map_name)
 
     def __init__(self, num_envs: int = 1, map_name: str = "MoveToBeacon", render_mode: str | None = None,
                  **kwargs: Any):
