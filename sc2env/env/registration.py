@@ -33,26 +33,20 @@ def _register(env_id: str, kwargs: dict) -> None:
     gym.register(id=env_id, entry_point=ENTRY_POINT, vector_entry_point=VECTOR_ENTRY_POINT, kwargs=kwargs)
 
 
-def check_map_of_id(env_spec, map_name: str) -> None:
-    """Raise ValueError when a mini-game's id was made with another `map_name` (Gymnasium merges the keyword
-    arguments over the id's own, so the id would name the wrong game in logs and saved runs)."""
-    env_id = getattr(env_spec, "id", None)
-    ids = {f"sc2env/{name}-v0": name for name in MINI_GAMES}
-    if env_id in ids and map_name != ids[env_id]:
-        raise ValueError(f"{env_id} plays {ids[env_id]}, but map_name={map_name!r} was given: make "
-                         f"sc2env/{map_name}-v0, or {ANY_MAP_ID} with map_name={map_name!r}")
-
-
 def spec_checked_against_map(map_played: Callable[[Any], str]) -> property:
-    """An env class's `spec` attribute (Gymnasium's make sets it) that refuses an id naming another map than
-    `map_played(env)`."""
+    """An env class's `spec` attribute (Gymnasium's make sets it) that refuses a mini-game's id made with another
+    map than `map_played(env)`: Gymnasium merges the keyword arguments over the id's own, so the id would name
+    the wrong game in logs and saved runs."""
+    ids = {f"sc2env/{name}-v0": name for name in MINI_GAMES}
 
     def get(env):
         return env.__dict__.get("_spec")
 
     def set_(env, env_spec) -> None:
-        if env_spec is not None:
-            check_map_of_id(env_spec, map_played(env))
+        named = ids.get(getattr(env_spec, "id", None))
+        if named is not None and (played := map_played(env)) != named:
+            raise ValueError(f"{env_spec.id} plays {named}, but map_name={played!r} was given: make "
+                             f"sc2env/{played}-v0, or {ANY_MAP_ID} with map_name={played!r}")
         env.__dict__["_spec"] = env_spec
 
     return property(get, set_, doc="The Gymnasium EnvSpec this env was made from (None if made directly).")
