@@ -22,12 +22,18 @@ def make_vec():
         env.close()
 
 
-def _interrupt_once(owner, name: str, before=lambda: None) -> None:
+def _interrupt_once(owner, name: str, before=lambda: None, after_call: int = 0) -> None:
     """Make `owner.<name>` raise KeyboardInterrupt at its next call, as Ctrl-C would there (after `before()`),
-    and work again after that."""
+    or, with `after_call` = n, once its n-th call has done its work (a Ctrl-C handled just as it returns);
+    it works again after that."""
     original = getattr(owner, name)
+    calls = []
 
     def interrupted(*args, **kwargs):
+        result = original(*args, **kwargs) if after_call else None
+        calls.append(1)
+        if len(calls) < after_call:
+            return result
         setattr(owner, name, original)
         before()
         raise KeyboardInterrupt

@@ -410,31 +410,14 @@ def test_ctrl_c_while_a_step_waits_keeps_the_game(make_env, interrupt_once):
     assert info["game_loop"] == 16 and env.unwrapped.match.controller is controller and not controller.closed
 
 
-def _interrupt_after(owner, name: str, call: int = 1) -> None:
-    """Make the `call`-th next call of `owner.<name>` do its work and then raise KeyboardInterrupt, as a Ctrl-C
-    handled just as it returns does; later calls work again."""
-    original = getattr(owner, name)
-    calls = []
-
-    def interrupted(*args, **kwargs):
-        result = original(*args, **kwargs)
-        calls.append(1)
-        if len(calls) == call:
-            setattr(owner, name, original)
-            raise KeyboardInterrupt
-        return result
-
-    setattr(owner, name, interrupted)
-
-
 # Where a Ctrl-C lands in a step, and the game loop the next step reaches (16: the interrupted step happened).
 CTRL_C_POINTS = {
-    "before the step is written": (lambda c, before: before(c._connection, "send"), 8),
-    "just after the step is written": (lambda c, _: _interrupt_after(c._connection, "send"), 16),
-    "before the answers are read": (lambda c, before: before(c, "_finish"), 16),
-    "just after the first answer is read": (lambda c, _: _interrupt_after(c._connection, "_read_message", 1), 16),
-    "just after the observation is read": (lambda c, _: _interrupt_after(c._connection, "_read_message", 3), 16),
-    "just after the observation is parsed": (lambda c, _: _interrupt_after(c._protocol, "read_response", 3), 16),
+    "before the step is written": (lambda c, once: once(c._connection, "send"), 8),
+    "just after the step is written": (lambda c, once: once(c._connection, "send", after_call=1), 16),
+    "before the answers are read": (lambda c, once: once(c, "_finish"), 16),
+    "just after the first answer is read": (lambda c, once: once(c._connection, "_read_message", after_call=1), 16),
+    "just after the observation is read": (lambda c, once: once(c._connection, "_read_message", after_call=3), 16),
+    "just after the observation is parsed": (lambda c, once: once(c._protocol, "read_response", after_call=3), 16),
 }
 
 
@@ -457,22 +440,22 @@ def test_ctrl_c_anywhere_in_a_step_keeps_the_game(make_env, interrupt_once, wher
     assert info["game_loop"] == 0 and env.unwrapped.match.controller is controller
 
 
-def test_a_controller_used_directly_survives_a_ctrl_c_just_after_a_request_is_written(make_env):
+def test_a_controller_used_directly_survives_a_ctrl_c_just_after_a_request_is_written(make_env, interrupt_once):
     # Its Pending never reached the caller: the answer is read and dropped, not owed to a finish() nobody calls.
     env = make_env(**SMALL)
     env.reset(seed=4)
     controller = env.unwrapped.match.controller
-    _interrupt_after(controller._connection, "send")
+    interrupt_once(controller._connection, "send", after_call=1)
     with pytest.raises(KeyboardInterrupt):
         controller.ping()
     assert controller.ping().base_build and controller.observation().observation.game_loop == 0
 
 
-def test_ctrl_c_after_a_realtime_observation_was_read_keeps_the_game(make_env):
+def test_ctrl_c_after_a_realtime_observation_was_read_keeps_the_game(make_env, interrupt_once):
     env = make_env(realtime=True, request_timeout_s=10, **SMALL)
     env.reset(seed=4)
     controller = env.unwrapped.match.controller
-    _interrupt_after(controller._connection, "_read_message")
+    interrupt_once(controller._connection, "_read_message", after_call=1)
     with pytest.raises(KeyboardInterrupt):
         env.step(FUNCTIONS.no_op())
     started = time.monotonic()
@@ -481,7 +464,7 @@ def test_ctrl_c_after_a_realtime_observation_was_read_keeps_the_game(make_env):
     assert time.monotonic() - started < 5, "no wait for an answer that was already read"
 
 
-def test_ctrl_c_as_a_realtime_episode_ends_reports_the_end_next(make_env, monkeypatch):
+def test_ctrl_c_as_a_realtime_episode_ends_reports_the_end_next(make_env, monkeypatch, interrupt_once):
     import json
 
     from sc2env.engine.mapdef import builtin_definitions
@@ -498,7 +481,7 @@ def test_ctrl_c_as_a_realtime_episode_ends_reports_the_end_next(make_env, monkey
         _, _, terminated, _, info = env.step(FUNCTIONS.no_op())
         assert not terminated
     # The second answer of a realtime step (after the action's): the observation saying it ended.
-    _interrupt_after(env.unwrapped.match.controller._connection, "_read_message", 2)
+    interrupt_once(env.unwrapped.match.controller._connection, "_read_message", after_call=2)
     with pytest.raises(KeyboardInterrupt):
         env.step(FUNCTIONS.no_op())
     # It used to refuse every later step ("Cannot send action while the game is ended") until reset().
