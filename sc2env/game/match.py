@@ -182,6 +182,10 @@ class Match:
         if not self.running:
             self._start()
         self.controller.abandon_pending()
+        self.controller.read_unread()  # after a Ctrl-C: the status the interrupted request left
+        if self.controller.status == sc_pb.init_game:  # a Ctrl-C fell between create_game and join_game:
+            self._join()  # joining is the only way on from there; the game is then created anew
+            self._needs_create = True
         if self._needs_create:
             self._create_and_join(seed if seed is not None else self._seed)
         else:
@@ -287,12 +291,16 @@ class Match:
             create.player_setup.append((cfg.bot or Bot()).player_setup())
         log.info("creating %s (seed %s)", spec.name, seed)
         self.controller.create_game(create)
+        self._join()
+        self._seed = seed
+        self._needs_create = False
+
+    def _join(self) -> None:
+        cfg = self.config
         join = sc_pb.RequestJoinGame(race=RACES[cfg.race.lower()], options=cfg.interface_options,
                                      player_name=cfg.player_name[:32])
         self.player_id = self.controller.join_game(join).player_id or 1
         self.game_info = self.controller.game_info()
-        self._seed = seed
-        self._needs_create = False
 
     def _score(self, response: sc_pb.ResponseObservation) -> StepResult:
         cfg, obs = self.config, response.observation

@@ -440,6 +440,24 @@ def test_ctrl_c_anywhere_in_a_step_keeps_the_game(make_env, interrupt_once, wher
     assert info["game_loop"] == 0 and env.unwrapped.match.controller is controller
 
 
+@pytest.mark.parametrize("calls", [1, 2, 3, 4])
+@pytest.mark.parametrize("target", ["send", "_read_message"])
+def test_ctrl_c_anywhere_in_a_seeded_reset_leaves_reset_working(make_env, interrupt_once, target, calls):
+    # A seeded reset writes and reads create_game, join_game, game_info and observation, one at a time.
+    # A Ctrl-C just after create_game left the game waiting for a join, and every later reset() and step()
+    # was refused ("Cannot send create_game while the game is init_game") until close().
+    env = make_env(request_timeout_s=10, **SMALL)
+    env.reset(seed=4)
+    controller = env.unwrapped.match.controller
+    interrupt_once(controller._connection, target, after_call=calls)
+    with pytest.raises(KeyboardInterrupt):
+        env.reset(seed=5)
+    _, info = env.reset(seed=6)
+    _, _, _, _, after = env.step(FUNCTIONS.no_op())
+    assert (info["game_loop"], after["game_loop"]) == (0, 8)
+    assert env.unwrapped.match.controller is controller and not controller.closed
+
+
 def test_a_controller_used_directly_survives_a_ctrl_c_just_after_a_request_is_written(make_env, interrupt_once):
     # Its Pending never reached the caller: the answer is read and dropped, not owed to a finish() nobody calls.
     env = make_env(**SMALL)
