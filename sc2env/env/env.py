@@ -240,7 +240,10 @@ class SC2Env(gym.Env):
         if seed is None:
             return None
         self._seeded_once = True
-        return int(seed) % _SEED_BOUND
+        seed = int(seed)
+        # The game takes 31 bits. Larger seeds (64-bit ones from a SeedSequence, say) are hashed down, not
+        # cut: seeds that differ only in their high bits must still play different games.
+        return seed if seed < _SEED_BOUND else int(np.random.SeedSequence(seed).generate_state(1)[0]) % _SEED_BOUND
 
     def _observe(self, response) -> dict[str, np.ndarray]:
         self._last = self._decoder.decode(response, defer_layers=self._packer.defers_layers)

@@ -18,7 +18,7 @@ from sc2env.spinwait import SpinWait, poller
 
 
 class SC2VectorEnv(VectorEnv):
-    """`num_envs` SC2Envs, each with its own game process, stepped concurrently with NEXT_STEP autoreset.
+    """`num_envs` SC2Envs, each with its own game process, stepped concurrently.
 
     A step sends every game its action before reading any answer, so the games simulate and render in
     parallel while this process decodes the observations as they arrive. No threads or subprocesses of
@@ -26,14 +26,25 @@ class SC2VectorEnv(VectorEnv):
 
     `gymnasium.make_vec("sc2env/MoveToBeacon-v0", num_envs=4)` builds one (it is the `vector_entry_point`).
     Seeds: `reset(seed=s)` seeds sub-env i with s + i; a list gives one seed per sub-env.
+    autoreset_mode: Gymnasium's three, as SyncVectorEnv plays them: NEXT_STEP (default: the step after an
+    episode's end resets that game and ignores its action), SAME_STEP (the ending step resets it at once and
+    puts the last observation and info in info["final_obs"] / info["final_info"]), DISABLED (the caller resets
+    ended games with `reset(options={"reset_mask": mask})`, which also works in the other modes).
     """
 
     spec = spec_checked_against_map(lambda env: env.envs[0].config.map_name)
 
     def __init__(self, num_envs: int = 1, map_name: str = "MoveToBeacon", render_mode: str | None = None,
-                 **kwargs: Any):
+                 autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP, **kwargs: Any):
         if num_envs < 1:
             raise ValueError(f"num_envs must be at least 1, not {num_envs}")
+        named = AutoresetMode.__members__.get(str(autoreset_mode).upper())  # "same_step" as well as "SameStep"
+        try:
+            self.autoreset_mode = named or AutoresetMode(autoreset_mode)
+        except ValueError:
+            raise ValueError(f"autoreset_mode must be one of {[mode.value for mode in AutoresetMode]} (or "
+                             f"{', '.join(m.lower() for m in AutoresetMode.__members__)}), not {autoreset_mode!r}"
+                             ) from None
         seed = kwargs.pop("seed", None)
         self.envs = [SC2Env(map_name, render_mode=render_mode,
                             seed=None if seed is None else seed + i, **kwargs) for i in range(num_envs)]
@@ -42,13 +53,14 @@ class SC2VectorEnv(VectorEnv):
         self.render_mode = render_mode
         self.metadata = {"render_modes": first.metadata["render_modes"],
                          "render_fps": GAME_LOOPS_PER_SECOND / first.config.step_mul,
-                         "autoreset_mode": AutoresetMode.NEXT_STEP}
+                         "autoreset_mode": self.autoreset_mode}
         self.single_observation_space = first.observation_space
         self.single_action_space = first.action_space
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
         self.action_spec = first.action_spec
-        self._autoreset = np.zeros(num_envs, bool)
+        self._autoreset = np.zeros(num_envs, bool)  # sub-envs whose episode ended
+        self._observations: list[dict] = []  # each sub-env's latest, for a reset of only some of them
         self._lost: str | None = None  # why step() must wait for reset(): a game was lost mid-batch
         # Waiting for the first of the games to answer: as one env's client does (see sc2env.spinwait).
         self._spin = SpinWait(DEFAULT_SPIN_WAIT_S if first.config.spin_wait else 0)
@@ -60,13 +72,22 @@ class SC2VectorEnv(VectorEnv):
             seeds = list(seed)
             if len(seeds) != self.num_envs:
                 raise ValueError(f"reset(seed=...) got {len(seeds)} seeds for {self.num_envs} envs")
-        results = self._reset_each(range(self.num_envs), seeds, options)
-        self._autoreset[:] = False
-        self._lost = None
+        options = dict(options or {})
+        chosen = _reset_mask(options.pop("reset_mask", None), self.num_envs)
+        if chosen is not None and not self._observations:
+            raise errors.ProtocolError("reset(options={'reset_mask': ...}) resets some sub-envs of a running "
+                                       "vector env: call reset() without a mask first")
+        indices = range(self.num_envs) if chosen is None else np.flatnonzero(chosen)
+        results = self._reset_each(indices, [seeds[i] for i in indices], options or None)
+        if chosen is None:
+            self._observations = [obs for obs, _ in results]
+            self._lost = None  # a partial reset leaves it: the other games' episode boundaries are still lost
         infos: dict[str, Any] = {}
-        for i, (_, info) in enumerate(results):
+        for i, (obs, info) in zip(indices, results):
+            self._observations[i] = obs
+            self._autoreset[i] = False
             infos = self._add_info(infos, info, i)
-        return self._batch([obs for obs, _ in results]), infos
+        return self._batch(self._observations), infos
 
     def step(self, actions):
         actions = np.asarray(actions) if not isinstance(actions, (list, tuple)) else actions
@@ -77,6 +98,10 @@ class SC2VectorEnv(VectorEnv):
             raise errors.ProtocolError(f"step() called after {self._lost}: call reset() to start every sub-env's "
                                        "next episode (a lost game is replaced by a new one).")
         to_reset = np.flatnonzero(self._autoreset)
+        if len(to_reset) and self.autoreset_mode is AutoresetMode.DISABLED:
+            raise errors.ProtocolError(
+                f"step() called after the episodes of sub-envs {to_reset.tolist()} ended (autoreset_mode "
+                f"DISABLED): reset them first, reset(options={{'reset_mask': mask}}) with mask[i] True for each")
         live = [i for i in range(self.num_envs) if not self._autoreset[i]]
         # Every action is checked before any is sent, so an invalid one (invalid_action="raise") leaves
         # all games where they were.
@@ -117,11 +142,29 @@ class SC2VectorEnv(VectorEnv):
         rewards = np.array([r[1] for r in results], np.float64)
         terminations = np.array([r[2] for r in results], bool)
         truncations = np.array([r[3] for r in results], bool)
+        self._autoreset = terminations | truncations
+        self._observations = [r[0] for r in results]
         infos: dict[str, Any] = {}
+        ended = np.flatnonzero(self._autoreset)
+        if len(ended) and self.autoreset_mode is AutoresetMode.SAME_STEP:
+            for i in ended:
+                infos = self._add_info(infos, {"final_obs": results[i][0], "final_info": results[i][4]}, i)
+            for i, (obs, info) in zip(ended, self._reset_each(ended, [None] * len(ended), None)):
+                self._observations[i], results[i] = obs, (obs, *results[i][1:4], info)
+            self._autoreset[:] = False
         for i, result in enumerate(results):
             infos = self._add_info(infos, result[4], i)
-        self._autoreset = terminations | truncations
-        return self._batch([r[0] for r in results]), rewards, terminations, truncations, infos
+        return self._batch(self._observations), rewards, terminations, truncations, infos
+
+    @property
+    def np_random_seed(self) -> tuple[int, ...]:
+        """The sub-envs' seeds (as SyncVectorEnv reports them)."""
+        return self.get_attr("np_random_seed")
+
+    @property
+    def np_random(self) -> tuple[np.random.Generator, ...]:
+        """The sub-envs' random generators (as SyncVectorEnv reports them)."""
+        return self.get_attr("np_random")
 
     def action_masks(self) -> np.ndarray:
         """(num_envs, mask length) bool: each sub-env's current flat action mask (for MaskablePPO)."""
@@ -184,6 +227,18 @@ class SC2VectorEnv(VectorEnv):
 
     def _batch(self, observations: list[dict]) -> dict:
         return {key: np.stack([obs[key] for obs in observations]) for key in self.single_observation_space}
+
+
+def _reset_mask(mask, num_envs: int) -> np.ndarray | None:
+    """options["reset_mask"] checked as Gymnasium's own vector envs check it (None: reset every sub-env)."""
+    if mask is None:
+        return None
+    if not (isinstance(mask, np.ndarray) and mask.dtype == np.bool_ and mask.shape == (num_envs,)):
+        raise ValueError(f"options['reset_mask'] must be a numpy bool array of shape ({num_envs},), one entry per "
+                         f"sub-env, not {mask!r}")
+    if not mask.any():
+        raise ValueError("options['reset_mask'] must choose at least one sub-env to reset")
+    return mask
 
 
 _WAIT_MS = 1000

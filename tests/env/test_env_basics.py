@@ -135,6 +135,15 @@ def test_same_seed_same_episode(make_env):
     assert not np.array_equal(rollout(first, 11)[0], rollout(first, 12)[0])
 
 
+def test_seeds_beyond_31_bits_are_hashed_not_cut(make_env):
+    # The game's seed has 31 bits; 5 and 5 + 2**31 used to play the very same episode.
+    env = make_env("CollectMineralShards", **SMALL)
+    starts = {seed: env.reset(seed=seed)[0]["feature_screen"] for seed in (5, 5 + 2**31, 2**40, 0)}
+    assert not np.array_equal(starts[5], starts[5 + 2**31])
+    assert not np.array_equal(starts[0], starts[2**40])
+    assert np.array_equal(env.reset(seed=2**40)[0]["feature_screen"], starts[2**40])
+
+
 def test_spin_wait_changes_timing_only(make_env):
     spinning, sleeping = make_env(**SMALL), make_env(**SMALL, spin_wait=False)
     assert np.array_equal(rollout(spinning, 5), rollout(sleeping, 5))

@@ -1,7 +1,8 @@
-"""Vector envs: gymnasium's sync and async wrappers and our own, one observation layout, NEXT_STEP autoreset."""
+"""Vector envs: gymnasium's sync and async wrappers and our own, one observation layout, the autoreset modes."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 
@@ -75,6 +76,84 @@ def test_next_step_autoreset_after_the_game_ends(make_vec):
     assert list(infos["outcome"]) == [0, 0], "MoveToBeacon's timer ends it without a winner"
     _, rewards, terminated, truncated, infos = envs.step(noop)  # the reset step: a new game from loop 0
     assert list(infos["game_loop"]) == [0, 0] and not rewards.any() and not (terminated | truncated).any()
+
+
+def _play_both(make_vec, steps: int, autoreset_mode: AutoresetMode):
+    """The same seeded no-op steps through our vector env and Gymnasium's SyncVectorEnv (episodes of 2 and 3
+    steps, so the two sub-envs end at different steps); each step's results of both."""
+    played = []
+    for mode, how in (("vector_entry_point", {"autoreset_mode": autoreset_mode.name.lower()}),
+                      ("sync", {"vector_kwargs": {"autoreset_mode": autoreset_mode}})):
+        envs = make_vec(num_envs=2, vectorization_mode=mode, **SMALL, **how)
+        envs.reset(seed=3)
+        for env, cap in zip(envs.envs, (2, 3)):  # one env's own TimeLimit-free truncation, per sub-env
+            env.unwrapped.config = dataclasses.replace(env.unwrapped.config, max_episode_steps=cap)
+        played.append([envs.step(np.zeros((2, 14), np.int64)) for _ in range(steps)])
+    return played
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, np.ndarray) and a.dtype == object:
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("autoreset_mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP])
+def test_autoreset_matches_gymnasiums_sync_vector_env(make_vec, autoreset_mode):
+    ours, theirs = _play_both(make_vec, 5, autoreset_mode)
+    ended = 0
+    for (obs, rewards, terminated, truncated, infos), expected in zip(ours, theirs):
+        assert _same(obs, expected[0]) and _same(infos, expected[4])
+        assert np.array_equal(truncated, expected[3]) and np.array_equal(rewards, expected[1])
+        if truncated.any() and autoreset_mode is AutoresetMode.NEXT_STEP:
+            ended += int(truncated.sum())
+        elif truncated.any():
+            ended += int(truncated.sum())
+            i = int(np.flatnonzero(truncated)[0])
+            # The ending step's own observation is in info; the returned one is the new episode's first.
+            assert infos["game_loop"][i] == 0 and infos["final_info"]["game_loop"][i] > 0
+            assert infos["final_obs"][i]["feature_screen"].shape == obs["feature_screen"][i].shape
+    assert ended == 3  # sub-env 0 twice, sub-env 1 once (at step 3)
+
+
+def test_disabled_autoreset_waits_for_a_masked_reset(make_vec):
+    envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", autoreset_mode=AutoresetMode.DISABLED,
+                    **SMALL)
+    assert envs.metadata["autoreset_mode"] is AutoresetMode.DISABLED
+    obs, _ = envs.reset(seed=3)
+    envs.envs[0].config = dataclasses.replace(envs.envs[0].config, max_episode_steps=1)
+    noop = np.zeros((2, 14), np.int64)
+    before, _, _, truncated, infos = envs.step(noop)
+    assert list(truncated) == [True, False] and list(infos["game_loop"]) == [8, 8]
+    with pytest.raises(errors.ProtocolError, match=r"sub-envs \[0\] ended .*reset_mask"):
+        envs.step(noop)
+    obs, infos = envs.reset(options={"reset_mask": np.array([True, False])})
+    assert list(infos["_game_loop"]) == [True, False] and infos["game_loop"][0] == 0
+    assert np.array_equal(obs["feature_screen"][1], before["feature_screen"][1])  # sub-env 1 untouched
+    _, _, _, _, infos = envs.step(noop)
+    assert list(infos["game_loop"]) == [8, 16]
+
+
+@pytest.mark.parametrize("mask", [np.array([1, 0]), np.array([False, False]), [True, False], np.array([True])])
+def test_a_wrong_reset_mask_is_refused(make_vec, mask):
+    envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", **SMALL)
+    envs.reset(seed=3)
+    with pytest.raises(ValueError, match="reset_mask"):
+        envs.reset(options={"reset_mask": mask})
+
+
+def test_an_unknown_autoreset_mode_is_refused_with_the_choices(make_vec):
+    with pytest.raises(ValueError, match=r"autoreset_mode must be one of \['NextStep', 'SameStep', 'Disabled'\] \(or next_step, same_step, "):
+        make_vec(num_envs=2, vectorization_mode="vector_entry_point", autoreset_mode="every_step", **SMALL)
+
+
+def test_the_vector_env_reports_its_sub_envs_seeds(make_vec):
+    envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", **SMALL)
+    envs.reset(seed=5)
+    assert envs.np_random_seed == (5, 6)
+    assert len(envs.np_random) == 2
 
 
 def test_a_malformed_action_names_its_sub_env(make_vec):
