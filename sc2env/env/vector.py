@@ -72,6 +72,7 @@ class SC2VectorEnv(VectorEnv):
             seeds = list(seed)
             if len(seeds) != self.num_envs:
                 raise ValueError(f"reset(seed=...) got {len(seeds)} seeds for {self.num_envs} envs")
+        self.closed = False  # like one SC2Env, a closed vector env starts new games; close() must stop them again
         options = dict(options or {})
         chosen = _reset_mask(options.pop("reset_mask", None), self.num_envs)
         if chosen is not None and not self._observations:
@@ -91,8 +92,10 @@ class SC2VectorEnv(VectorEnv):
 
     def step(self, actions):
         actions = np.asarray(actions) if not isinstance(actions, (list, tuple)) else actions
-        if len(actions) != self.num_envs:
-            raise ValueError(f"step() got {len(actions)} actions for {self.num_envs} envs: give one per sub-env, "
+        scalar = isinstance(actions, np.ndarray) and actions.ndim == 0  # None, a number: no len()
+        if scalar or len(actions) != self.num_envs:
+            got = repr(actions.item()) if scalar else f"{len(actions)} actions"
+            raise ValueError(f"step() got {got} for {self.num_envs} envs: give one per sub-env, "
                              f"e.g. a ({self.num_envs}, {len(self.action_spec.nvec)}) array or a list of FunctionCalls")
         if self._lost is not None:
             raise errors.ProtocolError(f"step() called after {self._lost}: call reset() to start every sub-env's "

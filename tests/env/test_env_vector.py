@@ -156,6 +156,19 @@ def test_the_vector_env_reports_its_sub_envs_seeds(make_vec):
     assert len(envs.np_random) == 2
 
 
+def test_a_vector_env_reset_after_close_is_closed_again_by_close(make_vec):
+    # reset() after close() starts new games, as one SC2Env's does; the second close() used to do nothing
+    # (Gymnasium's close() returns at once when `closed` is set), leaving those games running.
+    envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", **SMALL)
+    envs.reset(seed=1)
+    envs.close()
+    envs.reset(seed=1)
+    processes = [env.match.process for env in envs.envs]
+    assert all(process.running for process in processes)
+    envs.close()
+    assert not any(process.running for process in processes)
+
+
 def test_a_malformed_action_names_its_sub_env(make_vec):
     envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", **SMALL)
     envs.reset(seed=3)
@@ -164,6 +177,9 @@ def test_a_malformed_action_names_its_sub_env(make_vec):
     envs.step(np.zeros((2, 14), int))  # nothing was sent: both games still answer
     with pytest.raises(ValueError, match=r"14 actions for 2 envs: give one per sub-env, e\.g\. a \(2, 14\) array"):
         envs.step(np.zeros(14, int))  # one env's action
+    for nothing in (None, 5):  # used to be a bare "len() of unsized object"
+        with pytest.raises(ValueError, match=rf"step\(\) got {nothing} for 2 envs: give one per sub-env"):
+            envs.step(nothing)
 
 
 def test_vector_env_accepts_function_calls_and_reports_masks(make_vec):
