@@ -9,6 +9,7 @@ import pathlib
 import signal
 import tempfile
 import time
+import traceback
 import weakref
 from typing import BinaryIO
 
@@ -194,7 +195,7 @@ class GameProcess:
         start = time.monotonic()
         deadline = start + timeout_s
         delay = 0.01
-        last_error: BaseException | None = None
+        last_error = "none"
         while True:
             if not self.running:
                 advice = (f"check the install and version, {USE_BUILTIN}" if self.engine == "sc2"
@@ -207,7 +208,11 @@ class GameProcess:
                 probe = websocket.create_connection(self.url, timeout=min(2.0, max(0.05, remaining)),
                                                     enable_multithread=False)
             except (OSError, websocket.WebSocketException) as error:
-                last_error = error
+                last_error = repr(error)
+                # websocket-client keeps the error in a local of the frame that raised it: a reference cycle
+                # that, through the frames' callers, would hold our caller (an env and its game) until the
+                # cycle collector ran, instead of letting a dropped env stop its game at once.
+                traceback.clear_frames(error.__traceback__)
             else:
                 # The real game serves one connection at a time, and whether it accepts another after the
                 # first closes is undocumented: keep this one for the Controller (claim_connection()).
@@ -217,7 +222,7 @@ class GameProcess:
             if remaining <= 0:
                 raise LaunchError(
                     f"{self.description} did not answer on {self.url} within {timeout_s:g} s "
-                    f"(last attempt: {last_error!r}); it is being stopped.\n{self.exit_summary()}\n"
+                    f"(last attempt: {last_error}); it is being stopped.\n{self.exit_summary()}\n"
                     "A slow or busy machine may need a longer LaunchConfig.timeout_s.")
             self._child.exited.wait(min(delay, remaining))
             delay = min(delay * 2, 0.25)

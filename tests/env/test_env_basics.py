@@ -144,6 +144,43 @@ def test_seeds_beyond_31_bits_are_hashed_not_cut(make_env):
     assert np.array_equal(env.reset(seed=2**40)[0]["feature_screen"], starts[2**40])
 
 
+def _running(pid: int) -> bool:
+    try:
+        return pathlib.Path(f"/proc/{pid}/stat").read_text().split(")")[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("vector", [False, True])
+def test_an_env_dropped_without_close_stops_its_game_without_the_cycle_collector(vector):
+    # The launcher's failed readiness probes (websocket-client keeps each error in a local of the frame that
+    # raised it) held the env in a reference cycle: its game ran on until a full garbage collection, which a
+    # big training process seldom runs.
+    gc.collect()
+    gc.disable()
+    try:
+        if vector:
+            env = gym.make_vec("sc2env/MoveToBeacon-v0", num_envs=2, vectorization_mode="vector_entry_point",
+                               engine="builtin", **SMALL)
+            env.reset(seed=0)
+            env.step(np.zeros((2, 14), np.int64))
+            pids = [sub.match.process.pid for sub in env.envs]
+        else:
+            env = gym.make("sc2env/MoveToBeacon-v0", engine="builtin", **SMALL)
+            env.reset(seed=0)
+            env.step(FUNCTIONS.no_op())
+            pids = [env.unwrapped.match.process.pid]
+        del env
+        deadline = time.monotonic() + 10
+        while any(map(_running, pids)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(map(_running, pids))
+    finally:
+        gc.enable()
+        gc.collect()
+
+
 def test_spin_wait_changes_timing_only(make_env):
     spinning, sleeping = make_env(**SMALL), make_env(**SMALL, spin_wait=False)
     assert np.array_equal(rollout(spinning, 5), rollout(sleeping, 5))
