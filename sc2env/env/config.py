@@ -5,13 +5,18 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+import numpy as np
+
 from sc2env.env.observations import LayerSelection
 from sc2env.game import Bot, MatchConfig
-from sc2env.game.match import require_count, require_seconds
+from sc2env.game.match import require_count, require_seed
 from sc2env.interface import MINIMAP_LAYERS, SCREEN_LAYERS, ActionSpec, Function, InterfaceFormat
 from sc2env.launch import LaunchConfig
 
 INVALID_ACTION_POLICIES = ("noop", "raise")
+_SWITCHES = ("compact_layers", "use_feature_units", "use_raw_units", "screen_target_masks", "hide_specific_actions",
+             "crop_to_playable_area", "realtime", "disable_fog", "spin_wait")
+_NAME_LISTS = ("functions", "screen_layers", "minimap_layers")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,16 +87,21 @@ class EnvConfig:
                              "'MoveToBeacon', or a map of a StarCraft II install with engine='sc2')")
         if self.invalid_action not in INVALID_ACTION_POLICIES:
             raise ValueError(f"invalid_action must be one of {INVALID_ACTION_POLICIES}, not {self.invalid_action!r}")
-        require_count("step_mul", self.step_mul, "game loop")
-        require_seconds("request_timeout_s", self.request_timeout_s)
+        # Strings from command lines and config files ("False", "no") would pass a truth test the wrong way.
+        for name in _SWITCHES:
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise TypeError(f"{name} must be True or False, not {getattr(self, name)!r}")
+        for name in _NAME_LISTS:
+            if isinstance(getattr(self, name), (str, bytes)):
+                raise TypeError(f"{name} takes a list of names, not one string: {name}=[{getattr(self, name)!r}]")
+        require_seed("seed", self.seed)
         if self.max_episode_steps is not None:
             require_count("max_episode_steps", self.max_episode_steps, "env step (or None)")
         require_count("max_units", self.max_units, "row")
         if self.functions is not None:
             object.__setattr__(self, "functions", tuple(self.functions))
         self.layer_selection()  # fail early on unknown layer names
-        self.interface_format()
-        self.launch_config()
+        self.match_config(self.interface_format().to_interface_options())  # step_mul, race, bot, timeouts too
 
     def interface_format(self) -> InterfaceFormat:
         rgb = self.rgb_screen_size is not None

@@ -14,6 +14,7 @@ from sc2env import errors
 from sc2env.client.connection import DEFAULT_SPIN_WAIT_S
 from sc2env.env.env import GAME_LOOPS_PER_SECOND, SC2Env
 from sc2env.env.registration import spec_checked_against_map
+from sc2env.game.match import require_seed
 from sc2env.spinwait import SpinWait, poller
 
 
@@ -46,6 +47,7 @@ class SC2VectorEnv(VectorEnv):
                              f"{', '.join(m.lower() for m in AutoresetMode.__members__)}), not {autoreset_mode!r}"
                              ) from None
         seed = kwargs.pop("seed", None)
+        require_seed("seed", seed)
         self.envs = [SC2Env(map_name, render_mode=render_mode,
                             seed=None if seed is None else seed + i, **kwargs) for i in range(num_envs)]
         first = self.envs[0]

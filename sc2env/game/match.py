@@ -40,7 +40,7 @@ _MAP_LOAD_TIMEOUT_S = 300.0
 def _choice(table: dict, value: str, what: str) -> int:
     try:
         return table[value.lower()]
-    except KeyError:
+    except (KeyError, AttributeError):
         raise ValueError(f"Unknown {what} {value!r}; choose one of {', '.join(table)}.") from None
 
 
@@ -92,12 +92,21 @@ class MatchConfig:
         require_count("step_mul", self.step_mul, "game loop")
         require_seconds("request_timeout_s", self.request_timeout_s)
         _choice(RACES, self.race, "race")
+        if self.bot is not None and not isinstance(self.bot, Bot):
+            raise TypeError(f"bot must be an sc2env.game.Bot, e.g. Bot(race='zerg', difficulty='easy'), or None "
+                            f"(Bot() on two-player maps), not {self.bot!r}")
 
 
 def require_seconds(name: str, value) -> None:
     """Raise ValueError unless `value` is a finite number of seconds above 0."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < math.inf:
         raise ValueError(f"{name} must be a finite number of seconds above 0, not {value!r}")
+
+
+def require_seed(name: str, value) -> None:
+    """Raise ValueError unless `value` is None or a whole number >= 0 (numpy integers too, bools not)."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0):
+        raise ValueError(f"{name} must be a whole number >= 0 or None, not {value!r}")
 
 
 def require_count(name: str, value, unit: str) -> None:

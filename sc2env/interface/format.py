@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import numbers
 from typing import Literal
 
@@ -104,8 +105,9 @@ class InterfaceFormat:
                 f"the RGB screen {self.rgb_screen_size} can't be smaller than its minimap "
                 f"{self.rgb_minimap_size}"
             )
-        if self.camera_width <= 0:
-            raise ValueError(f"camera_width must be positive, got {self.camera_width}")
+        width = self.camera_width
+        if isinstance(width, bool) or not isinstance(width, numbers.Real) or not 0 < width < math.inf:
+            raise ValueError(f"camera_width must be a positive number of world units, not {width!r}")
         if self.max_selected_units < 1 or self.max_cargo < 1:
             raise ValueError("max_selected_units and max_cargo must be at least 1")
         if self.screen_target_masks and not (features and self.action_space == "features"):

@@ -269,10 +269,24 @@ def test_bad_step_counts_are_named(kwargs, message):
     ({"minimap_size": (64.5, 64)}, ValueError, "minimap_size must be an int or a"),
     ({"max_units": 0}, ValueError, "max_units must be a whole number of at least 1 row"),
     ({"engine": "builtn"}, errors.LaunchError, "Unknown engine engine='builtn': choose one of auto, builtin, sc2"),
+    # These were taken: "False" as True, the others failing later, deep down, or read letter by letter.
+    ({"compact_layers": "False"}, TypeError, "compact_layers must be True or False, not 'False'"),
+    ({"use_feature_units": "yes"}, TypeError, "use_feature_units must be True or False, not 'yes'"),
+    ({"functions": "Move_screen"}, TypeError, r"functions takes a list of names, not one string: functions=\['Mo"),
+    ({"screen_layers": "player_relative"}, TypeError, "screen_layers takes a list of names, not one string"),
+    ({"camera_width": "24"}, ValueError, "camera_width must be a positive number of world units, not '24'"),
+    ({"race": "terrans"}, ValueError, "Unknown race 'terrans'; choose one of terran, zerg, protoss, random"),
+    ({"bot": "easy"}, TypeError, r"bot must be an sc2env.game.Bot, e.g. Bot\(race='zerg', difficulty='easy'\)"),
+    ({"seed": "x"}, ValueError, "seed must be a whole number >= 0 or None, not 'x'"),
+    ({"seed": -1}, ValueError, "seed must be a whole number >= 0 or None, not -1"),
 ])
-def test_bad_settings_are_refused_when_the_env_is_made(kwargs, error, message):
+@pytest.mark.parametrize("vector", [False, True])
+def test_bad_settings_are_refused_when_the_env_is_made(kwargs, error, message, vector):
     with pytest.raises(error, match=message):
-        gym.make("sc2env/MoveToBeacon-v0", **kwargs)
+        if vector:
+            gym.make_vec("sc2env/MoveToBeacon-v0", num_envs=2, vectorization_mode="vector_entry_point", **kwargs)
+        else:
+            gym.make("sc2env/MoveToBeacon-v0", **kwargs)
 
 
 @pytest.mark.parametrize("make", [gym.make, lambda *a, **k: gym.make_vec(*a, num_envs=2, **k)])
