@@ -10,13 +10,14 @@ import numpy as np
 from sc2env.env.observations import LayerSelection
 from sc2env.game import Bot, MatchConfig
 from sc2env.game.match import require_count, require_seed
-from sc2env.interface import MINIMAP_LAYERS, SCREEN_LAYERS, ActionSpec, Function, InterfaceFormat
+from sc2env.interface import FUNCTIONS, MINIMAP_LAYERS, SCREEN_LAYERS, ActionSpec, Function, InterfaceFormat
 from sc2env.launch import LaunchConfig
 
 INVALID_ACTION_POLICIES = ("noop", "raise")
 _SWITCHES = ("compact_layers", "use_feature_units", "use_raw_units", "screen_target_masks", "hide_specific_actions",
              "crop_to_playable_area", "realtime", "disable_fog", "spin_wait")
 _NAME_LISTS = ("functions", "screen_layers", "minimap_layers")
+_SEQUENCES = ("screen_size", "minimap_size", "rgb_screen_size", "rgb_minimap_size", "screen_layers", "minimap_layers")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,8 +99,14 @@ class EnvConfig:
         if self.max_episode_steps is not None:
             require_count("max_episode_steps", self.max_episode_steps, "env step (or None)")
         require_count("max_units", self.max_units, "row")
+        # One form for what may be given several ways (ids, names or Functions; lists or tuples), so that equal
+        # configs compare equal, also after a trip through pickle or JSON (env.spec.to_json()).
         if self.functions is not None:
-            object.__setattr__(self, "functions", tuple(self.functions))
+            ids = ActionSpec.from_format(self.interface_format(), tuple(self.functions)).function_ids
+            object.__setattr__(self, "functions", tuple(FUNCTIONS[i].name for i in ids))
+        for name in _SEQUENCES:
+            if isinstance(getattr(self, name), list):
+                object.__setattr__(self, name, tuple(getattr(self, name)))
         self.layer_selection()  # fail early on unknown layer names
         self.match_config(self.interface_format().to_interface_options())  # step_mul, race, bot, timeouts too
 

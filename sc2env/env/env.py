@@ -12,7 +12,7 @@ from gymnasium import spaces
 from sc2env import errors
 from sc2env.env.config import EnvConfig
 from sc2env.env.observations import ObservationPacker
-from sc2env.env.registration import spec_checked_against_map
+from sc2env.env.registration import spec_property
 from sc2env.game import Match, StepResult
 from sc2env.interface import (
     FUNCTIONS,
@@ -47,7 +47,7 @@ class SC2Env(gym.Env):
     """
 
     metadata = {"render_modes": ["rgb_array", "human"], "render_fps": GAME_LOOPS_PER_SECOND / 8}
-    spec = spec_checked_against_map(lambda env: env.config.map_name)
+    spec = spec_property(lambda env: env.config)
 
     def __init__(self, map_name: str = "MoveToBeacon", render_mode: str | None = None, **kwargs: Any):
         self.config = EnvConfig(map_name=map_name, **kwargs)
@@ -274,7 +274,14 @@ class SC2Env(gym.Env):
                                          fps=self.metadata["render_fps"])
         return self._renderer
 
+    @classmethod
+    def from_config(cls, config: EnvConfig, render_mode: str | None = None) -> SC2Env:
+        """A new env (with its own game, started at reset()) playing as `config` says."""
+        return cls(render_mode=render_mode, **{field.name: getattr(config, field.name)
+                                                for field in dataclasses.fields(config)})
+
     def __getstate__(self):
         raise TypeError("An SC2Env owns a game process and cannot be pickled; pickle its EnvConfig "
-                        "(env.config) or an env creator instead (see docs/rllib.md).")
+                        "(env.config) and make the env anew with SC2Env.from_config(config), or pickle an env "
+                        "creator (see docs/rllib.md).")
 

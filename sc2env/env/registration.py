@@ -33,20 +33,26 @@ def _register(env_id: str, kwargs: dict) -> None:
     gym.register(id=env_id, entry_point=ENTRY_POINT, vector_entry_point=VECTOR_ENTRY_POINT, kwargs=kwargs)
 
 
-def spec_checked_against_map(map_played: Callable[[Any], str]) -> property:
-    """An env class's `spec` attribute (Gymnasium's make sets it) that refuses a mini-game's id made with another
-    map than `map_played(env)`: Gymnasium merges the keyword arguments over the id's own, so the id would name
-    the wrong game in logs and saved runs."""
+def spec_property(config_of: Callable[[Any], Any]) -> property:
+    """An env class's `spec` attribute (Gymnasium's make sets it), given how to find the env's EnvConfig.
+
+    It refuses a mini-game's id made with another map: Gymnasium merges the keyword arguments over the id's
+    own, so the id would name the wrong game in logs and saved runs. It keeps `functions` as the config holds
+    them (names), so that `env.spec.to_json()` works when Function objects were given.
+    """
     ids = {f"sc2env/{name}-v0": name for name in MINI_GAMES}
 
     def get(env):
         return env.__dict__.get("_spec")
 
     def set_(env, env_spec) -> None:
+        config = config_of(env)
         named = ids.get(getattr(env_spec, "id", None))
-        if named is not None and (played := map_played(env)) != named:
-            raise ValueError(f"{env_spec.id} plays {named}, but map_name={played!r} was given: make "
-                             f"sc2env/{played}-v0, or {ANY_MAP_ID} with map_name={played!r}")
+        if named is not None and config.map_name != named:
+            raise ValueError(f"{env_spec.id} plays {named}, but map_name={config.map_name!r} was given: make "
+                             f"sc2env/{config.map_name}-v0, or {ANY_MAP_ID} with map_name={config.map_name!r}")
+        if env_spec is not None and env_spec.kwargs.get("functions") is not None:
+            env_spec.kwargs["functions"] = list(config.functions)
         env.__dict__["_spec"] = env_spec
 
     return property(get, set_, doc="The Gymnasium EnvSpec this env was made from (None if made directly).")

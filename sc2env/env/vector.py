@@ -13,7 +13,7 @@ from gymnasium.vector.utils import batch_space
 from sc2env import errors
 from sc2env.client.connection import DEFAULT_SPIN_WAIT_S
 from sc2env.env.env import GAME_LOOPS_PER_SECOND, SC2Env
-from sc2env.env.registration import spec_checked_against_map
+from sc2env.env.registration import spec_property
 from sc2env.game.match import require_seed
 from sc2env.spinwait import SpinWait, poller
 
@@ -33,7 +33,7 @@ class SC2VectorEnv(VectorEnv):
     ended games with `reset(options={"reset_mask": mask})`, which also works in the other modes).
     """
 
-    spec = spec_checked_against_map(lambda env: env.envs[0].config.map_name)
+    spec = spec_property(lambda env: env.envs[0].config)
 
     def __init__(self, num_envs: int = 1, map_name: str = "MoveToBeacon", render_mode: str | None = None,
                  autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP, **kwargs: Any):

@@ -63,8 +63,33 @@ def test_vector_entry_point_form():
 
 def test_env_itself_refuses_pickling_with_advice():
     env = SC2Env(engine="builtin")
-    with pytest.raises(TypeError, match="env creator"):
+    with pytest.raises(TypeError, match=r"SC2Env.from_config\(config\), or pickle an env creator"):
         pickle.dumps(env)
+
+
+def test_a_config_travels_by_pickle_and_json_and_makes_the_same_env():
+    import gymnasium as gym
+    from gymnasium.envs.registration import EnvSpec
+
+    from sc2env.env import EnvConfig
+    from sc2env.interface import FUNCTIONS
+
+    # Functions given as objects compared by identity (a pickled config was no longer equal) and broke
+    # env.spec.to_json(); JSON turned size tuples into lists.
+    by_object = EnvConfig(functions=[FUNCTIONS.no_op, FUNCTIONS.Move_screen], screen_size=[48, 32])
+    assert by_object == EnvConfig(functions=(0, "Move_screen"), screen_size=(48, 32))
+    assert by_object.functions == ("no_op", "Move_screen") and by_object.screen_size == (48, 32)
+    assert pickle.loads(pickle.dumps(by_object)) == by_object
+    env = gym.make("sc2env/MoveToBeacon-v0", engine="builtin", functions=[FUNCTIONS.no_op, FUNCTIONS.Move_screen],
+                   screen_size=(48, 32))
+    again = gym.make(EnvSpec.from_json(env.spec.to_json()))
+    rebuilt = SC2Env.from_config(pickle.loads(pickle.dumps(env.unwrapped.config)))
+    try:
+        assert again.unwrapped.config == env.unwrapped.config == rebuilt.config
+        assert again.unwrapped.config.functions == ("no_op", "Move_screen")
+    finally:
+        for made in (env, again, rebuilt):
+            made.close()
 
 
 def test_masked_layout_for_rllib_action_masking_module():
