@@ -65,6 +65,8 @@ def main(argv: list[str] | None = None) -> int:
         # raised during interpreter shutdown prints a traceback.
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        # The client sees only the lost connection and an exit code of 0: say what stopped the game.
+        print(f"sc2env.engine: stopped by {signal.Signals(signum).name}", file=sys.stderr, flush=True)
         raise SystemExit(0)
 
     signal.signal(signal.SIGTERM, terminate)

@@ -104,6 +104,11 @@ class GameProcess:
         self._finalizer = weakref.finalize(self, resources.release)
         if plan.config.port is None:
             resources.port, resources.port_is_ours = workspace.pick_port(), True
+        elif not workspace.port_is_free(plan.config.port):
+            # Checked first: a game that cannot listen exits, but a probe would reach whatever serves the port
+            # (another game, which the Controller would then drive) and call it ready.
+            raise LaunchError(f"port {plan.config.port} is in use (another game or program holds it): pass a "
+                              "free port, or none to have one picked")
         else:
             resources.port = plan.config.port
         self.port: int = resources.port
@@ -198,8 +203,13 @@ class GameProcess:
         last_error = "none"
         while True:
             if not self.running:
-                advice = (f"check the install and version, {USE_BUILTIN}" if self.engine == "sc2"
-                          else "check the flags it was given (LaunchConfig.extra_args)")
+                if (self.returncode or 0) < 0:
+                    advice = ("something killed it: another process, or the kernel's out-of-memory killer "
+                              "(`dmesg` says so); try again")
+                elif self.engine == "sc2":
+                    advice = f"check the install and version, {USE_BUILTIN}"
+                else:
+                    advice = "check the flags it was given (LaunchConfig.extra_args)"
                 raise LaunchError(
                     f"{self.exit_summary()}\nIt exited {time.monotonic() - start:.1f} s after start, before "
                     f"answering on {self.url}. Its output should say why; {advice}.")

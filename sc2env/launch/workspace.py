@@ -59,5 +59,10 @@ def pick_port() -> int:
     return portpicker.pick_unused_port()
 
 
+def port_is_free(port: int) -> bool:
+    """Whether nothing listens on (or holds) `port` now."""
+    return bool(portpicker.is_port_free(port))
+
+
 def return_port(port: int) -> None:
     portpicker.return_port(port)

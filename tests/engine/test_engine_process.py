@@ -215,11 +215,15 @@ def test_quit_exits_promptly():
     assert proc.wait(5) == 0
 
 
-def test_sigterm_exits():
-    proc, port = start_engine()
+def test_sigterm_exits_and_says_so():
+    port = portpicker.pick_unused_port()
+    proc = subprocess.Popen([sys.executable, "-m", "sc2env.engine", "-listen", "127.0.0.1", "-port", str(port)],
+                            stderr=subprocess.PIPE, text=True)
     connect(port).close()
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(5) == 0
+    # A client sees only its connection drop: the game's last output line says what stopped it.
+    assert proc.stderr.read().strip().splitlines()[-1] == "sc2env.engine: stopped by SIGTERM"
 
 
 def test_exits_when_its_parent_dies(tmp_path):

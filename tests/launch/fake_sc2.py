@@ -4,6 +4,7 @@ were started and serve a tiny SC2 API endpoint (ping only).
 The script's behaviour comes from environment variables, which the launcher passes through:
   FAKE_SC2_MODE   serve (default) | exit (print, then exit with FAKE_SC2_EXIT_CODE) | hang (never listen)
                   | stubborn (serve, ignoring SIGTERM) | spawn (serve, after starting a grandchild)
+                  | killed (SIGKILL itself, as the out-of-memory killer would)
   FAKE_SC2_DELAY_S  seconds to sleep before listening
   FAKE_SC2_FAULT  "<request>:crash" (exit 7), "<request>:hang" (never answer) or "<request>:drop"
                   (close the connection, keep running) when that request arrives
@@ -47,6 +48,8 @@ GAME_SCRIPT = textwrap.dedent('''\
     if mode == "exit":
         print("fake SC2_x64: fatal: could not initialise the graphics device", file=sys.stderr, flush=True)
         sys.exit(int(os.environ.get("FAKE_SC2_EXIT_CODE", "3")))
+    if mode == "killed":  # as the out-of-memory killer would
+        os.kill(os.getpid(), signal.SIGKILL)
     if mode == "hang":
         while True:
             time.sleep(60)

@@ -279,6 +279,23 @@ def test_a_builtin_engine_that_fails_shows_its_output(monkeypatch):
     assert "use the built-in engine" not in str(info.value) and "extra_args" in str(info.value)
 
 
+def test_a_game_killed_while_starting_is_not_blamed_on_its_flags(fake_install, monkeypatch):
+    monkeypatch.setenv("FAKE_SC2_MODE", "killed")
+    with pytest.raises(LaunchError, match=r"(?s)was killed by SIGKILL.*something killed it: another process, or "
+                                          r"the kernel's out-of-memory killer") as info:
+        launch(engine="sc2", sc2path=fake_install, timeout_s=60)
+    assert "check the install" not in str(info.value)
+
+
+def test_a_port_in_use_is_refused_before_anything_starts(start, monkeypatch):
+    # It used to launch a game that could not listen, while the readiness probe reached the other game and
+    # called ours ready: the Controller then drove someone else's game.
+    monkeypatch.setenv("SC2ENV_ENGINE", "builtin")
+    other = start()
+    with pytest.raises(LaunchError, match=rf"port {other.port} is in use .*: pass a free port, or none"):
+        launch(port=other.port)
+
+
 def test_an_unclaimed_ready_connection_is_closed_with_the_game(start, monkeypatch):
     monkeypatch.setenv("SC2ENV_ENGINE", "builtin")
     process = start()
