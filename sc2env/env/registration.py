@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
+from gymnasium.vector import AutoresetMode
 
 from sc2env.game.maps import MINI_GAMES
 
@@ -38,7 +39,7 @@ def spec_property(config_of: Callable[[Any], Any]) -> property:
 
     It refuses a mini-game's id made with another map: Gymnasium merges the keyword arguments over the id's
     own, so the id would name the wrong game in logs and saved runs. It keeps `functions` as the config holds
-    them (names), so that `env.spec.to_json()` works when Function objects were given.
+    them (names), and an AutoresetMode as its value, so that `env.spec.to_json()` works when objects were given.
     """
     ids = {f"sc2env/{name}-v0": name for name in MINI_GAMES}
 
@@ -51,8 +52,11 @@ def spec_property(config_of: Callable[[Any], Any]) -> property:
         if named is not None and config.map_name != named:
             raise ValueError(f"{env_spec.id} plays {named}, but map_name={config.map_name!r} was given: make "
                              f"sc2env/{config.map_name}-v0, or {ANY_MAP_ID} with map_name={config.map_name!r}")
-        if env_spec is not None and env_spec.kwargs.get("functions") is not None:
-            env_spec.kwargs["functions"] = list(config.functions)
+        kwargs = env_spec.kwargs if env_spec is not None else {}
+        if kwargs.get("functions") is not None:
+            kwargs["functions"] = list(config.functions)
+        if isinstance(kwargs.get("autoreset_mode"), AutoresetMode):
+            kwargs["autoreset_mode"] = kwargs["autoreset_mode"].value
         env.__dict__["_spec"] = env_spec
 
     return property(get, set_, doc="The Gymnasium EnvSpec this env was made from (None if made directly).")

@@ -18,7 +18,7 @@ SEED_STRIDE = 100_003
 
 def worker_seed(base_seed: int, worker_index: int = 0, vector_index: int = 0) -> int:
     """A seed for sub-env `vector_index` of worker `worker_index`, distinct for every pair."""
-    return (base_seed + worker_index * SEED_STRIDE + vector_index) % 2**31
+    return base_seed + worker_index * SEED_STRIDE + vector_index  # the env hashes seeds beyond the game's 31 bits
 
 
 def make_env(config: Mapping[str, Any]) -> SC2Env | SC2VectorEnv:

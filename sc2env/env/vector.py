@@ -74,14 +74,20 @@ class SC2VectorEnv(VectorEnv):
             seeds = list(seed)
             if len(seeds) != self.num_envs:
                 raise ValueError(f"reset(seed=...) got {len(seeds)} seeds for {self.num_envs} envs")
-        self.closed = False  # like one SC2Env, a closed vector env starts new games; close() must stop them again
         options = dict(options or {})
         chosen = _reset_mask(options.pop("reset_mask", None), self.num_envs)
-        if chosen is not None and not self._observations:
+        if chosen is not None and (not self._observations or self.closed):
             raise errors.ProtocolError("reset(options={'reset_mask': ...}) resets some sub-envs of a running "
                                        "vector env: call reset() without a mask first")
+        self.closed = False  # like one SC2Env, a closed vector env starts new games; close() must stop them again
         indices = range(self.num_envs) if chosen is None else np.flatnonzero(chosen)
-        results = self._reset_each(indices, [seeds[i] for i in indices], options or None)
+        try:
+            results = self._reset_each(indices, [seeds[i] for i in indices], options or None)
+        except BaseException as error:
+            # Some games may have started new episodes unseen: only a whole reset() goes on from here.
+            self._lost = f"a reset() that failed ({type(error).__name__})"
+            self._observations = []
+            raise
         if chosen is None:
             self._observations = [obs for obs, _ in results]
             self._lost = None  # a partial reset leaves it: the other games' episode boundaries are still lost
@@ -154,7 +160,13 @@ class SC2VectorEnv(VectorEnv):
         if len(ended) and self.autoreset_mode is AutoresetMode.SAME_STEP:
             for i in ended:
                 infos = self._add_info(infos, {"final_obs": results[i][0], "final_info": results[i][4]}, i)
-            for i, (obs, info) in zip(ended, self._reset_each(ended, [None] * len(ended), None)):
+            try:
+                resets = self._reset_each(ended, [None] * len(ended), None)
+            except BaseException as error:  # Ctrl-C too: the episodes' ends were never returned
+                self._lost = f"the reset of sub-envs {ended.tolist()} after their episodes ended failed " \
+                             f"({type(error).__name__})"
+                raise
+            for i, (obs, info) in zip(ended, resets):
                 self._observations[i], results[i] = obs, (obs, *results[i][1:4], info)
             self._autoreset[:] = False
         for i, result in enumerate(results):
@@ -210,10 +222,10 @@ class SC2VectorEnv(VectorEnv):
                 pending.abandon()
         for i, result in enumerate(results):
             if result is not None:
-                self._autoreset[i] = result[2] or result[3]
-            elif i in sent and self.envs[i].episode_over:
-                # Its episode ended, but the interruption kept that from the caller: resetting it quietly would
-                # run the caller's episode on across the boundary.
+                self._autoreset[i] = False  # it played on (or was reset): the next step goes on from there
+            # An episode that ended, read or not, but never returned: resetting it quietly would run the caller's
+            # episode on across the boundary.
+            if (result[2] or result[3]) if result is not None else (i in sent and self.envs[i].episode_over):
                 self._lost = f"sub-env {i}'s episode ended in the interrupted step"
 
     def _reset_each(self, indices, seeds, options) -> list:

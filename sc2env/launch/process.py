@@ -61,6 +61,18 @@ def describe_exit(returncode: int) -> str:
     return f"exited with code {returncode}"
 
 
+def _early_exit_advice(engine: str, returncode: int | None) -> str:
+    """What to do about a game that exited before it answered, by how it exited."""
+    if returncode == -signal.SIGKILL:
+        return "something killed it: another process, or the kernel's out-of-memory killer (`dmesg` says so)"
+    # The built-in engine exits 0 when stopped by SIGTERM or SIGINT; its flag errors exit 1 or 2.
+    if returncode in (-signal.SIGTERM, -signal.SIGINT) or (engine == "builtin" and returncode == 0):
+        return "something stopped it (another process, or Ctrl-C); start it again"
+    if engine == "sc2":
+        return f"check the install and version, {USE_BUILTIN}"
+    return "check the flags it was given (LaunchConfig.extra_args)"
+
+
 class _Resources:
     """What a GameProcess must give back; kept apart so the finalizer holds no reference to the process."""
 
@@ -203,13 +215,7 @@ class GameProcess:
         last_error = "none"
         while True:
             if not self.running:
-                if (self.returncode or 0) < 0:
-                    advice = ("something killed it: another process, or the kernel's out-of-memory killer "
-                              "(`dmesg` says so); try again")
-                elif self.engine == "sc2":
-                    advice = f"check the install and version, {USE_BUILTIN}"
-                else:
-                    advice = "check the flags it was given (LaunchConfig.extra_args)"
+                advice = _early_exit_advice(self.engine, self.returncode)
                 raise LaunchError(
                     f"{self.exit_summary()}\nIt exited {time.monotonic() - start:.1f} s after start, before "
                     f"answering on {self.url}. Its output should say why; {advice}.")

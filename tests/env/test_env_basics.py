@@ -518,6 +518,17 @@ def test_ctrl_c_anywhere_in_a_seeded_reset_leaves_reset_working(make_env, interr
     assert env.unwrapped.match.controller is controller and not controller.closed
 
 
+def test_after_a_seeded_reset_cut_after_create_game_the_next_reset_plays_that_seed(make_env, interrupt_once):
+    env, fresh = make_env("CollectMineralShards", **SMALL), make_env("CollectMineralShards", **SMALL)
+    env.reset(seed=4)
+    interrupt_once(env.unwrapped.match.controller._connection, "send", after_call=1)
+    with pytest.raises(KeyboardInterrupt):
+        env.reset(seed=5)
+    obs, _ = env.reset()  # it replayed seed 4's game, while np_random_seed said 5
+    assert env.unwrapped.np_random_seed == 5
+    assert np.array_equal(obs["feature_screen"], fresh.reset(seed=5)[0]["feature_screen"])
+
+
 def test_a_controller_used_directly_survives_a_ctrl_c_just_after_a_request_is_written(make_env, interrupt_once):
     # Its Pending never reached the caller: the answer is read and dropped, not owed to a finish() nobody calls.
     env = make_env(**SMALL)

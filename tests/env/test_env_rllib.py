@@ -42,6 +42,7 @@ def test_creator_pickles_and_starts_nothing_until_reset():
 def test_seeds_differ_across_workers_and_sub_envs():
     seeds = {worker_seed(0, w, v) for w in range(8) for v in range(8)}
     assert len(seeds) == 64
+    assert worker_seed(5 + 2**31) != worker_seed(5), "the env hashes large seeds; cutting them made these one"
 
 
 def test_without_a_seed_envs_seed_themselves():

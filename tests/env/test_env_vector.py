@@ -300,6 +300,91 @@ def test_ctrl_c_as_a_sub_env_decodes_its_episodes_last_observation_waits_for_res
     assert list(infos["game_loop"]) == [0, 0]
 
 
+@pytest.mark.parametrize("mode", ["next_step", "same_step"])
+def test_ctrl_c_after_a_sub_envs_episode_end_was_read_waits_for_reset(make_vec, mode):
+    envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", step_mul=960, autoreset_mode=mode, **SMALL)
+    envs.reset(seed=3)
+    noop = np.zeros((2, 14), np.int64)
+    envs.step(noop)  # both games end at the next step (1,920 loops)
+    read = []
+
+    def interrupt_the_second(env):
+        finish = env.finish_step
+
+        def finish_step(sent):
+            read.append(env)
+            if len(read) == 2:
+                raise KeyboardInterrupt
+            return finish(sent)
+        return finish_step
+
+    for env in envs.envs:
+        env.finish_step = interrupt_the_second(env)
+    with pytest.raises(KeyboardInterrupt):
+        envs.step(noop)
+    for env in envs.envs:
+        del env.finish_step
+    # The first game's end was read but never returned: it used to be reset quietly, its end lost.
+    first = envs.envs.index(read[0])
+    with pytest.raises(errors.ProtocolError, match=f"sub-env {first}'s episode ended in the interrupted step"):
+        envs.step(noop)
+    _, infos = envs.reset()
+    assert list(infos["game_loop"]) == [0, 0]
+
+
+def test_same_step_reset_that_fails_waits_for_reset(make_vec, interrupt_once):
+    envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", autoreset_mode="same_step", **SMALL)
+    envs.reset(seed=3)
+    envs.envs[0].config = dataclasses.replace(envs.envs[0].config, max_episode_steps=1)
+    interrupt_once(envs.envs[0].match, "reset")  # Ctrl-C as the ended game restarts
+    noop = np.zeros((2, 14), np.int64)
+    with pytest.raises(KeyboardInterrupt):
+        envs.step(noop)
+    # It used to step on, returning sub-env 0 as a bare reset: its episode's end never reported.
+    with pytest.raises(errors.ProtocolError, match=r"the reset of sub-envs \[0\] after their episodes ended failed"):
+        envs.step(noop)
+    _, infos = envs.reset()
+    assert list(infos["game_loop"]) == [0, 0]
+
+
+def test_after_a_failed_reset_only_a_whole_reset_goes_on(make_vec, interrupt_once):
+    envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", **SMALL)
+    envs.reset(seed=3)
+    envs.step(np.zeros((2, 14), np.int64))
+    interrupt_once(envs.envs[1], "reset")
+    with pytest.raises(KeyboardInterrupt):
+        envs.reset(seed=10)
+    # Sub-env 0 had restarted unseen: a masked reset returned its old observation as current.
+    with pytest.raises(errors.ProtocolError, match="call reset\\(\\) without a mask first"):
+        envs.reset(options={"reset_mask": np.array([False, True])})
+    with pytest.raises(errors.ProtocolError, match=r"after a reset\(\) that failed \(KeyboardInterrupt\)"):
+        envs.step(np.zeros((2, 14), np.int64))
+    _, infos = envs.reset(seed=10)
+    assert list(infos["game_loop"]) == [0, 0]
+
+
+def test_a_masked_reset_after_close_is_refused(make_vec):
+    envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", **SMALL)
+    envs.reset(seed=3)
+    envs.close()
+    with pytest.raises(errors.ProtocolError, match="without a mask first"):
+        envs.reset(options={"reset_mask": np.array([True, False])})
+    assert envs.closed
+
+
+def test_a_vector_envs_spec_with_an_autoreset_mode_goes_through_json(make_vec):
+    import gymnasium as gym
+    from gymnasium.envs.registration import EnvSpec
+
+    envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", autoreset_mode=AutoresetMode.SAME_STEP,
+                    **SMALL)
+    again = gym.make_vec(EnvSpec.from_json(envs.spec.to_json()))  # the enum broke to_json()
+    try:
+        assert again.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
+    finally:
+        again.close()
+
+
 def test_an_error_in_a_vector_step_other_than_a_lost_game_also_waits_for_reset(make_vec):
     envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", **SMALL)
     envs.reset(seed=3)

@@ -287,6 +287,20 @@ def test_a_game_killed_while_starting_is_not_blamed_on_its_flags(fake_install, m
     assert "check the install" not in str(info.value)
 
 
+@pytest.mark.parametrize("engine, returncode, advice", [
+    ("sc2", -signal.SIGKILL, "something killed it"),
+    ("sc2", -signal.SIGSEGV, "check the install and version"),  # a game that crashes by itself
+    ("sc2", 3, "check the install and version"),
+    ("sc2", -signal.SIGTERM, "something stopped it"),
+    ("builtin", 0, "something stopped it"),  # the engine's own exit on SIGTERM or SIGINT
+    ("builtin", 2, "check the flags it was given"),
+])
+def test_the_advice_for_a_game_that_exits_while_starting_fits_how_it_exited(engine, returncode, advice):
+    from sc2env.launch.process import _early_exit_advice
+
+    assert _early_exit_advice(engine, returncode).startswith(advice)
+
+
 def test_a_port_in_use_is_refused_before_anything_starts(start, monkeypatch):
     # It used to launch a game that could not listen, while the readiness probe reached the other game and
     # called ours ready: the Controller then drove someone else's game.
