@@ -76,27 +76,28 @@ class SC2VectorEnv(VectorEnv):
                 raise ValueError(f"reset(seed=...) got {len(seeds)} seeds for {self.num_envs} envs")
         options = dict(options or {})
         chosen = _reset_mask(options.pop("reset_mask", None), self.num_envs)
-        if chosen is not None and (not self._observations or self.closed):
-            raise errors.ProtocolError("reset(options={'reset_mask': ...}) resets some sub-envs of a running "
-                                       "vector env: call reset() without a mask first")
+        if chosen is not None and (not self._observations or self.closed or self._lost):
+            raise errors.ProtocolError(
+                "reset(options={'reset_mask': ...}) resets some sub-envs of a running vector env"
+                f"{f' (not after {self._lost})' if self._lost else ''}: call reset() without a mask first")
         self.closed = False  # like one SC2Env, a closed vector env starts new games; close() must stop them again
         indices = range(self.num_envs) if chosen is None else np.flatnonzero(chosen)
         try:
             results = self._reset_each(indices, [seeds[i] for i in indices], options or None)
+            if chosen is None:
+                self._observations = [obs for obs, _ in results]
+                self._lost = None
+            infos: dict[str, Any] = {}
+            for i, (obs, info) in zip(indices, results):
+                self._observations[i] = obs
+                self._autoreset[i] = False
+                infos = self._add_info(infos, info, i)
+            return self._batch(self._observations), infos
         except BaseException as error:
             # Some games may have started new episodes unseen: only a whole reset() goes on from here.
             self._lost = f"a reset() that failed ({type(error).__name__})"
             self._observations = []
             raise
-        if chosen is None:
-            self._observations = [obs for obs, _ in results]
-            self._lost = None  # a partial reset leaves it: the other games' episode boundaries are still lost
-        infos: dict[str, Any] = {}
-        for i, (obs, info) in zip(indices, results):
-            self._observations[i] = obs
-            self._autoreset[i] = False
-            infos = self._add_info(infos, info, i)
-        return self._batch(self._observations), infos
 
     def step(self, actions):
         actions = np.asarray(actions) if not isinstance(actions, (list, tuple)) else actions
@@ -141,15 +142,27 @@ class SC2VectorEnv(VectorEnv):
                     failures[i] = error
         except BaseException as error:
             self._interrupted(sent, results, failures)
-            if not isinstance(error, KeyboardInterrupt):  # Ctrl-C keeps every game usable for the next step
-                self._lost = f"a step failed ({type(error).__name__}: {error})"
+            if failures or not isinstance(error, KeyboardInterrupt):  # Ctrl-C alone keeps every game usable
+                self._lost = _lost_step(failures) or f"a step failed ({type(error).__name__}: {error})"
             raise
         if failures:
             # The batch is lost, and with it the other games' episode boundaries: every sub-env starts anew at
             # reset(), so no episode silently runs on across one.
             index, error = min(failures.items())
-            self._lost = f"sub-env {index}'s step failed ({type(error).__name__})"
+            self._lost = _lost_step(failures)
             raise type(error)(f"sub-env {index}: {error}") from error
+        try:
+            return self._returned(results)
+        except BaseException as error:  # every game answered, but the caller gets nothing (a Ctrl-C, say)
+            ended = [i for i, result in enumerate(results) if result[2] or result[3]]
+            if ended:
+                self._lost = (f"sub-env {ended[0]}'s episode ended in a step that did not return "
+                              f"({type(error).__name__})")
+            raise
+
+    def _returned(self, results: list) -> tuple:
+        """What step() returns for every sub-env's (obs, reward, terminated, truncated, info); resets the sub-envs
+        that ended under SAME_STEP."""
         rewards = np.array([r[1] for r in results], np.float64)
         terminations = np.array([r[2] for r in results], bool)
         truncations = np.array([r[3] for r in results], bool)
@@ -160,13 +173,7 @@ class SC2VectorEnv(VectorEnv):
         if len(ended) and self.autoreset_mode is AutoresetMode.SAME_STEP:
             for i in ended:
                 infos = self._add_info(infos, {"final_obs": results[i][0], "final_info": results[i][4]}, i)
-            try:
-                resets = self._reset_each(ended, [None] * len(ended), None)
-            except BaseException as error:  # Ctrl-C too: the episodes' ends were never returned
-                self._lost = f"the reset of sub-envs {ended.tolist()} after their episodes ended failed " \
-                             f"({type(error).__name__})"
-                raise
-            for i, (obs, info) in zip(ended, resets):
+            for i, (obs, info) in zip(ended, self._reset_each(ended, [None] * len(ended), None)):
                 self._observations[i], results[i] = obs, (obs, *results[i][1:4], info)
             self._autoreset[:] = False
         for i, result in enumerate(results):
@@ -244,6 +251,14 @@ class SC2VectorEnv(VectorEnv):
 
     def _batch(self, observations: list[dict]) -> dict:
         return {key: np.stack([obs[key] for obs in observations]) for key in self.single_observation_space}
+
+
+def _lost_step(failures: dict[int, BaseException]) -> str | None:
+    """Why step() waits for reset() after sub-envs' steps failed (the first of them named); None if none did."""
+    if not failures:
+        return None
+    index, error = min(failures.items())
+    return f"sub-env {index}'s step failed ({type(error).__name__})"
 
 
 def _reset_mask(mask, num_envs: int) -> np.ndarray | None:

@@ -245,14 +245,16 @@ class Match:
         controller, process = self.controller, self.process
         self.controller = self.process = None
         self._ended = True
-        if controller is not None:
-            try:
-                controller.quit()
-            except errors.SC2EnvError as error:
-                log.debug("quit failed while closing: %s", error)
-            controller.close()
-        if process is not None:
-            process.close()
+        try:
+            if controller is not None:
+                try:
+                    controller.quit()
+                except errors.SC2EnvError as error:
+                    log.debug("quit failed while closing: %s", error)
+                controller.close()
+        finally:  # a Ctrl-C in quit() too: nothing refers to the process any more, so stop it now
+            if process is not None:
+                process.close()
 
     def __enter__(self) -> Match:
         return self

@@ -529,6 +529,17 @@ def test_after_a_seeded_reset_cut_after_create_game_the_next_reset_plays_that_se
     assert np.array_equal(obs["feature_screen"], fresh.reset(seed=5)[0]["feature_screen"])
 
 
+def test_ctrl_c_while_closing_still_stops_the_game(make_env, interrupt_once):
+    env = make_env(**SMALL)
+    env.reset(seed=4)
+    process = env.unwrapped.match.process
+    interrupt_once(env.unwrapped.match.controller, "quit")
+    with pytest.raises(KeyboardInterrupt):
+        env.close()
+    # Nothing referred to the process any more, yet it ran on until garbage collection.
+    assert not process.running
+
+
 def test_a_controller_used_directly_survives_a_ctrl_c_just_after_a_request_is_written(make_env, interrupt_once):
     # Its Pending never reached the caller: the answer is read and dropped, not owed to a finish() nobody calls.
     env = make_env(**SMALL)

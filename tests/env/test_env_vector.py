@@ -341,10 +341,59 @@ def test_same_step_reset_that_fails_waits_for_reset(make_vec, interrupt_once):
     with pytest.raises(KeyboardInterrupt):
         envs.step(noop)
     # It used to step on, returning sub-env 0 as a bare reset: its episode's end never reported.
-    with pytest.raises(errors.ProtocolError, match=r"the reset of sub-envs \[0\] after their episodes ended failed"):
+    with pytest.raises(errors.ProtocolError,
+                       match=r"sub-env 0's episode ended in a step that did not return \(KeyboardInterrupt\)"):
         envs.step(noop)
     _, infos = envs.reset()
     assert list(infos["game_loop"]) == [0, 0]
+
+
+@pytest.mark.parametrize("mode", ["next_step", "same_step", "disabled"])
+def test_ctrl_c_after_every_game_answered_an_ending_step_waits_for_reset(make_vec, interrupt_once, mode):
+    envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", autoreset_mode=mode, **SMALL)
+    envs.reset(seed=3)
+    envs.envs[0].config = dataclasses.replace(envs.envs[0].config, max_episode_steps=1)
+    interrupt_once(envs, "_batch")  # the very end of step(): the episode's end is in hand, not yet returned
+    noop = np.zeros((2, 14), np.int64)
+    with pytest.raises(KeyboardInterrupt):
+        envs.step(noop)
+    # Sub-env 0 used to be reset quietly (its end never reported) and the other game stepped on.
+    with pytest.raises(errors.ProtocolError, match="sub-env 0's episode ended in a step that did not return"):
+        envs.step(noop)
+    with pytest.raises(errors.ProtocolError, match=r"\(not after sub-env 0's episode ended .*without a mask first"):
+        envs.reset(options={"reset_mask": np.array([True, False])})
+    _, infos = envs.reset()
+    assert list(infos["game_loop"]) == [0, 0]
+
+
+def test_a_lost_game_and_a_ctrl_c_in_one_step_still_wait_for_a_whole_reset(make_vec, interrupt_once):
+    envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", **SMALL)
+    envs.reset(seed=3)
+
+    def lost(*_):
+        raise errors.GameCrashedError("the game died")
+
+    envs.envs[0].send_encoded = lost
+    interrupt_once(envs.envs[1], "finish_step")
+    with pytest.raises(KeyboardInterrupt):
+        envs.step(np.zeros((2, 14), np.int64))
+    del envs.envs[0].send_encoded
+    # The Ctrl-C used to hide the lost game: a masked reset of it let the other game step on.
+    with pytest.raises(errors.ProtocolError, match="after sub-env 0's step failed \\(GameCrashedError\\)"):
+        envs.step(np.zeros((2, 14), np.int64))
+    with pytest.raises(errors.ProtocolError, match="without a mask first"):
+        envs.reset(options={"reset_mask": np.array([True, False])})
+
+
+def test_ctrl_c_at_the_end_of_a_reset_waits_for_a_whole_reset(make_vec, interrupt_once):
+    envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", **SMALL)
+    envs.reset(seed=3)
+    envs.step(np.zeros((2, 14), np.int64))
+    interrupt_once(envs, "_batch")  # every game restarted, the caller told nothing
+    with pytest.raises(KeyboardInterrupt):
+        envs.reset(seed=9)
+    with pytest.raises(errors.ProtocolError, match=r"after a reset\(\) that failed"):
+        envs.step(np.zeros((2, 14), np.int64))
 
 
 def test_after_a_failed_reset_only_a_whole_reset_goes_on(make_vec, interrupt_once):
