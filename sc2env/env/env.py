@@ -77,15 +77,19 @@ class SC2Env(gym.Env):
         self._episode_return = 0.0
         self._needs_reset: str | None = "before reset()"  # why step() can't go on, or None
         self._seeded_once = False
+        self._unplayed_seed: int | None = None
         self._renderer = None
 
     # --- Gymnasium API -----------------------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
-        game_seed = self._game_seed(seed)
+        # A seeded reset cut short (Ctrl-C, a failed start) left its seed unplayed: the next reset() plays it.
+        unplayed = self._unplayed_seed if seed is None else None
+        game_seed = self._unplayed_seed = unplayed if unplayed is not None else self._game_seed(seed)
         match = self._ensure_match()
         response = match.reset(game_seed)
+        self._unplayed_seed = None
         if self._decoder is None or match.game_info is not self._decoder_game_info:
             self._decoder = ObservationDecoder(self.interface_format, match.game_info,
                                                functions=self.action_spec.functions)

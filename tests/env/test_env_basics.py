@@ -518,10 +518,18 @@ def test_ctrl_c_anywhere_in_a_seeded_reset_leaves_reset_working(make_env, interr
     assert env.unwrapped.match.controller is controller and not controller.closed
 
 
-def test_after_a_seeded_reset_cut_after_create_game_the_next_reset_plays_that_seed(make_env, interrupt_once):
+@pytest.mark.parametrize("where", ["after create_game", "before anything", "while a new game starts"])
+def test_after_a_seeded_reset_cut_short_the_next_reset_plays_that_seed(make_env, interrupt_once, where):
     env, fresh = make_env("CollectMineralShards", **SMALL), make_env("CollectMineralShards", **SMALL)
     env.reset(seed=4)
-    interrupt_once(env.unwrapped.match.controller._connection, "send", after_call=1)
+    match = env.unwrapped.match
+    if where == "after create_game":
+        interrupt_once(match.controller._connection, "send", after_call=1)
+    elif where == "before anything":
+        interrupt_once(match, "reset")
+    else:
+        match.close()  # the game is gone: the reset starts a new one, and is cut while it does
+        interrupt_once(match, "_start")
     with pytest.raises(KeyboardInterrupt):
         env.reset(seed=5)
     obs, _ = env.reset()  # it replayed seed 4's game, while np_random_seed said 5
