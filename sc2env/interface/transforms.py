@@ -16,6 +16,13 @@ from sc2env.interface.format import InterfaceFormat
 from sc2env.interface.layers import image_array
 
 
+PIXEL_TOLERANCE = 1e-9
+"""A mapped coordinate this close below a pixel edge counts as on it: `p * scale + offset` can land a hair
+short of an edge the exact arithmetic reaches (a unit at y 23.5 under a camera at y 25 on 64 px for 24 units
+gave 35.99999999999999 for pixel row 36, where PySC2's arithmetic gives 36). Positions in the game's fixed point
+are never that close to an edge otherwise."""
+
+
 @dataclass(frozen=True)
 class Linear2D:
     """An axis-aligned affine map `p * scale + offset`, applied to (..., 2) arrays of (x, y) points."""
@@ -31,7 +38,7 @@ class Linear2D:
 
     def fwd_pixel(self, points) -> np.ndarray:
         """The pixel (int x, y) containing each forward-mapped point."""
-        return np.floor(self.fwd(points)).astype(np.int64)
+        return np.floor(self.fwd(points) + PIXEL_TOLERANCE).astype(np.int64)
 
     def back_pixel(self, pixels) -> np.ndarray:
         """The source coordinates of each pixel's centre."""

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from sc2env.interface.columns import FeatureUnit
-from sc2env.interface.transforms import Linear2D
+from sc2env.interface.transforms import PIXEL_TOLERANCE, Linear2D
 
 
 def _ratio(value: float, maximum: float) -> int:
@@ -42,8 +42,8 @@ def unit_rows(
                 _ratio(u.energy, u.energy_max),
                 u.display_type,
                 u.owner,
-                math.floor(pos.x * sx + ox),
-                math.floor(pos.y * sy + oy),
+                math.floor(pos.x * sx + ox + PIXEL_TOLERANCE),
+                math.floor(pos.y * sy + oy + PIXEL_TOLERANCE),
                 int(u.facing),
                 int(u.radius * scale),
                 u.cloak,

@@ -11,6 +11,7 @@ from sc2env.errors import ProtocolError
 from sc2env.interface import (
     FUNCTIONS,
     CoordinateTransforms,
+    FeatureUnit,
     InterfaceFormat,
     Linear2D,
     MapInfo,
@@ -44,6 +45,20 @@ def test_screen_pixel_centres_follow_the_camera():
         assert to_screen.fwd_pixel(world).tolist() == [i, j]
     assert to_screen.fwd_pixel(camera).tolist() == [32, 32]
     assert to_screen.fwd_pixel((33.0, 25.0 + 12)).tolist()[1] == 0  # world y up is screen y down
+
+
+def test_a_point_exactly_on_a_pixel_edge_is_in_the_pixel_it_starts():
+    from sc2env.interface.units import unit_rows
+
+    # 25 - 23.5 = 1.5 world units below the camera is exactly 4 pixels: row 36. The affine form gave
+    # 35.99999999999999 and row 35, one off PySC2's feature_units for grid-aligned units (DefeatRoaches).
+    transforms = CoordinateTransforms(InterfaceFormat(screen_size=64, minimap_size=64, camera_width=24), map_info())
+    to_screen = transforms.world_to_screen((33.0, 25.0))
+    assert to_screen.fwd_pixel((33.0, 23.5)).tolist() == [32, 36]
+    unit = sc_pb.ResponseObservation().observation.raw_data.units.add(unit_type=48, alliance=1)
+    unit.pos.x, unit.pos.y = 33.0, 23.5
+    row = unit_rows([unit], to_screen, with_tags=False, type_of_tag={})[0]
+    assert (row[FeatureUnit.x], row[FeatureUnit.y]) == (32, 36)
 
 
 def test_minimap_covers_the_map_or_the_playable_area_by_its_longer_side():
