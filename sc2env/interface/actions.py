@@ -32,13 +32,15 @@ _UI_FIELDS: dict[FunctionKind, tuple[str, tuple[tuple[str, int, int | None], ...
 
 def as_function_call(call: Any) -> FunctionCall:
     """Accept our FunctionCall, or anything with `.function` and `.arguments` (e.g. PySC2's)."""
-    if isinstance(call, FunctionCall):
-        return call
+    if (isinstance(call, FunctionCall) and type(call.function) is int and type(call.arguments) is tuple
+            and all(type(argument) is tuple for argument in call.arguments)):
+        return call  # as FunctionCall.build makes them
     try:
         function, arguments = call.function, call.arguments
     except AttributeError:
         raise InvalidActionError(f"expected a FunctionCall, got {type(call).__name__}: {call!r}") from None
-    return FunctionCall.build(int(function) if not isinstance(function, str) else function, arguments)
+    # Made directly, as PySC2's code does (a name or a Function, arguments as lists): checked like build().
+    return FunctionCall.build(function, arguments)
 
 
 def validate_call(call: FunctionCall, fmt: InterfaceFormat, masks: ActionMasks | None = None) -> Function:

@@ -135,6 +135,18 @@ def test_encoding_accepts_pysc2_function_calls(fmt64):
     assert (command.target_screen_coord.x, command.target_screen_coord.y) == (10, 20)
 
 
+@pytest.mark.parametrize("function", ["Move_screen", FUNCTIONS.Move_screen, 331, np.int64(331)])
+def test_a_function_call_made_directly_as_pysc2_code_does_is_checked_and_encoded(fmt64, function):
+    # A name or a Function in a FunctionCall made directly (not through build()) failed with
+    # "'<=' not supported between instances of 'int' and 'str'".
+    action = encode_action(FunctionCall(function, [[1], [10, 20]]), fmt64)
+    command = action.action_feature_layer.unit_command
+    assert (command.ability_id, command.queue_command) == (3794, True)
+    assert (command.target_screen_coord.x, command.target_screen_coord.y) == (10, 20)
+    with pytest.raises(InvalidActionError, match=r"unknown function id 331.0"):
+        encode_action(FunctionCall(331.0, [[1], [10, 20]]), fmt64)
+
+
 def test_masks_make_validation_refuse_unavailable_functions_and_values(fmt64):
     decoder = ObservationDecoder(fmt64)
     obs = decoder.decode(observation(panel=("multi", 3), abilities=[(23, True)]))
