@@ -13,29 +13,66 @@ from sc2env.interface.columns import (
     ProductionQueue,
     ScoreByCategory,
     ScoreByVital,
+    ScoreCategories,
     ScoreCumulative,
+    ScoreVitals,
     UnitLayer,
 )
 from sc2env.interface.layers import MINIMAP_NAMES, SCREEN_NAMES
 
 
 class NamedArray(np.ndarray):
-    """An ndarray with names for the indices of one axis, read as attributes.
+    """An ndarray with names for the indices of one axis, read as attributes or used as indices.
 
     Each subclass fixes its names, axis and number of dimensions as class attributes, so making one is
-    a plain `array.view(Subclass)`. Names apply only while the array keeps that number of dimensions:
-    a slice such as `feature_screen[0]` is a plain view without names. `np.asarray` gives an ndarray.
+    a plain `array.view(Subclass)`. Names apply while the array keeps that number of dimensions:
+    `table.x`, `table[:, "x"]`, `player["minerals"]`. A row of a table (an int index on its first axis, or
+    iterating over it) is a `_row` array with names of its own (`feature_units[0].x`, `for u in feature_units:
+    u.alliance`, `score_by_category.killed_minerals.army`); other slices are plain views without names.
+    `np.asarray` gives an ndarray.
     """
 
     _names: ClassVar[Mapping[str, int]] = {}
     _axis: ClassVar[int] = 0
     _ndim: ClassVar[int] = -1
+    _row: ClassVar[type[NamedArray] | None] = None
 
     def __getattr__(self, name: str) -> np.ndarray:
         cls = type(self)
         if name in cls._names and self.ndim == cls._ndim:
-            return np.asarray(self)[(slice(None),) * cls._axis + (cls._names[name],)]
-        raise AttributeError(f"{cls.__name__} has no attribute or name {name!r}")
+            index = cls._names[name]
+            if cls._axis == 0:
+                return self[index]
+            return np.asarray(self)[(slice(None),) * cls._axis + (index,)]
+        raise AttributeError(f"{cls.__name__} has no attribute or name {name!r}"
+                             + ("" if self.ndim == cls._ndim else f" (names apply to its {cls._ndim}-D form)"))
+
+    def __getitem__(self, key):
+        cls = type(self)
+        if self.ndim != cls._ndim:
+            return super().__getitem__(key)
+        if isinstance(key, str) or (isinstance(key, tuple) and any(isinstance(k, str) for k in key)):
+            key = cls._by_name(key)
+        if isinstance(key, (int, np.integer)) and cls._axis == 0 and cls._row is None:
+            return np.asarray(self)[key]  # one named entry (a layer, a player field): a plain array or scalar
+        result = super().__getitem__(key)
+        if cls._row is not None and isinstance(key, (int, np.integer)):
+            return np.asarray(result).view(cls._row)  # a row keeps names for its entries
+        return result
+
+    @classmethod
+    def _by_name(cls, key):
+        """`key` with names on the named axis turned into their indices."""
+        parts = key if isinstance(key, tuple) else (key,)
+        resolved = []
+        for position, part in enumerate(parts):
+            if isinstance(part, str):
+                if position != cls._axis or part not in cls._names:
+                    raise KeyError(f"{cls.__name__} has no name {part!r} on axis {position}; names (axis "
+                                   f"{cls._axis}): {', '.join(cls.names())}")
+                part = cls._names[part]
+            resolved.append(part)
+        return tuple(resolved) if isinstance(key, tuple) else resolved[0]
 
     def __dir__(self) -> list[str]:
         return [*super().__dir__(), *type(self)._names]
@@ -68,22 +105,40 @@ class PlayerArray(NamedArray):
     _names, _axis, _ndim = _index_of(Player), 0, 1
 
 
+class UnitRow(NamedArray):
+    """One row of a `UnitTable`: (7,) `UnitLayer` entries."""
+
+    _names, _axis, _ndim = _index_of(UnitLayer), 0, 1
+
+
 class UnitTable(NamedArray):
     """(n, 7) rows with `UnitLayer` columns."""
 
-    _names, _axis, _ndim = _index_of(UnitLayer), 1, 2
+    _names, _axis, _ndim, _row = _index_of(UnitLayer), 1, 2, UnitRow
+
+
+class ProductionRow(NamedArray):
+    """One row of a `ProductionTable`: (2,) `ProductionQueue` entries."""
+
+    _names, _axis, _ndim = _index_of(ProductionQueue), 0, 1
 
 
 class ProductionTable(NamedArray):
     """(n, 2) rows with `ProductionQueue` columns."""
 
-    _names, _axis, _ndim = _index_of(ProductionQueue), 1, 2
+    _names, _axis, _ndim, _row = _index_of(ProductionQueue), 1, 2, ProductionRow
+
+
+class FeatureUnitRow(NamedArray):
+    """One unit of a `FeatureUnitTable`: (46,) `FeatureUnit` entries (`unit.x`, `unit.alliance`)."""
+
+    _names, _axis, _ndim = _index_of(FeatureUnit), 0, 1
 
 
 class FeatureUnitTable(NamedArray):
     """(n, 46) rows with `FeatureUnit` columns."""
 
-    _names, _axis, _ndim = _index_of(FeatureUnit), 1, 2
+    _names, _axis, _ndim, _row = _index_of(FeatureUnit), 1, 2, FeatureUnitRow
 
 
 class ScoreCumulativeArray(NamedArray):
@@ -92,13 +147,25 @@ class ScoreCumulativeArray(NamedArray):
     _names, _axis, _ndim = _index_of(ScoreCumulative), 0, 1
 
 
+class ScoreCategoriesRow(NamedArray):
+    """One row of `ScoreByCategoryArray`: (5,) `ScoreCategories` entries (`none`, `army`, `economy`, ...)."""
+
+    _names, _axis, _ndim = _index_of(ScoreCategories), 0, 1
+
+
 class ScoreByCategoryArray(NamedArray):
     """(11, 5): `ScoreByCategory` rows (named) by `ScoreCategories` columns."""
 
-    _names, _axis, _ndim = _index_of(ScoreByCategory), 0, 2
+    _names, _axis, _ndim, _row = _index_of(ScoreByCategory), 0, 2, ScoreCategoriesRow
+
+
+class ScoreVitalsRow(NamedArray):
+    """One row of `ScoreByVitalArray`: (3,) `ScoreVitals` entries (`life`, `shields`, `energy`)."""
+
+    _names, _axis, _ndim = _index_of(ScoreVitals), 0, 1
 
 
 class ScoreByVitalArray(NamedArray):
     """(3, 3): `ScoreByVital` rows (named) by `ScoreVitals` columns."""
 
-    _names, _axis, _ndim = _index_of(ScoreByVital), 0, 2
+    _names, _axis, _ndim, _row = _index_of(ScoreByVital), 0, 2, ScoreVitalsRow

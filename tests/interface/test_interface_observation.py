@@ -11,7 +11,14 @@ from interface_helpers import observation, with_layers
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.errors import ProtocolError
-from sc2env.interface import FUNCTIONS, InterfaceFormat, ObservationDecoder, UnitLayer
+from sc2env.interface import (
+    FUNCTIONS,
+    InterfaceFormat,
+    ObservationDecoder,
+    ScoreByCategory,
+    ScoreCategories,
+    UnitLayer,
+)
 
 PYSC2_FIELDS = [
     "player",
@@ -166,6 +173,27 @@ def test_named_access_and_dict_access(realdata):
     assert type(np.asarray(obs.feature_screen)) is np.ndarray
     restored = pickle.loads(pickle.dumps(obs.feature_screen))
     np.testing.assert_array_equal(restored.unit_type, obs.feature_screen.unit_type)
+
+
+def test_rows_and_names_as_pysc2_agents_use_them(realdata):
+    # The idioms of PySC2's scripted agents; each raised AttributeError or IndexError.
+    response = realdata("pysc2_obs_data1.observation")
+    fmt = InterfaceFormat(screen_size=128, minimap_size=128, use_feature_units=True)
+    visibility = response.observation.raw_data.map_state.visibility.size
+    obs = ObservationDecoder(fmt, game_info_for(fmt, (visibility.x, visibility.y))).decode(response)
+    units = obs.feature_units
+    assert len(units) > 1
+    assert [unit.alliance for unit in units] == units.alliance.tolist()
+    assert units[1].x == units[1, "x"] == units.x[1] and units[:, "unit_type"].tolist() == units.unit_type.tolist()
+    mine = units[units.alliance == 1]
+    assert mine.x.tolist() == units.x[units.alliance == 1].tolist()  # a masked table keeps its names
+    assert obs.player["minerals"] == obs.player.minerals == 125
+    assert obs.score_cumulative["score"] == obs.score_cumulative.score
+    row = obs.score_by_category.killed_minerals
+    assert row.army == obs.score_by_category[ScoreByCategory.killed_minerals, ScoreCategories.army]
+    assert obs.score_by_vital.total_damage_dealt.life == obs.score_by_vital[0, 0]
+    with pytest.raises(KeyError, match="no name 'x' on axis 0; names \\(axis 1\\): unit_type, alliance"):
+        units["x"]
 
 
 def test_a_layer_of_the_wrong_size_is_a_clear_error():
