@@ -82,18 +82,21 @@ class Progress:
         number = (self.done - 1) % self.per_map + 1
         line = (f"{episode.map_name} episode {number}/{self.per_map}: score {episode.score} in {episode.steps} "
                 f"steps ({episode.seconds:.1f} s)")
+        if episode.invalid_actions:  # played as no_op: an agent's bug would otherwise show only as low scores
+            line += f", {episode.invalid_actions} invalid actions played as no_op"
         self.stream.write(("\r" + line.ljust(100) if self.live else line) + "\n")
         self.stream.flush()
 
 
 def results_table(summaries, agent: str) -> str:
-    """The final table: one row per map with mean, max and min score and steps per second."""
+    """The final table: one row per map with mean, max and min score, steps per second and invalid actions."""
     width = max(12, len(agent))
-    header = f"{'map':<28} {'agent':<{width}} {'episodes':>8} {'mean':>8} {'max':>6} {'min':>6} {'steps/s':>8}"
+    header = (f"{'map':<28} {'agent':<{width}} {'episodes':>8} {'mean':>8} {'max':>6} {'min':>6} {'steps/s':>8} "
+              f"{'invalid':>8}")
     lines = [header, "-" * len(header)]
     for s in summaries:
         lines.append(f"{s.map_name:<28} {agent:<{width}} {s.episodes:>8} {s.mean:>8.1f} {s.max:>6} {s.min:>6} "
-                     f"{s.steps_per_second:>8,.0f}")
+                     f"{s.steps_per_second:>8,.0f} {s.invalid_actions:>8}")
     return "\n".join(lines)
 
 

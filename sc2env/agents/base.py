@@ -24,7 +24,8 @@ class Agent(abc.ABC):
     The runner (`sc2env.agents.run_episode`, `sc2env run`) calls `setup(env)` once, then `reset()` at the start
     of every episode and `step(observation)` for every observation, where `observation` is the env's decoded
     `sc2env.interface.Observation` (`env.unwrapped.last_observation`: named feature layers, unit tables,
-    `available_actions` and the action masks). Subclasses name the env options they need in `env_kwargs`
+    `available_actions` and the action masks), and `observe(...)` with each step's outcome: the reward and the
+    episode's end that PySC2 puts in its TimeStep (`obs.reward`, `obs.last()`). Subclasses name the env options they need in `env_kwargs`
     (e.g. `{"use_feature_units": True}`); the command line passes them to `gymnasium.make`.
     """
 
@@ -35,6 +36,11 @@ class Agent(abc.ABC):
 
     def reset(self) -> None:
         """Called at the start of every episode."""
+
+    def observe(self, reward: float, terminated: bool, truncated: bool, info: Mapping[str, Any]) -> None:
+        """Called after every step with its outcome: the reward for the action `step()` chose, whether the
+        episode ended there (the last call of an episode has `terminated` or `truncated` set), and the env's info
+        (score, invalid_action, ...). Agents that learn or keep statistics override it."""
 
     @abc.abstractmethod
     def step(self, observation: Observation) -> Action:

@@ -48,6 +48,7 @@ def run_episode(env: gym.Env, agent: Agent, *, seed: int | None = None,
     while not done:
         action = agent.step(unwrapped.last_observation)
         _, reward, terminated, truncated, info = env.step(action)
+        agent.observe(reward, terminated, truncated, info)
         total += reward
         steps += 1
         invalid += bool(info["invalid_action"])
@@ -85,6 +86,7 @@ class Summary:
     stdev: float
     steps: int
     seconds: float
+    invalid_actions: int = 0
 
     @property
     def steps_per_second(self) -> float:
@@ -103,4 +105,4 @@ def _summary(name: str, group: Sequence[Episode]) -> Summary:
     scores = [e.score for e in group]
     return Summary(map_name=name, episodes=len(group), mean=statistics.fmean(scores), max=max(scores),
                    min=min(scores), stdev=statistics.pstdev(scores), steps=sum(e.steps for e in group),
-                   seconds=sum(e.seconds for e in group))
+                   seconds=sum(e.seconds for e in group), invalid_actions=sum(e.invalid_actions for e in group))

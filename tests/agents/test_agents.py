@@ -41,6 +41,36 @@ def test_scripted_agent_plays_its_map_well(make_env, name):
     assert episode.score >= THRESHOLDS[name], episode
 
 
+class _Recorder(Agent):
+    """Sends an action never available on MoveToBeacon, and records what observe() is told."""
+
+    def __init__(self):
+        self.seen = []
+
+    def step(self, obs):
+        return FUNCTIONS.Build_SupplyDepot_screen("now", (5, 5))
+
+    def observe(self, reward, terminated, truncated, info):
+        self.seen.append((reward, terminated, truncated, info["invalid_action"]))
+
+
+def test_observe_gets_every_steps_reward_and_the_episodes_end_and_invalid_actions_are_counted(make_env, capsys):
+    from sc2env.cli import Progress, results_table
+
+    env = make_env("MoveToBeacon", step_mul=480, screen_size=32, minimap_size=32)  # 1,920 loops: 4 steps
+    agent = _Recorder()
+    (episode,) = run_agent(env, agent, 1, seed=3)
+    assert len(agent.seen) == episode.steps == 4
+    assert [end for _, end, _, _ in agent.seen] == [False, False, False, True]
+    assert sum(reward for reward, *_ in agent.seen) == episode.reward
+    assert episode.invalid_actions == 4 and all(invalid for *_, invalid in agent.seen)
+    # The command line shows them: per episode, and as a column of the table.
+    Progress(1, 1).episode(episode)
+    assert "4 invalid actions played as no_op" in capsys.readouterr().err
+    table = results_table(summarise([episode]), "recorder").splitlines()
+    assert table[0].split()[-1] == "invalid" and table[2].split()[-1] == "4"
+
+
 def test_banelings_script_splits_the_marines_beyond_one_burst_before_the_fight(make_env):
     cls = SCRIPTED_AGENTS["DefeatZerglingsAndBanelings"]
     env = make_env("DefeatZerglingsAndBanelings", **cls.env_kwargs)

@@ -29,7 +29,7 @@ def test_run_prints_progress_and_a_table_per_map(capsys):
                              "--episodes", "2", "--max-steps", "40", *BUILTIN)
     assert code == 0, err
     lines = out.splitlines()
-    assert lines[0].split() == ["map", "agent", "episodes", "mean", "max", "min", "steps/s"]
+    assert lines[0].split() == ["map", "agent", "episodes", "mean", "max", "min", "steps/s", "invalid"]
     rows = {line.split()[0]: line.split() for line in lines[2:]}
     assert set(rows) == {"MoveToBeacon", "CollectMineralShards"}
     assert rows["MoveToBeacon"][1:3] == ["scripted", "2"]
