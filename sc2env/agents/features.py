@@ -9,16 +9,10 @@ import numpy as np
 
 from sc2env.errors import SC2EnvError
 from sc2env.gamedata import unit_type_by_name
-from sc2env.interface import Observation
+from sc2env.interface import Observation, PlayerRelative
 
-
-class Alliance(enum.IntEnum):
-    """`feature_units.alliance` and the `player_relative` layer values."""
-
-    SELF = 1
-    ALLY = 2
-    NEUTRAL = 3
-    ENEMY = 4
+Alliance = PlayerRelative
+"""`feature_units.alliance` and the `player_relative` layer values (the interface's `PlayerRelative`)."""
 
 
 class UnitId(enum.IntEnum):

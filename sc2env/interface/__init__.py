@@ -32,7 +32,7 @@ from sc2env.interface.functions import (
     FunctionKind,
     TargetClass,
 )
-from sc2env.interface.layers import MINIMAP_LAYERS, SCREEN_LAYERS, Layer, palette
+from sc2env.interface.layers import MINIMAP_LAYERS, SCREEN_LAYERS, Layer, PlayerRelative, Visibility, palette
 from sc2env.interface.masks import ActionMasks
 from sc2env.interface.named_array import NamedArray
 from sc2env.interface.observation import Observation, ObservationDecoder
@@ -65,6 +65,7 @@ __all__ = [
     "Observation",
     "ObservationDecoder",
     "Player",
+    "PlayerRelative",
     "ProductionQueue",
     "Queued",
     "ScoreByCategory",
@@ -78,6 +79,7 @@ __all__ = [
     "SelectWorker",
     "TargetClass",
     "UnitLayer",
+    "Visibility",
     "decode_action",
     "encode_action",
     "palette",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from typing import Literal
 
@@ -27,8 +28,37 @@ class Layer:
     palette: Literal["height", "visibility", "binary", "player_id", "player_relative", "categorical", "hot"]
 
 
-def _table(rows: tuple[tuple[str, int, int, bool, str], ...]) -> tuple[Layer, ...]:
-    return tuple(Layer(i, *row) for i, row in enumerate(rows))  # type: ignore[arg-type]
+class LayerTable(tuple):
+    """A tuple of Layers, in stack order, that also gives each by name: `SCREEN_LAYERS.player_relative.index`."""
+
+    def __getattr__(self, name: str) -> Layer:
+        for layer in self:
+            if layer.name == name:
+                return layer
+        raise AttributeError(f"no layer {name!r}; layers: {', '.join(layer.name for layer in self)}")
+
+
+class PlayerRelative(enum.IntEnum):
+    """Values of the `player_relative` layers and of `feature_units.alliance`."""
+
+    NONE = 0
+    SELF = 1
+    ALLY = 2
+    NEUTRAL = 3
+    ENEMY = 4
+
+
+class Visibility(enum.IntEnum):
+    """Values of the `visibility_map` layers."""
+
+    HIDDEN = 0
+    SEEN = 1  # fogged: explored, not in sight now
+    VISIBLE = 2
+    FULL_HIDDEN = 3
+
+
+def _table(rows: tuple[tuple[str, int, int, bool, str], ...]) -> LayerTable:
+    return LayerTable(Layer(i, *row) for i, row in enumerate(rows))  # type: ignore[arg-type]
 
 
 SCREEN_LAYERS = _table(

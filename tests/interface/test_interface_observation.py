@@ -13,11 +13,14 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2env.errors import ProtocolError
 from sc2env.interface import (
     FUNCTIONS,
+    SCREEN_LAYERS,
     InterfaceFormat,
     ObservationDecoder,
+    PlayerRelative,
     ScoreByCategory,
     ScoreCategories,
     UnitLayer,
+    Visibility,
 )
 
 PYSC2_FIELDS = [
@@ -194,6 +197,10 @@ def test_rows_and_names_as_pysc2_agents_use_them(realdata):
     assert obs.score_by_vital.total_damage_dealt.life == obs.score_by_vital[0, 0]
     with pytest.raises(KeyError, match="no name 'x' on axis 0; names \\(axis 1\\): unit_type, alliance"):
         units["x"]
+    # PySC2's constants and layer lookup by name.
+    relative = obs.feature_screen[SCREEN_LAYERS.player_relative.index]
+    assert (relative == PlayerRelative.NEUTRAL).sum() == (obs.feature_screen.player_relative == 3).sum() > 0
+    assert SCREEN_LAYERS.visibility_map.index == 1 and Visibility.VISIBLE == 2
 
 
 def test_a_layer_of_the_wrong_size_is_a_clear_error():
