@@ -43,6 +43,10 @@ def agent_class(name: str, map_name: str) -> type[Agent]:
     if not isinstance(cls, type) or not callable(getattr(cls, "step", None)):
         # A ValueError like the others: the name given is what is wrong (and the CLI reports it in one line).
         raise ValueError(f"{name!r} is not an agent class (a class with step(observation))")  # noqa: TRY004
+    missing = [hook for hook in ("setup", "reset", "env_kwargs") if not hasattr(cls, hook)]
+    if not issubclass(cls, Agent) and missing:  # e.g. a PySC2 agent, whose step() wants a TimeStep
+        raise ValueError(f"{name!r} is not an sc2env agent (it has no {', '.join(missing)}): subclass "
+                         "sc2env.agents.Agent; docs/agents.md says how a PySC2 agent's step(timestep) maps")
     return cls
 
 

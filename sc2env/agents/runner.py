@@ -45,10 +45,12 @@ def run_episode(env: gym.Env, agent: Agent, *, seed: int | None = None,
     agent.reset()
     total, steps, invalid = 0.0, 0, 0
     done = False
+    observe = getattr(agent, "observe", None)  # optional for agents written before it existed
     while not done:
         action = agent.step(unwrapped.last_observation)
         _, reward, terminated, truncated, info = env.step(action)
-        agent.observe(reward, terminated, truncated, info)
+        if observe is not None:
+            observe(reward, terminated, truncated, info)
         total += reward
         steps += 1
         invalid += bool(info["invalid_action"])

@@ -6,7 +6,7 @@ import logging
 import platform
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import partial
 from operator import attrgetter
 
@@ -154,9 +154,25 @@ class Observation:
     def target_masks(self) -> np.ndarray | None:
         return self.masks.target_masks
 
+    def keys(self) -> list[str]:
+        """The names of the arrays this observation holds (None ones left out), as PySC2's dict has them."""
+        held = [f.name for f in fields(self) if f.name not in ("layers", "masks") and getattr(self, f.name) is not None]
+        # Without decoding deferred layers: they are there if a decoder waits for them.
+        layers = ("feature_screen", "feature_minimap") if callable(self.layers) or self.layers[0] is not None else ()
+        return [*held[:3], *layers, *held[3:]]
+
     def __getitem__(self, name: str):
-        """Dict-style access, as PySC2's observations allow: `obs["feature_screen"]`."""
+        """Dict-style access, as PySC2's observations allow: `obs["feature_screen"]`; KeyError for a name
+        this observation doesn't hold."""
+        if name not in self.keys():
+            raise KeyError(f"{name!r}: this observation holds {', '.join(self.keys())}")
         return getattr(self, name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.keys()
+
+    def get(self, name: str, default=None):
+        return self[name] if name in self else default
 
     def padded(self, name: str) -> np.ndarray:
         """multi_select, cargo, build_queue or production_queue as a fixed-size array, zero rows after the

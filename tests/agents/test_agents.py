@@ -144,6 +144,12 @@ def test_agents_load_by_name():
         agent_class("no_such_module:Agent", "MoveToBeacon")
     with pytest.raises(ValueError, match="not an agent class"):
         agent_class("sc2env.agents:SCRIPTED_AGENTS", "MoveToBeacon")
+    pysc2_agents = pytest.importorskip("pysc2_evolved.agents.random_agent")
+    # PySC2's own agent: it failed deep in the run ("has no attribute 'env_kwargs'", then 'setup').
+    with pytest.raises(ValueError, match=r"'pysc2_evolved.agents.random_agent:RandomAgent' is not an sc2env agent "
+                                         r"\(it has no env_kwargs\): subclass sc2env.agents.Agent"):
+        agent_class("pysc2_evolved.agents.random_agent:RandomAgent", "MoveToBeacon")
+    assert pysc2_agents.RandomAgent
     with pytest.raises(TypeError):
         Agent()  # step() is abstract
 

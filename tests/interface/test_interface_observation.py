@@ -172,6 +172,12 @@ def test_named_access_and_dict_access(realdata):
     np.testing.assert_array_equal(obs.feature_screen.player_relative, obs.feature_screen[5])
     np.testing.assert_array_equal(obs.feature_minimap.camera, obs.feature_minimap[3])
     assert obs.player.minerals == 125 and obs["player"] is obs.player
+    # As PySC2's dict: membership, keys, get; a name it doesn't hold is a KeyError (it was an AttributeError,
+    # and `"feature_units" in obs` a TypeError).
+    assert "feature_screen" in obs and "feature_units" not in obs and obs.get("feature_units") is None
+    assert obs.keys()[:5] == ["game_loop", "player", "available_actions", "feature_screen", "feature_minimap"]
+    with pytest.raises(KeyError, match="'radar': this observation holds game_loop, player"):
+        obs["radar"]
     assert obs.feature_screen[0].ndim == 2 and not hasattr(obs.feature_screen[0], "player_relative")
     assert type(np.asarray(obs.feature_screen)) is np.ndarray
     restored = pickle.loads(pickle.dumps(obs.feature_screen))
