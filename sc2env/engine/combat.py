@@ -39,6 +39,9 @@ class Hit:
     target: int
     damage: float
     bonus: tuple
+    launch: int = 0
+    """The loop its damage point ends (0 once passed): an attacker that dies before then lands nothing, as in
+    the game's attack cycle; a missile already launched flies on."""
 
 
 @dataclass
@@ -239,7 +242,7 @@ class Combat:
         """Hits land at the end of the batch they fall in, at most a tick late."""
         if not self.hits:
             return limit
-        return max(1, min(limit, max(TICK, min(h.due for h in self.hits) - loop)))
+        return max(1, min(limit, max(TICK, min(h.launch or h.due for h in self.hits) - loop)))
 
     # ---- attacks ------------------------------------------------------------------------------------
     def _fire(self, i: int, j: int, late: float = 0.0) -> None:
@@ -251,12 +254,12 @@ class Combat:
             self.explode(i)
             return
         weapon = t.weapon
-        delay = math.ceil(weapon.damage_point * 16)
+        point = delay = math.ceil(weapon.damage_point * 16)
         if weapon.projectile_speed:
             distance = math.dist(w.pos[i], w.pos[j])
             delay += math.ceil(distance / (weapon.projectile_speed / 16))
         self.hits.append(Hit(g.game_loop + max(delay - int(late), 1), tag, int(w.owner[i]), int(w.tag[j]),
-                             weapon.damage, weapon.bonus))
+                             weapon.damage, weapon.bonus, launch=g.game_loop + max(point - int(late), 1)))
         # rng.uniform(low, high) draws low + (high - low) * random(): the same number, without its overhead.
         low, high = _RANDOM_DELAY
         w.cooldown[i] = weapon.cooldown * 16 + (low + (high - low) * g.rng.random()) - late
@@ -340,6 +343,14 @@ class Combat:
                 w.health[hurt] = np.minimum(w.health[hurt] + w.regen[hurt] * t, w.health_max[hurt])
                 w.version += 1
         if self.hits:
+            # Attacks whose damage point has passed are judged first, on the units as they were before this
+            # batch's hits land, so that two units striking each other at once both strike.
+            alive = {h.attacker: w.exists(h.attacker) and w.health[w.slot(h.attacker)] > 0
+                     for h in self.hits if h.launch and h.launch <= loop}
+            for hit in self.hits:
+                if hit.launch and hit.launch <= loop:
+                    hit.launch = 0 if alive[hit.attacker] else -1
+            self.hits = [h for h in self.hits if h.launch >= 0]
             due = [h for h in self.hits if h.due <= loop]
             self.hits = [h for h in self.hits if h.due > loop]
             for hit in due:

@@ -131,6 +131,30 @@ def test_roach_missile_lands_after_its_flight():
     assert sim.units(MARINE)[0].health == 45 - 16
 
 
+@pytest.mark.parametrize("attacker, x, dies_after, damage", [
+    ("Zergling", 30.85, 1, 0),  # killed 1 loop into its 3-loop bite: the bite never lands
+    ("Roach", 34.0, 1, 0),  # killed before its missile leaves
+    ("Roach", 34.0, 4, 16),  # killed with its missile in flight: the missile lands
+])
+def test_an_attacker_that_dies_during_its_damage_point_lands_nothing(attacker, x, dies_after, damage):
+    # The whole attack used to be committed when it started, so Zerg killed mid-swing still dealt damage.
+    sim = Sim(arena([unit("Marine", 30, 30), unit(attacker, x, 30, owner=2)]))
+    w = sim.game.world
+    marine, = sim.units(MARINE)
+    w.mode[w.slot(marine.tag)] = 0  # a passive target, so it doesn't kill the attacker itself
+    for _ in range(8):
+        sim.step(1)
+        if sim.game.combat.hits:
+            break
+    assert sim.game.combat.hits, "the attack started"
+    tag = sim.game.combat.hits[0].attacker
+    if dies_after > 1:
+        sim.step(dies_after - 1)
+    sim.game.remove_unit(tag)
+    sim.step(12)
+    assert sim.units(MARINE)[0].health == 45 - damage
+
+
 def test_baneling_bursts_on_contact_splashes_light_units_and_dies():
     # A column of Marines 1 apart and a Baneling touching the middle one: it bursts at once for 35 (20 + 15 vs
     # Light) on every Marine whose edge is within 2.2 of its centre, and none beyond.

@@ -27,7 +27,7 @@ GOLDEN = {
     "CollectMineralShards": "cc03fcdc3220be01f837cb94762263ab66376b1de6c02c97de1c22d3d00ec640",
     "FindAndDefeatZerglings": "ce4d77dde0b0990134e540f9dc7d18a96cc3d41bca60282fce818b841bf34801",
     "DefeatRoaches": "390dd3fb4f2150cbede3fb9675c2c001d106bca7f75400be99c5226ea13bad44",
-    "DefeatZerglingsAndBanelings": "09facc0753ca207460ed23dad0e0d58643a02c5246a7a257a83d63275519ea23",
+    "DefeatZerglingsAndBanelings": "87b43a6ddaf5a5ad06cf73e685aaf8ac3430887bb8c74c769e9f9a2847243154",
     "CollectMineralsAndGas": "9c6b503b4098824121dbf14bfc32214a243988d50dbbe495d0c03af2d8e94d95",
     "BuildMarines": "f1a630beea0b54d8ca77eff8017d6e9a9b2d1e46a4b31beda9d774bef055a039",
 }
