@@ -343,20 +343,23 @@ class Combat:
                 w.health[hurt] = np.minimum(w.health[hurt] + w.regen[hurt] * t, w.health_max[hurt])
                 w.version += 1
         if self.hits:
-            # Attacks whose damage point has passed are judged first, on the units as they were before this
-            # batch's hits land, so that two units striking each other at once both strike.
-            alive = {h.attacker: w.exists(h.attacker) and w.health[w.slot(h.attacker)] > 0
-                     for h in self.hits if h.launch and h.launch <= loop}
-            for hit in self.hits:
-                if hit.launch and hit.launch <= loop:
-                    hit.launch = 0 if alive[hit.attacker] else -1
-            self.hits = [h for h in self.hits if h.launch >= 0]
-            due = [h for h in self.hits if h.due <= loop]
-            self.hits = [h for h in self.hits if h.due > loop]
-            for hit in due:
-                if w.exists(hit.target) and w.health[w.slot(hit.target)] > 0:
-                    j = w.slot(hit.target)
-                    self._damage(j, hit.damage + self._bonus(hit.bonus, w.types[j]), hit.attacker, hit.owner)
+            # Loop by loop through the batch: at each, the attacks whose damage point ends there are judged on the
+            # units as they were before that loop's hits land (two units striking each other at once both
+            # strike), then its hits land. A unit killed earlier in the batch strikes no more.
+            moments = sorted({h.launch for h in self.hits if 0 < h.launch <= loop}
+                             | {h.due for h in self.hits if h.due <= loop})
+            for at in moments:
+                alive = {h.attacker: w.exists(h.attacker) and w.health[w.slot(h.attacker)] > 0
+                         for h in self.hits if 0 < h.launch <= at}
+                for hit in self.hits:
+                    if 0 < hit.launch <= at:
+                        hit.launch = 0 if alive[hit.attacker] else -1
+                due = [h for h in self.hits if h.launch == 0 and h.due <= at]
+                self.hits = [h for h in self.hits if h.launch >= 0 and not (h.launch == 0 and h.due <= at)]
+                for hit in due:
+                    if w.exists(hit.target) and w.health[w.slot(hit.target)] > 0:
+                        j = w.slot(hit.target)
+                        self._damage(j, hit.damage + self._bonus(hit.bonus, w.types[j]), hit.attacker, hit.owner)
 
     def take_deaths(self) -> list[Death]:
         """Remove the units that died (a Baneling killed by damage bursts first) and return the deaths."""

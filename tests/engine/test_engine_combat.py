@@ -155,6 +155,28 @@ def test_an_attacker_that_dies_during_its_damage_point_lands_nothing(attacker, x
     assert sim.units(MARINE)[0].health == 45 - damage
 
 
+@pytest.mark.parametrize("step", [1, 2, 4, 8])
+def test_a_zergling_shot_dead_mid_bite_never_bites_whatever_the_step(step):
+    # Within a batch the Marine's shot (landing at the bite's second loop) and the bite's end were judged
+    # together: the rule held only at 1-loop steps.
+    sim = Sim(arena([unit("Marine", 30, 30), unit("Zergling", 30.85, 30, owner=2)]))
+    w, combat = sim.game.world, sim.game.combat
+    marine, = sim.units(MARINE)
+    zergling, = sim.units(ZERGLING)
+    w.mode[w.slot(marine.tag)] = 0  # passive until the bite has started
+    for _ in range(8):
+        sim.step(1)
+        if combat.hits:
+            break
+    z, m = w.slot(zergling.tag), w.slot(marine.tag)
+    w.health[z], w.regen[z] = 1.0, 0.0  # one Marine shot kills it
+    sim.raw(ATTACK, marine.tag, target=zergling.tag)
+    w.cooldown[m] = 0
+    for _ in range(12 // step):
+        sim.step(step)
+    assert not sim.units(ZERGLING) and sim.units(MARINE)[0].health == 45
+
+
 def test_baneling_bursts_on_contact_splashes_light_units_and_dies():
     # A column of Marines 1 apart and a Baneling touching the middle one: it bursts at once for 35 (20 + 15 vs
     # Light) on every Marine whose edge is within 2.2 of its centre, and none beyond.

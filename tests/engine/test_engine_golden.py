@@ -25,7 +25,7 @@ from sc2env.engine.session import Session
 GOLDEN = {
     "MoveToBeacon": "5ccdefcf9cfaeaa8a1a168c24d6ebebc084cfe483fc5d782b2aa405c7253c162",
     "CollectMineralShards": "cc03fcdc3220be01f837cb94762263ab66376b1de6c02c97de1c22d3d00ec640",
-    "FindAndDefeatZerglings": "ce4d77dde0b0990134e540f9dc7d18a96cc3d41bca60282fce818b841bf34801",
+    "FindAndDefeatZerglings": "a7eaf5fb3f767e89bccaf5e0dfd85c3d681bcb2a3670bf13eb501c9fdffd3da8",
     "DefeatRoaches": "390dd3fb4f2150cbede3fb9675c2c001d106bca7f75400be99c5226ea13bad44",
     "DefeatZerglingsAndBanelings": "87b43a6ddaf5a5ad06cf73e685aaf8ac3430887bb8c74c769e9f9a2847243154",
     "CollectMineralsAndGas": "9c6b503b4098824121dbf14bfc32214a243988d50dbbe495d0c03af2d8e94d95",
