@@ -50,27 +50,47 @@ class NamedArray(np.ndarray):
     def __getitem__(self, key):
         cls = type(self)
         if self.ndim != cls._ndim:
-            return super().__getitem__(key)
-        if isinstance(key, str) or (isinstance(key, tuple) and any(isinstance(k, str) for k in key)):
-            key = cls._by_name(key)
-        if isinstance(key, (int, np.integer)) and cls._axis == 0 and cls._row is None:
-            return np.asarray(self)[key]  # one named entry (a layer, a player field): a plain array or scalar
-        result = super().__getitem__(key)
-        if cls._row is not None and isinstance(key, (int, np.integer)):
-            return np.asarray(result).view(cls._row)  # a row keeps names for its entries
-        return result
+            return np.asarray(self)[key]
+        key = cls._by_name(key)
+        parts = key if isinstance(key, tuple) else (key,)
+        named = parts[cls._axis] if len(parts) > cls._axis else slice(None)
+        if isinstance(parts[0], (int, np.integer)) and cls._row is not None:
+            return np.asarray(self)[key].view(cls._row) if len(parts) == 1 else np.asarray(self)[key]
+        whole = isinstance(named, slice) and named == slice(None)
+        if not whole or any(part is Ellipsis or part is None for part in parts):
+            return np.asarray(self)[key]  # the named axis is cut or moved: its names no longer fit
+        return super().__getitem__(key)  # rows chosen (a slice, a mask): the names still fit
+
+    def __setitem__(self, key, value) -> None:
+        super().__setitem__(type(self)._by_name(key), value)
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        # A reduction (row.sum()) gives a number, as on a plain array, not a 0-d named array.
+        result = super().__array_wrap__(array, context, return_scalar)
+        return result[()] if result.ndim == 0 else result
+
+    @classmethod
+    def _axis_names(cls, axis: int) -> Mapping[str, int]:
+        if axis == cls._axis:
+            return cls._names
+        if axis == 1 and cls._axis == 0 and cls._row is not None:  # a table named by rows: its columns
+            return cls._row._names
+        return {}
 
     @classmethod
     def _by_name(cls, key):
-        """`key` with names on the named axis turned into their indices."""
+        """`key` with names turned into their indices, on whichever axis has names."""
+        if not (isinstance(key, str) or (isinstance(key, tuple) and any(isinstance(k, str) for k in key))):
+            return key
         parts = key if isinstance(key, tuple) else (key,)
         resolved = []
-        for position, part in enumerate(parts):
+        for axis, part in enumerate(parts):
             if isinstance(part, str):
-                if position != cls._axis or part not in cls._names:
-                    raise KeyError(f"{cls.__name__} has no name {part!r} on axis {position}; names (axis "
+                names = cls._axis_names(axis)
+                if part not in names:
+                    raise KeyError(f"{cls.__name__} has no name {part!r} on axis {axis}; names (axis "
                                    f"{cls._axis}): {', '.join(cls.names())}")
-                part = cls._names[part]
+                part = names[part]
             resolved.append(part)
         return tuple(resolved) if isinstance(key, tuple) else resolved[0]
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import logging
 import platform
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from functools import partial
 from operator import attrgetter
+from typing import Any
 
 import numpy as np
 from s2clientprotocol import sc2api_pb2 as sc_pb
@@ -162,17 +163,29 @@ class Observation:
         return [*held[:3], *layers, *held[3:]]
 
     def __getitem__(self, name: str):
-        """Dict-style access, as PySC2's observations allow: `obs["feature_screen"]`; KeyError for a name
-        this observation doesn't hold."""
-        if name not in self.keys():
-            raise KeyError(f"{name!r}: this observation holds {', '.join(self.keys())}")
-        return getattr(self, name)
+        """Dict-style access, as PySC2's observations allow: `obs["feature_screen"]` (also `obs["masks"]` and
+        the mask properties); KeyError for a name an observation never has."""
+        if isinstance(name, str) and name in _ITEM_NAMES:
+            return getattr(self, name)
+        raise KeyError(f"{name!r}: an observation holds {', '.join(self.keys())}")
 
     def __contains__(self, name: object) -> bool:
         return name in self.keys()
 
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys())
+
+    def __len__(self) -> int:
+        return len(self.keys())
+
     def get(self, name: str, default=None):
         return self[name] if name in self else default
+
+    def items(self) -> list[tuple[str, Any]]:
+        return [(name, getattr(self, name)) for name in self.keys()]
+
+    def values(self) -> list[Any]:
+        return [getattr(self, name) for name in self.keys()]
 
     def padded(self, name: str) -> np.ndarray:
         """multi_select, cargo, build_queue or production_queue as a fixed-size array, zero rows after the
@@ -188,6 +201,13 @@ class Observation:
         out = np.zeros((rows, table.shape[1]), table.dtype)
         out[: len(table)] = table[:rows]
         return out
+
+
+_ITEM_NAMES = frozenset(
+    {f.name for f in fields(Observation)} - {"layers"}
+    | {"feature_screen", "feature_minimap", "function_mask", "argument_masks", "target_masks"}
+)
+"""What `obs[name]` gives: every field and layer stack, and the masks."""
 
 
 class ObservationDecoder:

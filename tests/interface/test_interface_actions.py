@@ -145,6 +145,9 @@ def test_a_function_call_made_directly_as_pysc2_code_does_is_checked_and_encoded
     assert (command.target_screen_coord.x, command.target_screen_coord.y) == (10, 20)
     with pytest.raises(InvalidActionError, match=r"unknown function id 331.0"):
         encode_action(FunctionCall(331.0, [[1], [10, 20]]), fmt64)
+    # A point of floats in the tuple form is floored, as build() does (an IndexError in env.step before).
+    point = encode_action(FunctionCall(331, ((0,), (10.5, np.float32(20.25)))), fmt64)
+    assert point.action_feature_layer.unit_command.target_screen_coord.y == 20
 
 
 def test_masks_make_validation_refuse_unavailable_functions_and_values(fmt64):

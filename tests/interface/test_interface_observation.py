@@ -176,8 +176,10 @@ def test_named_access_and_dict_access(realdata):
     # and `"feature_units" in obs` a TypeError).
     assert "feature_screen" in obs and "feature_units" not in obs and obs.get("feature_units") is None
     assert obs.keys()[:5] == ["game_loop", "player", "available_actions", "feature_screen", "feature_minimap"]
-    with pytest.raises(KeyError, match="'radar': this observation holds game_loop, player"):
+    with pytest.raises(KeyError, match="'radar': an observation holds game_loop, player"):
         obs["radar"]
+    assert obs["masks"] is obs.masks and obs["function_mask"] is not None  # as before the dict methods
+    assert list(obs) == obs.keys() and len(obs) == len(obs.keys()) and dict(obs.items()).keys() == set(obs.keys())
     assert obs.feature_screen[0].ndim == 2 and not hasattr(obs.feature_screen[0], "player_relative")
     assert type(np.asarray(obs.feature_screen)) is np.ndarray
     restored = pickle.loads(pickle.dumps(obs.feature_screen))
@@ -203,6 +205,20 @@ def test_rows_and_names_as_pysc2_agents_use_them(realdata):
     assert obs.score_by_vital.total_damage_dealt.life == obs.score_by_vital[0, 0]
     with pytest.raises(KeyError, match="no name 'x' on axis 0; names \\(axis 1\\): unit_type, alliance"):
         units["x"]
+    # Names on a table's second axis, and assignment by name, as PySC2 allows.
+    by_category = obs.score_by_category
+    assert by_category["killed_minerals", "army"] == by_category.killed_minerals.army
+    assert by_category[:, "army"].tolist() == [row.army for row in by_category]
+    copied = units.copy()
+    copied[:, "x"] = 7
+    assert set(copied.x.tolist()) == {7}
+    # A reduction is a number (a 0-d named array could not be a dict key); a slice that cuts the named axis has
+    # no names left (they pointed at the wrong entries: player[1:3].minerals gave 0).
+    total = by_category.food_used.sum()
+    assert np.isscalar(total) and hash(total) == hash(int(total))
+    for cut in (lambda: obs.player[1:3].minerals, lambda: units[0][10:].x, lambda: obs.feature_screen[5:7].unit_type):
+        with pytest.raises(AttributeError):
+            cut()
     # PySC2's constants and layer lookup by name.
     relative = obs.feature_screen[SCREEN_LAYERS.player_relative.index]
     assert (relative == PlayerRelative.NEUTRAL).sum() == (obs.feature_screen.player_relative == 3).sum() > 0
