@@ -179,7 +179,7 @@ class Observation:
         return len(self.keys())
 
     def get(self, name: str, default=None):
-        return self[name] if name in self else default
+        return self[name] if name in self else default  # noqa: SIM401 - this is get()
 
     def items(self) -> list[tuple[str, Any]]:
         return [(name, getattr(self, name)) for name in self.keys()]

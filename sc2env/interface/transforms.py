@@ -15,7 +15,6 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2env.interface.format import InterfaceFormat
 from sc2env.interface.layers import image_array
 
-
 PIXEL_TOLERANCE = 1e-9
 """A mapped coordinate this close below a pixel edge counts as on it: `p * scale + offset` can land a hair
 short of an edge the exact arithmetic reaches (a unit at y 23.5 under a camera at y 25 on 64 px for 24 units
