@@ -28,8 +28,9 @@ class NamedArray(np.ndarray):
     a plain `array.view(Subclass)`. Names apply while the array keeps that number of dimensions:
     `table.x`, `table[:, "x"]`, `player["minerals"]`. A row of a table (an int index on its first axis, or
     iterating over it) is a `_row` array with names of its own (`feature_units[0].x`, `for u in feature_units:
-    u.alliance`, `score_by_category.killed_minerals.army`); other slices are plain views without names.
-    `np.asarray` gives an ndarray.
+    u.alliance`, `score_by_category.killed_minerals.army`). A selection of rows keeps the names; a slice that
+    cuts the named axis is a plain array (the names would point at the wrong entries). `np.asarray` gives an
+    ndarray.
     """
 
     _names: ClassVar[Mapping[str, int]] = {}
@@ -66,7 +67,7 @@ class NamedArray(np.ndarray):
 
     def __array_wrap__(self, array, context=None, return_scalar=False):
         # A reduction (row.sum()) gives a number, as on a plain array, not a 0-d named array.
-        result = super().__array_wrap__(array, context, return_scalar)
+        result = super().__array_wrap__(array, context)  # numpy 1.x takes no return_scalar
         return result[()] if result.ndim == 0 else result
 
     @classmethod
