@@ -55,7 +55,7 @@ class NamedArray(np.ndarray):
         key = cls._by_name(key)
         parts = key if isinstance(key, tuple) else (key,)
         named = parts[cls._axis] if len(parts) > cls._axis else slice(None)
-        if isinstance(parts[0], (int, np.integer)) and cls._row is not None:
+        if parts and isinstance(parts[0], (int, np.integer)) and cls._row is not None:
             return np.asarray(self)[key].view(cls._row) if len(parts) == 1 else np.asarray(self)[key]
         whole = isinstance(named, slice) and named == slice(None)
         if not whole or any(part is Ellipsis or part is None for part in parts):
