@@ -84,9 +84,11 @@ class SC2Env(gym.Env):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
-        # A seeded reset cut short (Ctrl-C, a failed start) left its seed unplayed: the next reset() plays it.
-        unplayed = self._unplayed_seed if seed is None else None
-        game_seed = self._unplayed_seed = unplayed if unplayed is not None else self._game_seed(seed)
+        if seed is None and self._unplayed_seed is not None:
+            game_seed = self._unplayed_seed  # a seeded reset cut short (Ctrl-C, a failed start): play it now
+        else:
+            game_seed = self._game_seed(seed)
+        self._unplayed_seed = game_seed
         match = self._ensure_match()
         response = match.reset(game_seed)
         self._unplayed_seed = None

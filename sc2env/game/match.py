@@ -301,9 +301,9 @@ class Match:
         if not spec.mini_game:
             create.player_setup.append((cfg.bot or Bot()).player_setup())
         log.info("creating %s (seed %s)", spec.name, seed)
-        self._seed = seed  # before: a reset() after an interruption from here on plays this seed, as asked
         self.controller.create_game(create)
         self._join()
+        self._seed = seed
         self._needs_create = False
 
     def _join(self) -> None:
