@@ -349,13 +349,14 @@ class Combat:
             moments = sorted({h.launch for h in self.hits if 0 < h.launch <= loop}
                              | {h.due for h in self.hits if h.due <= loop})
             for at in moments:
-                alive = {h.attacker: w.exists(h.attacker) and w.health[w.slot(h.attacker)] > 0
-                         for h in self.hits if 0 < h.launch <= at}
+                kept, due = [], []
                 for hit in self.hits:
-                    if 0 < hit.launch <= at:
-                        hit.launch = 0 if alive[hit.attacker] else -1
-                due = [h for h in self.hits if h.launch == 0 and h.due <= at]
-                self.hits = [h for h in self.hits if h.launch >= 0 and not (h.launch == 0 and h.due <= at)]
+                    if 0 < hit.launch <= at:  # its damage point ends: the attack goes on if the attacker lives
+                        if not (w.exists(hit.attacker) and w.health[w.slot(hit.attacker)] > 0):
+                            continue
+                        hit.launch = 0
+                    (due if hit.launch == 0 and hit.due <= at else kept).append(hit)
+                self.hits = kept
                 for hit in due:
                     if w.exists(hit.target) and w.health[w.slot(hit.target)] > 0:
                         j = w.slot(hit.target)
