@@ -25,8 +25,9 @@ class Agent(abc.ABC):
     of every episode and `step(observation)` for every observation, where `observation` is the env's decoded
     `sc2env.interface.Observation` (`env.unwrapped.last_observation`: named feature layers, unit tables,
     `available_actions` and the action masks), and `observe(...)` with each step's outcome: the reward and the
-    episode's end that PySC2 puts in its TimeStep (`obs.reward`, `obs.last()`). Subclasses name the env options they need in `env_kwargs`
-    (e.g. `{"use_feature_units": True}`); the command line passes them to `gymnasium.make`.
+    episode's end that PySC2 puts in its TimeStep (`obs.reward`, `obs.last()`). Subclasses name the env options
+    they need in `env_kwargs` (e.g. `{"use_feature_units": True}`); the command line passes them to
+    `gymnasium.make`.
     """
 
     env_kwargs: ClassVar[Mapping[str, Any]] = MappingProxyType({})
