@@ -139,7 +139,8 @@ class Game:
             k = 1 if self.scenario.per_loop else min(remaining, limit - self.game_loop)
             k = self.combat.plan(self.game_loop, k)
             k = self.production.plan(k)
-            if w.prepare():  # someone follows a moving unit: re-aim every combat tick
+            following = bool(self.orders.following) and self.orders.follow()
+            if w.prepare() or following:  # someone follows a moving unit: re-aim every combat tick
                 k = min(k, TICK)
             k = self.economy.free_loops(k)
             k = w.free_loops(self.building.free_loops(k))

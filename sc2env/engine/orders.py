@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -26,6 +27,8 @@ _TO_A_POINT = (MOVE, ATTACK, SMART)  # orders that send mobile units to a point,
 # Combat modes (World.mode): what the current order lets a unit's weapon do.
 PASSIVE, IDLE, ATTACK_MOVE, ATTACK_UNIT, HOLDING = 0, 1, 2, 3, 4
 _FOLLOW_REACH = 0.5
+# A follower that has reached its unit sets off again once that unit has moved this far from where it was.
+_FOLLOW_SLACK = 0.5
 
 
 @dataclass
@@ -53,6 +56,9 @@ class Orders:
         overrides = game.definition.command_cards
         self._overrides = {unit_type_by_name(name).unit_id: tuple(card) for name, card in overrides.items()}
         self.rally: dict[int, Order] = {}
+        # Units whose order is to move to a unit (the game's follow): tag -> where that unit stood when they
+        # last reached it (None while walking to it). The order lasts until the unit is gone or another order.
+        self.following: dict[int, tuple[float, float] | None] = {}
         self._afford: dict[tuple, int] = {}
         self._cards: dict[int, tuple[int, ...]] = {}  # unit type -> its (restricted) command card
 
@@ -145,6 +151,9 @@ class Orders:
         w.engaged[r] = 0
         w.velocity[r] = 0.0
         ability = MOVE if ability == SMART else ability
+        if ability != ATTACK:
+            for i in rows:
+                g.combat.abandon(i)
         w.mode[r] = ATTACK_MOVE if ability == ATTACK else PASSIVE
         w.leash[r] = w.pos[r]
         x, y = w.move_to(r, point=point)
@@ -227,7 +236,7 @@ class Orders:
         if queued and self.world.orders[i]:
             self.world.orders[i].append(order)
         else:
-            self.clear(i)
+            self.clear(i, attacking=order.ability_id == ATTACK)
             self.world.orders[i] = [order]
             self.start(i)
         self.world.version += 1
@@ -263,11 +272,17 @@ class Orders:
         return MOVE, point, None
 
     # ---- lifecycle of orders ------------------------------------------------------------------------
-    def clear(self, i: int) -> None:
-        """Drop all of row i's orders and what they were doing (harvesting, constructing, fighting)."""
+    def clear(self, i: int, attacking: bool = False) -> None:
+        """Drop all of row i's orders and what they were doing (harvesting, constructing, fighting).
+
+        Unless the new order is `attacking` too, an attack still in its damage point is abandoned, as in the
+        game (a unit moved or stopped then lands nothing).
+        """
         g, w = self.game, self.world
         if w.types[i].structure:
             return
+        if not attacking:
+            g.combat.abandon(i)
         g.economy.interrupt(i)
         g.building.halt(i)
         w.orders[i] = []
@@ -304,6 +319,8 @@ class Orders:
                         w.orders[i].pop(0)
                         continue
                     w.move_to(i, tag=order.target_tag, reach=_FOLLOW_REACH)
+                    if ability == MOVE:
+                        self.following[int(w.tag[i])] = None
                 else:
                     w.move_to(i, point=order.point)
                 return
@@ -353,6 +370,12 @@ class Orders:
             if ability == PATROL and order.point is not None and order.origin is not None:
                 order.point, order.origin = order.origin, order.point
                 w.move_to(i, point=order.point)
+            elif ability == MOVE and order.target_tag and w.exists(order.target_tag):
+                j = w.slot(order.target_tag)  # the order stays: it follows the unit on
+                if w.moving[j]:  # reached where the unit was at the batch's start: after it again at once
+                    w.move_to(i, tag=order.target_tag, reach=_FOLLOW_REACH)
+                else:
+                    self.following[tag] = tuple(w.pos[j].tolist())
             elif ability in _MOVEMENT:
                 self.complete(i)
             elif ability in (GATHER, RETURN, REPAIR):
@@ -360,6 +383,29 @@ class Orders:
             elif ABILITIES[ability].building:
                 g.building.arrived(i)
 
+    def follow(self) -> bool:
+        """Keep followers on their units (before each batch): set off again after a unit that moved on, end
+        the order of one whose unit is gone. Returns whether someone follows a unit that is moving."""
+        w = self.world
+        moving = False
+        for tag, seen in list(self.following.items()):
+            i = w.slot(tag) if w.exists(tag) else -1
+            order = w.orders[i][0] if i >= 0 and w.orders[i] else None
+            if order is None or order.ability_id != MOVE or not order.target_tag:
+                del self.following[tag]  # given another order meanwhile
+                continue
+            if not w.exists(order.target_tag) or w.hidden[w.slot(order.target_tag)]:
+                del self.following[tag]
+                self.complete(i)
+                continue
+            j = w.slot(order.target_tag)
+            moving = moving or bool(w.moving[j])
+            if seen is not None and math.dist(seen, w.pos[j].tolist()) > _FOLLOW_SLACK:
+                self.following[tag] = None
+                w.move_to(i, tag=order.target_tag, reach=_FOLLOW_REACH)
+        return moving
+
     def forget(self, tag: int) -> None:
         self.rally.pop(tag, None)
+        self.following.pop(tag, None)
 

@@ -26,10 +26,10 @@ GOLDEN = {
     "MoveToBeacon": "5ccdefcf9cfaeaa8a1a168c24d6ebebc084cfe483fc5d782b2aa405c7253c162",
     "CollectMineralShards": "cc03fcdc3220be01f837cb94762263ab66376b1de6c02c97de1c22d3d00ec640",
     "FindAndDefeatZerglings": "a7eaf5fb3f767e89bccaf5e0dfd85c3d681bcb2a3670bf13eb501c9fdffd3da8",
-    "DefeatRoaches": "390dd3fb4f2150cbede3fb9675c2c001d106bca7f75400be99c5226ea13bad44",
+    "DefeatRoaches": "b13273765635974573074d8c5eeca0522409836f4910524cf580459b4e55d21a",
     "DefeatZerglingsAndBanelings": "87b43a6ddaf5a5ad06cf73e685aaf8ac3430887bb8c74c769e9f9a2847243154",
-    "CollectMineralsAndGas": "9c6b503b4098824121dbf14bfc32214a243988d50dbbe495d0c03af2d8e94d95",
-    "BuildMarines": "f1a630beea0b54d8ca77eff8017d6e9a9b2d1e46a4b31beda9d774bef055a039",
+    "CollectMineralsAndGas": "f6f9988019a331921942067ce0dc14d7dc32abaf82780c652641eb3f2f8d7ac8",
+    "BuildMarines": "9a4de11bdbf84e38f3a1df5bc0c4b1005baa3dbad2289faa3669eeedd04a8e34",
 }
 
 # Abilities a random agent often uses: Smart, Move, Attack (general and specific), Stop, Hold, Patrol, gather,
