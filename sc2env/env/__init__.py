@@ -6,6 +6,7 @@ import importlib
 
 # Loaded on first use, so that `import sc2env` (which registers the env ids) stays light.
 _EXPORTS = {
+    "Bot": "sc2env.game",
     "EnvConfig": "sc2env.env.config",
     "SC2Env": "sc2env.env.env",
     "SC2VectorEnv": "sc2env.env.vector",
@@ -15,7 +16,7 @@ _EXPORTS = {
     "env_ids": "sc2env.env.registration",
     "register_envs": "sc2env.env.registration",
 }
-__all__ = ["COMPACT_UNIT_TYPES", "EnvConfig", "LayerSelection", "ObservationPacker", "SC2Env", "SC2VectorEnv",
+__all__ = ["COMPACT_UNIT_TYPES", "Bot", "EnvConfig", "LayerSelection", "ObservationPacker", "SC2Env", "SC2VectorEnv",
            "env_ids", "register_envs"]
 
 

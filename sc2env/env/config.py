@@ -17,7 +17,7 @@ INVALID_ACTION_POLICIES = ("noop", "raise")
 _SWITCHES = ("compact_layers", "use_feature_units", "use_raw_units", "screen_target_masks", "hide_specific_actions",
              "crop_to_playable_area", "realtime", "disable_fog", "spin_wait")
 _NAME_LISTS = ("functions", "screen_layers", "minimap_layers")
-_SEQUENCES = ("screen_size", "minimap_size", "rgb_screen_size", "rgb_minimap_size", "screen_layers", "minimap_layers")
+_SIZES = ("screen_size", "minimap_size", "rgb_screen_size", "rgb_minimap_size")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,11 +104,14 @@ class EnvConfig:
         if self.functions is not None:
             ids = ActionSpec.from_format(self.interface_format(), tuple(self.functions)).function_ids
             object.__setattr__(self, "functions", tuple(FUNCTIONS[i].name for i in ids))
-        for name in _SEQUENCES:
+        for name in ("screen_layers", "minimap_layers"):
             if isinstance(getattr(self, name), list):
                 object.__setattr__(self, name, tuple(getattr(self, name)))
+        fmt = self.interface_format()  # checks the sizes
+        for name in _SIZES:  # as (width, height): 64 and (64, 64) are one size
+            object.__setattr__(self, name, getattr(fmt, name))
         self.layer_selection()  # fail early on unknown layer names
-        self.match_config(self.interface_format().to_interface_options())  # step_mul, race, bot, timeouts too
+        self.match_config(fmt.to_interface_options())  # step_mul, race, bot, timeouts too
 
     def interface_format(self) -> InterfaceFormat:
         rgb = self.rgb_screen_size is not None

@@ -81,6 +81,10 @@ def test_a_config_travels_by_pickle_and_json_and_makes_the_same_env():
     assert by_object == EnvConfig(functions=(0, "Move_screen"), screen_size=(48, 32))
     assert by_object.functions == ("no_op", "Move_screen") and by_object.screen_size == (48, 32)
     assert pickle.loads(pickle.dumps(by_object)) == by_object
+    # A square size given as an int was kept as the int: 64 and (64, 64) made configs that differed.
+    assert EnvConfig(screen_size=64, minimap_size=[64, 64], rgb_screen_size=96, rgb_minimap_size=32) == EnvConfig(
+        screen_size=(64, 64), minimap_size=64, rgb_screen_size=(96, 96), rgb_minimap_size=(32, 32))
+    assert EnvConfig(rgb_screen_size=96, rgb_minimap_size=32).rgb_screen_size == (96, 96)
     env = gym.make("sc2env/MoveToBeacon-v0", engine="builtin", functions=[FUNCTIONS.no_op, FUNCTIONS.Move_screen],
                    screen_size=(48, 32))
     again = gym.make(EnvSpec.from_json(env.spec.to_json()))
