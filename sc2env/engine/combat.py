@@ -378,13 +378,15 @@ class Combat:
             self.game.remove_unit(death.tag)
         return out
 
-    def abandon(self, i: int) -> None:
-        """Row i was ordered away: its attack still in its damage point lands nothing, and its weapon is ready
-        again (it never fired). Missiles already launched fly on."""
+    def abandon(self, i: int, keep_target: int = 0) -> None:
+        """Row i was given another order: its attack still in its damage point lands nothing (unless it is on
+        `keep_target`, the unit the new order attacks), and its weapon is ready again (it never fired).
+        Missiles already launched fly on."""
         if not self.hits:
             return
         tag = int(self.world.tag[i])
-        kept = [hit for hit in self.hits if hit.attacker != tag or hit.launch == 0]
+        kept = [hit for hit in self.hits
+                if hit.attacker != tag or hit.launch == 0 or (keep_target and hit.target == keep_target)]
         if len(kept) < len(self.hits):
             self.hits = kept
             self.world.cooldown[i] = min(float(self.world.cooldown[i]), 0.0)

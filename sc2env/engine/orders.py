@@ -27,7 +27,8 @@ _TO_A_POINT = (MOVE, ATTACK, SMART)  # orders that send mobile units to a point,
 # Combat modes (World.mode): what the current order lets a unit's weapon do.
 PASSIVE, IDLE, ATTACK_MOVE, ATTACK_UNIT, HOLDING = 0, 1, 2, 3, 4
 _FOLLOW_REACH = 0.5
-# A follower that has reached its unit sets off again once that unit has moved this far from where it was.
+# A follower that has reached its unit sets off again when that unit walks on (it moved this far since the
+# last batch) and leaves it further than this beyond its reach.
 _FOLLOW_SLACK = 0.5
 
 
@@ -151,9 +152,8 @@ class Orders:
         w.engaged[r] = 0
         w.velocity[r] = 0.0
         ability = MOVE if ability == SMART else ability
-        if ability != ATTACK:
-            for i in rows:
-                g.combat.abandon(i)
+        for i in rows:  # even an attack-move: the unit acquires anew (in the game, spamming it costs shots)
+            g.combat.abandon(i)
         w.mode[r] = ATTACK_MOVE if ability == ATTACK else PASSIVE
         w.leash[r] = w.pos[r]
         x, y = w.move_to(r, point=point)
@@ -236,7 +236,7 @@ class Orders:
         if queued and self.world.orders[i]:
             self.world.orders[i].append(order)
         else:
-            self.clear(i, attacking=order.ability_id == ATTACK)
+            self.clear(i, attacking=order.target_tag if order.ability_id == ATTACK else 0)
             self.world.orders[i] = [order]
             self.start(i)
         self.world.version += 1
@@ -272,17 +272,16 @@ class Orders:
         return MOVE, point, None
 
     # ---- lifecycle of orders ------------------------------------------------------------------------
-    def clear(self, i: int, attacking: bool = False) -> None:
+    def clear(self, i: int, attacking: int = 0) -> None:
         """Drop all of row i's orders and what they were doing (harvesting, constructing, fighting).
 
-        Unless the new order is `attacking` too, an attack still in its damage point is abandoned, as in the
-        game (a unit moved or stopped then lands nothing).
+        An attack still in its damage point is abandoned, as in the game (a unit moved, stopped or sent at
+        another target then lands nothing), unless the new order is `attacking` its unit (a tag) too.
         """
         g, w = self.game, self.world
         if w.types[i].structure:
             return
-        if not attacking:
-            g.combat.abandon(i)
+        g.combat.abandon(i, keep_target=attacking)
         g.economy.interrupt(i)
         g.building.halt(i)
         w.orders[i] = []
@@ -370,9 +369,10 @@ class Orders:
             if ability == PATROL and order.point is not None and order.origin is not None:
                 order.point, order.origin = order.origin, order.point
                 w.move_to(i, point=order.point)
-            elif ability == MOVE and order.target_tag and w.exists(order.target_tag):
-                j = w.slot(order.target_tag)  # the order stays: it follows the unit on
-                if w.moving[j]:  # reached where the unit was at the batch's start: after it again at once
+            elif ability == MOVE and order.target_tag and w.exists(order.target_tag) and len(w.orders[i]) == 1:
+                # The order stays: it follows the unit on (with orders queued behind it, it ends here).
+                j = w.slot(order.target_tag)
+                if w.moving[j] and self._out_of_reach(i, j):  # reached where the unit was: after it again
                     w.move_to(i, tag=order.target_tag, reach=_FOLLOW_REACH)
                 else:
                     self.following[tag] = tuple(w.pos[j].tolist())
@@ -384,10 +384,11 @@ class Orders:
                 g.building.arrived(i)
 
     def follow(self) -> bool:
-        """Keep followers on their units (before each batch): set off again after a unit that moved on, end
-        the order of one whose unit is gone. Returns whether someone follows a unit that is moving."""
+        """Keep followers with their units (before each batch): one left out of reach by a unit that walks on
+        sets off after it again; the order of one whose unit is gone ends. Returns whether some follower
+        is walking after a unit that moves (to re-aim it again soon)."""
         w = self.world
-        moving = False
+        chasing = False
         for tag, seen in list(self.following.items()):
             i = w.slot(tag) if w.exists(tag) else -1
             order = w.orders[i][0] if i >= 0 and w.orders[i] else None
@@ -399,11 +400,25 @@ class Orders:
                 self.complete(i)
                 continue
             j = w.slot(order.target_tag)
-            moving = moving or bool(w.moving[j])
-            if seen is not None and math.dist(seen, w.pos[j].tolist()) > _FOLLOW_SLACK:
+            if seen is None:  # walking to it
+                chasing = chasing or bool(w.moving[j])
+                continue
+            now = tuple(w.pos[j].tolist())
+            self.following[tag] = now
+            # Only a unit that walks on (under way, or gone further than a push between batches moves one)
+            # draws its followers after it: crowding followers that shove it must not make it wander.
+            walked = w.moving[j] or math.dist(seen, now) > _FOLLOW_SLACK
+            if walked and self._out_of_reach(i, j):
                 self.following[tag] = None
                 w.move_to(i, tag=order.target_tag, reach=_FOLLOW_REACH)
-        return moving
+                chasing = True
+        return chasing
+
+    def _out_of_reach(self, i: int, j: int) -> bool:
+        """Whether row i stands further than a follower keeps from row j (edge to edge, plus slack)."""
+        w = self.world
+        gap = math.dist(w.pos[i].tolist(), w.pos[j].tolist()) - float(w.radius[i]) - float(w.radius[j])
+        return gap > _FOLLOW_REACH + _FOLLOW_SLACK
 
     def forget(self, tag: int) -> None:
         self.rally.pop(tag, None)

@@ -26,9 +26,9 @@ GOLDEN = {
     "MoveToBeacon": "5ccdefcf9cfaeaa8a1a168c24d6ebebc084cfe483fc5d782b2aa405c7253c162",
     "CollectMineralShards": "cc03fcdc3220be01f837cb94762263ab66376b1de6c02c97de1c22d3d00ec640",
     "FindAndDefeatZerglings": "a7eaf5fb3f767e89bccaf5e0dfd85c3d681bcb2a3670bf13eb501c9fdffd3da8",
-    "DefeatRoaches": "b13273765635974573074d8c5eeca0522409836f4910524cf580459b4e55d21a",
+    "DefeatRoaches": "278b67b7c057386b85c86de313ef364c6b6564662bab06feb5468e9d70fe1745",
     "DefeatZerglingsAndBanelings": "87b43a6ddaf5a5ad06cf73e685aaf8ac3430887bb8c74c769e9f9a2847243154",
-    "CollectMineralsAndGas": "f6f9988019a331921942067ce0dc14d7dc32abaf82780c652641eb3f2f8d7ac8",
+    "CollectMineralsAndGas": "4b5b32f2f450648397cd884f3ecd92fc5db354ae325c54fa4dd8ba048024d29d",
     "BuildMarines": "9a4de11bdbf84e38f3a1df5bc0c4b1005baa3dbad2289faa3669eeedd04a8e34",
 }
 

@@ -95,6 +95,57 @@ def test_another_order_ends_following():
     assert math.hypot(me.pos.x - 20, me.pos.y - 20) < 0.5 and not me.orders
 
 
+def test_orders_queued_after_a_follow_start_when_it_reaches_the_unit():
+    sim, follower, leader = _two_marines()
+    sim.raw(MOVE, follower, target=leader)
+    sim.raw(MOVE, follower, point=(20, 45), queued=True)
+    sim.step(400)
+    me = _by_tag(sim, follower)
+    assert (me.pos.x, me.pos.y) == pytest.approx((20, 45), abs=0.5) and not me.orders
+
+
+def _count_batches(sim: Sim) -> list[int]:
+    """A counter of the engine's batches of loops (one trajectory each)."""
+    w, count = sim.game.world, [0]
+    trajectory = w.trajectory
+
+    def counted(k):
+        count[0] += 1
+        return trajectory(k)
+
+    w.trajectory = counted
+    return count
+
+
+def test_followers_crowding_a_standing_unit_settle_without_shoving_it_away():
+    # Followers that pushed their unit half a cell set off again and pushed it on: a crowd walked it off.
+    crowd = [unit("Marine", 20 + k % 5, 20 + k // 5) for k in range(20)]
+    sim = Sim(arena([unit("Marine", 30, 30)] + crowd))
+    leader = next(u.tag for u in sim.units(MARINE) if u.pos.x == 30)
+    sim.raw(MOVE, [u.tag for u in sim.units(MARINE) if u.tag != leader], target=leader)
+    sim.step(800)
+    them = _by_tag(sim, leader)
+    assert math.hypot(them.pos.x - 30, them.pos.y - 30) < 3
+    batches = _count_batches(sim)
+    sim.step(400)
+    assert batches[0] <= 2 and not sim.game.world.moving.any(), "everyone stands"
+    assert all(len(u.orders) == 1 for u in sim.units(MARINE) if u.tag != leader), "all still follow"
+
+
+@pytest.mark.parametrize("size", [2, 4])
+def test_units_following_each_other_in_a_cycle_come_to_rest(size):
+    sim = Sim(arena([unit("Marine", 20 + 3 * k, 30) for k in range(size)]))
+    tags = sorted(u.tag for u in sim.units(MARINE))
+    for k in range(size):
+        sim.raw(MOVE, tags[k], target=tags[(k + 1) % size])
+    sim.step(1000)
+    before = [(u.pos.x, u.pos.y) for u in sim.units(MARINE)]
+    batches = _count_batches(sim)
+    sim.step(1000)
+    assert batches[0] <= 2, "no endless short batches"
+    assert [(u.pos.x, u.pos.y) for u in sim.units(MARINE)] == before
+
+
 def _roach_mid_swing() -> tuple[Sim, int, int]:
     """Our Roach told to attack a passive enemy Marine, its first attack inside its damage point (3 loops)."""
     sim = Sim(arena([unit("Marine", 30, 30, owner=2), unit("Roach", 34.0, 30)]))
@@ -132,6 +183,17 @@ def test_an_order_away_during_the_damage_point_cancels_the_attack(order, lands):
     if order["ability"] == MOVE:  # (a stopped Roach beside the Marine attacks again at once)
         sim.step(12)
         assert _by_tag(sim, marine).health == (45 - 16 if lands else 45)
+
+
+def test_an_attack_on_another_unit_during_the_damage_point_cancels_the_swing():
+    sim, roach, marine = _roach_mid_swing()
+    other = sim.game.spawn_unit(unit_type_by_name("Marine"), 2, 34, 33)
+    w = sim.game.world
+    w.mode[w.slot(other)] = 0
+    assert sim.raw(ATTACK, roach, target=other) == 1
+    sim.step(12)
+    assert _by_tag(sim, marine).health == 45, "the swing at the first Marine never landed"
+    assert _by_tag(sim, other).health == 45 - 16, "the weapon, ready again, hit the new target"
 
 
 def test_a_missile_in_flight_lands_whatever_its_roach_is_told():
