@@ -58,30 +58,21 @@ def test_keeping_up_with_a_unit_that_walks_on():
     assert max(gaps[3:]) < 1.5, gaps  # both walk at the Marine's speed: the follower stays close behind
 
 
-def test_following_ends_when_the_unit_dies_and_the_follower_fights_again():
+@pytest.mark.parametrize("loops", [64, 8])  # after reaching the unit, and on the way to it
+def test_following_ends_when_the_unit_dies_and_the_follower_stands_and_fights_again(loops):
+    # A walk to a unit that died left a stale Move: the unit stood passive, never fighting back.
     sim, follower, leader = _two_marines()
     sim.raw(MOVE, follower, target=leader)
-    sim.step(64)
+    sim.step(loops)
     sim.game.remove_unit(leader)
-    sim.step(8)
-    assert not _by_tag(sim, follower).orders, "no order on a unit that is gone"
+    sim.step(16)
     me = _by_tag(sim, follower)
+    assert not me.orders, "no order on a unit that is gone"
+    sim.step(16)
+    assert (_by_tag(sim, follower).pos.x, _by_tag(sim, follower).pos.y) == (me.pos.x, me.pos.y), "it stands"
     sim.game.spawn_unit(unit_type_by_name("Zergling"), 2, me.pos.x + 4, me.pos.y)
     sim.step(200)
     assert not sim.units(ZERGLING), "the idle Marine acquired and shot the Zergling"
-
-
-def test_a_unit_walking_to_a_unit_that_dies_stops_and_drops_the_order():
-    sim, follower, leader = _two_marines()
-    sim.raw(MOVE, follower, target=leader)
-    sim.step(8)
-    sim.game.remove_unit(leader)
-    sim.step(16)
-    me = _by_tag(sim, follower)
-    assert not me.orders
-    x = me.pos.x
-    sim.step(16)
-    assert _by_tag(sim, follower).pos.x == x, "it stood still"
 
 
 def test_another_order_ends_following():
