@@ -65,7 +65,7 @@ class Progress:
         self._drawn = 0.0
 
     def step(self, map_name: str, episode_steps: int, info: dict) -> None:
-        self.steps += 1
+        self.steps += episode_steps > 0  # 0: the episode's reset
         now = time.perf_counter()
         if self.live and now - self._drawn > 0.1:
             self._drawn = now
@@ -250,7 +250,10 @@ def cmd_play(values: flags.FlagValues) -> int:
 
     from sc2env.viewer import play
 
-    (name,) = resolve_maps(values.map[:1], values.engine)
+    if "," in values.map or values.map.lower() == "all":
+        raise ValueError(f"play takes one mini-game, not {values.map!r}: e.g. --map MoveToBeacon (sc2env maps "
+                         "lists them)")
+    (name,) = resolve_maps([values.map], values.engine)
     env = gym.make(f"sc2env/{name}-v0", render_mode="human", **_env_kwargs(values))
     try:
         scores = play(env, episodes=values.episodes or None,
@@ -406,7 +409,7 @@ COMMANDS: dict[str, tuple[str, Callable[[flags.FlagValues], int], list[Flag]]] =
         Flag("boolean", "render", False, "watch in the viewer window"),
         Flag("string", "save-video", None, "write a video of the run: out.mp4 or out.gif"), _VERBOSE]),
     "play": ("play a mini-game yourself in the viewer window", cmd_play, [
-        _MAP, _ENGINE, *_SIZES,
+        Flag("string", "map", "MoveToBeacon", "the mini-game to play (sc2env maps lists them)"), _ENGINE, *_SIZES,
         Flag("integer", "step-mul", 2, "game loops per step (lower reacts faster)", lower_bound=1),
         Flag("integer", "episodes", 0, "stop after this many episodes (0: when the window closes)", lower_bound=0),
         _VERBOSE]),

@@ -33,7 +33,7 @@ class Episode:
 
 
 StepCallback = Callable[[int, dict[str, Any]], None]
-"""on_step(episode_steps, info), called after every env step."""
+"""on_step(episode_steps, info), called after the reset (with 0 steps) and after every env step."""
 
 
 def run_episode(env: gym.Env, agent: Agent, *, seed: int | None = None,
@@ -43,6 +43,8 @@ def run_episode(env: gym.Env, agent: Agent, *, seed: int | None = None,
     start = time.perf_counter()
     _, info = env.reset(seed=seed)
     agent.reset()
+    if on_step is not None:
+        on_step(0, info)
     total, steps, invalid = 0.0, 0, 0
     done = False
     observe = getattr(agent, "observe", None)  # optional for agents written before it existed

@@ -123,7 +123,7 @@ class SC2Env(gym.Env):
             gym.logger.warn("render() was called without a render_mode; pass render_mode='rgb_array' or "
                             "'human' to gymnasium.make().")
             return None
-        if self._last is None:
+        if self._last is None or self._match is None:  # before reset(), or after close(): no game to draw
             return None
         return self._get_renderer().render(self._last, self._last_response)
 

@@ -46,6 +46,9 @@ class SC2VectorEnv(VectorEnv):
             raise ValueError(f"autoreset_mode must be one of {[mode.value for mode in AutoresetMode]} (or "
                              f"{', '.join(m.lower() for m in AutoresetMode.__members__)}), not {autoreset_mode!r}"
                              ) from None
+        if render_mode == "human" and num_envs > 1:  # their windows would fight over the one pygame display
+            raise ValueError(f"render_mode='human' shows one game in the process's one window, not {num_envs}: "
+                             "use render_mode='rgb_array' (render() returns every game's frame) or num_envs=1")
         seed = kwargs.pop("seed", None)
         require_seed("seed", seed)
         self.envs = [SC2Env(map_name, render_mode=render_mode,

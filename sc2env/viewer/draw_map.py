@@ -126,6 +126,7 @@ class MapPainter:
     def _draw_units(self, surface: pygame.Surface, scene: Scene) -> None:
         units, k = scene.units, self.pixels_per_unit
         label_size = max(14, int(k * 0.7))
+        bars = []  # drawn after every unit, so that a neighbour's circle cannot hide them
         for i in range(len(units)):
             x, y = self._view_point(scene.camera, units.x[i], units.y[i])
             r = max(3.0, units.radius[i] * k)
@@ -135,6 +136,8 @@ class MapPainter:
             colour = style.ALLIANCE.get(int(units.alliance[i]), style.TEXT)
             if units.snapshot[i]:
                 colour = tuple(c // 2 for c in colour)
+            if units.selected[i]:  # any unit, a mineral field or geyser too: a click on it shows it took
+                pygame.draw.circle(surface, style.SELECTION, (x, y), r + 4, width=2)
             if kind in _MINERALS:
                 box = pygame.Rect(0, 0, 2 * r * 0.95, r * 0.95)
                 box.center = (x, y)
@@ -154,12 +157,17 @@ class MapPainter:
                 pygame.draw.polygon(surface, (40, 110, 150), points, width=2)
             else:
                 self._draw_unit(surface, units, i, x, y, r, colour, label_size)
+                health = units.health[i]
+                if not np.isnan(health) and (units.selected[i] or health < 1.0):
+                    bars.append((x, y, r, health, units.shield[i]))
+        for x, y, r, health, shield in bars:
+            self._bar(surface, x, y - r - 7, max(2 * r, 18), health, style.health_colour(health))
+            if not np.isnan(shield):
+                self._bar(surface, x, y - r - 12, max(2 * r, 18), shield, (90, 160, 255))
 
     def _draw_unit(self, surface, units, i, x, y, r, colour, label_size: int) -> None:
         info = UNIT_TYPES.get(int(units.unit_type[i]))
         dark = tuple(c // 3 for c in colour)
-        if units.selected[i]:
-            pygame.draw.circle(surface, style.SELECTION, (x, y), r + 4, width=2)
         if info is not None and info.structure:
             box = pygame.Rect(0, 0, 1.8 * r, 1.8 * r)
             box.center = (x, y)
@@ -177,11 +185,6 @@ class MapPainter:
         if label and r >= 9:
             style.fit_text(surface, label, (x, y + 1), 2 * r - 2, label_size, (15, 18, 20), anchor="center",
                            smallest=8)
-        health, shield = units.health[i], units.shield[i]
-        if not np.isnan(health) and (units.selected[i] or health < 1.0):
-            self._bar(surface, x, y - r - 7, max(2 * r, 18), health, style.health_colour(health))
-            if not np.isnan(shield):
-                self._bar(surface, x, y - r - 12, max(2 * r, 18), shield, (90, 160, 255))
 
     @staticmethod
     def _bar(surface, x, y, width, fraction, colour) -> None:

@@ -37,7 +37,7 @@ def play(env: gym.Env, *, episodes: int | None = None,
         calls: deque[FunctionCall] = deque()
         while episodes is None or len(scores) < episodes:
             speed = viewer.viewer.speed
-            calls.extend(viewer.wait(0.0 if speed == float("inf") else 1 / (fps * speed)))
+            queue_calls(calls, viewer.wait(0.0 if speed == float("inf") else 1 / (fps * speed)))
             if viewer.viewer.paused:
                 continue
             call = calls.popleft() if calls else FUNCTIONS.no_op()
@@ -55,6 +55,7 @@ def play(env: gym.Env, *, episodes: int | None = None,
                 if on_episode is not None:
                     on_episode(len(scores), info)
                 viewer.viewer.notice = f"Episode {len(scores)} over: score {info['score']}"
+                viewer.viewer.controls.cancel()  # a prompt or complaint of the last episode would hide that
                 calls.clear()
                 if episodes is None or len(scores) < episodes:
                     viewer.viewer.episode = len(scores) + 1
@@ -62,6 +63,17 @@ def play(env: gym.Env, *, episodes: int | None = None,
     except ViewerClosed:
         pass
     return scores
+
+
+def queue_calls(calls: deque[FunctionCall], new: list[FunctionCall]) -> None:
+    """Queue the human's new calls, one per env step. Camera moves in a row become the last of them: a held
+    arrow key repeats faster than steps come, and each move's target already counts the presses before it."""
+    camera = FUNCTIONS.move_camera.id
+    for call in new:
+        if call.function == camera and calls and calls[-1].function == camera:
+            calls[-1] = call
+        else:
+            calls.append(call)
 
 
 def refusals(action_result: np.ndarray) -> str:

@@ -29,10 +29,20 @@ def display_problem() -> str | None:
         return "no display: neither DISPLAY nor WAYLAND_DISPLAY is set"
     try:
         pygame.display.init()
+        return _invisible_fallback()
     except pygame.error as error:
         return f"pygame cannot open a display ({error})"
     finally:
         pygame.display.quit()
+
+
+def _invisible_fallback() -> str | None:
+    """Why the display SDL opened is invisible though nobody asked for that (after pygame.display.init())."""
+    driver = pygame.display.get_driver()
+    if driver in ("offscreen", "dummy") and os.environ.get("SDL_VIDEODRIVER", "") != driver:
+        where = ", ".join(f"{name}={os.environ[name]!r}" for name in ("DISPLAY", "WAYLAND_DISPLAY")
+                          if os.environ.get(name))
+        return f"no display server answers at {where or 'the display'} (SDL fell back to its invisible {driver!r} driver)"
     return None
 
 
@@ -50,6 +60,10 @@ class Window:
         require_display()
         try:
             pygame.display.init()
+            problem = _invisible_fallback()
+            if problem is not None:  # SDL would play into an invisible window: say so instead
+                pygame.display.quit()
+                raise NoDisplayError(_NO_DISPLAY.format(problem))
             self.surface = pygame.display.set_mode(size)
         except pygame.error as error:
             raise NoDisplayError(_NO_DISPLAY.format(error)) from None

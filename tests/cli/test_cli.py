@@ -46,7 +46,7 @@ def test_run_saves_a_gif_of_the_viewer(tmp_path, capsys):
     from PIL import Image
 
     with Image.open(out_file) as image:
-        assert image.size == (1280, 720) and image.n_frames == 5
+        assert image.size == (1280, 720) and image.n_frames == 1 + 5  # the reset's frame, then one per step
 
 
 def test_run_saves_an_mp4(tmp_path, capsys):
@@ -57,7 +57,7 @@ def test_run_saves_an_mp4(tmp_path, capsys):
     assert code == 0, err
     with imageio.get_reader(out_file) as reader:
         frames = [frame for frame in reader]
-    assert len(frames) == 6 and frames[0].shape == (720, 1280, 3)
+    assert len(frames) == 1 + 6 and frames[0].shape == (720, 1280, 3)  # the episode's start was missing
 
 
 def test_run_interrupted_before_the_first_frame_writes_no_video_and_says_so(tmp_path, capsys, monkeypatch):
@@ -233,6 +233,26 @@ def test_play_without_a_display_says_how_to_run_headless():
     assert done.stderr.startswith("sc2env play: cannot open a window") and "xvfb-run" in done.stderr
     assert "Traceback" not in done.stderr
     assert "pygame" not in done.stdout  # the viewer imported pygame, and the command hid its greeting
+
+
+def test_play_with_a_display_variable_but_no_display_server_refuses_the_invisible_window():
+    # SDL fell back to its invisible "offscreen" driver: play ran into a window nobody could see.
+    env = {k: v for k, v in os.environ.items() if k not in ("WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
+    env["DISPLAY"] = ":87"  # no X server there
+    done = subprocess.run([sys.executable, "-m", "sc2env", "play", "--engine", "builtin"], env=env,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 1, done.stderr
+    assert "no display server answers at DISPLAY=':87'" in done.stderr and "xvfb-run" in done.stderr
+    doctor = subprocess.run([sys.executable, "-m", "sc2env", "doctor"], env=env, capture_output=True, text=True,
+                            timeout=120, check=False)
+    assert "--  display: no display server answers at DISPLAY=':87'" in doctor.stdout, doctor.stdout
+
+
+@pytest.mark.parametrize("maps", ["all", "MoveToBeacon,DefeatRoaches"])
+def test_play_takes_one_map(capsys, maps):
+    # "all" failed with "too many values to unpack"; a list played its first map in silence.
+    code, _, err = run_cli(capsys, "play", "--map", maps, *BUILTIN)
+    assert code == 1 and f"play takes one mini-game, not {maps!r}" in err
 
 
 def test_python_dash_m_shows_the_commands():

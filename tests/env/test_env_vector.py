@@ -144,6 +144,15 @@ def test_a_wrong_reset_mask_is_refused(make_vec, mask):
         envs.reset(options={"reset_mask": mask})
 
 
+def test_human_rendering_of_several_games_is_refused():
+    # Their windows shared pygame's one display: reset() hung on a real screen, and closing the window raised
+    # a raw pygame error from the other game.
+    from sc2env.env import SC2VectorEnv
+
+    with pytest.raises(ValueError, match=r"render_mode='human' shows one game .* not 2: use render_mode='rgb_array'"):
+        SC2VectorEnv(2, render_mode="human", engine="builtin")
+
+
 def test_an_unknown_autoreset_mode_is_refused_with_the_choices(make_vec):
     with pytest.raises(ValueError, match=r"autoreset_mode must be one of \['NextStep', 'SameStep', 'Disabled'\] \(or next_step, same_step, "):
         make_vec(num_envs=2, vectorization_mode="vector_entry_point", autoreset_mode="every_step", **SMALL)

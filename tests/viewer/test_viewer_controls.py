@@ -126,6 +126,21 @@ def test_arrow_presses_add_up_until_the_game_moves_the_camera(controls):
     assert feed(controls, [key("up")], camera_minimap=(10, 10)) == [F.move_camera((10, 6))]
 
 
+def test_held_arrow_keys_queue_one_camera_move_per_step(controls):
+    # Each auto-repeated press was queued as its own step: the camera kept moving seconds after the key was let
+    # go, and later clicks waited behind it.
+    from collections import deque
+
+    from sc2env.viewer.play import queue_calls
+
+    calls = deque()
+    queue_calls(calls, feed(controls, [key("right")] * 5, camera_minimap=(33, 39)))
+    queue_calls(calls, feed(controls, [key("right")] * 3, camera_minimap=(33, 39)))
+    assert list(calls) == [F.move_camera((63, 39))], "one move, to where all eight presses lead"
+    queue_calls(calls, [F.select_army("select"), F.move_camera((5, 5)), F.move_camera((6, 6))])
+    assert list(calls) == [F.move_camera((63, 39)), F.select_army("select"), F.move_camera((6, 6))]
+
+
 def test_a_complaint_lasts_until_the_next_input_and_says_why(controls):
     feed(controls, [key("b")], UNITS)
     assert "nothing available to this selection now" in controls.message and "not enough minerals" in controls.message

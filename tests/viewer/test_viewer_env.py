@@ -105,7 +105,7 @@ def test_play_sends_the_humans_calls_through_the_env(make_env):
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and not (unwrapped.renderer and unwrapped.renderer.interactive):
             time.sleep(0.01)
-        for event in [key("=")] * 8 + [key("f2")]:
+        for event in [key("=")] * 8 + [key("f2"), key("b")]:  # B: nothing to build for a Marine, a complaint
             pygame.event.post(event)
 
     thread = threading.Thread(target=human)
@@ -116,6 +116,9 @@ def test_play_sends_the_humans_calls_through_the_env(make_env):
     obs = unwrapped.last_observation
     assert unwrapped.renderer.viewer.speed == float("inf")
     assert obs.single_select.unit_type.tolist() == [48]  # F2 selected the army: the one Marine
+    # The episode's end is what the hints show: the complaint used to outrank it for the next whole episode.
+    viewer = unwrapped.renderer.viewer
+    assert viewer.controls.message == "" and viewer.notice.startswith("Episode 1 over: score")
 
 
 def test_a_human_window_without_a_display_fails_before_any_game_starts(monkeypatch):
@@ -127,3 +130,47 @@ def test_a_human_window_without_a_display_fails_before_any_game_starts(monkeypat
     with pytest.raises(NoDisplayError, match="render_mode='rgb_array'"):
         SC2Env("MoveToBeacon", render_mode="human", engine="builtin")
     SC2Env("MoveToBeacon", render_mode="rgb_array", engine="builtin").close()  # needs no display
+
+
+def test_health_bars_are_drawn_over_neighbouring_units(make_env):
+    # Each bar was drawn with its own unit, so a neighbour drawn later covered it with its body.
+    env = make_env("DefeatRoaches", render_mode="rgb_array", **SMALL)
+    env.reset(seed=1)
+    env.step(F.select_army("select"))
+    for _ in range(4):  # crowd the Marines on one point
+        env.step(F.Move_screen("now", (12, 24)))
+    frame = env.render()
+    k = env.unwrapped.renderer.viewer.layout.view.w / env.unwrapped.interface_format.camera_width
+    body = np.array(style.ALLIANCE[1])
+    covered = 0
+    for marine in raw_units(env, 48):
+        x, y = frame_position(env, (marine.pos.x, marine.pos.y))
+        bar = frame[int(y - max(3.0, marine.radius * k) - 7), int(x) - 3:int(x) + 4].astype(int)
+        covered += bool((np.abs(bar - body).sum(axis=1) <= 12).any())
+    assert covered == 0, f"{covered} of 9 bars show a Marine's body through them"
+
+
+def test_a_selected_mineral_field_is_ringed(make_env):
+    env = make_env("CollectMineralsAndGas", render_mode="rgb_array", **SMALL)
+    env.reset(seed=1)
+    field = raw_units(env, 341)[0]
+    transforms = CoordinateTransforms(env.unwrapped.interface_format,
+                                      MapInfo.from_game_info(env.unwrapped.match.game_info))
+    point = transforms.world_to_screen(env.unwrapped.last_observation.camera_world).fwd_pixel(
+        (field.pos.x, field.pos.y))
+    env.step(F.select_point("select", tuple(int(v) for v in point)))
+    selected = [u for u in raw_units(env, 341) if u.is_selected]
+    assert len(selected) == 1  # that field, or a neighbour sharing the clicked pixel
+    field, = selected
+    frame = env.render()
+    k = env.unwrapped.renderer.viewer.layout.view.w / env.unwrapped.interface_format.camera_width
+    x, y = frame_position(env, (field.pos.x, field.pos.y))
+    r = field.radius * k
+    assert colour_near(frame, (x, y - r - 4), style.SELECTION, radius=2), "the ring above the field"
+
+
+def test_render_after_close_returns_none(make_env):
+    env = make_env("MoveToBeacon", render_mode="rgb_array", **SMALL)
+    env.reset(seed=0)
+    env.close()
+    assert env.render() is None  # was an AttributeError from the closed game's missing game_info
