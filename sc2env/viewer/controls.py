@@ -138,7 +138,8 @@ class Controls:
         self.menu = None
         if function is None:
             self.message = (f"{key.upper()}{where}: nothing available to this selection now "
-                            "(not its ability, or not enough minerals, gas or supply)")
+                            "(not its ability, a building it needs is missing, or not enough minerals, gas or "
+                            "supply)")
             return []
         return self._use(function, shift)
 
@@ -198,7 +199,9 @@ class Controls:
                                       (function if function.kind == FunctionKind.MINIMAP else None)):
             call = twin(queued, minimap)
         else:
-            self.message = f"{function.name}: click a target inside the view or the minimap"
+            where = "the minimap" if function.kind == FunctionKind.MINIMAP else (
+                "the view or the minimap" if minimap_variant(function) else "the view")
+            self.message = f"{function.name}: click a target on {where}"
             return []
         self.pending = None
         self.message = ""

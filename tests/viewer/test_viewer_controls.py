@@ -141,6 +141,13 @@ def test_held_arrow_keys_queue_one_camera_move_per_step(controls):
     assert list(calls) == [F.move_camera((63, 39)), F.select_army("select"), F.move_camera((6, 6))]
 
 
+def test_a_minimap_ability_waiting_for_its_target_asks_for_the_minimap(controls):
+    controls.pending = F.Attack_minimap  # as picked from the function list
+    assert feed(controls, click(controls.layout.view.center)) == []
+    assert controls.message == "Attack_minimap: click a target on the minimap"  # it said "the view or" too
+    assert feed(controls, click(controls.layout.from_minimap((10, 50)))) == [F.Attack_minimap("now", (10, 50))]
+
+
 def test_a_complaint_lasts_until_the_next_input_and_says_why(controls):
     feed(controls, [key("b")], UNITS)
     assert "nothing available to this selection now" in controls.message and "not enough minerals" in controls.message
