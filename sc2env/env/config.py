@@ -47,6 +47,8 @@ class EnvConfig:
     realtime:           play against the clock (the game advances on its own; no step requests).
     launch_timeout_s, request_timeout_s: seconds to wait for the game to start answering (None: the
                         launcher's default for the engine), and for each answer (RequestTimeoutError after).
+    render_size:        (width, height) of the viewer's frames for render() and the "human" window, at least
+                        (960, 540); None: (1280, 720).
     """
 
     map_name: str = "MoveToBeacon"
@@ -81,6 +83,7 @@ class EnvConfig:
     launch_timeout_s: float | None = None
     request_timeout_s: float = 120.0
     spin_wait: bool = True
+    render_size: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.map_name, str) or not self.map_name:
@@ -104,6 +107,11 @@ class EnvConfig:
         if self.functions is not None:
             ids = ActionSpec.from_format(self.interface_format(), tuple(self.functions)).function_ids
             object.__setattr__(self, "functions", tuple(FUNCTIONS[i].name for i in ids))
+        if self.render_size is not None:
+            size = tuple(self.render_size) if isinstance(self.render_size, (list, tuple)) else ()
+            if len(size) != 2 or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in size):
+                raise TypeError(f"render_size takes (width, height) in pixels, not {self.render_size!r}")
+            object.__setattr__(self, "render_size", (int(size[0]), int(size[1])))
         for name in ("screen_layers", "minimap_layers"):
             if isinstance(getattr(self, name), list):
                 object.__setattr__(self, name, tuple(getattr(self, name)))

@@ -54,6 +54,10 @@ class SC2Env(gym.Env):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, "
                              f"not {render_mode!r}")
+        if render_mode is not None and self.config.render_size is not None:  # checked before any game starts
+            from sc2env.viewer.layout import check_size
+
+            check_size(self.config.render_size)
         if render_mode == "human":  # before any game starts, not at the first frame
             from sc2env.viewer.window import require_display
 
@@ -277,7 +281,7 @@ class SC2Env(gym.Env):
             from sc2env.viewer import EnvRenderer  # pygame only when rendering
 
             self._renderer = EnvRenderer(self.render_mode, self.interface_format, self._match.game_info,
-                                         fps=self.metadata["render_fps"])
+                                         fps=self.metadata["render_fps"], size=self.config.render_size)
         return self._renderer
 
     @classmethod

@@ -15,6 +15,13 @@ MIN_SIZE = (960, 540)
 LAYER_COLUMNS, LAYER_ROWS = 4, 2
 
 
+def check_size(size: tuple[int, int]) -> None:
+    """Refuse a frame size the viewer can't lay out (ValueError)."""
+    width, height = size
+    if width < MIN_SIZE[0] or height < MIN_SIZE[1]:  # below, the status bar and function names overlap
+        raise ValueError(f"the viewer needs at least {MIN_SIZE[0]}×{MIN_SIZE[1]} pixels, not {width}×{height}")
+
+
 @dataclasses.dataclass(frozen=True)
 class Layout:
     """Panel rectangles of one frame size and one interface format.
@@ -35,9 +42,8 @@ class Layout:
 
     @classmethod
     def build(cls, fmt: InterfaceFormat, size: tuple[int, int] = DEFAULT_SIZE) -> Layout:
+        check_size(size)
         width, height = size
-        if width < MIN_SIZE[0] or height < MIN_SIZE[1]:  # below, the status bar and function names overlap
-            raise ValueError(f"the viewer needs at least {MIN_SIZE[0]}×{MIN_SIZE[1]} pixels, not {width}×{height}")
         screen = fmt.action_screen_size
         minimap = fmt.action_minimap_size
         bar = max(24, height // 26)

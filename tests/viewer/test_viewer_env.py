@@ -174,3 +174,15 @@ def test_render_after_close_returns_none(make_env):
     env.reset(seed=0)
     env.close()
     assert env.render() is None  # was an AttributeError from the closed game's missing game_info
+
+
+def test_render_size_sets_the_frame_and_is_checked_when_the_env_is_made(make_env):
+    # EnvRenderer took a size, but nothing passed one: frames and windows were always 1280x720.
+    env = make_env("MoveToBeacon", render_mode="rgb_array", render_size=[1024, 576], **SMALL)
+    env.reset(seed=0)
+    assert env.render().shape == (576, 1024, 3)
+    assert env.unwrapped.config.render_size == (1024, 576)
+    with pytest.raises(ValueError, match="at least 960×540 pixels, not 640×360"):
+        make_env("MoveToBeacon", render_mode="rgb_array", render_size=(640, 360))
+    with pytest.raises(TypeError, match=r"render_size takes \(width, height\)"):
+        make_env("MoveToBeacon", render_mode="rgb_array", render_size=1024)
