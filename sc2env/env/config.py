@@ -47,8 +47,8 @@ class EnvConfig:
     realtime:           play against the clock (the game advances on its own; no step requests).
     launch_timeout_s, request_timeout_s: seconds to wait for the game to start answering (None: the
                         launcher's default for the engine), and for each answer (RequestTimeoutError after).
-    render_size:        (width, height) of the viewer's frames for render() and the "human" window, at least
-                        (960, 540); None: (1280, 720).
+    render_size:        (width, height) of the viewer's frames for render() and the "human" window, from
+                        (960, 540) to (7680, 4320); None: (1280, 720).
     """
 
     map_name: str = "MoveToBeacon"
@@ -112,6 +112,9 @@ class EnvConfig:
             if len(size) != 2 or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in size):
                 raise TypeError(f"render_size takes (width, height) in pixels, not {self.render_size!r}")
             object.__setattr__(self, "render_size", (int(size[0]), int(size[1])))
+            from sc2env.viewer.layout import check_size  # pygame, only for those who ask to render
+
+            check_size(self.render_size)
         for name in ("screen_layers", "minimap_layers"):
             if isinstance(getattr(self, name), list):
                 object.__setattr__(self, name, tuple(getattr(self, name)))

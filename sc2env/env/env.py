@@ -54,10 +54,6 @@ class SC2Env(gym.Env):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, "
                              f"not {render_mode!r}")
-        if render_mode is not None and self.config.render_size is not None:  # checked before any game starts
-            from sc2env.viewer.layout import check_size
-
-            check_size(self.config.render_size)
         if render_mode == "human":  # before any game starts, not at the first frame
             from sc2env.viewer.window import require_display
 

@@ -13,6 +13,7 @@ from sc2env.game.maps import MINI_GAMES
 ENTRY_POINT = "sc2env.env.env:SC2Env"
 VECTOR_ENTRY_POINT = "sc2env.env.vector:SC2VectorEnv"
 ANY_MAP_ID = "sc2env/SC2-v0"
+_NORMALISED = ("functions", "screen_size", "minimap_size", "rgb_screen_size", "rgb_minimap_size", "render_size")
 
 
 def env_ids() -> list[str]:
@@ -38,8 +39,9 @@ def spec_property(config_of: Callable[[Any], Any]) -> property:
     """An env class's `spec` attribute (Gymnasium's make sets it), given how to find the env's EnvConfig.
 
     It refuses a mini-game's id made with another map: Gymnasium merges the keyword arguments over the id's
-    own, so the id would name the wrong game in logs and saved runs. It keeps `functions` as the config holds
-    them (names), and an AutoresetMode as its value, so that `env.spec.to_json()` works when objects were given.
+    own, so the id would name the wrong game in logs and saved runs. It keeps `functions` and the sizes as the
+    config holds them (names; tuples of ints), and an AutoresetMode as its value, so that `env.spec.to_json()`
+    works when objects or numpy numbers were given.
     """
     ids = {f"sc2env/{name}-v0": name for name in MINI_GAMES}
 
@@ -53,8 +55,9 @@ def spec_property(config_of: Callable[[Any], Any]) -> property:
             raise ValueError(f"{env_spec.id} plays {named}, but map_name={config.map_name!r} was given: make "
                              f"sc2env/{config.map_name}-v0, or {ANY_MAP_ID} with map_name={config.map_name!r}")
         kwargs = env_spec.kwargs if env_spec is not None else {}
-        if kwargs.get("functions") is not None:
-            kwargs["functions"] = list(config.functions)
+        for name in _NORMALISED:  # as the config holds them: names, and sizes of plain ints (numpy's won't JSON)
+            if kwargs.get(name) is not None:
+                kwargs[name] = getattr(config, name)
         if isinstance(kwargs.get("autoreset_mode"), AutoresetMode):
             kwargs["autoreset_mode"] = kwargs["autoreset_mode"].value
         env.__dict__["_spec"] = env_spec

@@ -12,14 +12,17 @@ from sc2env.interface import InterfaceFormat
 DEFAULT_SIZE = (1280, 720)
 """The viewer's frame (and rgb_array) size: 16:9, and a multiple of 16 for video encoders."""
 MIN_SIZE = (960, 540)
+MAX_SIZE = (7680, 4320)
 LAYER_COLUMNS, LAYER_ROWS = 4, 2
 
 
 def check_size(size: tuple[int, int]) -> None:
-    """Refuse a frame size the viewer can't lay out (ValueError)."""
+    """Refuse a frame size the viewer can't lay out, or that would not fit in memory (ValueError)."""
     width, height = size
     if width < MIN_SIZE[0] or height < MIN_SIZE[1]:  # below, the status bar and function names overlap
         raise ValueError(f"the viewer needs at least {MIN_SIZE[0]}×{MIN_SIZE[1]} pixels, not {width}×{height}")
+    if width > MAX_SIZE[0] or height > MAX_SIZE[1]:
+        raise ValueError(f"the viewer draws at most {MAX_SIZE[0]}×{MAX_SIZE[1]} pixels, not {width}×{height}")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -23,47 +23,55 @@ class ViewerClosed(SC2EnvError):
 def display_problem() -> str | None:
     """Why no visible window can be opened here, or None when one can (tries the display)."""
     driver = os.environ.get("SDL_VIDEODRIVER", "")
-    if driver == "dummy":
+    if driver.lower() == "dummy":
         return "SDL_VIDEODRIVER=dummy: windows are invisible (headless mode)"
     if not (driver or os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         return "no display: neither DISPLAY nor WAYLAND_DISPLAY is set"
+    return _opening_problem()
+
+
+def require_display() -> None:
+    """Raise NoDisplayError where no visible window can be shown (opens the display to see, then closes it):
+    before a game starts, not at its first frame."""
+    if not (os.environ.get("SDL_VIDEODRIVER") or os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        # SDL would fall back to an invisible window here; say so instead of playing to nobody.
+        raise NoDisplayError(_NO_DISPLAY.format("no display: neither DISPLAY nor WAYLAND_DISPLAY is set"))
+    problem = _opening_problem()
+    if problem is not None:
+        raise NoDisplayError(_NO_DISPLAY.format(problem))
+
+
+def _opening_problem() -> str | None:
+    """Why pygame's display can't be opened, or opens invisible though no one asked for that (None: fine)."""
+    if pygame.display.get_init():  # open already (a window of this process): it works
+        return None
     try:
         pygame.display.init()
-        return _invisible_fallback()
+        driver = pygame.display.get_driver()
+        # SDL_VIDEODRIVER may list drivers to try ("x11,offscreen"), in any case
+        requested = [name.strip().lower() for name in os.environ.get("SDL_VIDEODRIVER", "").split(",")]
+        if driver in ("offscreen", "dummy") and driver not in requested:
+            where = ", ".join(f"{name}={os.environ[name]!r}" for name in ("DISPLAY", "WAYLAND_DISPLAY")
+                              if os.environ.get(name))
+            return (f"no display server answers at {where or 'the display'} (SDL fell back to its invisible "
+                    f"{driver!r} driver)")
+        return None
     except pygame.error as error:
         return f"pygame cannot open a display ({error})"
     finally:
         pygame.display.quit()
 
 
-def _invisible_fallback() -> str | None:
-    """Why the display SDL opened is invisible though nobody asked for that (after pygame.display.init())."""
-    driver = pygame.display.get_driver()
-    if driver in ("offscreen", "dummy") and os.environ.get("SDL_VIDEODRIVER", "") != driver:
-        where = ", ".join(f"{name}={os.environ[name]!r}" for name in ("DISPLAY", "WAYLAND_DISPLAY")
-                          if os.environ.get(name))
-        return f"no display server answers at {where or 'the display'} (SDL fell back to its invisible {driver!r} driver)"
-    return None
-
-
-def require_display() -> None:
-    """Raise NoDisplayError where no window could be shown (cheap: looks at the environment only)."""
-    if not (os.environ.get("SDL_VIDEODRIVER") or os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
-        # SDL would fall back to an invisible window here; say so instead of playing to nobody.
-        raise NoDisplayError(_NO_DISPLAY.format("no display: neither DISPLAY nor WAYLAND_DISPLAY is set"))
-
-
 class Window:
     """A pygame window of a fixed size (pygame has one per process)."""
 
     def __init__(self, size: tuple[int, int], title: str = "sc2env"):
+        if pygame.display.get_surface() is not None:  # another env's window: they would fight over it
+            raise SC2EnvError("a viewer window is already open in this process (pygame has one): show one game "
+                              "with render_mode='human' and render the others with render_mode='rgb_array'")
         require_display()
         try:
             pygame.display.init()
-            problem = _invisible_fallback()
-            if problem is not None:  # SDL would play into an invisible window: say so instead
-                pygame.display.quit()
-                raise NoDisplayError(_NO_DISPLAY.format(problem))
             self.surface = pygame.display.set_mode(size)
         except pygame.error as error:
             raise NoDisplayError(_NO_DISPLAY.format(error)) from None

@@ -248,6 +248,38 @@ def test_play_with_a_display_variable_but_no_display_server_refuses_the_invisibl
     assert "--  display: no display server answers at DISPLAY=':87'" in doctor.stdout, doctor.stdout
 
 
+_DISPLAY_CHECKS = """
+from sc2env.env.env import SC2Env
+from sc2env.viewer import NoDisplayError, display_problem
+from sc2env.viewer.window import Window
+print("problem:", display_problem())
+for what, make in (("env", lambda: SC2Env("MoveToBeacon", render_mode="human", engine="builtin")),
+                   ("window", lambda: Window((960, 540)))):
+    try:
+        make().close()
+        print(what, "opened")
+    except NoDisplayError:
+        print(what, "refused")
+"""
+
+
+@pytest.mark.parametrize("settings, opens", [
+    ({"DISPLAY": ":87"}, False),  # no server there: refused when the env is made, not at its first frame
+    ({"DISPLAY": ":87", "SDL_VIDEODRIVER": "OFFSCREEN"}, True),  # invisible on purpose: any case
+    ({"DISPLAY": ":87", "SDL_VIDEODRIVER": "x11,offscreen"}, True),  # SDL's list of drivers to try
+])
+def test_an_invisible_display_is_refused_unless_asked_for(settings, opens):
+    env = {k: v for k, v in os.environ.items() if k not in ("WAYLAND_DISPLAY", "SDL_VIDEODRIVER")} | settings
+    done = subprocess.run([sys.executable, "-c", _DISPLAY_CHECKS], env=env, capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    if opens:
+        assert "problem: None" in done.stdout and "env opened" in done.stdout and "window opened" in done.stdout
+    else:
+        assert "problem: no display server answers at DISPLAY=':87'" in done.stdout
+        assert "env refused" in done.stdout and "window refused" in done.stdout
+
+
 @pytest.mark.parametrize("maps", ["all", "MoveToBeacon,DefeatRoaches"])
 def test_play_takes_one_map(capsys, maps):
     # "all" failed with "too many values to unpack"; a list played its first map in silence.

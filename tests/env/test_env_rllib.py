@@ -85,6 +85,11 @@ def test_a_config_travels_by_pickle_and_json_and_makes_the_same_env():
     assert EnvConfig(screen_size=64, minimap_size=[64, 64], rgb_screen_size=96, rgb_minimap_size=32) == EnvConfig(
         screen_size=(64, 64), minimap_size=64, rgb_screen_size=(96, 96), rgb_minimap_size=(32, 32))
     assert EnvConfig(rgb_screen_size=96, rgb_minimap_size=32).rgb_screen_size == (96, 96)
+    # Sizes given as numpy ints: the config made ints of them, but the spec kept numpy's, and to_json() failed.
+    numpy_sized = gym.make("sc2env/MoveToBeacon-v0", engine="builtin", screen_size=np.int64(48),
+                           render_size=(np.int64(1024), np.int64(576)))
+    assert EnvSpec.from_json(numpy_sized.spec.to_json()).kwargs["render_size"] == [1024, 576]
+    numpy_sized.close()
     env = gym.make("sc2env/MoveToBeacon-v0", engine="builtin", functions=[FUNCTIONS.no_op, FUNCTIONS.Move_screen],
                    screen_size=(48, 32))
     again = gym.make(EnvSpec.from_json(env.spec.to_json()))

@@ -186,3 +186,22 @@ def test_render_size_sets_the_frame_and_is_checked_when_the_env_is_made(make_env
         make_env("MoveToBeacon", render_mode="rgb_array", render_size=(640, 360))
     with pytest.raises(TypeError, match=r"render_size takes \(width, height\)"):
         make_env("MoveToBeacon", render_mode="rgb_array", render_size=1024)
+    # Checked without a render mode too (a spec made into a rendering env later), and bounded above: a huge
+    # size failed at the first frame with pygame's own out-of-memory error.
+    with pytest.raises(ValueError, match="at least 960×540 pixels, not 0×0"):
+        make_env("MoveToBeacon", render_size=(0, 0))
+    with pytest.raises(ValueError, match="at most 7680×4320 pixels, not 40000×40000"):
+        make_env("MoveToBeacon", render_size=(40000, 40000))
+
+
+def test_a_second_human_window_in_one_process_is_refused(make_env):
+    # pygame has one window per process: two human envs (a SyncVectorEnv of them, say) drew into one window.
+    from sc2env.errors import SC2EnvError
+
+    first = make_env("MoveToBeacon", render_mode="human", **SMALL)
+    first.reset(seed=0)
+    second = make_env("MoveToBeacon", render_mode="human", **SMALL)
+    with pytest.raises(SC2EnvError, match="a viewer window is already open in this process"):
+        second.reset(seed=0)
+    first.close()
+    second.reset(seed=0)  # the window is free again
