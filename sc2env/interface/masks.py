@@ -146,9 +146,20 @@ class ActionMasks:
             allowed = self.flat[self.spec.segment(arg_type.name)]
             index = value[1] * arg_type.bounds(fmt)[0] + value[0] if arg_type.kind == "point" else value[0]
             if not allowed[index]:
-                shown = f"({value[0]}, {value[1]})" if arg_type.kind == "point" else str(value[0])
-                hint = "" if arg_type.kind == "point" else f"; allowed now: {np.flatnonzero(allowed).tolist()}"
+                if arg_type.kind == "point":
+                    shown, hint = f"({value[0]}, {value[1]})", ""
+                elif arg_type.values is not None:  # with their names: "0 (recall)" says what was refused
+                    shown = _named(arg_type.values, value[0])
+                    hint = "; allowed now: " + (", ".join(_named(arg_type.values, v) for v in
+                                                         np.flatnonzero(allowed).tolist()) or "none")
+                else:
+                    shown, hint = str(value[0]), f"; allowed now: {np.flatnonzero(allowed).tolist()}"
                 raise InvalidActionError(f"{func.name}: {arg_type.name} {shown} is not allowed now{hint}")
+
+
+def _named(values, value: int) -> str:
+    """An enum argument's value with its name, as "0 (recall)"."""
+    return f"{value} ({values(value).name})" if 0 <= value < len(values) else str(value)
 
 
 class MaskBuilder:

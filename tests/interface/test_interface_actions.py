@@ -165,6 +165,11 @@ def test_masks_make_validation_refuse_unavailable_functions_and_values(fmt64):
         encode_action(FUNCTIONS.select_unit("select", 3), fmt64, obs.masks)
     with pytest.raises(InvalidActionError, match="Move_screen is not available now; available: no_op"):
         encode_action(FUNCTIONS.Move_screen("now", (5, 5)), fmt64, obs.masks)
+    # Enum values come with their names (the bare numbers read as jargon in the viewer's bottom bar).
+    with pytest.raises(InvalidActionError, match=r"select_control_group: control_group_act 0 \(recall\) is not "
+                       r"allowed now; allowed now: 1 \(set\), 2 \(append\), 3 \(set_and_steal\), "
+                       r"4 \(append_and_steal\)$"):
+        encode_action(FUNCTIONS.select_control_group("recall", 1), fmt64, obs.masks)
 
 
 def test_decoding_what_the_real_game_reports(realdata, fmt64):
