@@ -12,6 +12,9 @@ _NO_DISPLAY = ("cannot open a window ({}). Without a display, run headless (rend
                "sc2env run --save-video out.mp4) or under a virtual display (xvfb-run sc2env play)")
 
 
+_MOUSE_EVENTS = (pygame.MOUSEBUTTONDOWN, pygame.MOUSEBUTTONUP, pygame.MOUSEMOTION)
+
+
 class NoDisplayError(SC2EnvError):
     """No window can be opened (no display server)."""
 
@@ -63,7 +66,11 @@ def _opening_problem() -> str | None:
 
 
 class Window:
-    """A pygame window of a fixed size (pygame has one per process)."""
+    """A pygame window showing frames of one size (pygame has one window per process).
+
+    The window may be resized (by its user or a tiling window manager): frames are then scaled to fit it,
+    keeping their aspect, and mouse positions are mapped back to frame pixels.
+    """
 
     def __init__(self, size: tuple[int, int], title: str = "sc2env"):
         if pygame.display.get_surface() is not None:  # another env's window: they would fight over it
@@ -72,19 +79,45 @@ class Window:
         require_display()
         try:
             pygame.display.init()
-            self.surface = pygame.display.set_mode(size)
+            pygame.display.set_mode(size, pygame.RESIZABLE)
         except pygame.error as error:
             raise NoDisplayError(_NO_DISPLAY.format(error)) from None
         pygame.display.set_caption(title)
         pygame.key.set_repeat(300, 60)  # a held arrow key keeps the camera moving
         self.closed = False
+        self._fit = (1.0, 0, 0)  # the last frame's scale and offset in the window
 
     def show(self, canvas: pygame.Surface) -> None:
-        self.surface.blit(canvas, (0, 0))
+        window = pygame.display.get_surface()  # a resize replaces it
+        (width, height), (frame_w, frame_h) = window.get_size(), canvas.get_size()
+        if (width, height) == (frame_w, frame_h):
+            window.blit(canvas, (0, 0))
+            self._fit = (1.0, 0, 0)
+        else:
+            scale = min(width / frame_w, height / frame_h)
+            size = (max(1, round(frame_w * scale)), max(1, round(frame_h * scale)))
+            x, y = (width - size[0]) // 2, (height - size[1]) // 2
+            window.fill((0, 0, 0))
+            window.blit(pygame.transform.smoothscale(canvas, size), (x, y))
+            self._fit = (scale, x, y)
         pygame.display.flip()
 
     def events(self) -> list[pygame.event.Event]:
-        return pygame.event.get()
+        """The pending events, mouse positions in frame pixels."""
+        scale, x, y = self._fit
+        events = pygame.event.get()
+        if (scale, x, y) == (1.0, 0, 0):
+            return events
+        out = []
+        for event in events:
+            if event.type in _MOUSE_EVENTS:
+                fields = dict(event.dict)
+                fields["pos"] = (int((event.pos[0] - x) / scale), int((event.pos[1] - y) / scale))
+                if "rel" in fields:
+                    fields["rel"] = (int(event.rel[0] / scale), int(event.rel[1] / scale))
+                event = pygame.event.Event(event.type, fields)
+            out.append(event)
+        return out
 
     def close(self) -> None:
         if not self.closed:

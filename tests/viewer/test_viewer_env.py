@@ -205,3 +205,27 @@ def test_a_second_human_window_in_one_process_is_refused(make_env):
         second.reset(seed=0)
     first.close()
     second.reset(seed=0)  # the window is free again
+
+
+def test_a_resized_window_scales_the_frame_and_maps_clicks_back():
+    # The frame was blitted at its own size: a smaller window cut off the minimap and the function list, and
+    # a larger one left it in a corner.
+    from sc2env.viewer.window import Window
+
+    window = Window((960, 540))
+    try:
+        frame = pygame.Surface((960, 540))
+        frame.fill((200, 0, 0))
+        pygame.draw.rect(frame, (0, 200, 0), (900, 500, 60, 40))  # the bottom-right corner
+        pygame.display.set_mode((480, 360), pygame.RESIZABLE)  # what a window manager's resize does
+        window.show(frame)
+        shown = pygame.display.get_surface()
+        # Scaled by 0.5 and centred vertically: the frame spans y 45..315.
+        assert shown.get_at((10, 100))[:3] == (200, 0, 0) and shown.get_at((470, 310))[:3] == (0, 200, 0)
+        assert shown.get_at((240, 20))[:3] == (0, 0, 0), "the bars around the frame"
+        pygame.event.clear()
+        pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=(240, 180), button=1))
+        clicks = [e for e in window.events() if e.type == pygame.MOUSEBUTTONDOWN]
+        assert [e.pos for e in clicks] == [(480, 270)], "the click lands on the frame's centre"
+    finally:
+        window.close()
