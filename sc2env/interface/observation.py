@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import platform
 import sys
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from functools import partial
@@ -232,6 +233,12 @@ class ObservationDecoder:
             fmt.check_game_info(game_info)
             self.map_info = MapInfo.from_game_info(game_info)
             self.transforms = CoordinateTransforms(fmt, self.map_info, rgb=fmt.screen_size is None)
+            width, height = self.transforms.minimap_size
+            if self.transforms.minimap_rows_needed > height:
+                warnings.warn(f"the {width}×{height} minimap shows only the top {height} of the "
+                              f"{self.transforms.minimap_rows_needed} rows this map needs: minimap pixels are "
+                              "scaled by the minimap's width (as in PySC2), so a minimap less tall than it is "
+                              "wide cuts the map off; use a square minimap", stacklevel=2)
         if (fmt.use_feature_units or fmt.use_raw_units) and self.transforms is None:
             raise ValueError(
                 "feature_units and raw_units need the game_info: ObservationDecoder(fmt, game_info)"

@@ -74,6 +74,27 @@ def test_minimap_covers_the_map_or_the_playable_area_by_its_longer_side():
     assert cropped.world_to_minimap.fwd_pixel((43.9, 20.1)).tolist() == [63, 46]
 
 
+@pytest.mark.parametrize("minimap, rows, warned", [(64, 64, False), ((64, 32), 64, True), ((32, 64), 32, False)])
+def test_a_minimap_that_cuts_the_map_off_is_warned_of(minimap, rows, warned):
+    # Pixels scale by the minimap's width (as in PySC2): a 64x32 minimap showed the top half of a square map,
+    # with the camera and most units outside it, and nothing said so.
+    import warnings
+
+    fmt = InterfaceFormat(screen_size=64, minimap_size=minimap)
+    assert CoordinateTransforms(fmt, map_info()).minimap_rows_needed == rows
+    game_info = sc_pb.ResponseGameInfo()
+    game_info.start_raw.map_size.x = game_info.start_raw.map_size.y = 64
+    game_info.start_raw.playable_area.p1.x = game_info.start_raw.playable_area.p1.y = 64
+    game_info.options.CopyFrom(fmt.to_interface_options())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ObservationDecoder(fmt, game_info)
+    messages = [str(w.message) for w in caught]
+    assert messages == (["the 64×32 minimap shows only the top 32 of the 64 rows this map needs: minimap pixels "
+                         "are scaled by the minimap's width (as in PySC2), so a minimap less tall than it is wide "
+                         "cuts the map off; use a square minimap"] if warned else [])
+
+
 def test_transforms_compose_and_invert():
     transforms = CoordinateTransforms(InterfaceFormat(screen_size=84, minimap_size=64), map_info())
     camera = (20.0, 40.0)
