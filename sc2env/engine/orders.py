@@ -57,8 +57,9 @@ class Orders:
         overrides = game.definition.command_cards
         self._overrides = {unit_type_by_name(name).unit_id: tuple(card) for name, card in overrides.items()}
         self.rally: dict[int, Order] = {}
-        # Units whose order is to move to a unit (the game's follow): tag -> where that unit stood when they
-        # last reached it (None while walking to it). The order lasts until the unit is gone or another order.
+        # Units whose order is to move to a unit (the game's follow): tag -> where that unit stood at the last
+        # batch once they had reached it (None while walking to it). The order lasts until the unit is gone or
+        # another order comes.
         self.following: dict[int, tuple[float, float] | None] = {}
         self._afford: dict[tuple, int] = {}
         self._cards: dict[int, tuple[int, ...]] = {}  # unit type -> its (restricted) command card

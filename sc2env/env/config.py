@@ -18,6 +18,8 @@ _SWITCHES = ("compact_layers", "use_feature_units", "use_raw_units", "screen_tar
              "crop_to_playable_area", "realtime", "disable_fog", "spin_wait")
 _NAME_LISTS = ("functions", "screen_layers", "minimap_layers")
 _SIZES = ("screen_size", "minimap_size", "rgb_screen_size", "rgb_minimap_size")
+NORMALISED_FIELDS = ("functions", *_SIZES, "render_size")
+"""Settings that may be given several ways and that EnvConfig holds in one form (names; tuples of ints)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,8 +106,9 @@ class EnvConfig:
         require_count("max_units", self.max_units, "row")
         # One form for what may be given several ways (ids, names or Functions; lists or tuples), so that equal
         # configs compare equal, also after a trip through pickle or JSON (env.spec.to_json()).
+        fmt = self.interface_format()  # checks the sizes
         if self.functions is not None:
-            ids = ActionSpec.from_format(self.interface_format(), tuple(self.functions)).function_ids
+            ids = ActionSpec.from_format(fmt, tuple(self.functions)).function_ids
             object.__setattr__(self, "functions", tuple(FUNCTIONS[i].name for i in ids))
         if self.render_size is not None:
             size = tuple(self.render_size) if isinstance(self.render_size, (list, tuple)) else ()
@@ -118,7 +121,6 @@ class EnvConfig:
         for name in ("screen_layers", "minimap_layers"):
             if isinstance(getattr(self, name), list):
                 object.__setattr__(self, name, tuple(getattr(self, name)))
-        fmt = self.interface_format()  # checks the sizes
         for name in _SIZES:  # as (width, height): 64 and (64, 64) are one size
             object.__setattr__(self, name, getattr(fmt, name))
         self.layer_selection()  # fail early on unknown layer names

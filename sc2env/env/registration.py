@@ -13,7 +13,6 @@ from sc2env.game.maps import MINI_GAMES
 ENTRY_POINT = "sc2env.env.env:SC2Env"
 VECTOR_ENTRY_POINT = "sc2env.env.vector:SC2VectorEnv"
 ANY_MAP_ID = "sc2env/SC2-v0"
-_NORMALISED = ("functions", "screen_size", "minimap_size", "rgb_screen_size", "rgb_minimap_size", "render_size")
 
 
 def env_ids() -> list[str]:
@@ -54,8 +53,10 @@ def spec_property(config_of: Callable[[Any], Any]) -> property:
         if named is not None and config.map_name != named:
             raise ValueError(f"{env_spec.id} plays {named}, but map_name={config.map_name!r} was given: make "
                              f"sc2env/{config.map_name}-v0, or {ANY_MAP_ID} with map_name={config.map_name!r}")
+        from sc2env.env.config import NORMALISED_FIELDS  # loaded by now: the env has its config
+
         kwargs = env_spec.kwargs if env_spec is not None else {}
-        for name in _NORMALISED:  # as the config holds them: names, and sizes of plain ints (numpy's won't JSON)
+        for name in NORMALISED_FIELDS:  # as the config holds them: names, sizes of plain ints (numpy's won't JSON)
             if kwargs.get(name) is not None:
                 kwargs[name] = getattr(config, name)
         if isinstance(kwargs.get("autoreset_mode"), AutoresetMode):

@@ -127,7 +127,7 @@ class CoordinateTransforms:
         else:
             x0, y0, x1, y1 = 0.0, 0.0, float(map_info.size[0]), float(map_info.size[1])
         units_per_pixel = max(x1 - x0, y1 - y0) / self.minimap_size[0]
-        self.minimap_rows_needed = int(np.ceil((y1 - y0) / units_per_pixel - 1e-9))
+        self.minimap_rows_needed = int(np.ceil((y1 - y0) / units_per_pixel - PIXEL_TOLERANCE))
         """Minimap rows the map (or playable area) spans: more than the minimap has cuts its bottom off."""
         self.world_to_minimap = Linear2D(
             (1 / units_per_pixel, -1 / units_per_pixel), (-x0 / units_per_pixel, y1 / units_per_pixel)
