@@ -1,14 +1,16 @@
 """Env steps per second: one SC2Env, our vector env with 1, 2 and 4 games, and PySC2's SC2Env, in one run.
 
 Also two SC2Envs in two processes at once, sharing nothing: how far two cores carry two games here, the
-yardstick for the vector env's ratio.
+yardstick for the vector env's ratio; and 1 and 4 games driven by a bare client, sc2env's Controller alone
+(requests out, answers read and parsed; no decoding, no masks): the most any env over these sockets could
+reach, with one game and with four.
 
 All on the built-in engine, MoveToBeacon, 64×64 screen and minimap, step_mul 8, every feature layer, the
 agent acting every step. The action loop is the same everywhere: select the army, then move to a random point
 (a real command every step, not no-ops). PySC2 (pysc2-evolved) plays the same engine through
 `--make-sc2path`; it is timed in a child interpreter because it parses absl flags at import.
 
-    python benchmarks/env_steps.py [--steps 3000] [--no-pysc2] [--no-pair]
+    python benchmarks/env_steps.py [--steps 3000] [--repeat 3] [--no-pysc2] [--no-pair] [--no-bare]
 
 Targets (issue 5): one env >= 1,000 steps/s; vector env >= 1.8x one env on 2 cores; sc2env >= 3x PySC2.
 """
@@ -16,10 +18,17 @@ Targets (issue 5): one env >= 1,000 steps/s; vector env >= 1.8x one env on 2 cor
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
+import select
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
+
+import numpy as np
+from s2clientprotocol import sc2api_pb2 as sc_pb
 
 import sc2env  # noqa: F401  (registers the ids)
 from sc2env.env.speed import env_steps_per_second, vector_steps_per_second
@@ -91,11 +100,49 @@ def independent_pair(steps: int) -> float:
     return 2 * steps / (max(end for _, end in spans) - min(start for start, _ in spans))
 
 
-def time_pysc2(steps: int) -> float | None:
+def bare_client(games: int, steps: int) -> float:
+    """Steps/s of `games` built-in engines (MoveToBeacon, played as engine_steps.py plays it) driven by sc2env's
+    Controller alone: each round sends every game its action + step + observation, then reads the answers in
+    the order the games finish, parsed but not decoded (no layers, no masks, no Gymnasium). The client's work
+    is close to nil, so this bounds what any env over these sockets could reach on this machine."""
+    import engine_steps  # benchmarks/, next to this script
+
+    from sc2env.client import Controller
+    from sc2env.launch import launch
+
+    actions = [sc_pb.Request.FromString(action).action.actions
+               for action, _, _ in engine_steps.step_requests(np.random.default_rng(0), steps)]
+    create, join, select_all = engine_steps.setup_requests("MoveToBeacon")
+    processes, controllers = [], []
     try:
-        import pysc2_evolved  # noqa: F401
-    except ImportError:
-        return None
+        for _ in range(games):
+            processes.append(launch(engine="builtin"))
+            controllers.append(Controller(processes[-1]))
+            controllers[-1].create_game(create.create_game)
+            controllers[-1].join_game(join.join_game)
+            controllers[-1].act_step_observe(select_all.action.actions, 1)
+        rounds = steps // games
+        start = time.perf_counter()
+        for r in range(rounds):
+            pending = {}
+            for k, controller in enumerate(controllers):
+                sent = controller.begin_act_step_observe(actions[r * games + k], 8)
+                pending[sent.fileno()] = (controller, sent)
+            while pending:
+                for fd in select.select(list(pending), [], [])[0]:
+                    controller, sent = pending.pop(fd)
+                    if sent.finish()[-1].player_result:
+                        controller.restart_game()
+                        controller.action(select_all.action)
+        return rounds * games / (time.perf_counter() - start)
+    finally:
+        for controller in controllers:
+            controller.close()
+        for process in processes:
+            process.close()
+
+
+def time_pysc2(steps: int) -> float:
     with tempfile.TemporaryDirectory(prefix="sc2env-bench-") as sc2path:
         subprocess.run([sys.executable, "-m", "sc2env.engine", "--make-sc2path", sc2path], check=True,
                        capture_output=True)
@@ -105,44 +152,77 @@ def time_pysc2(steps: int) -> float | None:
         return float(done.stdout.strip().splitlines()[-1])
 
 
-def main(argv: list[str] | None = None) -> dict[str, float]:
+def main(argv: list[str] | None = None) -> dict[str, list[float]]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=3000, help="env steps per measurement")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="rounds of all the measurements, taken in turn; ratios are per round")
     parser.add_argument("--no-pysc2", action="store_true", help="skip the PySC2 comparison")
     parser.add_argument("--vector", type=int, nargs="*", default=[1, 2, 4], help="vector env sizes")
     parser.add_argument("--no-pair", dest="pair", action="store_false",
                         help="skip the two independent envs in two processes")
+    parser.add_argument("--no-bare", dest="bare", action="store_false",
+                        help="skip the 1 and 4 games driven by a bare client")
     args = parser.parse_args(argv)
 
-    results: dict[str, float] = {}
-    results["one env"] = env_steps_per_second(args.steps)
-    print(f"one SC2Env:              {results['one env']:8.0f} steps/s", flush=True)
+    # label -> (what it measures, compared with).
+    runs: dict[str, tuple] = {"one SC2Env": (lambda: env_steps_per_second(args.steps), None)}
     for n in args.vector:
-        results[f"vector x{n}"] = vector_steps_per_second(n, args.steps)
-        print(f"SC2VectorEnv, {n} games:   {results[f'vector x{n}']:8.0f} steps/s  "
-              f"({results[f'vector x{n}'] / results['one env']:.2f}x one env)", flush=True)
+        runs[f"SC2VectorEnv, {n} games"] = (lambda n=n: vector_steps_per_second(n, args.steps), "one SC2Env")
     if args.pair:
-        results["pair"] = independent_pair(args.steps)
-        print(f"two SC2Envs, 2 processes: {results['pair']:7.0f} steps/s  ({results['pair'] / results['one env']:.2f}x "
-              "one env; nothing shared: the yardstick for any vector env here)", flush=True)
+        runs["two SC2Envs, 2 processes"] = (lambda: independent_pair(args.steps), "one SC2Env")
+    if args.bare:
+        runs["bare client, 1 game"] = (lambda: bare_client(1, args.steps), None)
+        runs["bare client, 4 games"] = (lambda: bare_client(4, args.steps), "bare client, 1 game")
     if not args.no_pysc2:
-        pysc2 = time_pysc2(args.steps)
-        if pysc2 is None:
-            print("PySC2 SC2Env:            not installed (pip install pysc2-evolved, Python >= 3.11)")
+        if importlib.util.find_spec("pysc2_evolved") is None:
+            print("PySC2 SC2Env: not installed (pip install pysc2-evolved, Python >= 3.11)")
         else:
-            results["pysc2"] = pysc2
-            print(f"PySC2 SC2Env:            {pysc2:8.0f} steps/s  (sc2env one env is "
-                  f"{results['one env'] / pysc2:.2f}x faster)", flush=True)
-    print(f"[{os.cpu_count()} cores; MoveToBeacon 64x64, step_mul 8, built-in engine]")
-    one = results["one env"]
-    print(f"target one env >= 1,000 steps/s: {one:.0f}, {'met' if one >= 1000 else 'NOT met'}")
-    if "vector x4" in results:
-        ratio = results["vector x4"] / one
-        print(f"target vector env (4 games) >= 1.8x one env: {ratio:.2f}x, {'met' if ratio >= 1.8 else 'NOT met'}")
-    if "pysc2" in results:
-        ratio = one / results["pysc2"]
-        print(f"target sc2env >= 3x PySC2: {ratio:.2f}x, {'met' if ratio >= 3 else 'NOT met'}")
+            runs["PySC2 SC2Env"] = (lambda: time_pysc2(args.steps), None)
+    # The VM's speed drifts by tens of percent within minutes, so the measurements are taken in turn, round
+    # after round, and each ratio compares two figures of the same round.
+    results: dict[str, list[float]] = {label: [] for label in runs}
+    for r in range(args.repeat):
+        for label, (measure, _) in runs.items():
+            results[label].append(measure())
+            print(f"round {r + 1}: {label}: {results[label][-1]:.0f} steps/s", file=sys.stderr, flush=True)
+    print(f"{'':28s} {'steps/s, median (range)':>26s}   ratio per round, median (range)")
+    ratios: dict = {}
+    for label, (_, base) in runs.items():
+        line = f"{label + ':':28s} {_spread(results[label]):>26s}"
+        if base is not None:
+            ratios[label] = [a / b for a, b in zip(results[label], results[base])]
+            line += f"   {_spread(ratios[label], '.2f')}x {base}"
+        print(line)
+    if "bare client, 4 games" in results:  # the vector env's ceiling, against its target's yardstick
+        ratios["bare 4 vs one"] = [a / b for a, b in zip(results["bare client, 4 games"], results["one SC2Env"])]
+        print(f"{'bare client, 4 games:':28s} {'':>26s}   {_spread(ratios['bare 4 vs one'], '.2f')}x one SC2Env")
+    if "PySC2 SC2Env" in results:
+        for label in ("one SC2Env", "bare client, 1 game"):
+            if label in results:
+                ratios[label, "pysc2"] = [a / b for a, b in zip(results[label], results["PySC2 SC2Env"])]
+                print(f"{label + ' / PySC2:':28s} {'':>26s}   {_spread(ratios[label, 'pysc2'], '.2f')}x")
+    print(f"[{os.cpu_count()} cores; MoveToBeacon 64x64, step_mul 8, built-in engine; {args.repeat} rounds of "
+          f"{args.steps} steps]")
+    one = statistics.median(results["one SC2Env"])
+    print(f"target one env >= 1,000 steps/s: {one:.0f}, {_verdict(one >= 1000)}")
+    if "SC2VectorEnv, 4 games" in ratios:
+        ratio = statistics.median(ratios["SC2VectorEnv, 4 games"])
+        print(f"target vector env (4 games) >= 1.8x one env: {ratio:.2f}x, {_verdict(ratio >= 1.8)}")
+    if ("one SC2Env", "pysc2") in ratios:
+        ratio = statistics.median(ratios["one SC2Env", "pysc2"])
+        print(f"target sc2env >= 3x PySC2: {ratio:.2f}x, {_verdict(ratio >= 3)}")
     return results
+
+
+def _spread(values: list[float], fmt: str = ".0f") -> str:
+    """ "median (min-max)" of a run's figures."""
+    median = format(statistics.median(values), fmt)
+    return median if len(values) == 1 else f"{median} ({min(values):{fmt}}-{max(values):{fmt}})"
+
+
+def _verdict(met: bool) -> str:
+    return "met" if met else "NOT met"
 
 
 if __name__ == "__main__":
