@@ -202,7 +202,7 @@ def main(argv: list[str] | None = None) -> dict[str, list[float]]:
             if label in results:
                 ratios[label, "pysc2"] = [a / b for a, b in zip(results[label], results["PySC2 SC2Env"])]
                 print(f"{label + ' / PySC2:':28s} {'':>26s}   {_spread(ratios[label, 'pysc2'], '.2f')}x")
-    print(f"[{os.cpu_count()} cores; MoveToBeacon 64x64, step_mul 8, built-in engine; {args.repeat} rounds of "
+    print(f"[{os.cpu_count()} cores; MoveToBeacon 64x64, step_mul 8, built-in engine; {args.repeat} round(s) of "
           f"{args.steps} steps]")
     one = statistics.median(results["one SC2Env"])
     print(f"target one env >= 1,000 steps/s: {one:.0f}, {_verdict(one >= 1000)}")
