@@ -117,8 +117,11 @@ def resolve_maps(names: Sequence[str], engine: str | None) -> list[str]:
     from sc2env.launch import LaunchConfig, plan_launch
 
     install = plan_launch(LaunchConfig(engine=engine)).install
-    if [n.lower() for n in names] == ["all"]:
+    lowered = [n.lower() for n in names]
+    if lowered == ["all"]:
         return list(MINI_GAMES)
+    if "all" in lowered:
+        raise ValueError("'all' stands alone: --map all plays every mini-game; otherwise list mini-games")
     return [resolve_map(name, install.maps_dir if install is not None else None).name for name in names]
 
 
@@ -126,10 +129,11 @@ def cmd_maps(values: flags.FlagValues) -> int:
     from sc2env.game import MINI_GAMES
     from sc2env.launch import find_install
 
+    problem = None
     try:
         install = find_install()
-    except SC2EnvError:
-        install = None
+    except SC2EnvError as error:
+        install, problem = None, str(error).splitlines()[0]
     installed = {}
     if install is not None:
         from sc2env.game import install_maps
@@ -142,7 +146,8 @@ def cmd_maps(values: flags.FlagValues) -> int:
     print("\nThe built-in engine plays all of them.")
     others = sorted(n for n, s in installed.items() if not s.mini_game)
     if install is None:
-        print("No StarCraft II install found (set SC2PATH to use one).")
+        # Where SC2PATH names a folder, why it is no install; else, how to point at one.
+        print(problem if os.environ.get("SC2PATH") else "No StarCraft II install found (set SC2PATH to use one).")
     elif others:
         print(f"\nOther maps of the StarCraft II install at {install.root} (play against the built-in AI):")
         for line in _columns(others, 4):
@@ -158,13 +163,32 @@ def _columns(names: list[str], n: int) -> list[str]:
 # --- run and play --------------------------------------------------------------------------------------
 
 
+# The env options the command-line flags set: env option -> flag.
+_FLAG_OF = {"screen_size": "screen-size", "minimap_size": "minimap-size", "step_mul": "step-mul",
+            "engine": "engine", "max_episode_steps": "max-steps"}
+
+
 def _env_kwargs(values: flags.FlagValues) -> dict:
-    kwargs = {"screen_size": values["screen-size"].value, "minimap_size": values["minimap-size"].value,
-              "step_mul": values["step-mul"].value}
-    if values.engine is not None:
-        kwargs["engine"] = values.engine
-    if "max-steps" in values and values["max-steps"].value is not None:
-        kwargs["max_episode_steps"] = values["max-steps"].value
+    return {option: values[flag].value for option, flag in _FLAG_OF.items()
+            if flag in values and values[flag].value is not None}
+
+
+def _agent_env_kwargs(values: flags.FlagValues, agent: str, cls) -> dict:
+    """The env options for `agent` (class `cls`): the flags', then the agent's own `env_kwargs`, which must be
+    env options and may not contradict a flag given on the command line (ValueError says which)."""
+    from sc2env.env.config import EnvConfig
+
+    options = {f.name for f in dataclasses.fields(EnvConfig)}
+    kwargs = _env_kwargs(values)
+    for option, value in dict(cls.env_kwargs).items():
+        if option not in options:
+            raise ValueError(f"agent {agent!r} asks for the env option {option!r} in its env_kwargs, which is not "
+                             f"one (render_mode is chosen by --render and --save-video); see EnvConfig")
+        flag = _FLAG_OF.get(option)
+        if flag is not None and values[flag].present and kwargs[option] != value:
+            raise ValueError(f"agent {agent!r} plays with {option}={value!r} (its env_kwargs), but --{flag} "
+                             f"{kwargs[option]} was given: leave the flag out, or change the agent")
+        kwargs[option] = value
     return kwargs
 
 
@@ -175,18 +199,21 @@ def cmd_run(values: flags.FlagValues) -> int:
     from sc2env.env.env import GAME_LOOPS_PER_SECOND
     from sc2env.viewer import ViewerClosed
 
+    if not values.map:  # `--map $MAP` with MAP unset
+        raise ValueError("no map given: --map takes a mini-game, a comma-separated list, or all")
     maps = resolve_maps(values.map, values.engine)
     if ":" in values.agent and os.getcwd() not in sys.path:
         # An agent module in the working directory imports as it does under `python -m sc2env`, whose
         # sys.path starts there (a console script's starts at its own bin directory).
         sys.path.insert(0, os.getcwd())
-    for name in maps:  # unknown agents fail before any game starts
-        agent_class(values.agent, name)
+    # Unknown agents and conflicting options fail before any game starts.
+    env_kwargs = {name: _agent_env_kwargs(values, values.agent, agent_class(values.agent, name)) for name in maps}
     writer = None
     if values["save-video"].value:
         from sc2env.viewer import VideoWriter
 
-        fps = GAME_LOOPS_PER_SECOND / values["step-mul"].value  # one frame per agent step, in real time
+        # One frame per agent step, in real time (at the first map's step_mul).
+        fps = GAME_LOOPS_PER_SECOND / env_kwargs[maps[0]]["step_mul"]
         writer = VideoWriter(values["save-video"].value, fps=fps)
     render_mode = "human" if values.render else ("rgb_array" if writer is not None else None)
     progress = Progress(len(maps) * values.episodes, values.episodes)
@@ -198,8 +225,7 @@ def cmd_run(values: flags.FlagValues) -> int:
     try:
         for name in maps:
             agent = make_agent(values.agent, name, seed=values.seed)
-            kwargs = {**_env_kwargs(values), **dict(agent.env_kwargs)}
-            env = gym.make(f"sc2env/{name}-v0", render_mode=render_mode, **kwargs)
+            env = gym.make(f"sc2env/{name}-v0", render_mode=render_mode, **env_kwargs[name])
             try:
                 on_step = _step_callback(progress, name, env, writer)
                 run_agent(env, agent, values.episodes, seed=values.seed, on_step=on_step,
@@ -216,7 +242,7 @@ def cmd_run(values: flags.FlagValues) -> int:
     finally:
         if writer is not None:
             _close_video(writer)
-    if interrupted:
+    if interrupted and (episodes or failure is None):  # an error before any episode ended says just itself
         print(f"\n{interrupted}: results of the {len(episodes)} finished episode(s)", file=sys.stderr)
     if episodes:
         print(results_table(summarise(episodes), values.agent))
@@ -230,6 +256,8 @@ def _close_video(writer) -> None:
     path = writer.close()
     if path is None:
         print(f"video: no frame was recorded, so {writer.path} was not written", file=sys.stderr)
+    elif not path.is_file():
+        print(f"video: {path} was not written (the video encoder failed)", file=sys.stderr)
     else:
         print(f"video: {path} ({writer.frames} frames)", file=sys.stderr)
 

@@ -24,9 +24,9 @@ SCRIPTED_AGENTS: dict[str, type[Agent]] = {
 
 def agent_class(name: str, map_name: str) -> type[Agent]:
     """The agent class `name` stands for on `map_name`; ValueError says what is known."""
-    if name == "random":
+    if name.lower() == "random":
         return RandomAgent
-    if name == "scripted":
+    if name.lower() == "scripted":
         try:
             return SCRIPTED_AGENTS[map_name]
         except KeyError:
@@ -35,11 +35,18 @@ def agent_class(name: str, map_name: str) -> type[Agent]:
     module_name, _, class_name = name.partition(":")
     if not module_name or not class_name:
         raise ValueError(f"unknown agent {name!r}: use random, scripted or package.module:Class")
+    if "/" in module_name or module_name.endswith(".py"):
+        dotted = module_name.removesuffix(".py").replace("/", ".").strip(".")
+        raise ValueError(f"agent {name!r}: name the module as Python imports it ({dotted}:{class_name}), "
+                         "not as a file path")
     try:
         module = importlib.import_module(module_name)
     except ImportError as error:
         raise ValueError(f"cannot import {module_name!r} for agent {name!r}: {error}") from None
     cls = getattr(module, class_name, None)
+    if cls is None:
+        classes = sorted(n for n, v in vars(module).items() if isinstance(v, type) and callable(getattr(v, "step", None)))
+        raise ValueError(f"{module_name} has no {class_name!r}; its agent classes: {', '.join(classes) or 'none'}")
     if not isinstance(cls, type) or not callable(getattr(cls, "step", None)):
         # A ValueError like the others: the name given is what is wrong (and the CLI reports it in one line).
         raise ValueError(f"{name!r} is not an agent class (a class with step(observation))")  # noqa: TRY004
@@ -51,6 +58,16 @@ def agent_class(name: str, map_name: str) -> type[Agent]:
 
 
 def make_agent(name: str, map_name: str, seed: int | None = None) -> Agent:
-    """An instance of the agent `name` for `map_name` (RandomAgent gets `seed`)."""
+    """An instance of the agent `name` for `map_name` (RandomAgent gets `seed`); ValueError if the class
+    cannot be made without arguments (it needs some, or it leaves an abstract method such as step() out)."""
     cls = agent_class(name, map_name)
-    return cls(seed=seed) if cls is RandomAgent else cls()
+    if cls is RandomAgent:
+        return cls(seed=seed)
+    abstract = sorted(getattr(cls, "__abstractmethods__", ()))
+    if abstract:
+        raise ValueError(f"agent {name!r} cannot be made: it does not define {', '.join(abstract)}")
+    try:
+        return cls()
+    except TypeError as error:
+        raise ValueError(f"agent {name!r} cannot be made without arguments ({error}): give its __init__ "
+                         "defaults for every parameter") from None

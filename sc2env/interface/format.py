@@ -14,6 +14,9 @@ from sc2env.errors import ProtocolError
 
 Size = tuple[int, int]
 """A (width, height) in pixels."""
+MAX_SIDE = 2048
+"""The largest width or height taken: 27 int32 screen layers at 2048x2048 are already 450 MB an observation,
+so a larger size is a typo (an extra zero), not a plan."""
 
 
 def _size(value: int | Size | None, what: str) -> Size | None:
@@ -31,6 +34,9 @@ def _size(value: int | Size | None, what: str) -> Size | None:
     width, height = (int(v) for v in pair)
     if width <= 0 or height <= 0:
         raise ValueError(f"{what} must be positive, got {width}×{height}")
+    if max(width, height) > MAX_SIDE:
+        raise ValueError(f"{what} {width}×{height} is too large: at most {MAX_SIDE} pixels a side (feature "
+                         "layers are usually 32-128)")
     return width, height
 
 

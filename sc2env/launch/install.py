@@ -11,7 +11,7 @@ from sc2env.launch.versions import MIN_API_BUILD, Version, known_version, versio
 
 DEFAULT_SC2PATH = "~/StarCraftII"
 EXECUTABLE = "SC2_x64"
-USE_BUILTIN = "or use the built-in engine with engine='builtin'"
+USE_BUILTIN = "or use the built-in engine with engine='builtin' (on the command line: --engine builtin)"
 
 
 @dataclasses.dataclass(frozen=True)

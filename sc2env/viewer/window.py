@@ -9,7 +9,7 @@ import pygame
 from sc2env.errors import SC2EnvError
 
 _NO_DISPLAY = ("cannot open a window ({}). Without a display, run headless (render_mode='rgb_array', "
-               "sc2env run --save-video out.mp4) or under a virtual display (xvfb-run sc2env play)")
+               "sc2env run --save-video out.mp4) or under a virtual display (xvfb-run sc2env ...)")
 
 
 _MOUSE_EVENTS = (pygame.MOUSEBUTTONDOWN, pygame.MOUSEBUTTONUP, pygame.MOUSEMOTION)

@@ -12,6 +12,7 @@ import tempfile
 
 import pytest
 
+import sc2env.agents
 from sc2env.cli import main, results_table
 from sc2env.game import MINI_GAMES
 
@@ -119,12 +120,77 @@ def test_a_game_lost_mid_run_keeps_the_finished_episodes_in_the_table(capsys, mo
     (["run", "--seed", "-5"], "--seed=-5: -5 is not a non-negative integer"),
     (["run", "--bogus"], "Unknown command line flag 'bogus'"),
     (["fly"], "unknown command 'fly'"),
+    (["run", "--map", ""], "no map given: --map takes a mini-game"),
+    (["run", "--map", "all,MoveToBeacon"], "'all' stands alone"),
+    (["run", "--screen-size", "100000"], "screen_size 100000×100000 is too large: at most 2048"),
+    (["run", "--save-video", "."], "cannot write '.': videos are .mp4 or .gif files"),
+    (["run", "--save-video", "tests"], "cannot write 'tests': videos are .mp4 or .gif files"),
+    (["run", "--save-video", "README.md/out.mp4"], "cannot write README.md/out.mp4: README.md is not a folder"),
+    (["run", "--agent", "mypackage/agents.py:GoRight"], "(mypackage.agents:GoRight), not as a file path"),
+    (["run", "--agent", "sc2env.agents:Goright"], "sc2env.agents has no 'Goright'; its agent classes: "),
+    (["run", "--agent", "sc2env.agents:Agent"], "'sc2env.agents:Agent' cannot be made: it does not define step"),
 ])
 def test_errors_are_one_line(capsys, args, message):
     code, _, err = run_cli(capsys, *args, *BUILTIN[: 2 if args[0] == "run" else 0])
     assert code in (1, 2)
     assert message in err
     assert "Traceback" not in err and len([line for line in err.splitlines() if line.startswith("sc2env")]) == 1
+
+
+def test_a_video_path_that_is_a_folder_is_refused_before_the_game(capsys, tmp_path):
+    (tmp_path / "clip.mp4").mkdir()
+    code, _, err = run_cli(capsys, "run", "--save-video", str(tmp_path / "clip.mp4"), *BUILTIN)
+    assert code == 1 and f"cannot write the video to {tmp_path / 'clip.mp4'}: that is a folder" in err
+    assert "video:" not in err and "episode" not in err  # refused before any game or frame
+
+
+AGENTS_MODULE = """
+from sc2env.agents import Agent, RandomAgent
+from sc2env.interface import FUNCTIONS
+
+class NeedsArg(RandomAgent):
+    def __init__(self, size):
+        super().__init__()
+
+class Typo(RandomAgent):
+    env_kwargs = {"use_feature_unitz": True}
+
+class Renders(RandomAgent):
+    env_kwargs = {"render_mode": "human"}
+
+class Small(Agent):
+    env_kwargs = {"screen_size": 32, "step_mul": 16}
+    def step(self, obs):
+        self.seen = obs.feature_screen.shape
+        return FUNCTIONS.no_op()
+"""
+
+
+@pytest.mark.parametrize("agent, extra, message", [
+    ("NeedsArg", [], "'cliagents:NeedsArg' cannot be made without arguments"),
+    ("Typo", [], "asks for the env option 'use_feature_unitz' in its env_kwargs, which is not one"),
+    ("Renders", [], "asks for the env option 'render_mode'"),
+    ("Small", ["--screen-size", "84"], "plays with screen_size=32 (its env_kwargs), but --screen-size 84 was given"),
+])
+def test_agent_mistakes_are_one_line_and_start_no_game(capsys, tmp_path, monkeypatch, agent, extra, message):
+    (tmp_path / "cliagents.py").write_text(AGENTS_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code, _, err = run_cli(capsys, "run", "--agent", f"cliagents:{agent}", *extra, *BUILTIN)
+    assert code == 1 and message in err, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_agents_env_kwargs_apply_unless_a_flag_says_otherwise(capsys, tmp_path, monkeypatch):
+    (tmp_path / "cliagents.py").write_text(AGENTS_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    made = []
+    real_make = sc2env.agents.make_agent
+    monkeypatch.setattr(sc2env.agents, "make_agent", lambda *a, **k: made.append(real_make(*a, **k)) or made[-1])
+    # A flag that agrees with the agent is no conflict; the agent's own options reach the env.
+    code, _, err = run_cli(capsys, "run", "--agent", "cliagents:Small", "--screen-size", "32", "--max-steps", "2",
+                           *BUILTIN)
+    assert code == 0, err
+    assert made[0].seen[1:] == (32, 32)
 
 
 def test_verbose_is_put_back_when_main_returns(capsys):
@@ -165,14 +231,18 @@ def test_sigterm_closes_the_games_and_prints_what_finished(tmp_path):
     assert not list(pathlib.Path(tempfile.gettempdir()).glob(f"sc2env-{run.pid}-*"))  # its games' folders
 
 
-def test_maps_lists_the_mini_games(capsys, monkeypatch):
+def test_maps_lists_the_mini_games(capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("SC2PATH", "/nonexistent/StarCraftII")
     code, out, _ = run_cli(capsys, "maps")
     assert code == 0
     rows = [line.split() for line in out.splitlines()[1:8]]
     assert [row[0] for row in rows] == list(MINI_GAMES)
     assert rows[0] == ["MoveToBeacon", "120", "s", "-"] and rows[-1] == ["BuildMarines", "900", "s", "-"]
-    assert "The built-in engine plays all of them." in out and "No StarCraft II install found" in out
+    # SC2PATH names a folder that holds no install: the reason is shown, not "set SC2PATH".
+    assert "The built-in engine plays all of them." in out and "No StarCraft II under /nonexistent/StarCraftII" in out
+    monkeypatch.delenv("SC2PATH")
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/StarCraftII either
+    assert "No StarCraft II install found (set SC2PATH to use one)." in run_cli(capsys, "maps")[1]
 
 
 def test_doctor_reports_the_builtin_engine_and_the_display(capsys, monkeypatch, tmp_path):
