@@ -451,7 +451,7 @@ COMMANDS: dict[str, tuple[str, Callable[[flags.FlagValues], int], list[Flag]]] =
 def usage() -> str:
     lines = ["usage: sc2env <command> [--flags]", "", "commands:"]
     lines += [f"  {name:<8} {about}" for name, (about, _, _) in COMMANDS.items()]
-    lines += ["", "sc2env <command> --help shows a command's flags."]
+    lines += ["", "sc2env <command> --help shows a command's flags; sc2env --version the version."]
     return "\n".join(lines)
 
 
@@ -474,6 +474,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(usage())
         return 0 if len(argv) >= 2 else 2
     name = argv[1]
+    if name in ("--version", "-V"):
+        print(f"sc2env {sc2env.__version__}")
+        return 0
     if name not in COMMANDS:
         print(f"sc2env: unknown command {name!r}; the commands are {', '.join(COMMANDS)} (sc2env --help)",
               file=sys.stderr)

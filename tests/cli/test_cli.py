@@ -364,6 +364,10 @@ def test_python_dash_m_shows_the_commands():
     assert "usage: sc2env <command>" in done.stdout and "doctor" in done.stdout
 
 
+def test_version(capsys):
+    assert run_cli(capsys, "--version")[:2] == (0, f"sc2env {sc2env.__version__}\n")
+
+
 def test_importing_the_library_leaves_the_environment_alone():
     # gymnasium sets PYGAME_HIDE_SUPPORT_PROMPT when first imported: import it, then take its setting away.
     code = ("import os, gymnasium; os.environ.pop('PYGAME_HIDE_SUPPORT_PROMPT', None); "
