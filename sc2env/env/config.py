@@ -18,7 +18,6 @@ _SWITCHES = ("compact_layers", "use_feature_units", "use_raw_units", "screen_tar
              "crop_to_playable_area", "realtime", "disable_fog", "spin_wait")
 _NAME_LISTS = ("functions", "screen_layers", "minimap_layers")
 _SIZES = ("screen_size", "minimap_size", "rgb_screen_size", "rgb_minimap_size")
-NORMALISED_FIELDS = ("functions", *_SIZES, "render_size")
 """Settings that may be given several ways and that EnvConfig holds in one form (names; tuples of ints)."""
 
 
@@ -88,6 +87,10 @@ class EnvConfig:
     render_size: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):  # numpy scalars (a sweep's np.int64 seed) as the Python numbers they
+            value = getattr(self, field.name)  # are: Gymnasium's seeding and JSON take only those
+            if isinstance(value, np.generic):
+                object.__setattr__(self, field.name, value.item())
         if not isinstance(self.map_name, str) or not self.map_name:
             raise ValueError(f"map_name must name a map, not {self.map_name!r}: pass map_name= (a mini-game such as "
                              "'MoveToBeacon', or a map of a StarCraft II install with engine='sc2')")

@@ -53,11 +53,9 @@ def spec_property(config_of: Callable[[Any], Any]) -> property:
         if named is not None and config.map_name != named:
             raise ValueError(f"{env_spec.id} plays {named}, but map_name={config.map_name!r} was given: make "
                              f"sc2env/{config.map_name}-v0, or {ANY_MAP_ID} with map_name={config.map_name!r}")
-        from sc2env.env.config import NORMALISED_FIELDS  # loaded by now: the env has its config
-
         kwargs = env_spec.kwargs if env_spec is not None else {}
-        for name in NORMALISED_FIELDS:  # as the config holds them: names, sizes of plain ints (numpy's won't JSON)
-            if kwargs.get(name) is not None:
+        for name, value in kwargs.items():  # as the config holds them: names, sizes, plain numbers (for JSON)
+            if value is not None and hasattr(config, name):
                 kwargs[name] = getattr(config, name)
         if isinstance(kwargs.get("autoreset_mode"), AutoresetMode):
             kwargs["autoreset_mode"] = kwargs["autoreset_mode"].value

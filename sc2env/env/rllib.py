@@ -49,6 +49,9 @@ def make_masked_env(config: Mapping[str, Any]) -> FlatObservationWithMask:
 
     `flatten_keys` in the config picks the observation entries to flatten (default: all but the mask).
     """
+    if config.get("num_envs") is not None:  # RLlib vectorises single envs itself (num_envs_per_env_runner)
+        raise ValueError("make_masked_env makes one env: leave num_envs out of its config and set RLlib's "
+                         "num_envs_per_env_runner instead (make_env takes num_envs for a vector env of its own)")
     return FlatObservationWithMask(make_env(config), config.get("flatten_keys"))
 
 

@@ -12,6 +12,8 @@ import subprocess
 import threading
 from typing import BinaryIO
 
+from sc2env.errors import LaunchError
+
 _PR_SET_PDEATHSIG = 1
 
 
@@ -20,6 +22,21 @@ def _find_prctl():
         return ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):  # not Linux: no parent-death signal, only close()/atexit cleanup
         return None
+
+
+SPAWN_TIMEOUT_S = 30.0
+"""How long starting the process may take (milliseconds, normally) before the launch gives up."""
+
+
+def _kill_once_started(started: concurrent.futures.Future) -> None:
+    """SIGKILL the process group of the child `started` will hold, now or when its keeper has spawned it."""
+
+    def kill(future: concurrent.futures.Future) -> None:
+        if future.exception() is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(future.result().pid, signal.SIGKILL)
+
+    started.add_done_callback(kill)
 
 
 class Child:
@@ -40,7 +57,16 @@ class Child:
         self._keeper = threading.Thread(target=self._keep, args=(env, log, started),
                                         name=f"sc2env-keeper:{pathlib.Path(argv[0]).name}", daemon=True)
         self._keeper.start()
-        self.popen = started.result()  # re-raises the spawn error (missing file, no permission, ...)
+        try:  # re-raises the spawn error (missing file, no permission, ...)
+            self.popen = started.result(timeout=SPAWN_TIMEOUT_S)
+        except concurrent.futures.TimeoutError:
+            _kill_once_started(started)
+            raise LaunchError(
+                f"could not start {argv[0]} within {SPAWN_TIMEOUT_S:g} s: the thread starting it is stuck (a "
+                "lock left held by an earlier Ctrl-C can do this); restart the Python process") from None
+        except BaseException:  # a Ctrl-C while the keeper spawns: the child may still start, and nobody owns it
+            _kill_once_started(started)
+            raise
 
     @property
     def pid(self) -> int:

@@ -90,6 +90,18 @@ def test_a_config_travels_by_pickle_and_json_and_makes_the_same_env():
                            render_size=(np.int64(1024), np.int64(576)))
     assert EnvSpec.from_json(numpy_sized.spec.to_json()).kwargs["render_size"] == [1024, 576]
     numpy_sized.close()
+    # Numpy scalars elsewhere (a sweep's seed, step_mul, a switch) broke to_json() and Gymnasium's seeding.
+    swept = gym.make("sc2env/MoveToBeacon-v0", engine="builtin", seed=np.int64(3), step_mul=np.int64(8),
+                     use_feature_units=np.bool_(True), camera_width=np.float32(24))
+    try:
+        kwargs = EnvSpec.from_json(swept.spec.to_json()).kwargs
+        assert (kwargs["seed"], kwargs["step_mul"], kwargs["use_feature_units"]) == (3, 8, True)
+        config = swept.unwrapped.config
+        assert [type(v) for v in (config.seed, config.step_mul, config.use_feature_units, config.camera_width)] == [
+            int, int, bool, float]
+        swept.reset()  # Gymnasium's seeding took only Python ints
+    finally:
+        swept.close()
     env = gym.make("sc2env/MoveToBeacon-v0", engine="builtin", functions=[FUNCTIONS.no_op, FUNCTIONS.Move_screen],
                    screen_size=(48, 32))
     again = gym.make(EnvSpec.from_json(env.spec.to_json()))
@@ -115,3 +127,5 @@ def test_masked_layout_for_rllib_action_masking_module():
             FlatObservationWithMask(env.env, ["action_mask"])
     finally:
         env.close()
+    with pytest.raises(ValueError, match="makes one env: leave num_envs out"):  # was a TypeError from Gymnasium
+        make_masked_env(EnvContext({"map_name": "MoveToBeacon", "engine": "builtin", "num_envs": 2}))

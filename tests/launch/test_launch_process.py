@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 import time
 
 import portpicker
@@ -317,3 +318,47 @@ def test_an_unclaimed_ready_connection_is_closed_with_the_game(start, monkeypatc
     assert held is not None and held.connected  # the readiness probe, kept for the first client
     process.close()
     assert not held.connected and process.claim_connection() is None
+
+
+def _spawned_after(delay_s: float, spawned: list, monkeypatch) -> None:
+    """Make the keeper thread start its child `delay_s` late, and note each Popen it makes in `spawned`."""
+    from sc2env.launch import child
+
+    real_popen = subprocess.Popen
+
+    def slow_popen(*args, **kwargs):
+        time.sleep(delay_s)
+        spawned.append(real_popen(*args, **kwargs))
+        return spawned[-1]
+
+    monkeypatch.setattr(child.subprocess, "Popen", slow_popen)
+
+
+def test_a_ctrl_c_while_the_game_is_spawned_leaves_no_game(monkeypatch):
+    from sc2env.launch import child
+
+    spawned: list = []
+    _spawned_after(0.2, spawned, monkeypatch)
+    real_result = concurrent.futures.Future.result
+
+    def interrupted(self, timeout=None):  # Ctrl-C lands in the launching thread's wait
+        if threading.current_thread() is threading.main_thread():
+            raise KeyboardInterrupt
+        return real_result(self, timeout)
+
+    monkeypatch.setattr(concurrent.futures.Future, "result", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        child.Child([sys.executable, "-c", "import time; time.sleep(60)"], dict(os.environ), tempfile.TemporaryFile())
+    assert wait_until(lambda: spawned and spawned[0].poll() is not None, 10), "the late child was killed"
+    assert spawned[0].returncode == -signal.SIGKILL
+
+
+def test_a_stuck_spawn_is_an_error_not_a_hang(monkeypatch):
+    from sc2env.launch import child
+
+    spawned: list = []
+    _spawned_after(1.0, spawned, monkeypatch)
+    monkeypatch.setattr(child, "SPAWN_TIMEOUT_S", 0.1)
+    with pytest.raises(LaunchError, match="within 0.1 s: the thread starting it is stuck"):
+        child.Child([sys.executable, "-c", "import time; time.sleep(60)"], dict(os.environ), tempfile.TemporaryFile())
+    assert wait_until(lambda: spawned and spawned[0].poll() is not None, 10), "the late child was killed"
