@@ -18,7 +18,7 @@ _SWITCHES = ("compact_layers", "use_feature_units", "use_raw_units", "screen_tar
              "crop_to_playable_area", "realtime", "disable_fog", "spin_wait")
 _NAME_LISTS = ("functions", "screen_layers", "minimap_layers")
 _SIZES = ("screen_size", "minimap_size", "rgb_screen_size", "rgb_minimap_size")
-"""Settings that may be given several ways and that EnvConfig holds in one form (names; tuples of ints)."""
+"""Sizes, which may be given as an int or a pair and which EnvConfig holds as (width, height) tuples."""
 
 
 @dataclasses.dataclass(frozen=True)

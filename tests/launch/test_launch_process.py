@@ -347,9 +347,10 @@ def test_a_ctrl_c_while_the_game_is_spawned_leaves_no_game(monkeypatch):
         return real_result(self, timeout)
 
     monkeypatch.setattr(concurrent.futures.Future, "result", interrupted)
-    with pytest.raises(KeyboardInterrupt):
-        child.Child([sys.executable, "-c", "import time; time.sleep(60)"], dict(os.environ), tempfile.TemporaryFile())
-    assert wait_until(lambda: spawned and spawned[0].poll() is not None, 10), "the late child was killed"
+    with tempfile.TemporaryFile() as log:  # open until the late child has started
+        with pytest.raises(KeyboardInterrupt):
+            child.Child([sys.executable, "-c", "import time; time.sleep(60)"], dict(os.environ), log)
+        assert wait_until(lambda: spawned and spawned[0].poll() is not None, 10), "the late child was killed"
     assert spawned[0].returncode == -signal.SIGKILL
 
 
@@ -359,6 +360,7 @@ def test_a_stuck_spawn_is_an_error_not_a_hang(monkeypatch):
     spawned: list = []
     _spawned_after(1.0, spawned, monkeypatch)
     monkeypatch.setattr(child, "SPAWN_TIMEOUT_S", 0.1)
-    with pytest.raises(LaunchError, match="within 0.1 s: the thread starting it is stuck"):
-        child.Child([sys.executable, "-c", "import time; time.sleep(60)"], dict(os.environ), tempfile.TemporaryFile())
-    assert wait_until(lambda: spawned and spawned[0].poll() is not None, 10), "the late child was killed"
+    with tempfile.TemporaryFile() as log:  # open until the late child has started
+        with pytest.raises(LaunchError, match="within 0.1 s: the thread starting it is stuck"):
+            child.Child([sys.executable, "-c", "import time; time.sleep(60)"], dict(os.environ), log)
+        assert wait_until(lambda: spawned and spawned[0].poll() is not None, 10), "the late child was killed"

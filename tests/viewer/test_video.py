@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -25,7 +27,7 @@ def test_a_gif_is_written_as_frames_come_and_reads_back_exactly(tmp_path):
     for k in range(12):
         writer.add(_frame(k))
         sizes.append(path.stat().st_size)
-    assert all(b > a for a, b in zip(sizes, sizes[1:])), "each frame reaches the file when it is added"
+    assert all(b > a for a, b in itertools.pairwise(sizes)), "each frame reaches the file when it is added"
     assert writer.close() == path
     with Image.open(path) as gif:
         assert (gif.n_frames, gif.info["loop"], gif.info["duration"], gif.size) == (12, 0, 200, (128, 72))
