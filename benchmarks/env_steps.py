@@ -101,18 +101,28 @@ def independent_pair(steps: int) -> float:
 
 
 def bare_client(games: int, steps: int) -> float:
-    """Steps/s of `games` built-in engines (MoveToBeacon, played as engine_steps.py plays it) driven by sc2env's
-    Controller alone: each round sends every game its action + step + observation, then reads the answers in
-    the order the games finish, parsed but not decoded (no layers, no masks, no Gymnasium). The client's work
-    is close to nil, so this bounds what any env over these sockets could reach on this machine."""
+    """Steps/s of `games` built-in engines driven by sc2env's Controller alone, playing the envs' loop (select the
+    army, then Move_screen to a random point every step) on the same interface (64x64, every layer): each round
+    sends every game its action + step + observation, then reads the answers in the order the games finish,
+    parsed but not decoded (no layers, no masks, no Gymnasium). The client's work is close to nil, so this
+    bounds what any env over these sockets could reach on this machine."""
     import engine_steps  # benchmarks/, next to this script
 
     from sc2env.client import Controller
+    from sc2env.interface import FUNCTIONS
     from sc2env.launch import launch
 
-    actions = [sc_pb.Request.FromString(action).action.actions
-               for action, _, _ in engine_steps.step_requests(np.random.default_rng(0), steps)]
-    create, join, select_all = engine_steps.setup_requests("MoveToBeacon")
+    rng = np.random.default_rng(0)
+    actions = []
+    for x, y in rng.integers(0, engine_steps.RES, (steps, 2)):
+        move = sc_pb.Action()
+        command = move.action_feature_layer.unit_command
+        command.ability_id = FUNCTIONS.Move_screen.ability_id
+        command.target_screen_coord.x, command.target_screen_coord.y = int(x), int(y)
+        actions.append([move])
+    select_army = sc_pb.Action()
+    select_army.action_ui.select_army.selection_add = False
+    create, join, _ = engine_steps.setup_requests("MoveToBeacon")
     processes, controllers = [], []
     try:
         for _ in range(games):
@@ -120,7 +130,7 @@ def bare_client(games: int, steps: int) -> float:
             controllers.append(Controller(processes[-1]))
             controllers[-1].create_game(create.create_game)
             controllers[-1].join_game(join.join_game)
-            controllers[-1].act_step_observe(select_all.action.actions, 1)
+            controllers[-1].act_step_observe([select_army], 1)
         rounds = steps // games
         start = time.perf_counter()
         for r in range(rounds):
@@ -133,7 +143,7 @@ def bare_client(games: int, steps: int) -> float:
                     controller, sent = pending.pop(fd)
                     if sent.finish()[-1].player_result:
                         controller.restart_game()
-                        controller.action(select_all.action)
+                        controller.act_step_observe([select_army], 1)
         return rounds * games / (time.perf_counter() - start)
     finally:
         for controller in controllers:
