@@ -221,14 +221,14 @@ def print_targets(steps_per_second: dict[str, float]) -> None:
     """The issues' targets against the figures through sc2env's client."""
     if "MoveToBeacon" in steps_per_second:
         figure = steps_per_second["MoveToBeacon"]
-        print(f"target MoveToBeacon >= 2,000 agent steps/s: {figure:.0f}, {_verdict(figure >= 2000)}")
+        print(f"target MoveToBeacon >= 2,000 agent steps/s: {figure:.0f}, {verdict(figure >= 2000)}")
     slow = {name: figure for name, figure in steps_per_second.items() if figure < 1000}
     below = ", ".join(f"{name} {figure:.0f}" for name, figure in slow.items())
     print(f"target every mini-game >= 1,000 agent steps/s ({len(steps_per_second)} mini-games run): "
-          f"{_verdict(not slow)}{' (below: ' + below + ')' if slow else ''}")
+          f"{verdict(not slow)}{' (below: ' + below + ')' if slow else ''}")
 
 
-def _verdict(met: bool) -> str:
+def verdict(met: bool) -> str:
     return "met" if met else "NOT met"
 
 

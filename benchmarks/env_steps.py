@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 
+import engine_steps  # benchmarks/, next to this script
 import numpy as np
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
@@ -106,8 +107,6 @@ def bare_client(games: int, steps: int) -> float:
     sends every game its action + step + observation, then reads the answers in the order the games finish,
     parsed but not decoded (no layers, no masks, no Gymnasium). The client's work is close to nil, so this
     bounds what any env over these sockets could reach on this machine."""
-    import engine_steps  # benchmarks/, next to this script
-
     from sc2env.client import Controller
     from sc2env.interface import FUNCTIONS
     from sc2env.launch import launch
@@ -215,13 +214,13 @@ def main(argv: list[str] | None = None) -> dict[str, list[float]]:
     print(f"[{os.cpu_count()} cores; MoveToBeacon 64x64, step_mul 8, built-in engine; {args.repeat} round(s) of "
           f"{args.steps} steps]")
     one = statistics.median(results["one SC2Env"])
-    print(f"target one env >= 1,000 steps/s: {one:.0f}, {_verdict(one >= 1000)}")
+    print(f"target one env >= 1,000 steps/s: {one:.0f}, {engine_steps.verdict(one >= 1000)}")
     if "SC2VectorEnv, 4 games" in ratios:
         ratio = statistics.median(ratios["SC2VectorEnv, 4 games"])
-        print(f"target vector env (4 games) >= 1.8x one env: {ratio:.2f}x, {_verdict(ratio >= 1.8)}")
+        print(f"target vector env (4 games) >= 1.8x one env: {ratio:.2f}x, {engine_steps.verdict(ratio >= 1.8)}")
     if ("one SC2Env", "pysc2") in ratios:
         ratio = statistics.median(ratios["one SC2Env", "pysc2"])
-        print(f"target sc2env >= 3x PySC2: {ratio:.2f}x, {_verdict(ratio >= 3)}")
+        print(f"target sc2env >= 3x PySC2: {ratio:.2f}x, {engine_steps.verdict(ratio >= 3)}")
     return results
 
 
@@ -229,10 +228,6 @@ def _spread(values: list[float], fmt: str = ".0f") -> str:
     """ "median (min-max)" of a run's figures."""
     median = format(statistics.median(values), fmt)
     return median if len(values) == 1 else f"{median} ({min(values):{fmt}}-{max(values):{fmt}})"
-
-
-def _verdict(met: bool) -> str:
-    return "met" if met else "NOT met"
 
 
 if __name__ == "__main__":

@@ -55,7 +55,7 @@ def spec_property(config_of: Callable[[Any], Any]) -> property:
                              f"sc2env/{config.map_name}-v0, or {ANY_MAP_ID} with map_name={config.map_name!r}")
         kwargs = env_spec.kwargs if env_spec is not None else {}
         for name, value in kwargs.items():  # as the config holds them: names, sizes, plain numbers (for JSON)
-            if value is not None and hasattr(config, name):
+            if value is not None and name in config.__dataclass_fields__:
                 kwargs[name] = getattr(config, name)
         if isinstance(kwargs.get("autoreset_mode"), AutoresetMode):
             kwargs["autoreset_mode"] = kwargs["autoreset_mode"].value
