@@ -103,6 +103,7 @@ def test_invalid_action_can_raise(make_env):
     (np.r_[0, -1, np.zeros(12, int)], "screen component -1 is outside"),
     (np.r_[np.zeros(13), 0.5], "unload_id component 0.5 is not a whole number"),
     (np.r_[np.zeros(13), np.nan], "is not a whole number"),
+    (np.zeros(14, bool), "got bool array of shape"),  # a mask passed as the action
     ([FUNCTIONS.no_op()], r"or one FunctionCall; got list: \[FunctionCall"),  # was numpy's ragged-array error
 ])
 def test_a_malformed_action_raises_even_under_noop(make_env, action, message):
@@ -114,6 +115,15 @@ def test_a_malformed_action_raises_even_under_noop(make_env, action, message):
         env.step(action)
     _, _, _, _, info = env.step(np.zeros(14, int))  # nothing was sent: the env is still usable
     assert not info["invalid_action"]
+
+
+def test_a_float_vector_of_whole_numbers_is_an_action(make_env):
+    env = make_env(**SMALL)
+    env.reset(seed=4)
+    select_army = env.unwrapped.action_spec.to_vector(FUNCTIONS.select_army("select"))
+    _, _, _, _, info = env.step(select_army.astype(np.float32))  # a policy's float output
+    assert not info["invalid_action"]
+    assert FUNCTIONS.Move_screen.id in env.unwrapped.last_observation.available_actions  # the army is selected
 
 
 def rollout(env, seed):
