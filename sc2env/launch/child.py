@@ -5,16 +5,16 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import ctypes
+import functools
 import os
 import pathlib
 import signal
 import subprocess
+import sys
 import threading
 from typing import BinaryIO
 
 from sc2env.errors import LaunchError
-
-_PR_SET_PDEATHSIG = 1
 
 
 def _find_prctl():
@@ -23,6 +23,27 @@ def _find_prctl():
     except (OSError, AttributeError):  # not Linux: no parent-death signal, only close()/atexit cleanup
         return None
 
+
+# Sets the parent-death signal, then becomes the program: `python -I -S -c _GUARD parent_pid report_fd argv...`.
+# The signal survives exec. A preexec_fn would set it without a second exec, but CPython forks under the import
+# lock when one runs, so a spawn would wait on any import in another thread (for ever, on one a Ctrl-C broke).
+# A failed exec is reported on report_fd, as Popen reports its own; a successful one closes it.
+_GUARD = """
+import ctypes, os, signal, sys
+parent, report = int(sys.argv[1]), int(sys.argv[2])
+ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+if os.getppid() != parent:
+    os._exit(1)  # the parent died before the signal was set
+for name in ("SIGPIPE", "SIGXFSZ"):  # ignored by Python at start-up; the program gets the default
+    if hasattr(signal, name):
+        signal.signal(getattr(signal, name), signal.SIG_DFL)
+os.set_inheritable(report, False)
+try:
+    os.execvp(sys.argv[3], sys.argv[3:])
+except OSError as error:
+    os.write(report, str(error.errno).encode())
+os._exit(127)
+"""
 
 SPAWN_TIMEOUT_S = 30.0
 """How long starting the process may take (milliseconds, normally) before the launch gives up."""
@@ -62,8 +83,8 @@ class Child:
         except concurrent.futures.TimeoutError:
             _kill_once_started(started)
             raise LaunchError(
-                f"could not start {argv[0]} within {SPAWN_TIMEOUT_S:g} s: the thread starting it is stuck (a "
-                "lock left held by an earlier Ctrl-C can do this); restart the Python process") from None
+                f"could not start {argv[0]} within {SPAWN_TIMEOUT_S:g} s: the thread starting it is stuck; "
+                "restart the Python process") from None
         except BaseException:  # a Ctrl-C while the keeper spawns: the child may still start, and nobody owns it
             _kill_once_started(started)
             raise
@@ -100,22 +121,32 @@ class Child:
             os.killpg(self.popen.pid, signum)
 
     def _keep(self, env, log, started) -> None:
-        prctl = _find_prctl()
-        parent = os.getpid()
-
-        def die_with_parent() -> None:  # runs in the forked child, before exec
-            prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-            if os.getppid() != parent:  # the parent died before prctl took effect
-                os._exit(1)
-
         try:
-            # Output goes to a file, never a pipe that nobody reads and that would block the game when full.
-            popen = subprocess.Popen(self.argv, env=env, stdin=subprocess.DEVNULL, stdout=log,
-                                     stderr=subprocess.STDOUT, start_new_session=True,
-                                     preexec_fn=die_with_parent if prctl else None)
+            popen = self._spawn(env, log)
         except BaseException as error:  # noqa: BLE001 - handed to the launching thread
             started.set_exception(error)
             return
         started.set_result(popen)
         popen.wait()
         self.exited.set()
+
+    def _spawn(self, env, log) -> subprocess.Popen[bytes]:
+        # Output goes to a file, never a pipe that nobody reads and that would block the game when full.
+        popen = functools.partial(subprocess.Popen, env=env, stdin=subprocess.DEVNULL, stdout=log,
+                                  stderr=subprocess.STDOUT, start_new_session=True)
+        if not (_find_prctl() and sys.executable):
+            return popen(self.argv)
+        read_end, write_end = os.pipe()
+        with open(read_end, "rb") as report:
+            try:
+                guard = popen([sys.executable, "-I", "-S", "-c", _GUARD, str(os.getpid()), str(write_end), *self.argv],
+                              pass_fds=(write_end,))
+            finally:
+                os.close(write_end)
+            failed = report.read()  # nothing once the program runs
+        if failed:
+            guard.wait()
+            code = int(failed)
+            raise OSError(code, os.strerror(code), self.argv[0])
+        return guard
+

@@ -364,3 +364,22 @@ def test_a_stuck_spawn_is_an_error_not_a_hang(monkeypatch):
         with pytest.raises(LaunchError, match="within 0.1 s: the thread starting it is stuck"):
             child.Child([sys.executable, "-c", "import time; time.sleep(60)"], dict(os.environ), log)
         assert wait_until(lambda: spawned and spawned[0].poll() is not None, 10), "the late child was killed"
+
+
+def test_an_import_in_another_thread_does_not_hold_up_a_spawn(monkeypatch):
+    # CPython forks under the import lock when a preexec_fn runs in the child: a spawn would wait for any import
+    # in another thread, and for ever for one a Ctrl-C interrupted. The parent-death signal is set without one.
+    import _imp
+
+    from sc2env.launch import child
+
+    monkeypatch.setattr(child, "SPAWN_TIMEOUT_S", 5.0)
+    with tempfile.TemporaryFile() as log:
+        _imp.acquire_lock()
+        try:
+            started = child.Child([sys.executable, "-c", "print('started')"], dict(os.environ), log)
+        finally:
+            _imp.release_lock()
+        assert started.wait(10) == 0
+        log.seek(0)
+        assert log.read() == b"started\n"
