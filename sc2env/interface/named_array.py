@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -28,15 +29,32 @@ class NamedArray(np.ndarray):
     a plain `array.view(Subclass)`. Names apply while the array keeps that number of dimensions:
     `table.x`, `table[:, "x"]`, `player["minerals"]`. A row of a table (an int index on its first axis, or
     iterating over it) is a `_row` array with names of its own (`feature_units[0].x`, `for u in feature_units:
-    u.alliance`, `score_by_category.killed_minerals.army`). A selection of rows keeps the names; a slice that
-    cuts the named axis is a plain array (the names would point at the wrong entries). `np.asarray` gives an
-    ndarray.
+    u.alliance`, `score_by_category.killed_minerals.army`). A selection of rows keeps the names, and so does an
+    index that takes other axes away but leaves the named one whole (`feature_screen[:, y, x].unit_type`, the
+    layers at one pixel: an array of a `_fewer_axes` class). A slice that cuts the named axis is a plain array
+    (the names would point at the wrong entries). Setting a name writes into the array (`player.minerals = 0`).
+    `np.asarray` gives an ndarray.
     """
 
     _names: ClassVar[Mapping[str, int]] = {}
     _axis: ClassVar[int] = 0
     _ndim: ClassVar[int] = -1
     _row: ClassVar[type[NamedArray] | None] = None
+    _fewer_axes: ClassVar[dict[int, type[NamedArray]]] = {}
+    """The same names with only ndim axes (for the named one and those before it): made with each class."""
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if "_fewer_axes" in cls.__dict__:  # itself one of those
+            return
+        cls._fewer_axes = {}
+        module = sys.modules[cls.__module__]
+        for ndim in range(cls._axis + 1, cls._ndim):
+            name = f"{cls.__name__}{ndim}D"
+            fewer = type(cls)(name, (cls,), {"_ndim": ndim, "_row": None, "_fewer_axes": cls._fewer_axes,
+                                             "__module__": cls.__module__, "__qualname__": name})
+            setattr(module, name, fewer)  # where pickle looks for it
+            cls._fewer_axes[ndim] = fewer
 
     def __getattr__(self, name: str) -> np.ndarray:
         cls = type(self)
@@ -60,10 +78,23 @@ class NamedArray(np.ndarray):
         whole = isinstance(named, slice) and named == slice(None)
         if not whole or any(part is Ellipsis or part is None for part in parts):
             return np.asarray(self)[key]  # the named axis is cut or moved: its names no longer fit
-        return super().__getitem__(key)  # rows chosen (a slice, a mask): the names still fit
+        result = super().__getitem__(key)  # rows chosen (a slice, a mask): the names still fit
+        if isinstance(result, NamedArray) and result.ndim != cls._ndim:  # axes after the named one taken away
+            fewer = cls._fewer_axes.get(result.ndim)
+            return np.asarray(result) if fewer is None else result.view(fewer)
+        return result
 
     def __setitem__(self, key, value) -> None:
         super().__setitem__(type(self)._by_name(key), value)
+
+    def __setattr__(self, name: str, value) -> None:
+        cls = type(self)
+        if name not in cls._names:
+            super().__setattr__(name, value)
+        elif self.ndim != cls._ndim:
+            raise AttributeError(f"cannot set {name!r}: names apply to the {cls._ndim}-D form of {cls.__name__}")
+        else:
+            self[(slice(None),) * cls._axis + (cls._names[name],)] = value
 
     def __array_wrap__(self, array, context=None, return_scalar=False):
         # A reduction (row.sum()) gives a number, as on a plain array, not a 0-d named array.

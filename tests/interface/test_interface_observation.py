@@ -212,6 +212,20 @@ def test_rows_and_names_as_pysc2_agents_use_them(realdata):
     copied = units.copy()
     copied[:, "x"] = 7
     assert set(copied.x.tolist()) == {7}
+    copied.health = 1  # an attribute write goes into the array, as in PySC2 (it used to hide the column)
+    copied[0].alliance = 9
+    assert set(copied[:, "health"].tolist()) == {1} and copied[0, "alliance"] == 9
+    player = obs.player.copy()
+    player.minerals = 0
+    assert player["minerals"] == 0 and obs.player.minerals == 125
+    with pytest.raises(AttributeError, match="names apply to the 1-D form"):
+        player.reshape(1, -1).minerals = 1
+    # An index that leaves the named axis whole keeps its names: every layer at one pixel, one column of rows.
+    pixel = obs.feature_screen[:, 40, 70]
+    assert pixel.unit_type == obs.feature_screen.unit_type[40, 70] and pixel.player_relative == pixel[5]
+    assert obs.feature_screen[:, 40][:, 70].height_map == obs.feature_screen.height_map[40, 70]
+    assert pickle.loads(pickle.dumps(pixel)).unit_type == pixel.unit_type
+    assert by_category[:, "army"].killed_minerals == by_category.killed_minerals.army
     # A reduction is a number (a 0-d named array could not be a dict key); a slice that cuts the named axis has
     # no names left (they pointed at the wrong entries: player[1:3].minerals gave 0).
     total = by_category.food_used.sum()
