@@ -96,7 +96,7 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
         if tag in harvesters:
             u.assigned_harvesters, u.ideal_harvesters = harvesters[tag]
         if t.weapon is not None and owner == pid:
-            u.weapon_cooldown = float(w.cooldown[i])
+            u.weapon_cooldown = max(float(w.cooldown[i]), 0.0)  # below 0: how late a ready weapon fires
         if w.engaged[i]:
             u.engaged_target_tag = int(w.engaged[i])
         if w.cargo_kind[i]:

@@ -51,6 +51,20 @@ def test_rate_of_fire_is_the_weapon_period_plus_the_mean_random_delay(step):
     assert shots == pytest.approx(3200 / period, rel=0.02), "backdated firing keeps the rate exact"
 
 
+def test_weapon_cooldown_is_reported_from_the_shot_down_to_zero_never_below():
+    # The engine keeps how late a ready weapon fires as a negative cooldown; the game reports 0 when ready.
+    sim = Sim(arena([unit("Marine", 30, 30), unit("Roach", 34.5, 30, owner=2)]))
+    marine, = sim.units(MARINE)
+    roach, = sim.units(ROACH)
+    sim.raw(HOLD, marine.tag)
+    sim.raw(ATTACK, marine.tag, target=roach.tag)
+    seen = []
+    for _ in range(60):
+        sim.step(1)
+        seen += [u.weapon_cooldown for u in sim.units(MARINE)]
+    assert min(seen) == 0.0 and max(seen) > 10  # ready at times, and counting down after each shot
+
+
 def test_roach_armor_and_bonus_free_damage():
     sim = Sim(arena([unit("Marine", 30, 30), unit("Roach", 34.5, 30, owner=2)]))
     marine, = sim.units(MARINE)

@@ -23,13 +23,13 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2env.engine.session import Session
 
 GOLDEN = {
-    "MoveToBeacon": "5ccdefcf9cfaeaa8a1a168c24d6ebebc084cfe483fc5d782b2aa405c7253c162",
-    "CollectMineralShards": "cc03fcdc3220be01f837cb94762263ab66376b1de6c02c97de1c22d3d00ec640",
-    "FindAndDefeatZerglings": "a7eaf5fb3f767e89bccaf5e0dfd85c3d681bcb2a3670bf13eb501c9fdffd3da8",
-    "DefeatRoaches": "278b67b7c057386b85c86de313ef364c6b6564662bab06feb5468e9d70fe1745",
-    "DefeatZerglingsAndBanelings": "87b43a6ddaf5a5ad06cf73e685aaf8ac3430887bb8c74c769e9f9a2847243154",
-    "CollectMineralsAndGas": "4b5b32f2f450648397cd884f3ecd92fc5db354ae325c54fa4dd8ba048024d29d",
-    "BuildMarines": "9a4de11bdbf84e38f3a1df5bc0c4b1005baa3dbad2289faa3669eeedd04a8e34",
+    "MoveToBeacon": "368a90ae5d1a297266a28df8d5b0344387e84e4af89ab6a8a9e95f53f65b7af2",
+    "CollectMineralShards": "370c11f3041562db525de866ab603bef4196b3326d1cb142d37e34fbe214f09c",
+    "FindAndDefeatZerglings": "6be1bab1fa111f3221bc76b84aaecf048ec1f070baa0eb2e32d142715e15024a",
+    "DefeatRoaches": "8465491416c8f2e71bb3f33f71d1034ad0905daedf8559c3ae28212fa5407a27",
+    "DefeatZerglingsAndBanelings": "05d303427bd53e3a5ddd8ab361bb033e216de1a50f570254390ed91080260fe9",
+    "CollectMineralsAndGas": "67b0a1150db3bb86059ea8c05d77bcaa903788ff9eff8673ffc0112945d150cd",
+    "BuildMarines": "d8f9d202a275b8670522a6e7c613a1d522794ba7158ba3f6f923769e464772ed",
 }
 
 # Abilities a random agent often uses: Smart, Move, Attack (general and specific), Stop, Hold, Patrol, gather,
