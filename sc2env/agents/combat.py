@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -11,22 +10,20 @@ from sc2env.agents.base import Agent
 from sc2env.agents.features import (
     FEATURE_UNITS_ENV,
     Alliance,
+    ScreenScale,
     nearest,
-    pixels_per_unit,
     screen_point,
     screen_size,
+    unit_pixel,
     units,
     xy,
 )
 from sc2env.interface import FUNCTIONS, FunctionCall, Observation
 
-if TYPE_CHECKING:
-    from sc2env.env import SC2Env
-
 _F = FUNCTIONS
 
 
-class FocusFire(Agent):
+class FocusFire(ScreenScale, Agent):
     """The whole army attacks one enemy at a time until it dies, then the next (`priority` decides which).
 
     The target is followed from step to step (feature units carry no tags): the enemy nearest to where it was,
@@ -35,7 +32,7 @@ class FocusFire(Agent):
     """
 
     env_kwargs = FEATURE_UNITS_ENV
-    _FOLLOW_PX = 6.0
+    _FOLLOW = 2.25  # world units a target can move between steps (6 pixels at 64)
     _REPEAT_STEPS = 8
 
     def reset(self) -> None:
@@ -61,19 +58,19 @@ class FocusFire(Agent):
         if self._target is not None:
             distance = np.linalg.norm(positions - self._target, axis=1)
             distance[enemies.health > self._health] = np.inf
-            if distance.min() <= self._FOLLOW_PX:
+            if distance.min() <= self._FOLLOW * self._ppu(obs):
                 i = int(np.argmin(distance))
                 self._target, self._health = positions[i], int(enemies.health[i])
                 if self._since < self._REPEAT_STEPS:
                     return _F.no_op()
-                return self._attack(obs)
+                return self._attack(obs, int(enemies.unit_type[i]))
         i = int(np.argmin(self.priority(enemies, xy(army).mean(axis=0))))
         self._target, self._health = positions[i], int(enemies.health[i])
-        return self._attack(obs)
+        return self._attack(obs, int(enemies.unit_type[i]))
 
-    def _attack(self, obs: Observation) -> FunctionCall:
+    def _attack(self, obs: Observation, unit_type: int) -> FunctionCall:
         self._since = 0
-        return _F.Attack_screen("now", screen_point(self._target, screen_size(obs)))
+        return _F.Attack_screen("now", unit_pixel(obs, self._target, unit_type))
 
 
 class DefeatRoaches(FocusFire):
@@ -83,7 +80,7 @@ class DefeatRoaches(FocusFire):
         return enemies.health * 1000.0 + super().priority(enemies, army_centre)
 
 
-class DefeatZerglingsAndBanelings(Agent):
+class DefeatZerglingsAndBanelings(ScreenScale, Agent):
     """Split against splash: spread the Marines, hold position, and let one Marine draw the Zerg in.
 
     A wave starts with the Marines in a column one world unit apart, where one Baneling's burst (radius 2.2)
@@ -99,10 +96,6 @@ class DefeatZerglingsAndBanelings(Agent):
     """World units between the three columns."""
     _QUIET_STEPS = 6  # steps without any change in a hold before another Marine goes to draw the Zerg
     _PHASE_STEPS = 16  # the longest the split, the draw or the run back may take before the script moves on
-    _camera_width = 24.0  # world units across the screen: the env's camera_width, read in setup()
-
-    def setup(self, env: SC2Env) -> None:
-        self._camera_width = float(env.config.camera_width)
 
     def reset(self) -> None:
         self._calls: deque[FunctionCall] = deque()
@@ -183,9 +176,6 @@ class DefeatZerglingsAndBanelings(Agent):
 
     def _enter(self, phase: str, seen: tuple) -> None:
         self._phase, self._since, self._seen = phase, 0, seen
-
-    def _ppu(self, obs: Observation) -> float:
-        return pixels_per_unit(obs, self._camera_width)
 
     def _playable_x(self, obs: Observation) -> tuple[float, float]:
         """The leftmost and rightmost screen x a Marine can stand on (a world unit inside the playable area)."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections import deque
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -12,21 +11,19 @@ from sc2env.agents.base import Agent
 from sc2env.agents.features import (
     FEATURE_UNITS_ENV,
     Alliance,
+    ScreenScale,
     UnitId,
     building_site,
     nearest,
-    pixels_per_unit,
     screen_point,
     screen_size,
+    unit_pixel,
     units,
     xy,
 )
 from sc2env.gamedata import UNIT_TYPES
 from sc2env.interface import FUNCTIONS, FunctionCall, Observation
 from sc2env.interface.function_table import RESOURCE_UNIT_TYPES
-
-if TYPE_CHECKING:
-    from sc2env.env import SC2Env
 
 _F = FUNCTIONS
 _RESOURCE_TYPES = sorted(RESOURCE_UNIT_TYPES)
@@ -37,6 +34,18 @@ _BUILD_TIMEOUT_STEPS = 40
 """Steps an SCV gets to start a building before the order is forgotten."""
 _PLACEMENT_ERRORS = {41, 42, 43, 44, 47}
 """ActionResult codes that mean "can't build there": CantFindPlacementLocation ... CantBuildTooCloseToResources."""
+_BUILD_ABILITIES = sorted({f.ability_id for f in FUNCTIONS if f.name.startswith("Build_")})
+"""An SCV whose first order is one of these is on its way to build or building: it is not picked for more."""
+_STALL_STEPS = 12
+"""Steps an unfinished structure may go without progress before an SCV is sent to resume it (a Barracks gains
+1 % every 10 game loops, so 96 loops without a change means nobody is building it)."""
+# Distances in world units (the scripts were tuned at 64 pixels across 24 units: 2.67 pixels per unit).
+_CLEAR = 0.5625
+"""An SCV with no unit this close can be clicked without picking up another."""
+_FAILED_SITE = 1.125
+"""Radius kept clear around a site the game refused."""
+_SAME_SPOT = 0.75
+"""A refinery this close to a geyser stands on it; a building this close to its site is the one ordered."""
 
 
 def _cost(kind: int) -> int:
@@ -56,7 +65,7 @@ class EconomyPlan:
     """Build a depot when fewer than this many supply (plus two per Barracks) are free."""
 
 
-class Economy(Agent):
+class Economy(ScreenScale, Agent):
     """An economy driven by a small priority list, one function call per step.
 
     Each step either continues the current plan (a short sequence of calls, e.g. select an SCV, then order a
@@ -66,11 +75,6 @@ class Economy(Agent):
 
     env_kwargs = FEATURE_UNITS_ENV
     plan = EconomyPlan()
-    _camera_width = 24.0  # world units across the screen: the env's camera_width, read in setup()
-
-    def setup(self, env: SC2Env) -> None:
-        self._camera_width = float(env.config.camera_width)
-
     def reset(self) -> None:
         self._queue: deque[FunctionCall] = deque()
         self._sent: dict[tuple[int, int], int] = {}  # resource position -> workers we sent there
@@ -78,6 +82,7 @@ class Economy(Agent):
         self._failed: list[tuple[float, float, float]] = []
         self._step = 0
         self._rally_set = False
+        self._progress: dict[tuple[int, int], tuple[int, int]] = {}  # site -> (build progress, step it changed)
 
     # --- the policy ------------------------------------------------------------------------------------
 
@@ -89,7 +94,7 @@ class Economy(Agent):
             if call.function in obs.available_actions:
                 return call
             self._queue.clear()
-        for make_plan in (self._idle_workers, self._supply, self._workers, self._refinery, self._gas_workers,
+        for make_plan in (self._idle_workers, self._resume, self._supply, self._workers, self._refinery, self._gas_workers,
                           self._barracks, self._marines):
             calls = make_plan(obs)
             if calls:
@@ -104,6 +109,23 @@ class Economy(Agent):
         if mineral is None:
             return []
         return [_F.select_idle_worker("select"), _F.Harvest_Gather_screen("now", mineral)]
+
+    def _resume(self, obs: Observation) -> list[FunctionCall]:
+        """An SCV to an unfinished structure whose builder left it (a Smart click resumes construction)."""
+        mine = units(obs, Alliance.SELF)
+        unfinished = mine[mine.build_progress < 100]
+        progress, stalled = {}, None
+        for row, point in zip(unfinished, xy(unfinished)):
+            key = screen_point(point, screen_size(obs))
+            before, since = self._progress.get(key, (-1, self._step))
+            since = since if row.build_progress == before else self._step
+            if self._step - since >= _STALL_STEPS and stalled is None:
+                stalled, since = (point, int(row.unit_type)), self._step  # try again only after another wait
+            progress[key] = (int(row.build_progress), since)
+        self._progress = progress
+        if stalled is None:
+            return []
+        return self._order_scv(obs, _F.Smart_screen("now", unit_pixel(obs, *stalled)))
 
     def _supply(self, obs: Observation) -> list[FunctionCall]:
         player = obs.player
@@ -127,7 +149,8 @@ class Economy(Agent):
         centres = centres[(centres.build_progress >= 100) & (centres.order_length < 2)]
         if len(centres) == 0:
             return []
-        calls = [] if self._selected(obs, UnitId.COMMAND_CENTER) else [self._click(obs, xy(centres)[0])]
+        calls = [] if self._selected(obs, UnitId.COMMAND_CENTER) else \
+            [self._click(obs, xy(centres)[0], UnitId.COMMAND_CENTER)]
         if not self._rally_set:
             mineral = self._least_served(obs, self._minerals(obs), count=False)
             if mineral is not None:
@@ -145,13 +168,13 @@ class Economy(Agent):
         geysers = self._geysers(obs)
         taken = xy(self._own(obs, UnitId.REFINERY))
         if len(taken):  # a geyser under a refinery is still reported
-            geysers = geysers[[np.min(np.linalg.norm(taken - g, axis=1)) > 2 for g in geysers]]
+            near = _SAME_SPOT * self._ppu(obs)
+            geysers = geysers[[np.min(np.linalg.norm(taken - g, axis=1)) > near for g in geysers]]
         centre = self._own(obs, UnitId.COMMAND_CENTER)
         if len(geysers) == 0 or len(centre) == 0:
             return []
-        geyser = geysers[nearest(geysers, xy(centre)[0])]
-        return self._order_scv(obs, _F.Build_Refinery_screen("now", screen_point(geyser, screen_size(obs))),
-                               (UnitId.REFINERY, screen_point(geyser, screen_size(obs))))
+        site = unit_pixel(obs, geysers[nearest(geysers, xy(centre)[0])], _HOLDING["vespene"])
+        return self._order_scv(obs, _F.Build_Refinery_screen("now", site), (UnitId.REFINERY, site))
 
     def _gas_workers(self, obs: Observation) -> list[FunctionCall]:
         done = self._own(obs, UnitId.REFINERY)
@@ -160,7 +183,8 @@ class Economy(Agent):
             key = screen_point(refinery, screen_size(obs))
             if self._sent.get(key, 0) < self.plan.workers_per_refinery:
                 self._sent[key] = self._sent.get(key, 0) + 1
-                return self._order_scv(obs, _F.Harvest_Gather_screen("now", key))
+                target = unit_pixel(obs, refinery, UnitId.REFINERY)
+                return self._order_scv(obs, _F.Harvest_Gather_screen("now", target))
         return []
 
     def _barracks(self, obs: Observation) -> list[FunctionCall]:
@@ -181,7 +205,7 @@ class Economy(Agent):
                 player.food_used >= player.food_cap:
             return []
         idlest = int(np.argmin(barracks.order_length))
-        return [self._click(obs, xy(barracks)[idlest]), _F.Train_Marine_quick("now")]
+        return [self._click(obs, xy(barracks)[idlest], UnitId.BARRACKS), _F.Train_Marine_quick("now")]
 
     # --- helpers ---------------------------------------------------------------------------------------
 
@@ -190,7 +214,7 @@ class Economy(Agent):
         minerals = self._minerals(obs)
         if len(centre) == 0:
             return []
-        ppu = pixels_per_unit(obs, self._camera_width)
+        ppu = self._ppu(obs)
         cc = xy(centre)[0]
         away = cc - (minerals.mean(axis=0) if len(minerals) else cc + (1, 0))
         prefer = cc + away / max(np.linalg.norm(away), 1e-6) * 6 * ppu
@@ -208,19 +232,22 @@ class Economy(Agent):
         """Select one SCV and give it `order` (a builder then goes back to mining).
 
         The SCV is the one farthest from the order's target among those standing clear of other units (so the
-        click can't pick something else): SCVs already sent there are on their way and are not taken again.
+        click can't pick something else): SCVs already sent there are on their way and are not taken again,
+        and builders are left to build.
         """
-        scvs = xy(self._own(obs, UnitId.SCV))
+        rows = self._own(obs, UnitId.SCV)
+        free = ~np.isin(rows.order_id_0, _BUILD_ABILITIES)
+        scvs = xy(rows[free] if free.any() else rows)
         if len(scvs) == 0:
             return []
         everyone = xy(obs.feature_units)
         gaps = np.array([np.sort(np.linalg.norm(everyone - p, axis=1))[1] if len(everyone) > 1 else np.inf
                          for p in scvs])
         target = np.asarray(order.arguments[-1], np.float64)
-        clear = gaps >= 1.5
+        clear = gaps >= _CLEAR * self._ppu(obs)
         choice = np.where(clear, np.linalg.norm(scvs - target, axis=1), -np.inf) if clear.any() else gaps
         scv = scvs[int(np.argmax(choice))]
-        calls = [self._click(obs, scv), order]
+        calls = [self._click(obs, scv, UnitId.SCV), order]
         if building is not None:
             self._building = (building[0], building[1], self._step)
             mineral = self._least_served(obs, self._minerals(obs), count=False)
@@ -235,10 +262,10 @@ class Economy(Agent):
             return
         kind, site, ordered = self._building
         placed = self._own(obs, kind)
-        if len(placed) and np.min(np.linalg.norm(xy(placed) - site, axis=1)) < 4 * screen_size(obs)[0] / 64:
+        if len(placed) and np.min(np.linalg.norm(xy(placed) - site, axis=1)) < 2 * _SAME_SPOT * self._ppu(obs):
             self._building = None
         elif _PLACEMENT_ERRORS & set(obs.action_result.tolist()):
-            self._failed.append((site[0], site[1], 3.0))
+            self._failed.append((site[0], site[1], _FAILED_SITE * self._ppu(obs)))
             self._building = None
         elif self._step - ordered > _BUILD_TIMEOUT_STEPS:
             self._building = None
@@ -257,10 +284,10 @@ class Economy(Agent):
         keys = [screen_point(p, screen_size(obs)) for p in resources]
         load = np.array([self._sent.get(k, 0) for k in keys], np.float64)
         distance = np.linalg.norm(resources - home, axis=1)
-        best = keys[int(np.argmin(load * 1000 + distance))]
+        best = int(np.argmin(load * 1000 + distance))
         if count:
-            self._sent[best] = self._sent.get(best, 0) + 1
-        return best
+            self._sent[keys[best]] = self._sent.get(keys[best], 0) + 1
+        return unit_pixel(obs, resources[best], _RESOURCE_TYPES)
 
     @staticmethod
     def _own(obs: Observation, kind: int) -> np.ndarray:
@@ -285,8 +312,9 @@ class Economy(Agent):
     def _geysers(self, obs: Observation) -> np.ndarray:
         return self._resources(obs, "vespene")
 
-    def _click(self, obs: Observation, point) -> FunctionCall:
-        return _F.select_point("select", screen_point(point, screen_size(obs)))
+    def _click(self, obs: Observation, point, kind: int) -> FunctionCall:
+        return _F.select_point("select", unit_pixel(obs, point, kind))
+
 
 
 class CollectMineralsAndGas(Economy):

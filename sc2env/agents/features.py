@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import enum
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from sc2env.errors import SC2EnvError
 from sc2env.gamedata import unit_type_by_name
 from sc2env.interface import Observation, PlayerRelative
+
+if TYPE_CHECKING:
+    from sc2env.env import SC2Env
 
 Alliance = PlayerRelative
 """`feature_units.alliance` and the `player_relative` layer values (the interface's `PlayerRelative`)."""
@@ -73,9 +77,37 @@ def screen_size(obs: Observation) -> tuple[int, int]:
     return obs.feature_screen.shape[2], obs.feature_screen.shape[1]
 
 
+def unit_pixel(obs: Observation, point, unit_types) -> tuple[int, int]:
+    """The screen pixel nearest to a unit's position `point` that the unit_type layer shows as one of
+    `unit_types` (an id or a collection of ids): a click there hits a unit of that type even where the position
+    itself falls on a neighbour or on a pixel the unit doesn't cover (small screens). `screen_point(point)`
+    when no pixel shows such a unit."""
+    shown = np.isin(obs.feature_screen.unit_type, np.atleast_1d(unit_types))
+    ys, xs = np.nonzero(shown)
+    if len(xs) == 0:
+        return screen_point(point, screen_size(obs))
+    pixels = np.stack([xs, ys], axis=1)
+    x, y = pixels[nearest(pixels, point)]
+    return int(x), int(y)
+
+
 def pixels_per_unit(obs: Observation, camera_width: float) -> float:
     """Screen pixels per world unit for a screen `camera_width` world units across."""
     return obs.feature_screen.shape[2] / camera_width
+
+
+class ScreenScale:
+    """For scripts that measure the screen in world units, so they play alike at every screen size: reads the
+    env's camera width at setup (mix in before `Agent`)."""
+
+    _camera_width = 24.0  # world units across the screen until setup() reads the env's
+
+    def setup(self, env: SC2Env) -> None:
+        self._camera_width = float(env.config.camera_width)
+
+    def _ppu(self, obs: Observation) -> float:
+        """Screen pixels per world unit."""
+        return pixels_per_unit(obs, self._camera_width)
 
 
 def building_site(obs: Observation, size_px: float, prefer, *, margin_px: float = 1.0,

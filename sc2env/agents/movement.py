@@ -8,6 +8,7 @@ from sc2env.agents.base import Agent
 from sc2env.agents.features import (
     FEATURE_UNITS_ENV,
     Alliance,
+    ScreenScale,
     UnitId,
     centre,
     nearest,
@@ -33,7 +34,7 @@ class MoveToBeacon(Agent):
         return _F.Move_screen("now", screen_point(beacon, screen_size(obs)))
 
 
-class CollectMineralShards(Agent):
+class CollectMineralShards(ScreenScale, Agent):
     """Both marines, each in its own control group, each sent to the nearest shard the other isn't after.
 
     Setup puts marine 0 in control group 1 and marine 1 in group 2 (select_army, then one unit of the
@@ -46,8 +47,8 @@ class CollectMineralShards(Agent):
         _F.select_army("select"), _F.select_unit("select", 0), _F.select_control_group("set", 1),
         _F.select_army("select"), _F.select_unit("select", 1), _F.select_control_group("set", 2),
     )
-    _GONE_PX = 1.5
-    """A target with no shard within this many pixels has been collected."""
+    _GONE = 0.5625
+    """A target with no shard within this many world units has been collected (1.5 pixels at 64)."""
 
     def reset(self) -> None:
         self._setup = list(self._SETUP)
@@ -64,8 +65,13 @@ class CollectMineralShards(Agent):
         shards = xy(units(obs, Alliance.NEUTRAL))
         if len(shards) == 0 or len(marines) == 0:
             return _F.no_op()
+        gone = self._GONE * self._ppu(obs)
         for i, target in enumerate(self._targets):
-            if target is not None and np.min(np.linalg.norm(shards - target, axis=1)) > self._GONE_PX:
+            if target is None:
+                continue
+            # An idle marine has reached its target: on a small screen another shard can share its pixel.
+            row = marines[(marines.is_selected > 0) == (i == self._selected)]
+            if np.min(np.linalg.norm(shards - target, axis=1)) > gone or (len(row) and row.order_length[0] == 0):
                 self._targets[i] = None
         needy = [i for i in (self._selected, 1 - self._selected) if self._targets[i] is None]
         if not needy:
@@ -75,7 +81,7 @@ class CollectMineralShards(Agent):
             self._selected = marine
             return _F.select_control_group("recall", marine + 1)
         positions = xy(marines[marines.is_selected > 0]) if (marines.is_selected > 0).any() else xy(marines)
-        target = self._choose(shards, positions[0], self._targets[1 - marine], self._other(marines))
+        target = self._choose(shards, positions[0], self._targets[1 - marine], self._other(marines), gone)
         self._targets[marine] = target
         return _F.Move_screen("now", screen_point(target, screen_size(obs)))
 
@@ -86,10 +92,10 @@ class CollectMineralShards(Agent):
 
     @staticmethod
     def _choose(shards: np.ndarray, me: np.ndarray, claimed: np.ndarray | None,
-                other: np.ndarray | None) -> np.ndarray:
+                other: np.ndarray | None, gone: float) -> np.ndarray:
         candidates = shards
         if claimed is not None and len(shards) > 1:
-            candidates = shards[np.linalg.norm(shards - claimed, axis=1) > CollectMineralShards._GONE_PX]
+            candidates = shards[np.linalg.norm(shards - claimed, axis=1) > gone]
             if len(candidates) == 0:
                 candidates = shards
         if other is not None:

@@ -15,7 +15,7 @@ from sc2env.agents import (
     run_agent,
     summarise,
 )
-from sc2env.agents.features import Alliance, building_site, pixels_per_unit
+from sc2env.agents.features import Alliance, building_site, pixels_per_unit, unit_pixel
 from sc2env.errors import SC2EnvError
 from sc2env.gamedata import UNIT_TYPES, unit_type_by_name
 from sc2env.interface import FUNCTIONS
@@ -32,10 +32,13 @@ def test_every_mini_game_has_a_script():
     assert set(SCRIPTED_AGENTS) == set(THRESHOLDS)
 
 
+# 16 pixels: a pixel is 1.5 world units, several units share one, and a unit's position can fall on a pixel
+# another unit covers. The scripts measure in world units and click where the layers show their target.
+@pytest.mark.parametrize("size", [64, 16])
 @pytest.mark.parametrize("name", list(THRESHOLDS))
-def test_scripted_agent_plays_its_map_well(make_env, name):
+def test_scripted_agent_plays_its_map_well(make_env, name, size):
     cls = SCRIPTED_AGENTS[name]
-    env = make_env(name, **cls.env_kwargs)
+    env = make_env(name, screen_size=size, minimap_size=size, **cls.env_kwargs)
     (episode,) = run_agent(env, cls(), 1, seed=11)
     assert episode.invalid_actions <= episode.steps // 20, "the script keeps sending unavailable actions"
     assert episode.score >= THRESHOLDS[name], episode
@@ -181,3 +184,17 @@ def test_building_site_finds_the_nearest_free_square():
     assert building_site(Obs, 30, prefer=(15, 15)) is None
     far = building_site(Obs, 4, prefer=(15, 15), exclude=[(15.0, 15.0, 40.0)])
     assert far is None
+
+
+def test_unit_pixel_clicks_where_the_layer_shows_the_unit():
+    screen = np.zeros((27, 16, 16), np.int32).view(ScreenLayers)
+    unit_type = screen[ScreenLayers._names["unit_type"]]
+    unit_type[5, 9] = 48  # a Marine drawn one pixel right of its reported position (8, 5)
+    unit_type[5, 8] = 341  # which a mineral field covers
+
+    class Obs:
+        feature_screen = screen
+
+    assert unit_pixel(Obs, (8.2, 5.1), 48) == (9, 5)
+    assert unit_pixel(Obs, (8.2, 5.1), [341, 483]) == (8, 5)
+    assert unit_pixel(Obs, (20.0, -3.0), 105) == (15, 0)  # nothing of that type shown: the point, kept on screen
