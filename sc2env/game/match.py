@@ -203,7 +203,10 @@ class Match:
                 self._create_and_join(self._seed)
         response = self.controller.observation()
         self._start_loop = self._last_loop = response.observation.game_loop
-        self._last_score = float(response.observation.score.score)
+        # From 0, not from the first observation's score: an episode's rewards add up to its final score, as
+        # PySC2's do. Only CollectMineralsAndGas starts elsewhere: at its 50 starting minerals, which the map's
+        # script replaces by the collected total (0) on the first loop (PySC2 zeroes its first step's reward).
+        self._last_score = 0.0
         self._ended = bool(response.player_result)
         return response
 

@@ -51,6 +51,20 @@ def test_episode_runs_to_the_timer_then_restarts():
         assert match.process is process  # restarted in place, not relaunched
 
 
+def test_the_rewards_of_an_episode_add_up_to_its_final_score():
+    # CollectMineralsAndGas scores its 50 starting minerals at the reset, then the collected total (0) from
+    # the first loop on: measured from that first observation, every episode would start with a reward of -50.
+    with Match(config(map_name="CollectMineralsAndGas", step_mul=64, max_game_loops=640)) as match:
+        for seed in (None, 5):  # a new game, then a restart
+            assert match.reset(seed=seed).observation.score.score == 50
+            result, total = match.step(), 0.0
+            assert result.reward == 0 and result.observation.observation.score.score == 0
+            while not (result.terminated or result.truncated):
+                total += result.reward
+                result = match.step()
+            assert total + result.reward == result.observation.observation.score.score
+
+
 def test_same_seed_same_start_and_restarts_continue_deterministically():
     def starts(seed):
         with Match(config(interface_options=options(64))) as match:
