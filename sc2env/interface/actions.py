@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
-from sc2env.errors import InvalidActionError
+from sc2env.errors import MalformedActionError
 from sc2env.interface.abilities import ABILITY_INDEX
 from sc2env.interface.format import InterfaceFormat
 from sc2env.interface.functions import FUNCTIONS, Function, FunctionCall, FunctionKind
@@ -39,7 +39,7 @@ def as_function_call(call: Any) -> FunctionCall:
     try:
         function, arguments = call.function, call.arguments
     except AttributeError:
-        raise InvalidActionError(f"expected a FunctionCall, got {type(call).__name__}: {call!r}") from None
+        raise MalformedActionError(f"expected a FunctionCall, got {type(call).__name__}: {call!r}") from None
     # Made directly, as PySC2's code does (a name or a Function, arguments as lists): checked like build().
     return FunctionCall.build(function, arguments)
 
@@ -47,34 +47,35 @@ def as_function_call(call: Any) -> FunctionCall:
 def validate_call(call: FunctionCall, fmt: InterfaceFormat, masks: ActionMasks | None = None) -> Function:
     """Raise `InvalidActionError` naming the function and argument at fault; return the function.
 
-    Checks the id, the argument count and every value against its static range (both axes of points).
-    With `masks` (from the current observation), also checks that the function is available now and
-    that every argument value is allowed by its value mask.
+    Checks the id, the argument count and every value against its static range (both axes of points): a call
+    failing these is no action of the interface at all (`MalformedActionError`). With `masks` (from the
+    current observation), also checks that the function is available now and that every argument value is
+    allowed by its value mask (`InvalidActionError`).
     """
     if not 0 <= call.function < len(FUNCTIONS):
-        raise InvalidActionError(
+        raise MalformedActionError(
             f"unknown function id {call.function}; ids run from 0 to {len(FUNCTIONS) - 1}"
         )
     func = FUNCTIONS[call.function]
     if len(call.arguments) != len(func.args):
         wanted = ", ".join(a.name for a in func.args) or "no arguments"
-        raise InvalidActionError(
+        raise MalformedActionError(
             f"{func.name} takes {len(func.args)} argument(s) ({wanted}); "
             f"got {len(call.arguments)}: {call.arguments!r}"
         )
     for arg_type, value in zip(func.args, call.arguments):
         bounds = arg_type.bounds(fmt)
         if len(value) != len(bounds):
-            raise InvalidActionError(
+            raise MalformedActionError(
                 f"{func.name}: {arg_type.name} takes {len(bounds)} value(s); got {value!r}"
             )
         if not all(0 <= v < b for v, b in zip(value, bounds)):
             if arg_type.kind == "point":
-                raise InvalidActionError(
+                raise MalformedActionError(
                     f"{func.name} needs a {arg_type.space} point; ({value[0]}, {value[1]}) is outside "
                     f"{bounds[0]}×{bounds[1]}"
                 )
-            raise InvalidActionError(
+            raise MalformedActionError(
                 f"{func.name}: {arg_type.name} must be in 0..{bounds[0] - 1}; got {value[0]}"
             )
     if masks is not None:

@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from sc2env.errors import InvalidActionError
+from sc2env.errors import MalformedActionError
 from sc2env.interface.arguments import ARGUMENT_TYPES, ArgumentType
 from sc2env.interface.function_table import FUNCTION_TABLE
 
@@ -124,6 +124,8 @@ class Functions(Sequence[Function]):
                 return self._by_name[key]
             except KeyError:
                 raise KeyError(f"no function named {key!r}") from None
+        if isinstance(key, numbers.Integral) and not 0 <= key < len(self._list):  # an id: -1 is none, not the last
+            raise IndexError(f"no function id {key}; ids run from 0 to {len(self._list) - 1}")
         return self._list[key]
 
     def __len__(self) -> int:
@@ -191,10 +193,14 @@ class FunctionCall(NamedTuple):
         Also accepts PySC2's form, where every argument is a list: `[[0], [23, 38]]`.
         """
         func = _lookup(function)
-        arguments = tuple(arguments)
+        try:
+            arguments = tuple(arguments)
+        except TypeError:
+            raise MalformedActionError(f"{func.name}: arguments must be a sequence (one per argument); "
+                                       f"got {arguments!r}") from None
         if len(arguments) != len(func.args):
             wanted = ", ".join(a.name for a in func.args) or "no arguments"
-            raise InvalidActionError(
+            raise MalformedActionError(
                 f"{func.name} takes {len(func.args)} argument(s) ({wanted}); "
                 f"got {len(arguments)}: {arguments!r}"
             )
@@ -205,6 +211,8 @@ class FunctionCall(NamedTuple):
         return FUNCTIONS[self.function].name
 
     def __str__(self) -> str:
+        if not 0 <= self.function < len(FUNCTIONS):  # made directly with a bad id: still printable
+            return f"FunctionCall({self.function}, {self.arguments!r})"
         func = FUNCTIONS[self.function]
         shown = []
         for arg_type, value in zip(func.args, self.arguments):
@@ -220,11 +228,11 @@ def _lookup(function: int | str | Function) -> Function:
         return function
     if isinstance(function, str):
         if function not in FUNCTIONS:
-            raise InvalidActionError(f"unknown function {function!r}; see sc2env.interface.FUNCTIONS")
+            raise MalformedActionError(f"unknown function {function!r}; see sc2env.interface.FUNCTIONS")
         return FUNCTIONS[function]
     if isinstance(function, numbers.Integral) and 0 <= int(function) < len(FUNCTIONS):
         return FUNCTIONS[int(function)]
-    raise InvalidActionError(f"unknown function id {function!r}; ids run from 0 to {len(FUNCTIONS) - 1}")
+    raise MalformedActionError(f"unknown function id {function!r}; ids run from 0 to {len(FUNCTIONS) - 1}")
 
 
 def _normalise(func: Function, arg_type: ArgumentType, value: object) -> tuple[int, ...]:
@@ -234,7 +242,7 @@ def _normalise(func: Function, arg_type: ArgumentType, value: object) -> tuple[i
             x, y = (float(v) for v in value)  # type: ignore[union-attr]
             return int(np.floor(x)), int(np.floor(y))
         except (TypeError, ValueError, OverflowError):  # not two numbers, or NaN / infinite ones
-            raise InvalidActionError(
+            raise MalformedActionError(
                 f"{func.name} needs a {arg_type.space} point (x, y) of finite numbers for {arg_type.name}; "
                 f"got {value!r}"
             ) from None
@@ -247,13 +255,13 @@ def _normalise(func: Function, arg_type: ArgumentType, value: object) -> tuple[i
             return (int(arg_type.values[value]),)
         except KeyError:
             names = ", ".join(v.name for v in arg_type.values)
-            raise InvalidActionError(
+            raise MalformedActionError(
                 f"{func.name}: {arg_type.name} must be one of {names}; got {value!r}"
             ) from None
     if isinstance(value, (bool, np.bool_)):
         value = int(value)
     if not isinstance(value, numbers.Integral):
-        raise InvalidActionError(
+        raise MalformedActionError(
             f"{func.name}: {arg_type.name} must be an int"
             f"{' or a name' if arg_type.values else ''}; got {value!r}"
         )
@@ -261,10 +269,10 @@ def _normalise(func: Function, arg_type: ArgumentType, value: object) -> tuple[i
     if arg_type.size is not None and not 0 <= value < arg_type.size:
         if arg_type.values is not None:
             allowed = ", ".join(f"{v.value}={v.name}" for v in arg_type.values)
-            raise InvalidActionError(f"{func.name}: {arg_type.name} must be one of {allowed}; got {value}")
-        raise InvalidActionError(
+            raise MalformedActionError(f"{func.name}: {arg_type.name} must be one of {allowed}; got {value}")
+        raise MalformedActionError(
             f"{func.name}: {arg_type.name} must be in 0..{arg_type.size - 1}; got {value}"
         )
     if value < 0:
-        raise InvalidActionError(f"{func.name}: {arg_type.name} can't be negative; got {value}")
+        raise MalformedActionError(f"{func.name}: {arg_type.name} can't be negative; got {value}")
     return (value,)

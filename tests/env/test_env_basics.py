@@ -16,7 +16,7 @@ import pytest
 from sc2env import errors
 from sc2env.env import COMPACT_UNIT_TYPES, SC2Env, env_ids
 from sc2env.game import MINI_GAMES
-from sc2env.interface import FUNCTIONS, MINIMAP_LAYERS, SCREEN_LAYERS
+from sc2env.interface import FUNCTIONS, MINIMAP_LAYERS, SCREEN_LAYERS, FunctionCall
 
 SMALL = {"screen_size": 32, "minimap_size": 32}
 PLAYER_RELATIVE = [layer.name for layer in SCREEN_LAYERS].index("player_relative")
@@ -105,6 +105,12 @@ def test_invalid_action_can_raise(make_env):
     (np.r_[np.zeros(13), np.nan], "is not a whole number"),
     (np.zeros(14, bool), "got bool array of shape"),  # a mask passed as the action
     ([FUNCTIONS.no_op()], r"or one FunctionCall; got list: \[FunctionCall"),  # was numpy's ragged-array error
+    # The same mistakes in a FunctionCall (they used to be played as no_op): PySC2's 84-pixel coordinates on
+    # a smaller screen, an unknown id, arguments missing or not a sequence.
+    (FUNCTIONS.Move_screen("now", (70, 10)), r"needs a screen point; \(70, 10\) is outside 32×32"),
+    (FunctionCall(999, ()), "unknown function id 999"),
+    (FunctionCall(331, ((0,),)), "Move_screen takes 2 argument"),
+    (FunctionCall(331, None), "arguments must be a sequence"),
 ])
 def test_a_malformed_action_raises_even_under_noop(make_env, action, message):
     # Not an element of the MultiDiscrete space: a bug in the caller (a wrapper, a batching slip) that a
