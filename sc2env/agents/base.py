@@ -33,7 +33,9 @@ class Agent(abc.ABC):
     env_kwargs: ClassVar[Mapping[str, Any]] = MappingProxyType({})
 
     def setup(self, env: SC2Env) -> None:
-        """Called once with the unwrapped env before the first episode (its spec, config and game info)."""
+        """Called once with the unwrapped env after its first reset, before the first `reset()` and `step()`:
+        `env.config`, `env.action_spec`, `env.game_info` and `env.transforms` (coordinate conversions) are
+        all known then."""
 
     def reset(self) -> None:
         """Called at the start of every episode."""

@@ -37,11 +37,14 @@ StepCallback = Callable[[int, dict[str, Any]], None]
 
 
 def run_episode(env: gym.Env, agent: Agent, *, seed: int | None = None,
-                on_step: StepCallback | None = None) -> Episode:
-    """Reset the env and the agent, play until the episode ends, and return its result."""
+                on_step: StepCallback | None = None, setup: bool = False) -> Episode:
+    """Reset the env and the agent, play until the episode ends, and return its result. With `setup`, the
+    agent's `setup(env.unwrapped)` comes between the env's reset (the game info is known then) and its own."""
     unwrapped = env.unwrapped
     start = time.perf_counter()
     _, info = env.reset(seed=seed)
+    if setup:
+        agent.setup(unwrapped)
     agent.reset()
     if on_step is not None:
         on_step(0, info)
@@ -68,10 +71,9 @@ def run_agent(env: gym.Env, agent: Agent, episodes: int, *, seed: int | None = N
               on_step: StepCallback | None = None,
               on_episode: Callable[[Episode], None] | None = None) -> list[Episode]:
     """`setup` the agent and play `episodes` episodes; the first is seeded with `seed` (the rest follow it)."""
-    agent.setup(env.unwrapped)
     results = []
     for i in range(episodes):
-        episode = run_episode(env, agent, seed=seed if i == 0 else None, on_step=on_step)
+        episode = run_episode(env, agent, seed=seed if i == 0 else None, on_step=on_step, setup=i == 0)
         results.append(episode)
         if on_episode is not None:
             on_episode(episode)

@@ -8,6 +8,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import errors
 from sc2env.env.config import EnvConfig
@@ -16,6 +17,7 @@ from sc2env.env.registration import spec_property
 from sc2env.game import Match, StepResult
 from sc2env.interface import (
     FUNCTIONS,
+    CoordinateTransforms,
     FunctionCall,
     Observation,
     ObservationDecoder,
@@ -147,6 +149,17 @@ class SC2Env(gym.Env):
     @property
     def match(self) -> Match | None:
         return self._match
+
+    @property
+    def game_info(self) -> sc_pb.ResponseGameInfo | None:
+        """The game's map and interface description (map name, size, playable area), from the first reset on."""
+        return self._decoder_game_info
+
+    @property
+    def transforms(self) -> CoordinateTransforms | None:
+        """Coordinate conversions between world, screen, minimap and raw units for this map, from the first
+        reset on (see docs/interface.md)."""
+        return None if self._decoder is None else self._decoder.transforms
 
     @property
     def renderer(self):

@@ -198,3 +198,20 @@ def test_unit_pixel_clicks_where_the_layer_shows_the_unit():
     assert unit_pixel(Obs, (8.2, 5.1), 48) == (9, 5)
     assert unit_pixel(Obs, (8.2, 5.1), [341, 483]) == (8, 5)
     assert unit_pixel(Obs, (20.0, -3.0), 105) == (15, 0)  # nothing of that type shown: the point, kept on screen
+
+
+def test_setup_comes_once_after_the_first_reset_with_the_game_info_and_transforms(make_env):
+    calls = []
+
+    class Watcher(MoveToBeacon):
+        def setup(self, env):
+            calls.append(("setup", env.game_info.map_name, env.transforms.world_to_screen is not None))
+
+        def reset(self):
+            calls.append(("reset",))
+            super().reset()
+
+    env = make_env(step_mul=480, screen_size=32, minimap_size=32)  # 1,920 loops: 4 steps an episode
+    run_agent(env, Watcher(), 2, seed=3)
+    assert calls == [("setup", env.unwrapped.game_info.map_name, True), ("reset",), ("reset",)]
+    assert "MoveToBeacon" in calls[0][1]
