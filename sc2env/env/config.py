@@ -134,7 +134,8 @@ class EnvConfig:
         return InterfaceFormat(
             screen_size=self.screen_size, minimap_size=self.minimap_size, camera_width=self.camera_width,
             crop_to_playable_area=self.crop_to_playable_area, rgb_screen_size=self.rgb_screen_size,
-            rgb_minimap_size=self.rgb_minimap_size, action_space="features" if rgb else None,
+            rgb_minimap_size=self.rgb_minimap_size,
+            action_space="features" if rgb and self.screen_size is not None else None,
             use_feature_units=self.use_feature_units, use_raw_units=self.use_raw_units,
             use_camera_position=self.use_feature_units or self.use_raw_units,
             hide_specific_actions=self.hide_specific_actions, max_selected_units=self.max_selected_units,

@@ -116,8 +116,10 @@ class InterfaceFormat:
             raise ValueError(f"camera_width must be a positive number of world units, not {width!r}")
         if self.max_selected_units < 1 or self.max_cargo < 1:
             raise ValueError("max_selected_units and max_cargo must be at least 1")
-        if self.screen_target_masks and not (features and self.action_space == "features"):
-            raise ValueError("screen_target_masks need feature layers and action_space='features'")
+        if self.screen_target_masks and not features:
+            raise ValueError("screen_target_masks are drawn from the feature layers: set screen_size too")
+        if self.screen_target_masks and self.action_space != "features":
+            raise ValueError("screen_target_masks are in feature-screen pixels: they need action_space='features'")
 
     @property
     def raw(self) -> bool:

@@ -132,6 +132,26 @@ def test_a_float_vector_of_whole_numbers_is_an_action(make_env):
     assert FUNCTIONS.Move_screen.id in env.unwrapped.last_observation.available_actions  # the army is selected
 
 
+def test_an_rgb_only_env_plays_with_actions_in_rgb_pixels(make_env):
+    from gymnasium.utils.env_checker import check_env
+
+    from sc2env.agents import RandomAgent, run_agent
+
+    env = make_env(screen_size=None, minimap_size=None, rgb_screen_size=(96, 64), rgb_minimap_size=64,
+                   step_mul=32)
+    check_env(env.unwrapped, skip_render_check=True)
+    assert "feature_screen" not in env.observation_space.spaces
+    assert env.action_space.nvec[1] == 96 * 64  # screen points are RGB pixels
+    (episode,) = run_agent(env, RandomAgent(seed=0), 1, seed=1)
+    assert episode.invalid_actions == 0 and episode.steps == 1920 // 32
+    obs, _ = env.reset(seed=1)
+    env.step(FUNCTIONS.select_army("select"))
+    for _ in range(5):
+        moved, _, _, _, info = env.step(FUNCTIONS.Move_screen("now", (90, 60)))  # beyond 64: an RGB pixel
+        assert not info["invalid_action"]
+    assert (moved["rgb_screen"] != obs["rgb_screen"]).any(axis=2).sum() > 50  # the marine walked
+
+
 def rollout(env, seed):
     """The screens of 20 random masked steps from reset(seed)."""
     obs, _ = env.reset(seed=seed)
