@@ -103,6 +103,10 @@ class SC2VectorEnv(VectorEnv):
             raise
 
     def step(self, actions):
+        if hasattr(actions, "function") and hasattr(actions, "arguments"):  # a tuple, but one action
+            raise errors.MalformedActionError(
+                f"step() got one FunctionCall for {self.num_envs} envs: give one per sub-env, e.g. "
+                f"[call] * {self.num_envs}")
         actions = np.asarray(actions) if not isinstance(actions, (list, tuple)) else actions
         scalar = isinstance(actions, np.ndarray) and actions.ndim == 0  # None, a number: no len()
         if scalar or len(actions) != self.num_envs:

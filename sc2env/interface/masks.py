@@ -114,9 +114,10 @@ class ActionMasks:
         """The 14 component masks as int8 views, the form `MultiDiscrete.sample(mask=...)` takes."""
         return self.spec.split(self.flat.view(np.int8))
 
-    def for_function(self, function_id: int) -> np.ndarray:
-        """A copy of the flat mask conditioned on calling `function_id`: unused arguments pinned to 0 and,
-        with target masks, the screen argument limited to the function's own target class."""
+    def for_function(self, function: int | str) -> np.ndarray:
+        """A copy of the flat mask conditioned on calling `function` (an id or a name): unused arguments
+        pinned to 0 and, with target masks, the screen argument limited to the function's own target class."""
+        function_id = FUNCTIONS[function].id  # a clear error for an unknown id or name
         position = int(self.spec.function_position[function_id])
         if position < 0:
             raise InvalidActionError(f"{FUNCTIONS[function_id].name} is not in this action space")

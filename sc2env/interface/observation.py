@@ -63,6 +63,17 @@ _REFCOUNTS_EXACT = (
 _NO_SCORE = (0,) * (
     len(ScoreCumulative) + len(ScoreByCategory) * len(ScoreCategories) + len(ScoreByVital) * len(ScoreVitals)
 )
+_TURNED_ON_BY = {
+    "feature_screen": "feature layers come with screen_size", "feature_minimap": "feature layers come with screen_size",
+    "rgb_screen": "RGB images come with rgb_screen_size", "rgb_minimap": "RGB images come with rgb_screen_size",
+    "feature_units": "use_feature_units=True turns them on", "raw_units": "use_raw_units=True turns them on",
+    "camera_world": "it needs raw data (use_feature_units or use_raw_units)",
+    "camera_minimap": "it needs raw data (use_feature_units or use_raw_units)",
+    "camera_position": "it needs raw data (use_feature_units or use_raw_units)",
+    "camera_size": "it needs raw data (use_feature_units or use_raw_units)",
+    "target_masks": "screen_target_masks=True turns them on",
+}
+"""What makes each optional entry of an observation appear (the env's / InterfaceFormat's options)."""
 QUEUE_ROWS = 10
 """Rows of the padded build_queue and production_queue arrays (the build_queue_id argument's size)."""
 
@@ -167,7 +178,10 @@ class Observation:
         """Dict-style access, as PySC2's observations allow: `obs["feature_screen"]` (also `obs["masks"]` and
         the mask properties); KeyError for a name an observation never has."""
         if isinstance(name, str) and name in _ITEM_NAMES:
-            return getattr(self, name)
+            value = getattr(self, name)
+            if value is None:  # as PySC2's dict: no key for what the interface leaves out
+                raise KeyError(f"{name!r}: this observation has none; {_TURNED_ON_BY.get(name, 'see its docs')}")
+            return value
         raise KeyError(f"{name!r}: an observation holds {', '.join(self.keys())}")
 
     def __contains__(self, name: object) -> bool:

@@ -86,6 +86,8 @@ class ActionSpec:
 
     def segment(self, name: str) -> slice:
         """The slice of a flat mask that belongs to one component."""
+        if name not in COMPONENT_NAMES:
+            raise KeyError(f"no action component {name!r}; the components: {', '.join(COMPONENT_NAMES)}")
         i = COMPONENT_NAMES.index(name)
         return slice(int(self.offsets[i]), int(self.offsets[i + 1]))
 
@@ -106,6 +108,10 @@ class ActionSpec:
         out = np.array(flat, copy=True)
         batch = out.reshape(-1, self.total)
         index = np.atleast_1d(np.asarray(function_index))
+        if index.dtype.kind not in "iu" or ((index < 0) | (index >= len(self.function_ids))).any():
+            raise IndexError(f"function_index must be positions in this action space's function component "
+                             f"(0..{len(self.function_ids) - 1}, the action vector's first value), not "
+                             f"{function_index!r}; ActionMasks.for_function takes a function id")
         unused = ~self.function_arguments[index]
         for a in range(len(ARGUMENT_TYPES)):
             rows = np.flatnonzero(unused[:, a])

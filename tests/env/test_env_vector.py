@@ -189,6 +189,9 @@ def test_a_malformed_action_names_its_sub_env(make_vec):
     for nothing in (None, 5):  # used to be a bare "len() of unsized object"
         with pytest.raises(ValueError, match=rf"step\(\) got {nothing} for 2 envs: give one per sub-env"):
             envs.step(nothing)
+    # A FunctionCall is a 2-tuple: it used to pass as two actions, the first of them its function id.
+    with pytest.raises(errors.MalformedActionError, match=r"one FunctionCall for 2 envs: .* \[call\] \* 2"):
+        envs.step(FUNCTIONS.select_army("select"))
 
 
 def test_vector_env_accepts_function_calls_and_reports_masks(make_vec):

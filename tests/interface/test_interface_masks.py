@@ -138,6 +138,15 @@ def test_conditional_masks_pin_what_the_chosen_function_ignores(fmt64):
     np.testing.assert_array_equal(conditioned[0], move)
     np.testing.assert_array_equal(conditioned[1], masks.for_function(FUNCTIONS.select_unit.id))
     np.testing.assert_array_equal(batch[0], masks.flat)  # the input is left alone
+    np.testing.assert_array_equal(masks.for_function("Move_screen"), move)
+    # Wrong names and ids used to surface as numpy's IndexError or tuple.index's ValueError.
+    with pytest.raises(IndexError, match="no function id 999; ids run from 0 to 572"):
+        masks.for_function(999)
+    with pytest.raises(KeyError, match="no action component 'screen_2'; the components: function, screen"):
+        masks.argument("screen_2")
+    subset = ActionSpec.from_format(fmt64, ["no_op", "select_army", "Move_screen"])
+    with pytest.raises(IndexError, match=r"positions in this action space's function component \(0\.\.2.*not 331"):
+        subset.conditional_mask(np.ones(subset.total, np.int8), FUNCTIONS.Move_screen.id)
 
 
 def test_vectors_and_calls_convert_both_ways(fmt64):

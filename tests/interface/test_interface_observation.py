@@ -178,6 +178,8 @@ def test_named_access_and_dict_access(realdata):
     assert obs.keys()[:5] == ["game_loop", "player", "available_actions", "feature_screen", "feature_minimap"]
     with pytest.raises(KeyError, match="'radar': an observation holds game_loop, player"):
         obs["radar"]
+    with pytest.raises(KeyError, match="'feature_units': this observation has none; use_feature_units=True"):
+        obs["feature_units"]  # was None, so `for unit in obs["feature_units"]` failed on NoneType
     assert obs["masks"] is obs.masks and obs["function_mask"] is not None  # as before the dict methods
     assert list(obs) == obs.keys() and len(obs) == len(obs.keys()) and dict(obs.items()).keys() == set(obs.keys())
     assert obs.feature_screen[0].ndim == 2 and not hasattr(obs.feature_screen[0], "player_relative")
