@@ -104,13 +104,20 @@ class Child:
         return self.returncode
 
     def stop(self, grace_s: float) -> int | None:
-        """SIGTERM the child's process group, SIGKILL it after `grace_s`; the child's return code."""
+        """SIGTERM the child's process group, SIGKILL it after `grace_s`; the child's return code.
+
+        Interrupted while it waits (Ctrl-C), it SIGKILLs the group at once: nobody may be left to try again.
+        """
         if not self.exited.is_set():
             self._signal_group(signal.SIGTERM)
             self._signal_group(signal.SIGCONT)  # a stopped game (SIGSTOP, a debugger) must run to exit
-            if not self.exited.wait(grace_s):
+            try:
+                if not self.exited.wait(grace_s):
+                    self._signal_group(signal.SIGKILL)
+                    self.exited.wait(5.0)
+            except BaseException:
                 self._signal_group(signal.SIGKILL)
-                self.exited.wait(5.0)
+                raise
         # Whatever the child started in its group (a game's helpers) goes with it.
         self._signal_group(signal.SIGKILL)
         self._keeper.join(1.0)

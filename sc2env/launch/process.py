@@ -88,14 +88,17 @@ class _Resources:
     def release(self) -> None:
         if os.getpid() != self.owner_pid:  # a forked copy of our process must not stop our games
             return
-        if self.child is not None:
-            self.child.stop(self.grace_s)
-        if self.log is not None:
-            self.log.close()
-        if self.temp_dir is not None:
-            workspace.remove_temp_dir(self.temp_dir)
-        if self.port_is_ours and self.port is not None:
-            workspace.return_port(self.port)
+        # The finalizer runs this once: a Ctrl-C in one step must not skip the others.
+        try:
+            if self.child is not None:
+                self.child.stop(self.grace_s)
+        finally:
+            if self.log is not None:
+                self.log.close()
+            if self.temp_dir is not None:
+                workspace.remove_temp_dir(self.temp_dir)
+            if self.port_is_ours and self.port is not None:
+                workspace.return_port(self.port)
 
 
 class GameProcess:

@@ -130,6 +130,18 @@ def test_close_kills_a_game_that_ignores_sigterm(fake_install, monkeypatch):
     assert process.returncode == -signal.SIGKILL and not pid_alive(process.pid)
 
 
+def test_a_ctrl_c_while_close_waits_still_kills_the_game_and_removes_its_dir(fake_install, monkeypatch):
+    monkeypatch.setenv("FAKE_SC2_MODE", "stubborn")
+    process = launch(engine="sc2", sc2path=fake_install)
+    temp_dir, port = process.temp_dir, process.port
+    threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+    with pytest.raises(KeyboardInterrupt):
+        process.close(grace_s=30)  # the game ignores SIGTERM: close() waits out the grace
+    # The finalizer ran once, so nobody would ever try again: the game must be gone now, and its dir too.
+    assert wait_until(lambda: not pid_alive(process.pid), 5) and process.closed
+    assert not temp_dir.exists() and portpicker.is_port_free(port)
+
+
 def test_close_stops_what_the_game_started(fake_install, monkeypatch):
     monkeypatch.setenv("FAKE_SC2_MODE", "spawn")
     process = launch(engine="sc2", sc2path=fake_install)
