@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -292,15 +293,20 @@ class Controller:
             self._pending = None
         got = pending.got  # kept on the Pending: an interrupted read resumes where it stopped
         pending.read_base = self._connection.messages_read - len(got)
+        # The first answer's wait counts from the send (several games read one after another all time out
+        # together), a resumed read's from now, and each later answer's from the one before.
+        since, pending.sent_at = pending.sent_at or time.monotonic(), None
         while len(got) < len(pending.made):
             request, kind = pending.made[len(got)], pending.kinds[len(got)]
             timeout_s = self.timeouts.get(kind, self.timeout_s)
-            try:
-                data = self._connection.receive(timeout_s)
+            waited = time.monotonic() - since
+            try:  # (a wait under a second is not taken off: the socket's timeout then stays as it was)
+                data = self._connection.receive(max(timeout_s - waited, 0.001) if waited > 1.0 else timeout_s)
             except TimeoutError:
                 raise self._timed_out(kind, timeout_s) from None
             except Dropped as error:
                 raise self._lost(kind, str(error)) from None
+            since = time.monotonic()
             try:
                 got.append(self._protocol.read_response(request, data, pending.sent_status))
             except (errors.ProtocolError, errors.RequestError) as error:
@@ -397,6 +403,7 @@ class Pending:
         self.got: list = []  # answers read so far (None for refused or lost ones)
         self.read_base: int | None = None  # the connection's messages_read before this Pending's first answer
         self.failure: errors.SC2EnvError | None = None
+        self.sent_at: float | None = time.monotonic()  # until the first read starts
 
     def finish(self) -> list:
         """Read the answers in order (once; later calls return them again); raises like pipeline()."""

@@ -289,11 +289,14 @@ def _arrival_order(sent: dict[int, tuple], spin: SpinWait) -> Iterator[int]:
     """The indices of `sent` (index -> (pending step, problem)) in the order their games answer, so that the
     games that finish first are decoded while the others are still working."""
     fds = {i: (pending.fileno() if hasattr(pending, "fileno") else -1) for i, (pending, _) in sent.items()}
+    wait_ms = _WAIT_MS
     while fds:
         ready = next((i for i, fd in fds.items() if fd < 0), None)  # nothing to wait for: already answered
         if ready is None:
             spin.wait(*fds.values())
-            events = {fd for fd, _ in poller(fds.values()).poll(_WAIT_MS)}
-            ready = next((i for i, fd in fds.items() if fd in events), next(iter(fds)))
+            events = {fd for fd, _ in poller(fds.values()).poll(wait_ms)}
+            ready = next((i for i, fd in fds.items() if fd in events), None)
+            if ready is None:  # all silent: read one, which waits out the request timeout if it must; the
+                ready, wait_ms = next(iter(fds)), 0  # others then get no second wait of their own
         del fds[ready]
         yield ready

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import signal
+import time
 
 import numpy as np
 import pytest
@@ -192,6 +193,25 @@ def test_a_malformed_action_names_its_sub_env(make_vec):
     # A FunctionCall is a 2-tuple: it used to pass as two actions, the first of them its function id.
     with pytest.raises(errors.MalformedActionError, match=r"one FunctionCall for 2 envs: .* \[call\] \* 2"):
         envs.step(FUNCTIONS.select_army("select"))
+
+
+def test_hung_games_fail_a_vector_step_after_one_request_timeout_not_one_each(make_vec):
+    envs = make_vec(num_envs=3, vectorization_mode="vector_entry_point", request_timeout_s=2, **SMALL)
+    envs.reset(seed=3)
+    pids = [env.match.process.pid for env in envs.unwrapped.envs]
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)  # hung, not dead
+    try:
+        start = time.monotonic()
+        with pytest.raises(errors.RequestTimeoutError, match="sub-env 0: .* within 2 s"):
+            envs.step(np.zeros((3, 14), int))
+        # Each game's wait counts from the send: it was 3 x (2 s + a 1 s poll) when read one after another.
+        assert time.monotonic() - start < 4.5
+    finally:
+        for pid in pids:
+            os.kill(pid, signal.SIGCONT)
+    envs.reset(seed=4)  # new games for the lost ones
+    envs.step(np.zeros((3, 14), int))
 
 
 def test_vector_env_accepts_function_calls_and_reports_masks(make_vec):
