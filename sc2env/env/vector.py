@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, wait
 from typing import Any
 
 import numpy as np
@@ -67,6 +68,7 @@ class SC2VectorEnv(VectorEnv):
         self._autoreset = np.zeros(num_envs, bool)  # sub-envs whose episode ended
         self._observations: list[dict] = []  # each sub-env's latest, for a reset of only some of them
         self._lost: str | None = None  # why step() must wait for reset(): a game was lost mid-batch
+        self._starting: dict[int, Future] = {}  # sub-envs whose start a Ctrl-C left running in its thread
         # Waiting for the first of the games to answer: as one env's client does (see sc2env.spinwait).
         self._spin = SpinWait(DEFAULT_SPIN_WAIT_S if first.config.spin_wait else 0)
 
@@ -222,8 +224,12 @@ class SC2VectorEnv(VectorEnv):
             setattr(env, name, value)
 
     def close_extras(self, **kwargs: Any) -> None:
-        for env in self.envs:
-            env.close()
+        starting, self._starting = self._starting, {}
+        for i, env in enumerate(self.envs):
+            if i in starting:  # closed by its own thread once started, not under its feet
+                starting[i].add_done_callback(lambda _, env=env: env.close())
+            else:
+                env.close()
 
     # --- internals ---------------------------------------------------------------------------------
 
@@ -245,14 +251,21 @@ class SC2VectorEnv(VectorEnv):
     def _reset_each(self, indices, seeds, options) -> list:
         """Reset the given sub-envs; games that must be started are started side by side."""
         indices = list(indices)
+        wait(self._starting.values())  # starts a Ctrl-C left running end first: a sub-env is reset by one thread
+        self._starting = {}
         starting = [i for i in indices if self.envs[i].match is None or not self.envs[i].match.running]
-        if len(starting) > 1:
-            with ThreadPoolExecutor(len(starting)) as pool:  # launching is waiting, not computing
-                futures = {i: pool.submit(self.envs[i].reset, seed=s, options=options)
-                           for i, s in zip(indices, seeds) if i in starting}
+        done = {}
+        if len(starting) > 1:  # launching is waiting, not computing: one thread per game
+            futures = {i: _in_thread(self.envs[i].reset, seed=s, options=options)
+                       for i, s in zip(indices, seeds) if i in starting}
+            try:
                 done = {i: f.result() for i, f in futures.items()}
-        else:
-            done = {}
+            except Exception:
+                wait(futures.values())  # the others' games are started and theirs, as after one reset that failed
+                raise
+            except BaseException:  # a Ctrl-C returns at once: a game still starting is waited for by the next
+                self._starting = {i: f for i, f in futures.items() if not f.done()}  # reset(), closed by close()
+                raise
         return [done[i] if i in done else self.envs[i].reset(seed=s, options=options)
                 for i, s in zip(indices, seeds)]
 
@@ -300,3 +313,19 @@ def _arrival_order(sent: dict[int, tuple], spin: SpinWait) -> Iterator[int]:
                 ready, wait_ms = next(iter(fds)), 0  # others then get no second wait of their own
         del fds[ready]
         yield ready
+
+
+def _in_thread(function, **kwargs) -> Future:
+    """`function(**kwargs)` run in a daemon thread of its own: unlike a pool's, nobody waits for it to end (not
+    a Ctrl-C, not the interpreter's exit); its games die with our process all the same."""
+    future: Future = Future()
+
+    def run() -> None:
+        future.set_running_or_notify_cancel()
+        try:
+            future.set_result(function(**kwargs))
+        except BaseException as error:  # noqa: BLE001 - handed to whoever waits on the future
+            future.set_exception(error)
+
+    threading.Thread(target=run, name="sc2env-start", daemon=True).start()
+    return future

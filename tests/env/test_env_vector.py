@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import pathlib
 import signal
+import threading
 import time
 
+import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
@@ -212,6 +215,57 @@ def test_hung_games_fail_a_vector_step_after_one_request_timeout_not_one_each(ma
             os.kill(pid, signal.SIGCONT)
     envs.reset(seed=4)  # new games for the lost ones
     envs.step(np.zeros((3, 14), int))
+
+
+def _slow_sc2path(root, delay_s: float):
+    """A StarCraft II install whose 'game' (the built-in engine) takes `delay_s` to start."""
+    from sc2env.engine.sc2path import make_sc2path
+
+    binary = make_sc2path(root)
+    binary.write_text(f"#!/bin/sh\nsleep {delay_s}\n" + binary.read_text().split("\n", 1)[1])
+    return root
+
+
+def _wait_until(predicate, timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def _games_marked(mark: str) -> list[int]:
+    """Pids of the processes whose environment holds `mark`."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        try:
+            if entry.isdigit() and mark.encode() in pathlib.Path(f"/proc/{entry}/environ").read_bytes():
+                pids.append(int(entry))
+        except OSError:
+            pass
+    return pids
+
+
+@pytest.mark.parametrize("then", ["reset", "close"])
+def test_a_ctrl_c_during_the_parallel_start_returns_at_once_and_leaves_no_game(tmp_path, monkeypatch, then):
+    mark = f"sc2env-test-{os.getpid()}-{then}"
+    monkeypatch.setenv("SC2ENV_TEST_MARK", mark)  # the games inherit it
+    envs = gym.make_vec("sc2env/MoveToBeacon-v0", num_envs=2, engine="sc2",
+                        sc2path=_slow_sc2path(tmp_path / "sc2", 2.0), **SMALL)
+    try:
+        threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+        start = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            envs.reset(seed=3)
+        assert time.monotonic() - start < 1.5  # not held until both games have started (2 s)
+        if then == "reset":  # waits for the starts the Ctrl-C left running, then plays on with their games
+            envs.reset(seed=3)
+            envs.step(np.zeros((2, 14), int))
+            assert len(_games_marked(mark)) == 2
+    finally:
+        envs.close()  # games still starting are stopped once they have started
+    assert _wait_until(lambda: not _games_marked(mark), 10), "a game outlived close()"
 
 
 def test_vector_env_accepts_function_calls_and_reports_masks(make_vec):
