@@ -93,10 +93,10 @@ class _Resources:
             if self.child is not None:
                 self.child.stop(self.grace_s)
         finally:
-            if self.log is not None:
-                self.log.close()
             if self.temp_dir is not None:
                 workspace.remove_temp_dir(self.temp_dir)
+            if self.log is not None:
+                self.log.close()  # and with it the lock that kept other processes' sweeps off the dir
             if self.port_is_ours and self.port is not None:
                 workspace.return_port(self.port)
 
@@ -130,8 +130,8 @@ class GameProcess:
         # StarCraft II writes into its -tempDir; the built-in engine writes nothing, so it gets no dir and its
         # output goes to an unlinked file: nothing is left on disk even if our process is SIGKILLed.
         if plan.engine == "sc2":
-            self.temp_dir = resources.temp_dir = workspace.make_temp_dir()
-            resources.log = open(self.temp_dir / "output.log", "ab+")  # noqa: SIM115 - closed by release()
+            self.temp_dir, resources.log = workspace.make_temp_dir()  # the log is closed by release()
+            resources.temp_dir = self.temp_dir
         else:
             self.temp_dir = None
             resources.log = tempfile.TemporaryFile()  # noqa: SIM115 - closed by release()

@@ -7,17 +7,35 @@ import pathlib
 import re
 import shutil
 import tempfile
+from typing import BinaryIO
 
 import portpicker
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: owners are told apart by pid alone
+    fcntl = None
 
 _PREFIX = "sc2env-"
 # The owner's pid is part of the name, so a later sc2env process can tell a killed owner's dir.
 _OWNED = re.compile(rf"^{_PREFIX}(\d+)-")
+LOG_NAME = "output.log"
 
 
-def make_temp_dir() -> pathlib.Path:
-    """A fresh temp dir for one game process (its -tempDir and its output log)."""
-    return pathlib.Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-"))
+def make_temp_dir() -> tuple[pathlib.Path, BinaryIO]:
+    """A fresh temp dir for one game process (its -tempDir) and its output log, open and locked.
+
+    The lock (flock, released when the owner and its game have both gone) tells any sc2env process sharing
+    the temp dir that the dir is in use, whichever pid namespace it lives in: a pid can be unknown there, or
+    another process's. The dir takes its final name only once the lock is held.
+    """
+    staging = pathlib.Path(tempfile.mkdtemp(prefix=f".{_PREFIX}{os.getpid()}-"))
+    log = open(staging / LOG_NAME, "ab+")  # noqa: SIM115 - the caller closes it after remove_temp_dir()
+    if fcntl is not None:
+        fcntl.flock(log, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    path = staging.with_name(staging.name[1:])
+    staging.rename(path)
+    return path, log
 
 
 def remove_temp_dir(path: pathlib.Path) -> None:
@@ -38,10 +56,26 @@ def sweep_orphaned_temp_dirs(base: str | os.PathLike[str] | None = None) -> list
         return removed
     for entry in entries:
         match = _OWNED.match(entry.name)
-        if match and entry.is_dir(follow_symlinks=False) and not _alive(int(match.group(1))):
+        if match and entry.is_dir(follow_symlinks=False) and not _in_use(pathlib.Path(entry.path),
+                                                                         int(match.group(1))):
             remove_temp_dir(pathlib.Path(entry.path))
             removed.append(pathlib.Path(entry.path))
     return removed
+
+
+def _in_use(path: pathlib.Path, pid: int) -> bool:
+    """Whether a temp dir's owner (or its game) may still be using it: its log is locked, or, for a dir with no
+    log to lock, its owner's pid is alive."""
+    if fcntl is None:
+        return _alive(pid)
+    try:
+        with open(path / LOG_NAME, "rb") as log:
+            fcntl.flock(log, fcntl.LOCK_EX | fcntl.LOCK_NB)  # let go when closed
+    except FileNotFoundError:
+        return _alive(pid)  # not sc2env's lock: only the pid can tell
+    except OSError:  # held (BlockingIOError), or unreadable: not ours to remove
+        return True
+    return False
 
 
 def _alive(pid: int) -> bool:

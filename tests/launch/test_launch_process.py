@@ -260,6 +260,21 @@ def test_sweep_keeps_live_owners_dirs(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"sc2env-{os.getpid()}-def", "sc2env-notapid"]
 
 
+def test_sweep_keeps_a_dir_whose_log_is_locked_whatever_its_pid_says(tmp_path):
+    # An owner in another pid namespace (a container sharing /tmp) has a pid that is free, or someone else's,
+    # here: its lock on the dir's log says it is alive.
+    import fcntl
+
+    child = subprocess.Popen(["true"])
+    child.wait()
+    used = tmp_path / f"sc2env-{child.pid}-live"
+    used.mkdir()
+    with open(used / "output.log", "ab") as log:
+        fcntl.flock(log, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        assert sweep_orphaned_temp_dirs(tmp_path) == [] and used.is_dir()
+    assert sweep_orphaned_temp_dirs(tmp_path) == [used]  # the lock went with its holder
+
+
 def test_builtin_engine_runs_with_the_sc2_flags(start, monkeypatch):
     monkeypatch.setenv("SC2ENV_ENGINE", "builtin")
     process = start()
