@@ -75,10 +75,13 @@ class SC2VectorEnv(VectorEnv):
     def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None):
         if seed is None or isinstance(seed, (int, np.integer)):
             seeds = [None if seed is None else int(seed) + i for i in range(self.num_envs)]
-        else:
+        elif isinstance(seed, (list, tuple, np.ndarray)):
             seeds = list(seed)
-            if len(seeds) != self.num_envs:
-                raise ValueError(f"reset(seed=...) got {len(seeds)} seeds for {self.num_envs} envs")
+        else:
+            raise ValueError(f"reset(seed=...) takes an int (sub-env i gets seed + i), a list of {self.num_envs} "
+                             f"seeds, or None; not {seed!r}")
+        if len(seeds) != self.num_envs:
+            raise ValueError(f"reset(seed=...) got {len(seeds)} seeds for {self.num_envs} envs")
         options = dict(options or {})
         chosen = _reset_mask(options.pop("reset_mask", None), self.num_envs)
         if chosen is not None and (not self._observations or self.closed or self._lost):

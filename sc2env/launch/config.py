@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import numbers
 import os
+from collections.abc import Iterable
 
 from sc2env.errors import LaunchError
 
@@ -13,6 +15,19 @@ ENGINE_ENV_VAR = "SC2ENV_ENGINE"
 # Readiness deadlines: the built-in engine is up in about a second, StarCraft II can take tens of seconds
 # on a cold disk cache.
 DEFAULT_TIMEOUT_S = {"builtin": 30.0, "sc2": 120.0}
+
+
+# (field, accepted types, what to say when it is something else); None too where it is the default.
+_FIELD_TYPES = (
+    ("engine", (str,), "one of " + ", ".join(ENGINES)),
+    ("sc2path", (str, os.PathLike), "a path (str or pathlib.Path)"),
+    ("version", (str, numbers.Integral), 'a version ("4.10.0") or a build number (75689)'),
+    ("host", (str,), "a host name or address"),
+    ("port", (numbers.Integral,), "a port number"),
+    ("render", (bool,), "True or False"),
+    ("timeout_s", (numbers.Real,), "a number of seconds"),
+    ("spin_wait", (bool,), "True or False"),
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,9 +57,20 @@ class LaunchConfig:
     spin_wait: bool = True
 
     def __post_init__(self) -> None:
-        if isinstance(self.extra_args, str):
-            raise LaunchError(f"extra_args must be a sequence of flags, not the string {self.extra_args!r}")
+        defaults = {field.name: field.default for field in dataclasses.fields(self)}
+        for name, kinds, what in _FIELD_TYPES:
+            value = getattr(self, name)
+            if value is None and defaults[name] is None:
+                continue
+            if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+                raise LaunchError(f"{name} must be {what}, not {value!r}")
+        if isinstance(self.extra_args, (str, bytes)) or not isinstance(self.extra_args, Iterable):
+            raise LaunchError(f"extra_args must be a sequence of flags, not {self.extra_args!r}")
         object.__setattr__(self, "extra_args", tuple(str(a) for a in self.extra_args))
+        for name in ("port", "timeout_s"):  # numpy numbers as Python's
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, int(value) if name == "port" else float(value))
         if self.timeout_s is not None and not self.timeout_s > 0:
             raise LaunchError(f"timeout_s must be positive, not {self.timeout_s!r}")
         if self.port is not None and not 0 < self.port < 65536:

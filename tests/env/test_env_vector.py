@@ -164,6 +164,9 @@ def test_an_unknown_autoreset_mode_is_refused_with_the_choices(make_vec):
 
 def test_the_vector_env_reports_its_sub_envs_seeds(make_vec):
     envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", **SMALL)
+    for wrong in (1.5, "7"):  # a TypeError from list(1.5); "7" read as a list of one seed
+        with pytest.raises(ValueError, match=r"takes an int \(sub-env i gets seed \+ i\), a list of 2 seeds"):
+            envs.reset(seed=wrong)
     envs.reset(seed=5)
     assert envs.np_random_seed == (5, 6)
     assert len(envs.np_random) == 2

@@ -8,6 +8,7 @@ import pathlib
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import sc2env
@@ -107,6 +108,25 @@ def test_unknown_engine_names_its_source(monkeypatch):
     monkeypatch.setenv("SC2ENV_ENGINE", "fast")
     with pytest.raises(LaunchError, match=r"\$SC2ENV_ENGINE='fast'"):
         plan_launch(LaunchConfig())
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("port", "5000", "port must be a port number, not '5000'"),  # was a TypeError from comparing str and int
+    ("port", True, "port must be a port number, not True"),
+    ("timeout_s", "30", "timeout_s must be a number of seconds"),
+    ("extra_args", None, "extra_args must be a sequence of flags, not None"),
+    ("spin_wait", "no", "spin_wait must be True or False, not 'no'"),  # was taken as True
+    ("sc2path", 123, r"sc2path must be a path \(str or pathlib.Path\), not 123"),  # was a TypeError at launch
+    ("host", None, "host must be a host name or address, not None"),
+])
+def test_a_launch_option_of_the_wrong_type_is_named(field, value, message):
+    with pytest.raises(LaunchError, match=message):
+        LaunchConfig(**{field: value})
+
+
+def test_numpy_numbers_are_launch_options_too():
+    config = LaunchConfig(port=np.int64(5000), timeout_s=np.float32(2.5))
+    assert type(config.port) is int and type(config.timeout_s) is float and config.timeout_s == 2.5
 
 
 def test_sc2_engine_without_install_says_what_to_do():

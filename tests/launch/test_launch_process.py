@@ -233,8 +233,9 @@ def sigkill_parent(parent: subprocess.Popen, game: dict) -> None:
             os.kill(game["pid"], signal.SIGKILL)
 
 
-def test_sigkill_of_our_process_leaves_no_game(fake_install):
-    parent, game = run_parent(fake_install, "sleep")
+def test_sigkill_of_our_process_leaves_no_game(fake_install, tmp_path):
+    # A temp dir of its own: another test's launch would sweep the orphan first.
+    parent, game = run_parent(fake_install, "sleep", env=dict(os.environ, TMPDIR=str(tmp_path)))
     sigkill_parent(parent, game)
     # Its temp dir could not be removed by a killed owner; the next launch (or a sweep) removes it.
     temp_dir = pathlib.Path(game["temp_dir"])
