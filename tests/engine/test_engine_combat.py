@@ -32,18 +32,24 @@ def test_marine_kills_a_zergling_with_six_damage_shots():
     assert stats.killed_minerals.army == 25 and stats.killed_value_units == 25
 
 
-@pytest.mark.parametrize("step", [1, 8])
-def test_rate_of_fire_is_the_weapon_period_plus_the_mean_random_delay(step):
+def marine_shooting_a_roach():
+    """A Marine holding position and ordered to attack a Roach 4.5 away: (sim, the Marine, the Roach)."""
     sim = Sim(arena([unit("Marine", 30, 30), unit("Roach", 34.5, 30, owner=2)]))
     marine, = sim.units(MARINE)
     roach, = sim.units(ROACH)
+    sim.raw(HOLD, marine.tag)
+    sim.raw(ATTACK, marine.tag, target=roach.tag)
+    return sim, marine, roach
+
+
+@pytest.mark.parametrize("step", [1, 8])
+def test_rate_of_fire_is_the_weapon_period_plus_the_mean_random_delay(step):
+    sim, _, roach = marine_shooting_a_roach()
     w = sim.game.world
     r = w.slot(roach.tag)
     w.health_max[r] = w.health[r] = 1e9  # a target that never dies, doesn't heal and doesn't fight back
     w.regen[r] = 0.0
     w.mode[r] = 0
-    sim.raw(HOLD, marine.tag)
-    sim.raw(ATTACK, marine.tag, target=roach.tag)
     for _ in range(3200 // step):
         sim.step(step)
     shots = (1e9 - w.health[w.slot(roach.tag)]) / 5  # 6 damage - 1 armor
@@ -53,11 +59,7 @@ def test_rate_of_fire_is_the_weapon_period_plus_the_mean_random_delay(step):
 
 def test_weapon_cooldown_is_reported_from_the_shot_down_to_zero_never_below():
     # The engine keeps how late a ready weapon fires as a negative cooldown; the game reports 0 when ready.
-    sim = Sim(arena([unit("Marine", 30, 30), unit("Roach", 34.5, 30, owner=2)]))
-    marine, = sim.units(MARINE)
-    roach, = sim.units(ROACH)
-    sim.raw(HOLD, marine.tag)
-    sim.raw(ATTACK, marine.tag, target=roach.tag)
+    sim, _, _ = marine_shooting_a_roach()
     seen = []
     for _ in range(60):
         sim.step(1)
@@ -66,11 +68,7 @@ def test_weapon_cooldown_is_reported_from_the_shot_down_to_zero_never_below():
 
 
 def test_roach_armor_and_bonus_free_damage():
-    sim = Sim(arena([unit("Marine", 30, 30), unit("Roach", 34.5, 30, owner=2)]))
-    marine, = sim.units(MARINE)
-    roach, = sim.units(ROACH)
-    sim.raw(HOLD, marine.tag)
-    sim.raw(ATTACK, marine.tag, target=roach.tag)
+    sim, _, _ = marine_shooting_a_roach()
     sim.step(6)
     roach, = sim.units(ROACH)
     assert roach.health_max - roach.health == pytest.approx(5, abs=0.1), "6 - 1 armor (plus a sliver of regeneration)"
