@@ -146,8 +146,8 @@ class Child:
         read_end, write_end = os.pipe()
         with open(read_end, "rb") as report:
             try:
-                guard = popen([sys.executable, "-I", "-S", "-c", _GUARD, str(os.getpid()), str(write_end), *self.argv],
-                              pass_fds=(write_end,))
+                guard = popen([sys.executable, "-I", "-S", "-c", _GUARD, str(os.getpid()), str(write_end),
+                               *self.argv], pass_fds=(write_end,))
             finally:
                 os.close(write_end)
             failed = report.read()  # nothing once the program runs
@@ -156,4 +156,3 @@ class Child:
             code = int(failed)
             raise OSError(code, os.strerror(code), self.argv[0])
         return guard
-
