@@ -119,6 +119,10 @@ def _source_root() -> str | None:
 
 def _builtin_data_dir() -> pathlib.Path:
     """The built-in engine's -dataDir: the folder of its mini-game definitions (package sc2env.maps)."""
+    root = _source_root()
+    if root is not None and (pathlib.Path(root) / "maps").is_dir():
+        # A checkout's own maps/: an editable install elsewhere would map sc2env.maps to its own checkout.
+        return pathlib.Path(root) / "maps"
     spec = importlib.util.find_spec("sc2env.maps")
     if spec is None or not spec.submodule_search_locations:
         raise LaunchError("sc2env's mini-game definitions (sc2env.maps) are missing: reinstall sc2env-rl.")
