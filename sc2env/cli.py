@@ -72,8 +72,9 @@ class Progress:
             fraction = self.done / self.total if self.total else 0.0
             filled = int(24 * fraction)
             rate = self.steps / max(now - self.started, 1e-9)
-            line = (f"\r{map_name} [{'#' * filled}{'.' * (24 - filled)}] episode {self.done + 1}/{self.total} "
-                    f"step {episode_steps} score {info['score']}  {rate:,.0f} steps/s")
+            # Counted per map, as the episode lines are; the bar is the whole run's.
+            line = (f"\r{map_name} episode {self.done % self.per_map + 1}/{self.per_map} [{'#' * filled}"
+                    f"{'.' * (24 - filled)}] step {episode_steps} score {info['score']}  {rate:,.0f} steps/s")
             self.stream.write(line.ljust(100)[:120])
             self.stream.flush()
 
@@ -444,7 +445,8 @@ COMMANDS: dict[str, tuple[str, Callable[[flags.FlagValues], int], list[Flag]]] =
     "maps": ("list the mini-games and installed maps", cmd_maps, [_VERBOSE]),
     "doctor": ("check what is installed and how to fix gaps", cmd_doctor, [_VERBOSE]),
     "bench": ("measure env steps per second on the built-in engine", cmd_bench, [
-        Flag("integer", "steps", 2000, "env steps to time", lower_bound=1), _VERBOSE]),
+        Flag("integer", "steps", 2000, "env steps to time (100 or more: fewer time little but noise)",
+             lower_bound=100), _VERBOSE]),
 }
 
 

@@ -38,6 +38,22 @@ def test_run_prints_progress_and_a_table_per_map(capsys):
     assert "CollectMineralShards episode 2/2: score" in err
 
 
+def test_the_live_progress_line_counts_episodes_per_map_as_the_episode_lines_do():
+    import io
+
+    from sc2env.cli import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    progress = Progress(total_episodes=4, per_map=2, stream=Terminal())
+    progress.done = 2  # both episodes of the first map are over
+    progress.step("CollectMineralShards", 5, {"score": 3})
+    line = progress.stream.getvalue()
+    assert "CollectMineralShards episode 1/2 [############............] step 5 score 3" in line  # was 3/4
+
+
 def test_run_saves_a_gif_of_the_viewer(tmp_path, capsys):
     pytest.importorskip("PIL")
     out_file = tmp_path / "run.gif"
