@@ -64,6 +64,7 @@ class Combat:
         self.world = game.world
         self.hits: list[Hit] = []
         self.deaths: list[Death] = []
+        self._chasing: set[int] = set()  # tags of the units out of range of their targets at the last plan
         self._build_tables(UNIT_TYPES.values())
 
     # ---- queries ------------------------------------------------------------------------------------
@@ -229,10 +230,16 @@ class Combat:
         for k in inside:
             if w.moving[rows[k]]:
                 w.halt(rows[k])
+        # A unit that was out of range at the last plan reached its target at this batch's start (a chase's leg
+        # ends a batch): its attack starts now, however long its weapon has been ready. One that stood in range
+        # attacks from when its weapon became ready, within the last tick.
+        chased = self._chasing
+        self._chasing = {int(w.tag[rows[k]]) for k, tag in enumerate(now) if tag and not near[k]}
         for k in [k for k in inside if w.cooldown[rows[k]] <= 0]:
             i, tag = rows[k], now[k]
             if w.exists(tag):
-                self._fire(i, w.slot(tag), float(min(-w.cooldown[i], TICK - 1)))
+                late = 0.0 if int(w.tag[i]) in chased else float(min(-w.cooldown[i], TICK - 1))
+                self._fire(i, w.slot(tag), late)
 
     def _reach(self, i: int) -> float:
         t = self.world.types[i]

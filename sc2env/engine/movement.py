@@ -85,9 +85,12 @@ class Motion:
                     return chasing_mover
         if self._obstacles:
             # Steering is kept while the goal and the obstacles stay the same and the waypoint is not reached.
+            # Within a radius of it counts as reached: units rounding one corner together push each other off
+            # its point, and would wait for it for ever.
             target, goal, pos = self.target[moving], self.goal[moving], self.pos[moving]
+            near = sum_xy(np.abs(target - pos)) < np.maximum(self.radius[moving], 1e-9)
             stale = (any_xy(goal != self.steered[moving]) | (self.steer_stamp[moving] != self._obstacle_version)
-                     | ((sum_xy(np.abs(target - pos)) < 1e-9) & any_xy(target != goal)))
+                     | (near & any_xy(target != goal)))
             if _count(stale):
                 again = moving[stale]
                 self.target[again] = self.steered[again] = self.goal[again]

@@ -82,8 +82,9 @@ def steer(world: World, m: np.ndarray) -> None:
 
 def _corners(w: World, rows, lo, hi, all_lo, all_hi, others) -> np.ndarray:
     """For each row, the corner of its box (lo, hi) to walk to on the way round it: shortest path, not inside
-    another box (`others` marks which boxes count), reachable without crossing the box, not the corner it
-    stands at, preferably with the goal in view from there."""
+    another box (`others` marks which boxes count) nor off the pathable ground (a box at the map's edge),
+    reachable without crossing the box, not the corner it stands at, preferably with the goal in view from
+    there."""
     p, g = w.pos[rows], w.goal[rows]
     # Corners (lo x, lo y), (lo x, hi y), (hi x, lo y), (hi x, hi y), picked from [lo x, lo y, hi x, hi y].
     corners = np.concatenate((lo, hi), axis=1)[:, _CORNER_PICK].reshape(-1, 4, 2)
@@ -92,6 +93,9 @@ def _corners(w: World, rows, lo, hi, all_lo, all_hi, others) -> np.ndarray:
     cost = to_corner + np.sqrt(sum_xy((corners - g[:, None]) ** 2))
     inside = all_xy((corners[:, :, None] > all_lo[:, None]) & (corners[:, :, None] < all_hi[:, None]))
     inside = np.logical_or.reduce(inside & others[:, None], axis=2)
+    b, r = w.pathable, w.radius[rows][:, None]
+    inside |= ((corners[..., 0] < b.x0 + r) | (corners[..., 0] > b.x1 - r)
+               | (corners[..., 1] < b.y0 + r) | (corners[..., 1] > b.y1 - r))  # a unit can't stand there
     flat = corners.reshape(-1, 2)
     # Both legs in one test: p -> corner (crossing the box) and corner -> goal (the goal out of view).
     legs = crosses(np.stack((np.repeat(p, 4, axis=0), flat)), np.stack((flat, np.repeat(g, 4, axis=0))),

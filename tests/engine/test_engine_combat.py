@@ -67,6 +67,29 @@ def test_weapon_cooldown_is_reported_from_the_shot_down_to_zero_never_below():
     assert min(seen) == 0.0 and max(seen) > 10  # ready at times, and counting down after each shot
 
 
+@pytest.mark.parametrize("attacker, gap, first_hit", [("Zergling", 4.0, 3), ("Roach", 8.0, 8)])
+def test_the_first_attack_after_a_chase_takes_its_whole_damage_point(attacker, gap, first_hit):
+    # A weapon ready for long is not "late" when its unit only now reached the target: it used to strike up
+    # to 3 loops after arriving, before its damage point (Zergling and Roach 0.167 s = 3 loops) was over.
+    sim = Sim(arena([unit(attacker, 30, 30), unit("Marine", 30 + gap, 30, owner=2)]))
+    w = sim.game.world
+    a = [u for u in sim.units() if u.owner == 1][0]
+    target = w.slot(sim.units(MARINE)[0].tag)
+    w.mode[target] = 0  # it neither fights back nor dies, nor heals
+    w.health_max[target] = w.health[target] = 1e6
+    sim.raw(ATTACK, a.tag, target=int(w.tag[target]))
+    reach = w.types[w.slot(a.tag)].weapon.range
+    arrived = None
+    for loop in range(1, 200):
+        sim.step(1)
+        i = w.slot(a.tag)
+        if arrived is None and math.dist(w.pos[i], w.pos[target]) - w.radius[i] - w.radius[target] <= reach + 1e-6:
+            arrived = loop
+        if w.health[target] < 1e6:
+            break
+    assert arrived is not None and loop - arrived >= first_hit  # the damage point (and the Roach's missile)
+
+
 def test_roach_armor_and_bonus_free_damage():
     sim, _, _ = marine_shooting_a_roach()
     sim.step(6)

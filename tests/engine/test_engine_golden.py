@@ -25,11 +25,11 @@ from sc2env.engine.session import Session
 GOLDEN = {
     "MoveToBeacon": "368a90ae5d1a297266a28df8d5b0344387e84e4af89ab6a8a9e95f53f65b7af2",
     "CollectMineralShards": "370c11f3041562db525de866ab603bef4196b3326d1cb142d37e34fbe214f09c",
-    "FindAndDefeatZerglings": "6be1bab1fa111f3221bc76b84aaecf048ec1f070baa0eb2e32d142715e15024a",
-    "DefeatRoaches": "8465491416c8f2e71bb3f33f71d1034ad0905daedf8559c3ae28212fa5407a27",
-    "DefeatZerglingsAndBanelings": "05d303427bd53e3a5ddd8ab361bb033e216de1a50f570254390ed91080260fe9",
-    "CollectMineralsAndGas": "67b0a1150db3bb86059ea8c05d77bcaa903788ff9eff8673ffc0112945d150cd",
-    "BuildMarines": "d8f9d202a275b8670522a6e7c613a1d522794ba7158ba3f6f923769e464772ed",
+    "FindAndDefeatZerglings": "e1a605a64ba7aaf51d423fd9937db05bf9d922a7e3f7bad498a7c40ec52b65bc",
+    "DefeatRoaches": "dc41884ce75e1d1533bce122d4bfcd84472515bac2bcbc9c7a50d889b60b2015",
+    "DefeatZerglingsAndBanelings": "fbc9543ba98ae4d6835ae3e4e4ef3946aec8276c151848dd021f132353f711fe",
+    "CollectMineralsAndGas": "0829043f4e2960672a3daf2849b4bc4998f1b26ea2bdd0741f7652a8cb133805",
+    "BuildMarines": "571f8d2e98cf8e22e5ea210191699f428da2322709b655401b3b50cf694dda1a",
 }
 
 # Abilities a random agent often uses: Smart, Move, Attack (general and specific), Stop, Hold, Patrol, gather,

@@ -133,6 +133,28 @@ def test_units_walk_round_a_structure_instead_of_through_it():
     assert not inside.any(), "never inside the 5x5 footprint grown by its radius"
 
 
+@pytest.mark.parametrize("rows", [[29, 29.8], [29, 29.8, 30.6, 31.4], [26.5 + k for k in range(9)]])
+def test_units_rounding_one_corner_together_all_get_round(rows):
+    # Units aiming at one corner push each other off its point: waiting to reach it exactly, none ever did.
+    w = World(Bounds(0, 0, 64, 64))
+    w.spawn(CC, 1, 30.5, 30.5)
+    tags = [w.spawn(MARINE, 1, 22, y) for y in rows]
+    for tag in tags:
+        w.move_to(w.slot(tag), point=(39, float(w.pos[w.slot(tag), 1])))
+    run(w, 800)
+    assert all(w.pos[w.slot(tag), 0] > 37.5 for tag in tags), w.pos[[w.slot(t) for t in tags]]
+
+
+def test_a_unit_walks_round_a_box_at_the_edge_of_the_map_by_its_open_side():
+    # A box touching the edge leaves no ground past its corners there: aimed at one, a unit waited at the edge.
+    w = World(Bounds(20, 19, 45, 37))
+    w.spawn(CC, 1, 26.5, 21.5)  # its footprint reaches the bottom edge (y = 19)
+    tag = w.spawn(MARINE, 1, 21.5, 22)
+    w.move_to(w.slot(tag), point=(31.5, 20))
+    run(w, 400)
+    assert w.pos[w.slot(tag)] == pytest.approx((31.5, 20), abs=0.05)
+
+
 def test_following_a_unit_ends_within_reach_of_its_edge():
     w = World(Bounds(0, 0, 64, 64))
     a = w.spawn(MARINE, 1, 10, 10)
