@@ -15,8 +15,10 @@ import websocket
 from engine_helpers import SEVEN_MINI_GAMES, create_request, join_request
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
+# -headlessNoRender (PySC2 and sc2env send it for RGB without a GL library) once stopped the engine: argparse
+# read it as -h with "eadlessNoRender" attached.
 UNKNOWN_SC2_FLAGS = ["-dataVersion", "B89B5D6FA7CBF6452E721311BFBC6CB2", "-eglpath", "libEGL.so", "-verbose",
-                     "-displayMode", "0"]
+                     "-displayMode", "0", "-headlessNoRender"]
 
 
 def start_engine(*extra: str) -> tuple[subprocess.Popen, int]:
