@@ -51,7 +51,9 @@ class Sc2Install:
         a bare build leaves `data_version` None and the game picks its own data for that build.
         """
         if requested is None or requested == "latest":
-            return _version_of_build(max(self.executables))
+            newest = max(self.executables)
+            self._require_build(newest, f"the newest installed build, {newest},")
+            return _version_of_build(newest)
         if isinstance(requested, int) or (isinstance(requested, str) and requested.isdigit()):
             build = int(requested)
             self._require_build(build, f"build {build}")

@@ -94,6 +94,13 @@ def test_unknown_or_missing_versions_list_what_is_installed(tmp_path):
         install.choose_version(4.10)
 
 
+def test_an_install_with_only_builds_older_than_the_api_is_refused_by_default(tmp_path):
+    install = find_install(make_fake_install(tmp_path / "sc2", builds=(52910,)))
+    for default in (None, "latest"):  # refused only when named, it used to be launched when newest
+        with pytest.raises(LaunchError, match="the newest installed build, 52910, predates the SC2 API"):
+            install.choose_version(default)
+
+
 def test_map_paths_are_relative_to_maps(tmp_path):
     root = make_fake_install(tmp_path / "sc2")
     (root / "Maps" / "mini_games" / "MoveToBeacon.SC2Map").write_bytes(b"MPQ")
