@@ -28,6 +28,7 @@ def interface_options() -> sc_pb.InterfaceOptions:
     options = sc_pb.InterfaceOptions(raw=False, score=True)
     fl = options.feature_layer
     fl.width = 24
+    fl.allow_cheating_layers = True  # all 38 layers: without it the minimap's unit_type is not sent
     fl.resolution.x = fl.resolution.y = RES
     fl.minimap_resolution.x = fl.minimap_resolution.y = RES
     return options

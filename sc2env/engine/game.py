@@ -21,6 +21,7 @@ from sc2env.engine.players import Player, Stats
 from sc2env.engine.production import Production
 from sc2env.engine.render import (
     MINIMAP_LAYERS,
+    MINIMAP_LAYERS_FAIR,
     SCREEN_LAYERS,
     LayerRenderer,
     Terrain,
@@ -90,6 +91,8 @@ class Game:
     # ---- lifecycle ----------------------------------------------------------------------------------
     def join(self, interface: Interface, race: int) -> None:
         self.interface = interface
+        cheating = interface.options.feature_layer.allow_cheating_layers
+        self.minimap_layers = LayerRenderer(MINIMAP_LAYERS if cheating else MINIMAP_LAYERS_FAIR, self.terrain)
         self.race = race if race in (1, 2, 3) else self.race
         self.race_requested = race if race in (1, 2, 3, 4) else self.race
         self.restart()

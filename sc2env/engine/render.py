@@ -133,6 +133,9 @@ MINIMAP_LAYERS = (
     ("unit_type", 8, 32, "unit:unit_type"), ("alerts", 9, 1, "zero"), ("buildable", 10, 1, "terrain:buildable"),
     ("pathable", 11, 1, "terrain:pathable"),
 )
+MINIMAP_LAYERS_FAIR = tuple(layer for layer in MINIMAP_LAYERS if layer[0] != "unit_type")
+"""The minimap without its cheating layer (unit types under the fog): what a client gets unless it joins with
+feature_layer.allow_cheating_layers."""
 
 
 _DTYPES = {1: np.bool_, 8: np.uint8, 32: np.dtype("<i4")}

@@ -15,7 +15,7 @@ from sc2env.launch import LaunchConfig
 
 INVALID_ACTION_POLICIES = ("noop", "raise")
 _SWITCHES = ("compact_layers", "use_feature_units", "use_raw_units", "screen_target_masks", "hide_specific_actions",
-             "crop_to_playable_area", "realtime", "disable_fog", "spin_wait")
+             "crop_to_playable_area", "realtime", "disable_fog", "spin_wait", "allow_cheating_layers")
 _NAME_LISTS = ("functions", "screen_layers", "minimap_layers")
 _SIZES = ("screen_size", "minimap_size", "rgb_screen_size", "rgb_minimap_size")
 """Sizes, which may be given as an int or a pair and which EnvConfig holds as (width, height) tuples."""
@@ -41,6 +41,8 @@ class EnvConfig:
     screen_target_masks: add per-target-class screen masks and narrow the screen argument's mask with them.
     hide_specific_actions: fold specific abilities into their general ones (as PySC2 does by default).
     crop_to_playable_area: the minimap shows only the playable area.
+    allow_cheating_layers: the minimap's unit_type layer shows unit types (also under the fog), as the game's
+                        flag of that name; False leaves it zero, as the game does.
     seed:               the seed of the first reset() when reset() is given none.
     spin_wait:          the env and its game poll briefly for each other's next message instead of sleeping
                         at once: about a quarter more steps/s on the development VM; it backs off by itself when
@@ -74,6 +76,7 @@ class EnvConfig:
     screen_target_masks: bool = False
     hide_specific_actions: bool = True
     crop_to_playable_area: bool = False
+    allow_cheating_layers: bool = False
     seed: int | None = None
     realtime: bool = False
     disable_fog: bool = False
@@ -139,7 +142,8 @@ class EnvConfig:
             use_feature_units=self.use_feature_units, use_raw_units=self.use_raw_units,
             use_camera_position=self.use_feature_units or self.use_raw_units,
             hide_specific_actions=self.hide_specific_actions, max_selected_units=self.max_selected_units,
-            max_cargo=self.max_cargo, screen_target_masks=self.screen_target_masks)
+            max_cargo=self.max_cargo, screen_target_masks=self.screen_target_masks,
+            allow_cheating_layers=self.allow_cheating_layers)
 
     def action_spec(self) -> ActionSpec:
         return ActionSpec.from_format(self.interface_format(), self.functions)

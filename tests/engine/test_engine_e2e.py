@@ -121,8 +121,18 @@ SCREEN_BPP = {
     "unit_density_aa": 8, "effects": 8, "hallucinations": 1, "cloaked": 1, "blip": 1, "buffs": 32,
     "buff_duration": 8, "active": 1, "build_progress": 8, "pathable": 1, "buildable": 1, "placeholder": 1,
 }
+# The minimap's unit_type is a cheating layer (unit types under the fog): sent only with allow_cheating_layers.
 MINIMAP_BPP = {"height_map": 8, "visibility_map": 8, "creep": 1, "camera": 1, "player_id": 8,
-               "player_relative": 8, "selected": 1, "unit_type": 32, "alerts": 1, "pathable": 1, "buildable": 1}
+               "player_relative": 8, "selected": 1, "alerts": 1, "pathable": 1, "buildable": 1}
+
+
+def test_the_minimap_unit_type_layer_comes_only_with_cheating_layers(controller):
+    options = interface(minimap=64)
+    options.feature_layer.allow_cheating_layers = True
+    obs = start(controller, "MoveToBeacon", seed=11, options=options)
+    minimap = obs.observation.feature_layer_data.minimap_renders
+    assert {f.name: v.bits_per_pixel for f, v in minimap.ListFields()} == MINIMAP_BPP | {"unit_type": 32}
+    assert MARINE in layer(obs, "unit_type", minimap=True)
 
 
 def test_layer_shapes_bpp_and_geometry(controller):
@@ -155,7 +165,7 @@ def test_layer_shapes_bpp_and_geometry(controller):
     assert (layer(obs, "visibility_map") == 2 * pathable).all()
     # Minimap: scale 64/48 from the top-left; the marine is drawn where its world point falls.
     s = 64 / 48
-    assert layer(obs, "unit_type", minimap=True)[int((64 - marine.pos.y) / s), int(marine.pos.x / s)] == MARINE
+    assert layer(obs, "player_relative", minimap=True)[int((64 - marine.pos.y) / s), int(marine.pos.x / s)] == 1
     camera = layer(obs, "camera", minimap=True)
     rows, cols = np.nonzero(camera)
     assert cols.min() == pytest.approx((33 - 12) / s, abs=1) and cols.max() == pytest.approx((33 + 12) / s, abs=1)

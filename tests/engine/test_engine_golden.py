@@ -42,6 +42,7 @@ def _options() -> sc_pb.InterfaceOptions:
     fl = options.feature_layer
     fl.width = 24
     fl.resolution.x = fl.resolution.y = 64
+    fl.allow_cheating_layers = True  # every layer, the minimap's unit_type too
     fl.minimap_resolution.x = fl.minimap_resolution.y = 64
     rd = options.render
     rd.resolution.x = rd.resolution.y = 32

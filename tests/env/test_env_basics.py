@@ -152,6 +152,14 @@ def test_an_rgb_only_env_plays_with_actions_in_rgb_pixels(make_env):
     assert (moved["rgb_screen"] != obs["rgb_screen"]).any(axis=2).sum() > 50  # the marine walked
 
 
+@pytest.mark.parametrize("cheating", [False, True])
+def test_the_minimap_shows_unit_types_only_with_cheating_layers(make_env, cheating):
+    env = make_env(allow_cheating_layers=cheating, **SMALL)
+    env.reset(seed=2)
+    shown = set(np.unique(env.unwrapped.last_observation.feature_minimap.unit_type).tolist())
+    assert shown == ({0, 48, 317} if cheating else {0})  # the Marine and the beacon, or nothing
+
+
 def rollout(env, seed):
     """The screens of 20 random masked steps from reset(seed)."""
     obs, _ = env.reset(seed=seed)
