@@ -5,6 +5,8 @@ from __future__ import annotations
 import lzma
 import os
 import pathlib
+import signal
+import threading
 
 import pytest
 
@@ -21,6 +23,23 @@ def shared_dir() -> pathlib.Path:
     if not SHARED.is_dir():
         pytest.skip("../shared is absent (it exists only beside the developers' checkout)")
     return SHARED
+
+
+@pytest.fixture
+def ctrl_c():
+    """ctrl_c(after_s): a Ctrl-C (SIGINT) to this process after `after_s` seconds. Python's handler is put in
+    place for the test: a run started in the background (`cmd &` in a script) inherits SIGINT ignored."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    timers = []
+
+    def press(after_s: float) -> None:
+        timers.append(threading.Timer(after_s, os.kill, (os.getpid(), signal.SIGINT)))
+        timers[-1].start()
+
+    yield press
+    for timer in timers:
+        timer.cancel()  # one that has not fired must not interrupt the next test
+    signal.signal(signal.SIGINT, previous)
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,6 @@ import dataclasses
 import os
 import pathlib
 import signal
-import threading
 import time
 
 import gymnasium as gym
@@ -251,13 +250,14 @@ def _games_marked(mark: str) -> list[int]:
 
 
 @pytest.mark.parametrize("then", ["reset", "close"])
-def test_a_ctrl_c_during_the_parallel_start_returns_at_once_and_leaves_no_game(tmp_path, monkeypatch, then):
+def test_a_ctrl_c_during_the_parallel_start_returns_at_once_and_leaves_no_game(tmp_path, monkeypatch, then,
+                                                                               ctrl_c):
     mark = f"sc2env-test-{os.getpid()}-{then}"
     monkeypatch.setenv("SC2ENV_TEST_MARK", mark)  # the games inherit it
     envs = gym.make_vec("sc2env/MoveToBeacon-v0", num_envs=2, engine="sc2",
                         sc2path=_slow_sc2path(tmp_path / "sc2", 2.0), **SMALL)
     try:
-        threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+        ctrl_c(0.5)
         start = time.monotonic()
         with pytest.raises(KeyboardInterrupt):
             envs.reset(seed=3)
