@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, wait
+from concurrent.futures import Future
 from typing import Any
 
 import numpy as np
@@ -68,14 +68,16 @@ class SC2VectorEnv(VectorEnv):
         self._autoreset = np.zeros(num_envs, bool)  # sub-envs whose episode ended
         self._observations: list[dict] = []  # each sub-env's latest, for a reset of only some of them
         self._lost: str | None = None  # why step() must wait for reset(): a game was lost mid-batch
-        self._starting: dict[int, Future] = {}  # sub-envs whose start a Ctrl-C left running in its thread
+        self._starts: _Starts | None = None  # games a Ctrl-C left starting in their threads
         # Waiting for the first of the games to answer: as one env's client does (see sc2env.spinwait).
         self._spin = SpinWait(DEFAULT_SPIN_WAIT_S if first.config.spin_wait else 0)
 
     def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None):
+        if isinstance(seed, np.ndarray) and seed.ndim == 0:
+            seed = seed.item()
         if seed is None or isinstance(seed, (int, np.integer)):
             seeds = [None if seed is None else int(seed) + i for i in range(self.num_envs)]
-        elif isinstance(seed, (list, tuple, np.ndarray)):
+        elif isinstance(seed, (Sequence, np.ndarray)) and not isinstance(seed, (str, bytes)):
             seeds = list(seed)
         else:
             raise ValueError(f"reset(seed=...) takes an int (sub-env i gets seed + i), a list of {self.num_envs} "
@@ -227,11 +229,9 @@ class SC2VectorEnv(VectorEnv):
             setattr(env, name, value)
 
     def close_extras(self, **kwargs: Any) -> None:
-        starting, self._starting = self._starting, {}
+        starting = self._starts.abandon() if self._starts is not None else set()
         for i, env in enumerate(self.envs):
-            if i in starting:  # closed by its own thread once started, not under its feet
-                starting[i].add_done_callback(lambda _, env=env: env.close())
-            else:
+            if i not in starting:  # those are closed by their own threads once started, not under their feet
                 env.close()
 
     # --- internals ---------------------------------------------------------------------------------
@@ -254,20 +254,20 @@ class SC2VectorEnv(VectorEnv):
     def _reset_each(self, indices, seeds, options) -> list:
         """Reset the given sub-envs; games that must be started are started side by side."""
         indices = list(indices)
-        wait(self._starting.values())  # starts a Ctrl-C left running end first: a sub-env is reset by one thread
-        self._starting = {}
+        if self._starts is not None:  # starts a Ctrl-C left running end first: one thread resets a sub-env
+            self._starts.wait()
+            self._starts = None
         starting = [i for i in indices if self.envs[i].match is None or not self.envs[i].match.running]
         done = {}
         if len(starting) > 1:  # launching is waiting, not computing: one thread per game
-            futures = {i: _in_thread(self.envs[i].reset, seed=s, options=options)
-                       for i, s in zip(indices, seeds) if i in starting}
+            starts = _Starts({i: (self.envs[i], s) for i, s in zip(indices, seeds) if i in starting}, options)
             try:
-                done = {i: f.result() for i, f in futures.items()}
+                done = starts.results()
             except Exception:
-                wait(futures.values())  # the others' games are started and theirs, as after one reset that failed
+                starts.wait()  # the others' games are started and theirs, as after one reset that failed
                 raise
-            except BaseException:  # a Ctrl-C returns at once: a game still starting is waited for by the next
-                self._starting = {i: f for i, f in futures.items() if not f.done()}  # reset(), closed by close()
+            except BaseException:  # a Ctrl-C returns at once; the next reset() or close() sees to the rest
+                self._starts = starts
                 raise
         return [done[i] if i in done else self.envs[i].reset(seed=s, options=options)
                 for i, s in zip(indices, seeds)]
@@ -318,17 +318,45 @@ def _arrival_order(sent: dict[int, tuple], spin: SpinWait) -> Iterator[int]:
         yield ready
 
 
-def _in_thread(function, **kwargs) -> Future:
-    """`function(**kwargs)` run in a daemon thread of its own: unlike a pool's, nobody waits for it to end (not
-    a Ctrl-C, not the interpreter's exit); its games die with our process all the same."""
-    future: Future = Future()
 
-    def run() -> None:
+class _Starts:
+    """Sub-envs' first resets (which start their games) run side by side, each in a daemon thread of its own:
+    unlike a pool's, nobody has to wait for them to end (not a Ctrl-C, not the interpreter's exit)."""
+
+    def __init__(self, jobs: dict[int, tuple[SC2Env, int | None]], options) -> None:
+        self._lock = threading.Lock()
+        self._abandoned = False
+        self._finished: set[int] = set()
+        self._futures: dict[int, Future] = {i: Future() for i in jobs}
+        self._threads = [threading.Thread(target=self._run, args=(i, env, seed, options), daemon=True,
+                                          name=f"sc2env-start-{i}") for i, (env, seed) in jobs.items()]
+        for thread in self._threads:
+            thread.start()
+
+    def results(self) -> dict[int, Any]:
+        """Each reset's result once all are done; the first failure raised."""
+        return {i: future.result() for i, future in self._futures.items()}
+
+    def wait(self) -> None:
+        """Until every start has ended (and closed its game, if abandoned)."""
+        for thread in self._threads:
+            thread.join()
+
+    def abandon(self) -> set[int]:
+        """The sub-envs still starting: each closes its own game once started (close() closes the others)."""
+        with self._lock:
+            self._abandoned = True
+            return set(self._futures) - self._finished
+
+    def _run(self, i: int, env: SC2Env, seed: int | None, options) -> None:
+        future = self._futures[i]
         future.set_running_or_notify_cancel()
         try:
-            future.set_result(function(**kwargs))
+            future.set_result(env.reset(seed=seed, options=options))
         except BaseException as error:  # noqa: BLE001 - handed to whoever waits on the future
             future.set_exception(error)
-
-    threading.Thread(target=run, name="sc2env-start", daemon=True).start()
-    return future
+        with self._lock:
+            self._finished.add(i)
+            abandoned = self._abandoned
+        if abandoned:
+            env.close()

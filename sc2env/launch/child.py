@@ -141,8 +141,8 @@ class Child:
         # Output goes to a file, never a pipe that nobody reads and that would block the game when full.
         popen = functools.partial(subprocess.Popen, env=env, stdin=subprocess.DEVNULL, stdout=log,
                                   stderr=subprocess.STDOUT, start_new_session=True)
-        if not (_find_prctl() and sys.executable):
-            return popen(self.argv)
+        if not (_find_prctl() and sys.executable) or getattr(sys, "frozen", False):
+            return popen(self.argv)  # no Python to run the guard with (a frozen app's executable is itself)
         read_end, write_end = os.pipe()
         with open(read_end, "rb") as report:
             try:

@@ -67,10 +67,10 @@ class LaunchConfig:
         if isinstance(self.extra_args, (str, bytes)) or not isinstance(self.extra_args, Iterable):
             raise LaunchError(f"extra_args must be a sequence of flags, not {self.extra_args!r}")
         object.__setattr__(self, "extra_args", tuple(str(a) for a in self.extra_args))
-        for name in ("port", "timeout_s"):  # numpy numbers as Python's
+        for name, kind in (("port", int), ("timeout_s", float), ("version", int)):  # numpy numbers as Python's
             value = getattr(self, name)
-            if value is not None:
-                object.__setattr__(self, name, int(value) if name == "port" else float(value))
+            if isinstance(value, numbers.Real):
+                object.__setattr__(self, name, kind(value))
         if self.timeout_s is not None and not self.timeout_s > 0:
             raise LaunchError(f"timeout_s must be positive, not {self.timeout_s!r}")
         if self.port is not None and not 0 < self.port < 65536:

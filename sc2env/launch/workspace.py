@@ -30,11 +30,18 @@ def make_temp_dir() -> tuple[pathlib.Path, BinaryIO]:
     another process's. The dir takes its final name only once the lock is held.
     """
     staging = pathlib.Path(tempfile.mkdtemp(prefix=f".{_PREFIX}{os.getpid()}-"))
-    log = open(staging / LOG_NAME, "ab+")  # noqa: SIM115 - the caller closes it after remove_temp_dir()
-    if fcntl is not None:
-        fcntl.flock(log, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    path = staging.with_name(staging.name[1:])
-    staging.rename(path)
+    try:
+        log = open(staging / LOG_NAME, "ab+")  # noqa: SIM115 - the caller closes it after remove_temp_dir()
+        if fcntl is not None:
+            try:
+                fcntl.flock(log, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:  # a file system without locks (ENOLCK): the owner's pid alone tells then
+                pass
+        path = staging.with_name(staging.name[1:])
+        staging.rename(path)
+    except BaseException:
+        remove_temp_dir(staging)
+        raise
     return path, log
 
 
@@ -64,15 +71,17 @@ def sweep_orphaned_temp_dirs(base: str | os.PathLike[str] | None = None) -> list
 
 
 def _in_use(path: pathlib.Path, pid: int) -> bool:
-    """Whether a temp dir's owner (or its game) may still be using it: its log is locked, or, for a dir with no
-    log to lock, its owner's pid is alive."""
+    """Whether a temp dir's owner (or its game) may still be using it: its owner's pid is alive here, or its
+    log is locked (an owner in another pid namespace, whose pid means nothing here)."""
+    if _alive(pid):
+        return True
     if fcntl is None:
-        return _alive(pid)
+        return False
     try:
         with open(path / LOG_NAME, "rb") as log:
             fcntl.flock(log, fcntl.LOCK_EX | fcntl.LOCK_NB)  # let go when closed
     except FileNotFoundError:
-        return _alive(pid)  # not sc2env's lock: only the pid can tell
+        return False  # no log: nothing of a live owner's
     except OSError:  # held (BlockingIOError), or unreadable: not ours to remove
         return True
     return False

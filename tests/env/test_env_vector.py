@@ -166,6 +166,10 @@ def test_the_vector_env_reports_its_sub_envs_seeds(make_vec):
     for wrong in (1.5, "7"):  # a TypeError from list(1.5); "7" read as a list of one seed
         with pytest.raises(ValueError, match=r"takes an int \(sub-env i gets seed \+ i\), a list of 2 seeds"):
             envs.reset(seed=wrong)
+    envs.reset(seed=np.array(5))  # a 0-d array is one seed
+    assert envs.np_random_seed == (5, 6)
+    envs.reset(seed=range(8, 10))  # any sequence of seeds
+    assert envs.np_random_seed == (8, 9)
     envs.reset(seed=5)
     assert envs.np_random_seed == (5, 6)
     assert len(envs.np_random) == 2
@@ -249,7 +253,7 @@ def _games_marked(mark: str) -> list[int]:
     return pids
 
 
-@pytest.mark.parametrize("then", ["reset", "close"])
+@pytest.mark.parametrize("then", ["reset", "close", "close, then reset"])
 def test_a_ctrl_c_during_the_parallel_start_returns_at_once_and_leaves_no_game(tmp_path, monkeypatch, then,
                                                                                ctrl_c):
     mark = f"sc2env-test-{os.getpid()}-{then}"
@@ -264,6 +268,12 @@ def test_a_ctrl_c_during_the_parallel_start_returns_at_once_and_leaves_no_game(t
         assert time.monotonic() - start < 1.5  # not held until both games have started (2 s)
         if then == "reset":  # waits for the starts the Ctrl-C left running, then plays on with their games
             envs.reset(seed=3)
+            envs.step(np.zeros((2, 14), int))
+            assert len(_games_marked(mark)) == 2
+        elif then == "close, then reset":  # the abandoned starts stop their own games, not the new ones
+            envs.close()
+            envs.reset(seed=3)
+            time.sleep(0.5)
             envs.step(np.zeros((2, 14), int))
             assert len(_games_marked(mark)) == 2
     finally:

@@ -125,8 +125,9 @@ def test_a_launch_option_of_the_wrong_type_is_named(field, value, message):
 
 
 def test_numpy_numbers_are_launch_options_too():
-    config = LaunchConfig(port=np.int64(5000), timeout_s=np.float32(2.5))
+    config = LaunchConfig(port=np.int64(5000), timeout_s=np.float32(2.5), version=np.int64(75689))
     assert type(config.port) is int and type(config.timeout_s) is float and config.timeout_s == 2.5
+    assert type(config.version) is int  # the install's check takes only Python ints
 
 
 def test_sc2_engine_without_install_says_what_to_do():

@@ -282,6 +282,26 @@ def test_sweep_keeps_a_dir_whose_log_is_locked_whatever_its_pid_says(tmp_path):
     assert sweep_orphaned_temp_dirs(tmp_path) == [used]  # the lock went with its holder
 
 
+def test_a_file_system_without_locks_still_gives_a_temp_dir_and_leaves_no_staging_dir(tmp_path, monkeypatch):
+    import errno
+    import fcntl
+
+    from sc2env.launch import workspace
+
+    def no_locks(*args):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    path, log = workspace.make_temp_dir()  # owned by pid alone, as before locks
+    log.close()
+    assert [p.name for p in tmp_path.iterdir()] == [path.name] and path.name.startswith(f"sc2env-{os.getpid()}-")
+    monkeypatch.setattr(workspace.pathlib.Path, "rename", lambda *args: (_ for _ in ()).throw(OSError("full")))
+    with pytest.raises(OSError, match="full"):
+        workspace.make_temp_dir()
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]  # the failed one's staging dir is gone
+
+
 def test_builtin_engine_runs_with_the_sc2_flags(start, monkeypatch):
     monkeypatch.setenv("SC2ENV_ENGINE", "builtin")
     process = start()
