@@ -318,7 +318,6 @@ def _arrival_order(sent: dict[int, tuple], spin: SpinWait) -> Iterator[int]:
         yield ready
 
 
-
 class _Starts:
     """Sub-envs' first resets (which start their games) run side by side, each in a daemon thread of its own:
     unlike a pool's, nobody has to wait for them to end (not a Ctrl-C, not the interpreter's exit)."""

@@ -30,6 +30,7 @@ def make_temp_dir() -> tuple[pathlib.Path, BinaryIO]:
     another process's. The dir takes its final name only once the lock is held.
     """
     staging = pathlib.Path(tempfile.mkdtemp(prefix=f".{_PREFIX}{os.getpid()}-"))
+    log = None
     try:
         log = open(staging / LOG_NAME, "ab+")  # noqa: SIM115 - the caller closes it after remove_temp_dir()
         if fcntl is not None:
@@ -40,6 +41,8 @@ def make_temp_dir() -> tuple[pathlib.Path, BinaryIO]:
         path = staging.with_name(staging.name[1:])
         staging.rename(path)
     except BaseException:
+        if log is not None:
+            log.close()
         remove_temp_dir(staging)
         raise
     return path, log
