@@ -9,7 +9,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2env.errors import MalformedActionError
 from sc2env.interface.abilities import ABILITY_INDEX
 from sc2env.interface.format import InterfaceFormat
-from sc2env.interface.functions import FUNCTIONS, Function, FunctionCall, FunctionKind
+from sc2env.interface.functions import FUNCTIONS, Function, FunctionCall, FunctionKind, lookup_function
 
 if TYPE_CHECKING:
     from sc2env.interface.masks import ActionMasks
@@ -52,11 +52,7 @@ def validate_call(call: FunctionCall, fmt: InterfaceFormat, masks: ActionMasks |
     current observation), also checks that the function is available now and that every argument value is
     allowed by its value mask (`InvalidActionError`).
     """
-    if not 0 <= call.function < len(FUNCTIONS):
-        raise MalformedActionError(
-            f"unknown function id {call.function}; ids run from 0 to {len(FUNCTIONS) - 1}"
-        )
-    func = FUNCTIONS[call.function]
+    func = lookup_function(call.function)
     if len(call.arguments) != len(func.args):
         wanted = ", ".join(a.name for a in func.args) or "no arguments"
         raise MalformedActionError(

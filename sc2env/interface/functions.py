@@ -192,7 +192,7 @@ class FunctionCall(NamedTuple):
 
         Also accepts PySC2's form, where every argument is a list: `[[0], [23, 38]]`.
         """
-        func = _lookup(function)
+        func = lookup_function(function)
         try:
             arguments = tuple(arguments)
         except TypeError:
@@ -223,7 +223,8 @@ class FunctionCall(NamedTuple):
         return f"{func.name}({', '.join(shown)})"
 
 
-def _lookup(function: int | str | Function) -> Function:
+def lookup_function(function: int | str | Function) -> Function:
+    """The function an id, a name or a Function stands for; MalformedActionError naming what exists if none."""
     if isinstance(function, Function):
         return function
     if isinstance(function, str):

@@ -67,13 +67,10 @@ _TURNED_ON_BY = {
     "feature_screen": "feature layers come with screen_size", "feature_minimap": "feature layers come with screen_size",
     "rgb_screen": "RGB images come with rgb_screen_size", "rgb_minimap": "RGB images come with rgb_screen_size",
     "feature_units": "use_feature_units=True turns them on", "raw_units": "use_raw_units=True turns them on",
-    "camera_world": "it needs raw data (use_feature_units or use_raw_units)",
-    "camera_minimap": "it needs raw data (use_feature_units or use_raw_units)",
-    "camera_position": "it needs raw data (use_feature_units or use_raw_units)",
-    "camera_size": "it needs raw data (use_feature_units or use_raw_units)",
     "target_masks": "screen_target_masks=True turns them on",
 }
-"""What makes each optional entry of an observation appear (the env's / InterfaceFormat's options)."""
+"""What makes each optional entry of an observation appear (the env's / InterfaceFormat's options); the camera_*
+entries need raw data."""
 QUEUE_ROWS = 10
 """Rows of the padded build_queue and production_queue arrays (the build_queue_id argument's size)."""
 
@@ -180,7 +177,8 @@ class Observation:
         if isinstance(name, str) and name in _ITEM_NAMES:
             value = getattr(self, name)
             if value is None:  # as PySC2's dict: no key for what the interface leaves out
-                raise KeyError(f"{name!r}: this observation has none; {_TURNED_ON_BY.get(name, 'see its docs')}")
+                raise KeyError(f"{name!r}: this observation has none; "
+                               f"{_TURNED_ON_BY.get(name, 'it needs raw data (use_feature_units or use_raw_units)')}")
             return value
         raise KeyError(f"{name!r}: an observation holds {', '.join(self.keys())}")
 
