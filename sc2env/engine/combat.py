@@ -94,7 +94,7 @@ class Combat:
             targets, target = cached
         if not len(armed) or not len(targets):
             return limit
-        target_owners, target_radius, boxes, preference, index_of, tag_list = target
+        target_owners, target_radius, boxes, preference, index_of, tag_list, tiers = target
         hostile = w.owner[armed][:, None] != target_owners
         engaged = w.engaged[armed]
         if not _count(hostile) and not _count(engaged):
@@ -106,7 +106,9 @@ class Combat:
         ranges, scans, autos = rows
         armed_rows, modes, tags = armed.tolist(), mode.tolist(), engaged.tolist()
         firing, gaps = w.firing[armed].tolist(), gap.tolist()
-        current, in_range, want, acquiring, scan = [], [], [], [], []
+        # A unit keeps a target it acquired while in range, unless one of a better tier (threat, then priority)
+        # comes into range (`upgrade`: the units that look for one).
+        current, in_range, want, acquiring, scan, upgrade = [], [], [], [], [], set()
         for k, i in enumerate(armed_rows):
             m, reach = modes[k], ranges[i]
             holding, idle = m == HOLDING, m == IDLE
@@ -123,6 +125,9 @@ class Combat:
             in_range.append(near)
             # Re-acquire when there is no target, or the target is out of reach while another is in range.
             want.append(acquiring[k] and (c < 0 or (not near and m != ATTACK_UNIT)))
+            if tiers is not None and acquiring[k] and c >= 0 and near and tiers[c] > min(tiers):
+                want[-1] = True
+                upgrade.add(k)
         wanting = [k for k, w_k in enumerate(want) if w_k]
         if wanting:  # the best hostile target within scan: threats, then priority, then the nearest
             gap_w = gap[wanting]
@@ -134,6 +139,8 @@ class Combat:
                 found = zip(wanting, best.tolist(), key[picked, best].tolist(), gap_w[picked, best].tolist())
                 for k, b, best_key, best_gap in found:
                     reach = ranges[armed_rows[k]]
+                    if k in upgrade and not (best_gap <= reach + _SLACK and tiers[b] < tiers[current[k]] - 50):
+                        continue  # no better tier within range: the target in range stays
                     if math.isfinite(best_key) and (current[k] < 0 or best_gap <= reach):
                         current[k], in_range[k] = b, best_gap <= reach + _SLACK
         new_engaged = [tag_list[c] if c >= 0 else 0 for c in current]
@@ -160,11 +167,15 @@ class Combat:
 
     def _target_stats(self, targets: np.ndarray) -> tuple:
         """Owners and radii of rows `targets`, whether any is a structure (measured to its box), their target
-        preference, each one's position among them by tag, and their tags."""
+        preference, each one's position among them by tag, their tags, and their preferences as a list when
+        they differ in tier (else None)."""
         w = self.world
         tags = w.tag[targets].tolist()
-        return (w.owner[targets], w.radius[targets], bool(_count(w.obstacle[targets])),
-                self._table[w.type_id[targets], _PREFERENCE], {tag: k for k, tag in enumerate(tags)}, tags)
+        preference = self._table[w.type_id[targets], _PREFERENCE]
+        # Only worth a look at each decision when the targets' tiers differ (tiers are 100 or more apart).
+        tiers = preference.tolist() if len(targets) > 1 and np.ptp(preference) >= 100 else None
+        return (w.owner[targets], w.radius[targets], bool(_count(w.obstacle[targets])), preference,
+                {tag: k for k, tag in enumerate(tags)}, tags, tiers)
 
     def _gaps(self, a: np.ndarray, t: np.ndarray, radius_t: np.ndarray, boxes: bool) -> np.ndarray:
         """Edge-to-edge distances (armed x targets); structures are measured to their footprint box."""

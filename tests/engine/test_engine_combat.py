@@ -10,6 +10,8 @@ import pytest
 from engine_helpers import arena, unit
 from sim_helpers import Sim
 
+from sc2env.gamedata import unit_type_by_name
+
 MARINE, ZERGLING, BANELING, ROACH = 48, 105, 9, 110
 ATTACK, MOVE, STOP, HOLD = 23, 16, 4, 18
 
@@ -73,7 +75,7 @@ def test_the_first_attack_after_a_chase_takes_its_whole_damage_point(attacker, g
     # to 3 loops after arriving, before its damage point (Zergling and Roach 0.167 s = 3 loops) was over.
     sim = Sim(arena([unit(attacker, 30, 30), unit("Marine", 30 + gap, 30, owner=2)]))
     w = sim.game.world
-    a = [u for u in sim.units() if u.owner == 1][0]
+    a = next(u for u in sim.units() if u.owner == 1)
     target = w.slot(sim.units(MARINE)[0].tag)
     w.mode[target] = 0  # it neither fights back nor dies, nor heals
     w.health_max[target] = w.health[target] = 1e6
@@ -95,6 +97,23 @@ def test_roach_armor_and_bonus_free_damage():
     sim.step(6)
     roach, = sim.units(ROACH)
     assert roach.health_max - roach.health == pytest.approx(5, abs=0.1), "6 - 1 armor (plus a sliver of regeneration)"
+
+
+def test_an_acquired_target_gives_way_to_a_better_one_that_comes_into_range():
+    # Threat, then priority: a Marine shooting a Supply Depot it acquired turns on a Zergling biting it (it kept
+    # shooting the depot until it died), and goes back to the depot once the Zergling is dead.
+    sim = Sim(arena([unit("Marine", 30, 30), unit("SupplyDepot", 34, 30, owner=2)]))
+    w = sim.game.world
+    marine, = sim.units(MARINE)
+    depot = sim.units(owner=2)[0].tag
+    sim.step(40)
+    assert w.engaged[w.slot(marine.tag)] == depot
+    zergling = sim.game.spawn_unit(unit_type_by_name("Zergling"), 2, 30, 33)
+    sim.game.orders.issue(w.slot(zergling), ATTACK, None, marine.tag, False)
+    sim.step(32)
+    assert w.engaged[w.slot(marine.tag)] == zergling
+    sim.step(160)
+    assert not w.exists(zergling) and w.exists(marine.tag) and w.engaged[w.slot(marine.tag)] == depot
 
 
 def test_idle_units_acquire_enemies_within_scan_range_and_fight_back():
