@@ -75,6 +75,7 @@ class Economy(ScreenScale, Agent):
 
     env_kwargs = FEATURE_UNITS_ENV
     plan = EconomyPlan()
+
     def reset(self) -> None:
         self._queue: deque[FunctionCall] = deque()
         self._sent: dict[tuple[int, int], int] = {}  # resource position -> workers we sent there
@@ -94,8 +95,8 @@ class Economy(ScreenScale, Agent):
             if call.function in obs.available_actions:
                 return call
             self._queue.clear()
-        for make_plan in (self._idle_workers, self._resume, self._supply, self._workers, self._refinery, self._gas_workers,
-                          self._barracks, self._marines):
+        for make_plan in (self._idle_workers, self._resume, self._supply, self._workers, self._refinery,
+                          self._gas_workers, self._barracks, self._marines):
             calls = make_plan(obs)
             if calls:
                 self._queue.extend(calls[1:])
@@ -314,7 +315,6 @@ class Economy(ScreenScale, Agent):
 
     def _click(self, obs: Observation, point, kind: int) -> FunctionCall:
         return _F.select_point("select", unit_pixel(obs, point, kind))
-
 
 
 class CollectMineralsAndGas(Economy):

@@ -109,6 +109,7 @@ class Combat:
         # A unit keeps a target it acquired while in range, unless one of a better tier (threat, then priority)
         # comes into range (`upgrade`: the units that look for one).
         current, in_range, want, acquiring, scan, upgrade = [], [], [], [], [], set()
+        best_tier = min(tiers) if tiers is not None else None
         for k, i in enumerate(armed_rows):
             m, reach = modes[k], ranges[i]
             holding, idle = m == HOLDING, m == IDLE
@@ -125,7 +126,7 @@ class Combat:
             in_range.append(near)
             # Re-acquire when there is no target, or the target is out of reach while another is in range.
             want.append(acquiring[k] and (c < 0 or (not near and m != ATTACK_UNIT)))
-            if tiers is not None and acquiring[k] and c >= 0 and near and tiers[c] > min(tiers):
+            if tiers is not None and acquiring[k] and c >= 0 and near and tiers[c] > best_tier:
                 want[-1] = True
                 upgrade.add(k)
         wanting = [k for k, w_k in enumerate(want) if w_k]

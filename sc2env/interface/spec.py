@@ -86,9 +86,10 @@ class ActionSpec:
 
     def segment(self, name: str) -> slice:
         """The slice of a flat mask that belongs to one component."""
-        if name not in COMPONENT_NAMES:
-            raise KeyError(f"no action component {name!r}; the components: {', '.join(COMPONENT_NAMES)}")
-        i = COMPONENT_NAMES.index(name)
+        try:
+            i = COMPONENT_NAMES.index(name)
+        except ValueError:
+            raise KeyError(f"no action component {name!r}; the components: {', '.join(COMPONENT_NAMES)}") from None
         return slice(int(self.offsets[i]), int(self.offsets[i + 1]))
 
     def split(self, flat: np.ndarray) -> tuple[np.ndarray, ...]:
