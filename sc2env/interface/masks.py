@@ -79,10 +79,10 @@ class ActionMasks:
     to value 0. Masks are bool; `flat.view(np.int8)` gives Gymnasium's int8 without a copy.
     """
 
-    __slots__ = ("flat", "spec", "stand_in", "target_masks")
+    __slots__ = ("flat", "idle", "spec", "stand_in", "target_masks")
 
     def __init__(self, spec: ActionSpec, flat: np.ndarray, target_masks: np.ndarray | None = None,
-                 stand_in: bool = False):
+                 stand_in: bool = False, idle: dict[int, str] | None = None):
         self.spec = spec
         self.flat = flat
         self.target_masks = target_masks
@@ -90,6 +90,9 @@ class ActionMasks:
         self.stand_in = stand_in
         """Nothing of the action space can be called now: the mask offers the first function with every
         argument at 0 only so that no component is empty (SC2Env plays that choice as no_op)."""
+        self.idle = idle or {}
+        """Functions the game offers that are masked out because an argument of theirs has no value now:
+        function id -> that argument's name (select_control_group with no group and nothing selected)."""
 
     @property
     def function(self) -> np.ndarray:
@@ -133,6 +136,10 @@ class ActionMasks:
             raise InvalidActionError(f"no function of this action space can be called now ({func.name} is the "
                                      "mask's stand-in, offered so that no component is empty): send no_op")
         if not self.flat[position]:
+            if func.id in self.idle:
+                argument = self.idle[func.id]
+                raise InvalidActionError(f"{func.name} can't be called now: its {argument} has no allowed value "
+                                         f"({_NO_VALUE[argument]})")
             raise InvalidActionError(
                 f"{func.name} is not available now; available: "
                 + ", ".join(FUNCTIONS[int(i)].name for i in self.available_function_ids)
@@ -156,6 +163,15 @@ class ActionMasks:
                 else:
                     shown, hint = str(value[0]), f"; allowed now: {np.flatnonzero(allowed).tolist()}"
                 raise InvalidActionError(f"{func.name}: {arg_type.name} {shown} is not allowed now{hint}")
+
+
+_NO_VALUE = {
+    "control_group_id": "no control group holds units, and nothing is selected to put in one",
+    "select_unit_id": "no multi-unit selection panel",
+    "select_worker": "no idle worker",
+    "build_queue_id": "the production queue is empty",
+    "unload_id": "no passengers",
+}
 
 
 def _named(values, value: int) -> str:
@@ -213,20 +229,21 @@ class MaskBuilder:
         self, available_ids: list[int], ui: UiCounts, target_masks: np.ndarray | None = None
     ) -> ActionMasks:
         if target_masks is not None:
-            flat, stand_in = self._build(available_ids, ui, target_masks)
-            return ActionMasks(self.spec, flat, target_masks, stand_in)
+            return ActionMasks(self.spec, *self._build(available_ids, ui, target_masks))
         key = (tuple(available_ids), ui)
         built = self._built.get(key)
         if built is None:
             if len(self._built) >= 256:
                 self._built.clear()
             built = self._built[key] = self._build(available_ids, ui, None)
-        return ActionMasks(self.spec, built[0].copy(), stand_in=built[1])  # a copy: callers may change theirs
+        flat, targets, stand_in, idle = built
+        return ActionMasks(self.spec, flat.copy(), targets, stand_in, idle)  # a copy: callers may change theirs
 
     def _build(self, available_ids: list[int], ui: UiCounts, target_masks: np.ndarray | None
-               ) -> tuple[np.ndarray, bool]:
-        """The flat mask (see __call__), and whether it is the stand-in (see `ActionMasks.stand_in`)."""
-        drop: set[int] = set()
+               ) -> tuple[np.ndarray, np.ndarray | None, bool, dict[int, str]]:
+        """ActionMasks' fields: the flat mask (see __call__), the target masks, whether it is the stand-in (see
+        `ActionMasks.stand_in`), and the functions offered whose arguments have no value (`ActionMasks.idle`)."""
+        drop: dict[int, str] = {}
         for name, has_values in (
             ("control_group_id", ui.selection or ui.groups),
             ("select_unit_id", ui.multi),
@@ -235,14 +252,17 @@ class MaskBuilder:
             ("unload_id", ui.cargo),
         ):
             if not has_values:
-                drop |= self._takers[name]
+                drop.update(dict.fromkeys(self._takers[name], name))
         nonempty = (
             None if target_masks is None else target_masks.reshape(len(target_masks), -1).any(1).tolist()
         )
-        positions = []
+        positions, idle = [], {}
         for fid in available_ids:
             position = self._position[fid]
-            if position < 0 or fid in drop:
+            if position < 0:
+                continue
+            if fid in drop:
+                idle[fid] = drop[fid]
                 continue
             target = self._target_of[fid]
             if nonempty is not None and target >= 0 and not nonempty[target]:
@@ -251,7 +271,7 @@ class MaskBuilder:
         if not positions:  # nothing of this action space can be called: the stand-in, arguments pinned
             flat = self._template(0).copy()
             flat[0] = True
-            return flat, True
+            return flat, target_masks, True, idle
         used = 0
         for position in positions:
             used |= self._bits[position]
@@ -285,4 +305,4 @@ class MaskBuilder:
                 flat[start:stop] = True
             else:
                 flat[start:stop] = target_masks[sorted(classes)].any(axis=0).ravel()
-        return flat, False
+        return flat, target_masks, False, idle

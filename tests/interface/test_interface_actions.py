@@ -170,6 +170,13 @@ def test_masks_make_validation_refuse_unavailable_functions_and_values(fmt64):
                        r"allowed now; allowed now: 1 \(set\), 2 \(append\), 3 \(set_and_steal\), "
                        r"4 \(append_and_steal\)$"):
         encode_action(FUNCTIONS.select_control_group("recall", 1), fmt64, obs.masks)
+    # Offered by the game (available_actions lists it) but with nothing to act on: the message said it was
+    # "not available" and listed the available functions without it, which read as a contradiction.
+    bare = decoder.decode(observation())
+    assert FUNCTIONS.select_control_group.id in bare.available_actions
+    with pytest.raises(InvalidActionError, match=r"^select_control_group can't be called now: its control_group_id "
+                       r"has no allowed value \(no control group holds units, and nothing is selected"):
+        encode_action(FUNCTIONS.select_control_group("recall", 1), fmt64, bare.masks)
 
 
 def test_decoding_what_the_real_game_reports(realdata, fmt64):
