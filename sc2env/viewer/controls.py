@@ -8,10 +8,11 @@ from collections.abc import Sequence
 import pygame
 
 from sc2env.interface import FUNCTIONS, Function, FunctionCall, FunctionKind
-from sc2env.viewer.hotkeys import MENU_KEYS, find_hotkey, menu_available, minimap_variant
+from sc2env.viewer.hotkeys import MENU_KEY, MENU_KEYS, Situation, find_hotkey, menu_available, minimap_variant
 from sc2env.viewer.layout import Layout
 
 _F = FUNCTIONS
+NOTHING_KNOWN = Situation()
 _DRAG_PX = 5
 _ARGUMENT_FREE = {FunctionKind.QUICK, FunctionKind.NO_OP, FunctionKind.SELECT_ARMY, FunctionKind.SELECT_LARVA,
                   FunctionKind.SELECT_WARP_GATES, FunctionKind.SELECT_IDLE_WORKER, FunctionKind.AUTOCAST}
@@ -49,6 +50,8 @@ class Controls:
         self.drag_start: tuple[int, int] | None = None
         self.drag_now: tuple[int, int] | None = None
         self.message = ""
+        self.pointer: tuple[int, int] | None = None
+        """The mouse's last position in frame pixels (a resized window's events are mapped to those)."""
         self._camera_drag = False
         self._last_camera: tuple[int, int] | None = None
         # (camera seen, camera asked for) of the last arrow key: presses before the game moves the camera
@@ -67,16 +70,20 @@ class Controls:
 
     def handle(self, event: pygame.event.Event, available: Sequence[int], *,
                camera_minimap: tuple[int, int] | None = None,
-               function_rows: Sequence[tuple[pygame.Rect, int]] = ()) -> list[Command]:
-        """The commands one event stands for (often none). `available`: the function ids available now."""
+               function_rows: Sequence[tuple[pygame.Rect, int]] = (),
+               situation: Situation = NOTHING_KNOWN) -> list[Command]:
+        """The commands one event stands for (often none). `available`: the function ids available now;
+        `situation`: what the player has, to open a worker's build menu and to say why a key does nothing."""
         if event.type == pygame.QUIT:
             return [ViewerCommand.QUIT]
         if event.type in (pygame.KEYDOWN, pygame.MOUSEBUTTONDOWN) and self.pending is None and self.menu is None:
             self.message = ""  # a new input: the last one's prompt or complaint is over
         if event.type == pygame.KEYDOWN:
-            return self._key(event, available, camera_minimap)
+            return self._key(event, available, camera_minimap, situation)
         if not self.interactive:
             return []
+        if event.type in (pygame.MOUSEMOTION, pygame.MOUSEBUTTONDOWN):
+            self.pointer = tuple(event.pos)
         if event.type == pygame.MOUSEBUTTONDOWN:
             return self._press(event, available, function_rows)
         if event.type == pygame.MOUSEMOTION:
@@ -87,7 +94,7 @@ class Controls:
 
     # --- keys ----------------------------------------------------------------------------------------
 
-    def _key(self, event, available, camera_minimap) -> list[Command]:
+    def _key(self, event, available, camera_minimap, situation: Situation) -> list[Command]:
         key = pygame.key.name(event.key)
         mods = event.mod
         shift, ctrl = bool(mods & pygame.KMOD_SHIFT), bool(mods & pygame.KMOD_CTRL)
@@ -112,7 +119,7 @@ class Controls:
         if key in ("left", "right", "up", "down"):
             return self._pan(key, camera_minimap)
         if len(key) == 1 and key.isalpha():
-            return self._hotkey(key, shift, available)
+            return self._hotkey(key, shift, available, situation)
         return []
 
     def _pan(self, key: str, camera_minimap) -> list[Command]:
@@ -128,18 +135,19 @@ class Controls:
         self._panned = (camera_minimap, (x, y))
         return [_F.move_camera((x, y))]
 
-    def _hotkey(self, key: str, shift: bool, available) -> list[Command]:
-        if self.menu is None and key in MENU_KEYS and menu_available(MENU_KEYS[key], available):
+    def _hotkey(self, key: str, shift: bool, available, situation: Situation) -> list[Command]:
+        # As in the game, a worker's build menu opens even when nothing in it is affordable: its keys then
+        # say what is missing instead of falling through to the main card (S would stop the worker).
+        if self.menu is None and key in MENU_KEYS and (menu_available(MENU_KEYS[key], available) or
+                                                       situation.builder):
             self.menu = MENU_KEYS[key]
             self.message = f"{self.menu} menu: press a building's key (Esc closes)"
             return []
-        function = find_hotkey(key, self.menu, available)
-        where = f" in the {self.menu} menu" if self.menu else ""
-        self.menu = None
+        menu, self.menu = self.menu, None
+        function = find_hotkey(key, menu, available)
         if function is None:
-            self.message = (f"{key.upper()}{where}: nothing available to this selection now "
-                            "(not its ability, a building it needs is missing, or not enough minerals, gas or "
-                            "supply)")
+            keys = f"{MENU_KEY[menu]} {key}" if menu else key
+            self.message = f"{keys.upper()}: {situation.why_not(key, menu)}"
             return []
         return self._use(function, shift)
 

@@ -7,9 +7,10 @@ import pygame
 
 from sc2env.interface import FunctionCall, InterfaceFormat, MapInfo
 from sc2env.viewer import style
-from sc2env.viewer.controls import Controls, ViewerCommand
+from sc2env.viewer.controls import NOTHING_KNOWN, Controls, ViewerCommand
 from sc2env.viewer.draw_map import MapPainter
 from sc2env.viewer.draw_panels import draw_functions, draw_hints, draw_layers, draw_status, layer_pages
+from sc2env.viewer.hotkeys import Situation
 from sc2env.viewer.layout import DEFAULT_SIZE, Layout
 from sc2env.viewer.scene import Scene
 
@@ -88,8 +89,9 @@ class Viewer:
         if scene is not None and scene.observation.camera_minimap is not None:
             camera = tuple(int(v) for v in scene.observation.camera_minimap)
         out = []
+        situation = Situation.of(scene) if scene is not None else NOTHING_KNOWN
         for command in self.controls.handle(event, available, camera_minimap=camera,
-                                            function_rows=self.function_rows):
+                                            function_rows=self.function_rows, situation=situation):
             if command is ViewerCommand.PAUSE:
                 self.paused = not self.paused
             elif command is ViewerCommand.NEXT_PAGE:
@@ -111,8 +113,8 @@ class Viewer:
             (x0, y0), (x1, y1) = controls.drag_start, controls.drag_now
             box = pygame.Rect(min(x0, x1), min(y0, y1), abs(x1 - x0), abs(y1 - y0)).clip(self.layout.view)
             pygame.draw.rect(canvas, style.SELECTION, box, width=1)
-        if controls.pending is not None and pygame.mouse.get_focused():
-            x, y = pygame.mouse.get_pos()
+        if controls.pending is not None and controls.pointer is not None and pygame.mouse.get_focused():
+            x, y = controls.pointer  # not pygame.mouse.get_pos(): in a resized window that is in window pixels
             if self.layout.view.collidepoint(x, y) or self.layout.minimap.collidepoint(x, y):
                 pygame.draw.circle(canvas, style.ACCENT, (x, y), 10, width=2)
                 pygame.draw.line(canvas, style.ACCENT, (x - 14, y), (x + 14, y))

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pygame
 import pytest
 from viewer_helpers import click, drag, key
 
 from sc2env.interface import FUNCTIONS, InterfaceFormat
 from sc2env.viewer import Controls, Layout, ViewerCommand
-from sc2env.viewer.hotkeys import HOTKEYS, find_hotkey, key_label
+from sc2env.viewer.hotkeys import HOTKEYS, Situation, find_hotkey, key_label
 
 F = FUNCTIONS
 FMT = InterfaceFormat(screen_size=64, minimap_size=64)
@@ -107,6 +109,35 @@ def test_build_menu_then_building_then_placement(controls):
     assert feed(controls, [key("b")], UNITS) == [] and controls.menu is None  # a Marine has no build menu
 
 
+def test_a_workers_build_menu_opens_when_nothing_is_affordable_and_says_what_is_missing(controls):
+    # B opened nothing when no building was affordable, so B S stopped the mining SCV (S on the main card).
+    poor = Situation(minerals=45, vespene=0, free_supply=3, selected=frozenset({45}), owned=frozenset({18, 45}))
+    mining = [*UNITS, F.Harvest_Gather_screen.id]
+    assert feed(controls, [key("b"), key("s")], mining, situation=poor) == []
+    assert controls.message == ("B S: Build_SupplyDepot_screen: not enough resources: it costs 100 minerals, "
+                                "you have 45") and controls.menu is None
+    rich = dataclasses.replace(poor, minerals=400)
+    assert feed(controls, [key("b"), key("b")], mining, situation=rich) == []
+    assert controls.message == "B B: Build_Barracks_screen: it needs a finished SupplyDepot"
+    feed(controls, [key("b"), key("r")], mining, situation=dataclasses.replace(poor, minerals=60))
+    assert controls.message.endswith("it costs 75 minerals, you have 60")
+    # A Command Center at full supply: S trains no SCV, and says why.
+    centre = Situation(minerals=200, free_supply=0, selected=frozenset({18}), owned=frozenset({18}))
+    assert feed(controls, [key("s")], [F.no_op.id], situation=centre) == []
+    assert controls.message == ("S: Train_SCV_quick: not enough supply: it takes 1, 0 free (build a Supply "
+                                "Depot)")
+    assert feed(controls, [key("b")], UNITS, situation=Situation(selected=frozenset())) == []
+    assert controls.message == "B: nothing is selected" and controls.menu is None
+
+
+def test_the_pointer_is_tracked_in_frame_pixels(controls):
+    # The target crosshair was drawn at pygame.mouse.get_pos(), window pixels: off in a resized window.
+    controls.handle(pygame.event.Event(pygame.MOUSEMOTION, pos=(300, 200), rel=(0, 0), buttons=(0, 0, 0)), UNITS)
+    assert controls.pointer == (300, 200)
+    feed(controls, click((310, 220), button=3))
+    assert controls.pointer == (310, 220)
+
+
 def test_control_groups_idle_workers_army_and_camera_keys(controls):
     assert feed(controls, [key("3")]) == [F.select_control_group("recall", 3)]
     assert feed(controls, [key("3", pygame.KMOD_CTRL)]) == [F.select_control_group("set", 3)]
@@ -150,7 +181,7 @@ def test_a_minimap_ability_waiting_for_its_target_asks_for_the_minimap(controls)
 
 def test_a_complaint_lasts_until_the_next_input_and_says_why(controls):
     feed(controls, [key("b")], UNITS)
-    assert "nothing available to this selection now" in controls.message and "not enough minerals" in controls.message
+    assert controls.message == "B: nothing available to this selection now"
     feed(controls, [key("f2")])
     assert controls.message == ""
     feed(controls, [key("m")])  # a prompt stays while its ability waits for the target

@@ -229,3 +229,20 @@ def test_a_resized_window_scales_the_frame_and_maps_clicks_back():
         assert [e.pos for e in clicks] == [(480, 270)], "the click lands on the frame's centre"
     finally:
         window.close()
+
+
+def test_a_poor_workers_build_keys_say_what_is_missing_instead_of_stopping_it(make_env):
+    # With 50 minerals nothing in the build menu was affordable, so B opened nothing and S stopped the SCV.
+    env = make_env("BuildMarines", render_mode="human", **SMALL)
+    env.reset(seed=2)
+    renderer = env.unwrapped.renderer
+    renderer.interactive = True
+    ys, xs = np.nonzero(env.unwrapped.last_observation.feature_screen.unit_type == 45)
+    env.step(F.select_point("select", (int(xs[0]), int(ys[0]))))
+    obs = env.unwrapped.last_observation
+    assert obs.single_select.unit_type.tolist() == [45] and obs.player.minerals < 100
+    for event in (key("b"), key("s")):
+        pygame.event.post(event)
+    assert renderer.wait(0) == []
+    assert renderer.viewer.controls.message == (f"B S: Build_SupplyDepot_screen: not enough resources: it costs "
+                                                f"100 minerals, you have {obs.player.minerals}")
