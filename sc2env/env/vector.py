@@ -79,6 +79,9 @@ class SC2VectorEnv(VectorEnv):
             seeds = [None if seed is None else int(seed) + i for i in range(self.num_envs)]
         elif isinstance(seed, (Sequence, np.ndarray)) and not isinstance(seed, (str, bytes)):
             seeds = list(seed)
+            for i, one in enumerate(seeds):  # checked before any game resets; Gymnasium takes Python ints only
+                require_seed(f"reset(seed=...)[{i}]", one)
+                seeds[i] = None if one is None else int(one)
         else:
             raise ValueError(f"reset(seed=...) takes an int (sub-env i gets seed + i), a list of {self.num_envs} "
                              f"seeds, or None; not {seed!r}")

@@ -93,14 +93,18 @@ class ActionSpec:
         return slice(int(self.offsets[i]), int(self.offsets[i + 1]))
 
     def split(self, flat: np.ndarray) -> tuple[np.ndarray, ...]:
-        """The 14 component masks as views of a flat mask (last axis), e.g. for `MultiDiscrete.sample`."""
+        """The 14 component masks as views of a flat mask (last axis), e.g. for `MultiDiscrete.sample`; a bool
+        mask (`action_masks()`) is viewed as int8, the dtype `sample(mask=...)` takes."""
+        flat = np.asarray(flat)
+        if flat.dtype == np.bool_:
+            flat = flat.view(np.int8)
         return tuple(flat[..., int(a) : int(b)] for a, b in zip(self.offsets[:-1], self.offsets[1:]))
 
     def conditional_mask(self, flat: np.ndarray, function_index, target_masks: np.ndarray | None = None
                          ) -> np.ndarray:
         """Masks given the chosen function component value(s): argument components that function doesn't
         use are pinned to their value 0 (a one-hot), so they add no entropy. Works on (total,) with an int,
-        or (batch, total) with (batch,) indices; returns a copy.
+        or (batch, total) with (batch,) indices (or one int for every row); returns a copy.
 
         `target_masks` (the observation's `screen_target_masks`: (classes, h, w), or (batch, classes, h, w))
         also limits the screen argument to the chosen function's target class, as `ActionMasks.for_function`
@@ -108,11 +112,16 @@ class ActionSpec:
         """
         out = np.array(flat, copy=True)
         batch = out.reshape(-1, self.total)
-        index = np.atleast_1d(np.asarray(function_index))
+        index = np.asarray(function_index)
         if index.dtype.kind not in "iu" or ((index < 0) | (index >= len(self.function_ids))).any():
             raise IndexError(f"function_index must be positions in this action space's function component "
                              f"(0..{len(self.function_ids) - 1}, the action vector's first value), not "
                              f"{function_index!r}; ActionMasks.for_function takes a function id")
+        if index.ndim == 0:
+            index = np.full(len(batch), index)
+        elif index.shape != (len(batch),):  # rows left unconditioned, silently, before
+            raise ValueError(f"{index.size} function indices for {len(batch)} masks: give one per row of the "
+                             f"batch (shape ({len(batch)},)), or one int for all")
         unused = ~self.function_arguments[index]
         for a in range(len(ARGUMENT_TYPES)):
             rows = np.flatnonzero(unused[:, a])

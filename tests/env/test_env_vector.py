@@ -170,6 +170,11 @@ def test_the_vector_env_reports_its_sub_envs_seeds(make_vec):
     assert envs.np_random_seed == (5, 6)
     envs.reset(seed=range(8, 10))  # any sequence of seeds
     assert envs.np_random_seed == (8, 9)
+    envs.reset(seed=np.array([3, 4], np.uint32))  # numpy ints, which Gymnasium refused (and the env was stuck)
+    assert envs.np_random_seed == (3, 4)
+    with pytest.raises(ValueError, match=r"reset\(seed=...\)\[1\] must be a whole number >= 0 or None, not 2.5"):
+        envs.reset(seed=[1, 2.5])
+    envs.step([FUNCTIONS.no_op()] * 2)  # a seed refused before any game reset leaves the env playing
     envs.reset(seed=5)
     assert envs.np_random_seed == (5, 6)
     assert len(envs.np_random) == 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gymnasium as gym
 import numpy as np
 import pytest
 from interface_helpers import observation
@@ -138,6 +139,15 @@ def test_conditional_masks_pin_what_the_chosen_function_ignores(fmt64):
     np.testing.assert_array_equal(conditioned[0], move)
     np.testing.assert_array_equal(conditioned[1], masks.for_function(FUNCTIONS.select_unit.id))
     np.testing.assert_array_equal(batch[0], masks.flat)  # the input is left alone
+    # One index conditions every row; a wrong count is refused (rows beyond it were left as they were).
+    np.testing.assert_array_equal(spec.conditional_mask(batch, FUNCTIONS.Move_screen.id), np.stack([move, move]))
+    with pytest.raises(ValueError, match=r"2 function indices for 3 masks: give one per row"):
+        spec.conditional_mask(np.stack([masks.flat] * 3), positions)
+    # split() of a bool mask (what action_masks() returns) gives what MultiDiscrete.sample(mask=...) takes.
+    parts = spec.split(move)
+    assert all(part.dtype == np.int8 for part in parts)
+    sampled = gym.spaces.MultiDiscrete(spec.nvec).sample(mask=parts)
+    assert sampled[0] == FUNCTIONS.Move_screen.id or move[sampled[0]]
     np.testing.assert_array_equal(masks.for_function("Move_screen"), move)
     # Wrong names and ids used to surface as numpy's IndexError or tuple.index's ValueError.
     with pytest.raises(IndexError, match="no function id 999; ids run from 0 to 572"):
