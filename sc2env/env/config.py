@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -107,6 +107,11 @@ class EnvConfig:
             if isinstance(getattr(self, name), (str, bytes)):
                 raise TypeError(f"{name} takes a list of names, not one string: {name}=[{getattr(self, name)!r}]")
         require_seed("seed", self.seed)
+        if isinstance(self.bot, Mapping):  # as env.spec.to_json() writes a Bot (dataclasses.asdict), or a config file
+            fields = {f.name for f in dataclasses.fields(Bot)}
+            if not set(self.bot) <= fields:
+                raise TypeError(f"bot as a dict takes the keys {sorted(fields)}, not {sorted(self.bot)}")
+            object.__setattr__(self, "bot", Bot(**self.bot))
         if self.max_episode_steps is not None:
             require_count("max_episode_steps", self.max_episode_steps, "env step (or None)")
         require_count("max_units", self.max_units, "row")

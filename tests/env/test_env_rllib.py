@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
 
 import cloudpickle
@@ -102,6 +103,16 @@ def test_a_config_travels_by_pickle_and_json_and_makes_the_same_env():
         swept.reset()  # Gymnasium's seeding took only Python ints
     finally:
         swept.close()
+    # JSON writes a Bot as a dict, which the config refused.
+    from sc2env.env import Bot
+
+    spec = gym.spec("sc2env/SC2-v0")
+    versus = dataclasses.replace(spec, kwargs={"map_name": "Simple64", "bot": Bot("zerg", "hard")})
+    back = EnvSpec.from_json(versus.to_json())
+    assert back.kwargs["bot"] == {"race": "zerg", "difficulty": "hard", "build": "random"}
+    assert EnvConfig(**back.kwargs).bot == Bot("zerg", "hard") == EnvConfig(**versus.kwargs).bot
+    with pytest.raises(TypeError, match=r"bot as a dict takes the keys \['build', 'difficulty', 'race'\], not"):
+        EnvConfig(map_name="Simple64", bot={"race": "zerg", "level": "hard"})
     env = gym.make("sc2env/MoveToBeacon-v0", engine="builtin", functions=[FUNCTIONS.no_op, FUNCTIONS.Move_screen],
                    screen_size=(48, 32))
     again = gym.make(EnvSpec.from_json(env.spec.to_json()))
