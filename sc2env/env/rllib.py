@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import sys
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -26,9 +29,11 @@ def make_env(config: Mapping[str, Any]) -> SC2Env | SC2VectorEnv:
 
     The dict holds SC2Env keyword arguments (`map_name`, `screen_size`, ...) plus an optional base `seed`;
     the env's seed is derived from it and the worker and vector indices (without one, every env seeds
-    itself from fresh entropy, so that two unseeded experiments differ). With `num_envs` in the dict, an
-    SC2VectorEnv of that many games is returned. Nothing is started here:
-    each env launches its own game process at its first reset, on a free port, in the worker that owns it.
+    itself from fresh entropy, so that two unseeded experiments differ). RLlib builds every env of a
+    runner from one EnvContext whose `vector_index` is 0; the envs a context has made are counted on it, so
+    the k-th gets vector index k. With `num_envs` in the dict, an SC2VectorEnv of that many games is
+    returned. Nothing is started here: each env launches its own game process at its first reset, on a
+    free port, in the worker that owns it.
 
         from ray.tune.registry import register_env
         register_env("sc2", sc2env.env.rllib.make_env)
@@ -37,11 +42,26 @@ def make_env(config: Mapping[str, Any]) -> SC2Env | SC2VectorEnv:
     base_seed = kwargs.pop("seed", None)
     num_envs = kwargs.pop("num_envs", None)
     kwargs.pop("flatten_keys", None)
-    seed = None if base_seed is None else worker_seed(
-        int(base_seed), getattr(config, "worker_index", 0), getattr(config, "vector_index", 0))
+    seed = None
+    if base_seed is not None:
+        worker = getattr(config, "worker_index", None)
+        if worker is None and num_envs is not None and "ray" in sys.modules:
+            warnings.warn(_NO_WORKER_INDEX, stacklevel=2)
+        made = getattr(config, _MADE, 0)
+        with contextlib.suppress(AttributeError):  # a plain dict holds no count (and is made anew each time)
+            setattr(config, _MADE, made + 1)
+        seed = worker_seed(int(base_seed), worker or 0, getattr(config, "vector_index", 0) + made)
     if num_envs is not None:
         return SC2VectorEnv(num_envs=int(num_envs), seed=seed, **kwargs)
     return SC2Env(seed=seed, **kwargs)
+
+
+_MADE = "sc2env_envs_made"
+_NO_WORKER_INDEX = (
+    "sc2env's make_env got a seed and num_envs but no worker_index: RLlib's gym_env_vectorize_mode="
+    "'vector_entry_point' passes the env config as a plain dict, so every env runner seeds its games alike "
+    "and plays the same episodes. Use RLlib's default vectorize mode (sync), whose EnvContext carries the "
+    "runner's index, or leave `seed` out (each game then seeds itself from fresh entropy).")
 
 
 def make_masked_env(config: Mapping[str, Any]) -> FlatObservationWithMask:

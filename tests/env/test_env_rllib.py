@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import pickle
+import sys
+import types
 
 import cloudpickle
 import numpy as np
@@ -44,6 +46,21 @@ def test_seeds_differ_across_workers_and_sub_envs():
     seeds = {worker_seed(0, w, v) for w in range(8) for v in range(8)}
     assert len(seeds) == 64
     assert worker_seed(5 + 2**31) != worker_seed(5), "the env hashes large seeds; cutting them made these one"
+
+
+def test_the_envs_of_one_context_count_their_vector_index(monkeypatch):
+    # RLlib builds every sub-env of a runner from one EnvContext with vector_index 0: they all had one seed.
+    context = EnvContext({"map_name": "MoveToBeacon", "engine": "builtin", "seed": 7}, worker_index=2)
+    envs = [make_env(context) for _ in range(3)]
+    assert [env.config.seed for env in envs] == [worker_seed(7, 2, k) for k in range(3)]
+    assert make_env(EnvContext(dict(context), worker_index=3)).config.seed == worker_seed(7, 3, 0)
+    # RLlib's vector_entry_point mode passes a plain dict (no worker index): every runner would seed alike.
+    monkeypatch.setitem(sys.modules, "ray", sys.modules.get("ray", types.ModuleType("ray")))
+    with pytest.warns(UserWarning, match="no worker_index: RLlib's gym_env_vectorize_mode='vector_entry_point'"):
+        vector = make_env({"map_name": "MoveToBeacon", "engine": "builtin", "seed": 7, "num_envs": 2})
+    vector.close()
+    for env in envs:
+        env.close()
 
 
 def test_without_a_seed_envs_seed_themselves():
