@@ -21,7 +21,7 @@ FRAGMENTS = {
     "interface.md": "parts of a client loop: join, game_info and response_observation come from elsewhere",
     "launching.md": "create_game(...) / join_game(...) stand for requests the page describes",
     "viewer.md": "alternative ways to make one env, listed side by side",
-    "rllib.md": "a Ray training run (tests/env/test_env_rllib.py trains the same setup when Ray is installed)",
+    "rllib.md": "a Ray training run: test_the_rllib_example_trains below runs it where Ray is installed",
 }
 _BLOCK = re.compile(r"^```python\n(.*?)^```", re.DOTALL | re.MULTILINE)
 
@@ -45,3 +45,20 @@ def test_page_examples_run(page, tmp_path):
     done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
                           timeout=240, check=False)
     assert done.returncode == 0, f"{page.name}'s examples failed:\n{done.stderr[-3000:]}"
+
+
+def test_the_rllib_example_trains(tmp_path):
+    """docs/rllib.md's example, run by an interpreter with Ray: $SC2ENV_RAY_PYTHON, or this one if it has Ray."""
+    python = os.environ.get("SC2ENV_RAY_PYTHON")
+    if python is None:
+        pytest.importorskip("ray.rllib", reason="set SC2ENV_RAY_PYTHON to a Python with ray[rllib] and torch")
+        python = sys.executable
+    (block,) = python_blocks(ROOT / "docs" / "rllib.md")
+    script = tmp_path / "rllib_example.py"
+    script.write_text(block)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    done = subprocess.run([python, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=600, check=False)
+    assert done.returncode == 0, f"docs/rllib.md's example failed:\n{done.stderr[-3000:]}"
+    sampled = [float(line) for line in done.stdout.split() if line.replace(".", "", 1).isdigit()]
+    assert len(sampled) == 2 and 0 < sampled[0] < sampled[1], done.stdout[-2000:]
