@@ -551,4 +551,8 @@ def _one_line(error: BaseException) -> str:
     """An error's message on one line (the first, with its most useful detail kept)."""
     text = str(error).strip() or type(error).__name__
     first = text.splitlines()[0]
-    return first if len(text.splitlines()) == 1 else f"{first} (--verbose for details)"
+    if len(text.splitlines()) == 1:
+        return first
+    if first.endswith(":"):  # it introduces what the next lines hold ("Its last output lines:")
+        return f"{first[:-1]} (--verbose shows them)"
+    return f"{first} (--verbose for details)"

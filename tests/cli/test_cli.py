@@ -401,3 +401,13 @@ def test_literal_all_lists_exactly_the_lazy_exports(package):
     module = importlib.import_module(package)
     assert sorted(module.__all__) == sorted(module._EXPORTS)
     assert all(getattr(module, name) is not None for name in module.__all__)
+
+
+def test_a_one_line_error_does_not_end_on_a_colon_with_nothing_after():
+    # "... killed by SIGKILL. Its last output lines: (--verbose for details)" promised lines it didn't show.
+    from sc2env.cli import _one_line
+
+    died = RuntimeError("the game died (pid 7) killed by SIGKILL. Its last output lines:\n  | (no output)")
+    assert _one_line(died) == "the game died (pid 7) killed by SIGKILL. Its last output lines (--verbose shows them)"
+    assert _one_line(RuntimeError("first\nsecond")) == "first (--verbose for details)"
+    assert _one_line(RuntimeError("alone")) == "alone"
