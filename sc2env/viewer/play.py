@@ -14,6 +14,9 @@ from sc2env.viewer.renderer import EnvRenderer
 from sc2env.viewer.window import ViewerClosed
 
 
+_END_HOLD_S = 1.5
+
+
 def play(env: gym.Env, *, episodes: int | None = None,
          on_episode: Callable[[int, dict], None] | None = None) -> list[int]:
     """Let a human play `env` (made with render_mode="human") until the window closes or `episodes` end.
@@ -33,6 +36,7 @@ def play(env: gym.Env, *, episodes: int | None = None,
             raise TypeError(f"the env's renderer is {type(viewer).__name__}, not sc2env's EnvRenderer")
         viewer.interactive = True
         viewer.viewer.episode = 1
+        viewer.redraw()  # the first frame was drawn for watching: its help line and no episode number
         fps = unwrapped.metadata["render_fps"]
         calls: deque[FunctionCall] = deque()
         while episodes is None or len(scores) < episodes:
@@ -56,6 +60,9 @@ def play(env: gym.Env, *, episodes: int | None = None,
                     on_episode(len(scores), info)
                 viewer.viewer.notice = f"Episode {len(scores)} over: score {info['score']}"
                 viewer.viewer.controls.cancel()  # a prompt or complaint of the last episode would hide that
+                viewer.redraw()
+                if viewer.viewer.speed != float("inf"):
+                    viewer.wait(_END_HOLD_S)  # the final frame, before the next episode replaces it at once
                 calls.clear()
                 if episodes is None or len(scores) < episodes:
                     viewer.viewer.episode = len(scores) + 1

@@ -75,6 +75,12 @@ class EnvRenderer:
         self._last_frame = max(deadline, time.perf_counter() - seconds)
         return calls
 
+    def redraw(self) -> None:
+        """Draw the last scene again (after a change of the viewer's own state) and show it."""
+        canvas = self.viewer.draw()
+        if self.window is not None and not self.window.closed:
+            self.window.show(canvas)
+
     def close(self) -> None:
         if self.window is not None:
             self.window.close()
@@ -106,5 +112,5 @@ class EnvRenderer:
                     raise ViewerClosed("the viewer window was closed")
                 calls.append(command)
         if events and self.viewer.scene is not None:
-            self.window.show(self.viewer.draw())
+            self.redraw()
         return calls

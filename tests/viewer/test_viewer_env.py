@@ -246,3 +246,28 @@ def test_a_poor_workers_build_keys_say_what_is_missing_instead_of_stopping_it(ma
     assert renderer.wait(0) == []
     assert renderer.viewer.controls.message == (f"B S: Build_SupplyDepot_screen: not enough resources: it costs "
                                                 f"100 minerals, you have {obs.player.minerals}")
+
+
+def test_play_shows_its_first_frame_as_play_and_holds_the_last_one(make_env, monkeypatch):
+    # The first frame kept watch mode's help and no episode number; the final frame was replaced at once by the
+    # next episode's first, so the end was never seen.
+    env = make_env("MoveToBeacon", render_mode="human", max_episode_steps=2, **SMALL)
+    shown, holds = [], []
+    original_redraw, original_wait = EnvRenderer.redraw, EnvRenderer.wait
+
+    def redraw(self):
+        shown.append((self.viewer.episode, self.viewer.controls.help, self.viewer.notice))
+        original_redraw(self)
+
+    def wait(self, seconds):
+        holds.append(seconds)
+        return original_wait(self, seconds)
+
+    monkeypatch.setattr(EnvRenderer, "redraw", redraw)
+    monkeypatch.setattr(EnvRenderer, "wait", wait)
+    assert play(env, episodes=1) != []
+    from sc2env.viewer.controls import HELP
+    from sc2env.viewer.play import _END_HOLD_S
+
+    assert (1, HELP, "") in shown  # redrawn for play before the first step
+    assert shown[-1][2].startswith("Episode 1 over: score") and holds[-1] == _END_HOLD_S
