@@ -74,42 +74,70 @@ def draw_status(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, *, pau
                style.WARN if paused or scene.ended else style.DIM, anchor="midright")
 
 
+_ROW_HEIGHTS = range(17, 10, -1)  # pixels, tallest first; the font is as tall as the row
+_MIN_COLUMN_W = 120  # narrower columns leave a name only a few letters
+
+
 def draw_functions(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, *, pending: int | None = None,
                    menu: str | None = None) -> list[tuple[pygame.Rect, int]]:
     """The available functions with their keys; returns each row's rect and function id (rows are clickable)."""
     title = "Available functions" + (f"  ({menu} menu)" if menu else "")
     inner = style.panel(surface, rect, title)
     ids = [int(i) for i in scene.observation.available_actions]
-    # As few columns as rows down to 13 px allow, with the tallest rows that keep that many (wide columns
-    # keep names whole).
-    columns = max(1, -(-len(ids) // max(1, inner.h // 13)))
-    row_h = next(h for h in range(17, 12, -1) if -(-len(ids) // max(1, inner.h // h)) <= columns)
+    # The fewest columns (wide columns keep names whole) that hold every row at some row height, then the
+    # tallest rows that keep that many columns; more columns only where the panel is too short for them.
+    max_columns = max(1, inner.w // _MIN_COLUMN_W)
+
+    def columns_at(height: int) -> int:
+        return -(-len(ids) // max(1, inner.h // height))
+
+    columns = min(max(1, columns_at(_ROW_HEIGHTS[-1])), max_columns)
+    row_h = next((h for h in _ROW_HEIGHTS if columns_at(h) <= columns), _ROW_HEIGHTS[-1])
     rows_per_column = max(1, inner.h // row_h)
+    columns = max(columns, -(-len(ids) // rows_per_column))  # a panel too short for them all: narrower columns
     column_w = inner.w // columns
-    label_w = 52  # "R-click", the widest key label
-    # One size for every name, the largest at which they all fit (mixed sizes read badly); cut what still
-    # doesn't fit at the smallest.
-    name_w = column_w - 4 - label_w
-    size = 17
-    while size > 12 and any(style.font(size).size(FUNCTIONS[fid].name)[0] > name_w for fid in ids):
-        size -= 1
+    labels = {fid: key_label(FUNCTIONS[fid]) for fid in ids}
+
+    def label_width(size: int) -> int:
+        return max((style.font(size).size(label)[0] for label in labels.values()), default=0) + 6
+
+    def all_fit(size: int) -> bool:
+        room = column_w - 4 - label_width(size)
+        return all(style.font(size).size(FUNCTIONS[fid].name)[0] <= room for fid in ids)
+
+    # One size for every row, the largest at which every name is whole (mixed sizes read badly); names are
+    # cut in the middle only at the smallest.
+    size = next((h for h in range(row_h, _ROW_HEIGHTS[-1], -1) if all_fit(h)), _ROW_HEIGHTS[-1])
+    label_w = label_width(size)
     rows = []
     for n, fid in enumerate(ids):
         col, row = divmod(n, rows_per_column)
-        if col >= columns:
-            break
         cell = pygame.Rect(inner.x + col * column_w, inner.y + row * row_h, column_w - 4, row_h)
         function = FUNCTIONS[fid]
         highlighted = fid == pending
         if highlighted:
             pygame.draw.rect(surface, (70, 60, 25), cell, border_radius=3)
-        label = key_label(function)
         name_x = cell.x + label_w
-        style.text(surface, label, (cell.x + 2, cell.centery), 16, style.ACCENT, anchor="midleft")
-        style.fit_text(surface, function.name, (name_x, cell.centery), cell.right - name_x, size,
-                       style.ACCENT if highlighted else style.TEXT, anchor="midleft", smallest=size)
+        style.text(surface, labels[fid], (cell.x + 2, cell.centery), size, style.ACCENT, anchor="midleft")
+        style.text(surface, _elided(function.name, cell.right - name_x, size), (name_x, cell.centery), size,
+                   style.ACCENT if highlighted else style.TEXT, anchor="midleft")
         rows.append((cell, fid))
     return rows
+
+
+def _elided(name: str, width: int, size: int) -> str:
+    """`name` cut in the middle to fit `width` pixels, keeping its kind (`_screen`, `_quick`): the end tells
+    Build_CommandCenter_screen from a _quick twin, so "Build_Comman.._screen" rather than "Build_CommandCenter_s..".
+    """
+    font = style.font(size)
+    if font.size(name)[0] <= width:
+        return name
+    head, _, kind = name.rpartition("_")
+    tail = f".._{kind}" if head else ".."
+    head = head or name
+    while len(head) > 1 and font.size(head + tail)[0] > width:
+        head = head[:-1]
+    return head + tail
 
 
 def draw_layers(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, page: LayerPage) -> None:

@@ -240,3 +240,20 @@ def test_a_select_all_of_workers_lists_its_functions_in_two_columns():
     assert [fid for _, fid in rows] == ids.tolist()  # every function has a clickable row
     assert len({rect.x for rect, _ in rows}) == 2  # three columns cut names like Rally_Workers_minimap
     assert all(panel.contains(rect) for rect, _ in rows)
+    # At the smallest frame: three columns left names of four letters with their keys drawn over them
+    # ("B.._screenM"); two columns keep every name readable.
+    ids = np.array(sorted(getattr(F, name).id for name in names))
+    panel = Layout.build(FMT, (960, 540)).functions
+    rows = draw_functions(pygame.Surface((960, 540)), panel, SimpleNamespace(
+        observation=SimpleNamespace(available_actions=ids)))
+    assert [fid for _, fid in rows] == ids.tolist() and all(panel.contains(rect) for rect, _ in rows)
+    assert len({rect.x for rect, _ in rows}) == 2
+
+
+def test_names_too_long_for_their_column_keep_their_kind():
+    from sc2env.viewer.draw_panels import _elided
+
+    pygame.font.init()
+    assert _elided("Build_CommandCenter_screen", 400, 13) == "Build_CommandCenter_screen"
+    short = _elided("Build_CommandCenter_screen", 90, 11)
+    assert short.startswith("Build_") and short.endswith(".._screen") and len(short) < 26
