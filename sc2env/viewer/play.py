@@ -13,7 +13,6 @@ from sc2env.interface import FUNCTIONS, FunctionCall
 from sc2env.viewer.renderer import EnvRenderer
 from sc2env.viewer.window import ViewerClosed
 
-
 _END_HOLD_S = 1.5
 
 

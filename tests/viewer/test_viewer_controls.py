@@ -257,3 +257,32 @@ def test_names_too_long_for_their_column_keep_their_kind():
     assert _elided("Build_CommandCenter_screen", 400, 13) == "Build_CommandCenter_screen"
     short = _elided("Build_CommandCenter_screen", 90, 11)
     assert short.startswith("Build_") and short.endswith(".._screen") and len(short) < 26
+
+
+def test_a_structure_under_construction_shows_its_progress_not_a_damaged_health_bar():
+    # Its hit points grow with the build, so it got the red "badly hurt" bar of a dying unit.
+    from types import SimpleNamespace
+
+    import numpy as np
+    from viewer_helpers import game_info
+
+    from sc2env.interface import MapInfo
+    from sc2env.viewer import style
+    from sc2env.viewer.draw_map import MapPainter
+    from sc2env.viewer.scene import Scene, Units
+
+    layout = Layout.build(FMT)
+    painter = MapPainter(FMT, MapInfo.from_game_info(game_info()), layout)
+
+    def bar_pixels(selected, progress, health):
+        depot = Units.from_columns([(32.0, 28.0, 1.25, 19, 1, health, np.nan, selected, progress, False)])
+        surface = pygame.Surface(layout.size)
+        painter._draw_units(surface, Scene(SimpleNamespace(), depot, (32.0, 28.0)))
+        x, y = painter._view_point((32.0, 28.0), 32.0, 28.0)
+        r = 1.25 * painter.pixels_per_unit
+        return {tuple(surface.get_at((int(x + dx), int(y - r - 7)))[:3]) for dx in range(-int(r), int(r))}
+
+    red = style.health_colour(0.2)
+    assert red not in bar_pixels(False, 0.2, 0.2) and red not in bar_pixels(True, 0.2, 0.2)
+    assert (200, 205, 215) in bar_pixels(True, 0.2, 0.2)  # selected: its progress
+    assert red in bar_pixels(False, 1.0, 0.2)  # finished and damaged: the health bar
