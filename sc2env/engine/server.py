@@ -72,10 +72,12 @@ class Server:
                 if self.client is not None and self._handshake_overdue(self.client):
                     self._drop(self.client)
                     continue
-                if self.listener in ready:
-                    self._accept()
+                # The client first: a client that hung up just before the next one connected (a port probe,
+                # a quick reconnect) must free the slot before that one is judged busy.
                 if self.client is not None and self.client.sock in ready:
                     self._read(self.client)
+                if self.listener in ready:
+                    self._accept()
         finally:
             self.close()
 
@@ -91,6 +93,8 @@ class Server:
 
     def _accept(self) -> None:
         sock, _ = self.listener.accept()
+        if self.client is not None and _hung_up(self.client.sock):  # its close may come after select()
+            self._drop(self.client)
         if self.client is not None:
             try:
                 sock.sendall(_BUSY)
@@ -272,3 +276,13 @@ _OPCODES = frozenset(int(op) for op in DATA_OPCODES + CTRL_OPCODES)
 def _frame(opcode: Opcode, payload: bytes) -> bytes:
     """An unmasked, final server frame."""
     return Frame(opcode, payload).serialize(mask=False)
+
+
+def _hung_up(sock: socket.socket) -> bool:
+    """Whether the peer has closed its end (the next read would give end of file), without reading."""
+    try:
+        return sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+    except (BlockingIOError, InterruptedError):
+        return False
+    except OSError:  # reset: gone too
+        return True

@@ -348,3 +348,32 @@ def test_a_connection_that_never_says_hello_does_not_keep_the_slot(monkeypatch):
     finally:
         stop.set()
         thread.join(5)
+
+
+def test_a_client_that_hung_up_frees_the_slot_for_the_next_at_once():
+    # A port probe (nc -z, a health check) or a dropped client just before the real client: the new connection
+    # was judged before the old one's end of file was read, and got 409 (which PySC2 does not retry).
+    import socket
+    import threading
+
+    from sc2env.engine import server as server_module
+
+    server = server_module.Server("127.0.0.1", 0, lambda data: [b"ok"], lambda: False)
+    port = server.listener.getsockname()[1]
+    stop = threading.Event()
+    thread = threading.Thread(target=server.serve, args=(stop.is_set, 0.05), daemon=True)
+    thread.start()
+    try:
+        for attempt in range(20):
+            if attempt % 2:
+                socket.create_connection(("127.0.0.1", port)).close()  # a probe
+            else:
+                dropped = websocket.create_connection(f"ws://127.0.0.1:{port}/sc2api", timeout=5)
+                dropped.sock.close()  # gone without a close frame
+            ws = websocket.create_connection(f"ws://127.0.0.1:{port}/sc2api", timeout=5)
+            ws.send_binary(b"hello")
+            assert ws.recv() == b"ok"
+            ws.close()
+    finally:
+        stop.set()
+        thread.join(5)
