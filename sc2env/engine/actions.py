@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -234,6 +235,9 @@ def _raw(game: Game, raw: raw_pb2.ActionRaw) -> int:
         point = None
         if cmd.HasField("target_world_space_pos"):
             point = (cmd.target_world_space_pos.x, cmd.target_world_space_pos.y)
+            if not _finite(point):  # NaN passes every clamp: the unit would stand nowhere for good
+                game.action_errors.append((cmd.ability_id, ERROR))
+                return ERROR
         target = cmd.target_unit_tag if cmd.HasField("target_unit_tag") else None
         if target is not None and not game.world.exists(target):
             game.action_errors.append((cmd.ability_id, CANT_TARGET))
@@ -244,6 +248,12 @@ def _raw(game: Game, raw: raw_pb2.ActionRaw) -> int:
         return command(game, cmd.ability_id, tags, point, target, cmd.queue_command)
     if kind == "camera_move":
         p = raw.camera_move.center_world_space
+        if not _finite((p.x, p.y)):
+            return ERROR
         game.move_camera(p.x, p.y)
         return SUCCESS
     return ERROR if kind else SUCCESS
+
+
+def _finite(point: tuple[float, float]) -> bool:
+    return math.isfinite(point[0]) and math.isfinite(point[1])

@@ -14,7 +14,7 @@ from sc2env.engine.building import Building, is_resource
 from sc2env.engine.combat import TICK, Combat
 from sc2env.engine.economy import Economy
 from sc2env.engine.frame import FrameCache
-from sc2env.engine.mapdef import MapDefinition
+from sc2env.engine.mapdef import RESULTS, MapDefinition
 from sc2env.engine.orders import Orders
 from sc2env.engine.panels import Panels
 from sc2env.engine.players import Player, Stats
@@ -29,7 +29,7 @@ from sc2env.engine.render import (
     minimap_view,
     screen_view,
 )
-from sc2env.engine.scenario import RESULTS, Scenario
+from sc2env.engine.scenario import Scenario
 from sc2env.engine.vision import Vision
 from sc2env.engine.world import World
 from sc2env.gamedata import UNIT_TYPES, UnitType
@@ -87,10 +87,12 @@ class Game:
         self.race = definition.players[0].race if definition.players else 1
         self.race_requested = self.race  # what join_game asked for (Random stays Random here)
         self.player_id = definition.players[0].player_id if definition.players else 1
+        self.player_name = definition.players[0].name if definition.players else "Player"
 
     # ---- lifecycle ----------------------------------------------------------------------------------
-    def join(self, interface: Interface, race: int) -> None:
+    def join(self, interface: Interface, race: int, player_name: str = "") -> None:
         self.interface = interface
+        self.player_name = player_name or self.player_name  # as the game echoes it in game_info
         cheating = interface.options.feature_layer.allow_cheating_layers
         self.minimap_layers = LayerRenderer(MINIMAP_LAYERS if cheating else MINIMAP_LAYERS_FAIR, self.terrain)
         self.race = race if race in (1, 2, 3) else self.race

@@ -17,6 +17,9 @@ from sc2env.engine.world import Bounds
 FORMAT = "sc2env-minigame/1"
 RACES = {"Terran": 1, "Zerg": 2, "Protoss": 3, "Random": 4}
 VISION = ("reveal_playable", "reveal_all", "fog")
+RESULTS = {"Victory": 1, "Defeat": 2, "Tie": 3, "Undecided": 4}
+"""Game results a definition may end with, as sc2api.proto's Result values."""
+MAX_GAME_LOOPS = 2**31 - 1  # game loops are uint32 on the wire, and PySC2 reads 2^32 - 1 as "no observation"
 
 
 class MapDefinitionError(ValueError):
@@ -166,18 +169,25 @@ def parse_definition(data: bytes | str) -> MapDefinition:
         spec = json.loads(data)
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise MapDefinitionError(f"not an sc2env mini-game definition (invalid JSON: {e})") from None
+    except RecursionError:
+        raise MapDefinitionError("not an sc2env mini-game definition (JSON nested too deeply)") from None
     if not isinstance(spec, dict) or spec.get("format") != FORMAT:
         raise MapDefinitionError(f"not an sc2env mini-game definition (needs \"format\": \"{FORMAT}\")")
     try:
         name = spec["name"]
+        if not (isinstance(name, str) and name):
+            raise MapDefinitionError(f"name: expected a non-empty string, got {name!r}")
         width, height = (_whole(v, "map_size") for v in spec["map_size"])
         if not (0 < width <= _MAX_MAP_SIDE and 0 < height <= _MAX_MAP_SIDE):
             raise MapDefinitionError(f"map_size: 1 to {_MAX_MAP_SIDE} cells a side, got {spec['map_size']!r}")
         playable = _bounds(spec["playable_area"], "playable_area")
         regions = {"playable_area": Region((Shape("rect", (playable.x0, playable.y0, playable.x1, playable.y1)),))}
         regions.update({k: _region(v, f"regions.{k}") for k, v in spec.get("regions", {}).items()})
+        for i, p in enumerate(spec["players"]):
+            if p.get("race", "Terran") not in RACES:  # not a KeyError: that reads as a missing field
+                raise MapDefinitionError(f"players[{i}].race: expected one of {sorted(RACES)}, got {p['race']!r}")
         players = tuple(
-            PlayerSlot(int(p["player_id"]), RACES[p.get("race", "Terran")], p.get("name", f"Player {i + 1}"))
+            PlayerSlot(int(p["player_id"]), RACES[p.get("race", "Terran")], str(p.get("name", f"Player {i + 1}")))
             for i, p in enumerate(spec["players"])
         )
         if not players:
@@ -193,8 +203,23 @@ def parse_definition(data: bytes | str) -> MapDefinition:
             if not (isinstance(card, list) and all(isinstance(a, int) for a in card)):
                 raise MapDefinitionError(f"command_cards.{unit_name}: expected a list of ability ids")
         time_limit = _whole(spec["time_limit"], "time_limit")
-        if time_limit < 1:
-            raise MapDefinitionError(f"time_limit: a positive number of game loops, got {time_limit}")
+        if not 0 < time_limit <= MAX_GAME_LOOPS:
+            raise MapDefinitionError(f"time_limit: a positive number of game loops up to {MAX_GAME_LOOPS}, "
+                                     f"got {time_limit}")
+        timeout_result = spec.get("timeout_result", "Tie")
+        if timeout_result not in RESULTS:
+            raise MapDefinitionError(f"timeout_result: expected one of {tuple(RESULTS)}, got {timeout_result!r}")
+        terrain_height = float(spec.get("terrain_height", 10.0))
+        if not math.isfinite(terrain_height):
+            raise MapDefinitionError(f"terrain_height: expected a finite number, got {terrain_height}")
+        starts = tuple(tuple(float(v) for v in p) for p in spec.get("start_locations", []))
+        if not all(len(p) == 2 and all(map(math.isfinite, p)) for p in starts):
+            raise MapDefinitionError(f"start_locations: expected finite [x, y] pairs, got "
+                                     f"{spec['start_locations']!r}")
+        for key in ("setup", "triggers"):
+            items = spec.get(key, [])
+            if not (isinstance(items, list) and all(isinstance(item, dict) for item in items)):
+                raise MapDefinitionError(f"{key}: expected a list of objects, got {items!r}"[:300])
         return MapDefinition(
             name=name,
             description=spec.get("description", ""),
@@ -204,11 +229,11 @@ def parse_definition(data: bytes | str) -> MapDefinition:
             camera_start=camera,  # type: ignore[arg-type]
             camera_locked=bool(spec.get("camera_locked", False)),
             vision=vision,
-            terrain_height=float(spec.get("terrain_height", 10.0)),
+            terrain_height=terrain_height,
             time_limit=time_limit,
-            timeout_result=spec.get("timeout_result", "Tie"),
+            timeout_result=timeout_result,
             players=players,
-            start_locations=tuple(tuple(float(v) for v in p) for p in spec.get("start_locations", [])),
+            start_locations=starts,
             regions=regions,
             setup=list(spec.get("setup", [])),
             triggers=list(spec.get("triggers", [])),

@@ -146,7 +146,7 @@ def game_info(game: Game) -> sc_pb.ResponseGameInfo:
     d = game.definition
     info = sc_pb.ResponseGameInfo(map_name=d.name, local_map_path=d.path)
     info.player_info.add(player_id=game.player.player_id, type=sc_pb.Participant, race_requested=game.race_requested,
-                         race_actual=game.race, player_name=d.players[0].name if d.players else "Player")
+                         race_actual=game.race, player_name=game.player_name)
     raw = info.start_raw
     raw.map_size.x, raw.map_size.y = d.map_size
     terrain = game.terrain

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sc2env.engine import placements
-from sc2env.engine.mapdef import MapDefinition, MapDefinitionError
+from sc2env.engine.mapdef import RESULTS, MapDefinition, MapDefinitionError
 from sc2env.gamedata import ABILITIES, specific_ability, unit_type_by_name
 
 if TYPE_CHECKING:
@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from sc2env.engine.game import Game
     from sc2env.engine.movement import Trajectory
 
-RESULTS = {"Victory": 1, "Defeat": 2, "Tie": 3, "Undecided": 4}
 EVENTS = ("near", "every_loop", "unit_died", "unit_created")
 _PLACED = {"spawn": "at", "recreate": "at", "arrange": "at", "move_unit": "to", "set_anchor": "at"}
 
@@ -79,6 +78,11 @@ class Scenario:
                         unit_type_by_name(body["type"])
                     except KeyError as e:
                         raise MapDefinitionError(f"{here}.{name}: {e.args[0]}") from None
+                if name == "end_game":
+                    result = body.get("result", "Tie") if isinstance(body, dict) else body
+                    if result not in RESULTS:
+                        raise MapDefinitionError(f"{here}.end_game.result: expected one of {tuple(RESULTS)}, got "
+                                                 f"{result!r}")
                 if name == "order" and body.get("ability") not in ABILITIES:
                     raise MapDefinitionError(f"{here}.order: unknown ability {body.get('ability')!r}")
                 if name in _PLACED and _PLACED[name] in body:

@@ -148,6 +148,8 @@ class Server:
                 if opcode == Opcode.PING:
                     control.append(_frame(Opcode.PONG, payload))
                 elif opcode == Opcode.CLOSE:  # echo the status code and hang up
+                    if len(payload) == 1:  # RFC 6455 5.5.1: a body starts with a 2-byte code
+                        raise ValueError("websocket protocol error: a close frame of one byte")
                     control.append(_frame(Opcode.CLOSE, payload[:2]))
                     client.closed = True
                     break

@@ -131,7 +131,7 @@ class Session:
             return
         try:
             Scenario.validate(definition)
-        except (MapDefinitionError, KeyError, TypeError) as e:
+        except (MapDefinitionError, KeyError, TypeError, AttributeError, ValueError) as e:  # a malformed part
             out.error, out.error_details = error.InvalidMapData, f"{definition.name}: {e}"
             return
         seed = request.random_seed if request.HasField("random_seed") else None
@@ -154,7 +154,7 @@ class Session:
         definition, seed, realtime = self._pending
         game = Game(definition, seed, realtime, self.disable_fog)
         race = request.race if request.HasField("race") else game.race
-        game.join(Interface.from_options(request.options), race)
+        game.join(Interface.from_options(request.options), race, request.player_name)
         self.game = game
         out.player_id = game.player.player_id
         self.status = IN_GAME

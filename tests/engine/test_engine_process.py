@@ -103,13 +103,18 @@ def test_fragments_large_frames_pings_and_close(running):
     again.close()
 
 
-def test_unmasked_frames_are_a_protocol_error(running):
-    ws = running[2]
+def test_unmasked_frames_and_one_byte_closes_are_protocol_errors(running):
+    _, port, ws = running
     unmasked = websocket.ABNF(fin=1, opcode=websocket.ABNF.OPCODE_BINARY, mask_value=0,
                               data=sc_pb.Request(ping=sc_pb.RequestPing()).SerializeToString())
     ws.sock.sendall(unmasked.format())
     opcode, data = ws.recv_data(control_frame=True)
     assert (opcode, data[:2]) == (websocket.ABNF.OPCODE_CLOSE, (1002).to_bytes(2, "big"))
+    assert hung_up(ws)
+    ws = connect(port)  # a close body of one byte (no room for a code) was echoed back as one byte
+    ws.sock.sendall(websocket.ABNF.create_frame(b"\x03", websocket.ABNF.OPCODE_CLOSE).format())
+    opcode, data = ws.recv_data(control_frame=True)
+    assert (opcode, data) == (websocket.ABNF.OPCODE_CLOSE, (1002).to_bytes(2, "big"))
     assert hung_up(ws)
 
 

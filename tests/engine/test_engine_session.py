@@ -83,6 +83,15 @@ def test_a_definition_sent_as_map_data_is_a_new_mini_game(session):
     ({"players": []}, "players: at least one"),
     ({"camera_start": [float("nan"), 3]}, "camera_start: expected a finite"),
     ({"playable_area": [0, 0, float("inf"), 5]}, "playable_area: expected finite numbers"),
+    # These passed create_game, then failed later as internal errors (game_info, join, the time limit's step).
+    ({"name": 7}, "name: expected a non-empty string, got 7"),
+    ({"start_locations": [[1]]}, "start_locations: expected finite [x, y] pairs"),
+    ({"terrain_height": float("nan")}, "terrain_height: expected a finite number, got nan"),
+    ({"timeout_result": "Win"}, "timeout_result: expected one of ('Victory', 'Defeat', 'Tie', 'Undecided')"),
+    ({"time_limit": 10**12}, "time_limit: a positive number of game loops up to 2147483647"),
+    ({"triggers": [5]}, "triggers: expected a list of objects, got [5]"),
+    ({"setup": [{"end_game": {"result": "Win"}}]}, "setup[0].end_game.result: expected one of"),
+    ({"players": [{"player_id": 1, "race": "Elf"}]}, "players[0].race: expected one of"),
 ])
 def test_broken_definitions_are_rejected_with_the_field_named(session, change, message):
     spec = json.loads(builtin_definitions()["MoveToBeacon"])
@@ -97,6 +106,14 @@ def test_broken_definitions_are_rejected_with_the_field_named(session, change, m
         from sc2env.engine.scenario import Scenario
 
         Scenario.validate(parse(json.dumps(spec)))
+
+
+def test_json_nested_too_deeply_is_invalid_map_data(session):
+    create = create_request("x")
+    create.local_map.map_data = b'{"a":' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    answer = ask(session, create_game=create)
+    assert answer.create_game.error == sc_pb.ResponseCreateGame.InvalidMapData
+    assert "nested too deeply" in answer.create_game.error_details
 
 
 def test_realtime_games_advance_with_the_clock(session):
@@ -188,6 +205,17 @@ def test_a_random_race_is_reported_as_requested(session):
     assert player.race_requested == 4 and player.race_actual == 1, "asked Random, plays the map's Terran"
 
 
+def test_game_info_names_the_player_as_join_game_did(session):
+    for name in ("alice", ""):  # the map slot's name when join_game gives none (it said "Player" always)
+        assert not ask(session, create_game=create_request("MoveToBeacon")).create_game.HasField("error")
+        join = join_request()
+        join.player_name = name
+        ask(session, join_game=join)
+        player = ask(session, game_info=sc_pb.RequestGameInfo()).game_info.player_info[0]
+        assert player.player_name == (name or json.loads(builtin_definitions()["MoveToBeacon"])["players"][0].get(
+            "name", "Player 1"))
+
+
 def test_the_score_is_sent_only_when_the_interface_asks_for_it(session):
     for wanted in (True, False):
         assert join_with(session, score=wanted).status == sc_pb.in_game
@@ -216,3 +244,24 @@ def test_raw_crop_to_playable_area_is_refused_rather_than_ignored(session):
     answer = join_with(session, raw_crop_to_playable_area=True).join_game
     assert answer.error == sc_pb.ResponseJoinGame.FeatureUnsupported
     assert "raw_crop_to_playable_area" in answer.error_details
+
+
+def test_raw_points_that_are_not_numbers_are_refused(session):
+    # NaN passed every clamp: a Marine moved to (nan, 30) stood nowhere for good (never seen, never killed) and
+    # a build there was an internal error; a camera at NaN showed nothing.
+    assert join_with(session, "CollectMineralShards").status == sc_pb.in_game
+    obs = ask(session, observation=sc_pb.RequestObservation()).observation.observation
+    marine = next(u.tag for u in obs.raw_data.units if u.unit_type == 48)
+    for x in (float("nan"), float("inf")):
+        move = sc_pb.Action()
+        cmd = move.action_raw.unit_command
+        cmd.ability_id, cmd.unit_tags[:] = 16, [marine]
+        cmd.target_world_space_pos.x, cmd.target_world_space_pos.y = x, 30
+        camera = sc_pb.Action()
+        camera.action_raw.camera_move.center_world_space.x = x
+        answer = ask(session, action=sc_pb.RequestAction(actions=[move, camera]))
+        assert not answer.error and list(answer.action.result) == [3, 3]  # Error, Error
+    ask(session, step=sc_pb.RequestStep(count=32))
+    obs = ask(session, observation=sc_pb.RequestObservation()).observation.observation
+    positions = [(u.pos.x, u.pos.y) for u in obs.raw_data.units if u.unit_type == 48]
+    assert np.isfinite(positions).all() and np.isfinite(obs.raw_data.player.camera.x)
