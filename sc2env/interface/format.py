@@ -155,6 +155,7 @@ class InterfaceFormat:
             layer.crop_to_playable_area = self.crop_to_playable_area
             layer.allow_cheating_layers = self.allow_cheating_layers
         if self.rgb_screen_size is not None:
+            options.render.width = self.camera_width  # without it an RGB-only game shows 24, whatever we assume
             options.render.resolution.x, options.render.resolution.y = self.rgb_screen_size
             options.render.minimap_resolution.x, options.render.minimap_resolution.y = self.rgb_minimap_size
         return options
@@ -182,6 +183,8 @@ class InterfaceFormat:
         compare("RGB", self.rgb_screen_size is not None, render is not None)
         if render is not None and self.rgb_screen_size is not None:
             compare("RGB screen size", self.rgb_screen_size, (render.resolution.x, render.resolution.y))
+            if render.width:  # an echo without it (an older game) keeps the feature layers' width
+                compare("RGB camera width", float(np.float32(self.camera_width)), float(np.float32(render.width)))
             compare(
                 "RGB minimap size",
                 self.rgb_minimap_size,

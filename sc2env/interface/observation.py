@@ -128,10 +128,10 @@ class Observation:
     camera_minimap: np.ndarray | None = None
     """Minimap pixel (x, y) of the camera centre; needs raw data and game_info."""
     camera_position: np.ndarray | None = None
-    """(2,) int32 camera centre in raw_units' coordinates, as PySC2's `camera_position`; needs raw data and
-    game_info."""
+    """(2,) int32 camera centre in raw_units' coordinates, as PySC2's `camera_position`; with
+    `use_camera_position`, raw data and game_info."""
     camera_size: np.ndarray | None = None
-    """(2,) int32 camera width and height in raw_units' coordinates, as PySC2's `camera_size`."""
+    """(2,) int32 camera width and height in raw_units' coordinates, as PySC2's `camera_size` (as above)."""
 
     @property
     def feature_screen(self) -> ScreenLayers | None:
@@ -352,8 +352,9 @@ class ObservationDecoder:
             camera_world = np.array(camera, np.float64)
             if self.transforms is not None:
                 camera_minimap = self.transforms.world_to_minimap.fwd_pixel(camera).astype(np.int32)
-                camera_position = self.transforms.world_to_raw.fwd_pixel(camera).astype(np.int32)
-                camera_size = self.transforms.raw_camera_size.astype(np.int32)
+                if fmt.use_camera_position:  # PySC2's keys, only when asked for as in PySC2
+                    camera_position = self.transforms.world_to_raw.fwd_pixel(camera).astype(np.int32)
+                    camera_size = self.transforms.raw_camera_size.astype(np.int32)
 
         available = self.available_actions(obs)
         targets = None if self._targets is None else self._targets(stacks[0], layers.renders, camera)

@@ -163,6 +163,12 @@ def test_raw_units_and_camera_on_non_square_maps_are_pysc2s(realdata, pysc2_feat
     np.testing.assert_array_equal(np.asarray(obs.raw_units)[:, columns], theirs["raw_units"][:, columns])
     np.testing.assert_array_equal(obs.camera_position, theirs["camera_position"])
     np.testing.assert_array_equal(obs.camera_size, theirs["camera_size"])
+    # Without use_camera_position PySC2 leaves both out; sc2env gave them whenever raw data was on.
+    without = ObservationDecoder(InterfaceFormat(screen_size=1, minimap_size=1, use_raw_units=True), game_info)
+    theirs = pysc2_features(1, 1, size, use_raw_units=True).transform_obs(response)
+    decoded = without.decode(response)
+    assert "camera_position" not in theirs and decoded.camera_position is None and decoded.camera_size is None
+    assert decoded.camera_world is not None  # sc2env's own camera fields stay
 
 
 def test_named_access_and_dict_access(realdata):

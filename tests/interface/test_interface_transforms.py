@@ -186,9 +186,19 @@ def test_interface_options_and_the_echo_check():
     odd_echo.options.feature_layer.width = 24.4
     with pytest.raises(ProtocolError, match="camera width"):
         odd.check_game_info(odd_echo)
-    rgb = InterfaceFormat(screen_size=None, minimap_size=None, rgb_screen_size=(128, 96), rgb_minimap_size=64)
+    rgb = InterfaceFormat(screen_size=None, minimap_size=None, rgb_screen_size=(128, 96), rgb_minimap_size=64,
+                          camera_width=30)
     assert rgb.action_space == "rgb" and rgb.to_interface_options().render.resolution.y == 96
     assert not rgb.to_interface_options().HasField("feature_layer")
+    # The render camera's width was never sent: an RGB-only game showed 24 world units while the transforms
+    # (and feature_units' screen x, y) assumed 30.
+    assert rgb.to_interface_options().render.width == 30
+    rgb_echo = sc_pb.ResponseGameInfo()
+    rgb_echo.options.CopyFrom(rgb.to_interface_options())
+    rgb.check_game_info(rgb_echo)
+    rgb_echo.options.render.width = 24
+    with pytest.raises(ProtocolError, match="RGB camera width: asked for 30"):
+        rgb.check_game_info(rgb_echo)
 
 
 def test_the_echo_check_on_a_real_game_info(realdata):
