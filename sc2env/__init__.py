@@ -10,6 +10,7 @@ from sc2env.errors import (
     RequestError,
     RequestTimeoutError,
     SC2EnvError,
+    UnknownMapError,
 )
 
 __version__ = "0.1.0"
@@ -35,5 +36,6 @@ __all__ = [
     "RequestError",
     "RequestTimeoutError",
     "SC2EnvError",
+    "UnknownMapError",
     "__version__",
 ]

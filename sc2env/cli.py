@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib.resources
 import logging
 import os
 import platform
+import shutil
 import signal
 import sys
 import threading
@@ -15,9 +17,10 @@ from collections.abc import Callable, Sequence
 
 from absl import flags
 from absl import logging as absl_logging
+from gymnasium import error as gym_error
 
 import sc2env
-from sc2env.errors import SC2EnvError
+from sc2env.errors import SC2EnvError, UnknownMapError
 from sc2env.game.maps import LOOPS_PER_GAME_SECOND
 from sc2env.launch import ENGINE_ENV_VAR, ENGINES
 
@@ -32,16 +35,23 @@ class Flag:
     help: str
     choices: tuple[str, ...] = ()
     lower_bound: int | None = None  # integers only
+    upper_bound: int | None = None
 
     def define(self, values: flags.FlagValues) -> None:
         if self.kind == "enum":
             flags.DEFINE_enum(self.name, self.default, list(self.choices), self.help, flag_values=values)
         elif self.kind == "integer":
-            flags.DEFINE_integer(self.name, self.default, self.help, lower_bound=self.lower_bound, flag_values=values)
+            flags.DEFINE_integer(self.name, self.default, self.help, lower_bound=self.lower_bound,
+                                 upper_bound=self.upper_bound, flag_values=values)
         else:
             getattr(flags, f"DEFINE_{self.kind}")(self.name, self.default, self.help, flag_values=values)
 
 
+class UsageError(ValueError):
+    """A value the command line gave that no run could use (a map or agent name): exit status 2, as flags'."""
+
+
+_UINT32 = 2**32 - 1  # game loops and seeds travel as uint32
 _MAP = Flag("list", "map", ["MoveToBeacon"], "mini-game(s) to play, comma-separated; 'all' for every one")
 _ENGINE = Flag("enum", "engine", None, f"{', '.join(ENGINES)} (default: ${ENGINE_ENV_VAR}, else auto)", ENGINES)
 _SIZES = [Flag("integer", "screen-size", 64, "feature screen width and height in pixels", lower_bound=1),
@@ -59,6 +69,10 @@ class Progress:
         self.per_map = per_map
         self.stream = stream or sys.stderr
         self.live = self.stream.isatty()
+        # One column short of the terminal: a full-width line wraps on some terminals, and a wrapped line
+        # is never redrawn in place again.
+        self.width = max(20, shutil.get_terminal_size((101, 24)).columns - 1)
+        self.pending = False  # a live line is drawn and not ended yet
         self.done = 0
         self.steps = 0
         self.started = time.perf_counter()
@@ -75,8 +89,9 @@ class Progress:
             # Counted per map, as the episode lines are; the bar is the whole run's.
             line = (f"\r{map_name} episode {self.done % self.per_map + 1}/{self.per_map} [{'#' * filled}"
                     f"{'.' * (24 - filled)}] step {episode_steps} score {info['score']}  {rate:,.0f} steps/s")
-            self.stream.write(line.ljust(100)[:120])
+            self.stream.write(line[:self.width + 1].ljust(self.width + 1))
             self.stream.flush()
+            self.pending = True
 
     def episode(self, episode) -> None:
         self.done += 1
@@ -85,8 +100,16 @@ class Progress:
                 f"steps ({episode.seconds:.1f} s)")
         if episode.invalid_actions:  # played as no_op: an agent's bug would otherwise show only as low scores
             line += f", {episode.invalid_actions} invalid actions played as no_op"
-        self.stream.write(("\r" + line.ljust(100) if self.live else line) + "\n")
+        self.stream.write(("\r" + line.ljust(self.width) if self.live else line) + "\n")
         self.stream.flush()
+        self.pending = False
+
+    def end_line(self) -> None:
+        """End a live line drawn last, so that what is printed next starts a line of its own."""
+        if self.pending:
+            self.stream.write("\n")
+            self.stream.flush()
+            self.pending = False
 
 
 def results_table(summaries, agent: str) -> str:
@@ -123,7 +146,11 @@ def resolve_maps(names: Sequence[str], engine: str | None) -> list[str]:
         return list(MINI_GAMES)
     if "all" in lowered:
         raise ValueError("'all' stands alone: --map all plays every mini-game; otherwise list mini-games")
-    return [resolve_map(name, install.maps_dir if install is not None else None).name for name in names]
+    resolved = [resolve_map(name, install.maps_dir if install is not None else None).name for name in names]
+    twice = sorted({name for name in resolved if resolved.count(name) > 1})
+    if twice:  # --episodes is per map: twice would play it twice, merged into one row
+        raise ValueError(f"{', '.join(twice)} given more than once in --map; for more episodes use --episodes")
+    return resolved
 
 
 def cmd_maps(values: flags.FlagValues) -> int:
@@ -157,8 +184,10 @@ def cmd_maps(values: flags.FlagValues) -> int:
 
 
 def _columns(names: list[str], n: int) -> list[str]:
+    """`names` in up to `n` columns, as many as the terminal's width holds."""
     width = max(len(x) for x in names) + 2
-    return ["".join(x.ljust(width) for x in names[i: i + n]) for i in range(0, len(names), n)]
+    n = max(1, min(n, (shutil.get_terminal_size((100, 24)).columns - 2) // width))
+    return ["".join(x.ljust(width) for x in names[i: i + n]).rstrip() for i in range(0, len(names), n)]
 
 
 # --- run and play --------------------------------------------------------------------------------------
@@ -193,22 +222,38 @@ def _agent_env_kwargs(values: flags.FlagValues, agent: str, cls) -> dict:
     return kwargs
 
 
-def cmd_run(values: flags.FlagValues) -> int:
+def _make_env(name: str, **kwargs):
+    """The env of a mini-game (its registered id) or of a map of a StarCraft II install (sc2env/SC2-v0)."""
     import gymnasium as gym
+
+    from sc2env.game import MINI_GAMES
+
+    if name in MINI_GAMES:
+        return gym.make(f"sc2env/{name}-v0", **kwargs)
+    return gym.make("sc2env/SC2-v0", map_name=name, **kwargs)
+
+
+def cmd_run(values: flags.FlagValues) -> int:
 
     from sc2env.agents import agent_class, make_agent, run_agent, summarise
     from sc2env.env.env import GAME_LOOPS_PER_SECOND
     from sc2env.viewer import ViewerClosed
 
-    if not values.map:  # `--map $MAP` with MAP unset
-        raise ValueError("no map given: --map takes a mini-game, a comma-separated list, or all")
-    maps = resolve_maps(values.map, values.engine)
+    if not values.map or "" in values.map:  # `--map $MAP` with MAP unset, or a stray comma
+        raise UsageError("no map given: --map takes a mini-game, a comma-separated list, or all")
+    if values["save-video"].value == "":
+        raise UsageError("--save-video needs a file name: out.mp4 or out.gif")
     if ":" in values.agent and os.getcwd() not in sys.path:
         # An agent module in the working directory imports as it does under `python -m sc2env`, whose
         # sys.path starts there (a console script's starts at its own bin directory).
         sys.path.insert(0, os.getcwd())
-    # Unknown agents and conflicting options fail before any game starts.
-    env_kwargs = {name: _agent_env_kwargs(values, values.agent, agent_class(values.agent, name)) for name in maps}
+    # Unknown maps and agents (usage errors) and an agent's conflicting options fail before any game starts.
+    try:
+        maps = resolve_maps(values.map, values.engine)
+        classes = {name: agent_class(values.agent, name) for name in maps}
+    except (ValueError, UnknownMapError) as error:
+        raise UsageError(str(error)) from error
+    env_kwargs = {name: _agent_env_kwargs(values, values.agent, cls) for name, cls in classes.items()}
     writer = None
     if values["save-video"].value:
         from sc2env.viewer import VideoWriter
@@ -226,7 +271,7 @@ def cmd_run(values: flags.FlagValues) -> int:
     try:
         for name in maps:
             agent = make_agent(values.agent, name, seed=values.seed)
-            env = gym.make(f"sc2env/{name}-v0", render_mode=render_mode, **env_kwargs[name])
+            env = _make_env(name, render_mode=render_mode, **env_kwargs[name])
             try:
                 on_step = _step_callback(progress, name, env, writer)
                 run_agent(env, agent, values.episodes, seed=values.seed, on_step=on_step,
@@ -241,10 +286,12 @@ def cmd_run(values: flags.FlagValues) -> int:
     except SC2EnvError as error:  # a lost game, say: the finished episodes still count
         interrupted, failure = f"stopped by an error ({type(error).__name__})", error
     finally:
+        progress.end_line()
         if writer is not None:
             _close_video(writer)
     if interrupted and (episodes or failure is None):  # an error before any episode ended says just itself
-        print(f"\n{interrupted}: results of the {len(episodes)} finished episode(s)", file=sys.stderr)
+        print(f"sc2env run: {interrupted}: " + (f"results of the {len(episodes)} finished episode(s)" if episodes
+                                                else "no episode finished"), file=sys.stderr)
     if episodes:
         print(results_table(summarise(episodes), values.agent))
     if failure is not None:
@@ -253,14 +300,40 @@ def cmd_run(values: flags.FlagValues) -> int:
 
 
 def _close_video(writer) -> None:
-    """Finish the video and say what was written (nothing, when no frame was recorded)."""
-    path = writer.close()
+    """Finish the video and say what was written (nothing, when no frame was recorded).
+
+    A Ctrl-C while the file is finished (the second of an impatient user) would leave it unplayable: the
+    first is held, with a word; only another one abandons the file.
+    """
+    with _held_interrupt("finishing the video (Ctrl-C again abandons it)"):
+        path = writer.close()
     if path is None:
         print(f"video: no frame was recorded, so {writer.path} was not written", file=sys.stderr)
     elif not path.is_file():
         print(f"video: {path} was not written (the video encoder failed)", file=sys.stderr)
     else:
         print(f"video: {path} ({writer.frames} frames)", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def _held_interrupt(doing: str):
+    """Hold the first Ctrl-C for the duration (saying what is being finished); a second one interrupts."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    presses = []
+
+    def hold(signum, frame) -> None:
+        presses.append(signum)
+        if len(presses) > 1:
+            raise KeyboardInterrupt
+        print(f"\nsc2env: {doing}", file=sys.stderr)
+
+    previous = signal.signal(signal.SIGINT, hold)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _step_callback(progress: Progress, name: str, env, writer) -> Callable[[int, dict], None]:
@@ -275,15 +348,17 @@ def _step_callback(progress: Progress, name: str, env, writer) -> Callable[[int,
 
 
 def cmd_play(values: flags.FlagValues) -> int:
-    import gymnasium as gym
 
     from sc2env.viewer import play
 
-    if "," in values.map or values.map.lower() == "all":
-        raise ValueError(f"play takes one mini-game, not {values.map!r}: e.g. --map MoveToBeacon (sc2env maps "
+    if "," in values.map or values.map.lower() == "all" or not values.map:
+        raise UsageError(f"play takes one mini-game, not {values.map!r}: e.g. --map MoveToBeacon (sc2env maps "
                          "lists them)")
-    (name,) = resolve_maps([values.map], values.engine)
-    env = gym.make(f"sc2env/{name}-v0", render_mode="human", **_env_kwargs(values))
+    try:
+        (name,) = resolve_maps([values.map], values.engine)
+    except UnknownMapError as error:
+        raise UsageError(str(error)) from error
+    env = _make_env(name, render_mode="human", **_env_kwargs(values))
     try:
         scores = play(env, episodes=values.episodes or None,
                       on_episode=lambda n, info: print(f"{name} episode {n}: score {info['score']}"))
@@ -334,10 +409,17 @@ def _check_packages():
     what = (f"numpy {numpy.__version__}, protobuf {protobuf_version} ({backend} backend), gymnasium "
             f"{gymnasium.__version__}, pygame {pygame.version.ver}")
     fast = backend == "upb"
-    return _status(fast), what, None if fast else "pip install 'protobuf>=4.21' for the fast C (upb) backend"
+    forced = os.environ.get("PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION")
+    if fast:
+        fix = None
+    elif forced:  # the variable, not the version, chose the slow backend
+        fix = f"unset PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION (it is {forced!r}) for the fast C (upb) backend"
+    else:
+        fix = "pip install 'protobuf>=4.21' for the fast C (upb) backend"
+    return _status(fast), what, fix
 
 
-_REINSTALL = "reinstall sc2env: pip install -e ."
+_REINSTALL = "reinstall sc2env: pip install --force-reinstall sc2env-rl (in a source checkout: pip install -e .)"
 
 
 def _check_builtin():
@@ -431,7 +513,7 @@ COMMANDS: dict[str, tuple[str, Callable[[flags.FlagValues], int], list[Flag]]] =
     "run": ("play an agent on mini-games and print its scores", cmd_run, [
         _MAP, Flag("string", "agent", "scripted", "random, scripted, or package.module:Class"),
         Flag("integer", "episodes", 1, "episodes per map", lower_bound=1), _ENGINE, *_SIZES,
-        Flag("integer", "step-mul", 8, "game loops per agent step", lower_bound=1),
+        Flag("integer", "step-mul", 8, "game loops per agent step", lower_bound=1, upper_bound=_UINT32),
         Flag("integer", "seed", None, "seed of the first episode (and of the random agent)", lower_bound=0),
         Flag("integer", "max-steps", None, "cut episodes after this many steps (default: the map's timer)",
              lower_bound=1),
@@ -439,7 +521,8 @@ COMMANDS: dict[str, tuple[str, Callable[[flags.FlagValues], int], list[Flag]]] =
         Flag("string", "save-video", None, "write a video of the run: out.mp4 or out.gif"), _VERBOSE]),
     "play": ("play a mini-game yourself in the viewer window", cmd_play, [
         Flag("string", "map", "MoveToBeacon", "the mini-game to play (sc2env maps lists them)"), _ENGINE, *_SIZES,
-        Flag("integer", "step-mul", 2, "game loops per step (lower reacts faster)", lower_bound=1),
+        Flag("integer", "step-mul", 2, "game loops per step (lower reacts faster)", lower_bound=1,
+             upper_bound=_UINT32),
         Flag("integer", "episodes", 0, "stop after this many episodes (0: when the window closes)", lower_bound=0),
         _VERBOSE]),
     "maps": ("list the mini-games and installed maps", cmd_maps, [_VERBOSE]),
@@ -472,8 +555,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     # pygame greets on stdout when first imported; the command's output should be only its own.
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     argv = list(sys.argv if argv is None else argv)
+    if len(argv) >= 3 and argv[1] == "help" and argv[2] in COMMANDS:  # `sc2env help run`
+        print(command_help(argv[2]))
+        return 0
     if len(argv) < 2 or argv[1] in ("-h", "--help", "help"):
-        print(usage())
+        print(usage(), file=sys.stdout if len(argv) >= 2 else sys.stderr)  # no command: a usage error
         return 0 if len(argv) >= 2 else 2
     name = argv[1]
     if name in ("--version", "-V"):
@@ -517,11 +603,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt as stop:
         print(f"sc2env {name}: {stopped_by(stop)}", file=sys.stderr)
         return exit_code(stop)
-    except (SC2EnvError, ValueError, OSError) as error:
+    except BrokenPipeError:  # `sc2env maps | head -1`: the reader has all it wants
+        with contextlib.suppress(OSError, ValueError):  # no second error when Python flushes stdout at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # as a process ended by SIGPIPE
+    except (SC2EnvError, ValueError, OSError, gym_error.Error) as error:
         if values.verbose:
             raise
         print(f"sc2env {name}: {_one_line(error)}", file=sys.stderr)
-        return 1
+        return 2 if isinstance(error, UsageError) else 1
     finally:
         absl_logging.set_verbosity(levels[0])
         logging.root.setLevel(levels[1])

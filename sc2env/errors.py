@@ -13,6 +13,10 @@ class LaunchError(SC2EnvError):
     """A game process could not be found, started, or did not become ready."""
 
 
+class UnknownMapError(LaunchError):
+    """No map has that name: neither a mini-game nor a map of the StarCraft II install."""
+
+
 # Shadows the builtin on purpose (the design's name); it subclasses the builtin, so either catches it.
 class ConnectionError(SC2EnvError, builtins.ConnectionError):
     """The websocket to a game process failed: refused, dropped, or a malformed frame."""

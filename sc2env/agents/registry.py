@@ -45,7 +45,8 @@ def agent_class(name: str, map_name: str) -> type[Agent]:
         raise ValueError(f"cannot import {module_name!r} for agent {name!r}: {error}") from None
     cls = getattr(module, class_name, None)
     if cls is None:
-        classes = sorted(n for n, v in vars(module).items() if isinstance(v, type) and callable(getattr(v, "step", None)))
+        classes = sorted(n for n, v in vars(module).items()  # not the base class a module imports
+                         if isinstance(v, type) and callable(getattr(v, "step", None)) and v is not Agent)
         raise ValueError(f"{module_name} has no {class_name!r}; its agent classes: {', '.join(classes) or 'none'}")
     if not isinstance(cls, type) or not callable(getattr(cls, "step", None)):
         # A ValueError like the others: the name given is what is wrong (and the CLI reports it in one line).

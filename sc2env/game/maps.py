@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import pathlib
 
-from sc2env.errors import LaunchError
+from sc2env.errors import UnknownMapError
 
 LOOPS_PER_GAME_SECOND = 16
 
@@ -74,7 +74,7 @@ def available_maps(maps_dir: pathlib.Path | None = None) -> dict[str, MapSpec]:
 def resolve_map(name: str, maps_dir: pathlib.Path | None = None) -> MapSpec:
     """The map called `name` (a mini-game, a map file's stem, or a path under `Maps/`).
 
-    Names match case-insensitively; an unknown name raises LaunchError listing the known ones.
+    Names match case-insensitively; an unknown name raises UnknownMapError (a LaunchError) listing the known ones.
     """
     maps = available_maps(maps_dir)
     if name in maps:
@@ -84,4 +84,4 @@ def resolve_map(name: str, maps_dir: pathlib.Path | None = None) -> MapSpec:
         if wanted in (spec.name.lower(), spec.path.lower().removesuffix(".sc2map")):
             return spec
     where = f" or under {maps_dir}" if maps_dir is not None else ""
-    raise LaunchError(f"Unknown map {name!r}: not a mini-game{where}. Known maps: {', '.join(sorted(maps))}.")
+    raise UnknownMapError(f"Unknown map {name!r}: not a mini-game{where}. Known maps: {', '.join(sorted(maps))}.")

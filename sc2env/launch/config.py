@@ -83,7 +83,8 @@ class LaunchConfig:
         if self.engine is not None:
             engine, source = self.engine, "engine="
         else:
-            engine, source = os.environ.get(ENGINE_ENV_VAR) or "auto", f"${ENGINE_ENV_VAR}="
+            # A shell setting, written by hand: BUILTIN and " sc2" mean what they say.
+            engine, source = (os.environ.get(ENGINE_ENV_VAR) or "auto").strip().lower(), f"${ENGINE_ENV_VAR}="
         if engine not in ENGINES:
             raise LaunchError(f"Unknown engine {source}{engine!r}: choose one of {', '.join(ENGINES)}.")
         return engine

@@ -23,7 +23,7 @@ def video_support() -> dict[str, str | None]:
     ffmpeg = importlib.util.find_spec("imageio_ffmpeg") is not None
     pillow = importlib.util.find_spec("PIL") is not None  # imageio's own dependency
     return {".mp4": None if imageio and ffmpeg else INSTALL_HINT,
-            ".gif": None if pillow else INSTALL_HINT}
+            ".gif": None if pillow else "pip install pillow  (or 'sc2env-rl[video]', which brings it)"}
 
 
 class VideoWriter:

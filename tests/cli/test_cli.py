@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 import pytest
 
@@ -102,7 +103,7 @@ def test_closing_the_viewer_window_ends_a_run_without_failing(capsys, monkeypatc
 
     monkeypatch.setattr(sc2env.agents, "run_agent", closed)
     code, _, err = run_cli(capsys, "run", *BUILTIN)
-    assert code == 0 and "the viewer window was closed: results of the 0 finished episode(s)" in err
+    assert code == 0 and "sc2env run: the viewer window was closed: no episode finished" in err
 
 
 def test_a_game_lost_mid_run_keeps_the_finished_episodes_in_the_table(capsys, monkeypatch):
@@ -131,7 +132,11 @@ def test_a_game_lost_mid_run_keeps_the_finished_episodes_in_the_table(capsys, mo
     (["run", "--episodes", "x"], "--episodes"),
     (["run", "--episodes", "0"], "--episodes=0: 0 is not a positive integer"),
     (["run", "--max-steps", "0"], "--max-steps=0: 0 is not a positive integer"),
-    (["run", "--step-mul", "0"], "--step-mul=0: 0 is not a positive integer"),
+    (["run", "--step-mul", "0"], "--step-mul=0: 0 is not an integer in the range [1, 4294967295]"),
+    (["run", "--step-mul", "4294967296"], "not an integer in the range [1, 4294967295]"),  # a protobuf error
+    (["run", "--map", "MoveToBeacon,movetobeacon"], "MoveToBeacon given more than once in --map"),
+    (["run", "--map", "MoveToBeacon,"], "no map given"),
+    (["run", "--save-video", ""], "--save-video needs a file name"),
     (["bench", "--steps", "20"], "--steps=20: 20 is not integer >= 100"),  # 20 steps time start-up noise
     (["run", "--seed", "-5"], "--seed=-5: -5 is not a non-negative integer"),
     (["run", "--bogus"], "Unknown command line flag 'bogus'"),
@@ -143,12 +148,16 @@ def test_a_game_lost_mid_run_keeps_the_finished_episodes_in_the_table(capsys, mo
     (["run", "--save-video", "clips"], "cannot write 'clips': videos are .mp4 or .gif files"),
     (["run", "--save-video", f"{__file__}/out.mp4"], f"cannot write {__file__}/out.mp4: {__file__} is not a folder"),
     (["run", "--agent", "mypackage/agents.py:GoRight"], "(mypackage.agents:GoRight), not as a file path"),
-    (["run", "--agent", "sc2env.agents:Goright"], "sc2env.agents has no 'Goright'; its agent classes: "),
+    (["run", "--agent", "sc2env.agents:Goright"], "sc2env.agents has no 'Goright'; its agent classes: "
+                                                  "BuildMarines, CollectMineralShards"),  # not the base, Agent
     (["run", "--agent", "sc2env.agents:Agent"], "'sc2env.agents:Agent' cannot be made: it does not define step"),
 ])
 def test_errors_are_one_line(capsys, args, message):
     code, _, err = run_cli(capsys, *args, *BUILTIN[: 2 if args[0] == "run" else 0])
-    assert code in (1, 2)
+    # A flag, or the name of a map or an agent, that no run could use is a usage error (2), as absl's flag
+    # errors are; what fails on its way to a game (a video file, an env option, an agent class) exits 1.
+    failed_later = ("videos are .mp4", "cannot write", "is too large", "cannot be made")
+    assert code == (1 if any(m in message for m in failed_later) else 2), (code, err)
     assert message in err
     assert "Traceback" not in err and len([line for line in err.splitlines() if line.startswith("sc2env")]) == 1
 
@@ -370,7 +379,7 @@ def test_an_invisible_display_is_refused_unless_asked_for(settings, opens):
 def test_play_takes_one_map(capsys, maps):
     # "all" failed with "too many values to unpack"; a list played its first map in silence.
     code, _, err = run_cli(capsys, "play", "--map", maps, *BUILTIN)
-    assert code == 1 and f"play takes one mini-game, not {maps!r}" in err
+    assert code == 2 and f"play takes one mini-game, not {maps!r}" in err
 
 
 def test_python_dash_m_shows_the_commands():
@@ -411,3 +420,92 @@ def test_a_one_line_error_does_not_end_on_a_colon_with_nothing_after():
     assert _one_line(died) == "the game died (pid 7) killed by SIGKILL. Its last output lines (--verbose shows them)"
     assert _one_line(RuntimeError("first\nsecond")) == "first (--verbose for details)"
     assert _one_line(RuntimeError("alone")) == "alone"
+
+
+def test_a_map_of_the_install_goes_through_sc2_v0(capsys, tmp_path, monkeypatch):
+    # `sc2env maps` lists an install's other maps to play; run and play built sc2env/<name>-v0 and died on
+    # Gymnasium's NameNotFound with a traceback.
+    subprocess.run([sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(tmp_path)], check=True,
+                   capture_output=True)
+    (tmp_path / "Maps" / "Ladder").mkdir(parents=True)
+    (tmp_path / "Maps" / "Ladder" / "Simple64.SC2Map").write_bytes(b"not a map the built-in engine plays")
+    monkeypatch.setenv("SC2PATH", str(tmp_path))
+    made = []
+    import sc2env.cli as cli
+
+    real = cli._make_env
+    monkeypatch.setattr(cli, "_make_env", lambda name, **kwargs: made.append(name) or real(name, **kwargs))
+    code, _, err = run_cli(capsys, "run", "--map", "Simple64", "--agent", "random", "--engine", "sc2")
+    assert made == ["Simple64"] and "Traceback" not in err and "NameNotFound" not in err
+    # The stand-in's engine plays mini-games only: the game's own refusal, in one line.
+    assert code == 1 and len(err.strip().splitlines()) == 1 and "create_game" in err, err
+
+
+def test_help_of_a_command_and_a_bare_call(capsys):
+    code, out, err = run_cli(capsys, "help", "run")
+    assert code == 0 and out.startswith("usage: sc2env run [--flags]") and "--save-video" in out
+    code = main(["sc2env"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and err.startswith("usage: sc2env <command>")  # a usage error goes to stderr
+
+
+def test_a_closed_pipe_ends_the_command_quietly(capsys, monkeypatch):
+    import sc2env.cli as cli
+
+    def cut(values):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setitem(cli.COMMANDS, "maps", (cli.COMMANDS["maps"][0], cut, cli.COMMANDS["maps"][2]))
+    code = main(["sc2env", "maps"])
+    _, err = capsys.readouterr()
+    assert code == 141 and err == ""  # was "sc2env maps: [Errno 32] Broken pipe", exit 1
+
+
+def test_doctor_names_the_variable_that_forces_the_slow_protobuf(monkeypatch):
+    from google.protobuf.internal import api_implementation
+
+    import sc2env.cli as cli
+
+    monkeypatch.setattr(api_implementation, "Type", lambda: "python")
+    monkeypatch.setenv("PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION", "python")
+    status, _, fix = cli._check_packages()
+    assert status == "!!" and fix.startswith("unset PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION")
+    monkeypatch.delenv("PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION")
+    assert cli._check_packages()[2].startswith("pip install 'protobuf>=4.21'")
+
+
+def test_the_live_progress_line_fits_the_terminal(monkeypatch):
+    # Padded to 100 columns, every redraw wrapped on an 80-column terminal: a new line every 0.1 s.
+    import io
+
+    from sc2env.cli import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setenv("COLUMNS", "60")
+    stream = Terminal()
+    progress = Progress(4, 2, stream)
+    progress.step("DefeatZerglingsAndBanelings", 123, {"score": 4567})
+    progress.end_line()
+    drawn = stream.getvalue()
+    assert drawn.startswith("\rDefeatZerglingsAndBanelings episode 1/2") and drawn.endswith("\n")
+    assert all(len(line.lstrip("\r")) <= 59 for line in drawn.split("\n"))
+
+
+def test_a_second_ctrl_c_while_the_video_is_finished_is_held(capsys, ctrl_c):
+    # Two quick Ctrl-Cs left a 48-byte, unplayable MP4: the second one interrupted the encoder's finish.
+    from sc2env.cli import _held_interrupt
+
+    finished = False
+    with _held_interrupt("finishing the video"):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)
+        finished = True
+    assert finished and "finishing the video" in capsys.readouterr().err
+    with pytest.raises(KeyboardInterrupt), _held_interrupt("finishing the video"):  # a third press abandons it
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)

@@ -85,6 +85,8 @@ def test_engine_selection_argument_then_env_then_auto(fake_install, monkeypatch)
     assert plan_launch(LaunchConfig()).engine == "sc2"  # auto prefers a real install
     monkeypatch.setenv("SC2ENV_ENGINE", "builtin")
     assert plan_launch(LaunchConfig()).engine == "builtin"
+    monkeypatch.setenv("SC2ENV_ENGINE", " BuiltIn")  # a shell setting typed by hand
+    assert plan_launch(LaunchConfig()).engine == "builtin"
     assert plan_launch(LaunchConfig(engine="sc2")).engine == "sc2"
     assert plan_launch(LaunchConfig(engine="auto")).engine == "sc2"
 
