@@ -431,7 +431,7 @@ def test_a_map_of_the_install_goes_through_sc2_v0(capsys, tmp_path, monkeypatch)
     (tmp_path / "Maps" / "Ladder" / "Simple64.SC2Map").write_bytes(b"not a map the built-in engine plays")
     monkeypatch.setenv("SC2PATH", str(tmp_path))
     made = []
-    import sc2env.cli as cli
+    from sc2env import cli
 
     real = cli._make_env
     monkeypatch.setattr(cli, "_make_env", lambda name, **kwargs: made.append(name) or real(name, **kwargs))
@@ -450,7 +450,7 @@ def test_help_of_a_command_and_a_bare_call(capsys):
 
 
 def test_a_closed_pipe_ends_the_command_quietly(capsys, monkeypatch):
-    import sc2env.cli as cli
+    from sc2env import cli
 
     def cut(values):
         raise BrokenPipeError(32, "Broken pipe")
@@ -464,7 +464,7 @@ def test_a_closed_pipe_ends_the_command_quietly(capsys, monkeypatch):
 def test_doctor_names_the_variable_that_forces_the_slow_protobuf(monkeypatch):
     from google.protobuf.internal import api_implementation
 
-    import sc2env.cli as cli
+    from sc2env import cli
 
     monkeypatch.setattr(api_implementation, "Type", lambda: "python")
     monkeypatch.setenv("PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION", "python")
