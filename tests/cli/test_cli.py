@@ -148,8 +148,8 @@ def test_a_game_lost_mid_run_keeps_the_finished_episodes_in_the_table(capsys, mo
     (["run", "--save-video", "clips"], "cannot write 'clips': videos are .mp4 or .gif files"),
     (["run", "--save-video", f"{__file__}/out.mp4"], f"cannot write {__file__}/out.mp4: {__file__} is not a folder"),
     (["run", "--agent", "mypackage/agents.py:GoRight"], "(mypackage.agents:GoRight), not as a file path"),
-    (["run", "--agent", "sc2env.agents:Goright"], "sc2env.agents has no 'Goright'; its agent classes: "
-                                                  "BuildMarines, CollectMineralShards"),  # not the base, Agent
+    (["run", "--agent", "sc2env.agents:Goright"], ("sc2env.agents has no 'Goright'; its agent classes: "
+                                                   "BuildMarines, CollectMineralShards")),  # not the base, Agent
     (["run", "--agent", "sc2env.agents:Agent"], "'sc2env.agents:Agent' cannot be made: it does not define step"),
 ])
 def test_errors_are_one_line(capsys, args, message):
