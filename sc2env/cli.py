@@ -51,7 +51,7 @@ class UsageError(ValueError):
     """A value the command line gave that no run could use (a map or agent name): exit status 2, as flags'."""
 
 
-_UINT32 = 2**32 - 1  # game loops and seeds travel as uint32
+_UINT32 = 2**32 - 1  # a step's game loops travel as uint32
 _MAP = Flag("list", "map", ["MoveToBeacon"], "mini-game(s) to play, comma-separated; 'all' for every one")
 _ENGINE = Flag("enum", "engine", None, f"{', '.join(ENGINES)} (default: ${ENGINE_ENV_VAR}, else auto)", ENGINES)
 _SIZES = [Flag("integer", "screen-size", 64, "feature screen width and height in pixels", lower_bound=1),
@@ -234,7 +234,6 @@ def _make_env(name: str, **kwargs):
 
 
 def cmd_run(values: flags.FlagValues) -> int:
-
     from sc2env.agents import agent_class, make_agent, run_agent, summarise
     from sc2env.env.env import GAME_LOOPS_PER_SECOND
     from sc2env.viewer import ViewerClosed
@@ -348,7 +347,6 @@ def _step_callback(progress: Progress, name: str, env, writer) -> Callable[[int,
 
 
 def cmd_play(values: flags.FlagValues) -> int:
-
     from sc2env.viewer import play
 
     if "," in values.map or values.map.lower() == "all" or not values.map:

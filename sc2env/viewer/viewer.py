@@ -89,7 +89,8 @@ class Viewer:
         if scene is not None and scene.observation.camera_minimap is not None:
             camera = tuple(int(v) for v in scene.observation.camera_minimap)
         out = []
-        situation = Situation.of(scene) if scene is not None else NOTHING_KNOWN
+        # Only keys need it, and mouse motion comes many times a frame.
+        situation = Situation.of(scene) if scene is not None and event.type == pygame.KEYDOWN else NOTHING_KNOWN
         for command in self.controls.handle(event, available, camera_minimap=camera,
                                             function_rows=self.function_rows, situation=situation):
             if command is ViewerCommand.PAUSE:
