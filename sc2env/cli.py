@@ -8,6 +8,7 @@ import importlib.resources
 import logging
 import os
 import platform
+import select
 import shutil
 import signal
 import sys
@@ -71,7 +72,7 @@ class Progress:
         self.live = self.stream.isatty()
         # One column short of the terminal: a full-width line wraps on some terminals, and a wrapped line
         # is never redrawn in place again.
-        self.width = max(20, shutil.get_terminal_size((101, 24)).columns - 1)
+        self.width = max(20, _columns_of(self.stream) - 1)
         self.pending = False  # a live line is drawn and not ended yet
         self.done = 0
         self.steps = 0
@@ -110,6 +111,19 @@ class Progress:
             self.stream.write("\n")
             self.stream.flush()
             self.pending = False
+
+
+def _columns_of(stream) -> int:
+    """The width of the terminal `stream` writes to ($COLUMNS first, as shutil has it; 101 when unknown).
+
+    Not shutil.get_terminal_size(): it asks standard output, which may go to a file while the progress line
+    goes to the terminal on stderr."""
+    if os.environ.get("COLUMNS", "").isdigit():
+        return int(os.environ["COLUMNS"])
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (OSError, ValueError, AttributeError):
+        return 101
 
 
 def results_table(summaries, agent: str) -> str:
@@ -238,8 +252,10 @@ def cmd_run(values: flags.FlagValues) -> int:
     from sc2env.env.env import GAME_LOOPS_PER_SECOND
     from sc2env.viewer import ViewerClosed
 
-    if not values.map or "" in values.map:  # `--map $MAP` with MAP unset, or a stray comma
+    if not values.map:  # `--map $MAP` with MAP unset
         raise UsageError("no map given: --map takes a mini-game, a comma-separated list, or all")
+    if any(not name.strip() for name in values.map):
+        raise UsageError(f"--map {','.join(values.map)!r} has an empty name (a stray comma?)")
     if values["save-video"].value == "":
         raise UsageError("--save-video needs a file name: out.mp4 or out.gif")
     if ":" in values.agent and os.getcwd() not in sys.path:
@@ -331,8 +347,8 @@ def _held_interrupt(doing: str):
     previous = signal.signal(signal.SIGINT, hold)
     try:
         yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
+    finally:  # None: a handler set outside Python, which can't be put back; the default is the next best
+        signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
 
 
 def _step_callback(progress: Progress, name: str, env, writer) -> Callable[[int, dict], None]:
@@ -549,11 +565,44 @@ def command_help(name: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; errors are printed as one line (with --verbose, with their traceback)."""
+    """Run one command; errors are printed as one line (with --verbose, with their traceback).
+
+    A reader of the output that has gone (`sc2env maps | head -1`) ends the command quietly with 141, as
+    SIGPIPE would.
+    """
+    try:
+        code = _main(argv)
+        if argv is None:  # a console run: buffered output meets a closed pipe here, not at exit
+            sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        if not _stdout_gone():
+            raise
+        if argv is None:  # else Python complains again when it flushes stdout at exit
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        return 141
+
+
+def _stdout_gone() -> bool:
+    """Whether standard output is a pipe or socket whose reader has closed it."""
+    try:
+        poll = select.poll()
+        poll.register(sys.stdout.fileno(), 0)  # errors and hang-ups are always reported
+        return any(events & select.POLLERR for _, events in poll.poll(0))
+    except (OSError, ValueError, AttributeError):  # no real file (a test's capture), or no poll here
+        return False
+
+
+def _main(argv: Sequence[str] | None) -> int:
     # pygame greets on stdout when first imported; the command's output should be only its own.
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     argv = list(sys.argv if argv is None else argv)
-    if len(argv) >= 3 and argv[1] == "help" and argv[2] in COMMANDS:  # `sc2env help run`
+    if len(argv) >= 3 and argv[1] == "help":  # `sc2env help run`
+        if argv[2] not in COMMANDS:
+            print(f"sc2env: no command {argv[2]!r}; the commands are {', '.join(COMMANDS)}", file=sys.stderr)
+            return 2
         print(command_help(argv[2]))
         return 0
     if len(argv) < 2 or argv[1] in ("-h", "--help", "help"):
@@ -601,12 +650,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt as stop:
         print(f"sc2env {name}: {stopped_by(stop)}", file=sys.stderr)
         return exit_code(stop)
-    except BrokenPipeError:  # `sc2env maps | head -1`: the reader has all it wants
-        with contextlib.suppress(OSError, ValueError):  # no second error when Python flushes stdout at exit
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 141  # as a process ended by SIGPIPE
     except (SC2EnvError, ValueError, OSError, gym_error.Error) as error:
-        if values.verbose:
+        if values.verbose or (isinstance(error, BrokenPipeError) and _stdout_gone()):  # main() ends that one
             raise
         print(f"sc2env {name}: {_one_line(error)}", file=sys.stderr)
         return 2 if isinstance(error, UsageError) else 1

@@ -183,9 +183,14 @@ def parse_definition(data: bytes | str) -> MapDefinition:
         playable = _bounds(spec["playable_area"], "playable_area")
         regions = {"playable_area": Region((Shape("rect", (playable.x0, playable.y0, playable.x1, playable.y1)),))}
         regions.update({k: _region(v, f"regions.{k}") for k, v in spec.get("regions", {}).items()})
+        if not isinstance(spec["players"], list):
+            raise MapDefinitionError(f"players: expected a list of player slots, got {spec['players']!r}")
         for i, p in enumerate(spec["players"]):
-            if p.get("race", "Terran") not in RACES:  # not a KeyError: that reads as a missing field
-                raise MapDefinitionError(f"players[{i}].race: expected one of {sorted(RACES)}, got {p['race']!r}")
+            if not isinstance(p, dict):
+                raise MapDefinitionError(f"players[{i}]: expected an object like {{\"player_id\": 1}}, got {p!r}")
+            race = p.get("race", "Terran")
+            if not (isinstance(race, str) and race in RACES):  # not a KeyError: that reads as a missing field
+                raise MapDefinitionError(f"players[{i}].race: expected one of {sorted(RACES)}, got {race!r}")
         players = tuple(
             PlayerSlot(int(p["player_id"]), RACES[p.get("race", "Terran")], str(p.get("name", f"Player {i + 1}")))
             for i, p in enumerate(spec["players"])
@@ -207,7 +212,7 @@ def parse_definition(data: bytes | str) -> MapDefinition:
             raise MapDefinitionError(f"time_limit: a positive number of game loops up to {MAX_GAME_LOOPS}, "
                                      f"got {time_limit}")
         timeout_result = spec.get("timeout_result", "Tie")
-        if timeout_result not in RESULTS:
+        if not (isinstance(timeout_result, str) and timeout_result in RESULTS):
             raise MapDefinitionError(f"timeout_result: expected one of {tuple(RESULTS)}, got {timeout_result!r}")
         terrain_height = float(spec.get("terrain_height", 10.0))
         if not math.isfinite(terrain_height):
@@ -244,7 +249,7 @@ def parse_definition(data: bytes | str) -> MapDefinition:
         )
     except KeyError as e:
         raise MapDefinitionError(f"missing field {e.args[0]!r}") from None
-    except (TypeError, ValueError) as e:
+    except (TypeError, ValueError, AttributeError) as e:  # a part of the wrong kind where no check names it
         if isinstance(e, MapDefinitionError):
             raise
         raise MapDefinitionError(f"malformed definition: {e}") from None

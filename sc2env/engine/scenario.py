@@ -79,8 +79,11 @@ class Scenario:
                     except KeyError as e:
                         raise MapDefinitionError(f"{here}.{name}: {e.args[0]}") from None
                 if name == "end_game":
-                    result = body.get("result", "Tie") if isinstance(body, dict) else body
-                    if result not in RESULTS:
+                    if not isinstance(body, dict):
+                        raise MapDefinitionError(f"{here}.end_game: expected an object like {{\"result\": "
+                                                 f"\"Victory\"}}, got {body!r}")
+                    result = body.get("result", "Tie")
+                    if not (isinstance(result, str) and result in RESULTS):
                         raise MapDefinitionError(f"{here}.end_game.result: expected one of {tuple(RESULTS)}, got "
                                                  f"{result!r}")
                 if name == "order" and body.get("ability") not in ABILITIES:

@@ -282,6 +282,8 @@ def _frame(opcode: Opcode, payload: bytes) -> bytes:
 
 def _hung_up(sock: socket.socket) -> bool:
     """Whether the peer has closed its end (the next read would give end of file), without reading."""
+    if not hasattr(socket, "MSG_DONTWAIT"):  # no non-blocking peek (Windows): its next read will tell
+        return False
     try:
         return sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
     except (BlockingIOError, InterruptedError):

@@ -30,7 +30,7 @@ def make_env(config: Mapping[str, Any]) -> SC2Env | SC2VectorEnv:
     The dict holds SC2Env keyword arguments (`map_name`, `screen_size`, ...) plus an optional base `seed`;
     the env's seed is derived from it and the worker and vector indices (without one, every env seeds
     itself from fresh entropy, so that two unseeded experiments differ). RLlib builds every env of a
-    runner from one EnvContext whose `vector_index` is 0; the envs a context has made are counted on it, so
+    runner from one EnvContext whose `vector_index` is 0; the games a context has made are counted on it, so
     the k-th gets vector index k. With `num_envs` in the dict, an SC2VectorEnv of that many games is
     returned. Nothing is started here: each env launches its own game process at its first reset, on a
     free port, in the worker that owns it.
@@ -49,7 +49,7 @@ def make_env(config: Mapping[str, Any]) -> SC2Env | SC2VectorEnv:
             warnings.warn(_NO_WORKER_INDEX, stacklevel=2)
         made = getattr(config, _MADE, 0)
         with contextlib.suppress(AttributeError):  # a plain dict holds no count (and is made anew each time)
-            setattr(config, _MADE, made + 1)
+            setattr(config, _MADE, made + int(num_envs or 1))  # a vector env's games take a range of indices
         seed = worker_seed(int(base_seed), worker or 0, getattr(config, "vector_index", 0) + made)
     if num_envs is not None:
         return SC2VectorEnv(num_envs=int(num_envs), seed=seed, **kwargs)

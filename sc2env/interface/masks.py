@@ -237,7 +237,7 @@ class MaskBuilder:
                 self._built.clear()
             built = self._built[key] = self._build(available_ids, ui, None)
         flat, targets, stand_in, idle = built
-        return ActionMasks(self.spec, flat.copy(), targets, stand_in, idle)  # a copy: callers may change theirs
+        return ActionMasks(self.spec, flat.copy(), targets, stand_in, dict(idle))  # copies: callers may change theirs
 
     def _build(self, available_ids: list[int], ui: UiCounts, target_masks: np.ndarray | None
                ) -> tuple[np.ndarray, np.ndarray | None, bool, dict[int, str]]:

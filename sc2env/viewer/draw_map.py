@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pygame
+from s2clientprotocol import raw_pb2
 
 from sc2env.gamedata import UNIT_TYPES
 from sc2env.interface import CoordinateTransforms, InterfaceFormat, MapInfo
@@ -14,8 +15,6 @@ from sc2env.viewer.scene import Scene
 _MINERALS = {341, 483, 146, 147, 884, 885, 665, 666, 796, 797, 1960, 1961}
 _GEYSERS = {342, 343, 344, 880, 881, 608}
 _BEACON, _SHARD = 317, 1680
-_NEUTRAL = 3  # raw Alliance
-_PROGRESS = (200, 205, 215)  # a structure's build progress bar
 _MINIMAP_COLOURS = {_BEACON: style.BEACON, _SHARD: style.SHARD}  # as the main view draws them
 _FOG_ALPHA = np.array([190, 120, 0, 190], np.uint8)  # visibility: hidden, fogged, visible, (full hidden)
 
@@ -162,7 +161,7 @@ class MapPainter:
                 health, progress = units.health[i], units.build_progress[i]
                 if progress < 1.0:  # its hit points grow with the build: a progress bar, not a "damaged" red one
                     if units.selected[i]:
-                        bars.append((x, y, r, progress, _PROGRESS, np.nan))
+                        bars.append((x, y, r, progress, style.PROGRESS, np.nan))
                 elif not np.isnan(health) and (units.selected[i] or health < 1.0):
                     bars.append((x, y, r, health, style.health_colour(health), units.shield[i]))
         for x, y, r, fraction, fill, shield in bars:
@@ -214,7 +213,7 @@ class MapPainter:
                 colour = style.MINERAL if kind in _MINERALS else style.VESPENE if kind in _GEYSERS else \
                     style.ALLIANCE.get(int(units.alliance[i]), style.TEXT)
             # Players' units at least 5 px across: at 1.5 px a Marine was a speck on the terrain.
-            smallest = 1.5 if units.alliance[i] == _NEUTRAL else 2.5
+            smallest = 1.5 if units.alliance[i] == raw_pb2.Neutral else 2.5
             pygame.draw.circle(surface, colour, self._minimap_point((units.x[i], units.y[i])),
                                max(smallest, units.radius[i] * scale))
         layers = scene.observation.feature_minimap

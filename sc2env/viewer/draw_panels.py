@@ -75,7 +75,7 @@ def draw_status(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, *, pau
 
 
 _ROW_HEIGHTS = range(17, 10, -1)  # pixels, tallest first; the font is as tall as the row
-_MIN_COLUMN_W = 120  # narrower columns leave a name only a few letters
+_MIN_COLUMN_W = 96  # narrower columns leave a name only a few letters
 
 
 def draw_functions(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, *, pending: int | None = None,
@@ -85,17 +85,19 @@ def draw_functions(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, *, 
     inner = style.panel(surface, rect, title)
     ids = [int(i) for i in scene.observation.available_actions]
     # The fewest columns (wide columns keep names whole) that hold every row at some row height, then the
-    # tallest rows that keep that many columns; more columns only where the panel is too short for them.
-    max_columns = max(1, inner.w // _MIN_COLUMN_W)
-
+    # tallest rows that keep that many columns. Columns never get narrower than _MIN_COLUMN_W: a panel too
+    # small for every row lists what fits and how many more there are (their keys still work).
     def columns_at(height: int) -> int:
         return -(-len(ids) // max(1, inner.h // height))
 
-    columns = min(max(1, columns_at(_ROW_HEIGHTS[-1])), max_columns)
+    columns = min(max(1, columns_at(_ROW_HEIGHTS[-1])), max(1, inner.w // _MIN_COLUMN_W))
     row_h = next((h for h in _ROW_HEIGHTS if columns_at(h) <= columns), _ROW_HEIGHTS[-1])
     rows_per_column = max(1, inner.h // row_h)
-    columns = max(columns, -(-len(ids) // rows_per_column))  # a panel too short for them all: narrower columns
     column_w = inner.w // columns
+    hidden = max(0, len(ids) - columns * rows_per_column)
+    if hidden:
+        hidden += 1  # the last row says how many are not shown
+        ids = ids[:-hidden]
     labels = {fid: key_label(FUNCTIONS[fid]) for fid in ids}
 
     def label_width(size: int) -> int:
@@ -122,13 +124,16 @@ def draw_functions(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, *, 
         style.text(surface, _elided(function.name, cell.right - name_x, size), (name_x, cell.centery), size,
                    style.ACCENT if highlighted else style.TEXT, anchor="midleft")
         rows.append((cell, fid))
+    if hidden:
+        col, row = divmod(len(ids), rows_per_column)
+        style.text(surface, f"+{hidden} more (keys work)", (inner.x + col * column_w + 2,
+                                                            inner.y + row * row_h + row_h // 2), size, style.DIM,
+                   anchor="midleft")
     return rows
 
 
 def _elided(name: str, width: int, size: int) -> str:
-    """`name` cut in the middle to fit `width` pixels, keeping its kind (`_screen`, `_quick`): the end tells
-    Build_CommandCenter_screen from a _quick twin, so "Build_Comman.._screen" rather than "Build_CommandCenter_s..".
-    """
+    """`name` cut in the middle to fit `width` pixels, keeping its kind (Build_Comma.._screen)."""
     font = style.font(size)
     if font.size(name)[0] <= width:
         return name

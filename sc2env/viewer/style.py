@@ -14,6 +14,7 @@ DIM = (138, 145, 156)
 ACCENT = (255, 196, 64)
 WARN = (255, 110, 90)
 SELECTION = (90, 255, 120)
+PROGRESS = (200, 205, 215)  # a structure's build progress bar
 
 ALLIANCE = {1: (64, 196, 96), 2: (84, 144, 255), 3: (196, 186, 120), 4: (232, 64, 64)}
 """Self, ally, neutral, enemy (raw `Alliance` values)."""

@@ -135,7 +135,7 @@ def test_a_game_lost_mid_run_keeps_the_finished_episodes_in_the_table(capsys, mo
     (["run", "--step-mul", "0"], "--step-mul=0: 0 is not an integer in the range [1, 4294967295]"),
     (["run", "--step-mul", "4294967296"], "not an integer in the range [1, 4294967295]"),  # a protobuf error
     (["run", "--map", "MoveToBeacon,movetobeacon"], "MoveToBeacon given more than once in --map"),
-    (["run", "--map", "MoveToBeacon,"], "no map given"),
+    (["run", "--map", "MoveToBeacon,"], "--map 'MoveToBeacon,' has an empty name (a stray comma?)"),
     (["run", "--save-video", ""], "--save-video needs a file name"),
     (["bench", "--steps", "20"], "--steps=20: 20 is not integer >= 100"),  # 20 steps time start-up noise
     (["run", "--seed", "-5"], "--seed=-5: -5 is not a non-negative integer"),
@@ -444,21 +444,28 @@ def test_a_map_of_the_install_goes_through_sc2_v0(capsys, tmp_path, monkeypatch)
 def test_help_of_a_command_and_a_bare_call(capsys):
     code, out, err = run_cli(capsys, "help", "run")
     assert code == 0 and out.startswith("usage: sc2env run [--flags]") and "--save-video" in out
+    code, out, err = run_cli(capsys, "help", "fly")
+    assert code == 2 and "no command 'fly'" in err
     code = main(["sc2env"])
     out, err = capsys.readouterr()
     assert code == 2 and out == "" and err.startswith("usage: sc2env <command>")  # a usage error goes to stderr
 
 
-def test_a_closed_pipe_ends_the_command_quietly(capsys, monkeypatch):
-    from sc2env import cli
-
-    def cut(values):
-        raise BrokenPipeError(32, "Broken pipe")
-
-    monkeypatch.setitem(cli.COMMANDS, "maps", (cli.COMMANDS["maps"][0], cut, cli.COMMANDS["maps"][2]))
-    code = main(["sc2env", "maps"])
-    _, err = capsys.readouterr()
-    assert code == 141 and err == ""  # was "sc2env maps: [Errno 32] Broken pipe", exit 1
+@pytest.mark.parametrize("unbuffered", ["1", ""])
+def test_a_closed_pipe_ends_the_command_quietly(unbuffered):
+    # `sc2env maps | head -1`: "sc2env maps: [Errno 32] Broken pipe" and exit 1, or (block-buffered output,
+    # written at exit) Python's "Exception ignored ... BrokenPipeError" and exit 120.
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the first line
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"} | (
+        {"PYTHONUNBUFFERED": unbuffered} if unbuffered else {})
+    try:
+        for args in (["maps"], ["--help"]):
+            done = subprocess.run([sys.executable, "-m", "sc2env", *args], stdout=write, stderr=subprocess.PIPE,
+                                  env=env, text=True, timeout=60, check=False)
+            assert (done.returncode, done.stderr) == (141, ""), args
+    finally:
+        os.close(write)
 
 
 def test_doctor_names_the_variable_that_forces_the_slow_protobuf(monkeypatch):
@@ -474,24 +481,27 @@ def test_doctor_names_the_variable_that_forces_the_slow_protobuf(monkeypatch):
     assert cli._check_packages()[2].startswith("pip install 'protobuf>=4.21'")
 
 
-def test_the_live_progress_line_fits_the_terminal(monkeypatch):
-    # Padded to 100 columns, every redraw wrapped on an 80-column terminal: a new line every 0.1 s.
-    import io
+def test_the_live_progress_line_fits_the_terminal_it_is_drawn_on(monkeypatch):
+    # Padded to 100 columns, every redraw wrapped on an 80-column terminal: a new line every 0.1 s. The width
+    # is the stderr terminal's, also when stdout (the table) goes to a file.
+    import fcntl
+    import pty
+    import struct
+    import termios
 
     from sc2env.cli import Progress
 
-    class Terminal(io.StringIO):
-        def isatty(self) -> bool:
-            return True
-
-    monkeypatch.setenv("COLUMNS", "60")
-    stream = Terminal()
-    progress = Progress(4, 2, stream)
-    progress.step("DefeatZerglingsAndBanelings", 123, {"score": 4567})
-    progress.end_line()
-    drawn = stream.getvalue()
-    assert drawn.startswith("\rDefeatZerglingsAndBanelings episode 1/2") and drawn.endswith("\n")
-    assert all(len(line.lstrip("\r")) <= 59 for line in drawn.split("\n"))
+    monkeypatch.delenv("COLUMNS", raising=False)
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 60, 0, 0))
+    with os.fdopen(follower, "w") as stream:
+        progress = Progress(4, 2, stream)
+        progress.step("DefeatZerglingsAndBanelings", 123, {"score": 4567})
+        progress.end_line()
+    drawn = os.read(leader, 4096).decode()
+    os.close(leader)
+    assert progress.width == 59 and drawn.startswith("\rDefeatZerglingsAndBanelings episode 1/2")
+    assert all(len(line.strip("\r")) <= 59 for line in drawn.splitlines())
 
 
 def test_a_second_ctrl_c_while_the_video_is_finished_is_held(capsys, ctrl_c):

@@ -92,6 +92,10 @@ def test_a_definition_sent_as_map_data_is_a_new_mini_game(session):
     ({"triggers": [5]}, "triggers: expected a list of objects, got [5]"),
     ({"setup": [{"end_game": {"result": "Win"}}]}, "setup[0].end_game.result: expected one of"),
     ({"players": [{"player_id": 1, "race": "Elf"}]}, "players[0].race: expected one of"),
+    ({"players": [5]}, "players[0]: expected an object"),
+    ({"players": [{"player_id": 1, "race": ["Terran"]}]}, "players[0].race: expected one of"),
+    ({"setup": [{"end_game": "Victory"}]}, "setup[0].end_game: expected an object"),
+    ({"timeout_result": ["Tie"]}, "timeout_result: expected one of"),
 ])
 def test_broken_definitions_are_rejected_with_the_field_named(session, change, message):
     spec = json.loads(builtin_definitions()["MoveToBeacon"])

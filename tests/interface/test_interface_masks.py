@@ -140,7 +140,8 @@ def test_conditional_masks_pin_what_the_chosen_function_ignores(fmt64):
     np.testing.assert_array_equal(conditioned[1], masks.for_function(FUNCTIONS.select_unit.id))
     np.testing.assert_array_equal(batch[0], masks.flat)  # the input is left alone
     # One index conditions every row; a wrong count is refused (rows beyond it were left as they were).
-    np.testing.assert_array_equal(spec.conditional_mask(batch, FUNCTIONS.Move_screen.id), np.stack([move, move]))
+    move_position = int(spec.function_position[FUNCTIONS.Move_screen.id])
+    np.testing.assert_array_equal(spec.conditional_mask(batch, move_position), np.stack([move, move]))
     with pytest.raises(ValueError, match=r"2 function indices for 3 masks: give one per row"):
         spec.conditional_mask(np.stack([masks.flat] * 3), positions)
     # split() of a bool mask (what action_masks() returns) gives what MultiDiscrete.sample(mask=...) takes.

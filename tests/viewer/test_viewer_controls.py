@@ -248,6 +248,18 @@ def test_a_select_all_of_workers_lists_its_functions_in_two_columns():
         observation=SimpleNamespace(available_actions=ids)))
     assert [fid for _, fid in rows] == ids.tolist() and all(panel.contains(rect) for rect, _ in rows)
     assert len({rect.x for rect, _ in rows}) == 2
+    # More functions than fit (an SCV and a Barracks selected; a wide screen leaves a narrow panel): columns
+    # narrowed without limit and names ran over the next column's keys. What fits is listed, and a count.
+    names += ["Build_CommandCenter_screen", "Build_EngineeringBay_screen", "Build_Refinery_screen",
+              "Build_SupplyDepot_screen", "Build_Barracks_screen", "Build_Bunker_screen",
+              "Build_MissileTurret_screen", "Build_SensorTower_screen", "Train_Marine_quick", "Rally_Units_screen",
+              "Rally_Units_minimap", "Harvest_Return_quick", "Cancel_quick", "Cancel_Last_quick", "build_queue"]
+    ids = np.array(sorted(getattr(F, name).id for name in names))
+    panel = Layout.build(InterfaceFormat(screen_size=(84, 64), minimap_size=64), (960, 540)).functions
+    rows = draw_functions(pygame.Surface((960, 540)), panel, SimpleNamespace(
+        observation=SimpleNamespace(available_actions=ids)))
+    assert 20 <= len(rows) < len(ids) and all(panel.contains(rect) for rect, _ in rows)
+    assert min(rect.w for rect, _ in rows) >= 90 and [fid for _, fid in rows] == ids[:len(rows)].tolist()
 
 
 def test_names_too_long_for_their_column_keep_their_kind():
