@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import importlib.resources
 import logging
 import os
 import platform
@@ -143,7 +142,9 @@ def results_table(summaries, agent: str) -> str:
 
 def builtin_maps() -> list[str]:
     """The mini-games the built-in engine has definitions for (the `sc2env.maps` package data)."""
-    return sorted(p.name[:-5] for p in importlib.resources.files("sc2env.maps").iterdir() if p.name.endswith(".json"))
+    from sc2env.mapfiles import definitions_dir
+
+    return sorted(p.stem for p in definitions_dir().glob("*.json"))
 
 
 def resolve_maps(names: Sequence[str], engine: str | None) -> list[str]:

@@ -8,11 +8,11 @@ import os
 import pathlib
 import posixpath
 from dataclasses import dataclass, field
-from importlib import resources
 
 import numpy as np
 
 from sc2env.engine.world import Bounds
+from sc2env.mapfiles import definitions_dir
 
 FORMAT = "sc2env-minigame/1"
 RACES = {"Terran": 1, "Zerg": 2, "Protoss": 3, "Random": 4}
@@ -262,8 +262,7 @@ def builtin_definitions(directory: str | os.PathLike | None = None) -> dict[str,
         found = {f.stem: f.read_bytes() for f in pathlib.Path(directory).glob("*.json")}
         if found:
             return found
-    root = resources.files("sc2env.maps")
-    return {f.name[: -len(".json")]: f.read_bytes() for f in root.iterdir() if f.name.endswith(".json")}
+    return {f.stem: f.read_bytes() for f in definitions_dir().glob("*.json")}
 
 
 def find_definition(map_path: str = "", map_data: bytes = b"",

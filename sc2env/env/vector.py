@@ -38,6 +38,9 @@ class SC2VectorEnv(VectorEnv):
 
     def __init__(self, num_envs: int = 1, map_name: str = "MoveToBeacon", render_mode: str | None = None,
                  autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP, **kwargs: Any):
+        # What close() reads, first: Gymnasium's __del__ closes an env whose __init__ refused its arguments.
+        self.envs: list[SC2Env] = []
+        self._starts: _Starts | None = None  # games a Ctrl-C left starting in their threads
         if num_envs < 1:
             raise ValueError(f"num_envs must be at least 1, not {num_envs}")
         named = AutoresetMode.__members__.get(str(autoreset_mode).upper())  # "same_step" as well as "SameStep"
@@ -68,7 +71,6 @@ class SC2VectorEnv(VectorEnv):
         self._autoreset = np.zeros(num_envs, bool)  # sub-envs whose episode ended
         self._observations: list[dict] = []  # each sub-env's latest, for a reset of only some of them
         self._lost: str | None = None  # why step() must wait for reset(): a game was lost mid-batch
-        self._starts: _Starts | None = None  # games a Ctrl-C left starting in their threads
         # Waiting for the first of the games to answer: as one env's client does (see sc2env.spinwait).
         self._spin = SpinWait(DEFAULT_SPIN_WAIT_S if first.config.spin_wait else 0)
 

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import ctypes.util
 import dataclasses
-import importlib.util
 import logging
 import os
 import pathlib
-import site
 import sys
 
-import sc2env
+from sc2env import mapfiles
 from sc2env.errors import LaunchError
 from sc2env.launch.config import LaunchConfig
 from sc2env.launch.install import Sc2Install, find_install
@@ -100,33 +98,13 @@ def _builtin_plan(cfg: LaunchConfig) -> LaunchPlan:
     env = dict(os.environ)
     # Engine output goes to a log file; unbuffered so a crash leaves its last lines there.
     env["PYTHONUNBUFFERED"] = "1"
-    source_root = _source_root()
+    source_root = mapfiles.source_root()
     if source_root is not None:
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [source_root, env.get("PYTHONPATH")]))
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(source_root), env.get("PYTHONPATH")]))
     return LaunchPlan(engine="builtin", version=BUILTIN_VERSION,
-                      program=(sys.executable, "-m", "sc2env.engine"), data_dir=_builtin_data_dir(),
+                      program=(sys.executable, "-m", "sc2env.engine"), data_dir=mapfiles.definitions_dir(),
                       data_version_flag=BUILTIN_VERSION.data_version if asked_game_version else None,
                       env=env, install=None, config=cfg)
-
-
-def _source_root() -> str | None:
-    """The directory holding this sc2env when it is not in site-packages (a checkout), so the engine
-    process runs the same code as the client even when started from another working directory."""
-    root = pathlib.Path(sc2env.__file__).resolve().parents[1]
-    site_dirs = {pathlib.Path(p).resolve() for p in [*site.getsitepackages(), site.getusersitepackages()]}
-    return None if root in site_dirs else str(root)
-
-
-def _builtin_data_dir() -> pathlib.Path:
-    """The built-in engine's -dataDir: the folder of its mini-game definitions (package sc2env.maps)."""
-    root = _source_root()
-    if root is not None and (pathlib.Path(root) / "maps").is_dir():
-        # A checkout's own maps/: an editable install elsewhere would map sc2env.maps to its own checkout.
-        return pathlib.Path(root) / "maps"
-    spec = importlib.util.find_spec("sc2env.maps")
-    if spec is None or not spec.submodule_search_locations:
-        raise LaunchError("sc2env's mini-game definitions (sc2env.maps) are missing: reinstall sc2env-rl.")
-    return pathlib.Path(next(iter(spec.submodule_search_locations)))
 
 
 def gl_flags() -> list[str]:

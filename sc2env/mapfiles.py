@@ -1,0 +1,30 @@
+"""Where sc2env's own files are: its source checkout (if it runs from one) and the mini-game definitions."""
+
+from __future__ import annotations
+
+import importlib.util
+import pathlib
+import site
+
+import sc2env
+from sc2env.errors import LaunchError
+
+
+def source_root() -> pathlib.Path | None:
+    """The directory holding the imported sc2env when it is not in site-packages (a checkout), else None."""
+    root = pathlib.Path(sc2env.__file__).resolve().parents[1]
+    site_dirs = {pathlib.Path(p).resolve() for p in [*site.getsitepackages(), site.getusersitepackages()]}
+    return None if root in site_dirs else root
+
+
+def definitions_dir() -> pathlib.Path:
+    """The folder of the built-in engine's mini-game definitions: a checkout's top-level `maps/` (the
+    design's layout, which only an install turns into the package `sc2env.maps`), else that package's."""
+    root = source_root()
+    if root is not None and (root / "maps" / "MoveToBeacon.json").is_file():
+        # The imported checkout's own: an install elsewhere (editable or not) would give another tree's.
+        return root / "maps"
+    spec = importlib.util.find_spec("sc2env.maps")
+    if spec is None or not spec.submodule_search_locations:
+        raise LaunchError("sc2env's mini-game definitions (sc2env.maps) are missing: reinstall sc2env-rl.")
+    return pathlib.Path(next(iter(spec.submodule_search_locations)))
