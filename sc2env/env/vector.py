@@ -262,10 +262,11 @@ class SC2VectorEnv(VectorEnv):
         if self._starts is not None:  # starts a Ctrl-C left running end first: one thread resets a sub-env
             self._starts.wait()
             self._starts = None
-        starting = [i for i in indices if self.envs[i].match is None or not self.envs[i].match.running]
         done = {}
-        if len(starting) > 1:  # launching is waiting, not computing: one thread per game
-            starts = _Starts({i: (self.envs[i], s) for i, s in zip(indices, seeds) if i in starting}, options)
+        # Resetting is waiting (for a launch, or a restart's answer), not computing: one thread per game, so
+        # games that hang cost one request timeout between them, not one each.
+        if len(indices) > 1:
+            starts = _Starts({i: (self.envs[i], s) for i, s in zip(indices, seeds)}, options)
             try:
                 done = starts.results()
             except Exception:
@@ -331,8 +332,8 @@ def _arrival_order(sent: dict[int, tuple], spin: SpinWait) -> Iterator[int]:
 
 
 class _Starts:
-    """Sub-envs' first resets (which start their games) run side by side, each in a daemon thread of its own:
-    unlike a pool's, nobody has to wait for them to end (not a Ctrl-C, not the interpreter's exit)."""
+    """Sub-envs' resets (which may start or replace their games) run side by side, each in a daemon thread of
+    its own: unlike a pool's, nobody has to wait for them to end (not a Ctrl-C, not the interpreter's exit)."""
 
     def __init__(self, jobs: dict[int, tuple[SC2Env, int | None]], options) -> None:
         self._lock = threading.Lock()

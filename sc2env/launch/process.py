@@ -38,17 +38,33 @@ def launch(config: LaunchConfig | None = None, **overrides) -> GameProcess:
     return launch_plan(plan_launch(dataclasses.replace(config or LaunchConfig(), **overrides)))
 
 
+_PORT_TAKEN = "Address already in use"  # what a game that cannot listen says (the built-in engine; Linux)
+_PORT_ATTEMPTS = 3
+
+
 def launch_plan(plan: LaunchPlan) -> GameProcess:
     """launch() for a plan already made with plan_launch() (whose install and engine the caller inspected)."""
     workspace.sweep_orphaned_temp_dirs()
-    process = GameProcess(plan)
-    try:
-        process.wait_ready(plan.config.readiness_timeout_s(plan.engine))
-    except BaseException:
-        process.close()
-        raise
-    log.info("%s (pid %d) ready at %s", process.description, process.pid, process.url)
-    return process
+    for attempt in range(1, _PORT_ATTEMPTS + 1):
+        process = GameProcess(plan)
+        try:
+            process.wait_ready(plan.config.readiness_timeout_s(plan.engine))
+        except LaunchError:
+            # portpicker keeps a port from being handed out twice in this process only: another program can
+            # take the one we picked before our game binds it. A port we picked is then picked again.
+            taken = plan.config.port is None and not process.running and _PORT_TAKEN in process.output_tail()
+            process.close()
+            if not taken or attempt == _PORT_ATTEMPTS:
+                raise
+            log.warning("%s found port %d taken by another program; starting it on another port",
+                        process.description, process.port)
+            continue
+        except BaseException:
+            process.close()
+            raise
+        log.info("%s (pid %d) ready at %s", process.description, process.pid, process.url)
+        return process
+    raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 def describe_exit(returncode: int) -> str:
@@ -233,6 +249,9 @@ class GameProcess:
                 # cycle collector ran, instead of letting a dropped env stop its game at once.
                 traceback.clear_frames(error.__traceback__)
             else:
+                if not self.running:  # whatever answered, it was not our game (which could not listen there)
+                    probe.close()
+                    continue
                 # The real game serves one connection at a time, and whether it accepts another after the
                 # first closes is undocumented: keep this one for the Controller (claim_connection()).
                 self._ready_connection = probe
@@ -241,8 +260,9 @@ class GameProcess:
             if remaining <= 0:
                 raise LaunchError(
                     f"{self.description} did not answer on {self.url} within {timeout_s:g} s "
-                    f"(last attempt: {last_error}); it is being stopped.\n{self.exit_summary()}\n"
-                    "A slow or busy machine may need a longer LaunchConfig.timeout_s.")
+                    f"(last attempt: {last_error}), so sc2env stops it. When it was given up, "
+                    f"{self.exit_summary()}\nA slow or busy machine may need a longer start-up timeout: "
+                    "launch_timeout_s= of gym.make / SC2Env, or LaunchConfig.timeout_s.")
             self._child.exited.wait(min(delay, remaining))
             delay = min(delay * 2, 0.25)
 

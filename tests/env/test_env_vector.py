@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import pathlib
@@ -225,6 +226,26 @@ def test_hung_games_fail_a_vector_step_after_one_request_timeout_not_one_each(ma
         for pid in pids:
             os.kill(pid, signal.SIGCONT)
     envs.reset(seed=4)  # new games for the lost ones
+    envs.step(np.zeros((3, 14), int))
+
+
+def test_hung_games_cost_a_vector_reset_one_request_timeout_not_one_each(make_vec):
+    # Running games were reset one after another: each hung one waited out its own timeout before it was
+    # replaced (13.7 s for 4 hung games at 3 s), in reset() and in the autoreset of a step.
+    envs = make_vec(num_envs=3, vectorization_mode="vector_entry_point", request_timeout_s=2, **SMALL)
+    envs.reset(seed=3)
+    pids = [env.match.process.pid for env in envs.unwrapped.envs]
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        start = time.monotonic()
+        envs.reset(seed=4)  # the hung games are replaced by new ones
+        assert time.monotonic() - start < 4.5, "one 2 s timeout for the three, not 6 s"
+    finally:
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):  # replaced games are stopped and gone
+                os.kill(pid, signal.SIGCONT)
+    assert all(env.match.process.pid not in pids for env in envs.unwrapped.envs)
     envs.step(np.zeros((3, 14), int))
 
 

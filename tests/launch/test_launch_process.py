@@ -437,3 +437,26 @@ def test_an_import_in_another_thread_does_not_hold_up_a_spawn(monkeypatch):
         assert started.wait(10) == 0
         log.seek(0)
         assert log.read() == b"started\n"
+
+
+def test_a_picked_port_another_program_took_first_is_picked_again(monkeypatch, caplog):
+    # portpicker keeps a port from being handed out twice in one process only: another training process could
+    # bind ours before our game did, which then exited with "Address already in use" and failed the launch.
+    import socket
+
+    from sc2env.launch import workspace
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    busy = taken.getsockname()[1]
+    picks = iter([busy])
+    real_pick = workspace.pick_port
+    monkeypatch.setattr(workspace, "pick_port", lambda: next(picks, None) or real_pick())
+    monkeypatch.setattr(workspace, "return_port", lambda port: None)  # the busy port is not portpicker's
+    try:
+        with launch(engine="builtin") as process:
+            assert process.port != busy and process.running
+        assert "found port %d taken by another program" % busy in caplog.text
+    finally:
+        taken.close()
