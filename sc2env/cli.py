@@ -117,7 +117,7 @@ def _columns_of(stream) -> int:
 
     Not shutil.get_terminal_size(): it asks standard output, which may go to a file while the progress line
     goes to the terminal on stderr."""
-    if os.environ.get("COLUMNS", "").isdigit():
+    if os.environ.get("COLUMNS", "").isdigit() and int(os.environ["COLUMNS"]) > 0:  # 0: unset, as for shutil
         return int(os.environ["COLUMNS"])
     try:
         return os.get_terminal_size(stream.fileno()).columns
@@ -430,7 +430,7 @@ def _check_packages():
     elif forced:  # the variable, not the version, chose the slow backend
         fix = f"unset PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION (it is {forced!r}) for the fast C (upb) backend"
     else:
-        fix = "pip install 'protobuf>=4.21' for the fast C (upb) backend"
+        fix = "pip install 'protobuf>=6.31.1' for the fast C (upb) backend"
     return _status(fast), what, fix
 
 
@@ -573,8 +573,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     try:
         code = _main(argv)
-        if argv is None:  # a console run: buffered output meets a closed pipe here, not at exit
-            sys.stdout.flush()
+        if argv is None and sys.stdout is not None:  # a console run: buffered output meets a closed pipe
+            sys.stdout.flush()  # here, not at exit (None: started with stdout closed)
         return code
     except BrokenPipeError:
         if not _stdout_gone():
@@ -591,7 +591,7 @@ def _stdout_gone() -> bool:
     try:
         poll = select.poll()
         poll.register(sys.stdout.fileno(), 0)  # errors and hang-ups are always reported
-        return any(events & select.POLLERR for _, events in poll.poll(0))
+        return any(events & (select.POLLERR | select.POLLHUP) for _, events in poll.poll(0))
     except (OSError, ValueError, AttributeError):  # no real file (a test's capture), or no poll here
         return False
 
@@ -600,7 +600,7 @@ def _main(argv: Sequence[str] | None) -> int:
     # pygame greets on stdout when first imported; the command's output should be only its own.
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     argv = list(sys.argv if argv is None else argv)
-    if len(argv) >= 3 and argv[1] == "help":  # `sc2env help run`
+    if len(argv) >= 3 and argv[1] == "help" and argv[2] not in ("-h", "--help"):  # `sc2env help run`
         if argv[2] not in COMMANDS:
             print(f"sc2env: no command {argv[2]!r}; the commands are {', '.join(COMMANDS)}", file=sys.stderr)
             return 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import pathlib
 import site
+import sysconfig
 
 import sc2env
 from sc2env.errors import LaunchError
@@ -13,8 +14,10 @@ from sc2env.errors import LaunchError
 def source_root() -> pathlib.Path | None:
     """The directory holding the imported sc2env when it is not in site-packages (a checkout), else None."""
     root = pathlib.Path(sc2env.__file__).resolve().parents[1]
-    site_dirs = {pathlib.Path(p).resolve() for p in [*site.getsitepackages(), site.getusersitepackages()]}
-    return None if root in site_dirs else root
+    # site.getsitepackages is missing in some virtualenvs and embedded Pythons; sysconfig knows the rest.
+    places = [*getattr(site, "getsitepackages", list)(), site.getusersitepackages(),
+              sysconfig.get_path("purelib"), sysconfig.get_path("platlib")]
+    return None if root in {pathlib.Path(p).resolve() for p in places if p} else root
 
 
 def definitions_dir() -> pathlib.Path:

@@ -23,8 +23,9 @@ class SC2VectorEnv(VectorEnv):
     """`num_envs` SC2Envs, each with its own game process, stepped concurrently.
 
     A step sends every game its action before reading any answer, so the games simulate and render in
-    parallel while this process decodes the observations as they arrive. No threads or subprocesses of
-    Python are involved, and the observation layout is that of one SC2Env, batched.
+    parallel while this process decodes the observations as they arrive. Steps use no threads or
+    subprocesses of Python; resets of several sub-envs run side by side in threads (waiting on games, not
+    computing). The observation layout is that of one SC2Env, batched.
 
     `gymnasium.make_vec("sc2env/MoveToBeacon-v0", num_envs=4)` builds one (it is the `vector_entry_point`).
     Seeds: `reset(seed=s)` seeds sub-env i with s + i; a list gives one seed per sub-env.
@@ -257,7 +258,7 @@ class SC2VectorEnv(VectorEnv):
                 self._lost = f"sub-env {i}'s episode ended in the interrupted step"
 
     def _reset_each(self, indices, seeds, options) -> list:
-        """Reset the given sub-envs; games that must be started are started side by side."""
+        """Reset the given sub-envs, side by side when there are several (each in a thread of its own)."""
         indices = list(indices)
         if self._starts is not None:  # starts a Ctrl-C left running end first: one thread resets a sub-env
             self._starts.wait()
@@ -266,15 +267,14 @@ class SC2VectorEnv(VectorEnv):
         # Resetting is waiting (for a launch, or a restart's answer), not computing: one thread per game, so
         # games that hang cost one request timeout between them, not one each.
         if len(indices) > 1:
-            starts = _Starts({i: (self.envs[i], s) for i, s in zip(indices, seeds)}, options)
+            # Kept from the start: a Ctrl-C anywhere from here on leaves them for the next reset() or close().
+            starts = self._starts = _Starts({i: (self.envs[i], s) for i, s in zip(indices, seeds)}, options)
             try:
                 done = starts.results()
             except Exception:
                 starts.wait()  # the others' games are started and theirs, as after one reset that failed
                 raise
-            except BaseException:  # a Ctrl-C returns at once; the next reset() or close() sees to the rest
-                self._starts = starts
-                raise
+            self._starts = None
         return [done[i] if i in done else self.envs[i].reset(seed=s, options=options)
                 for i, s in zip(indices, seeds)]
 

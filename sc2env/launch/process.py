@@ -53,6 +53,8 @@ def launch_plan(plan: LaunchPlan) -> GameProcess:
             # portpicker keeps a port from being handed out twice in this process only: another program can
             # take the one we picked before our game binds it. A port we picked is then picked again.
             taken = plan.config.port is None and not process.running and _PORT_TAKEN in process.output_tail()
+            if taken:  # not back to portpicker: a portserver would hand the same port out again first
+                process._resources.port_is_ours = False
             process.close()
             if not taken or attempt == _PORT_ATTEMPTS:
                 raise

@@ -478,7 +478,7 @@ def test_doctor_names_the_variable_that_forces_the_slow_protobuf(monkeypatch):
     status, _, fix = cli._check_packages()
     assert status == "!!" and fix.startswith("unset PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION")
     monkeypatch.delenv("PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION")
-    assert cli._check_packages()[2].startswith("pip install 'protobuf>=4.21'")
+    assert cli._check_packages()[2].startswith("pip install 'protobuf>=6.31.1'")
 
 
 def test_the_live_progress_line_fits_the_terminal_it_is_drawn_on(monkeypatch):
@@ -519,3 +519,12 @@ def test_a_second_ctrl_c_while_the_video_is_finished_is_held(capsys, ctrl_c):
         time.sleep(0.05)
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(0.05)
+
+
+def test_a_closed_stdout_and_help_flags_after_help():
+    # `sc2env --version >&-`: Python sets sys.stdout to None, and the flush at the end failed (exit 1).
+    done = subprocess.run(f"{sys.executable} -m sc2env --version >&-", shell=True, capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert (done.returncode, done.stderr) == (0, "")
+    for flag in ("-h", "--help"):  # `sc2env help -h` is a request for the usage, not for a command "-h"
+        assert main(["sc2env", "help", flag]) == 0

@@ -54,6 +54,14 @@ def test_the_envs_of_one_context_count_their_vector_index(monkeypatch):
     envs = [make_env(context) for _ in range(3)]
     assert [env.config.seed for env in envs] == [worker_seed(7, 2, k) for k in range(3)]
     assert make_env(EnvContext(dict(context), worker_index=3)).config.seed == worker_seed(7, 3, 0)
+    # A vector env's games take a range of indices: the next env from the context starts after them.
+    vectors = EnvContext({"map_name": "MoveToBeacon", "engine": "builtin", "seed": 7, "num_envs": 2}, worker_index=1)
+    first = make_env(vectors)
+    after = make_env(vectors)
+    assert [e.config.seed for e in first.envs] == [worker_seed(7, 1, 0), worker_seed(7, 1, 1)]
+    assert [e.config.seed for e in after.envs] == [worker_seed(7, 1, 2), worker_seed(7, 1, 3)]
+    first.close()
+    after.close()
     # RLlib's vector_entry_point mode passes a plain dict (no worker index): every runner would seed alike.
     monkeypatch.setitem(sys.modules, "ray", sys.modules.get("ray", types.ModuleType("ray")))
     with pytest.warns(UserWarning, match="no worker_index: RLlib's gym_env_vectorize_mode='vector_entry_point'"):

@@ -7,6 +7,7 @@ import dataclasses
 import os
 import pathlib
 import signal
+import sys
 import time
 
 import gymnasium as gym
@@ -572,3 +573,17 @@ def test_an_error_in_a_vector_step_other_than_a_lost_game_also_waits_for_reset(m
         envs.step(noop)
     _, infos = envs.reset()
     assert list(infos["game_loop"]) == [0, 0]
+
+
+def test_a_vector_env_refused_at_construction_leaves_no_error_behind(monkeypatch):
+    # Gymnasium's __del__ closes the half-made env: close() read attributes __init__ had not set yet.
+    import gc
+
+    from sc2env.env.vector import SC2VectorEnv
+
+    unraisable = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    with pytest.raises(ValueError, match="autoreset_mode must be one of"):
+        SC2VectorEnv(2, autoreset_mode="bogus", engine="builtin")
+    gc.collect()
+    assert unraisable == []

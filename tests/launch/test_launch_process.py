@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import gc
-import importlib.util
 import json
 import os
 import pathlib
@@ -23,6 +22,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.errors import LaunchError
 from sc2env.launch import launch, sweep_orphaned_temp_dirs
+from sc2env.mapfiles import definitions_dir
 
 TESTS_DIR = pathlib.Path(__file__).resolve().parent
 
@@ -308,7 +308,7 @@ def test_builtin_engine_runs_with_the_sc2_flags(start, monkeypatch):
     cmdline = pathlib.Path(f"/proc/{process.pid}/cmdline").read_bytes().decode().split("\0")[:-1]
     assert cmdline == process.argv
     assert cmdline[:3] == [sys.executable, "-m", "sc2env.engine"]
-    maps_dir = next(iter(importlib.util.find_spec("sc2env.maps").submodule_search_locations))
+    maps_dir = str(definitions_dir())  # the imported checkout's maps/, or the installed package's
     # No -tempDir: the built-in engine writes no files, so it gets no dir that a SIGKILL could leave behind.
     assert cmdline[3:] == ["-listen", "127.0.0.1", "-port", str(process.port), "-dataDir", maps_dir]
     assert process.temp_dir is None
@@ -457,6 +457,6 @@ def test_a_picked_port_another_program_took_first_is_picked_again(monkeypatch, c
     try:
         with launch(engine="builtin") as process:
             assert process.port != busy and process.running
-        assert "found port %d taken by another program" % busy in caplog.text
+        assert f"found port {busy} taken by another program" in caplog.text
     finally:
         taken.close()
