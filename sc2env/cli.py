@@ -8,7 +8,6 @@ import logging
 import os
 import platform
 import select
-import shutil
 import signal
 import sys
 import threading
@@ -201,7 +200,7 @@ def cmd_maps(values: flags.FlagValues) -> int:
 def _columns(names: list[str], n: int) -> list[str]:
     """`names` in up to `n` columns, as many as the terminal's width holds."""
     width = max(len(x) for x in names) + 2
-    n = max(1, min(n, (shutil.get_terminal_size((100, 24)).columns - 2) // width))
+    n = max(1, min(n, (_columns_of(sys.stdout) - 2) // width))
     return ["".join(x.ljust(width) for x in names[i: i + n]).rstrip() for i in range(0, len(names), n)]
 
 

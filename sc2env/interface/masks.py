@@ -115,7 +115,7 @@ class ActionMasks:
 
     def split(self) -> tuple[np.ndarray, ...]:
         """The 14 component masks as int8 views, the form `MultiDiscrete.sample(mask=...)` takes."""
-        return self.spec.split(self.flat.view(np.int8))
+        return self.spec.split(self.flat)  # bool, viewed as int8 there
 
     def for_function(self, function: int | str) -> np.ndarray:
         """A copy of the flat mask conditioned on calling `function` (an id or a name): unused arguments
