@@ -100,7 +100,15 @@ class Game:
         self.restart()
 
     def restart(self) -> None:
-        """Run the map's initialisation again: new units, score 0, loop 0, camera and selection reset."""
+        """Run the map's initialisation again: new units, score 0, loop 0, camera and selection reset.
+
+        Starts a new episode's input log (`inputs`); the random generator runs on across restarts, so its
+        state now is where a replay of this episode must start it.
+        """
+        self.episode_rng_state = self.rng.bit_generator.state
+        # The episode's inputs in order, for replays: an int is a step as it was run, bytes an applied Action
+        # serialized. Appending what arrived costs next to nothing per step.
+        self.inputs: list[bytes | int] = []
         self.world = World(self.definition.playable_area)
         self.player = Player(self.player_id, self.race)
         self.players = {self.player_id: self.player}
@@ -137,6 +145,8 @@ class Game:
         cooldowns, harvest and build timers, proximity triggers), the world moves that far in one go, then
         everything that happened is resolved in order.
         """
+        if count > 0 and not self.ended:
+            self.inputs.append(count)  # the count as asked: batching makes step(8) and 8 x step(1) differ
         limit = self.definition.time_limit
         w = self.world
         remaining = count
@@ -183,7 +193,9 @@ class Game:
         if due > self.game_loop:
             self.step(due - self.game_loop)
 
-    def act(self, action: sc_pb.Action) -> int:
+    def act(self, action: sc_pb.Action, data: bytes | None = None) -> int:
+        """Apply one Action (`data`: its serialized bytes, if at hand) and return its immediate ActionResult."""
+        self.inputs.append(action.SerializeToString() if data is None else data)
         result = actions.apply(self, action)
         if action.HasField("action_feature_layer") or action.HasField("action_ui") or action.HasField(
                 "action_render"):

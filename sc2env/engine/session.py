@@ -2,33 +2,51 @@
 
 from __future__ import annotations
 
+import json
 import traceback
 
 from google.protobuf.message import DecodeError
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
-from sc2env.engine import observe
+from sc2env import __version__
+from sc2env.engine import observe, replay
 from sc2env.engine.game import Game, Interface
-from sc2env.engine.mapdef import MapDefinitionError, builtin_definitions, find_definition
+from sc2env.engine.mapdef import (
+    MapDefinition,
+    MapDefinitionError,
+    builtin_definitions,
+    find_definition,
+    parse_definition,
+)
+from sc2env.engine.playback import Playback
 from sc2env.engine.scenario import Scenario
 from sc2env.gamedata import BASE_BUILD, DATA_BUILD, DATA_VERSION, GAME_VERSION
 
-LAUNCHED, INIT_GAME, IN_GAME, ENDED, QUIT = (sc_pb.launched, sc_pb.init_game, sc_pb.in_game, sc_pb.ended,
-                                             sc_pb.quit)
+LAUNCHED, INIT_GAME, IN_GAME, IN_REPLAY, ENDED, QUIT = (sc_pb.launched, sc_pb.init_game, sc_pb.in_game,
+                                                        sc_pb.in_replay, sc_pb.ended, sc_pb.quit)
 ALREADY_ENDED = "Game has already ended"
 _MAX_RESOLUTION = 4096
 _MAX_CAMERA_WIDTH = 256  # world units: the largest map side
 
-# Request -> statuses in which it is valid (PySC2's extra allowances included; see sc2-api-notes §1).
+# Request -> statuses in which it is valid (PySC2's extra allowances included; see sc2-api-notes §1). `ended`
+# also follows a replay that was watched to its end; the handlers refuse what makes no sense there.
 _VALID = {
-    "ping": None, "available_maps": None, "quit": None,
-    "create_game": (LAUNCHED, INIT_GAME, IN_GAME, ENDED),
+    "ping": None, "available_maps": None, "replay_info": None, "quit": None,
+    "create_game": (LAUNCHED, INIT_GAME, IN_GAME, IN_REPLAY, ENDED),
+    "start_replay": (LAUNCHED, IN_GAME, IN_REPLAY, ENDED),
     "join_game": (INIT_GAME,),
     "restart_game": (IN_GAME, ENDED),
-    "leave_game": (IN_GAME, ENDED),
-    "game_info": (IN_GAME, ENDED), "observation": (IN_GAME, ENDED), "data": (IN_GAME, ENDED),
-    "step": (IN_GAME,), "action": (IN_GAME,),
-    "save_replay": (IN_GAME, ENDED),
+    "leave_game": (IN_GAME, IN_REPLAY, ENDED),
+    "game_info": (IN_GAME, IN_REPLAY, ENDED), "observation": (IN_GAME, IN_REPLAY, ENDED),
+    "data": (IN_GAME, IN_REPLAY, ENDED),
+    "step": (IN_GAME, IN_REPLAY), "action": (IN_GAME,),
+    "save_replay": (IN_GAME, IN_REPLAY, ENDED),  # from a replay only if start_replay set record_replay
+}
+# What a replay being watched (or watched to its end) refuses, and why.
+_NOT_IN_REPLAY = {
+    "action": "actions are not accepted while watching a replay (it plays the recorded player's actions); "
+              "create_game and join_game to play",
+    "restart_game": "restart_game is not valid for a replay: send start_replay again to watch it from the start",
 }
 
 
@@ -46,6 +64,7 @@ class Session:
         self.game: Game | None = None
         self._pending: tuple | None = None  # (definition, seed, realtime) between create and join
         self.disable_fog = False
+        self.replay: Playback | None = None  # the replay being watched (in_replay, or ended after one)
 
     @property
     def quit(self) -> bool:
@@ -71,6 +90,8 @@ class Session:
             response.error.append("empty request: set one of the Request fields (ping, create_game, ...)")
         elif kind not in _VALID:
             response.error.append(f"{kind} is not supported by the built-in engine (it plays mini-games only)")
+        elif kind in _NOT_IN_REPLAY and self.replay is not None and (self.status == IN_REPLAY or kind != "action"):
+            response.error.append(_NOT_IN_REPLAY[kind])
         elif _VALID[kind] is not None and self.status not in _VALID[kind]:
             if self.status == ENDED and kind in ("step", "action"):
                 response.error.append(ALREADY_ENDED)
@@ -138,6 +159,7 @@ class Session:
         self._pending = (definition, seed, request.realtime)
         self.disable_fog = request.disable_fog
         self.game = None
+        self.replay = None
         self.status = INIT_GAME
 
     def _join_game(self, request: sc_pb.RequestJoinGame, response) -> None:
@@ -167,6 +189,7 @@ class Session:
     def _leave_game(self, request, response) -> None:
         response.leave_game.SetInParent()
         self.game = None
+        self.replay = None
         self.status = LAUNCHED
 
     def _quit(self, request, response) -> None:
@@ -174,6 +197,10 @@ class Session:
         self.status = QUIT
 
     def _game_info(self, request, response) -> None:
+        if self.replay is not None:
+            with self.replay.observed() as game:
+                response.game_info.CopyFrom(observe.game_info(game))
+            return
         response.game_info.CopyFrom(observe.game_info(self.game))
 
     def _data(self, request: sc_pb.RequestData, response) -> None:
@@ -184,6 +211,13 @@ class Session:
         if game.realtime and self.status == IN_GAME:
             game.catch_up_realtime(request.game_loop)
             self._after_simulation()
+        if self.replay is not None:
+            if self.replay.realtime and self.status == IN_REPLAY:
+                self.replay.catch_up_realtime(request.game_loop)
+                self._after_replay(response)
+            response.status = self.status
+            with self.replay.observed() as game:
+                return observe.observation(game, response)
         response.status = self.status
         return observe.observation(game, response)
 
@@ -199,19 +233,127 @@ class Session:
 
     def _step(self, request: sc_pb.RequestStep, response) -> None:
         game = self.game
+        count = request.count if request.HasField("count") else 1
+        if self.replay is not None:
+            if self.replay.realtime:
+                response.error.append("step is not valid in a realtime replay (it advances with the clock)")
+                return
+            self.replay.play(count)
+            self._after_replay(response)
+            response.step.simulation_loop = game.game_loop
+            return
         if game.realtime:
             response.error.append("step is not valid in a realtime game (the game advances with the clock)")
             return
-        game.step(request.count if request.HasField("count") else 1)
+        game.step(count)
         self._after_simulation()
         response.step.simulation_loop = game.game_loop
 
     def _save_replay(self, request, response) -> None:
-        response.save_replay.data = b""
+        if self.replay is not None and not self.replay.record_replay:
+            response.error.append("save_replay from a replay needs start_replay with record_replay set (it then "
+                                  "saves the replay up to the current game loop)")
+            return
+        response.save_replay.data = replay.encode(replay.record(self.game))
+
+    def _replay_info(self, request: sc_pb.RequestReplayInfo, response) -> None:
+        out = response.replay_info
+        out.SetInParent()
+        try:
+            recorded = replay.read(request)
+        except replay.ReplayError as e:
+            out.error, out.error_details = sc_pb.ResponseReplayInfo.Error.Value(e.kind), e.details
+            return
+        out.map_name, out.local_map_path = recorded.map_name, recorded.map_path
+        player = recorded.player
+        extra = out.player_info.add(player_apm=recorded.apm)
+        extra.player_info.player_id, extra.player_info.type = player.player_id, sc_pb.Participant
+        extra.player_info.race_requested, extra.player_info.race_actual = player.race_requested, player.race_actual
+        extra.player_info.player_name = player.name
+        if recorded.result is not None:
+            extra.player_result.player_id, extra.player_result.result = player.player_id, recorded.result
+        out.game_duration_loops, out.game_duration_seconds = recorded.game_loop, recorded.duration_seconds
+        out.game_version, out.data_version = recorded.game_version, recorded.data_version
+        out.data_build, out.base_build = recorded.data_build, recorded.base_build
+
+    def _start_replay(self, request: sc_pb.RequestStartReplay, response) -> None:
+        out = response.start_replay
+        out.SetInParent()
+        error = sc_pb.ResponseStartReplay
+        try:
+            recorded = replay.read(request)
+        except replay.ReplayError as e:  # start_replay has no ParsingError: a replay it can't parse is invalid
+            kind = "InvalidReplayData" if e.kind == "ParsingError" else e.kind
+            out.error, out.error_details = error.Error.Value(kind), e.details
+            return
+        if recorded.sc2env_version != __version__:
+            out.error = error.InvalidReplayData
+            out.error_details = (
+                f"this replay was recorded by sc2env {recorded.sc2env_version} and this engine is sc2env "
+                f"{__version__}: the engine's behaviour may differ between versions, so the replay would not "
+                f"play as recorded. Install sc2env {recorded.sc2env_version} to watch it")
+            return
+        if request.observed_player_id not in (0, recorded.player.player_id):
+            out.error = error.InvalidObservedPlayerId
+            out.error_details = (f"observed_player_id {request.observed_player_id}: this replay has one player, "
+                                 f"{recorded.player.player_id} (0 also observes it)")
+            return
+        if not request.HasField("options"):
+            out.error, out.error_details = error.MissingOptions, "start_replay needs InterfaceOptions"
+            return
+        problem = _check_options(request.options)
+        if problem:  # ResponseStartReplay has no FeatureUnsupported; LaunchError is the closest it offers
+            out.error, out.error_details = error.LaunchError, f"cannot show the replay with these options: {problem}"
+            return
+        try:
+            definition = _replay_map(recorded, request.map_data)
+        except MapDefinitionError as e:
+            out.error, out.error_details = error.InvalidMapData, str(e)
+            return
+        except ValueError as e:
+            out.error, out.error_details = error.InvalidReplayData, str(e)
+            return
+        try:
+            playback = Playback(recorded, definition, Interface.from_options(request.options),
+                                request.disable_fog, request.realtime, request.record_replay)
+        except (ValueError, TypeError, KeyError, MapDefinitionError) as e:  # a replay edited into nonsense
+            out.error = error.InvalidReplayData
+            out.error_details = f"the replay's game could not be set up: {type(e).__name__}: {e}"
+            return
+        self.game, self.replay, self._pending = playback.game, playback, None
+        self.status = IN_REPLAY
 
     def _after_simulation(self) -> None:
         if self.game.ended:
             self.status = ENDED
+
+    def _after_replay(self, response: sc_pb.Response) -> None:
+        if self.replay.finished and self.status == IN_REPLAY:
+            self.status = ENDED
+            problem = self.replay.divergence()
+            if problem:
+                response.error.append(problem)
+
+
+def _replay_map(recorded: replay.Replay, map_data: bytes) -> MapDefinition:
+    """The definition a replay plays on: the one it carries. `map_data` (start_replay's override) may only
+    repeat it; MapDefinitionError says why it can't be used, ValueError that the replay's own is broken."""
+    try:
+        definition = parse_definition(recorded.map_definition)
+        Scenario.validate(definition)
+    except (MapDefinitionError, KeyError, TypeError, AttributeError, ValueError) as e:
+        raise ValueError(f"the map definition inside the replay is broken: {e}") from None
+    if map_data:
+        try:
+            given = parse_definition(map_data)
+        except MapDefinitionError as e:
+            raise MapDefinitionError(f"map_data is not an sc2env mini-game definition ({e}); a replay carries "
+                                     f"its own map, so leave map_data empty") from None
+        if json.loads(given.source) != json.loads(definition.source):
+            raise MapDefinitionError(f"map_data ({given.name}) differs from the definition the replay was "
+                                     f"recorded on ({definition.name}), so it would not play as recorded; a "
+                                     f"replay carries its own map, so leave map_data empty")
+    return definition
 
 
 def _check_options(options: sc_pb.InterfaceOptions) -> str:

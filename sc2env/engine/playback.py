@@ -1,0 +1,159 @@
+"""Watching a replay: a fresh Game fed the recorded actions and steps, shown through the watcher's interface."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import time
+from collections.abc import Iterator
+
+from s2clientprotocol import sc2api_pb2 as sc_pb
+
+from sc2env.engine.frame import FrameCache
+from sc2env.engine.game import REALTIME_LOOPS_PER_SECOND, Game, Interface
+from sc2env.engine.mapdef import MapDefinition
+from sc2env.engine.render import MINIMAP_LAYERS, MINIMAP_LAYERS_FAIR, SCREEN_LAYERS, LayerRenderer
+from sc2env.engine.replay import Replay
+from sc2env.engine.vision import Vision
+
+
+class Playback:
+    """A replay being watched.
+
+    The game runs with the recording's interface, fog setting and random state, so the recorded feature-layer
+    actions land where they did; observations and game_info use the watcher's interface (`observed()`).
+    `play(count)` runs the log forward; `finished` says the log is used up.
+    """
+
+    def __init__(self, replay: Replay, definition: MapDefinition, watcher: Interface, disable_fog: bool = False,
+                 realtime: bool = False, record_replay: bool = False) -> None:
+        game = Game(definition, replay.seed, replay.realtime, replay.disable_fog)
+        game.rng.bit_generator.state = replay.rng_state
+        recorded = Interface.from_options(sc_pb.InterfaceOptions.FromString(replay.interface_options))
+        game.join(recorded, replay.player.race_requested, replay.player.name)
+        if game.player.player_id != replay.player.player_id:
+            raise ValueError(f"the replay's player {replay.player.player_id} is not the map's player "
+                             f"{game.player.player_id}")
+        self.game = game
+        self.replay = replay
+        self.realtime = realtime
+        self.record_replay = record_replay
+        self._log = replay.inputs
+        self._next = 0
+        # After the last step only actions remain (a replay saved between an action and its step): they are
+        # applied when that step is, so a finished replay is in the state the game was in at save time.
+        self._last_step = max((n for n, entry in enumerate(self._log) if entry.__class__ is int), default=-1)
+        frames = FrameCache()
+        frames.vision = Vision(game.terrain.revealed, fog=False) if disable_fog else game.vision
+        cheating = watcher.options.feature_layer.allow_cheating_layers
+        self._view = (watcher, frames, frames.vision, LayerRenderer(SCREEN_LAYERS, game.terrain),
+                      LayerRenderer(MINIMAP_LAYERS if cheating else MINIMAP_LAYERS_FAIR, game.terrain))
+        self._rescaled = (watcher.screen, watcher.minimap, watcher.render_screen, watcher.render_minimap) != (
+            recorded.screen, recorded.minimap, recorded.render_screen, recorded.render_minimap)
+        self._wallclock_start = time.monotonic()
+
+    @property
+    def finished(self) -> bool:
+        return self._next >= len(self._log)
+
+    def play(self, count: int) -> None:
+        """Run the log until the game loop has advanced by at least `count` or the log ends (a recorded step
+        is never split, so the loop may go past)."""
+        self.play_until(self.game.game_loop + count)
+
+    def play_until(self, loop: int) -> None:
+        game, log = self.game, self._log
+        n = self._next
+        while n < len(log) and game.game_loop < loop:
+            entry = log[n]
+            n += 1
+            if entry.__class__ is int:
+                game.step(entry)
+            else:
+                self._act(entry)
+        if n > self._last_step:
+            for entry in log[n:]:
+                self._act(entry)
+            n = len(log)
+        self._next = n
+
+    def _act(self, data: bytes) -> None:
+        game = self.game
+        echoes = len(game.echoed_actions)
+        game.act(sc_pb.Action.FromString(data), data)
+        if self._rescaled and len(game.echoed_actions) > echoes:  # echoed: shown in the watcher's pixels
+            game.echoed_actions[-1] = rescale(game.echoed_actions[-1], game.interface, self._view[0])
+
+    def catch_up_realtime(self, until_loop: int = 0) -> None:
+        """In a realtime replay, play what the wall clock has reached (waiting for `until_loop`)."""
+        due = int((time.monotonic() - self._wallclock_start) * REALTIME_LOOPS_PER_SECOND)
+        until_loop = min(until_loop, self.replay.game_loop)  # no later loop comes
+        if until_loop > due and not self.finished:
+            time.sleep((until_loop - due) / REALTIME_LOOPS_PER_SECOND)
+            due = until_loop
+        self.play_until(due)
+
+    def divergence(self) -> str:
+        """Once finished: how the game differs from the recording's end ("" when it ends as recorded)."""
+        game, replay = self.game, self.replay
+        if not self.finished or (game.game_loop, game.result, game.player.score) == (
+                replay.game_loop, replay.result, replay.score):
+            return ""
+        return (f"the replay diverged from its recording: recorded to end at game loop {replay.game_loop} with "
+                f"result {replay.result} and score {replay.score}, it ended at {game.game_loop} with result "
+                f"{game.result} and score {game.player.score} (a bug in the built-in engine, or an edited "
+                f"replay; please report it)")
+
+    @contextlib.contextmanager
+    def observed(self) -> Iterator[Game]:
+        """The game as the watcher sees it, for one observation or game_info: the watcher's interface, fog
+        and layer renderers lent to it.
+
+        The recording's own view (its interface, frame cache and renderers) is kept apart, so the actions
+        still to come are hit-tested exactly as they were in the recorded game.
+        """
+        game = self.game
+        own = (game.interface, game.frames, game.vision, game.screen_layers, game.minimap_layers)
+        game.interface, game.frames, game.vision, game.screen_layers, game.minimap_layers = self._view
+        try:
+            yield game
+        finally:
+            game.interface, game.frames, game.vision, game.screen_layers, game.minimap_layers = own
+
+
+def rescale(action: sc_pb.Action, recorded: Interface, watcher: Interface) -> sc_pb.Action:
+    """`action`'s screen and minimap points moved from the recorded resolutions to the watcher's: each pixel
+    goes to the watcher's pixel holding its centre (the same place on the screen; a different camera width
+    is not accounted for). Points of an interface either side lacks are left as they are."""
+    if action.HasField("action_feature_layer"):
+        sizes = (recorded.screen, watcher.screen), (recorded.minimap, watcher.minimap)
+        field = "action_feature_layer"
+    elif action.HasField("action_render"):
+        sizes = (recorded.render_screen, watcher.render_screen), (recorded.render_minimap, watcher.render_minimap)
+        field = "action_render"
+    else:
+        return action
+    out = sc_pb.Action()
+    out.CopyFrom(action)
+    spatial = getattr(out, field)
+    screen_points, minimap_points = [], []
+    kind = spatial.WhichOneof("action")
+    if kind == "unit_command":
+        cmd = spatial.unit_command
+        if cmd.HasField("target_screen_coord"):
+            screen_points.append(cmd.target_screen_coord)
+        elif cmd.HasField("target_minimap_coord"):
+            minimap_points.append(cmd.target_minimap_coord)
+    elif kind == "camera_move":
+        minimap_points.append(spatial.camera_move.center_minimap)
+    elif kind == "unit_selection_point":
+        screen_points.append(spatial.unit_selection_point.selection_screen_coord)
+    elif kind == "unit_selection_rect":
+        for rect in spatial.unit_selection_rect.selection_screen_coord:
+            screen_points += [rect.p0, rect.p1]
+    for points, (before, after) in zip((screen_points, minimap_points), sizes):
+        if before and after and before != after:
+            for p in points:
+                p.x = math.floor((p.x + 0.5) * after[0] / before[0])
+                p.y = math.floor((p.y + 0.5) * after[1] / before[1])
+    return out

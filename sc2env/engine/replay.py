@@ -1,0 +1,243 @@
+"""sc2env's replay format: one episode's inputs and header as a magic line plus zlib-compressed JSON."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import os
+import zlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+from google.protobuf.message import DecodeError
+from s2clientprotocol import sc2api_pb2 as sc_pb
+
+from sc2env import __version__
+from sc2env.gamedata import BASE_BUILD, DATA_BUILD, DATA_VERSION, GAME_VERSION
+
+if TYPE_CHECKING:
+    from sc2env.engine.game import Game
+
+MAGIC = b"sc2env-replay/"
+"""A replay starts with MAGIC, the format version in ASCII digits and a newline: b"sc2env-replay/1\\n"."""
+FORMAT_VERSION = 1
+LOOPS_PER_SECOND = 22.4  # game loops per real second at "faster" speed: durations and APM are measured so
+_MPQ_HEADERS = (b"MPQ\x1a", b"MPQ\x1b")  # an MPQ archive, and one with a user-data header (.SC2Replay)
+_WRITE_HOW = "give the bytes that save_replay returned on sc2env's built-in engine"
+
+
+class ReplayError(Exception):
+    """A replay that can't be read; `kind` names the sc2api error (MissingReplay, InvalidReplayPath,
+    InvalidReplayData, ParsingError) and `details` says what was wrong and what to do."""
+
+    def __init__(self, kind: str, details: str) -> None:
+        super().__init__(f"{kind}: {details}")
+        self.kind = kind
+        self.details = details
+
+
+@dataclass(frozen=True)
+class RecordedPlayer:
+    """The recorded player as it joined: its id, races (requested, actual: sc2api Race values) and name."""
+
+    player_id: int
+    race_requested: int
+    race_actual: int
+    name: str
+
+
+@dataclass(frozen=True)
+class Replay:
+    """One episode on the built-in engine: everything a fresh Game needs to play it again, and its header.
+
+    `inputs` is the input log in order: an int is a `step(count)` as it was run, bytes a serialized `Action`
+    as it was applied (b"" is the empty no-op action).
+    """
+
+    sc2env_version: str
+    game_version: str
+    data_version: str
+    base_build: int
+    data_build: int
+    map_name: str
+    map_path: str
+    map_definition: bytes  # the definition's JSON bytes as the game loaded them
+    seed: int | None
+    rng_state: dict  # numpy's bit_generator.state at the episode's start
+    disable_fog: bool
+    realtime: bool
+    player: RecordedPlayer
+    interface_options: bytes  # the serialized InterfaceOptions of join_game
+    game_loop: int  # at save time: the replay's length
+    result: int | None  # sc2api Result if the game had ended
+    score: int  # the curriculum score (score.score) at save time
+    inputs: tuple[bytes | int, ...]
+
+    @property
+    def action_count(self) -> int:
+        """Actions that did something (empty no-op actions, which PySC2 sends every step, don't count)."""
+        return sum(1 for entry in self.inputs if entry.__class__ is bytes and entry)
+
+    @property
+    def duration_seconds(self) -> float:
+        return self.game_loop / LOOPS_PER_SECOND
+
+    @property
+    def apm(self) -> int:
+        """Actions per real minute at "faster" speed, as the game counts APM."""
+        return round(self.action_count * 60 / self.duration_seconds) if self.game_loop else 0
+
+
+def record(game: Game) -> Replay:
+    """The replay of `game`'s current episode up to now (from join or the latest restart)."""
+    return Replay(
+        sc2env_version=__version__, game_version=GAME_VERSION, data_version=DATA_VERSION, base_build=BASE_BUILD,
+        data_build=DATA_BUILD, map_name=game.definition.name, map_path=game.definition.path,
+        map_definition=game.definition.source, seed=game.seed, rng_state=game.episode_rng_state,
+        disable_fog=game.disable_fog, realtime=game.realtime,
+        player=RecordedPlayer(game.player.player_id, game.race_requested, game.race, game.player_name),
+        interface_options=game.interface.options.SerializeToString(), game_loop=game.game_loop,
+        result=game.result, score=int(game.player.score), inputs=tuple(game.inputs))
+
+
+def encode(replay: Replay) -> bytes:
+    """The replay as bytes: b"sc2env-replay/1\\n", then one zlib-compressed UTF-8 JSON object (docs/engine.md)."""
+    b64 = _b64encode
+    header = {
+        "sc2env_version": replay.sc2env_version, "game_version": replay.game_version,
+        "data_version": replay.data_version, "base_build": replay.base_build, "data_build": replay.data_build,
+        "map_name": replay.map_name, "map_path": replay.map_path, "map_definition": b64(replay.map_definition),
+        "seed": replay.seed, "rng_state": replay.rng_state, "disable_fog": replay.disable_fog,
+        "realtime": replay.realtime,
+        "player": {"player_id": replay.player.player_id, "race_requested": replay.player.race_requested,
+                   "race_actual": replay.player.race_actual, "name": replay.player.name},
+        "interface_options": b64(replay.interface_options), "game_loop": replay.game_loop,
+        "result": replay.result, "score": replay.score, "action_count": replay.action_count,
+        "inputs": [entry if entry.__class__ is int else b64(entry) for entry in replay.inputs],
+    }
+    body = json.dumps(header, separators=(",", ":")).encode()
+    return MAGIC + b"%d\n" % FORMAT_VERSION + zlib.compress(body, 9)
+
+
+def read(request: sc_pb.RequestReplayInfo | sc_pb.RequestStartReplay) -> Replay:
+    """The replay a replay_info or start_replay request names (its `replay_path` or `replay_data`)."""
+    which = request.WhichOneof("replay")
+    if which is None:
+        raise ReplayError("MissingReplay", f"no replay given: set replay_path (a file the engine can read) or "
+                                           f"replay_data ({_WRITE_HOW})")
+    if which == "replay_data":
+        return decode(request.replay_data)
+    path = request.replay_path
+    if not path:
+        raise ReplayError("InvalidReplayPath", "replay_path is empty: give the path of a replay file, or its "
+                                               "bytes as replay_data")
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise ReplayError("InvalidReplayPath", (
+            f"cannot read replay_path {path!r} (on the engine's machine: {os.path.abspath(path)}): "
+            f"{e.strerror or e}; give a path the engine process can read (absolute paths are safest), or send "
+            f"the file's bytes as replay_data")) from None
+    return decode(data)
+
+
+def decode(data: bytes) -> Replay:
+    """Parse replay bytes; ReplayError says what is wrong with them."""
+    if data[:4] in _MPQ_HEADERS:
+        raise ReplayError("InvalidReplayData", (
+            "this is a StarCraft II replay (an MPQ archive, .SC2Replay) recorded by the real game; the built-in "
+            "engine plays only replays it recorded itself (save_replay on engine='builtin'). Watch real-game "
+            "replays with the real StarCraft II binary (engine='sc2')"))
+    if not data.startswith(MAGIC):
+        got = "empty data" if not data else f"it starts with {bytes(data[:16])!r}"
+        raise ReplayError("InvalidReplayData", f"not an sc2env replay ({got}, not {MAGIC!r}): {_WRITE_HOW}")
+    line_end = data.find(b"\n", len(MAGIC), len(MAGIC) + 12)
+    version = data[len(MAGIC):line_end]
+    if line_end < 0 or not version.isdigit() or int(version) < 1:
+        raise ReplayError("ParsingError", f"an sc2env replay whose first line is damaged "
+                                          f"({bytes(data[:len(MAGIC) + 12])!r}): {_WRITE_HOW}")
+    if int(version) > FORMAT_VERSION:
+        raise ReplayError("InvalidReplayData", (
+            f"this replay is in sc2env replay format {int(version)}, written by a newer sc2env; sc2env "
+            f"{__version__} reads format {FORMAT_VERSION}: install a newer sc2env to watch it"))
+    inflate = zlib.decompressobj()
+    try:
+        body = inflate.decompress(data[line_end + 1:])
+    except zlib.error as e:
+        raise ReplayError("ParsingError", f"the replay's data is corrupted ({e}): {_WRITE_HOW}, unchanged") from None
+    if not inflate.eof:
+        raise ReplayError("ParsingError", f"the replay is truncated (its compressed data stops early, after "
+                                          f"{len(data)} bytes): {_WRITE_HOW}, whole")
+    if inflate.unused_data:
+        raise ReplayError("ParsingError", f"{len(inflate.unused_data)} unexpected bytes after the replay's "
+                                          f"data: {_WRITE_HOW}, unchanged")
+    try:
+        header = json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise ReplayError("ParsingError", f"the replay's contents are not valid JSON ({e})") from None
+    try:
+        return _replay_from(header)
+    except (KeyError, TypeError, ValueError, binascii.Error, DecodeError) as e:
+        what = f"field {e.args[0]!r} is missing" if isinstance(e, KeyError) else str(e)
+        raise ReplayError("ParsingError", f"the replay's header is malformed: {what}") from None
+
+
+def _replay_from(header) -> Replay:
+    if not isinstance(header, dict):
+        raise TypeError(f"expected a JSON object, got {type(header).__name__}")
+    player = _get(header, "player", dict)
+    options = _b64decode(_get(header, "interface_options", str), "interface_options")
+    sc_pb.InterfaceOptions.FromString(options)  # DecodeError if damaged
+    rng_state = _get(header, "rng_state", dict)
+    try:
+        np.random.PCG64().state = rng_state  # the generator Game uses (np.random.default_rng)
+    except (TypeError, ValueError, KeyError) as e:
+        raise ValueError(f"rng_state is not a PCG64 generator state ({e})") from None
+    inputs = []
+    for n, entry in enumerate(_get(header, "inputs", list)):
+        if entry.__class__ is int and entry > 0:
+            inputs.append(entry)
+        elif isinstance(entry, str):
+            inputs.append(_b64decode(entry, f"inputs[{n}]"))
+        else:
+            raise ValueError(f"inputs[{n}] must be a step count (> 0) or a base64 action, got {entry!r}")
+    seed = header.get("seed")
+    result = header.get("result")
+    if seed is not None and seed.__class__ is not int:
+        raise ValueError(f"seed must be an integer or null, got {seed!r}")
+    if result is not None and result.__class__ is not int:
+        raise ValueError(f"result must be an sc2api Result or null, got {result!r}")
+    return Replay(
+        sc2env_version=_get(header, "sc2env_version", str), game_version=_get(header, "game_version", str),
+        data_version=_get(header, "data_version", str), base_build=_get(header, "base_build", int),
+        data_build=_get(header, "data_build", int), map_name=_get(header, "map_name", str),
+        map_path=_get(header, "map_path", str),
+        map_definition=_b64decode(_get(header, "map_definition", str), "map_definition"),
+        seed=seed, rng_state=rng_state, disable_fog=_get(header, "disable_fog", bool),
+        realtime=_get(header, "realtime", bool),
+        player=RecordedPlayer(_get(player, "player_id", int), _get(player, "race_requested", int),
+                              _get(player, "race_actual", int), _get(player, "name", str)),
+        interface_options=options, game_loop=_get(header, "game_loop", int), result=result,
+        score=_get(header, "score", int), inputs=tuple(inputs))
+
+
+def _get(obj: dict, key: str, kind: type):
+    value = obj[key]
+    # bool is an int in Python: a JSON true must not pass for a number, nor 1 for a flag.
+    if value.__class__ is not kind:
+        raise TypeError(f"{key} must be {kind.__name__}, got {value!r}"[:200])
+    return value
+
+
+def _b64encode(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _b64decode(text: str, where: str) -> bytes:
+    try:
+        return base64.b64decode(text, validate=True)
+    except binascii.Error as e:
+        raise ValueError(f"{where} is not valid base64 ({e})") from None
