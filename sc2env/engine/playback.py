@@ -1,4 +1,4 @@
-"""Watching a replay: a fresh Game fed the recorded actions and steps, shown through the watcher's interface."""
+"""Watching a replay: a fresh Game fed the recorded actions and steps, shown through the watcher's eyes."""
 
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ class Playback:
     `play(count)` runs the log forward; `finished` says the log is used up.
     """
 
-    def __init__(self, replay: Replay, definition: MapDefinition, watcher: Interface, disable_fog: bool = False,
-                 realtime: bool = False, record_replay: bool = False) -> None:
+    def __init__(self, replay: Replay, definition: MapDefinition, watcher: Interface,
+                 disable_fog: bool = False, realtime: bool = False, record_replay: bool = False) -> None:
         game = Game(definition, replay.seed, replay.realtime, replay.disable_fog)
         game.rng.bit_generator.state = replay.rng_state
         recorded = Interface.from_options(sc_pb.InterfaceOptions.FromString(replay.interface_options))
@@ -99,10 +99,10 @@ class Playback:
         if not self.finished or (game.game_loop, game.result, game.player.score) == (
                 replay.game_loop, replay.result, replay.score):
             return ""
-        return (f"the replay diverged from its recording: recorded to end at game loop {replay.game_loop} with "
-                f"result {replay.result} and score {replay.score}, it ended at {game.game_loop} with result "
-                f"{game.result} and score {game.player.score} (a bug in the built-in engine, or an edited "
-                f"replay; please report it)")
+        return (f"the replay diverged from its recording: recorded to end at game loop {replay.game_loop} "
+                f"with result {replay.result} and score {replay.score}, it ended at {game.game_loop} with "
+                f"result {game.result} and score {game.player.score} (a bug in the built-in engine, or an "
+                f"edited replay; please report it)")
 
     @contextlib.contextmanager
     def observed(self) -> Iterator[Game]:
@@ -129,7 +129,8 @@ def rescale(action: sc_pb.Action, recorded: Interface, watcher: Interface) -> sc
         sizes = (recorded.screen, watcher.screen), (recorded.minimap, watcher.minimap)
         field = "action_feature_layer"
     elif action.HasField("action_render"):
-        sizes = (recorded.render_screen, watcher.render_screen), (recorded.render_minimap, watcher.render_minimap)
+        sizes = ((recorded.render_screen, watcher.render_screen),
+                 (recorded.render_minimap, watcher.render_minimap))
         field = "action_render"
     else:
         return action

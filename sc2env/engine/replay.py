@@ -93,22 +93,23 @@ class Replay:
 def record(game: Game) -> Replay:
     """The replay of `game`'s current episode up to now (from join or the latest restart)."""
     return Replay(
-        sc2env_version=__version__, game_version=GAME_VERSION, data_version=DATA_VERSION, base_build=BASE_BUILD,
-        data_build=DATA_BUILD, map_name=game.definition.name, map_path=game.definition.path,
-        map_definition=game.definition.source, seed=game.seed, rng_state=game.episode_rng_state,
-        disable_fog=game.disable_fog, realtime=game.realtime,
+        sc2env_version=__version__, game_version=GAME_VERSION, data_version=DATA_VERSION,
+        base_build=BASE_BUILD, data_build=DATA_BUILD, map_name=game.definition.name,
+        map_path=game.definition.path, map_definition=game.definition.source, seed=game.seed,
+        rng_state=game.episode_rng_state, disable_fog=game.disable_fog, realtime=game.realtime,
         player=RecordedPlayer(game.player.player_id, game.race_requested, game.race, game.player_name),
         interface_options=game.interface.options.SerializeToString(), game_loop=game.game_loop,
         result=game.result, score=int(game.player.score), inputs=tuple(game.inputs))
 
 
 def encode(replay: Replay) -> bytes:
-    """The replay as bytes: b"sc2env-replay/1\\n", then one zlib-compressed UTF-8 JSON object (docs/engine.md)."""
+    """The replay as bytes: b"sc2env-replay/1\\n", then zlib-compressed UTF-8 JSON (see docs/engine.md)."""
     b64 = _b64encode
     header = {
         "sc2env_version": replay.sc2env_version, "game_version": replay.game_version,
         "data_version": replay.data_version, "base_build": replay.base_build, "data_build": replay.data_build,
-        "map_name": replay.map_name, "map_path": replay.map_path, "map_definition": b64(replay.map_definition),
+        "map_name": replay.map_name, "map_path": replay.map_path,
+        "map_definition": b64(replay.map_definition),
         "seed": replay.seed, "rng_state": replay.rng_state, "disable_fog": replay.disable_fog,
         "realtime": replay.realtime,
         "player": {"player_id": replay.player.player_id, "race_requested": replay.player.race_requested,
@@ -125,8 +126,8 @@ def read(request: sc_pb.RequestReplayInfo | sc_pb.RequestStartReplay) -> Replay:
     """The replay a replay_info or start_replay request names (its `replay_path` or `replay_data`)."""
     which = request.WhichOneof("replay")
     if which is None:
-        raise ReplayError("MissingReplay", f"no replay given: set replay_path (a file the engine can read) or "
-                                           f"replay_data ({_WRITE_HOW})")
+        raise ReplayError("MissingReplay", f"no replay given: set replay_path (a file the engine can read) "
+                                           f"or replay_data ({_WRITE_HOW})")
     if which == "replay_data":
         return decode(request.replay_data)
     path = request.replay_path
@@ -139,8 +140,8 @@ def read(request: sc_pb.RequestReplayInfo | sc_pb.RequestStartReplay) -> Replay:
     except OSError as e:
         raise ReplayError("InvalidReplayPath", (
             f"cannot read replay_path {path!r} (on the engine's machine: {os.path.abspath(path)}): "
-            f"{e.strerror or e}; give a path the engine process can read (absolute paths are safest), or send "
-            f"the file's bytes as replay_data")) from None
+            f"{e.strerror or e}; give a path the engine process can read (absolute paths are safest), or "
+            f"send the file's bytes as replay_data")) from None
     return decode(data)
 
 
@@ -148,9 +149,9 @@ def decode(data: bytes) -> Replay:
     """Parse replay bytes; ReplayError says what is wrong with them."""
     if data[:4] in _MPQ_HEADERS:
         raise ReplayError("InvalidReplayData", (
-            "this is a StarCraft II replay (an MPQ archive, .SC2Replay) recorded by the real game; the built-in "
-            "engine plays only replays it recorded itself (save_replay on engine='builtin'). Watch real-game "
-            "replays with the real StarCraft II binary (engine='sc2')"))
+            "this is a StarCraft II replay (an MPQ archive, .SC2Replay) recorded by the real game; the "
+            "built-in engine plays only replays it recorded itself (save_replay on engine='builtin'). Watch "
+            "real-game replays with the real StarCraft II binary (engine='sc2')"))
     if not data.startswith(MAGIC):
         got = "empty data" if not data else f"it starts with {bytes(data[:16])!r}"
         raise ReplayError("InvalidReplayData", f"not an sc2env replay ({got}, not {MAGIC!r}): {_WRITE_HOW}")
@@ -167,7 +168,8 @@ def decode(data: bytes) -> Replay:
     try:
         body = inflate.decompress(data[line_end + 1:])
     except zlib.error as e:
-        raise ReplayError("ParsingError", f"the replay's data is corrupted ({e}): {_WRITE_HOW}, unchanged") from None
+        raise ReplayError("ParsingError",
+                          f"the replay's data is corrupted ({e}): {_WRITE_HOW}, unchanged") from None
     if not inflate.eof:
         raise ReplayError("ParsingError", f"the replay is truncated (its compressed data stops early, after "
                                           f"{len(data)} bytes): {_WRITE_HOW}, whole")

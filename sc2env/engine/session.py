@@ -46,7 +46,8 @@ _VALID = {
 _NOT_IN_REPLAY = {
     "action": "actions are not accepted while watching a replay (it plays the recorded player's actions); "
               "create_game and join_game to play",
-    "restart_game": "restart_game is not valid for a replay: send start_replay again to watch it from the start",
+    "restart_game": "restart_game is not valid for a replay: send start_replay again to watch it from the "
+                    "start",
 }
 
 
@@ -90,7 +91,8 @@ class Session:
             response.error.append("empty request: set one of the Request fields (ping, create_game, ...)")
         elif kind not in _VALID:
             response.error.append(f"{kind} is not supported by the built-in engine (it plays mini-games only)")
-        elif kind in _NOT_IN_REPLAY and self.replay is not None and (self.status == IN_REPLAY or kind != "action"):
+        elif kind in _NOT_IN_REPLAY and self.replay is not None and (
+                self.status == IN_REPLAY or kind != "action"):  # an action after its end: ALREADY_ENDED
             response.error.append(_NOT_IN_REPLAY[kind])
         elif _VALID[kind] is not None and self.status not in _VALID[kind]:
             if self.status == ENDED and kind in ("step", "action"):
@@ -251,8 +253,8 @@ class Session:
 
     def _save_replay(self, request, response) -> None:
         if self.replay is not None and not self.replay.record_replay:
-            response.error.append("save_replay from a replay needs start_replay with record_replay set (it then "
-                                  "saves the replay up to the current game loop)")
+            response.error.append("save_replay from a replay needs start_replay with record_replay set (it "
+                                  "then saves the replay up to the current game loop)")
             return
         response.save_replay.data = replay.encode(replay.record(self.game))
 
@@ -268,7 +270,8 @@ class Session:
         player = recorded.player
         extra = out.player_info.add(player_apm=recorded.apm)
         extra.player_info.player_id, extra.player_info.type = player.player_id, sc_pb.Participant
-        extra.player_info.race_requested, extra.player_info.race_actual = player.race_requested, player.race_actual
+        extra.player_info.race_requested = player.race_requested
+        extra.player_info.race_actual = player.race_actual
         extra.player_info.player_name = player.name
         if recorded.result is not None:
             extra.player_result.player_id, extra.player_result.result = player.player_id, recorded.result
@@ -282,7 +285,7 @@ class Session:
         error = sc_pb.ResponseStartReplay
         try:
             recorded = replay.read(request)
-        except replay.ReplayError as e:  # start_replay has no ParsingError: a replay it can't parse is invalid
+        except replay.ReplayError as e:  # start_replay has no ParsingError: an unparsable replay is invalid
             kind = "InvalidReplayData" if e.kind == "ParsingError" else e.kind
             out.error, out.error_details = error.Error.Value(kind), e.details
             return
@@ -295,15 +298,16 @@ class Session:
             return
         if request.observed_player_id not in (0, recorded.player.player_id):
             out.error = error.InvalidObservedPlayerId
-            out.error_details = (f"observed_player_id {request.observed_player_id}: this replay has one player, "
-                                 f"{recorded.player.player_id} (0 also observes it)")
+            out.error_details = (f"observed_player_id {request.observed_player_id}: this replay has one "
+                                 f"player, {recorded.player.player_id} (0 also observes it)")
             return
         if not request.HasField("options"):
             out.error, out.error_details = error.MissingOptions, "start_replay needs InterfaceOptions"
             return
         problem = _check_options(request.options)
         if problem:  # ResponseStartReplay has no FeatureUnsupported; LaunchError is the closest it offers
-            out.error, out.error_details = error.LaunchError, f"cannot show the replay with these options: {problem}"
+            out.error = error.LaunchError
+            out.error_details = f"cannot show the replay with these options: {problem}"
             return
         try:
             definition = _replay_map(recorded, request.map_data)
@@ -347,8 +351,8 @@ def _replay_map(recorded: replay.Replay, map_data: bytes) -> MapDefinition:
         try:
             given = parse_definition(map_data)
         except MapDefinitionError as e:
-            raise MapDefinitionError(f"map_data is not an sc2env mini-game definition ({e}); a replay carries "
-                                     f"its own map, so leave map_data empty") from None
+            raise MapDefinitionError(f"map_data is not an sc2env mini-game definition ({e}); a replay "
+                                     f"carries its own map, so leave map_data empty") from None
         if json.loads(given.source) != json.loads(definition.source):
             raise MapDefinitionError(f"map_data ({given.name}) differs from the definition the replay was "
                                      f"recorded on ({definition.name}), so it would not play as recorded; a "
