@@ -13,6 +13,7 @@ import portpicker
 import pytest
 import websocket
 from engine_helpers import SEVEN_MINI_GAMES, create_request, join_request
+from s2clientprotocol import query_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 # -headlessNoRender (PySC2 and sc2env send it for RGB without a GL library) once stopped the engine: argparse
@@ -123,7 +124,9 @@ def test_wrong_status_and_unsupported_requests_get_errors(running):
     step = ask(ws, sc_pb.Request(id=3, step=sc_pb.RequestStep(count=1)))
     assert step.id == 3 and step.status == sc_pb.launched and "not valid in status launched" in step.error[0]
     replay = ask(ws, sc_pb.Request(id=4, start_replay=sc_pb.RequestStartReplay(replay_path="x.SC2Replay")))
-    assert "not supported" in replay.error[0]
+    assert replay.start_replay.error == sc_pb.ResponseStartReplay.InvalidReplayPath and replay.status == sc_pb.launched
+    query = ask(ws, sc_pb.Request(id=5, query=query_pb2.RequestQuery()))
+    assert "not supported" in query.error[0]
     missing = ask(ws, sc_pb.Request(create_game=create_request("Nope")))
     assert missing.create_game.error == sc_pb.ResponseCreateGame.MissingMap and not missing.error
     assert missing.status == sc_pb.launched

@@ -1,0 +1,508 @@
+"""Replays on the built-in engine: save_replay, replay_info and start_replay, in process and over a websocket."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import zlib
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+from engine_helpers import (
+    arena,
+    create_request,
+    interface,
+    join_request,
+    layer,
+    move_screen,
+    select_rect,
+    spatial,
+)
+from s2clientprotocol import common_pb2
+from s2clientprotocol import sc2api_pb2 as sc_pb
+
+from sc2env import __version__
+from sc2env.engine import replay
+from sc2env.engine.mapdef import builtin_definitions
+from sc2env.engine.session import Session
+from sc2env.gamedata import BASE_BUILD, DATA_BUILD, DATA_VERSION, GAME_VERSION
+
+MIXED = (8, 1, 16, 3, 8, 5)
+ALREADY_ENDED = "Game has already ended"
+# Abilities a random agent uses: Smart, Move, Attack (general and specific), Stop, Hold, Patrol, gather,
+# return, builds (Supply Depot, Barracks), train SCV / Marine.
+_ABILITIES = (1, 3794, 3674, 16, 23, 3665, 18, 17, 3666, 319, 321, 524, 560)
+
+
+def ask(session: Session, **request) -> sc_pb.Response:
+    return sc_pb.Response.FromString(session.handle(sc_pb.Request(**request).SerializeToString()))
+
+
+def random_action(rng: np.random.Generator, step: int, tags: list[int]) -> sc_pb.Action:
+    """Selections, control groups, camera moves, commands on screen and minimap points, raw commands, no-ops."""
+    x, y, x1, y1 = (int(v) for v in rng.integers(0, 64, 4))
+    kind = step % 10
+    if kind == 0:
+        return select_rect(0, 0, 63, 63)
+    if kind == 2:
+        return select_rect(min(x, x1), min(y, y1), max(x, x1), max(y, y1), add=bool(step % 3))
+    if kind == 3:
+        action = sc_pb.Action()
+        action.action_ui.control_group.action = 2 if step % 20 == 3 else 1
+        action.action_ui.control_group.control_group_index = 2
+        return action
+    if kind == 5:
+        return spatial("camera_move", center_minimap=(x, y))
+    if kind == 6 and tags:
+        action = sc_pb.Action()
+        cmd = action.action_raw.unit_command
+        cmd.ability_id = int(rng.choice(_ABILITIES))
+        cmd.unit_tags.extend(int(t) for t in rng.choice(tags, size=min(2, len(tags)), replace=False))
+        cmd.target_world_space_pos.x, cmd.target_world_space_pos.y = x / 2 + 8, y / 2 + 8
+        return action
+    if kind == 7:
+        return spatial("unit_command", ability_id=3794, target_minimap_coord=(x, y))
+    if kind == 8:
+        return sc_pb.Action()  # PySC2's no_op
+    return move_screen(x, y, ability=int(rng.choice(_ABILITIES)), queued=bool(step % 4 == 1))
+
+
+@dataclass
+class Recording:
+    """A game played through a Session: what was sent before each step, the observation after it, the replay."""
+
+    session: Session
+    counts: list[int] = field(default_factory=list)
+    sent: list[list[sc_pb.Action]] = field(default_factory=list)
+    observations: list[sc_pb.ResponseObservation] = field(default_factory=list)
+    data: bytes = b""
+
+
+def start(map_name: str = "MoveToBeacon", seed: int = 1, options=None, map_data: bytes = b"",
+          realtime: bool = False, join: sc_pb.RequestJoinGame | None = None) -> Session:
+    session = Session()
+    create = create_request(map_name, seed)
+    create.local_map.map_data, create.realtime = map_data, realtime
+    assert not ask(session, create_game=create).create_game.HasField("error")
+    assert ask(session, join_game=join or join_request(options)).status == sc_pb.in_game
+    return session
+
+
+def play(session: Session, steps: int, counts=(8,), seed: int = 0) -> Recording:
+    """Random actions and steps of `counts` in turn, an observation after each step; then save_replay."""
+    rng = np.random.default_rng(seed)
+    recording = Recording(session)
+    for n in range(steps):
+        if session.status == sc_pb.ended:
+            break
+        actions = [random_action(rng, n, session.game.world.tag.tolist())]
+        count = counts[n % len(counts)]
+        ask(session, action=sc_pb.RequestAction(actions=actions))
+        assert ask(session, step=sc_pb.RequestStep(count=count)).step.simulation_loop > 0
+        recording.counts.append(count)
+        recording.sent.append(actions)
+        recording.observations.append(ask(session, observation=sc_pb.RequestObservation()).observation)
+    recording.data = save(session)
+    return recording
+
+
+def save(session: Session) -> bytes:
+    answer = ask(session, save_replay=sc_pb.RequestSaveReplay())
+    assert not answer.error, answer.error
+    return answer.save_replay.data
+
+
+def watch(data: bytes, options=None, session: Session | None = None, **fields) -> Session:
+    session = session or Session()
+    started = ask(session, start_replay=sc_pb.RequestStartReplay(replay_data=data, options=options or interface(),
+                                                                 **fields))
+    assert not started.start_replay.HasField("error"), started.start_replay.error_details
+    assert started.status == sc_pb.in_replay
+    return session
+
+
+def echoed(actions: list[sc_pb.Action]) -> list[sc_pb.Action]:
+    """What the engine echoes in ResponseObservation.actions: feature-layer, render and UI actions."""
+    return [a for a in actions if a.HasField("action_feature_layer") or a.HasField("action_ui")]
+
+
+# ---- a replay plays the game again -------------------------------------------------------------------
+@pytest.mark.parametrize("counts", [(8,), MIXED], ids=["step8", "mixed"])
+@pytest.mark.parametrize("map_name", ["MoveToBeacon", "CollectMineralShards", "DefeatRoaches", "BuildMarines"])
+def test_a_replay_shows_every_observation_again(map_name, counts):
+    recording = play(start(map_name, seed=5), 60, counts, seed=len(map_name))
+    watcher = watch(recording.data)
+    shown = 0
+    for count, sent, original in zip(recording.counts, recording.sent, recording.observations):
+        stepped = ask(watcher, step=sc_pb.RequestStep(count=count))
+        assert stepped.step.simulation_loop == original.observation.game_loop
+        obs = ask(watcher, observation=sc_pb.RequestObservation()).observation
+        loop = original.observation.game_loop
+        assert obs.SerializeToString() == original.SerializeToString(), f"differs at loop {loop}"
+        assert list(obs.actions) == echoed(sent)
+        shown += len(obs.actions)
+    assert shown > 30, "the recorded actions were echoed"
+    last = recording.observations[-1]
+    assert watcher.status == sc_pb.ended and watcher.game.game_loop == last.observation.game_loop
+    assert obs.observation.score.score == last.observation.score.score
+    assert list(obs.player_result) == list(last.player_result)
+
+
+def test_a_finished_game_replays_to_its_result():
+    recording = play(start("MoveToBeacon", seed=2), 400, (16, 8, 24), seed=1)
+    assert recording.session.status == sc_pb.ended
+    last = recording.observations[-1]
+    assert last.observation.game_loop == 1920 and last.player_result[0].result == sc_pb.Tie
+    watcher = watch(recording.data)
+    done = ask(watcher, step=sc_pb.RequestStep(count=100_000))  # the whole log, and no divergence error
+    assert (done.status, done.step.simulation_loop, list(done.error)) == (sc_pb.ended, 1920, [])
+    obs = ask(watcher, observation=sc_pb.RequestObservation()).observation
+    assert obs.observation.SerializeToString() == last.observation.SerializeToString()
+    assert list(obs.player_result) == list(last.player_result)
+    assert ALREADY_ENDED in ask(watcher, step=sc_pb.RequestStep(count=8)).error[0]
+    info = ask(watcher, replay_info=sc_pb.RequestReplayInfo(replay_data=recording.data)).replay_info
+    assert info.player_info[0].player_result == sc_pb.PlayerResult(player_id=1, result=sc_pb.Tie)
+
+
+def test_an_unseeded_game_replays_from_its_recorded_random_state():
+    recording = play(start("DefeatRoaches", seed=None), 10, MIXED, seed=7)
+    assert replay.decode(recording.data).seed is None
+    watcher = watch(recording.data)
+    for count, original in zip(recording.counts, recording.observations):
+        ask(watcher, step=sc_pb.RequestStep(count=count))
+        assert ask(watcher, observation=sc_pb.RequestObservation()).observation == original
+
+
+def test_a_replay_that_ends_otherwise_than_recorded_says_so(saved):
+    watcher = watch(rewritten(saved, score=999))
+    done = ask(watcher, step=sc_pb.RequestStep(count=1000))
+    assert done.status == sc_pb.ended and "diverged from its recording" in done.error[0]
+    assert "score 999" in done.error[0]
+
+
+def test_a_step_runs_whole_recorded_steps_until_it_has_advanced_far_enough():
+    recording = play(start("CollectMineralShards"), 6, (8,))
+    watcher = watch(recording.data)
+    loops = [ask(watcher, step=sc_pb.RequestStep(count=n)).step.simulation_loop for n in (3, 20, 1, 1)]
+    assert loops == [8, 32, 40, 48], "a recorded step(8) is never split; a step may go past its count"
+    assert watcher.status == sc_pb.ended
+
+
+def test_a_replay_saved_mid_game_ends_there_without_a_result():
+    recording = play(start("CollectMineralShards"), 10, (8,))
+    watcher = watch(recording.data)
+    for _ in range(9):
+        assert ask(watcher, step=sc_pb.RequestStep(count=8)).status == sc_pb.in_replay
+    last = ask(watcher, step=sc_pb.RequestStep(count=8))
+    assert (last.status, last.step.simulation_loop) == (sc_pb.ended, 80)
+    obs = ask(watcher, observation=sc_pb.RequestObservation()).observation
+    assert not obs.player_result and obs.observation.game_loop == 80
+    assert ALREADY_ENDED in ask(watcher, step=sc_pb.RequestStep(count=8)).error[0]
+    assert ask(watcher, game_info=sc_pb.RequestGameInfo()).game_info.map_name == "CollectMineralShards"
+    assert ask(watcher, data=sc_pb.RequestData(unit_type_id=True)).data.units
+
+
+def test_actions_saved_before_their_step_are_applied_when_the_replay_ends():
+    session = start("CollectMineralShards")
+    ask(session, action=sc_pb.RequestAction(actions=[move_screen(20, 20)]))
+    ask(session, step=sc_pb.RequestStep(count=8))
+    ask(session, action=sc_pb.RequestAction(actions=[select_rect(0, 0, 63, 63)]))  # then saved, before a step
+    data = save(session)
+    at_save = ask(session, observation=sc_pb.RequestObservation()).observation
+    watcher = watch(data)
+    assert ask(watcher, step=sc_pb.RequestStep(count=8)).status == sc_pb.ended
+    obs = ask(watcher, observation=sc_pb.RequestObservation()).observation
+    assert obs.observation == at_save.observation and len(obs.observation.ui_data.multi.units) == 2
+    assert list(obs.actions) == [move_screen(20, 20), select_rect(0, 0, 63, 63)]
+
+
+def test_replay_info_describes_the_replay():
+    join = sc_pb.RequestJoinGame(race=common_pb2.Random, player_name="Ada", options=interface())
+    session = start("DefeatRoaches", join=join)
+    recording = play(session, 12, (8,), seed=3)
+    info = ask(Session(), replay_info=sc_pb.RequestReplayInfo(replay_data=recording.data))
+    assert info.status == sc_pb.launched and not info.replay_info.HasField("error")
+    info = info.replay_info
+    assert (info.map_name, info.local_map_path) == ("DefeatRoaches", "mini_games/DefeatRoaches.SC2Map")
+    assert (info.game_duration_loops, info.game_duration_seconds) == (96, pytest.approx(96 / 22.4))
+    assert (info.game_version, info.data_version, info.data_build, info.base_build) == (
+        GAME_VERSION, DATA_VERSION, DATA_BUILD, BASE_BUILD)
+    (player,) = info.player_info
+    assert player.player_info == sc_pb.PlayerInfo(player_id=1, type=sc_pb.Participant, player_name="Ada",
+                                                  race_requested=common_pb2.Random, race_actual=common_pb2.Terran)
+    assert not player.HasField("player_result"), "the game had not ended"
+    acted = sum(1 for sent in recording.sent for a in sent if a.ByteSize())  # no-ops don't count
+    assert acted == 11 and player.player_apm == round(acted * 60 / (96 / 22.4))
+
+
+def test_a_replay_after_a_restart_covers_only_the_new_episode():
+    session = start("CollectMineralShards", seed=9)
+    play(session, 8, (8,), seed=1)
+    ask(session, restart_game=sc_pb.RequestRestartGame())
+    first = ask(session, observation=sc_pb.RequestObservation()).observation
+    recording = play(session, 5, MIXED, seed=2)
+    info = ask(session, replay_info=sc_pb.RequestReplayInfo(replay_data=recording.data)).replay_info
+    assert info.game_duration_loops == sum(MIXED[:5])
+    watcher = watch(recording.data)
+    assert ask(watcher, observation=sc_pb.RequestObservation()).observation.observation == first.observation
+    for count, original in zip(recording.counts, recording.observations):
+        ask(watcher, step=sc_pb.RequestStep(count=count))
+        assert ask(watcher, observation=sc_pb.RequestObservation()).observation == original
+    assert watcher.status == sc_pb.ended
+
+
+def test_a_realtime_game_replays_and_can_be_watched_in_realtime():
+    session = start("CollectMineralShards", realtime=True)
+    rng = np.random.default_rng(4)
+    originals = {0: ask(session, observation=sc_pb.RequestObservation()).observation}
+    for n in range(4):
+        ask(session, action=sc_pb.RequestAction(actions=[random_action(rng, n, session.game.world.tag.tolist())]))
+        obs = ask(session, observation=sc_pb.RequestObservation(game_loop=session.game.game_loop + 3)).observation
+        originals[obs.observation.game_loop] = obs
+    data = save(session)
+    watcher = watch(data)
+    seen = {0: ask(watcher, observation=sc_pb.RequestObservation()).observation}
+    while watcher.status == sc_pb.in_replay:
+        ask(watcher, step=sc_pb.RequestStep(count=1))  # lands on every recorded step's end
+        obs = ask(watcher, observation=sc_pb.RequestObservation()).observation
+        seen[obs.observation.game_loop] = obs
+    for loop, original in originals.items():  # the echoes may be split otherwise: the state is what matters
+        assert seen[loop].observation == original.observation, f"differs at loop {loop}"
+    live = watch(data, realtime=True)
+    assert "realtime" in ask(live, step=sc_pb.RequestStep(count=8)).error[0]
+    obs = ask(live, observation=sc_pb.RequestObservation(game_loop=5)).observation
+    assert obs.observation.game_loop >= 5
+
+
+# ---- what the watcher sees ---------------------------------------------------------------------------
+def test_a_watcher_with_other_resolutions_sees_the_same_game_in_its_own_pixels():
+    session = start("CollectMineralShards", seed=3)
+    sent = [[select_rect(0, 0, 63, 63)], [move_screen(63, 10)], [spatial("camera_move", center_minimap=(63, 32))],
+            [spatial("unit_command", ability_id=3794, target_minimap_coord=(20, 40))], [move_screen(5, 60)]]
+    recording = Recording(session)
+    for actions in sent:
+        ask(session, action=sc_pb.RequestAction(actions=actions))
+        ask(session, step=sc_pb.RequestStep(count=8))
+        recording.observations.append(ask(session, observation=sc_pb.RequestObservation()).observation)
+    data = save(session)
+    watcher = watch(data, options=interface(screen=32, minimap=48, width=30))
+    info = ask(watcher, game_info=sc_pb.RequestGameInfo()).game_info
+    assert info.options.feature_layer.resolution.x == 32 and info.options.feature_layer.width == 30
+    echoes = []
+    for original in recording.observations:
+        ask(watcher, step=sc_pb.RequestStep(count=8))
+        obs = ask(watcher, observation=sc_pb.RequestObservation()).observation
+        assert layer(obs, "unit_type").shape == (32, 32) and layer(obs, "camera", minimap=True).shape == (48, 48)
+        units = [(u.tag, u.pos.x, u.pos.y, u.health) for u in obs.observation.raw_data.units]
+        assert units == [(u.tag, u.pos.x, u.pos.y, u.health) for u in original.observation.raw_data.units]
+        assert obs.observation.score == original.observation.score
+        echoes += obs.actions
+    assert echoes == [select_rect(0, 0, 31, 31), move_screen(31, 5),
+                      spatial("camera_move", center_minimap=(47, 24)),
+                      spatial("unit_command", ability_id=3794, target_minimap_coord=(15, 30)), move_screen(2, 30)]
+
+
+def test_a_watcher_without_fog_sees_everything_while_the_game_stays_the_same():
+    recording = play(start("FindAndDefeatZerglings", seed=6), 12, (8,), seed=5)
+    foggy, clear = watch(recording.data), watch(recording.data, disable_fog=True)
+    for original in recording.observations:
+        for watcher in (foggy, clear):
+            ask(watcher, step=sc_pb.RequestStep(count=8))
+        mine, everything = (ask(w, observation=sc_pb.RequestObservation()).observation for w in (foggy, clear))
+        assert mine == original
+        assert len(everything.observation.raw_data.units) > len(mine.observation.raw_data.units)
+        assert (layer(everything, "visibility_map") != 1).all(), "nothing is fogged"
+        positions = {u.tag: (u.pos.x, u.pos.y) for u in everything.observation.raw_data.units}
+        assert all(positions[u.tag] == (u.pos.x, u.pos.y) for u in mine.observation.raw_data.units)
+
+
+def test_a_custom_mini_game_replays_where_it_is_not_installed(tmp_path):
+    definition = arena([{"spawn": {"type": "Marine", "owner": 1, "count": 3, "at": {"region": "playable_area"}}},
+                        {"spawn": {"type": "Zergling", "owner": 2, "count": 2, "at": {"point": [40, 40]}}}])
+    recording = play(start("TestArena", map_data=definition), 15, MIXED, seed=8)
+    (tmp_path / "Other.json").write_bytes(builtin_definitions()["MoveToBeacon"])
+    elsewhere = Session(data_dir=str(tmp_path))  # its only mini-game is another one
+    watcher = watch(recording.data, session=elsewhere, map_data=definition)  # map_data may repeat the map
+    for count, original in zip(recording.counts, recording.observations):
+        ask(watcher, step=sc_pb.RequestStep(count=count))
+        assert ask(watcher, observation=sc_pb.RequestObservation()).observation == original
+
+
+def test_record_replay_saves_a_replay_truncated_where_the_watcher_is():
+    recording = play(start("BuildMarines", seed=2), 12, (8,), seed=6)
+    assert "record_replay" in ask(watch(recording.data), save_replay=sc_pb.RequestSaveReplay()).error[0]
+    watcher = watch(recording.data, record_replay=True)
+    for _ in range(5):
+        ask(watcher, step=sc_pb.RequestStep(count=8))
+    truncated = save(watcher)
+    info = ask(watcher, replay_info=sc_pb.RequestReplayInfo(replay_data=truncated)).replay_info
+    assert info.game_duration_loops == 40
+    again = watch(truncated)
+    for original in recording.observations[:5]:
+        ask(again, step=sc_pb.RequestStep(count=8))
+        assert ask(again, observation=sc_pb.RequestObservation()).observation == original
+    assert again.status == sc_pb.ended
+    while watcher.status == sc_pb.in_replay:
+        ask(watcher, step=sc_pb.RequestStep(count=8))
+    assert save(watcher) == recording.data, "watched to its end, a replay saves as itself"
+
+
+# ---- the status machine ------------------------------------------------------------------------------
+def test_what_a_replay_accepts_and_refuses():
+    recording = play(start("MoveToBeacon"), 3, (8,))
+    session = recording.session
+    watch(recording.data, session=session)  # from in_game
+    action = ask(session, action=sc_pb.RequestAction(actions=[move_screen(3, 3)]))
+    assert "not accepted while watching a replay" in action.error[0] and action.status == sc_pb.in_replay
+    restart = ask(session, restart_game=sc_pb.RequestRestartGame())
+    assert "start_replay again" in restart.error[0] and restart.status == sc_pb.in_replay
+    assert ask(session, ping=sc_pb.RequestPing()).status == sc_pb.in_replay
+    assert ask(session, leave_game=sc_pb.RequestLeaveGame()).status == sc_pb.launched
+    watch(recording.data, session=session)  # from launched
+    watch(recording.data, session=session)  # from in_replay
+    while session.status == sc_pb.in_replay:
+        ask(session, step=sc_pb.RequestStep(count=8))
+    assert "start_replay again" in ask(session, restart_game=sc_pb.RequestRestartGame()).error[0]
+    assert ALREADY_ENDED in ask(session, action=sc_pb.RequestAction(actions=[move_screen(3, 3)])).error[0]
+    watch(recording.data, session=session)  # from ended
+    assert ask(session, create_game=create_request("MoveToBeacon")).status == sc_pb.init_game  # from in_replay
+    assert ask(session, join_game=join_request()).status == sc_pb.in_game
+    assert ask(session, step=sc_pb.RequestStep(count=8)).step.simulation_loop == 8, "a game again"
+
+
+# ---- what a replay can be refused for ----------------------------------------------------------------
+@pytest.fixture(scope="module")
+def saved() -> bytes:
+    return play(start("MoveToBeacon"), 4, (8,)).data
+
+
+def rewritten(data: bytes, **changes) -> bytes:
+    return replay.encode(dataclasses.replace(replay.decode(data), **changes))
+
+
+def recompressed(body: bytes, version: bytes = b"1") -> bytes:
+    return replay.MAGIC + version + b"\n" + zlib.compress(body)
+
+
+@pytest.mark.parametrize("make, kind, details", [
+    (lambda d: b"", "InvalidReplayData", "not an sc2env replay (empty data"),
+    (lambda d: b"some bytes that are not a replay", "InvalidReplayData", "not an sc2env replay (it starts with"),
+    (lambda d: b"MPQ\x1b" + bytes(200), "InvalidReplayData", "real StarCraft II binary"),
+    (lambda d: b"MPQ\x1a" + bytes(200), "InvalidReplayData", "recorded by the real game"),
+    (lambda d: d[: len(d) // 2], "ParsingError", "truncated"),
+    (lambda d: d[:40] + bytes([d[40] ^ 0xFF]) + d[41:], "ParsingError", "corrupted"),
+    (lambda d: d + b"!", "ParsingError", "unexpected bytes after"),
+    (lambda d: replay.MAGIC + b"x\n" + d[16:], "ParsingError", "first line is damaged"),
+    (lambda d: recompressed(b"{}", b"2"), "InvalidReplayData", "install a newer sc2env"),
+    (lambda d: recompressed(b"[1, 2"), "ParsingError", "not valid JSON"),
+    (lambda d: recompressed(json.dumps({"player": {}}).encode()), "ParsingError", "'interface_options' is missing"),
+], ids=["empty", "garbage", "sc2replay", "mpq", "truncated", "corrupted", "trailing", "first-line", "newer-format",
+        "not-json", "missing-field"])
+def test_bad_replay_data_is_refused_with_what_was_wrong(saved, make, kind, details):
+    data = make(saved)
+    info = ask(Session(), replay_info=sc_pb.RequestReplayInfo(replay_data=data)).replay_info
+    assert info.error == sc_pb.ResponseReplayInfo.Error.Value(kind) and details in info.error_details
+    session = start("MoveToBeacon")
+    started = ask(session, start_replay=sc_pb.RequestStartReplay(replay_data=data, options=interface()))
+    start_kind = "InvalidReplayData" if kind == "ParsingError" else kind  # start_replay has no ParsingError
+    assert started.start_replay.error == sc_pb.ResponseStartReplay.Error.Value(start_kind)
+    assert details in started.start_replay.error_details
+    assert started.status == sc_pb.in_game and session.replay is None, "a refused replay leaves the game as it was"
+
+
+def test_a_real_starcraft_replay_is_explained():
+    details = ask(Session(), replay_info=sc_pb.RequestReplayInfo(replay_data=b"MPQ\x1b" + bytes(64))).replay_info
+    assert "plays only replays it recorded itself" in details.error_details
+    assert "real StarCraft II binary (engine='sc2')" in details.error_details
+
+
+def test_a_replay_of_another_sc2env_version_is_refused_naming_both(saved):
+    other = rewritten(saved, sc2env_version="0.0.1")
+    info = ask(Session(), replay_info=sc_pb.RequestReplayInfo(replay_data=other)).replay_info
+    assert not info.HasField("error") and info.map_name == "MoveToBeacon", "replay_info still describes it"
+    answer = ask(Session(), start_replay=sc_pb.RequestStartReplay(replay_data=other, options=interface()))
+    error = answer.start_replay
+    assert error.error == sc_pb.ResponseStartReplay.InvalidReplayData and answer.status == sc_pb.launched
+    assert f"recorded by sc2env 0.0.1 and this engine is sc2env {__version__}" in error.error_details
+    assert "Install sc2env 0.0.1 to watch it" in error.error_details
+
+
+def test_replay_paths_are_read_or_refused(saved, tmp_path):
+    path = tmp_path / "game.SC2Replay"
+    path.write_bytes(saved)
+    session = Session()
+    started = ask(session, start_replay=sc_pb.RequestStartReplay(replay_path=str(path), options=interface()))
+    assert started.status == sc_pb.in_replay
+    info = ask(session, replay_info=sc_pb.RequestReplayInfo(replay_path=str(path))).replay_info
+    assert info.game_duration_loops == 32
+    for bad in (tmp_path / "missing.SC2Replay", tmp_path):
+        info = ask(session, replay_info=sc_pb.RequestReplayInfo(replay_path=str(bad))).replay_info
+        assert info.error == sc_pb.ResponseReplayInfo.InvalidReplayPath and str(bad) in info.error_details
+        started = ask(session, start_replay=sc_pb.RequestStartReplay(replay_path=str(bad), options=interface()))
+        assert started.start_replay.error == sc_pb.ResponseStartReplay.InvalidReplayPath
+    empty = ask(session, replay_info=sc_pb.RequestReplayInfo(replay_path="")).replay_info
+    assert "replay_path is empty" in empty.error_details
+    missing = ask(session, replay_info=sc_pb.RequestReplayInfo()).replay_info
+    assert missing.error == sc_pb.ResponseReplayInfo.MissingReplay and "replay_data" in missing.error_details
+    missing = ask(session, start_replay=sc_pb.RequestStartReplay(options=interface())).start_replay
+    assert missing.error == sc_pb.ResponseStartReplay.MissingReplay
+
+
+@pytest.mark.parametrize("player_id, ok", [(0, True), (1, True), (2, False), (-1, False)])
+def test_only_the_recorded_player_can_be_observed(saved, player_id, ok):
+    answer = ask(Session(), start_replay=sc_pb.RequestStartReplay(replay_data=saved, options=interface(),
+                                                                   observed_player_id=player_id))
+    if ok:
+        assert answer.status == sc_pb.in_replay and not answer.start_replay.HasField("error")
+    else:
+        assert answer.start_replay.error == sc_pb.ResponseStartReplay.InvalidObservedPlayerId
+        assert f"observed_player_id {player_id}" in answer.start_replay.error_details
+
+
+def test_start_replay_needs_options_it_can_serve_and_the_replay_s_own_map(saved):
+    def refusal(**fields):
+        answer = ask(Session(), start_replay=sc_pb.RequestStartReplay(replay_data=saved, **fields))
+        assert answer.status == sc_pb.launched
+        return answer.start_replay
+
+    assert refusal().error == sc_pb.ResponseStartReplay.MissingOptions
+    tiny = interface()
+    tiny.feature_layer.resolution.x = 0
+    bad = refusal(options=tiny)
+    assert bad.error == sc_pb.ResponseStartReplay.LaunchError and "feature_layer.resolution" in bad.error_details
+    other = refusal(options=interface(), map_data=builtin_definitions()["CollectMineralShards"])
+    assert other.error == sc_pb.ResponseStartReplay.InvalidMapData
+    assert "differs from the definition" in other.error_details
+    mpq = refusal(options=interface(), map_data=b"MPQ\x1a" + bytes(64))
+    assert mpq.error == sc_pb.ResponseStartReplay.InvalidMapData and "leave map_data empty" in mpq.error_details
+
+
+def test_a_replay_whose_inside_was_edited_into_nonsense_is_invalid_data(saved):
+    for changes in ({"map_definition": b"{}"}, {"player": replay.RecordedPlayer(7, 1, 1, "x")}):
+        answer = ask(Session(), start_replay=sc_pb.RequestStartReplay(replay_data=rewritten(saved, **changes),
+                                                                       options=interface()))
+        assert answer.start_replay.error == sc_pb.ResponseStartReplay.InvalidReplayData, changes
+
+
+# ---- over a real websocket ---------------------------------------------------------------------------
+def test_save_and_watch_a_replay_through_the_engine_process(controller, tmp_path):
+    controller.create_game(create_request("CollectMineralShards", seed=4))
+    controller.join_game(join_request())
+    rng = np.random.default_rng(1)
+    originals = []
+    for n in range(12):
+        originals.append(controller.act_step_observe([random_action(rng, n, [])], (8, 16, 1)[n % 3]))
+    data = controller.save_replay().data
+    assert data.startswith(b"sc2env-replay/1\n")
+    info = controller.replay_info(replay_data=data)
+    assert info.map_name == "CollectMineralShards" and info.game_duration_loops == originals[-1].observation.game_loop
+    path = tmp_path / "shards.SC2Replay"
+    path.write_bytes(data)
+    controller.start_replay(sc_pb.RequestStartReplay(replay_path=str(path), options=interface()))
+    assert controller.status == sc_pb.in_replay
+    assert controller.game_info().map_name == "CollectMineralShards"
+    for n, original in enumerate(originals):
+        controller.step((8, 16, 1)[n % 3])
+        assert controller.observation() == original
+    assert controller.status == sc_pb.ended
