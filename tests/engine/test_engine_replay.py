@@ -303,6 +303,29 @@ def test_a_watcher_with_other_resolutions_sees_the_same_game_in_its_own_pixels()
                       spatial("unit_command", ability_id=3794, target_minimap_coord=(15, 30)), move_screen(2, 30)]
 
 
+def test_pysc2_reads_a_replay_watched_at_another_resolution():
+    features = pytest.importorskip("pysc2_evolved.lib.features")
+    session = start("CollectMineralShards", seed=3)
+    rng = np.random.default_rng(0)
+    for n in range(24):  # actions PySC2 can reverse (the random agent above sends some it can't)
+        x, y = (int(v) for v in rng.integers(0, 64, 2))
+        action = (select_rect(0, 0, 63, 63), move_screen(x, y), move_screen(x, y, ability=3674),
+                  spatial("camera_move", center_minimap=(x, y)),
+                  spatial("unit_command", ability_id=3794, target_minimap_coord=(x, y)),
+                  spatial("unit_selection_point", selection_screen_coord=(x, y), type=2))[n % 6]
+        ask(session, action=sc_pb.RequestAction(actions=[action]))
+        ask(session, step=sc_pb.RequestStep(count=8))
+    watcher = watch(save(session), options=interface(screen=32, minimap=48))
+    pysc2 = features.features_from_game_info(ask(watcher, game_info=sc_pb.RequestGameInfo()).game_info)
+    calls = []
+    while watcher.status == sc_pb.in_replay:
+        ask(watcher, step=sc_pb.RequestStep(count=8))
+        obs = pysc2.transform_obs(ask(watcher, observation=sc_pb.RequestObservation()).observation)
+        assert obs["feature_screen"].shape == (27, 32, 32) and obs["feature_minimap"].shape == (11, 48, 48)
+        calls.extend(int(function) for function in obs["last_actions"])
+    assert len(calls) == 24 and calls[:6] == [3, 331, 12, 1, 332, 2]
+
+
 def test_a_watcher_without_fog_sees_everything_while_the_game_stays_the_same():
     recording = play(start("FindAndDefeatZerglings", seed=6), 12, (8,), seed=5)
     foggy, clear = watch(recording.data), watch(recording.data, disable_fog=True)
