@@ -1,4 +1,4 @@
-"""The `sc2env` command: run agents, play mini-games, list maps, check the install, benchmark."""
+"""The `sc2env` command: run agents, play mini-games, watch replays, list maps, check the install, benchmark."""
 
 from __future__ import annotations
 
@@ -258,6 +258,8 @@ def cmd_run(values: flags.FlagValues) -> int:
         raise UsageError(f"--map {','.join(values.map)!r} has an empty name (a stray comma?)")
     if values["save-video"].value == "":
         raise UsageError("--save-video needs a file name: out.mp4 or out.gif")
+    if values["save-replay"].value == "":
+        raise UsageError("--save-replay needs a folder: e.g. --save-replay replays")
     if ":" in values.agent and os.getcwd() not in sys.path:
         # An agent module in the working directory imports as it does under `python -m sc2env`, whose
         # sys.path starts there (a console script's starts at its own bin directory).
@@ -269,6 +271,9 @@ def cmd_run(values: flags.FlagValues) -> int:
     except (ValueError, UnknownMapError) as error:
         raise UsageError(str(error)) from error
     env_kwargs = {name: _agent_env_kwargs(values, values.agent, cls) for name, cls in classes.items()}
+    if values["save-replay"].value:
+        for kwargs in env_kwargs.values():
+            kwargs.update(save_replay_episodes=1, replay_dir=values["save-replay"].value)
     writer = None
     if values["save-video"].value:
         from sc2env.viewer import VideoWriter
@@ -279,6 +284,8 @@ def cmd_run(values: flags.FlagValues) -> int:
     render_mode = "human" if values.render else ("rgb_array" if writer is not None else None)
     progress = Progress(len(maps) * values.episodes, values.episodes)
     episodes = []
+    replay_dir = values["save-replay"].value
+    replays_before = _replays_in(replay_dir)
     interrupted = None
     failure: SC2EnvError | None = None
     closed = False
@@ -304,6 +311,10 @@ def cmd_run(values: flags.FlagValues) -> int:
         progress.end_line()
         if writer is not None:
             _close_video(writer)
+        if replay_dir:  # counted in the folder: the env saves some at the next reset or at close
+            replays = sorted(_replays_in(replay_dir) - replays_before)
+            print(f"replays: {len(replays)} saved in {replay_dir}"
+                  + (f" (watch one with sc2env replay {replays[-1]})" if replays else ""), file=sys.stderr)
     if interrupted and (episodes or failure is None):  # an error before any episode ended says just itself
         print(f"sc2env run: {interrupted}: " + (f"results of the {len(episodes)} finished episode(s)" if episodes
                                                 else "no episode finished"), file=sys.stderr)
@@ -351,6 +362,12 @@ def _held_interrupt(doing: str):
         signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
 
 
+def _replays_in(folder: str | None) -> set[str]:
+    if not folder or not os.path.isdir(folder):
+        return set()
+    return {entry.path for entry in os.scandir(folder) if entry.name.endswith(".SC2Replay")}
+
+
 def _step_callback(progress: Progress, name: str, env, writer) -> Callable[[int, dict], None]:
     def on_step(steps: int, info: dict) -> None:
         progress.step(name, steps, info)
@@ -381,6 +398,67 @@ def cmd_play(values: flags.FlagValues) -> int:
     if scores:
         print(f"{name}: {len(scores)} episode(s), mean score {sum(scores) / len(scores):.1f}, best {max(scores)}")
     return 0
+
+
+def cmd_replay(values: flags.FlagValues) -> int:
+    from sc2env.env.replay import watch_replay
+    from sc2env.game.replay import ReplayError, read_replay
+    from sc2env.interface import FUNCTIONS
+    from sc2env.viewer import ViewerClosed
+
+    if not values.file:
+        raise UsageError("no replay given: sc2env replay FILE (a .SC2Replay saved by sc2env run --save-replay "
+                         "or env.save_replay())")
+    if values["save-video"].value == "":
+        raise UsageError("--save-video needs a file name: out.mp4 or out.gif")
+    try:
+        data = read_replay(values.file)
+    except ReplayError as error:
+        raise UsageError(str(error)) from error
+    writer = None
+    if values["save-video"].value:
+        from sc2env.env.env import GAME_LOOPS_PER_SECOND
+        from sc2env.viewer import VideoWriter
+
+        writer = VideoWriter(values["save-video"].value, fps=GAME_LOOPS_PER_SECOND / values["step-mul"].value)
+    render_mode = "human" if values.render else ("rgb_array" if writer is not None else None)
+    kwargs = {option: value for option, value in _env_kwargs(values).items() if option != "max_episode_steps"}
+    watcher = watch_replay(data, observed_player_id=values["observed-player"].value, render_mode=render_mode,
+                           **kwargs)
+    used: dict[str, int] = {}
+    steps, score, interrupted, closed = 0, 0, None, False
+    try:
+        for step in watcher:
+            if steps == 0:
+                print(_replay_header(values.file, watcher.info))
+            steps += 1
+            score = step.info["score"]
+            for call in step.calls:
+                name = FUNCTIONS[call.function].name
+                used[name] = used.get(name, 0) + 1
+            if writer is not None:
+                frame = watcher.render() if render_mode == "rgb_array" else watcher.renderer.viewer.frame()
+                writer.add(frame)
+    except ViewerClosed as error:
+        interrupted, closed = str(error), True
+    finally:
+        watcher.close()
+        if writer is not None:
+            _close_video(writer)
+    if steps == 0 and watcher.info is not None:  # a replay of no step at all
+        print(_replay_header(values.file, watcher.info))
+    top = ", ".join(f"{name} {count}" for name, count in sorted(used.items(), key=lambda kv: -kv[1])[:6])
+    print(f"{'watched until the window closed: ' if closed else ''}{steps} steps, final score {score}; "
+          f"actions: {sum(used.values())}{' (' + top + ')' if top else ''}")
+    return 0 if not interrupted or closed else 1
+
+
+def _replay_header(path: str, info) -> str:
+    """The replay's facts in a few lines: map, length, players, game version."""
+    players = "; ".join(f"player {p.player_id} {p.name or '?'} ({p.race}): {p.result or 'no result'}, {p.apm} APM"
+                        for p in info.players)
+    return (f"{path}\n  map {info.map_name}, {info.game_loops} game loops ({info.seconds:.1f} s of game time)\n"
+            f"  {players}\n  recorded with {info.game_version} (build {info.base_build})")
 
 
 # --- doctor and bench ----------------------------------------------------------------------------------
@@ -532,7 +610,16 @@ COMMANDS: dict[str, tuple[str, Callable[[flags.FlagValues], int], list[Flag]]] =
         Flag("integer", "max-steps", None, "cut episodes after this many steps (default: the map's timer)",
              lower_bound=1),
         Flag("boolean", "render", False, "watch in the viewer window"),
-        Flag("string", "save-video", None, "write a video of the run: out.mp4 or out.gif"), _VERBOSE]),
+        Flag("string", "save-video", None, "write a video of the run: out.mp4 or out.gif"),
+        Flag("string", "save-replay", None, "save each episode's replay in this folder (sc2env replay plays one)"),
+        _VERBOSE]),
+    "replay": ("watch a saved replay, or print what it holds", cmd_replay, [
+        Flag("string", "file", None, "the replay (also given as the argument: sc2env replay FILE)"), _ENGINE,
+        *_SIZES,
+        Flag("integer", "step-mul", 8, "game loops per step", lower_bound=1, upper_bound=_UINT32),
+        Flag("integer", "observed-player", 0, "whose view to watch (0: the first player)", lower_bound=0),
+        Flag("boolean", "render", False, "watch in the viewer window"),
+        Flag("string", "save-video", None, "write a video of the replay: out.mp4 or out.gif"), _VERBOSE]),
     "play": ("play a mini-game yourself in the viewer window", cmd_play, [
         Flag("string", "map", "MoveToBeacon", "the mini-game to play (sc2env maps lists them)"), _ENGINE, *_SIZES,
         Flag("integer", "step-mul", 2, "game loops per step (lower reacts faster)", lower_bound=1,
@@ -547,6 +634,10 @@ COMMANDS: dict[str, tuple[str, Callable[[flags.FlagValues], int], list[Flag]]] =
 }
 
 
+_POSITIONAL = {"replay": "file"}
+"""Commands that take one argument without a flag: command -> the flag it sets."""
+
+
 def usage() -> str:
     lines = ["usage: sc2env <command> [--flags]", "", "commands:"]
     lines += [f"  {name:<8} {about}" for name, (about, _, _) in COMMANDS.items()]
@@ -556,7 +647,8 @@ def usage() -> str:
 
 def command_help(name: str) -> str:
     about, _, specs = COMMANDS[name]
-    lines = [f"usage: sc2env {name} [--flags]", "", about, "", "flags:"]
+    argument = f" {_POSITIONAL[name].upper()}" if name in _POSITIONAL else ""
+    lines = [f"usage: sc2env {name}{argument} [--flags]", "", about, "", "flags:"]
     for spec in specs:
         shown = f"--{spec.name}" if spec.kind != "boolean" else f"--[no]{spec.name}"
         default = "" if spec.default in (None, False) else f" (default: {spec.default if spec.kind != 'list' else ','.join(spec.default)})"
@@ -628,6 +720,8 @@ def _main(argv: Sequence[str] | None) -> int:
     except flags.Error as error:
         print(f"sc2env {name}: {error} (see sc2env {name} --help)", file=sys.stderr)
         return 2
+    if name in _POSITIONAL and len(extra) == 2 and not values[_POSITIONAL[name]].present:
+        values[_POSITIONAL[name]].value = extra.pop()  # `sc2env replay FILE`
     if len(extra) > 1:
         print(f"sc2env {name}: unexpected argument(s) {' '.join(extra[1:])} (see sc2env {name} --help)",
               file=sys.stderr)

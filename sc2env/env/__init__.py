@@ -15,9 +15,12 @@ _EXPORTS = {
     "ObservationPacker": "sc2env.env.observations",
     "env_ids": "sc2env.env.registration",
     "register_envs": "sc2env.env.registration",
+    "ReplayStep": "sc2env.env.replay",
+    "ReplayWatcher": "sc2env.env.replay",
+    "watch_replay": "sc2env.env.replay",
 }
-__all__ = ["COMPACT_UNIT_TYPES", "Bot", "EnvConfig", "LayerSelection", "ObservationPacker", "SC2Env", "SC2VectorEnv",
-           "env_ids", "register_envs"]
+__all__ = ["COMPACT_UNIT_TYPES", "Bot", "EnvConfig", "LayerSelection", "ObservationPacker", "ReplayStep",
+           "ReplayWatcher", "SC2Env", "SC2VectorEnv", "env_ids", "register_envs", "watch_replay"]
 
 
 def __getattr__(name: str):

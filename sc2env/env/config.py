@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -50,6 +51,9 @@ class EnvConfig:
     realtime:           play against the clock (the game advances on its own; no step requests).
     launch_timeout_s, request_timeout_s: seconds to wait for the game to start answering (None: the
                         launcher's default for the engine), and for each answer (RequestTimeoutError after).
+    save_replay_episodes: save a replay after every this many finished episodes into `replay_dir`
+                        (info["replay_path"] names the file); 0: never (env.save_replay() still works).
+    replay_dir:         where those replays go (made if missing).
     render_size:        (width, height) of the viewer's frames for render() and the "human" window, from
                         (960, 540) to (7680, 4320); None: (1280, 720).
     """
@@ -87,6 +91,8 @@ class EnvConfig:
     launch_timeout_s: float | None = None
     request_timeout_s: float = 120.0
     spin_wait: bool = True
+    save_replay_episodes: int = 0
+    replay_dir: str = "replays"
     render_size: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
@@ -115,6 +121,11 @@ class EnvConfig:
         if self.max_episode_steps is not None:
             require_count("max_episode_steps", self.max_episode_steps, "env step (or None)")
         require_count("max_units", self.max_units, "row")
+        if isinstance(self.save_replay_episodes, bool) or self.save_replay_episodes != 0:
+            require_count("save_replay_episodes", self.save_replay_episodes, "episode (or 0 for never)")
+        if not isinstance(self.replay_dir, (str, os.PathLike)) or not str(self.replay_dir):
+            raise TypeError(f"replay_dir must name a folder, not {self.replay_dir!r}")
+        object.__setattr__(self, "replay_dir", os.fspath(self.replay_dir))
         # One form for what may be given several ways (ids, names or Functions; lists or tuples), so that equal
         # configs compare equal, also after a trip through pickle or JSON (env.spec.to_json()).
         fmt = self.interface_format()  # checks the sizes

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import os
+import pathlib
 from typing import Any
 
 import gymnasium as gym
@@ -15,6 +17,7 @@ from sc2env.env.config import EnvConfig
 from sc2env.env.observations import ObservationPacker
 from sc2env.env.registration import spec_property
 from sc2env.game import Match, StepResult
+from sc2env.game.replay import write_replay
 from sc2env.interface import (
     FUNCTIONS,
     CoordinateTransforms,
@@ -81,6 +84,8 @@ class SC2Env(gym.Env):
         self._seeded_once = False
         self._unplayed_seed: int | None = None
         self._renderer = None
+        self._episodes_done = 0
+        self._episode_counted = True  # the current episode has been counted as finished (or there is none)
 
     # --- Gymnasium API -----------------------------------------------------------------------------
 
@@ -91,6 +96,8 @@ class SC2Env(gym.Env):
         else:
             game_seed = self._game_seed(seed)
         self._unplayed_seed = game_seed
+        saved: dict[str, Any] = {}
+        self._episode_ended(saved)  # one a wrapper cut short (TimeLimit): its replay, before the restart
         match = self._ensure_match()
         response = match.reset(game_seed)
         self._unplayed_seed = None
@@ -100,9 +107,10 @@ class SC2Env(gym.Env):
             self._decoder_game_info = match.game_info
         self._episode_steps = 0
         self._episode_return = 0.0
+        self._episode_counted = False
         self._needs_reset = None
         obs = self._observe(response)
-        info = self._info(StepResult(response), invalid=None)
+        info = {**self._info(StepResult(response), invalid=None), **saved}
         self._after_observation()
         return obs, info
 
@@ -131,6 +139,7 @@ class SC2Env(gym.Env):
 
     def close(self) -> None:
         """Stop the game process (and close the viewer). Idempotent."""
+        self._episode_ended({})
         match, self._match = self._match, None
         if match is not None:
             match.close()
@@ -168,6 +177,19 @@ class SC2Env(gym.Env):
         In "human" mode it is the window: `sc2env.viewer.play` reads the human's input from it.
         """
         return self._renderer
+
+    def save_replay(self, replay_dir: str | os.PathLike[str] | None = None, prefix: str | None = None) -> pathlib.Path:
+        """Save the replay of the current (or just finished) episode; returns its path.
+
+        The file is `<replay_dir>/<prefix>_<UTC time>.SC2Replay` (replay_dir: config.replay_dir; prefix: the
+        map's name). Watch it with `sc2env replay FILE`, or read its steps with `sc2env.env.watch_replay`.
+        """
+        if self._match is None or not self._match.running:
+            raise errors.ProtocolError("save_replay() needs a game: call reset() first (the env has not started "
+                                       "one, or it was closed or lost)")
+        data = self._match.save_replay()
+        return write_replay(data, self.config.replay_dir if replay_dir is None else replay_dir,
+                            self.config.map_name if prefix is None else prefix)
 
     def function_call_to_action(self, call: FunctionCall) -> np.ndarray:
         """The MultiDiscrete action vector for a FunctionCall (raises InvalidActionError if it has no place)."""
@@ -230,6 +252,8 @@ class SC2Env(gym.Env):
         self._needs_reset = "after the episode ended" if result.terminated or truncated else None
         obs = self._observe(result.observation)
         info = self._info(result, invalid=problem)
+        if self._needs_reset is not None:
+            self._episode_ended(info)
         self._after_observation()
         return obs, float(result.reward), bool(result.terminated), bool(truncated), info
 
@@ -280,6 +304,27 @@ class SC2Env(gym.Env):
             "invalid_action": invalid is not None,
             "invalid_action_reason": invalid or "",
         }
+
+    def _episode_ended(self, info: dict[str, Any]) -> None:
+        """Count the episode as finished, once, and save its replay if save_replay_episodes says so.
+
+        Called where the env sees the end (the last step), else at the next reset() or close(): an episode a
+        wrapper cut (Gymnasium's TimeLimit) ends there. The path goes in `info` (that step's or reset's)."""
+        if self._episode_counted or self._episode_steps == 0:
+            return
+        self._episode_counted = True
+        self._episodes_done += 1
+        every = self.config.save_replay_episodes
+        if every and self._episodes_done % every == 0 and self._match is not None and self._match.running:
+            self._save_episode_replay(info)
+
+    def _save_episode_replay(self, info: dict[str, Any]) -> None:
+        """save_replay_episodes at work: a replay that can't be written costs a warning, never the step."""
+        try:
+            info["replay_path"] = str(self.save_replay())
+        except (errors.SC2EnvError, OSError) as error:
+            info["replay_error"] = str(error)
+            gym.logger.warn(f"the replay of episode {self._episodes_done} was not saved: {error}")
 
     def _after_observation(self) -> None:
         if self.render_mode == "human":

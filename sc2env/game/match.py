@@ -243,6 +243,13 @@ class Match:
             raise
         return self._score(response)
 
+    def save_replay(self) -> bytes:
+        """The replay of the episode being played or just finished, as the game records it (its bytes)."""
+        if not self.running:
+            raise errors.ProtocolError("save_replay() needs a game: call reset() first (the game was never "
+                                       "started, or it was closed or lost)")
+        return self.controller.save_replay().data
+
     def close(self) -> None:
         """Quit the game and stop its process. Idempotent."""
         controller, process = self.controller, self.process

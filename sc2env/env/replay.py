@@ -1,0 +1,189 @@
+"""Watch a replay through an env's eyes: its observations in the env's layout, each with the actions taken."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+from s2clientprotocol import sc2api_pb2 as sc_pb
+
+from sc2env.env.config import EnvConfig
+from sc2env.env.observations import ObservationPacker
+from sc2env.game.maps import MINI_GAMES
+from sc2env.game.match import OUTCOMES
+from sc2env.game.replay import ReplayConfig, ReplayInfo, ReplayMatch
+from sc2env.interface import FUNCTIONS, FunctionCall, Observation, ObservationDecoder
+from sc2env.interface.actions import decode_action
+
+log = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass
+class ReplayStep:
+    """One observation of a replay and what the player did next, as a transition of the env.
+
+    observation: as SC2Env's observation_space lays it out (the `action_mask` included).
+    action:      the MultiDiscrete action vector of the first function call in `calls` (no_op when none),
+                 ready for behaviour cloning against the env's action_space.
+    calls:       every action the player took after this observation and before the next, as FunctionCalls
+                 (actions no function of the env's subset expresses are left out and logged once).
+    reward, terminated, truncated, info: what SC2Env.step() would have returned for that action; the last step
+                 is terminated when the game had ended, else truncated (a replay saved mid-game).
+    decoded:     the same observation with named arrays (`decoded.feature_screen.player_relative`).
+    """
+
+    observation: dict[str, np.ndarray]
+    action: np.ndarray
+    calls: list[FunctionCall]
+    reward: float
+    terminated: bool
+    truncated: bool
+    info: dict[str, Any]
+    decoded: Observation
+
+
+class ReplayWatcher:
+    """A replay played back with the observations and actions of an env of `config`; iterate for ReplaySteps.
+
+        with watch_replay("replays/MoveToBeacon_....SC2Replay") as replay:
+            for step in replay:
+                dataset.append((step.observation, step.action))
+
+    `config` (or EnvConfig keyword arguments) fixes the observation layout and the action space, exactly as
+    `SC2Env(**kwargs)` would; its map_name is ignored (the replay's map is played). The game process starts at
+    the first iteration and stops at the end, or at close(). render_mode "human" shows the replay in the
+    viewer window, "rgb_array" makes `render()` return frames.
+    """
+
+    def __init__(self, replay: str | os.PathLike[str] | bytes, config: EnvConfig | None = None, *,
+                 observed_player_id: int = 0, render_mode: str | None = None, **env_kwargs: Any):
+        if config is not None and env_kwargs:
+            raise TypeError("give an EnvConfig or EnvConfig keyword arguments, not both")
+        self.config = config if config is not None else EnvConfig(**env_kwargs)
+        if render_mode not in (None, "human", "rgb_array"):
+            raise ValueError(f"render_mode must be 'human', 'rgb_array' or None, not {render_mode!r}")
+        self.render_mode = render_mode
+        fmt = self.config.interface_format()
+        self.interface_format = dataclasses.replace(fmt, use_camera_position=True) if render_mode else fmt
+        self.action_spec = self.config.action_spec()
+        self._packer = ObservationPacker(self.action_spec, self.config.layer_selection(),
+                                         max_units=self.config.max_units)
+        self.observation_space = self._packer.space
+        cfg = self.config
+        self._match = ReplayMatch(ReplayConfig(
+            replay=replay, interface_options=self.interface_format.to_interface_options(),
+            launch=cfg.launch_config(), step_mul=cfg.step_mul, observed_player_id=observed_player_id,
+            disable_fog=cfg.disable_fog, request_timeout_s=cfg.request_timeout_s))
+        self._decoder: ObservationDecoder | None = None
+        self._renderer = None
+        self._last: tuple[Observation, sc_pb.ResponseObservation] | None = None
+        self._reported: set[str] = set()
+
+    @property
+    def info(self) -> ReplayInfo | None:
+        """The replay's map, length and players, once it has started."""
+        return self._match.info
+
+    @property
+    def last_observation(self) -> Observation | None:
+        """The newest decoded observation (after the loop: the replay's final one)."""
+        return None if self._last is None else self._last[0]
+
+    @property
+    def renderer(self):
+        """The viewer drawing render() (an `sc2env.viewer.EnvRenderer`), or None before the first render()."""
+        return self._renderer
+
+    def __iter__(self) -> Iterator[ReplayStep]:
+        match = self._match
+        try:
+            response = match.start()
+            self._decoder = ObservationDecoder(self.interface_format, match.game_info,
+                                               functions=self.action_spec.functions)
+            mini_game = match.info is not None and match.info.map_name in MINI_GAMES
+            observation = self._observe(response)
+            steps, score = 0, 0.0
+            while not match.ended and not response.player_result:
+                before = self._last
+                response = match.step()
+                after = self._observe(response)
+                steps += 1
+                calls = self._calls(response)
+                outcome = next((OUTCOMES.get(p.result, 0) for p in response.player_result
+                                if p.player_id == match.player_id), 0)
+                terminated = bool(response.player_result)
+                truncated = match.ended and not terminated  # saved mid-game: the replay stops there
+                if mini_game:
+                    reward = float(response.observation.score.score) - score
+                    score = float(response.observation.score.score)
+                else:
+                    reward = float(outcome) if terminated else 0.0
+                info = {"game_loop": int(response.observation.game_loop),
+                        "score": int(response.observation.score.score), "outcome": outcome, "episode_steps": steps}
+                yield ReplayStep(observation=observation, action=self._action(calls), calls=calls, reward=reward,
+                                 terminated=terminated, truncated=truncated, info=info, decoded=before[0])
+                observation = after
+        finally:
+            self.close(keep_renderer=True)
+
+    def render(self):
+        """The last observation drawn by the viewer: a frame ("rgb_array"), or shown in the window ("human")."""
+        if self.render_mode is None or self._last is None:
+            return None
+        if self._renderer is None:
+            from sc2env.viewer import EnvRenderer  # pygame only when rendering
+
+            self._renderer = EnvRenderer(self.render_mode, self.interface_format, self._match.game_info,
+                                         fps=22.4 / self.config.step_mul, size=self.config.render_size)
+        return self._renderer.render(*self._last)
+
+    def close(self, keep_renderer: bool = False) -> None:
+        """Stop the game process (and the viewer). Idempotent."""
+        self._match.close()
+        renderer = self._renderer
+        if renderer is not None and not keep_renderer:
+            self._renderer = None
+            renderer.close()
+
+    def __enter__(self) -> ReplayWatcher:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def _observe(self, response: sc_pb.ResponseObservation) -> dict[str, np.ndarray]:
+        decoded = self._decoder.decode(response, defer_layers=self._packer.defers_layers)
+        self._last = (decoded, response)
+        if self.render_mode == "human":
+            self.render()
+        return self._packer.pack(decoded, response)
+
+    def _calls(self, response: sc_pb.ResponseObservation) -> list[FunctionCall]:
+        calls = []
+        for action in response.actions:
+            call = decode_action(action, self.interface_format)
+            if call is None or call.function not in self.action_spec.function_ids:
+                what = "an action no function expresses" if call is None else f"{FUNCTIONS[call.function].name}"
+                if what not in self._reported:
+                    self._reported.add(what)
+                    log.info("replay: leaving out %s (not in this env's action space)", what)
+                continue
+            calls.append(call)
+        return calls
+
+    def _action(self, calls: list[FunctionCall]) -> np.ndarray:
+        if calls:
+            return self.action_spec.to_vector(calls[0])
+        if FUNCTIONS.no_op.id in self.action_spec.function_ids:
+            return self.action_spec.to_vector(FUNCTIONS.no_op())
+        return np.zeros(len(self.action_spec.nvec), np.int64)  # a subset without no_op: its first function
+
+
+def watch_replay(replay: str | os.PathLike[str] | bytes, config: EnvConfig | None = None, **kwargs: Any
+                 ) -> ReplayWatcher:
+    """A ReplayWatcher for `replay` (a path or bytes); see ReplayWatcher for the keyword arguments."""
+    return ReplayWatcher(replay, config, **kwargs)

@@ -1,0 +1,259 @@
+"""Replays: write a match's replay to a file, read a replay's facts, and watch one in a game process."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import logging
+import os
+import pathlib
+
+from s2clientprotocol import common_pb2
+from s2clientprotocol import sc2api_pb2 as sc_pb
+
+from sc2env import errors
+from sc2env.client import Controller
+from sc2env.client.connection import DEFAULT_SPIN_WAIT_S
+from sc2env.game.match import require_count, require_seconds
+from sc2env.launch import GameProcess, LaunchConfig, launch_plan, plan_launch
+
+log = logging.getLogger(__name__)
+
+REPLAY_SUFFIX = ".SC2Replay"
+_RACE_NAMES = {common_pb2.Terran: "terran", common_pb2.Zerg: "zerg", common_pb2.Protoss: "protoss",
+               common_pb2.Random: "random"}
+_RESULT_NAMES = {sc_pb.Victory: "victory", sc_pb.Defeat: "defeat", sc_pb.Tie: "tie", sc_pb.Undecided: "undecided"}
+_LOOPS_PER_SECOND = 22.4
+
+
+class ReplayError(errors.SC2EnvError):
+    """A replay that can't be read or watched: a missing or unreadable file, or one the game refused."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ReplayPlayer:
+    """One player of a replay. result: "victory", "defeat", "tie", "undecided", or None (not finished)."""
+
+    player_id: int
+    race: str
+    result: str | None
+    name: str
+    apm: int
+
+
+@dataclasses.dataclass(frozen=True)
+class ReplayInfo:
+    """What a replay holds, as the game reports it (`replay_info`)."""
+
+    map_name: str
+    map_path: str
+    game_loops: int
+    seconds: float
+    players: tuple[ReplayPlayer, ...]
+    game_version: str
+    base_build: int
+    data_version: str
+
+    @classmethod
+    def from_response(cls, response: sc_pb.ResponseReplayInfo) -> ReplayInfo:
+        players = tuple(
+            ReplayPlayer(player_id=extra.player_info.player_id,
+                         race=_RACE_NAMES.get(extra.player_info.race_actual or extra.player_info.race_requested,
+                                              "unknown"),
+                         result=_RESULT_NAMES.get(extra.player_result.result) if extra.HasField("player_result")
+                         else None,
+                         name=extra.player_info.player_name, apm=extra.player_apm)
+            for extra in response.player_info)
+        return cls(map_name=response.map_name, map_path=response.local_map_path,
+                   game_loops=response.game_duration_loops,
+                   # a float32 on the wire: 85.7 arrives as 85.69999694824219
+                   seconds=round(response.game_duration_seconds or response.game_duration_loops / _LOOPS_PER_SECOND,
+                                 3),
+                   players=players, game_version=response.game_version, base_build=response.base_build,
+                   data_version=response.data_version)
+
+
+def write_replay(data: bytes, replay_dir: str | os.PathLike[str], prefix: str) -> pathlib.Path:
+    """Write replay bytes to `replay_dir/<prefix>_<UTC time>.SC2Replay` (made if missing); returns the path.
+
+    The name never replaces a file: several envs saving in the same microsecond get `-1`, `-2`, ... added.
+    """
+    if not data:
+        raise ReplayError("the game returned an empty replay: this game (or its version) does not record replays")
+    folder = pathlib.Path(replay_dir).expanduser()
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H-%M-%S.%f")
+    stem = f"{prefix}_{stamp}" if prefix else stamp
+    for attempt in range(1000):
+        path = folder / f"{stem}{'' if attempt == 0 else f'-{attempt}'}{REPLAY_SUFFIX}"
+        try:
+            with open(path, "xb") as file:
+                file.write(data)
+            return path
+        except FileExistsError:
+            continue
+    raise ReplayError(f"could not find a free file name for {stem}{REPLAY_SUFFIX} in {folder}")
+
+
+def read_replay(replay: str | os.PathLike[str] | bytes) -> bytes:
+    """A replay's bytes: `replay` is its path, or already its bytes."""
+    if isinstance(replay, (bytes, bytearray, memoryview)):
+        data = bytes(replay)
+        where = "the replay data"
+    else:
+        path = pathlib.Path(replay).expanduser()
+        where = str(path)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise ReplayError(f"no replay at {path}: give the path of a {REPLAY_SUFFIX} file") from None
+        except IsADirectoryError:
+            raise ReplayError(f"{path} is a folder: give the path of a {REPLAY_SUFFIX} file in it") from None
+        except OSError as error:
+            raise ReplayError(f"could not read the replay {path}: {error.strerror or error}") from error
+    if not data:
+        raise ReplayError(f"{where} is empty: it is no replay (a game that does not record replays wrote it?)")
+    return data
+
+
+@dataclasses.dataclass(frozen=True)
+class ReplayConfig:
+    """What replay to watch and how.
+
+    replay:             its path, or its bytes.
+    interface_options:  the InterfaceOptions to observe it with (any resolution: the game renders for them).
+    step_mul:           game loops per step. The built-in engine never splits a step the game was played with,
+                        so a step may go a little further (the observation's game_loop says where it is).
+    observed_player_id: whose view to watch; 0: the game's choice (the first player).
+    """
+
+    replay: str | os.PathLike[str] | bytes
+    interface_options: sc_pb.InterfaceOptions = dataclasses.field(default_factory=sc_pb.InterfaceOptions)
+    launch: LaunchConfig = LaunchConfig()
+    step_mul: int = 8
+    observed_player_id: int = 0
+    disable_fog: bool = False
+    request_timeout_s: float = 120.0
+
+    def __post_init__(self) -> None:
+        require_count("step_mul", self.step_mul, "game loop")
+        require_seconds("request_timeout_s", self.request_timeout_s)
+        if isinstance(self.observed_player_id, bool) or not isinstance(self.observed_player_id, int) \
+                or self.observed_player_id < 0:
+            raise ValueError(f"observed_player_id must be a player's id (1, 2, ...) or 0, not "
+                             f"{self.observed_player_id!r}")
+
+
+class ReplayMatch:
+    """One game process watching one replay; not thread-safe.
+
+    start() launches the game, starts the replay and returns the first observation; each step() advances
+    `step_mul` game loops and returns the next one, until `ended`. close() stops the game.
+    """
+
+    def __init__(self, config: ReplayConfig):
+        self.config = config
+        self.data = read_replay(config.replay)
+        self.process: GameProcess | None = None
+        self.controller: Controller | None = None
+        self.info: ReplayInfo | None = None
+        self.game_info: sc_pb.ResponseGameInfo | None = None
+        self.player_id = config.observed_player_id
+
+    @property
+    def ended(self) -> bool:
+        """The replay has been watched to its end (or not started)."""
+        return self.controller is None or self.controller.status != sc_pb.in_replay
+
+    def start(self) -> sc_pb.ResponseObservation:
+        cfg = self.config
+        self.close()
+        self.process = launch_plan(plan_launch(cfg.launch))
+        try:
+            self.controller = Controller(self.process, timeout_s=cfg.request_timeout_s,
+                                         spin_wait_s=DEFAULT_SPIN_WAIT_S if cfg.launch.spin_wait else 0)
+            self.info = _ask_info(self.controller, self.data)
+            request = sc_pb.RequestStartReplay(replay_data=self.data, options=cfg.interface_options,
+                                               observed_player_id=cfg.observed_player_id,
+                                               disable_fog=cfg.disable_fog)
+            map_data = _map_data(self.process, self.info)
+            if map_data is not None:
+                request.map_data = map_data
+            try:
+                self.controller.start_replay(request)
+            except errors.RequestError as error:
+                raise ReplayError(f"the game cannot play this replay: {error.details or error}") from error
+            self.game_info = self.controller.game_info()
+            if not self.player_id:
+                self.player_id = next((p.player_id for p in self.game_info.player_info), 1)
+            return self.controller.observation()
+        except BaseException:
+            self.close()
+            raise
+
+    def step(self) -> sc_pb.ResponseObservation:
+        """Advance `step_mul` game loops and observe (one round trip)."""
+        if self.ended:
+            raise errors.ProtocolError("step() needs a replay being watched: call start() first (the replay "
+                                       "has ended or was never started)")
+        return self.controller.pipeline([("step", sc_pb.RequestStep(count=self.config.step_mul)),
+                                         ("observation", sc_pb.RequestObservation())])[-1]
+
+    def close(self) -> None:
+        """Quit the game and stop its process. Idempotent."""
+        controller, process = self.controller, self.process
+        self.controller = self.process = None
+        try:
+            if controller is not None:
+                try:
+                    controller.quit()
+                except errors.SC2EnvError as error:
+                    log.debug("quit failed while closing: %s", error)
+                controller.close()
+        finally:
+            if process is not None:
+                process.close()
+
+    def __enter__(self) -> ReplayMatch:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+
+def replay_info(replay: str | os.PathLike[str] | bytes, launch: LaunchConfig | None = None) -> ReplayInfo:
+    """A replay's map, length, players and game version, as a game process reads it (started and stopped)."""
+    data = read_replay(replay)
+    process = launch_plan(plan_launch(launch or LaunchConfig()))
+    try:
+        controller = Controller(process, timeout_s=120.0)
+        try:
+            return _ask_info(controller, data)
+        finally:
+            controller.quit()
+            controller.close()
+    finally:
+        process.close()
+
+
+def _ask_info(controller: Controller, data: bytes) -> ReplayInfo:
+    try:
+        info = ReplayInfo.from_response(controller.replay_info(replay_data=data))
+    except errors.RequestError as error:
+        raise ReplayError(f"the game cannot read this replay: {error.details or error}") from error
+    build = controller.ping().base_build
+    if info.base_build and build and info.base_build != build:
+        raise ReplayError(f"the replay was recorded with game build {info.base_build} ({info.game_version}), but "
+                          f"the game started is build {build}: start that build (LaunchConfig(version="
+                          f"{info.base_build}), or --version) to watch it")
+    return info
+
+
+def _map_data(process: GameProcess, info: ReplayInfo) -> bytes | None:
+    """The map file a real-game replay refers to, from the install's Maps folder (the built-in engine keeps
+    its map inside the replay, and the real game finds Battle.net maps itself)."""
+    install = process.plan.install
+    if process.plan.engine != "sc2" or install is None or not info.map_path:
+        return None
+    path = pathlib.Path(install.maps_dir) / info.map_path
+    return path.read_bytes() if path.is_file() else None

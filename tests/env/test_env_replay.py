@@ -1,0 +1,228 @@
+"""Replays end to end on the built-in engine: an env saves them, watch_replay plays them back as the env saw
+the episode (observation for observation, with the actions taken), and the command line watches them."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import sc2env  # noqa: F401  (registers the ids)
+from sc2env.cli import main
+from sc2env.env.replay import watch_replay
+from sc2env.game.replay import ReplayError, replay_info
+from sc2env.interface import FUNCTIONS
+from sc2env.launch import LaunchConfig
+
+BUILTIN = LaunchConfig(engine="builtin")
+
+
+def _masked_random_episode(env, rng, seed):
+    """Play one episode with random actions drawn from the action mask; the observations, the function calls
+    the game received (none for a no_op or an action played as no_op), the rewards and the last info."""
+    obs, info = env.reset(seed=seed)
+    spec = env.unwrapped.action_spec
+    observations, sent, rewards = [obs], [], []
+    while True:
+        action = np.array([rng.choice(np.flatnonzero(part)) for part in spec.split(obs["action_mask"])])
+        call = env.unwrapped.action_to_function_call(action)
+        obs, reward, terminated, truncated, info = env.step(action)
+        sent.append([] if call.function == FUNCTIONS.no_op.id or info["invalid_action"] else [call])
+        observations.append(obs)
+        rewards.append(reward)
+        if terminated or truncated:
+            return observations, sent, rewards, info
+
+
+def _same_call(call):
+    """A call as the game echoes it: a selection rectangle by its low and high corners, whichever were given."""
+    if call.function != FUNCTIONS.select_rect.id:
+        return call
+    add, a, b = call.arguments
+    low, high = tuple(map(min, zip(a, b))), tuple(map(max, zip(a, b)))
+    return FUNCTIONS.select_rect(add, low, high)
+
+
+@pytest.mark.parametrize("name", ["CollectMineralShards", "DefeatRoaches", "BuildMarines"])
+def test_a_saved_replay_plays_back_the_episode_observation_for_observation(tmp_path, name):
+    env = gym.make(f"sc2env/{name}-v0", engine="builtin", max_episode_steps=30, use_feature_units=True)
+    try:
+        observations, sent, rewards, _ = _masked_random_episode(env, np.random.default_rng(3), seed=11)
+        path = env.unwrapped.save_replay(tmp_path, prefix="test")
+        config = env.unwrapped.config
+    finally:
+        env.close()
+    assert path.parent == tmp_path and path.name.startswith("test_")
+    with watch_replay(path, config) as replay:
+        steps = list(replay)
+        final = replay.last_observation
+    assert len(steps) == len(sent) == 30
+    assert sum(len(calls) for calls in sent) > 5  # the episode did something worth replaying
+    for t, step in enumerate(steps):
+        assert step.observation.keys() == observations[t].keys()
+        for key, value in observations[t].items():
+            np.testing.assert_array_equal(step.observation[key], value, err_msg=f"step {t}: {key}")
+        assert [(c.function, c.arguments) for c in step.calls] == [
+            (c.function, c.arguments) for c in map(_same_call, sent[t])], t
+        expected = _same_call(sent[t][0]) if sent[t] else FUNCTIONS.no_op()
+        assert step.action.tolist() == config.action_spec().to_vector(expected).tolist()
+        assert step.reward == rewards[t]
+        assert (step.terminated, step.truncated) == (False, t == len(sent) - 1)
+    assert int(final.game_loop[0]) == int(observations[-1]["game_loop"][0]) == 30 * 8
+    assert replay.info.map_name == name and replay.info.game_loops == 240
+
+
+def test_a_replay_of_a_finished_episode_ends_with_the_games_result(tmp_path):
+    env = gym.make("sc2env/MoveToBeacon-v0", engine="builtin", step_mul=64)
+    try:
+        _, _, rewards, info = _masked_random_episode(env, np.random.default_rng(0), seed=5)
+        path = env.unwrapped.save_replay(tmp_path)
+    finally:
+        env.close()
+    steps = list(watch_replay(path, step_mul=64))
+    assert len(steps) == len(rewards) == 1920 // 64
+    assert steps[-1].terminated and not steps[-1].truncated
+    assert [s.reward for s in steps] == rewards and steps[-1].info["score"] == info["score"]
+    assert path.name.startswith("MoveToBeacon_")
+    facts = replay_info(path, BUILTIN)
+    assert (facts.map_name, facts.game_loops, facts.seconds) == ("MoveToBeacon", 1920, round(1920 / 22.4, 3))
+    # MoveToBeacon's timer ends it in a tie (outcome 0), as the env reported
+    assert info["outcome"] == 0 and [(p.player_id, p.race, p.result) for p in facts.players] == [(1, "terran", "tie")]
+
+
+def test_save_replay_episodes_saves_every_second_episode(tmp_path):
+    # max_episode_steps through SC2Env itself: the env sees the end and names the replay in that step's info
+    env = sc2env.env.SC2Env("MoveToBeacon", engine="builtin", max_episode_steps=3, save_replay_episodes=2,
+                            replay_dir=str(tmp_path / "replays"))
+    saved = []
+    try:
+        for episode in range(4):
+            env.reset(seed=episode if episode == 0 else None)
+            for step in range(3):
+                *_, info = env.step(FUNCTIONS.no_op())
+                assert ("replay_path" in info) == (step == 2 and episode % 2 == 1)
+            saved.append(info.get("replay_path"))
+    finally:
+        env.close()
+    assert saved[0] is None and saved[2] is None
+    assert saved[1] != saved[3] and sorted(p.name for p in (tmp_path / "replays").iterdir()) == sorted(
+        p.rsplit("/", 1)[-1] for p in (saved[1], saved[3]))
+    # each covers its own episode, from its restart on: 3 steps of 8 loops
+    assert [len(list(watch_replay(p))) for p in (saved[1], saved[3])] == [3, 3]
+
+
+def test_episodes_a_wrapper_cuts_are_saved_at_the_next_reset_and_at_close(tmp_path):
+    # gym.make's max_episode_steps is Gymnasium's TimeLimit: the env learns of the end only at the next reset
+    env = gym.make("sc2env/MoveToBeacon-v0", engine="builtin", max_episode_steps=2, save_replay_episodes=1,
+                   replay_dir=str(tmp_path))
+    resets = []
+    try:
+        for episode in range(3):
+            resets.append(env.reset(seed=0 if episode == 0 else None)[1].get("replay_path"))
+            for _ in range(2 + episode):  # TimeLimit cuts at 2; the third episode is left at 2 of its steps
+                *_, truncated, info = env.step(FUNCTIONS.no_op())
+                assert "replay_path" not in info
+                if truncated:
+                    break
+    finally:
+        env.close()  # the third episode, played but never ended, is saved here
+    assert resets[0] is None and resets[1] is not None and resets[2] is not None
+    files = sorted(tmp_path.iterdir())
+    assert len(files) == 3 and {str(p) for p in files} > {resets[1], resets[2]}
+    assert sorted(len(list(watch_replay(p))) for p in files) == [2, 2, 2]
+
+
+def test_a_replay_watched_at_another_resolution_gives_that_resolution(tmp_path):
+    env = gym.make("sc2env/CollectMineralShards-v0", engine="builtin", max_episode_steps=20)
+    try:
+        _, sent, _, _ = _masked_random_episode(env, np.random.default_rng(1), seed=2)
+        path = env.unwrapped.save_replay(tmp_path)
+    finally:
+        env.close()
+    steps = list(watch_replay(path, screen_size=32, minimap_size=16))
+    assert steps[0].observation["feature_screen"].shape[1:] == (32, 32)
+    assert steps[0].observation["feature_minimap"].shape[1:] == (16, 16)
+    compared = 0
+    for step, calls in zip(steps, sent):
+        assert [c.function for c in step.calls] == [c.function for c in calls]
+        for ours, theirs in zip(step.calls, map(_same_call, calls)):
+            for arg_type, mine, original in zip(FUNCTIONS[ours.function].args, ours.arguments, theirs.arguments):
+                if arg_type.kind == "point":  # the same point in the coarser grid: 1/2 (screen), 1/4 (minimap)
+                    scale = 2 if arg_type.name.startswith("screen") else 4
+                    assert all(abs(m - o / scale) <= 1 and 0 <= m < 64 / scale for m, o in zip(mine, original))
+                    compared += 1
+    assert compared > 0
+
+
+def test_watching_renders_frames(tmp_path):
+    env = gym.make("sc2env/MoveToBeacon-v0", engine="builtin", max_episode_steps=2)
+    try:
+        env.reset(seed=0)
+        env.step(FUNCTIONS.no_op())
+        env.step(FUNCTIONS.no_op())
+        path = env.unwrapped.save_replay(tmp_path)
+    finally:
+        env.close()
+    with watch_replay(path, render_mode="rgb_array") as replay:
+        frames = [replay.render() for _ in replay]
+    assert len(frames) == 2 and all(f.ndim == 3 and f.shape[2] == 3 and f.std() > 0 for f in frames)
+
+
+def test_save_replay_before_a_game_says_to_reset(tmp_path):
+    env = gym.make("sc2env/MoveToBeacon-v0", engine="builtin")
+    with pytest.raises(sc2env.errors.ProtocolError, match="save_replay\\(\\) needs a game: call reset\\(\\)"):
+        env.unwrapped.save_replay(tmp_path)
+    env.close()
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"not a replay at all", "the game cannot read this replay"),
+    (b"MPQ\x1b" + bytes(100), "real StarCraft II"),
+])
+def test_a_replay_the_engine_cannot_play_is_a_clear_error(data, message):
+    with pytest.raises(ReplayError, match=message):
+        replay_info(data, BUILTIN)
+    with pytest.raises(ReplayError, match=message):
+        list(watch_replay(data, engine="builtin"))
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"save_replay_episodes": -1}, "save_replay_episodes must be a whole number of at least 1"),
+    ({"save_replay_episodes": True}, "save_replay_episodes must be a whole number of at least 1"),
+    ({"replay_dir": ""}, "replay_dir must name a folder"),
+])
+def test_replay_options_are_checked(kwargs, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        gym.make("sc2env/MoveToBeacon-v0", **kwargs)
+
+
+def test_the_command_line_saves_and_watches_replays(tmp_path, capsys):
+    folder = tmp_path / "replays"
+    code = main(["sc2env", "run", "--map", "MoveToBeacon", "--episodes", "2", "--max-steps", "10",
+                 "--engine", "builtin", "--save-replay", str(folder)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    files = sorted(folder.iterdir())
+    assert len(files) == 2 and f"replays: 2 saved in {folder}" in err
+    code = main(["sc2env", "replay", str(files[0]), "--engine", "builtin"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "map MoveToBeacon, 80 game loops" in out and "player 1" in out
+    assert "10 steps, final score" in out and "actions: " in out
+    # the scripted agent moves to the beacon: its moves are counted by name
+    assert "Move_screen" in out
+
+
+@pytest.mark.parametrize("args, message, code", [
+    (["replay"], "no replay given: sc2env replay FILE", 2),
+    (["replay", "/nonexistent/x.SC2Replay"], "no replay at /nonexistent/x.SC2Replay", 2),
+    (["replay", "a", "b"], "unexpected argument(s) a b", 2),
+])
+def test_replay_command_usage_errors(capsys, args, message, code):
+    assert main(["sc2env", *args]) == code
+    assert message in capsys.readouterr().err
+
+
+def test_replay_command_help_names_the_file_argument(capsys):
+    assert main(["sc2env", "replay", "--help"]) == 0
+    assert "usage: sc2env replay FILE [--flags]" in capsys.readouterr().out
