@@ -32,8 +32,9 @@ VALID_STATUSES: dict[str, frozenset[int] | None] = {
     "step": frozenset({sc_pb.in_game, sc_pb.in_replay}),
     "action": frozenset({sc_pb.in_game}),
     "debug": frozenset({sc_pb.in_game}),
-    "save_replay": frozenset({sc_pb.in_game, sc_pb.ended}),
-    "leave_game": frozenset({sc_pb.in_game, sc_pb.ended}),  # proto: in_game; leaving a finished game is fine
+    "save_replay": frozenset({sc_pb.in_game, sc_pb.ended, sc_pb.in_replay}),  # in_replay: with record_replay
+    # Proto: in_game. Leaving a finished game, or a replay being watched, is fine too.
+    "leave_game": frozenset({sc_pb.in_game, sc_pb.ended, sc_pb.in_replay}),
 }
 
 # The game can finish between our last status update and a step/action (realtime, or a race in the real

@@ -7,7 +7,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-import sc2env  # noqa: F401  (registers the ids)
+import sc2env  # registers the ids
 from sc2env.cli import main
 from sc2env.env.replay import watch_replay
 from sc2env.game.replay import ReplayError, replay_info
