@@ -439,6 +439,8 @@ def cmd_replay(values: flags.FlagValues) -> int:
             if writer is not None:
                 frame = watcher.render() if render_mode == "rgb_array" else watcher.renderer.viewer.frame()
                 writer.add(frame)
+        if values.render and watcher.renderer is not None:
+            watcher.renderer.wait(1.5)  # the final frame a moment longer, before the window goes
     except ViewerClosed as error:
         interrupted, closed = str(error), True
     finally:

@@ -308,8 +308,9 @@ class SC2Env(gym.Env):
     def _episode_ended(self, info: dict[str, Any]) -> None:
         """Count the episode as finished, once, and save its replay if save_replay_episodes says so.
 
-        Called where the env sees the end (the last step), else at the next reset() or close(): an episode a
-        wrapper cut (Gymnasium's TimeLimit) ends there. The path goes in `info` (that step's or reset's)."""
+        Called where the env sees the end (its last step), else at the next reset() or close(): an episode a
+        wrapper cut (gym.make's max_episode_steps is Gymnasium's TimeLimit) ends there. The path goes in `info`
+        (that step's or reset's)."""
         if self._episode_counted or self._episode_steps == 0:
             return
         self._episode_counted = True

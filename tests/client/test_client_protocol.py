@@ -25,8 +25,8 @@ EXPECTED = {
     "step": {sc_pb.in_game, sc_pb.in_replay},
     "action": {sc_pb.in_game},
     "debug": {sc_pb.in_game},
-    "save_replay": {sc_pb.in_game, sc_pb.ended},
-    "leave_game": {sc_pb.in_game, sc_pb.ended},
+    "save_replay": {sc_pb.in_game, sc_pb.ended, sc_pb.in_replay},
+    "leave_game": {sc_pb.in_game, sc_pb.ended, sc_pb.in_replay},
 }
 
 
