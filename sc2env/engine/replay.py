@@ -24,6 +24,8 @@ MAGIC = b"sc2env-replay/"
 """A replay starts with MAGIC, the format version in ASCII digits and a newline: b"sc2env-replay/1\\n"."""
 FORMAT_VERSION = 1
 LOOPS_PER_SECOND = 22.4  # game loops per real second at "faster" speed: durations and APM are measured so
+MAX_INFLATED_BYTES = 256 << 20
+"""The most a replay's JSON may inflate to: far beyond any episode, short of a decompression bomb's cost."""
 _MPQ_HEADERS = (b"MPQ\x1a", b"MPQ\x1b")  # an MPQ archive, and one with a user-data header (.SC2Replay)
 _WRITE_HOW = "give the bytes that save_replay returned on sc2env's built-in engine"
 
@@ -166,10 +168,13 @@ def decode(data: bytes) -> Replay:
             f"{__version__} reads format {FORMAT_VERSION}: install a newer sc2env to watch it"))
     inflate = zlib.decompressobj()
     try:
-        body = inflate.decompress(data[line_end + 1:])
+        body = inflate.decompress(data[line_end + 1:], MAX_INFLATED_BYTES)
     except zlib.error as e:
         raise ReplayError("ParsingError",
                           f"the replay's data is corrupted ({e}): {_WRITE_HOW}, unchanged") from None
+    if inflate.unconsumed_tail:  # a few kB per minute of play: this much is no replay we wrote
+        raise ReplayError("InvalidReplayData", f"the replay's data inflates to more than {MAX_INFLATED_BYTES >> 20} "
+                                               f"MiB, which no episode of the built-in engine comes near: {_WRITE_HOW}")
     if not inflate.eof:
         raise ReplayError("ParsingError", f"the replay is truncated (its compressed data stops early, after "
                                           f"{len(data)} bytes): {_WRITE_HOW}, whole")

@@ -419,9 +419,11 @@ def recompressed(body: bytes, version: bytes = b"1") -> bytes:
     (lambda d: replay.MAGIC + b"x\n" + d[16:], "ParsingError", "first line is damaged"),
     (lambda d: recompressed(b"{}", b"2"), "InvalidReplayData", "install a newer sc2env"),
     (lambda d: recompressed(b"[1, 2"), "ParsingError", "not valid JSON"),
+    (lambda d: recompressed(b" " * (replay.MAX_INFLATED_BYTES + 1)), "InvalidReplayData",
+     "inflates to more than 256 MiB"),
     (lambda d: recompressed(json.dumps({"player": {}}).encode()), "ParsingError", "'interface_options' is missing"),
 ], ids=["empty", "garbage", "sc2replay", "mpq", "truncated", "corrupted", "trailing", "first-line", "newer-format",
-        "not-json", "missing-field"])
+        "not-json", "bomb", "missing-field"])
 def test_bad_replay_data_is_refused_with_what_was_wrong(saved, make, kind, details):
     data = make(saved)
     info = ask(Session(), replay_info=sc_pb.RequestReplayInfo(replay_data=data)).replay_info
