@@ -258,8 +258,12 @@ def cmd_run(values: flags.FlagValues) -> int:
         raise UsageError(f"--map {','.join(values.map)!r} has an empty name (a stray comma?)")
     if values["save-video"].value == "":
         raise UsageError("--save-video needs a file name: out.mp4 or out.gif")
-    if values["save-replay"].value == "":
+    replay_dir = values["save-replay"].value
+    if replay_dir == "":
         raise UsageError("--save-replay needs a folder: e.g. --save-replay replays")
+    if replay_dir and os.path.exists(os.path.expanduser(replay_dir)) and not os.path.isdir(
+            os.path.expanduser(replay_dir)):
+        raise UsageError(f"--save-replay {replay_dir} is a file, not a folder: give a folder for the replays")
     if ":" in values.agent and os.getcwd() not in sys.path:
         # An agent module in the working directory imports as it does under `python -m sc2env`, whose
         # sys.path starts there (a console script's starts at its own bin directory).
@@ -271,9 +275,9 @@ def cmd_run(values: flags.FlagValues) -> int:
     except (ValueError, UnknownMapError) as error:
         raise UsageError(str(error)) from error
     env_kwargs = {name: _agent_env_kwargs(values, values.agent, cls) for name, cls in classes.items()}
-    if values["save-replay"].value:
+    if replay_dir:
         for kwargs in env_kwargs.values():
-            kwargs.update(save_replay_episodes=1, replay_dir=values["save-replay"].value)
+            kwargs.update(save_replay_episodes=1, replay_dir=replay_dir)
     writer = None
     if values["save-video"].value:
         from sc2env.viewer import VideoWriter
@@ -284,7 +288,6 @@ def cmd_run(values: flags.FlagValues) -> int:
     render_mode = "human" if values.render else ("rgb_array" if writer is not None else None)
     progress = Progress(len(maps) * values.episodes, values.episodes)
     episodes = []
-    replay_dir = values["save-replay"].value
     replays_before = _replays_in(replay_dir)
     interrupted = None
     failure: SC2EnvError | None = None
@@ -363,6 +366,7 @@ def _held_interrupt(doing: str):
 
 
 def _replays_in(folder: str | None) -> set[str]:
+    folder = folder and os.path.expanduser(folder)  # as the env writes there (a quoted ~, or --flag=~/x)
     if not folder or not os.path.isdir(folder):
         return set()
     return {entry.path for entry in os.scandir(folder) if entry.name.endswith(".SC2Replay")}
@@ -427,6 +431,10 @@ def cmd_replay(values: flags.FlagValues) -> int:
                            **kwargs)
     used: dict[str, int] = {}
     steps, score, interrupted, closed = 0, 0, None, False
+
+    def frame():
+        return watcher.render() if render_mode == "rgb_array" else watcher.renderer.viewer.frame()
+
     try:
         for step in watcher:
             if steps == 0:
@@ -437,8 +445,9 @@ def cmd_replay(values: flags.FlagValues) -> int:
                 name = FUNCTIONS[call.function].name
                 used[name] = used.get(name, 0) + 1
             if writer is not None:
-                frame = watcher.render() if render_mode == "rgb_array" else watcher.renderer.viewer.frame()
-                writer.add(frame)
+                writer.add(frame())
+        if writer is not None and steps:
+            writer.add(frame())  # the final observation, which no step starts from
         if values.render and watcher.renderer is not None:
             watcher.renderer.wait(1.5)  # the final frame a moment longer, before the window goes
     except ViewerClosed as error:

@@ -12,7 +12,14 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2env.engine.frame import FrameCache
 from sc2env.engine.game import REALTIME_LOOPS_PER_SECOND, Game, Interface
 from sc2env.engine.mapdef import MapDefinition
-from sc2env.engine.render import MINIMAP_LAYERS, MINIMAP_LAYERS_FAIR, SCREEN_LAYERS, LayerRenderer
+from sc2env.engine.render import (
+    MINIMAP_LAYERS,
+    MINIMAP_LAYERS_FAIR,
+    SCREEN_LAYERS,
+    LayerRenderer,
+    minimap_view,
+    screen_view,
+)
 from sc2env.engine.replay import Replay
 from sc2env.engine.vision import Vision
 
@@ -48,8 +55,7 @@ class Playback:
         cheating = watcher.options.feature_layer.allow_cheating_layers
         self._view = (watcher, frames, frames.vision, LayerRenderer(SCREEN_LAYERS, game.terrain),
                       LayerRenderer(MINIMAP_LAYERS if cheating else MINIMAP_LAYERS_FAIR, game.terrain))
-        self._rescaled = (watcher.screen, watcher.minimap, watcher.render_screen, watcher.render_minimap) != (
-            recorded.screen, recorded.minimap, recorded.render_screen, recorded.render_minimap)
+        self._rescaled = watcher != recorded
         self._wallclock_start = time.monotonic()
 
     @property
@@ -82,7 +88,8 @@ class Playback:
         echoes = len(game.echoed_actions)
         game.act(sc_pb.Action.FromString(data), data)
         if self._rescaled and len(game.echoed_actions) > echoes:  # echoed: shown in the watcher's pixels
-            game.echoed_actions[-1] = rescale(game.echoed_actions[-1], game.interface, self._view[0])
+            game.echoed_actions[-1] = rescale(game.echoed_actions[-1], game.interface, self._view[0],
+                                              game.definition)
 
     def catch_up_realtime(self, until_loop: int = 0) -> None:
         """In a realtime replay, play what the wall clock has reached (waiting for `until_loop`)."""
@@ -121,22 +128,29 @@ class Playback:
             game.interface, game.frames, game.vision, game.screen_layers, game.minimap_layers = own
 
 
-def rescale(action: sc_pb.Action, recorded: Interface, watcher: Interface) -> sc_pb.Action:
-    """`action`'s screen and minimap points moved from the recorded resolutions to the watcher's: each pixel
-    goes to the watcher's pixel holding its centre (the same place on the screen; a different camera width
-    is not accounted for). Points of an interface either side lacks are left as they are."""
-    if action.HasField("action_feature_layer"):
-        sizes = (recorded.screen, watcher.screen), (recorded.minimap, watcher.minimap)
-        field = "action_feature_layer"
-    elif action.HasField("action_render"):
-        sizes = ((recorded.render_screen, watcher.render_screen),
-                 (recorded.render_minimap, watcher.render_minimap))
-        field = "action_render"
-    else:
+def rescale(action: sc_pb.Action, recorded: Interface, watcher: Interface, definition: MapDefinition
+            ) -> sc_pb.Action:
+    """`action` as the watcher's interface expresses it: each point goes to the watcher's pixel holding the
+    same place in the world (the recorded pixel's centre), clamped to the watcher's view (a point beyond it
+    lands on its edge). The screens share the camera's centre; their widths and resolutions may differ, as may
+    the minimaps' resolutions and cropping. A feature-layer action becomes a render one for a watcher with RGB
+    only, and the reverse. Actions either interface can't express are left as they are."""
+    kinds = {"action_feature_layer": (recorded.screen, recorded.minimap, watcher.screen, watcher.minimap),
+             "action_render": (recorded.render_screen, recorded.render_minimap, watcher.render_screen,
+                               watcher.render_minimap)}
+    source = next((kind for kind in kinds if action.HasField(kind)), None)
+    if source is None:
         return action
+    other = "action_render" if source == "action_feature_layer" else "action_feature_layer"
+    target = source if kinds[source][2] or kinds[source][3] else other
+    old_screen, old_minimap = kinds[source][:2]
+    new_screen, new_minimap = kinds[target][2:]
     out = sc_pb.Action()
     out.CopyFrom(action)
-    spatial = getattr(out, field)
+    if target != source:
+        out.ClearField(source)
+        getattr(out, target).CopyFrom(getattr(action, source))
+    spatial = getattr(out, target)
     screen_points, minimap_points = [], []
     kind = spatial.WhichOneof("action")
     if kind == "unit_command":
@@ -152,9 +166,18 @@ def rescale(action: sc_pb.Action, recorded: Interface, watcher: Interface) -> sc
     elif kind == "unit_selection_rect":
         for rect in spatial.unit_selection_rect.selection_screen_coord:
             screen_points += [rect.p0, rect.p1]
-    for points, (before, after) in zip((screen_points, minimap_points), sizes):
-        if before and after and before != after:
-            for p in points:
-                p.x = math.floor((p.x + 0.5) * after[0] / before[0])
-                p.y = math.floor((p.y + 0.5) * after[1] / before[1])
+    views = []
+    if screen_points and old_screen and new_screen:
+        views.append((screen_points, screen_view((0.0, 0.0), recorded.width, old_screen),
+                      screen_view((0.0, 0.0), watcher.width, new_screen)))
+    if minimap_points and old_minimap and new_minimap:
+        views.append((minimap_points, minimap_view(definition, old_minimap, recorded.crop),
+                      minimap_view(definition, new_minimap, watcher.crop)))
+    for points, old, new in views:
+        if old == new:
+            continue
+        for p in points:
+            i, j = new.world_to_pixel(*old.pixel_to_world(p.x, p.y))
+            p.x = min(max(math.floor(i + 0.5), 0), new.width - 1)
+            p.y = min(max(math.floor(j + 0.5), 0), new.height - 1)
     return out

@@ -217,6 +217,8 @@ def _replay_from(header) -> Replay:
         raise ValueError(f"seed must be an integer or null, got {seed!r}")
     if result is not None and result.__class__ is not int:
         raise ValueError(f"result must be an sc2api Result or null, got {result!r}")
+    if not 0 <= _get(header, "game_loop", int) < 2**32:  # a uint32 on the wire
+        raise ValueError(f"game_loop must be a game loop (0 or more), got {header['game_loop']}")
     return Replay(
         sc2env_version=_get(header, "sc2env_version", str), game_version=_get(header, "game_version", str),
         data_version=_get(header, "data_version", str), base_build=_get(header, "base_build", int),

@@ -9,17 +9,20 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+from gymnasium import spaces
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
+from sc2env import errors
 from sc2env.env.config import EnvConfig
 from sc2env.env.observations import ObservationPacker
 from sc2env.game.maps import MINI_GAMES
 from sc2env.game.match import OUTCOMES
 from sc2env.game.replay import ReplayConfig, ReplayInfo, ReplayMatch
-from sc2env.interface import FUNCTIONS, FunctionCall, Observation, ObservationDecoder
+from sc2env.interface import FUNCTIONS, FunctionCall, Observation, ObservationDecoder, ScoreCumulative
 from sc2env.interface.actions import decode_action
 
 log = logging.getLogger(__name__)
+_SCORE_NAMES = tuple(ScoreCumulative.__members__)
 
 
 @dataclasses.dataclass
@@ -61,9 +64,8 @@ class ReplayWatcher:
 
     def __init__(self, replay: str | os.PathLike[str] | bytes, config: EnvConfig | None = None, *,
                  observed_player_id: int = 0, render_mode: str | None = None, **env_kwargs: Any):
-        if config is not None and env_kwargs:
-            raise TypeError("give an EnvConfig or EnvConfig keyword arguments, not both")
-        self.config = config if config is not None else EnvConfig(**env_kwargs)
+        # keyword arguments over a config: watch_replay(path, env.unwrapped.config, step_mul=4)
+        self.config = dataclasses.replace(config, **env_kwargs) if config is not None else EnvConfig(**env_kwargs)
         if render_mode not in (None, "human", "rgb_array"):
             raise ValueError(f"render_mode must be 'human', 'rgb_array' or None, not {render_mode!r}")
         self.render_mode = render_mode
@@ -73,6 +75,7 @@ class ReplayWatcher:
         self._packer = ObservationPacker(self.action_spec, self.config.layer_selection(),
                                          max_units=self.config.max_units)
         self.observation_space = self._packer.space
+        self.action_space = spaces.MultiDiscrete(self.action_spec.nvec)
         cfg = self.config
         self._match = ReplayMatch(ReplayConfig(
             replay=replay, interface_options=self.interface_format.to_interface_options(),
@@ -82,6 +85,7 @@ class ReplayWatcher:
         self._renderer = None
         self._last: tuple[Observation, sc_pb.ResponseObservation] | None = None
         self._reported: set[str] = set()
+        self._iterating = False
 
     @property
     def info(self) -> ReplayInfo | None:
@@ -90,8 +94,14 @@ class ReplayWatcher:
 
     @property
     def last_observation(self) -> Observation | None:
-        """The newest decoded observation (after the loop: the replay's final one)."""
+        """The observation of the step being handled (after the loop: the replay's final one)."""
         return None if self._last is None else self._last[0]
+
+    @property
+    def transforms(self):
+        """Coordinate conversions between world, screen, minimap and raw units for the replay's map (see
+        docs/interface.md), once it has started; None before."""
+        return None if self._decoder is None else self._decoder.transforms
 
     @property
     def renderer(self):
@@ -99,39 +109,57 @@ class ReplayWatcher:
         return self._renderer
 
     def __iter__(self) -> Iterator[ReplayStep]:
+        if self._iterating:
+            raise RuntimeError("this ReplayWatcher is already being iterated (it plays one game at a time): "
+                               "make another watch_replay() to go through the replay twice at once")
+        return self._steps()
+
+    def _steps(self) -> Iterator[ReplayStep]:
         match = self._match
+        self._iterating = True
         try:
             response = match.start()
             self._decoder = ObservationDecoder(self.interface_format, match.game_info,
                                                functions=self.action_spec.functions)
             mini_game = match.info is not None and match.info.map_name in MINI_GAMES
-            observation = self._observe(response)
+            observation, decoded = self._decode(response)
+            self._show(decoded, response)
             steps, score = 0, 0.0
             while not match.ended and not response.player_result:
-                before = self._last
+                loop = response.observation.game_loop
                 response = match.step()
-                after = self._observe(response)
+                if match.ended and not response.actions and response.observation.game_loop == loop:
+                    break  # the log ran out where the last observation was: no step was played from there
                 steps += 1
+                after, after_decoded = self._decode(response)
                 calls = self._calls(response)
                 outcome = next((OUTCOMES.get(p.result, 0) for p in response.player_result
                                 if p.player_id == match.player_id), 0)
                 terminated = bool(response.player_result)
                 truncated = match.ended and not terminated  # saved mid-game: the replay stops there
+                obs = response.observation
                 if mini_game:
-                    reward = float(response.observation.score.score) - score
-                    score = float(response.observation.score.score)
+                    reward = float(obs.score.score) - score
+                    score = float(obs.score.score)
                 else:
                     reward = float(outcome) if terminated else 0.0
-                info = {"game_loop": int(response.observation.game_loop),
-                        "score": int(response.observation.score.score), "outcome": outcome, "episode_steps": steps}
+                info = {"game_loop": int(obs.game_loop), "score": int(obs.score.score),
+                        "score_details": dict(zip(_SCORE_NAMES, after_decoded.score_cumulative.tolist())),
+                        "outcome": outcome, "episode_steps": steps}
                 yield ReplayStep(observation=observation, action=self._action(calls), calls=calls, reward=reward,
-                                 terminated=terminated, truncated=truncated, info=info, decoded=before[0])
-                observation = after
+                                 terminated=terminated, truncated=truncated, info=info, decoded=decoded)
+                if match.controller is None:
+                    raise errors.ProtocolError("the ReplayWatcher was closed while its replay was being iterated: "
+                                               "the steps after this one are not known")
+                observation, decoded = after, after_decoded
+                self._show(decoded, response)
         finally:
+            self._iterating = False
             self.close(keep_renderer=True)
 
     def render(self):
-        """The last observation drawn by the viewer: a frame ("rgb_array"), or shown in the window ("human")."""
+        """The observation of the step being handled, drawn by the viewer: a frame ("rgb_array"), or shown in
+        the window ("human", where it happens by itself at every observation)."""
         if self.render_mode is None or self._last is None:
             return None
         if self._renderer is None:
@@ -155,24 +183,34 @@ class ReplayWatcher:
     def __exit__(self, *exc_info) -> None:
         self.close()
 
-    def _observe(self, response: sc_pb.ResponseObservation) -> dict[str, np.ndarray]:
+    def _decode(self, response: sc_pb.ResponseObservation) -> tuple[dict[str, np.ndarray], Observation]:
         decoded = self._decoder.decode(response, defer_layers=self._packer.defers_layers)
+        return self._packer.pack(decoded, response), decoded
+
+    def _show(self, decoded: Observation, response: sc_pb.ResponseObservation) -> None:
+        """Make this the observation of the step being handled (last_observation, render())."""
         self._last = (decoded, response)
         if self.render_mode == "human":
             self.render()
-        return self._packer.pack(decoded, response)
 
     def _calls(self, response: sc_pb.ResponseObservation) -> list[FunctionCall]:
+        """The player's actions as this env's FunctionCalls; those it can't express are left out (logged once)."""
         calls = []
         for action in response.actions:
             call = decode_action(action, self.interface_format)
-            if call is None or call.function not in self.action_spec.function_ids:
-                what = "an action no function expresses" if call is None else f"{FUNCTIONS[call.function].name}"
-                if what not in self._reported:
-                    self._reported.add(what)
-                    log.info("replay: leaving out %s (not in this env's action space)", what)
+            if call is None:
+                why = "an action no function of this interface expresses"
+            elif call.function not in self.action_spec.function_ids:
+                why = f"{FUNCTIONS[call.function].name} (not in this env's functions)"
+            elif (self.action_spec.to_vector(call) >= self.action_spec.nvec).any():
+                why = (f"{FUNCTIONS[call.function].name} with an argument beyond this env's ranges "
+                       f"(max_selected_units, max_cargo?)")
+            else:
+                calls.append(call)
                 continue
-            calls.append(call)
+            if why not in self._reported:
+                self._reported.add(why)
+                log.warning("replay: leaving out %s", why)
         return calls
 
     def _action(self, calls: list[FunctionCall]) -> np.ndarray:

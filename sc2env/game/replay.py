@@ -81,7 +81,12 @@ def write_replay(data: bytes, replay_dir: str | os.PathLike[str], prefix: str) -
     if not data:
         raise ReplayError("the game returned an empty replay: this game (or its version) does not record replays")
     folder = pathlib.Path(replay_dir).expanduser()
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise ReplayError(f"replay_dir {folder} is a file, not a folder: give a folder for the replays") from None
+    except OSError as error:
+        raise ReplayError(f"cannot make the replay folder {folder}: {error.strerror or error}") from error
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H-%M-%S.%f")
     stem = f"{prefix}_{stamp}" if prefix else stamp
     for attempt in range(1000):
@@ -92,6 +97,8 @@ def write_replay(data: bytes, replay_dir: str | os.PathLike[str], prefix: str) -
             return path
         except FileExistsError:
             continue
+        except OSError as error:
+            raise ReplayError(f"cannot write the replay {path}: {error.strerror or error}") from error
     raise ReplayError(f"could not find a free file name for {stem}{REPLAY_SUFFIX} in {folder}")
 
 
@@ -196,8 +203,12 @@ class ReplayMatch:
         if self.ended:
             raise errors.ProtocolError("step() needs a replay being watched: call start() first (the replay "
                                        "has ended or was never started)")
-        return self.controller.pipeline([("step", sc_pb.RequestStep(count=self.config.step_mul)),
-                                         ("observation", sc_pb.RequestObservation())])[-1]
+        try:
+            return self.controller.pipeline([("step", sc_pb.RequestStep(count=self.config.step_mul)),
+                                             ("observation", sc_pb.RequestObservation())])[-1]
+        except errors.ProtocolError as error:  # the game refused to go on: it diverged, or the replay is damaged
+            self.close()
+            raise ReplayError(f"the replay could not be played to its end: {error}") from error
 
     def close(self) -> None:
         """Quit the game and stop its process. Idempotent."""

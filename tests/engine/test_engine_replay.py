@@ -298,9 +298,13 @@ def test_a_watcher_with_other_resolutions_sees_the_same_game_in_its_own_pixels()
         assert units == [(u.tag, u.pos.x, u.pos.y, u.health) for u in original.observation.raw_data.units]
         assert obs.observation.score == original.observation.score
         echoes += obs.actions
-    assert echoes == [select_rect(0, 0, 31, 31), move_screen(31, 5),
+    # The same places in the world: a recorded screen pixel (64 over 24 world units) goes to the watcher's pixel
+    # (32 over 30 units, the same camera centre) holding its centre: x = -12 + (i + 0.5) * 0.375 lands on
+    # floor((x + 15) / 0.9375), so 0 -> 3, 63 -> 28, 5 -> 5, 10 -> 7, 60 -> 27. The minimaps cover the same
+    # map: pixels scale by 48/64 from their centres.
+    assert echoes == [select_rect(3, 3, 28, 28), move_screen(28, 7),
                       spatial("camera_move", center_minimap=(47, 24)),
-                      spatial("unit_command", ability_id=3794, target_minimap_coord=(15, 30)), move_screen(2, 30)]
+                      spatial("unit_command", ability_id=3794, target_minimap_coord=(15, 30)), move_screen(5, 27)]
 
 
 def test_pysc2_reads_a_replay_watched_at_another_resolution():

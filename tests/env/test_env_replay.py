@@ -3,11 +3,14 @@ the episode (observation for observation, with the actions taken), and the comma
 
 from __future__ import annotations
 
+import dataclasses
+
 import gymnasium as gym
 import numpy as np
 import pytest
 
 import sc2env  # registers the ids
+from sc2env.agents import make_agent, run_agent
 from sc2env.cli import main
 from sc2env.env.replay import watch_replay
 from sc2env.game.replay import ReplayError, replay_info
@@ -238,3 +241,134 @@ def test_replay_command_usage_errors(capsys, args, message, code):
 def test_replay_command_help_names_the_file_argument(capsys):
     assert main(["sc2env", "replay", "--help"]) == 0
     assert "usage: sc2env replay FILE [--flags]" in capsys.readouterr().out
+
+
+# ---- watching with other settings than the recording's, and the watcher's contract -------------------------
+@pytest.fixture(scope="module")
+def beacon_replay(tmp_path_factory):
+    """A scripted MoveToBeacon episode (Move_screen on the beacon's centre, every step) at 64x64."""
+    folder = tmp_path_factory.mktemp("beacon")
+    env = gym.make("sc2env/MoveToBeacon-v0", engine="builtin", max_episode_steps=60, save_replay_episodes=1,
+                   replay_dir=str(folder))
+    run_agent(env, make_agent("scripted", "MoveToBeacon"), 1, seed=4)
+    env.close()
+    (path,) = folder.iterdir()
+    return path
+
+
+@pytest.mark.parametrize("settings", [{}, {"screen_size": (84, 48)}, {"screen_size": (48, 84)},
+                                      {"camera_width": 30.0}], ids=["same", "wide", "tall", "camera-width"])
+def test_the_players_clicks_land_where_they_did_in_the_watchers_pixels(beacon_replay, settings):
+    hits = moves = 0
+    for step in watch_replay(beacon_replay, **settings):
+        for call in step.calls:
+            if call.function == FUNCTIONS.Move_screen.id:
+                x, y = call.arguments[1]
+                moves += 1
+                hits += step.decoded.feature_screen.player_relative[y, x] == 3  # the beacon (neutral)
+    assert moves > 50
+    # A click beyond the watcher's narrower screen lands on its edge (a few): every other one hits the beacon.
+    assert hits == moves if not settings else hits >= moves - 8, (hits, moves)
+
+
+def test_a_watcher_with_rgb_only_gets_the_feature_layer_players_actions(beacon_replay):
+    features = [[(c.function, c.arguments) for c in step.calls] for step in watch_replay(beacon_replay)]
+    rgb = [[(c.function, c.arguments) for c in step.calls] for step in watch_replay(
+        beacon_replay, screen_size=None, minimap_size=None, rgb_screen_size=64, rgb_minimap_size=64)]
+    # 64 RGB pixels over the same 24 world units as the 64 feature pixels: the very same points
+    assert rgb == features and sum(len(calls) for calls in rgb) > 50
+
+
+def test_minimap_targets_keep_their_world_place_on_a_cropped_minimap(tmp_path):
+    env = gym.make("sc2env/FindAndDefeatZerglings-v0", engine="builtin", max_episode_steps=40)
+    try:
+        _, sent, _, _ = _masked_random_episode(env, np.random.default_rng(2), seed=1)
+        path = env.unwrapped.save_replay(tmp_path)
+        recorded = env.unwrapped.transforms
+    finally:
+        env.close()
+    with watch_replay(path, crop_to_playable_area=True, minimap_size=48) as replay:
+        steps = list(replay)
+        watched = replay.transforms
+    compared = 0
+    for step, calls in zip(steps, sent):
+        for ours, theirs in zip(step.calls, map(_same_call, calls)):
+            for arg_type, mine, original in zip(FUNCTIONS[ours.function].args, ours.arguments, theirs.arguments):
+                if arg_type.name == "minimap":
+                    there = recorded.world_to_minimap.back_pixel(original)
+                    here = watched.world_to_minimap.back_pixel(mine)
+                    pixel = watched.world_to_minimap.fwd(there)
+                    if not ((pixel >= 0) & (pixel < 48)).all():
+                        assert min(mine) == 0 or max(mine) == 47  # beyond the cropped minimap: on its edge
+                        continue
+                    # the watcher's pixel holding the recorded pixel's centre: at most half its width away
+                    half = 0.5 / np.abs(watched.world_to_minimap.scale).min()
+                    assert np.abs(there - here).max() <= half + 1e-9, (there, here)
+                    compared += 1
+    assert compared > 3
+
+
+def test_actions_beyond_the_watchers_ranges_are_left_out(tmp_path):
+    env = gym.make("sc2env/CollectMineralShards-v0", engine="builtin")
+    try:
+        env.reset(seed=0)
+        for call in (FUNCTIONS.select_army("select"), FUNCTIONS.select_unit("select", 1), FUNCTIONS.no_op()):
+            env.step(call)
+        path = env.unwrapped.save_replay(tmp_path)
+    finally:
+        env.close()
+    with watch_replay(path, max_selected_units=1) as replay:  # select_unit's id has one value: 0
+        steps = list(replay)
+        assert all(replay.action_space.contains(step.action) for step in steps)
+    assert [[c.function for c in step.calls] for step in steps] == [[FUNCTIONS.select_army.id], [], []]
+
+
+def test_a_replay_saved_at_the_reset_has_no_step(tmp_path):
+    env = gym.make("sc2env/MoveToBeacon-v0", engine="builtin")
+    try:
+        env.reset(seed=0)
+        path = env.unwrapped.save_replay(tmp_path)
+    finally:
+        env.close()
+    with watch_replay(path) as replay:
+        assert list(replay) == [] and int(replay.last_observation.game_loop[0]) == 0
+
+
+def test_the_watcher_follows_the_step_being_handled_and_refuses_misuse(beacon_replay):
+    replay = watch_replay(beacon_replay, step_mul=16)  # keyword arguments over the config (here: the default)
+    steps = iter(replay)
+    with pytest.raises(RuntimeError, match="already being iterated"):
+        next(steps), iter(replay)
+    first = next(steps)
+    assert int(replay.last_observation.game_loop[0]) == int(first.observation["game_loop"][0]) == 16
+    assert first.info["score_details"]["score"] == first.info["score"]
+    replay.close()
+    with pytest.raises(sc2env.errors.ProtocolError, match="closed while its replay was being iterated"):
+        next(steps)
+    config = sc2env.env.EnvConfig(screen_size=32)
+    assert watch_replay(beacon_replay, config, step_mul=16).config == dataclasses.replace(config, step_mul=16)
+
+
+def test_a_replay_that_diverges_is_a_replay_error(beacon_replay, tmp_path):
+    from sc2env.engine import (
+        replay as engine_replay,  # the format, to edit a replay as a corrupted file would
+    )
+
+    recorded = engine_replay.decode(beacon_replay.read_bytes())
+    edited = tmp_path / "edited.SC2Replay"
+    edited.write_bytes(engine_replay.encode(dataclasses.replace(recorded, score=recorded.score + 5)))
+    with pytest.raises(ReplayError, match="could not be played to its end: .*diverged from its recording"):
+        list(watch_replay(edited))
+
+
+def test_a_replay_dir_that_is_a_file_is_named_as_such(tmp_path, capsys):
+    (tmp_path / "afile").write_text("")
+    env = gym.make("sc2env/MoveToBeacon-v0", engine="builtin", replay_dir=str(tmp_path / "afile"))
+    try:
+        env.reset(seed=0)
+        with pytest.raises(ReplayError, match="afile is a file, not a folder"):
+            env.unwrapped.save_replay()
+    finally:
+        env.close()
+    assert main(["sc2env", "run", "--save-replay", str(tmp_path / "afile"), "--engine", "builtin"]) == 2
+    assert "is a file, not a folder" in capsys.readouterr().err
