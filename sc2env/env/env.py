@@ -20,8 +20,10 @@ from sc2env.game import Match, StepResult
 from sc2env.game.replay import write_replay
 from sc2env.interface import (
     FUNCTIONS,
+    ActionSpec,
     CoordinateTransforms,
     FunctionCall,
+    InterfaceFormat,
     Observation,
     ObservationDecoder,
     ScoreCumulative,
@@ -33,6 +35,19 @@ GAME_LOOPS_PER_SECOND = 22.4
 """Game loops per real second at the "faster" speed ladder games (and PySC2's realtime) run at."""
 _SEED_BOUND = 2**31
 _SCORE_NAMES = tuple(ScoreCumulative.__members__)
+
+
+def env_layout(config: EnvConfig, render_mode: str | None) -> tuple[InterfaceFormat, ActionSpec, ObservationPacker]:
+    """The interface format, action spec and observation packer of an env of `config` (also a replay's watcher)."""
+    if render_mode == "human":  # before any game starts, not at the first frame
+        from sc2env.viewer.window import require_display
+
+        require_display()
+    fmt = config.interface_format()
+    # The viewer draws units from raw data; asking for the camera position turns raw data on.
+    fmt = dataclasses.replace(fmt, use_camera_position=True) if render_mode else fmt
+    spec = config.action_spec()
+    return fmt, spec, ObservationPacker(spec, config.layer_selection(), max_units=config.max_units)
 
 
 class SC2Env(gym.Env):
@@ -59,18 +74,9 @@ class SC2Env(gym.Env):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, "
                              f"not {render_mode!r}")
-        if render_mode == "human":  # before any game starts, not at the first frame
-            from sc2env.viewer.window import require_display
-
-            require_display()
         self.render_mode = render_mode
         self.metadata = {**self.metadata, "render_fps": GAME_LOOPS_PER_SECOND / self.config.step_mul}
-        fmt = self.config.interface_format()
-        # The viewer draws units from raw data; asking for the camera position turns raw data on.
-        self.interface_format = dataclasses.replace(fmt, use_camera_position=True) if render_mode else fmt
-        self.action_spec = self.config.action_spec()
-        self._packer = ObservationPacker(self.action_spec, self.config.layer_selection(),
-                                         max_units=self.config.max_units)
+        self.interface_format, self.action_spec, self._packer = env_layout(self.config, render_mode)
         self.observation_space = self._packer.space
         self.action_space = spaces.MultiDiscrete(self.action_spec.nvec)
         self._match: Match | None = None

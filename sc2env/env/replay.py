@@ -14,7 +14,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import errors
 from sc2env.env.config import EnvConfig
-from sc2env.env.observations import ObservationPacker
+from sc2env.env.env import env_layout
 from sc2env.game.maps import MINI_GAMES
 from sc2env.game.match import OUTCOMES
 from sc2env.game.replay import ReplayConfig, ReplayInfo, ReplayMatch
@@ -69,11 +69,7 @@ class ReplayWatcher:
         if render_mode not in (None, "human", "rgb_array"):
             raise ValueError(f"render_mode must be 'human', 'rgb_array' or None, not {render_mode!r}")
         self.render_mode = render_mode
-        fmt = self.config.interface_format()
-        self.interface_format = dataclasses.replace(fmt, use_camera_position=True) if render_mode else fmt
-        self.action_spec = self.config.action_spec()
-        self._packer = ObservationPacker(self.action_spec, self.config.layer_selection(),
-                                         max_units=self.config.max_units)
+        self.interface_format, self.action_spec, self._packer = env_layout(self.config, render_mode)
         self.observation_space = self._packer.space
         self.action_space = spaces.MultiDiscrete(self.action_spec.nvec)
         cfg = self.config

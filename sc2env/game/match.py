@@ -97,6 +97,20 @@ class MatchConfig:
                             f"(Bot() on two-player maps), not {self.bot!r}")
 
 
+def stop_game(controller: Controller | None, process: GameProcess | None) -> None:
+    """Ask the game to quit, close the connection and stop the process (each part only if given)."""
+    try:
+        if controller is not None:
+            try:
+                controller.quit()
+            except errors.SC2EnvError as error:
+                log.debug("quit failed while closing: %s", error)
+            controller.close()
+    finally:  # a Ctrl-C in quit() too: nothing refers to the process any more, so stop it now
+        if process is not None:
+            process.close()
+
+
 def require_seconds(name: str, value) -> None:
     """Raise ValueError unless `value` is a finite number of seconds above 0."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < math.inf:
@@ -255,16 +269,7 @@ class Match:
         controller, process = self.controller, self.process
         self.controller = self.process = None
         self._ended = True
-        try:
-            if controller is not None:
-                try:
-                    controller.quit()
-                except errors.SC2EnvError as error:
-                    log.debug("quit failed while closing: %s", error)
-                controller.close()
-        finally:  # a Ctrl-C in quit() too: nothing refers to the process any more, so stop it now
-            if process is not None:
-                process.close()
+        stop_game(controller, process)
 
     def __enter__(self) -> Match:
         return self

@@ -14,7 +14,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2env import errors
 from sc2env.client import Controller
 from sc2env.client.connection import DEFAULT_SPIN_WAIT_S
-from sc2env.game.match import require_count, require_seconds
+from sc2env.game.match import require_count, require_seconds, stop_game
 from sc2env.launch import GameProcess, LaunchConfig, launch_plan, plan_launch
 
 log = logging.getLogger(__name__)
@@ -214,16 +214,7 @@ class ReplayMatch:
         """Quit the game and stop its process. Idempotent."""
         controller, process = self.controller, self.process
         self.controller = self.process = None
-        try:
-            if controller is not None:
-                try:
-                    controller.quit()
-                except errors.SC2EnvError as error:
-                    log.debug("quit failed while closing: %s", error)
-                controller.close()
-        finally:
-            if process is not None:
-                process.close()
+        stop_game(controller, process)
 
     def __enter__(self) -> ReplayMatch:
         return self
@@ -236,15 +227,12 @@ def replay_info(replay: str | os.PathLike[str] | bytes, launch: LaunchConfig | N
     """A replay's map, length, players and game version, as a game process reads it (started and stopped)."""
     data = read_replay(replay)
     process = launch_plan(plan_launch(launch or LaunchConfig()))
+    controller = None
     try:
         controller = Controller(process, timeout_s=120.0)
-        try:
-            return _ask_info(controller, data)
-        finally:
-            controller.quit()
-            controller.close()
+        return _ask_info(controller, data)
     finally:
-        process.close()
+        stop_game(controller, process)
 
 
 def _ask_info(controller: Controller, data: bytes) -> ReplayInfo:
