@@ -20,7 +20,7 @@ from gymnasium import error as gym_error
 
 import sc2env
 from sc2env.errors import SC2EnvError, UnknownMapError
-from sc2env.game.maps import LOOPS_PER_GAME_SECOND
+from sc2env.game.maps import LOOPS_PER_GAME_SECOND, LOOPS_PER_REAL_SECOND
 from sc2env.launch import ENGINE_ENV_VAR, ENGINES
 
 
@@ -249,15 +249,12 @@ def _make_env(name: str, **kwargs):
 
 def cmd_run(values: flags.FlagValues) -> int:
     from sc2env.agents import agent_class, make_agent, run_agent, summarise
-    from sc2env.env.env import GAME_LOOPS_PER_SECOND
     from sc2env.viewer import ViewerClosed
 
     if not values.map:  # `--map $MAP` with MAP unset
         raise UsageError("no map given: --map takes a mini-game, a comma-separated list, or all")
     if any(not name.strip() for name in values.map):
         raise UsageError(f"--map {','.join(values.map)!r} has an empty name (a stray comma?)")
-    if values["save-video"].value == "":
-        raise UsageError("--save-video needs a file name: out.mp4 or out.gif")
     replay_dir = values["save-replay"].value
     if replay_dir == "":
         raise UsageError("--save-replay needs a folder: e.g. --save-replay replays")
@@ -278,13 +275,7 @@ def cmd_run(values: flags.FlagValues) -> int:
     if replay_dir:
         for kwargs in env_kwargs.values():
             kwargs.update(save_replay_episodes=1, replay_dir=replay_dir)
-    writer = None
-    if values["save-video"].value:
-        from sc2env.viewer import VideoWriter
-
-        # One frame per agent step, in real time (at the first map's step_mul).
-        fps = GAME_LOOPS_PER_SECOND / env_kwargs[maps[0]]["step_mul"]
-        writer = VideoWriter(values["save-video"].value, fps=fps)
+    writer = _video_writer(values, env_kwargs[maps[0]]["step_mul"])  # in real time at the first map's step_mul
     render_mode = "human" if values.render else ("rgb_array" if writer is not None else None)
     progress = Progress(len(maps) * values.episodes, values.episodes)
     episodes = []
@@ -326,6 +317,18 @@ def cmd_run(values: flags.FlagValues) -> int:
     if failure is not None:
         raise failure
     return 0 if not interrupted or closed else code
+
+
+def _video_writer(values: flags.FlagValues, step_mul: int):
+    """The VideoWriter --save-video asks for (one frame per step, in real time), or None without it."""
+    path = values["save-video"].value
+    if path is None:
+        return None
+    if not path:
+        raise UsageError("--save-video needs a file name: out.mp4 or out.gif")
+    from sc2env.viewer import VideoWriter
+
+    return VideoWriter(path, fps=LOOPS_PER_REAL_SECOND / step_mul)
 
 
 def _close_video(writer) -> None:
@@ -413,24 +416,16 @@ def cmd_replay(values: flags.FlagValues) -> int:
     if not values.file:
         raise UsageError("no replay given: sc2env replay FILE (a .SC2Replay saved by sc2env run --save-replay "
                          "or env.save_replay())")
-    if values["save-video"].value == "":
-        raise UsageError("--save-video needs a file name: out.mp4 or out.gif")
     try:
         data = read_replay(values.file)
     except ReplayError as error:
         raise UsageError(str(error)) from error
-    writer = None
-    if values["save-video"].value:
-        from sc2env.env.env import GAME_LOOPS_PER_SECOND
-        from sc2env.viewer import VideoWriter
-
-        writer = VideoWriter(values["save-video"].value, fps=GAME_LOOPS_PER_SECOND / values["step-mul"].value)
+    writer = _video_writer(values, values["step-mul"].value)
     render_mode = "human" if values.render else ("rgb_array" if writer is not None else None)
-    kwargs = {option: value for option, value in _env_kwargs(values).items() if option != "max_episode_steps"}
     watcher = watch_replay(data, observed_player_id=values["observed-player"].value, render_mode=render_mode,
-                           **kwargs)
+                           **_env_kwargs(values))
     used: dict[str, int] = {}
-    steps, score, interrupted, closed = 0, 0, None, False
+    steps, score, closed = 0, 0, False
 
     def frame():
         return watcher.render() if render_mode == "rgb_array" else watcher.renderer.viewer.frame()
@@ -450,8 +445,8 @@ def cmd_replay(values: flags.FlagValues) -> int:
             writer.add(frame())  # the final observation, which no step starts from
         if values.render and watcher.renderer is not None:
             watcher.renderer.wait(1.5)  # the final frame a moment longer, before the window goes
-    except ViewerClosed as error:
-        interrupted, closed = str(error), True
+    except ViewerClosed:  # closing the window is how a watcher stops: not a failure
+        closed = True
     finally:
         watcher.close()
         if writer is not None:
@@ -461,7 +456,7 @@ def cmd_replay(values: flags.FlagValues) -> int:
     top = ", ".join(f"{name} {count}" for name, count in sorted(used.items(), key=lambda kv: -kv[1])[:6])
     print(f"{'watched until the window closed: ' if closed else ''}{steps} steps, final score {score}; "
           f"actions: {sum(used.values())}{' (' + top + ')' if top else ''}")
-    return 0 if not interrupted or closed else 1
+    return 0
 
 
 def _replay_header(path: str, info) -> str:

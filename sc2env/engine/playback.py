@@ -141,16 +141,23 @@ def rescale(action: sc_pb.Action, recorded: Interface, watcher: Interface, defin
     source = next((kind for kind in kinds if action.HasField(kind)), None)
     if source is None:
         return action
-    other = "action_render" if source == "action_feature_layer" else "action_feature_layer"
-    target = source if kinds[source][2] or kinds[source][3] else other
+    # Every kind the watcher can express (both when it has both: its action space is the client's choice).
+    targets = [kind for kind in kinds if kinds[kind][2] or kinds[kind][3]]
+    if not targets:
+        return action
     old_screen, old_minimap = kinds[source][:2]
-    new_screen, new_minimap = kinds[target][2:]
     out = sc_pb.Action()
     out.CopyFrom(action)
-    if target != source:
-        out.ClearField(source)
+    out.ClearField(source)
+    for target in targets:
         getattr(out, target).CopyFrom(getattr(action, source))
-    spatial = getattr(out, target)
+        _move_points(getattr(out, target), old_screen, old_minimap, *kinds[target][2:], recorded, watcher,
+                     definition)
+    return out
+
+
+def _move_points(spatial, old_screen, old_minimap, new_screen, new_minimap, recorded: Interface,
+                 watcher: Interface, definition: MapDefinition) -> None:
     screen_points, minimap_points = [], []
     kind = spatial.WhichOneof("action")
     if kind == "unit_command":
@@ -180,4 +187,3 @@ def rescale(action: sc_pb.Action, recorded: Interface, watcher: Interface, defin
             i, j = new.world_to_pixel(*old.pixel_to_world(p.x, p.y))
             p.x = min(max(math.floor(i + 0.5), 0), new.width - 1)
             p.y = min(max(math.floor(j + 0.5), 0), new.height - 1)
-    return out

@@ -8,22 +8,19 @@ import json
 import os
 import zlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 from google.protobuf.message import DecodeError
+from s2clientprotocol import common_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import __version__
+from sc2env.engine.game import REALTIME_LOOPS_PER_SECOND, Game
 from sc2env.gamedata import BASE_BUILD, DATA_BUILD, DATA_VERSION, GAME_VERSION
-
-if TYPE_CHECKING:
-    from sc2env.engine.game import Game
 
 MAGIC = b"sc2env-replay/"
 """A replay starts with MAGIC, the format version in ASCII digits and a newline: b"sc2env-replay/1\\n"."""
 FORMAT_VERSION = 1
-LOOPS_PER_SECOND = 22.4  # game loops per real second at "faster" speed: durations and APM are measured so
 MAX_INFLATED_BYTES = 256 << 20
 """The most a replay's JSON may inflate to: far beyond any episode, short of a decompression bomb's cost."""
 _MPQ_HEADERS = (b"MPQ\x1a", b"MPQ\x1b")  # an MPQ archive, and one with a user-data header (.SC2Replay)
@@ -84,7 +81,7 @@ class Replay:
 
     @property
     def duration_seconds(self) -> float:
-        return self.game_loop / LOOPS_PER_SECOND
+        return self.game_loop / REALTIME_LOOPS_PER_SECOND  # real seconds at "faster" speed, as the game counts
 
     @property
     def apm(self) -> int:
@@ -211,33 +208,34 @@ def _replay_from(header) -> Replay:
             inputs.append(_b64decode(entry, f"inputs[{n}]"))
         else:
             raise ValueError(f"inputs[{n}] must be a step count (> 0) or a base64 action, got {entry!r}")
-    seed = header.get("seed")
-    result = header.get("result")
-    if seed is not None and seed.__class__ is not int:
-        raise ValueError(f"seed must be an integer or null, got {seed!r}")
-    if result is not None and result.__class__ is not int:
-        raise ValueError(f"result must be an sc2api Result or null, got {result!r}")
-    if not 0 <= _get(header, "game_loop", int) < 2**32:  # a uint32 on the wire
-        raise ValueError(f"game_loop must be a game loop (0 or more), got {header['game_loop']}")
+    seed = None if header.get("seed") is None else _get(header, "seed", int, _UINT32)
+    result = None if header.get("result") is None else _get(header, "result", int, _RESULTS)
     return Replay(
         sc2env_version=_get(header, "sc2env_version", str), game_version=_get(header, "game_version", str),
-        data_version=_get(header, "data_version", str), base_build=_get(header, "base_build", int),
-        data_build=_get(header, "data_build", int), map_name=_get(header, "map_name", str),
+        data_version=_get(header, "data_version", str), base_build=_get(header, "base_build", int, _UINT32),
+        data_build=_get(header, "data_build", int, _UINT32), map_name=_get(header, "map_name", str),
         map_path=_get(header, "map_path", str),
         map_definition=_b64decode(_get(header, "map_definition", str), "map_definition"),
         seed=seed, rng_state=rng_state, disable_fog=_get(header, "disable_fog", bool),
         realtime=_get(header, "realtime", bool),
-        player=RecordedPlayer(_get(player, "player_id", int), _get(player, "race_requested", int),
-                              _get(player, "race_actual", int), _get(player, "name", str)),
-        interface_options=options, game_loop=_get(header, "game_loop", int), result=result,
-        score=_get(header, "score", int), inputs=tuple(inputs))
+        player=RecordedPlayer(_get(player, "player_id", int, _UINT32), _get(player, "race_requested", int, _RACES),
+                              _get(player, "race_actual", int, _RACES), _get(player, "name", str)),
+        interface_options=options, game_loop=_get(header, "game_loop", int, _UINT32), result=result,
+        score=_get(header, "score", int, _INT32), inputs=tuple(inputs))
 
 
-def _get(obj: dict, key: str, kind: type):
+# What the header's numbers travel as in sc2api messages: a value outside is an edited header.
+_UINT32, _INT32 = range(2**32), range(-(2**31), 2**31)
+_RESULTS, _RACES = frozenset(sc_pb.Result.values()), frozenset(common_pb2.Race.values())
+
+
+def _get(obj: dict, key: str, kind: type, allowed=None):
     value = obj[key]
     # bool is an int in Python: a JSON true must not pass for a number, nor 1 for a flag.
     if value.__class__ is not kind:
         raise TypeError(f"{key} must be {kind.__name__}, got {value!r}"[:200])
+    if allowed is not None and value not in allowed:
+        raise ValueError(f"{key} {value!r} is out of its range"[:200])
     return value
 
 

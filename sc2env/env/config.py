@@ -51,8 +51,9 @@ class EnvConfig:
     realtime:           play against the clock (the game advances on its own; no step requests).
     launch_timeout_s, request_timeout_s: seconds to wait for the game to start answering (None: the
                         launcher's default for the engine), and for each answer (RequestTimeoutError after).
-    save_replay_episodes: save a replay after every this many finished episodes into `replay_dir`
-                        (info["replay_path"] names the file); 0: never (env.save_replay() still works).
+    save_replay_episodes: save every this many episodes' replays into `replay_dir` (info["replay_path"] names
+                        the file); an episode counts when it ends, or when reset() or close() leave it early
+                        (not when its game was lost); 0: never (env.save_replay() still works).
     replay_dir:         where those replays go (made if missing).
     render_size:        (width, height) of the viewer's frames for render() and the "human" window, from
                         (960, 540) to (7680, 4320); None: (1280, 720).

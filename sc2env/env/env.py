@@ -17,6 +17,7 @@ from sc2env.env.config import EnvConfig
 from sc2env.env.observations import ObservationPacker
 from sc2env.env.registration import spec_property
 from sc2env.game import Match, StepResult
+from sc2env.game.maps import LOOPS_PER_REAL_SECOND
 from sc2env.game.replay import write_replay
 from sc2env.interface import (
     FUNCTIONS,
@@ -31,10 +32,11 @@ from sc2env.interface import (
 )
 from sc2env.interface.actions import as_function_call
 
-GAME_LOOPS_PER_SECOND = 22.4
+GAME_LOOPS_PER_SECOND = LOOPS_PER_REAL_SECOND
 """Game loops per real second at the "faster" speed ladder games (and PySC2's realtime) run at."""
 _SEED_BOUND = 2**31
-_SCORE_NAMES = tuple(ScoreCumulative.__members__)
+SCORE_DETAIL_NAMES = tuple(ScoreCumulative.__members__)
+"""The keys of info["score_details"] (the env's and a replay watcher's)."""
 
 
 def env_layout(config: EnvConfig, render_mode: str | None) -> tuple[InterfaceFormat, ActionSpec, ObservationPacker]:
@@ -145,14 +147,16 @@ class SC2Env(gym.Env):
 
     def close(self) -> None:
         """Stop the game process (and close the viewer). Idempotent."""
-        self._episode_ended({})
-        match, self._match = self._match, None
-        if match is not None:
-            match.close()
-        renderer, self._renderer = self._renderer, None
-        if renderer is not None:
-            renderer.close()
-        self._needs_reset = "after close()"
+        try:
+            self._episode_ended({})
+        finally:  # a Ctrl-C during that save must not keep the game running
+            match, self._match = self._match, None
+            if match is not None:
+                match.close()
+            renderer, self._renderer = self._renderer, None
+            if renderer is not None:
+                renderer.close()
+            self._needs_reset = "after close()"
 
     # --- for scripted agents and the vector env ------------------------------------------------------
 
@@ -188,14 +192,14 @@ class SC2Env(gym.Env):
         """Save the replay of the current (or just finished) episode; returns its path.
 
         The file is `<replay_dir>/<prefix>_<UTC time>.SC2Replay` (replay_dir: config.replay_dir; prefix: the
-        map's name). Watch it with `sc2env replay FILE`, or read its steps with `sc2env.env.watch_replay`.
+        map's name, without the folders of a map path). Watch it with `sc2env replay FILE`, or read its steps with `sc2env.env.watch_replay`.
         """
         if self._match is None or not self._match.running:
             raise errors.ProtocolError("save_replay() needs a game: call reset() first (the env has not started "
                                        "one, or it was closed or lost)")
         data = self._match.save_replay()
         return write_replay(data, self.config.replay_dir if replay_dir is None else replay_dir,
-                            self.config.map_name if prefix is None else prefix)
+                            pathlib.PurePath(self.config.map_name).stem if prefix is None else prefix)
 
     def function_call_to_action(self, call: FunctionCall) -> np.ndarray:
         """The MultiDiscrete action vector for a FunctionCall (raises InvalidActionError if it has no place)."""
@@ -304,7 +308,7 @@ class SC2Env(gym.Env):
         return {
             "game_loop": int(obs.game_loop[0]),
             "score": int(obs.score_cumulative[0]),
-            "score_details": dict(zip(_SCORE_NAMES, obs.score_cumulative.tolist())),
+            "score_details": dict(zip(SCORE_DETAIL_NAMES, obs.score_cumulative.tolist())),
             "outcome": int(result.outcome),
             "episode_steps": self._episode_steps,
             "invalid_action": invalid is not None,

@@ -14,15 +14,16 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import errors
 from sc2env.env.config import EnvConfig
-from sc2env.env.env import env_layout
+from sc2env.env.env import GAME_LOOPS_PER_SECOND, SCORE_DETAIL_NAMES, env_layout
 from sc2env.game.maps import MINI_GAMES
 from sc2env.game.match import OUTCOMES
 from sc2env.game.replay import ReplayConfig, ReplayInfo, ReplayMatch
-from sc2env.interface import FUNCTIONS, FunctionCall, Observation, ObservationDecoder, ScoreCumulative
+from sc2env.interface import FUNCTIONS, FunctionCall, Observation, ObservationDecoder
 from sc2env.interface.actions import decode_action
 
 log = logging.getLogger(__name__)
-_SCORE_NAMES = tuple(ScoreCumulative.__members__)
+_BUSY = ("this ReplayWatcher is already being iterated (it plays one game at a time): make another "
+         "watch_replay() to go through the replay twice at once")
 
 
 @dataclasses.dataclass
@@ -32,8 +33,9 @@ class ReplayStep:
     observation: as SC2Env's observation_space lays it out (the `action_mask` included).
     action:      the MultiDiscrete action vector of the first function call in `calls` (no_op when none),
                  ready for behaviour cloning against the env's action_space.
-    calls:       every action the player took after this observation and before the next, as FunctionCalls
-                 (actions no function of the env's subset expresses are left out and logged once).
+    calls:       every action the game received after this observation and before the next, as FunctionCalls
+                 (those the env's action space can't hold are left out and logged once); actions saved after
+                 the replay's last step come with the last step.
     reward, terminated, truncated, info: what SC2Env.step() would have returned for that action; the last step
                  is terminated when the game had ended, else truncated (a replay saved mid-game).
     decoded:     the same observation with named arrays (`decoded.feature_screen.player_relative`).
@@ -105,12 +107,13 @@ class ReplayWatcher:
         return self._renderer
 
     def __iter__(self) -> Iterator[ReplayStep]:
-        if self._iterating:
-            raise RuntimeError("this ReplayWatcher is already being iterated (it plays one game at a time): "
-                               "make another watch_replay() to go through the replay twice at once")
+        if self._iterating:  # checked again when it starts: zip(replay, replay) makes both before either runs
+            raise RuntimeError(_BUSY)
         return self._steps()
 
     def _steps(self) -> Iterator[ReplayStep]:
+        if self._iterating:
+            raise RuntimeError(_BUSY)
         match = self._match
         self._iterating = True
         try:
@@ -140,7 +143,7 @@ class ReplayWatcher:
                 else:
                     reward = float(outcome) if terminated else 0.0
                 info = {"game_loop": int(obs.game_loop), "score": int(obs.score.score),
-                        "score_details": dict(zip(_SCORE_NAMES, after_decoded.score_cumulative.tolist())),
+                        "score_details": dict(zip(SCORE_DETAIL_NAMES, after_decoded.score_cumulative.tolist())),
                         "outcome": outcome, "episode_steps": steps}
                 yield ReplayStep(observation=observation, action=self._action(calls), calls=calls, reward=reward,
                                  terminated=terminated, truncated=truncated, info=info, decoded=decoded)
@@ -162,7 +165,7 @@ class ReplayWatcher:
             from sc2env.viewer import EnvRenderer  # pygame only when rendering
 
             self._renderer = EnvRenderer(self.render_mode, self.interface_format, self._match.game_info,
-                                         fps=22.4 / self.config.step_mul, size=self.config.render_size)
+                                         fps=GAME_LOOPS_PER_SECOND / self.config.step_mul, size=self.config.render_size)
         return self._renderer.render(*self._last)
 
     def close(self, keep_renderer: bool = False) -> None:

@@ -8,6 +8,8 @@ import pathlib
 from sc2env.errors import UnknownMapError
 
 LOOPS_PER_GAME_SECOND = 16
+LOOPS_PER_REAL_SECOND = 22.4
+"""Game loops per real second at the "faster" speed ladder games (and PySC2's realtime) run at."""
 
 
 @dataclasses.dataclass(frozen=True)

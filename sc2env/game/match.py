@@ -262,6 +262,7 @@ class Match:
         if not self.running:
             raise errors.ProtocolError("save_replay() needs a game: call reset() first (the game was never "
                                        "started, or it was closed or lost)")
+        self.controller.abandon_pending()  # a step a Ctrl-C cut off after sending: its answers come first
         return self.controller.save_replay().data
 
     def close(self) -> None:

@@ -14,6 +14,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2env import errors
 from sc2env.client import Controller
 from sc2env.client.connection import DEFAULT_SPIN_WAIT_S
+from sc2env.game.maps import LOOPS_PER_REAL_SECOND
 from sc2env.game.match import require_count, require_seconds, stop_game
 from sc2env.launch import GameProcess, LaunchConfig, launch_plan, plan_launch
 
@@ -23,7 +24,6 @@ REPLAY_SUFFIX = ".SC2Replay"
 _RACE_NAMES = {common_pb2.Terran: "terran", common_pb2.Zerg: "zerg", common_pb2.Protoss: "protoss",
                common_pb2.Random: "random"}
 _RESULT_NAMES = {sc_pb.Victory: "victory", sc_pb.Defeat: "defeat", sc_pb.Tie: "tie", sc_pb.Undecided: "undecided"}
-_LOOPS_PER_SECOND = 22.4
 
 
 class ReplayError(errors.SC2EnvError):
@@ -67,7 +67,7 @@ class ReplayInfo:
         return cls(map_name=response.map_name, map_path=response.local_map_path,
                    game_loops=response.game_duration_loops,
                    # a float32 on the wire: 85.7 arrives as 85.69999694824219
-                   seconds=round(response.game_duration_seconds or response.game_duration_loops / _LOOPS_PER_SECOND,
+                   seconds=round(response.game_duration_seconds or response.game_duration_loops / LOOPS_PER_REAL_SECOND,
                                  3),
                    players=players, game_version=response.game_version, base_build=response.base_build,
                    data_version=response.data_version)
@@ -80,6 +80,9 @@ def write_replay(data: bytes, replay_dir: str | os.PathLike[str], prefix: str) -
     """
     if not data:
         raise ReplayError("the game returned an empty replay: this game (or its version) does not record replays")
+    if "/" in prefix or os.sep in prefix:
+        raise ReplayError(f"the replay's file name prefix {prefix!r} has a path separator: give the folder as "
+                          f"replay_dir and a plain name as prefix")
     folder = pathlib.Path(replay_dir).expanduser()
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -97,8 +100,11 @@ def write_replay(data: bytes, replay_dir: str | os.PathLike[str], prefix: str) -
             return path
         except FileExistsError:
             continue
-        except OSError as error:
-            raise ReplayError(f"cannot write the replay {path}: {error.strerror or error}") from error
+        except BaseException as error:  # a partial file is no replay (disk full, Ctrl-C): leave none behind
+            path.unlink(missing_ok=True)
+            if isinstance(error, OSError):
+                raise ReplayError(f"cannot write the replay {path}: {error.strerror or error}") from error
+            raise
     raise ReplayError(f"could not find a free file name for {stem}{REPLAY_SUFFIX} in {folder}")
 
 

@@ -535,3 +535,12 @@ def test_save_and_watch_a_replay_through_the_engine_process(controller, tmp_path
         controller.step((8, 16, 1)[n % 3])
         assert controller.observation() == original
     assert controller.status == sc_pb.ended
+
+
+@pytest.mark.parametrize("changes", [
+    {"result": 7}, {"base_build": -1}, {"score": 2**40},
+    {"player": replay.RecordedPlayer(2**40, 1, 1, "x")}, {"player": replay.RecordedPlayer(1, 99, 1, "x")},
+], ids=["result", "base_build", "score", "player_id", "race"])
+def test_a_header_edited_out_of_range_is_a_parsing_error_not_an_engine_fault(saved, changes):
+    info = ask(Session(), replay_info=sc_pb.RequestReplayInfo(replay_data=rewritten(saved, **changes))).replay_info
+    assert info.error == sc_pb.ResponseReplayInfo.ParsingError and "is out of its range" in info.error_details

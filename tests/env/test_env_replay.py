@@ -267,8 +267,9 @@ def test_the_players_clicks_land_where_they_did_in_the_watchers_pixels(beacon_re
                 moves += 1
                 hits += step.decoded.feature_screen.player_relative[y, x] == 3  # the beacon (neutral)
     assert moves > 50
-    # A click beyond the watcher's narrower screen lands on its edge (a few): every other one hits the beacon.
-    assert hits == moves if not settings else hits >= moves - 8, (hits, moves)
+    # A click beyond the watcher's narrower screen (84x48: 48 rows cover 13.7 of the 24 world units the
+    # recording's rows did) lands on its edge: a few. Every other click hits the beacon.
+    assert hits == moves if settings.get("screen_size") != (84, 48) else hits >= moves - 8, (hits, moves)
 
 
 def test_a_watcher_with_rgb_only_gets_the_feature_layer_players_actions(beacon_replay):
@@ -337,22 +338,28 @@ def test_a_replay_saved_at_the_reset_has_no_step(tmp_path):
 def test_the_watcher_follows_the_step_being_handled_and_refuses_misuse(beacon_replay):
     replay = watch_replay(beacon_replay, step_mul=16)  # keyword arguments over the config (here: the default)
     steps = iter(replay)
-    with pytest.raises(RuntimeError, match="already being iterated"):
-        next(steps), iter(replay)
     first = next(steps)
-    assert int(replay.last_observation.game_loop[0]) == int(first.observation["game_loop"][0]) == 16
+    with pytest.raises(RuntimeError, match="already being iterated"):
+        iter(replay)
+    second = next(steps)
+    assert int(replay.last_observation.game_loop[0]) == int(second.observation["game_loop"][0]) == 16
+    assert int(first.observation["game_loop"][0]) == 0 and second.info["game_loop"] == 32
     assert first.info["score_details"]["score"] == first.info["score"]
     replay.close()
     with pytest.raises(sc2env.errors.ProtocolError, match="closed while its replay was being iterated"):
         next(steps)
+    other = watch_replay(beacon_replay)
+    twins = iter(other), iter(other)  # both made before either starts, as zip(other, other) makes them
+    next(twins[0])
+    with pytest.raises(RuntimeError, match="already being iterated"):
+        next(twins[1])
+    other.close()
     config = sc2env.env.EnvConfig(screen_size=32)
     assert watch_replay(beacon_replay, config, step_mul=16).config == dataclasses.replace(config, step_mul=16)
 
 
 def test_a_replay_that_diverges_is_a_replay_error(beacon_replay, tmp_path):
-    from sc2env.engine import (
-        replay as engine_replay,  # the format, to edit a replay as a corrupted file would
-    )
+    from sc2env.engine import replay as engine_replay  # the format: to edit a replay as a damaged file has it
 
     recorded = engine_replay.decode(beacon_replay.read_bytes())
     edited = tmp_path / "edited.SC2Replay"

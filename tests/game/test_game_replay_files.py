@@ -85,3 +85,11 @@ def test_replay_info_from_the_games_answer():
 def test_replay_config_refuses_bad_values(kwargs, message):
     with pytest.raises(ValueError, match=message):
         ReplayConfig(replay=b"x", **kwargs)
+
+
+def test_a_prefix_with_a_path_in_it_is_refused(tmp_path):
+    for prefix in ("Melee/Simple64", "../escape"):
+        with pytest.raises(ReplayError, match="has a path separator: give the folder as replay_dir"):
+            write_replay(b"x", tmp_path / "replays", prefix)
+    assert not (tmp_path / "replays").exists() or not list((tmp_path / "replays").iterdir())
+    assert not (tmp_path / "escape").exists()
