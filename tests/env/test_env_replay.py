@@ -13,7 +13,7 @@ import sc2env  # registers the ids
 from sc2env.agents import make_agent, run_agent
 from sc2env.cli import main
 from sc2env.env.replay import watch_replay
-from sc2env.game.replay import ReplayError, replay_info
+from sc2env.game.replay import ReplayError, replay_info, write_replay
 from sc2env.interface import FUNCTIONS
 from sc2env.launch import LaunchConfig
 
@@ -379,3 +379,56 @@ def test_a_replay_dir_that_is_a_file_is_named_as_such(tmp_path, capsys):
         env.close()
     assert main(["sc2env", "run", "--save-replay", str(tmp_path / "afile"), "--engine", "builtin"]) == 2
     assert "is a file, not a folder" in capsys.readouterr().err
+
+
+def test_a_watcher_with_feature_layers_and_rgb_gets_the_actions_of_an_rgb_recording(tmp_path):
+    rgb_only = {"screen_size": None, "minimap_size": None, "rgb_screen_size": 64, "rgb_minimap_size": 64}
+    env = gym.make("sc2env/MoveToBeacon-v0", engine="builtin", **rgb_only)
+    try:
+        env.reset(seed=0)
+        sent = [FUNCTIONS.select_army("select"), FUNCTIONS.Move_screen("now", (10, 20)),
+                FUNCTIONS.Move_screen("now", (40, 30))]
+        for call in sent:
+            env.step(call)
+        path = env.unwrapped.save_replay(tmp_path)
+    finally:
+        env.close()
+    for watcher in ({**rgb_only}, {"rgb_screen_size": 64, "rgb_minimap_size": 64}, {}):
+        calls = [(c.function, c.arguments) for step in watch_replay(path, **watcher) for c in step.calls]
+        assert calls == [(c.function, c.arguments) for c in sent], watcher
+
+
+def test_a_step_cut_off_before_close_still_leaves_its_replay(tmp_path):
+    env = sc2env.env.SC2Env("MoveToBeacon", engine="builtin", save_replay_episodes=1, replay_dir=str(tmp_path))
+    env.reset(seed=0)
+    env.step(FUNCTIONS.no_op())
+    env.begin_step(FUNCTIONS.no_op())  # sent, never finished: as a Ctrl-C between the halves leaves it
+    env.close()
+    (path,) = tmp_path.iterdir()
+    assert len(list(watch_replay(path))) == 2
+
+
+def test_a_replay_that_could_not_be_written_leaves_no_partial_file(tmp_path, monkeypatch):
+    import builtins
+
+    real_open = builtins.open
+
+    class Full:
+        def __init__(self, file):
+            self.file = file
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.file.close()
+
+        def write(self, data):
+            self.file.write(data[:2])
+            raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(builtins, "open", lambda path, mode="r", *a, **k: Full(real_open(path, mode, *a, **k))
+                        if mode == "xb" else real_open(path, mode, *a, **k))
+    with pytest.raises(ReplayError, match="cannot write the replay .*No space left on device"):
+        write_replay(b"0123456789", tmp_path, "X")
+    assert list(tmp_path.iterdir()) == []
