@@ -73,7 +73,8 @@ class Student(nn.Module):
         self.function = nn.Linear(16 * 2, FUNCTIONS)
 
     def forward(self, screen: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        h = self.body(nn.functional.one_hot(screen.clamp(max=CATEGORIES - 1), CATEGORIES).permute(0, 3, 1, 2).float())
+        one_hot = nn.functional.one_hot(screen.clamp(max=CATEGORIES - 1), CATEGORIES)
+        h = self.body(one_hot.permute(0, 3, 1, 2).float())
         summary = torch.cat([h.mean((2, 3)), h.amax((2, 3))], 1)
         return self.function(summary), self.point(h).flatten(1)
 

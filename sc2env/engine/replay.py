@@ -170,8 +170,9 @@ def decode(data: bytes) -> Replay:
         raise ReplayError("ParsingError",
                           f"the replay's data is corrupted ({e}): {_WRITE_HOW}, unchanged") from None
     if inflate.unconsumed_tail:  # a few kB per minute of play: this much is no replay we wrote
-        raise ReplayError("InvalidReplayData", f"the replay's data inflates to more than {MAX_INFLATED_BYTES >> 20} "
-                                               f"MiB, which no episode of the built-in engine comes near: {_WRITE_HOW}")
+        raise ReplayError("InvalidReplayData", (
+            f"the replay's data inflates to more than {MAX_INFLATED_BYTES >> 20} MiB, which no episode of the "
+            f"built-in engine comes near: {_WRITE_HOW}"))
     if not inflate.eof:
         raise ReplayError("ParsingError", f"the replay is truncated (its compressed data stops early, after "
                                           f"{len(data)} bytes): {_WRITE_HOW}, whole")

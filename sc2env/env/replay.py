@@ -165,7 +165,8 @@ class ReplayWatcher:
             from sc2env.viewer import EnvRenderer  # pygame only when rendering
 
             self._renderer = EnvRenderer(self.render_mode, self.interface_format, self._match.game_info,
-                                         fps=GAME_LOOPS_PER_SECOND / self.config.step_mul, size=self.config.render_size)
+                                         fps=GAME_LOOPS_PER_SECOND / self.config.step_mul,
+                                         size=self.config.render_size)
         return self._renderer.render(*self._last)
 
     def close(self, keep_renderer: bool = False) -> None:
