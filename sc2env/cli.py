@@ -409,17 +409,24 @@ def cmd_play(values: flags.FlagValues) -> int:
 
 def cmd_replay(values: flags.FlagValues) -> int:
     from sc2env.env.replay import watch_replay
-    from sc2env.game.replay import ReplayError, read_replay
+    from sc2env.game.replay import ReplayError, ReplayReader, read_replay
     from sc2env.interface import FUNCTIONS
+    from sc2env.launch import LaunchConfig
     from sc2env.viewer import ViewerClosed
 
     if not values.file:
         raise UsageError("no replay given: sc2env replay FILE (a .SC2Replay saved by sc2env run --save-replay "
-                         "or env.save_replay())")
+                         "or env.save_replay()), or a folder of them")
+    if os.path.isdir(os.path.expanduser(values.file)):
+        return _list_replays(os.path.expanduser(values.file), values.engine)
     try:
         data = read_replay(values.file)
     except ReplayError as error:
         raise UsageError(str(error)) from error
+    if values.info:
+        with ReplayReader(LaunchConfig(engine=values.engine)) as reader:
+            print(_replay_header(values.file, reader.info(data)))
+        return 0
     writer = _video_writer(values, values["step-mul"].value)
     render_mode = "human" if values.render else ("rgb_array" if writer is not None else None)
     watcher = watch_replay(data, observed_player_id=values["observed-player"].value, render_mode=render_mode,
@@ -456,6 +463,36 @@ def cmd_replay(values: flags.FlagValues) -> int:
     top = ", ".join(f"{name} {count}" for name, count in sorted(used.items(), key=lambda kv: -kv[1])[:6])
     print(f"{'watched until the window closed: ' if closed else ''}{steps} steps, final score {score}; "
           f"actions: {sum(used.values())}{' (' + top + ')' if top else ''}")
+    return 0
+
+
+def _list_replays(folder: str, engine: str | None) -> int:
+    """One line per replay in `folder` (read by one game process): map, length, result and APM."""
+    from sc2env.game.replay import REPLAY_SUFFIX, ReplayError, ReplayReader
+    from sc2env.launch import LaunchConfig
+
+    paths = sorted(entry.path for entry in os.scandir(folder) if entry.name.endswith(REPLAY_SUFFIX))
+    if not paths:
+        print(f"no {REPLAY_SUFFIX} files in {folder}", file=sys.stderr)
+        return 1
+    width = max(len(os.path.basename(path)) for path in paths)
+    print(f"{'replay':<{width}}  {'map':<28} {'loops':>7} {'seconds':>8}  {'result':<10} {'APM':>4}")
+    unreadable = 0
+    with ReplayReader(LaunchConfig(engine=engine)) as reader:
+        for path in paths:
+            name = os.path.basename(path)
+            try:
+                info = reader.info(path)
+            except ReplayError as error:
+                unreadable += 1
+                print(f"{name:<{width}}  cannot be read: {_one_line(error)}")
+                continue
+            player = info.players[0] if info.players else None
+            result = (player.result if player else None) or "-"
+            print(f"{name:<{width}}  {info.map_name:<28} {info.game_loops:>7} {info.seconds:>8.1f}  {result:<10} "
+                  f"{player.apm if player else 0:>4}")
+    print(f"{len(paths)} replay{'s' if len(paths) != 1 else ''} in {folder}"
+          + (f", {unreadable} unreadable" if unreadable else ""), file=sys.stderr)
     return 0
 
 
@@ -619,8 +656,10 @@ COMMANDS: dict[str, tuple[str, Callable[[flags.FlagValues], int], list[Flag]]] =
         Flag("string", "save-video", None, "write a video of the run: out.mp4 or out.gif"),
         Flag("string", "save-replay", None, "save each episode's replay in this folder (sc2env replay plays one)"),
         _VERBOSE]),
-    "replay": ("watch a saved replay, or print what it holds", cmd_replay, [
-        Flag("string", "file", None, "the replay (also given as the argument: sc2env replay FILE)"), _ENGINE,
+    "replay": ("watch a saved replay, print what it holds, or list a folder of them", cmd_replay, [
+        Flag("string", "file", None, "the replay, or a folder of them to list (also the argument: sc2env replay "
+                                     "FILE)"), _ENGINE,
+        Flag("boolean", "info", False, "print what the replay holds, without playing it"),
         *_SIZES,
         Flag("integer", "step-mul", 8, "game loops per step", lower_bound=1, upper_bound=_UINT32),
         Flag("integer", "observed-player", 0, "whose view to watch (0: the first player)", lower_bound=0),

@@ -10,11 +10,11 @@ _EXPORTS = {name: "sc2env.game.maps" for name in
 _EXPORTS.update({name: "sc2env.game.match" for name in
                  ("BUILDS", "DIFFICULTIES", "RACES", "Bot", "Match", "MatchConfig", "StepResult")})
 _EXPORTS.update({name: "sc2env.game.replay" for name in
-                 ("ReplayConfig", "ReplayError", "ReplayInfo", "ReplayMatch", "ReplayPlayer", "read_replay",
-                  "replay_info", "write_replay")})
+                 ("ReplayConfig", "ReplayError", "ReplayInfo", "ReplayMatch", "ReplayPlayer", "ReplayReader",
+                  "read_replay", "replay_info", "write_replay")})
 __all__ = ["BUILDS", "DIFFICULTIES", "MINI_GAMES", "RACES", "Bot", "MapSpec", "Match", "MatchConfig", "ReplayConfig",
-           "ReplayError", "ReplayInfo", "ReplayMatch", "ReplayPlayer", "StepResult", "available_maps", "install_maps",
-           "read_replay", "replay_info", "resolve_map", "write_replay"]
+           "ReplayError", "ReplayInfo", "ReplayMatch", "ReplayPlayer", "ReplayReader", "StepResult", "available_maps",
+           "install_maps", "read_replay", "replay_info", "resolve_map", "write_replay"]
 
 
 def __getattr__(name: str):

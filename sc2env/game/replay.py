@@ -229,16 +229,45 @@ class ReplayMatch:
         self.close()
 
 
-def replay_info(replay: str | os.PathLike[str] | bytes, launch: LaunchConfig | None = None) -> ReplayInfo:
-    """A replay's map, length, players and game version, as a game process reads it (started and stopped)."""
-    data = read_replay(replay)
-    process = launch_plan(plan_launch(launch or LaunchConfig()))
-    controller = None
-    try:
-        controller = Controller(process, timeout_s=120.0)
-        return _ask_info(controller, data)
-    finally:
+class ReplayReader:
+    """Reads the facts of many replays with one game process (started at the first, stopped at close())."""
+
+    def __init__(self, launch: LaunchConfig | None = None):
+        self.launch = launch or LaunchConfig()
+        self.process: GameProcess | None = None
+        self.controller: Controller | None = None
+
+    def info(self, replay: str | os.PathLike[str] | bytes) -> ReplayInfo:
+        """A replay's map, length, players and game version; ReplayError if it can't be read."""
+        data = read_replay(replay)
+        if self.controller is None or self.controller.closed:
+            self.close()
+            self.process = launch_plan(plan_launch(self.launch))
+            try:
+                self.controller = Controller(self.process, timeout_s=120.0)
+            except BaseException:
+                self.close()
+                raise
+        return _ask_info(self.controller, data)
+
+    def close(self) -> None:
+        """Stop the game process. Idempotent."""
+        controller, process = self.controller, self.process
+        self.controller = self.process = None
         stop_game(controller, process)
+
+    def __enter__(self) -> ReplayReader:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+
+def replay_info(replay: str | os.PathLike[str] | bytes, launch: LaunchConfig | None = None) -> ReplayInfo:
+    """A replay's map, length, players and game version, as a game process reads it (started and stopped;
+    for many replays, a ReplayReader keeps one process)."""
+    with ReplayReader(launch) as reader:
+        return reader.info(replay)
 
 
 def _ask_info(controller: Controller, data: bytes) -> ReplayInfo:

@@ -432,3 +432,37 @@ def test_a_replay_that_could_not_be_written_leaves_no_partial_file(tmp_path, mon
     with pytest.raises(ReplayError, match="cannot write the replay .*No space left on device"):
         write_replay(b"0123456789", tmp_path, "X")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_command_line_lists_a_folder_of_replays_and_prints_one_without_playing_it(tmp_path, capsys):
+    folder = tmp_path / "replays"
+    assert main(["sc2env", "run", "--map", "MoveToBeacon,DefeatRoaches", "--max-steps", "5", "--engine", "builtin",
+                 "--save-replay", str(folder)]) == 0
+    (folder / "broken.SC2Replay").write_bytes(b"not a replay")
+    capsys.readouterr()
+    assert main(["sc2env", "replay", str(folder), "--engine", "builtin"]) == 0
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert lines[0].split() == ["replay", "map", "loops", "seconds", "result", "APM"]
+    rows = {line.split()[0]: line.split()[1:] for line in lines[1:]}
+    assert rows["broken.SC2Replay"][:3] == ["cannot", "be", "read:"]
+    assert sorted(row[0] for name, row in rows.items() if name != "broken.SC2Replay") == ["DefeatRoaches",
+                                                                                          "MoveToBeacon"]
+    assert all(row[1] == "40" for name, row in rows.items() if name != "broken.SC2Replay")  # 5 steps of 8 loops
+    assert f"3 replays in {folder}, 1 unreadable" in err
+    moves = next(folder.glob("MoveToBeacon_*"))
+    assert main(["sc2env", "replay", "--info", str(moves), "--engine", "builtin"]) == 0
+    out, _ = capsys.readouterr()
+    assert "map MoveToBeacon, 40 game loops" in out and "steps, final score" not in out
+
+
+def test_a_replay_reader_reads_many_replays_with_one_game(beacon_replay):
+    from sc2env.game.replay import ReplayReader
+
+    with ReplayReader(BUILTIN) as reader:
+        first = reader.info(beacon_replay)
+        process = reader.process
+        with pytest.raises(ReplayError, match="cannot read this replay"):
+            reader.info(b"garbage")
+        assert reader.info(beacon_replay) == first and reader.process is process
+    assert reader.process is None and not process.running
