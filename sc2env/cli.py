@@ -258,8 +258,8 @@ def cmd_run(values: flags.FlagValues) -> int:
     replay_dir = values["save-replay"].value
     if replay_dir == "":
         raise UsageError("--save-replay needs a folder: e.g. --save-replay replays")
-    if replay_dir and os.path.exists(os.path.expanduser(replay_dir)) and not os.path.isdir(
-            os.path.expanduser(replay_dir)):
+    replay_dir = replay_dir and os.path.expanduser(replay_dir)  # a quoted ~, or --save-replay=~/x
+    if replay_dir and os.path.exists(replay_dir) and not os.path.isdir(replay_dir):
         raise UsageError(f"--save-replay {replay_dir} is a file, not a folder: give a folder for the replays")
     if ":" in values.agent and os.getcwd() not in sys.path:
         # An agent module in the working directory imports as it does under `python -m sc2env`, whose
@@ -369,10 +369,12 @@ def _held_interrupt(doing: str):
 
 
 def _replays_in(folder: str | None) -> set[str]:
-    folder = folder and os.path.expanduser(folder)  # as the env writes there (a quoted ~, or --flag=~/x)
+    """The replay files in `folder` (none if it doesn't exist)."""
+    from sc2env.game.replay import REPLAY_SUFFIX
+
     if not folder or not os.path.isdir(folder):
         return set()
-    return {entry.path for entry in os.scandir(folder) if entry.name.endswith(".SC2Replay")}
+    return {entry.path for entry in os.scandir(folder) if entry.name.endswith(REPLAY_SUFFIX)}
 
 
 def _step_callback(progress: Progress, name: str, env, writer) -> Callable[[int, dict], None]:
@@ -468,12 +470,12 @@ def cmd_replay(values: flags.FlagValues) -> int:
 
 def _list_replays(folder: str, engine: str | None) -> int:
     """One line per replay in `folder` (read by one game process): map, length, result and APM."""
-    from sc2env.game.replay import REPLAY_SUFFIX, ReplayError, ReplayReader
+    from sc2env.game.replay import ReplayError, ReplayReader
     from sc2env.launch import LaunchConfig
 
-    paths = sorted(entry.path for entry in os.scandir(folder) if entry.name.endswith(REPLAY_SUFFIX))
+    paths = sorted(_replays_in(folder))
     if not paths:
-        print(f"no {REPLAY_SUFFIX} files in {folder}", file=sys.stderr)
+        print(f"no replays (.SC2Replay files) in {folder}", file=sys.stderr)
         return 1
     width = max(len(os.path.basename(path)) for path in paths)
     print(f"{'replay':<{width}}  {'map':<28} {'loops':>7} {'seconds':>8}  {'result':<10} {'APM':>4}")

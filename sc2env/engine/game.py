@@ -67,6 +67,17 @@ class Interface:
                    size(rd, "resolution"), size(rd, "minimap_resolution"))
 
 
+def clock_loop(start: float, until_loop: int, last_loop: int, wait: bool = True) -> int:
+    """The game loop the wall clock has reached since `start` (time.monotonic()) at realtime speed; with
+    `wait`, first sleeps until `until_loop` (at most `last_loop`) if the clock is not there yet."""
+    due = int((time.monotonic() - start) * REALTIME_LOOPS_PER_SECOND)
+    until_loop = min(until_loop, last_loop)
+    if wait and until_loop > due:
+        time.sleep((until_loop - due) / REALTIME_LOOPS_PER_SECOND)
+        due = until_loop
+    return due
+
+
 class Game:
     """A single-agent mini-game in progress. Deterministic for a given seed and sequence of requests."""
 
@@ -185,11 +196,8 @@ class Game:
 
     def catch_up_realtime(self, until_loop: int = 0) -> None:
         """In realtime mode, simulate the loops the wall clock has reached (waiting for `until_loop`)."""
-        due = int((time.monotonic() - self._wallclock_start) * REALTIME_LOOPS_PER_SECOND)
-        until_loop = min(until_loop, self.definition.time_limit)  # the game ends there: no later loop comes
-        if until_loop > due and not self.ended:
-            time.sleep((until_loop - due) / REALTIME_LOOPS_PER_SECOND)
-            due = until_loop
+        # the game ends at its time limit: no later loop comes
+        due = clock_loop(self._wallclock_start, until_loop, self.definition.time_limit, wait=not self.ended)
         if due > self.game_loop:
             self.step(due - self.game_loop)
 

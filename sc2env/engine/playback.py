@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.engine.frame import FrameCache
-from sc2env.engine.game import REALTIME_LOOPS_PER_SECOND, Game, Interface
+from sc2env.engine.game import Game, Interface, clock_loop
 from sc2env.engine.mapdef import MapDefinition
 from sc2env.engine.render import (
     MINIMAP_LAYERS,
@@ -93,11 +93,8 @@ class Playback:
 
     def catch_up_realtime(self, until_loop: int = 0) -> None:
         """In a realtime replay, play what the wall clock has reached (waiting for `until_loop`)."""
-        due = int((time.monotonic() - self._wallclock_start) * REALTIME_LOOPS_PER_SECOND)
-        until_loop = min(until_loop, self.replay.game_loop)  # no later loop comes
-        if until_loop > due and not self.finished:
-            time.sleep((until_loop - due) / REALTIME_LOOPS_PER_SECOND)
-            due = until_loop
+        # the recording ends at its save loop: no later loop comes
+        due = clock_loop(self._wallclock_start, until_loop, self.replay.game_loop, wait=not self.finished)
         self.play_until(due)
 
     def divergence(self) -> str:

@@ -25,6 +25,8 @@ from sc2env.gamedata import BASE_BUILD, DATA_BUILD, DATA_VERSION, GAME_VERSION
 LAUNCHED, INIT_GAME, IN_GAME, IN_REPLAY, ENDED, QUIT = (sc_pb.launched, sc_pb.init_game, sc_pb.in_game,
                                                         sc_pb.in_replay, sc_pb.ended, sc_pb.quit)
 ALREADY_ENDED = "Game has already ended"
+# What validating a definition raises for a malformed part (a wrong type, a missing key, a bad value).
+MALFORMED = (MapDefinitionError, KeyError, TypeError, AttributeError, ValueError)
 _MAX_RESOLUTION = 4096
 _MAX_CAMERA_WIDTH = 256  # world units: the largest map side
 
@@ -154,7 +156,7 @@ class Session:
             return
         try:
             Scenario.validate(definition)
-        except (MapDefinitionError, KeyError, TypeError, AttributeError, ValueError) as e:  # a malformed part
+        except MALFORMED as e:
             out.error, out.error_details = error.InvalidMapData, f"{definition.name}: {e}"
             return
         seed = request.random_seed if request.HasField("random_seed") else None
@@ -345,7 +347,7 @@ def _replay_map(recorded: replay.Replay, map_data: bytes) -> MapDefinition:
     try:
         definition = parse_definition(recorded.map_definition)
         Scenario.validate(definition)
-    except (MapDefinitionError, KeyError, TypeError, AttributeError, ValueError) as e:
+    except MALFORMED as e:
         raise ValueError(f"the map definition inside the replay is broken: {e}") from None
     if map_data:
         try:

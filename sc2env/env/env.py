@@ -192,11 +192,11 @@ class SC2Env(gym.Env):
         """Save the replay of the current (or just finished) episode; returns its path.
 
         The file is `<replay_dir>/<prefix>_<UTC time>.SC2Replay` (replay_dir: config.replay_dir; prefix: the
-        map's name, without the folders of a map path). Watch it with `sc2env replay FILE`, or read its steps with `sc2env.env.watch_replay`.
+        map's name, without the folders of a map path). Watch it with `sc2env replay FILE`, or read its steps
+        with `sc2env.env.watch_replay`.
         """
-        if self._match is None or not self._match.running:
-            raise errors.ProtocolError("save_replay() needs a game: call reset() first (the env has not started "
-                                       "one, or it was closed or lost)")
+        if self._match is None:
+            raise errors.ProtocolError("save_replay() needs a game: call reset() first")
         data = self._match.save_replay()
         return write_replay(data, self.config.replay_dir if replay_dir is None else replay_dir,
                             pathlib.PurePath(self.config.map_name).stem if prefix is None else prefix)

@@ -100,3 +100,41 @@ def unit(type_name: str, x: float, y: float, owner: int = 1, group: str | None =
     if group:
         spawn["group"] = group
     return {"spawn": spawn}
+
+
+# Abilities a random agent often uses: Smart, Move, Attack (general and specific), Stop, Hold, Patrol, gather,
+# return, builds (Supply Depot, Barracks, Refinery), train SCV / Marine, Rally.
+RANDOM_ABILITIES = (1, 3794, 3674, 16, 23, 4, 18, 17, 3665, 3666, 319, 321, 320, 524, 560, 3690)
+
+
+def random_action(rng: np.random.Generator, step: int, tags: list[int]) -> sc_pb.Action:
+    """A random agent's action at `step` (selections, control groups, the camera, clicks, raw commands for
+    `tags`): the golden hashes fix this sequence, so change it only with them."""
+    x, y, x1, y1 = (int(v) for v in rng.integers(0, 64, 4))
+    kind = step % 12
+    if kind == 0:
+        return select_rect(0, 0, 63, 63)
+    if kind == 3:
+        return select_rect(min(x, x1), min(y, y1), max(x, x1), max(y, y1), add=bool(step % 2))
+    if kind == 5:
+        action = sc_pb.Action()
+        action.action_ui.control_group.action = 2 if step % 24 == 5 else 1  # set, then recall
+        action.action_ui.control_group.control_group_index = 3
+        return action
+    if kind == 7:
+        return spatial("camera_move", center_minimap=(x, y))
+    if kind == 9:
+        return spatial("unit_selection_point", selection_screen_coord=(x, y), type=1 + step % 4)
+    if kind == 10 and tags:  # a raw command for a few units at a unit or a point
+        action = sc_pb.Action()
+        cmd = action.action_raw.unit_command
+        cmd.ability_id = int(rng.choice(RANDOM_ABILITIES[3:]))
+        cmd.unit_tags.extend(int(t) for t in rng.choice(tags, size=min(3, len(tags)), replace=False))
+        if step % 4:
+            cmd.target_unit_tag = int(rng.choice(tags))
+        else:
+            cmd.target_world_space_pos.x, cmd.target_world_space_pos.y = x / 2, y / 2
+        return action
+    if kind in (1, 4, 8):  # what the benchmark's random agent does most
+        return move_screen(x, y, ability=(3794, 3674, 1)[kind % 3])
+    return move_screen(x, y, ability=int(rng.choice(RANDOM_ABILITIES)), queued=bool(step % 5 == 0))

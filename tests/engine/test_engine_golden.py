@@ -17,7 +17,7 @@ import hashlib
 
 import numpy as np
 import pytest
-from engine_helpers import SEVEN_MINI_GAMES, create_request, join_request, move_screen, select_rect, spatial
+from engine_helpers import SEVEN_MINI_GAMES, create_request, join_request, random_action
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.engine.session import Session
@@ -32,11 +32,6 @@ GOLDEN = {
     "BuildMarines": "571f8d2e98cf8e22e5ea210191699f428da2322709b655401b3b50cf694dda1a",
 }
 
-# Abilities a random agent often uses: Smart, Move, Attack (general and specific), Stop, Hold, Patrol, gather,
-# return, builds (Supply Depot, Barracks, Refinery), train SCV / Marine, Rally.
-_ABILITIES = (1, 3794, 3674, 16, 23, 4, 18, 17, 3665, 3666, 319, 321, 320, 524, 560, 3690)
-
-
 def _options() -> sc_pb.InterfaceOptions:
     options = sc_pb.InterfaceOptions(raw=True, score=True)
     fl = options.feature_layer
@@ -48,37 +43,6 @@ def _options() -> sc_pb.InterfaceOptions:
     rd.resolution.x = rd.resolution.y = 32
     rd.minimap_resolution.x = rd.minimap_resolution.y = 16
     return options
-
-
-def _action(rng: np.random.Generator, step: int, tags: list[int]) -> sc_pb.Action:
-    x, y, x1, y1 = (int(v) for v in rng.integers(0, 64, 4))
-    kind = step % 12
-    if kind == 0:
-        return select_rect(0, 0, 63, 63)
-    if kind == 3:
-        return select_rect(min(x, x1), min(y, y1), max(x, x1), max(y, y1), add=bool(step % 2))
-    if kind == 5:
-        action = sc_pb.Action()
-        action.action_ui.control_group.action = 2 if step % 24 == 5 else 1  # set, then recall
-        action.action_ui.control_group.control_group_index = 3
-        return action
-    if kind == 7:
-        return spatial("camera_move", center_minimap=(x, y))
-    if kind == 9:
-        return spatial("unit_selection_point", selection_screen_coord=(x, y), type=1 + step % 4)
-    if kind == 10 and tags:  # a raw command for a few units at a unit or a point
-        action = sc_pb.Action()
-        cmd = action.action_raw.unit_command
-        cmd.ability_id = int(rng.choice(_ABILITIES[3:]))
-        cmd.unit_tags.extend(int(t) for t in rng.choice(tags, size=min(3, len(tags)), replace=False))
-        if step % 4:
-            cmd.target_unit_tag = int(rng.choice(tags))
-        else:
-            cmd.target_world_space_pos.x, cmd.target_world_space_pos.y = x / 2, y / 2
-        return action
-    if kind in (1, 4, 8):  # what the benchmark's random agent does most
-        return move_screen(x, y, ability=(3794, 3674, 1)[kind % 3])
-    return move_screen(x, y, ability=int(rng.choice(_ABILITIES)), queued=bool(step % 5 == 0))
 
 
 def play(map_name: str, steps: int = 250) -> str:
@@ -98,7 +62,7 @@ def play(map_name: str, steps: int = 250) -> str:
         if session.status == sc_pb.ended:
             ask(restart_game=sc_pb.RequestRestartGame())
         tags = session.game.world.tag.tolist()
-        ask(action=sc_pb.RequestAction(actions=[_action(rng, step, tags)]))
+        ask(action=sc_pb.RequestAction(actions=[random_action(rng, step, tags)]))
         ask(step=sc_pb.RequestStep(count=(8, 8, 8, 1, 16)[step % 5]))
         ask(observation=sc_pb.RequestObservation())
     return digest.hexdigest()

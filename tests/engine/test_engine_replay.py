@@ -7,6 +7,7 @@ import json
 import zlib
 from dataclasses import dataclass, field
 
+import engine_helpers
 import numpy as np
 import pytest
 from engine_helpers import (
@@ -30,42 +31,13 @@ from sc2env.gamedata import BASE_BUILD, DATA_BUILD, DATA_VERSION, GAME_VERSION
 
 MIXED = (8, 1, 16, 3, 8, 5)
 ALREADY_ENDED = "Game has already ended"
-# Abilities a random agent uses: Smart, Move, Attack (general and specific), Stop, Hold, Patrol, gather,
-# return, builds (Supply Depot, Barracks), train SCV / Marine.
-_ABILITIES = (1, 3794, 3674, 16, 23, 3665, 18, 17, 3666, 319, 321, 524, 560)
-
-
 def ask(session: Session, **request) -> sc_pb.Response:
     return sc_pb.Response.FromString(session.handle(sc_pb.Request(**request).SerializeToString()))
 
 
 def random_action(rng: np.random.Generator, step: int, tags: list[int]) -> sc_pb.Action:
-    """Selections, control groups, camera moves, commands on screen and minimap points, raw commands, no-ops."""
-    x, y, x1, y1 = (int(v) for v in rng.integers(0, 64, 4))
-    kind = step % 10
-    if kind == 0:
-        return select_rect(0, 0, 63, 63)
-    if kind == 2:
-        return select_rect(min(x, x1), min(y, y1), max(x, x1), max(y, y1), add=bool(step % 3))
-    if kind == 3:
-        action = sc_pb.Action()
-        action.action_ui.control_group.action = 2 if step % 20 == 3 else 1
-        action.action_ui.control_group.control_group_index = 2
-        return action
-    if kind == 5:
-        return spatial("camera_move", center_minimap=(x, y))
-    if kind == 6 and tags:
-        action = sc_pb.Action()
-        cmd = action.action_raw.unit_command
-        cmd.ability_id = int(rng.choice(_ABILITIES))
-        cmd.unit_tags.extend(int(t) for t in rng.choice(tags, size=min(2, len(tags)), replace=False))
-        cmd.target_world_space_pos.x, cmd.target_world_space_pos.y = x / 2 + 8, y / 2 + 8
-        return action
-    if kind == 7:
-        return spatial("unit_command", ability_id=3794, target_minimap_coord=(x, y))
-    if kind == 8:
-        return sc_pb.Action()  # PySC2's no_op
-    return move_screen(x, y, ability=int(rng.choice(_ABILITIES)), queued=bool(step % 4 == 1))
+    """The golden tests' random agent, with PySC2's no_op (an empty Action) every tenth step."""
+    return sc_pb.Action() if step % 10 == 8 else engine_helpers.random_action(rng, step, tags)
 
 
 @dataclass

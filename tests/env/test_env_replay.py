@@ -37,6 +37,18 @@ def _masked_random_episode(env, rng, seed):
             return observations, sent, rewards, info
 
 
+def _recorded_episode(tmp_path, name, rng_seed, seed, prefix=None, **kwargs):
+    """A masked-random episode of mini-game `name` saved as a replay in `tmp_path`: (its path, what
+    _masked_random_episode returned, the closed env, whose config and transforms stay readable)."""
+    env = gym.make(f"sc2env/{name}-v0", engine="builtin", **kwargs)
+    try:
+        played = _masked_random_episode(env, np.random.default_rng(rng_seed), seed=seed)
+        path = env.unwrapped.save_replay(tmp_path, prefix=prefix)
+    finally:
+        env.close()
+    return path, played, env.unwrapped
+
+
 def _same_call(call):
     """A call as the game echoes it: a selection rectangle by its low and high corners, whichever were given."""
     if call.function != FUNCTIONS.select_rect.id:
@@ -48,13 +60,9 @@ def _same_call(call):
 
 @pytest.mark.parametrize("name", ["CollectMineralShards", "DefeatRoaches", "BuildMarines"])
 def test_a_saved_replay_plays_back_the_episode_observation_for_observation(tmp_path, name):
-    env = gym.make(f"sc2env/{name}-v0", engine="builtin", max_episode_steps=30, use_feature_units=True)
-    try:
-        observations, sent, rewards, _ = _masked_random_episode(env, np.random.default_rng(3), seed=11)
-        path = env.unwrapped.save_replay(tmp_path, prefix="test")
-        config = env.unwrapped.config
-    finally:
-        env.close()
+    path, (observations, sent, rewards, _), env = _recorded_episode(tmp_path, name, 3, 11, prefix="test",
+                                                                     max_episode_steps=30, use_feature_units=True)
+    config = env.config
     assert path.parent == tmp_path and path.name.startswith("test_")
     with watch_replay(path, config) as replay:
         steps = list(replay)
@@ -76,12 +84,7 @@ def test_a_saved_replay_plays_back_the_episode_observation_for_observation(tmp_p
 
 
 def test_a_replay_of_a_finished_episode_ends_with_the_games_result(tmp_path):
-    env = gym.make("sc2env/MoveToBeacon-v0", engine="builtin", step_mul=64)
-    try:
-        _, _, rewards, info = _masked_random_episode(env, np.random.default_rng(0), seed=5)
-        path = env.unwrapped.save_replay(tmp_path)
-    finally:
-        env.close()
+    path, (_, _, rewards, info), _ = _recorded_episode(tmp_path, "MoveToBeacon", 0, 5, step_mul=64)
     steps = list(watch_replay(path, step_mul=64))
     assert len(steps) == len(rewards) == 1920 // 64
     assert steps[-1].terminated and not steps[-1].truncated
@@ -148,12 +151,7 @@ def test_episodes_a_wrapper_cuts_are_saved_at_the_next_reset_and_at_close(tmp_pa
 
 
 def test_a_replay_watched_at_another_resolution_gives_that_resolution(tmp_path):
-    env = gym.make("sc2env/CollectMineralShards-v0", engine="builtin", max_episode_steps=20)
-    try:
-        _, sent, _, _ = _masked_random_episode(env, np.random.default_rng(1), seed=2)
-        path = env.unwrapped.save_replay(tmp_path)
-    finally:
-        env.close()
+    path, (_, sent, _, _), _ = _recorded_episode(tmp_path, "CollectMineralShards", 1, 2, max_episode_steps=20)
     steps = list(watch_replay(path, screen_size=32, minimap_size=16))
     assert steps[0].observation["feature_screen"].shape[1:] == (32, 32)
     assert steps[0].observation["feature_minimap"].shape[1:] == (16, 16)
@@ -281,13 +279,8 @@ def test_a_watcher_with_rgb_only_gets_the_feature_layer_players_actions(beacon_r
 
 
 def test_minimap_targets_keep_their_world_place_on_a_cropped_minimap(tmp_path):
-    env = gym.make("sc2env/FindAndDefeatZerglings-v0", engine="builtin", max_episode_steps=40)
-    try:
-        _, sent, _, _ = _masked_random_episode(env, np.random.default_rng(2), seed=1)
-        path = env.unwrapped.save_replay(tmp_path)
-        recorded = env.unwrapped.transforms
-    finally:
-        env.close()
+    path, (_, sent, _, _), env = _recorded_episode(tmp_path, "FindAndDefeatZerglings", 2, 1, max_episode_steps=40)
+    recorded = env.transforms
     with watch_replay(path, crop_to_playable_area=True, minimap_size=48) as replay:
         steps = list(replay)
         watched = replay.transforms
