@@ -249,6 +249,7 @@ def _make_env(name: str, **kwargs):
 
 def cmd_run(values: flags.FlagValues) -> int:
     from sc2env.agents import agent_class, make_agent, run_agent, summarise
+    from sc2env.env.config import EnvConfig
     from sc2env.viewer import ViewerClosed
 
     if not values.map:  # `--map $MAP` with MAP unset
@@ -259,22 +260,24 @@ def cmd_run(values: flags.FlagValues) -> int:
     if replay_dir == "":
         raise UsageError("--save-replay needs a folder: e.g. --save-replay replays")
     replay_dir = replay_dir and os.path.expanduser(replay_dir)  # a quoted ~, or --save-replay=~/x
-    if replay_dir and os.path.exists(replay_dir) and not os.path.isdir(replay_dir):
-        raise UsageError(f"--save-replay {replay_dir} is a file, not a folder: give a folder for the replays")
+    if replay_dir:
+        _replay_folder(replay_dir)
     if ":" in values.agent and os.getcwd() not in sys.path:
         # An agent module in the working directory imports as it does under `python -m sc2env`, whose
         # sys.path starts there (a console script's starts at its own bin directory).
         sys.path.insert(0, os.getcwd())
-    # Unknown maps and agents (usage errors) and an agent's conflicting options fail before any game starts.
+    # Unknown maps and agents, an agent's conflicting options and env options out of range (usage errors) fail
+    # before any game starts.
     try:
         maps = resolve_maps(values.map, values.engine)
         classes = {name: agent_class(values.agent, name) for name in maps}
-    except (ValueError, UnknownMapError) as error:
+        env_kwargs = {name: _agent_env_kwargs(values, values.agent, cls) for name, cls in classes.items()}
+        for name, kwargs in env_kwargs.items():
+            if replay_dir:
+                kwargs.update(save_replay_episodes=1, replay_dir=replay_dir)
+            EnvConfig(map_name=name, **kwargs)
+    except (ValueError, TypeError, UnknownMapError) as error:
         raise UsageError(str(error)) from error
-    env_kwargs = {name: _agent_env_kwargs(values, values.agent, cls) for name, cls in classes.items()}
-    if replay_dir:
-        for kwargs in env_kwargs.values():
-            kwargs.update(save_replay_episodes=1, replay_dir=replay_dir)
     writer = _video_writer(values, env_kwargs[maps[0]]["step_mul"])  # in real time at the first map's step_mul
     render_mode = "human" if values.render else ("rgb_array" if writer is not None else None)
     progress = Progress(len(maps) * values.episodes, values.episodes)
@@ -326,18 +329,38 @@ def _video_writer(values: flags.FlagValues, step_mul: int):
         return None
     if not path:
         raise UsageError("--save-video needs a file name: out.mp4 or out.gif")
-    from sc2env.viewer import VideoWriter
+    from sc2env.viewer import VideoError, VideoWriter
 
-    return VideoWriter(path, fps=LOOPS_PER_REAL_SECOND / step_mul)
+    try:
+        return VideoWriter(path, fps=LOOPS_PER_REAL_SECOND / step_mul)
+    except VideoError as error:  # a format, folder or package the flag's file can't be written with
+        raise UsageError(str(error)) from error
+
+
+def _add_frame(writer, frame) -> None:
+    with _signals_held():
+        writer.add(frame)
+
+
+def _replay_folder(path: str) -> None:
+    """Make the --save-replay folder now, so that a run whose replays could not be saved never starts."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise UsageError(f"--save-replay {path} is a file, not a folder: give a folder for the replays")
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as error:
+        raise UsageError(f"--save-replay {path}: cannot make the folder ({error.strerror or error})") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise UsageError(f"--save-replay {path}: the folder is not writable; give one of yours")
 
 
 def _close_video(writer) -> None:
     """Finish the video and say what was written (nothing, when no frame was recorded).
 
-    A Ctrl-C while the file is finished (the second of an impatient user) would leave it unplayable: the
-    first is held, with a word; only another one abandons the file.
+    A Ctrl-C or SIGTERM while the file is finished (the second of an impatient user) would leave it
+    unplayable: the first is held, with a word; only another one abandons the file.
     """
-    with _held_interrupt("finishing the video (Ctrl-C again abandons it)"):
+    with _signals_held("finishing the video (Ctrl-C again abandons it)"):
         path = writer.close()
     if path is None:
         print(f"video: no frame was recorded, so {writer.path} was not written", file=sys.stderr)
@@ -348,24 +371,38 @@ def _close_video(writer) -> None:
 
 
 @contextlib.contextmanager
-def _held_interrupt(doing: str):
-    """Hold the first Ctrl-C for the duration (saying what is being finished); a second one interrupts."""
+def _signals_held(doing: str | None = None):
+    """Ctrl-C and SIGTERM (where Python handles them) are held while inside.
+
+    Why: an interrupt that lands while imageio-ffmpeg writes a frame makes it kill its encoder, and the video
+    is left unplayable. Without `doing` a held signal acts at the end, a frame later than it came; with it
+    (finishing a file the user waits for) the first is held with that word and only a second one acts.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    presses = []
+    held: list[int] = []
+    previous = {}
 
     def hold(signum, frame) -> None:
-        presses.append(signum)
-        if len(presses) > 1:
-            raise KeyboardInterrupt
-        print(f"\nsc2env: {doing}", file=sys.stderr)
+        held.append(signum)
+        if doing is None:
+            return
+        if len(held) > 1:
+            previous[signum](signum, frame)
+        else:
+            print(f"\nsc2env: {doing}", file=sys.stderr)
 
-    previous = signal.signal(signal.SIGINT, hold)
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        if callable(signal.getsignal(signum)):  # SIG_DFL, SIG_IGN or a handler set outside Python: left alone
+            previous[signum] = signal.signal(signum, hold)
     try:
         yield
-    finally:  # None: a handler set outside Python, which can't be put back; the default is the next best
-        signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        if held and doing is None:
+            previous[held[0]](held[0], None)
 
 
 def _replays_in(folder: str | None) -> set[str]:
@@ -383,7 +420,7 @@ def _step_callback(progress: Progress, name: str, env, writer) -> Callable[[int,
         if writer is not None:
             unwrapped = env.unwrapped
             frame = unwrapped.render() if unwrapped.render_mode == "rgb_array" else unwrapped.renderer.viewer.frame()
-            writer.add(frame)
+            _add_frame(writer, frame)
 
     return on_step
 
@@ -449,9 +486,9 @@ def cmd_replay(values: flags.FlagValues) -> int:
                 name = FUNCTIONS[call.function].name
                 used[name] = used.get(name, 0) + 1
             if writer is not None:
-                writer.add(frame())
+                _add_frame(writer, frame())
         if writer is not None and steps:
-            writer.add(frame())  # the final observation, which no step starts from
+            _add_frame(writer, frame())  # the final observation, which no step starts from
         if values.render and watcher.renderer is not None:
             watcher.renderer.wait(1.5)  # the final frame a moment longer, before the window goes
     except ViewerClosed:  # closing the window is how a watcher stops: not a failure

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 
 from sc2env.agents.base import Agent
 from sc2env.agents.combat import DefeatRoaches, DefeatZerglingsAndBanelings, FindAndDefeatZerglings
@@ -55,7 +56,24 @@ def agent_class(name: str, map_name: str) -> type[Agent]:
     if not issubclass(cls, Agent) and missing:  # e.g. a PySC2 agent, whose step() wants a TimeStep
         raise ValueError(f"{name!r} is not an sc2env agent (it has no {', '.join(missing)}): subclass "
                          "sc2env.agents.Agent; docs/agents.md says how a PySC2 agent's step(timestep) maps")
+    # What would keep make_agent from making one, told before any game starts.
+    abstract = sorted(getattr(cls, "__abstractmethods__", ()))
+    if abstract:
+        raise ValueError(f"agent {name!r} cannot be made: it does not define {', '.join(abstract)}")
+    required = _required_parameters(cls)
+    if required:
+        raise ValueError(f"agent {name!r} cannot be made without arguments (it needs {', '.join(required)}): "
+                         "give its __init__ defaults for every parameter")
     return cls
+
+
+def _required_parameters(cls: type) -> list[str]:
+    """The parameters of `cls()` that have no default (none known if its signature can't be read)."""
+    try:
+        parameters = inspect.signature(cls).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [p.name for p in parameters if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
 
 
 def make_agent(name: str, map_name: str, seed: int | None = None) -> Agent:
@@ -64,9 +82,6 @@ def make_agent(name: str, map_name: str, seed: int | None = None) -> Agent:
     cls = agent_class(name, map_name)
     if cls is RandomAgent:
         return cls(seed=seed)
-    abstract = sorted(getattr(cls, "__abstractmethods__", ()))
-    if abstract:
-        raise ValueError(f"agent {name!r} cannot be made: it does not define {', '.join(abstract)}")
     try:
         return cls()
     except TypeError as error:

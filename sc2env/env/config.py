@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import os
 from collections.abc import Mapping, Sequence
 
@@ -20,6 +21,8 @@ _SWITCHES = ("compact_layers", "use_feature_units", "use_raw_units", "screen_tar
 _NAME_LISTS = ("functions", "screen_layers", "minimap_layers")
 _SIZES = ("screen_size", "minimap_size", "rgb_screen_size", "rgb_minimap_size")
 """Sizes, which may be given as an int or a pair and which EnvConfig holds as (width, height) tuples."""
+MAX_UNITS = 65536
+"""The most rows max_units may ask for: far beyond any game's units, and each padded table stays under 25 MB."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -122,6 +125,9 @@ class EnvConfig:
         if self.max_episode_steps is not None:
             require_count("max_episode_steps", self.max_episode_steps, "env step (or None)")
         require_count("max_units", self.max_units, "row")
+        if self.max_units > MAX_UNITS:  # a typo's extra zeros would otherwise surface as a MemoryError
+            raise ValueError(f"max_units={self.max_units} is too large: at most {MAX_UNITS} rows (the unit tables "
+                             "are padded to it; a few hundred hold any game)")
         if isinstance(self.save_replay_episodes, bool) or self.save_replay_episodes != 0:
             require_count("save_replay_episodes", self.save_replay_episodes, "episode (or 0 for never)")
         if not isinstance(self.replay_dir, (str, os.PathLike)) or not str(self.replay_dir):
@@ -180,3 +186,19 @@ class EnvConfig:
         return MatchConfig(map_name=self.map_name, interface_options=interface_options, launch=self.launch_config(),
                            step_mul=self.step_mul, race=self.race, bot=self.bot, disable_fog=self.disable_fog,
                            realtime=self.realtime, request_timeout_s=self.request_timeout_s)
+
+
+def check_option_names(names) -> None:
+    """TypeError for a keyword that is no env option, naming the nearest ones (a typo gets a hint, not
+    Python's bare "unexpected keyword argument")."""
+    known = [field.name for field in dataclasses.fields(EnvConfig)]
+    for name in names:
+        if name in known:
+            continue
+        if name == "autoreset_mode":  # gym.make_vec hands it to the env itself in the sync and async modes
+            raise TypeError("autoreset_mode belongs to the vector env: under vectorization_mode='sync' or 'async' "
+                            "pass it as vector_kwargs={'autoreset_mode': ...}")
+        close = difflib.get_close_matches(name, known, n=3)
+        hint = (f"did you mean {' or '.join(close) if len(close) < 3 else f'{close[0]}, {close[1]} or {close[2]}'}?"
+                if close else f"the options are {', '.join(known)}")
+        raise TypeError(f"{name!r} is not an sc2env env option: {hint} (docs/env.md describes each)")

@@ -13,7 +13,7 @@ from gymnasium import spaces
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import errors
-from sc2env.env.config import EnvConfig
+from sc2env.env.config import EnvConfig, check_option_names
 from sc2env.env.observations import ObservationPacker
 from sc2env.env.registration import spec_property
 from sc2env.game import Match, StepResult
@@ -72,6 +72,7 @@ class SC2Env(gym.Env):
     spec = spec_property(lambda env: env.config)
 
     def __init__(self, map_name: str = "MoveToBeacon", render_mode: str | None = None, **kwargs: Any):
+        check_option_names(kwargs)
         self.config = EnvConfig(map_name=map_name, **kwargs)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, "

@@ -15,7 +15,7 @@ from sc2env import errors
 from sc2env.client.connection import DEFAULT_SPIN_WAIT_S
 from sc2env.env.env import GAME_LOOPS_PER_SECOND, SC2Env
 from sc2env.env.registration import spec_property
-from sc2env.game.match import require_seed
+from sc2env.game.match import require_count, require_seed
 from sc2env.spinwait import SpinWait, poller
 
 
@@ -42,8 +42,7 @@ class SC2VectorEnv(VectorEnv):
         # What close() reads, first: Gymnasium's __del__ closes an env whose __init__ refused its arguments.
         self.envs: list[SC2Env] = []
         self._starts: _Starts | None = None  # games a Ctrl-C left starting in their threads
-        if num_envs < 1:
-            raise ValueError(f"num_envs must be at least 1, not {num_envs}")
+        require_count("num_envs", num_envs, "game")
         named = AutoresetMode.__members__.get(str(autoreset_mode).upper())  # "same_step" as well as "SameStep"
         try:
             self.autoreset_mode = named or AutoresetMode(autoreset_mode)

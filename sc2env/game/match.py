@@ -14,7 +14,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2env import errors
 from sc2env.client import Controller, Pending
 from sc2env.client.connection import DEFAULT_SPIN_WAIT_S
-from sc2env.game.maps import MapSpec, resolve_map
+from sc2env.game.maps import MINI_GAMES, MapSpec, resolve_map
 from sc2env.launch import GameProcess, LaunchConfig, launch_plan, plan_launch
 from sc2env.launch.install import USE_BUILTIN
 
@@ -95,6 +95,9 @@ class MatchConfig:
         if self.bot is not None and not isinstance(self.bot, Bot):
             raise TypeError(f"bot must be an sc2env.game.Bot, e.g. Bot(race='zerg', difficulty='easy'), or None "
                             f"(Bot() on two-player maps), not {self.bot!r}")
+        if self.bot is not None and self.map_name in MINI_GAMES:  # it would be left out without a word
+            raise ValueError(f"{self.map_name} is a single-player mini-game: bot= sets the opponent on two-player "
+                             "maps (engine='sc2', e.g. map_name='Simple64'); leave it out here")
 
 
 def stop_game(controller: Controller | None, process: GameProcess | None) -> None:

@@ -224,9 +224,12 @@ class GameProcess:
         """How the process ended (or that it is running), with its last output lines, for error messages."""
         returncode = self.returncode
         state = "is still running" if returncode is None else describe_exit(returncode)
+        return f"{self.description} (pid {self.pid}) {state}. {self._last_output(n_lines)}"
+
+    def _last_output(self, n_lines: int) -> str:
         tail = self.output_tail(n_lines)
         shown = ("\n".join("  | " + line for line in tail.splitlines()) if tail else "  | (no output)")
-        return f"{self.description} (pid {self.pid}) {state}. Its last output lines:\n{shown}"
+        return f"Its last output lines:\n{shown}"
 
     def wait_ready(self, timeout_s: float) -> None:
         """Poll the websocket until the game answers; LaunchError at once if it exits, or at the deadline."""
@@ -261,10 +264,10 @@ class GameProcess:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise LaunchError(
-                    f"{self.description} did not answer on {self.url} within {timeout_s:g} s "
-                    f"(last attempt: {last_error}), so sc2env stops it. When it was given up, "
-                    f"{self.exit_summary()}\nA slow or busy machine may need a longer start-up timeout: "
-                    "launch_timeout_s= of gym.make / SC2Env, or LaunchConfig.timeout_s.")
+                    f"{self.description} (pid {self.pid}) did not answer on {self.url} within {timeout_s:g} s "
+                    f"(last attempt: {last_error}); sc2env stops it now. {self._last_output(20)}\n"
+                    "A slow or busy machine may need a longer start-up timeout: launch_timeout_s= of gym.make / "
+                    "SC2Env, or LaunchConfig.timeout_s.")
             self._child.exited.wait(min(delay, remaining))
             delay = min(delay * 2, 0.25)
 

@@ -312,6 +312,9 @@ def test_bad_step_counts_are_named(kwargs, message):
     ({"screen_size": "64"}, ValueError, "screen_size must be an int or a .* got '64'"),  # once read as 6×4
     ({"minimap_size": (64.5, 64)}, ValueError, "minimap_size must be an int or a"),
     ({"max_units": 0}, ValueError, "max_units must be a whole number of at least 1 row"),
+    ({"max_units": 10**9}, ValueError, "max_units=1000000000 is too large: at most 65536 rows"),  # was a MemoryError
+    ({"screen_sise": 32}, TypeError, "'screen_sise' is not an sc2env env option: did you mean screen_size"),
+    ({"bot": {"race": "zerg"}}, ValueError, "MoveToBeacon is a single-player mini-game: bot= sets the opponent"),
     ({"engine": "builtn"}, errors.LaunchError, "Unknown engine engine='builtn': choose one of auto, builtin, sc2"),
     # These were taken: "False" as True, the others failing later, deep down, or read letter by letter.
     ({"compact_layers": "False"}, TypeError, "compact_layers must be True or False, not 'False'"),
@@ -331,6 +334,22 @@ def test_bad_settings_are_refused_when_the_env_is_made(kwargs, error, message, v
             gym.make_vec("sc2env/MoveToBeacon-v0", num_envs=2, vectorization_mode="vector_entry_point", **kwargs)
         else:
             gym.make("sc2env/MoveToBeacon-v0", **kwargs)
+
+
+@pytest.mark.parametrize("num_envs", ["2", 2.0, 0, True])
+def test_the_number_of_games_is_a_whole_number(num_envs):
+    with pytest.raises(ValueError, match="num_envs must be a whole number of at least 1 game"):
+        gym.make_vec("sc2env/MoveToBeacon-v0", num_envs=num_envs, vectorization_mode="vector_entry_point")
+
+
+def test_a_vector_option_given_to_gymnasiums_own_vector_envs_says_where_it_goes():
+    # SyncVectorEnv hands make_vec's keywords to each env; autoreset_mode is its own (vector_kwargs).
+    with pytest.raises(TypeError, match=r"pass it as vector_kwargs=\{'autoreset_mode': ...\}"):
+        gym.make_vec("sc2env/MoveToBeacon-v0", num_envs=2, vectorization_mode="sync", autoreset_mode="same_step")
+    envs = gym.make_vec("sc2env/MoveToBeacon-v0", num_envs=2, vectorization_mode="sync",
+                        vector_kwargs={"autoreset_mode": "SameStep"})
+    assert envs.metadata["autoreset_mode"].value == "SameStep"
+    envs.close()
 
 
 @pytest.mark.parametrize("make", [gym.make, lambda *a, **k: gym.make_vec(*a, num_envs=2, **k)])

@@ -372,6 +372,10 @@ def test_a_replay_dir_that_is_a_file_is_named_as_such(tmp_path, capsys):
         env.close()
     assert main(["sc2env", "run", "--save-replay", str(tmp_path / "afile"), "--engine", "builtin"]) == 2
     assert "is a file, not a folder" in capsys.readouterr().err
+    # A folder that can't be made is refused as well, before any game (it played the whole run, then saved none).
+    assert main(["sc2env", "run", "--save-replay", "/proc/sc2env-replays", "--engine", "builtin"]) == 2
+    err = capsys.readouterr().err
+    assert "--save-replay /proc/sc2env-replays: cannot make the folder" in err and "episode" not in err
 
 
 def test_a_watcher_with_feature_layers_and_rgb_gets_the_actions_of_an_rgb_recording(tmp_path):
