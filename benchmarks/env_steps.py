@@ -11,6 +11,7 @@ agent acting every step. The action loop is the same everywhere: select the army
 `--make-sc2path`; it is timed in a child interpreter because it parses absl flags at import.
 
     python benchmarks/env_steps.py [--steps 3000] [--repeat 3] [--no-pysc2] [--no-pair] [--no-bare]
+                                   [--gym-async 2 4]
 
 Targets (issue 5): one env >= 1,000 steps/s; vector env >= 1.8x one env on 2 cores; sc2env >= 3x PySC2.
 """
@@ -172,12 +173,17 @@ def main(argv: list[str] | None = None) -> dict[str, list[float]]:
                         help="skip the two independent envs in two processes")
     parser.add_argument("--no-bare", dest="bare", action="store_false",
                         help="skip the 1 and 4 games driven by a bare client")
+    parser.add_argument("--gym-async", type=int, nargs="*", default=[], metavar="N",
+                        help="also Gymnasium's AsyncVectorEnv with these numbers of games (decoding in workers)")
     args = parser.parse_args(argv)
 
     # label -> (what it measures, compared with).
     runs: dict[str, tuple] = {"one SC2Env": (lambda: env_steps_per_second(args.steps), None)}
     for n in args.vector:
         runs[f"SC2VectorEnv, {n} games"] = (lambda n=n: vector_steps_per_second(n, args.steps), "one SC2Env")
+    for n in args.gym_async:
+        runs[f"AsyncVectorEnv, {n} games"] = (lambda n=n: vector_steps_per_second(n, args.steps, mode="async"),
+                                              "one SC2Env")
     if args.pair:
         runs["two SC2Envs, 2 processes"] = (lambda: independent_pair(args.steps), "one SC2Env")
     if args.bare:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 import gymnasium as gym
 import numpy as np
 
+from sc2env.env.env import SC2Env
 from sc2env.interface import FUNCTIONS
 
 BENCH_KWARGS = {"engine": "builtin", "screen_size": 64, "minimap_size": 64, "step_mul": 8}
@@ -55,14 +56,17 @@ def timed_steps(env, steps: int, ready: Callable[[], None] = lambda: None,
     return start, clock()
 
 
-def vector_steps_per_second(num_envs: int, steps: int = 2000, map_name: str = "MoveToBeacon", **kwargs) -> float:
-    """Sub-env steps per second of an SC2VectorEnv with `num_envs` games (about `steps` in all)."""
-    envs = gym.make_vec(f"sc2env/{map_name}-v0", num_envs=num_envs, vectorization_mode="vector_entry_point",
+def vector_steps_per_second(num_envs: int, steps: int = 2000, map_name: str = "MoveToBeacon",
+                            mode: str = "vector_entry_point", **kwargs) -> float:
+    """Sub-env steps per second of a vector env with `num_envs` games (about `steps` in all): SC2VectorEnv, or
+    Gymnasium's own with mode "sync" or "async"."""
+    envs = gym.make_vec(f"sc2env/{map_name}-v0", num_envs=num_envs, vectorization_mode=mode,
                         **(BENCH_KWARGS | kwargs))
     try:
         rounds = max(1, steps // num_envs)
         rng = np.random.default_rng(0)
-        single = envs.envs[0]
+        # The actions are made by an env of the same settings (Gymnasium's async sub-envs live elsewhere).
+        single = SC2Env(map_name, **(BENCH_KWARGS | kwargs))
         moves = [np.stack(_moves(single, rng, num_envs)) for _ in range(rounds)]
         select = np.stack([single.function_call_to_action(FUNCTIONS.select_army("select"))] * num_envs)
         envs.reset(seed=0)

@@ -17,8 +17,9 @@ RUNS = {
     "engine_steps": (["--steps", "30", "--map", "MoveToBeacon"],
                      (r"MoveToBeacon\s+\d+\s+\d+\s+\d+(.|\n)*"
                       r"target MoveToBeacon >= 2,000 agent steps/s: \d+, (met|NOT met)")),
-    "env_steps": (["--steps", "40", "--repeat", "2", "--vector", "2", "--no-pysc2"],
+    "env_steps": (["--steps", "40", "--repeat", "2", "--vector", "2", "--no-pysc2", "--gym-async", "2"],
                   (r"SC2VectorEnv, 2 games:\s+\d+ \(\d+-\d+\)\s+[\d.]+ \([\d.]+-[\d.]+\)x one SC2Env(.|\n)*"
+                   r"AsyncVectorEnv, 2 games:\s+\d+ (.|\n)*"
                    r"two SC2Envs, 2 processes:\s+\d+ (.|\n)*bare client, 4 games:\s+\d+ (.|\n)*"
                    r"target one env >= 1,000 steps/s: \d+, (met|NOT met)")),
     "calibrate_minigames": (["--episodes", "1", "--maps", "MoveToBeacon", "--agents", "scripted", "--jobs", "1"],
