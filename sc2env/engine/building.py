@@ -19,10 +19,11 @@ _START_LIFE = 0.1  # a new structure starts at 10 % of its hit points (VitalStar
 _CANCEL_REFUND = 0.75
 _SITE_MARGIN = 0.5  # how close (edge to edge) a worker walks to a building site
 _RESOURCE_ZONE = 3  # cells around resources where town halls may not stand (NearResources)
-# What each build ability makes, and type aliases for tech requirements (a lowered depot is a depot).
+# What each build ability makes, and which types meet each tech requirement (a lowered depot is a depot).
 BUILT_BY: dict[int, UnitType] = {t.build_ability: t for t in UNIT_TYPES.values()
                                  if t.structure and t.build_ability and t.build_time}
-TECH_ALIASES = {19: (19, 47)}
+TECH_ALIASES = {t.unit_id: (t.unit_id, *(a.unit_id for a in UNIT_TYPES.values() if t.unit_id in a.tech_alias))
+                for t in UNIT_TYPES.values()}
 
 
 def is_resource(t: UnitType) -> bool:

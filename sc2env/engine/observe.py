@@ -178,9 +178,10 @@ def game_data(request: sc_pb.RequestData) -> sc_pb.ResponseData:
                                mineral_cost=t.mineral_cost, vespene_cost=t.vespene_cost,
                                food_required=t.food_required, food_provided=t.food_provided,
                                ability_id=t.build_ability, race=t.race, build_time=t.build_time,
-                               has_minerals=t.mineral_contents > 0, has_vespene=t.vespene_contents > 0,
+                               has_minerals=t.mineral_contents > 0,
+                               has_vespene=t.vespene_contents > 0 or (t.harvest is not None and t.harvest.kind == "vespene"),
                                sight_range=t.sight, movement_speed=t.speed, armor=t.armor,
-                               tech_requirement=t.tech_requirement)
+                               tech_requirement=t.tech_requirement, tech_alias=t.tech_alias, unit_alias=t.unit_alias)
             u.attributes.extend(data_pb2.Attribute.Value(a) for a in t.attributes)
             if t.weapon is not None:
                 wpn = u.weapons.add(type=t.weapon.target, damage=t.weapon.damage, attacks=t.weapon.attacks,

@@ -154,12 +154,17 @@ class Scenario:
             player.score = int(sum(self._property(player, name) for name in names))
 
     def _deaths(self, deaths: list[Death]) -> None:
+        if self.result is not None:
+            return
         # Group membership is read before any trigger runs: one trigger's group_count prunes the dead.
         memberships = [{g for g, tags in self.groups.items() if d.tag in tags} for d in deaths]
+        # Every death of the loop fires its triggers, also after one of them ended the game (as the game
+        # runs one trigger per death): two Marines lost in the last loop cost 2, not 1. A trigger stops at
+        # the game's end (`_run`), and the first result stands.
         for death, groups in zip(deaths, memberships):
             unit = {"owner": death.owner, "type": death.type_id}
             for trigger in self._by_event["unit_died"]:
-                if self.result is None and self._matches(trigger["when"]["unit_died"], unit, groups):
+                if self._matches(trigger["when"]["unit_died"], unit, groups):
                     self._run(trigger["do"], {"unit": death.tag})
 
     def _facts(self, tag: int) -> dict:
@@ -389,4 +394,5 @@ class Scenario:
         player.selection = base + [t for t in self.alive(spec["group"]) if t not in base]
 
     def _do_end_game(self, action: dict, ctx: dict) -> None:
-        self.result = RESULTS[action["end_game"].get("result", "Tie")]
+        if self.result is None:
+            self.result = RESULTS[action["end_game"].get("result", "Tie")]

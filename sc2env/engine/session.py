@@ -138,10 +138,14 @@ class Session:
         if not request.player_setup:
             out.error, out.error_details = error.MissingPlayerSetup, "player_setup is empty"
             return
-        if len(participants) != 1 or len(participants) != len(request.player_setup):
+        # One Computer is taken and plays no part (PySC2's bin/play and bin/benchmark_observe always add one):
+        # the maps' scripts drive the other side, and the engine has no AI to start for it.
+        computers = [p for p in request.player_setup if p.type == sc_pb.Computer]
+        if len(participants) != 1 or len(computers) > 1 or len(participants) + len(computers) != len(
+                request.player_setup):
             out.error = error.MultiplayerUnsupported if len(participants) > 1 else error.InvalidPlayerSetup
             out.error_details = ("the built-in engine runs single-agent mini-games: give exactly one "
-                                 "Participant and no Computer or Observer players")
+                                 "Participant, at most one Computer (it plays no part) and no Observer")
             return
         local = request.local_map
         try:

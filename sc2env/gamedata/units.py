@@ -69,7 +69,8 @@ class UnitType:
     and idle-worker counts; `selectable=False` units can't be clicked (map items, beacons); `collides=False`
     units don't block movement (beacons, shards, lowered depots). `footprint` is the (width, height) in
     placement cells of structures and resources. `cost_category` is the score category (army, economy,
-    technology).
+    technology). `tech_alias` lists the types this one counts as for tech requirements, and `unit_alias` the
+    type it is a form of (a lowered Supply Depot is a Supply Depot), as ResponseData reports them.
     """
 
     unit_id: int
@@ -110,6 +111,8 @@ class UnitType:
     cost_category: str = ""
     tech_requirement: int = 0
     cargo_size: int = 0
+    tech_alias: tuple[int, ...] = ()
+    unit_alias: int = 0
 
     @property
     def speed_per_loop(self) -> float:
@@ -167,7 +170,7 @@ _TABLE = (
     UnitType(47, "SupplyDepotLowered", TERRAN, health=400, armor=1, radius=1.25, sight=9,
              attributes=("Armored", "Mechanical", "Structure"), mineral_cost=100, food_provided=8,
              build_ability=556, command_card=(558,), structure=True, collides=False, footprint=(2, 2),
-             cost_category="economy"),
+             cost_category="economy", tech_alias=(19,), unit_alias=19),
     UnitType(21, "Barracks", TERRAN, health=1000, armor=1, radius=1.8125, sight=9,
              attributes=("Armored", "Mechanical", "Structure"), mineral_cost=150, build_time=1040,
              build_ability=321, command_card=(560, 195, 306), structure=True, queue_size=5, footprint=(3, 3),

@@ -283,6 +283,9 @@ class MaskBuilder:
             start, stop = segments["control_group_act"]
             flat[start] = bool(ui.groups)
             flat[start + 1 : stop] = ui.selection
+            # set and set_and_steal with nothing selected empty a group, as the game takes them (PySC2 offers
+            # them then too); appending nothing does nothing.
+            flat[start + 1] = flat[start + 3] = ui.selection or bool(ui.groups)
         if used >> _A["control_group_id"] & 1:
             start, stop = segments["control_group_id"]
             if ui.selection:

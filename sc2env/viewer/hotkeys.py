@@ -98,7 +98,7 @@ def minimap_variant(function: Function) -> Function | None:
 
 _NOTHING_AVAILABLE = "nothing available to this selection now"
 # Structures that count as another for tech requirements (a lowered Supply Depot is still one).
-_COUNTS_AS = {47: 19}
+_COUNTS_AS = {u.unit_id: u.tech_alias[0] for u in UNIT_TYPES.values() if u.tech_alias}
 # What each production ability makes (morphs such as lowering a depot take no build time and cost nothing).
 _MADE_BY = {u.build_ability: u for u in UNIT_TYPES.values() if u.build_ability and u.build_time}
 

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 from engine_helpers import arena, unit
+from s2clientprotocol import sc2api_pb2 as sc_pb
 from sim_helpers import Sim
 
 from sc2env.gamedata import unit_type_by_name
@@ -247,6 +248,25 @@ def test_baneling_bursts_on_contact_splashes_light_units_and_dies():
     details = sim.obs().observation.score.score_details
     assert details.killed_value_units == 0, "a suicide gives no kill credit"
     assert details.total_damage_taken.life == 5 * 35
+
+
+def test_every_death_of_the_last_loop_is_scored():
+    # The maps' triggers run once per death: -1 per Marine lost, the defeat when none is left, +5 per Zerg
+    # death. A burst that kills the last two Marines ended the game at the first Marine's trigger, and the
+    # other Marine and the Baneling went unscored (-1 instead of +5 - 2).
+    setup = [unit("Marine", 30, 30, group="marines", health=10), unit("Marine", 30, 31, group="marines", health=10),
+             unit("Baneling", 29.3, 30.5, owner=2)]
+    triggers = [{"when": {"unit_died": {"owner": 2}}, "do": [{"score": {"add": 5}}]},
+                {"when": {"unit_died": {"owner": 1}}, "do": [
+                    {"score": {"add": -1}},
+                    {"if": {"group_count": {"group": "marines", "at_most": 0}}, "then": [{"end_game": {"result": "Defeat"}}]}]}]
+    sim = Sim(arena(setup, triggers=triggers))
+    for marine in sim.units(MARINE):  # standing still without a weapon order, so the Baneling connects
+        sim.raw(16, marine.tag, point=(marine.pos.x + 0.01, marine.pos.y))
+    answer = sim.step(4)
+    assert sim.game.ended and sim.game.result == sc_pb.Defeat
+    assert answer.observation.score.score == 5 - 2
+    assert [r.result for r in answer.player_result] == [sc_pb.Defeat]
 
 
 def test_marines_shoot_a_lone_baneling_before_it_connects():

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from s2clientprotocol import sc2api_pb2 as sc_pb
 
+from sc2env.engine.observe import game_data
 from sc2env.gamedata import ABILITIES, UNIT_TYPES, specific_ability, unit_type_by_name
 
 STEMS = ["python-sc2_AcropolisLE.data", "python-sc2_2000AtmospheresAIE.data"]
@@ -32,6 +34,23 @@ def test_unit_types_match_real_data(realdata, stem):
 
 
 @pytest.mark.parametrize("stem", STEMS)
+def test_the_engines_response_data_reports_what_the_game_does(realdata, stem):
+    # Aliases, resources and requirements as the game reports them (a lowered depot counts as a depot; a
+    # refinery holds vespene). Not compared: the making ability of types the engine doesn't make (Zerg units:
+    # 0, their abilities are not served) and a morph's time (the engine lowers a depot at once).
+    real = {u.unit_id: u for u in realdata(stem).units}
+    served = game_data(sc_pb.RequestData(unit_type_id=True)).units
+    for u in served:
+        if u.unit_id == 1680:
+            continue
+        r = real[u.unit_id]
+        assert (u.has_minerals, u.has_vespene, list(u.tech_alias), u.unit_alias, u.tech_requirement) == (
+            r.has_minerals, r.has_vespene, list(r.tech_alias), r.unit_alias, r.tech_requirement), u.name
+        assert u.ability_id == r.ability_id or (u.ability_id == 0 and u.race == 2), u.name  # 2: Zerg
+        assert u.build_time == pytest.approx(r.build_time) or u.unit_id == 47, u.name
+
+
+@pytest.mark.parametrize("stem", STEMS)
 def test_abilities_match_real_data(realdata, stem):
     real = {a.ability_id: a for a in realdata(stem).abilities}
     for a in ABILITIES.values():
@@ -52,3 +71,19 @@ def test_general_and_specific_ids_resolve_through_the_command_card():
     assert specific_ability(3671, UNIT_TYPES[18].command_card) == 308
     with pytest.raises(KeyError, match="known: "):
         unit_type_by_name("Battlecruiserr")
+
+
+def test_unit_ids_by_race_agree_with_the_engines_types_and_pysc2():
+    from sc2env.gamedata import unit_ids
+
+    by_race = {1: unit_ids.Terran, 2: unit_ids.Zerg, 3: unit_ids.Protoss, 0: unit_ids.Neutral}
+    for t in UNIT_TYPES.values():
+        if t.unit_id != 1680:  # the campaign's shard is in no ladder recording
+            assert by_race[t.race][t.name] == t.unit_id
+    assert unit_ids.Terran.Marine == 48 and unit_ids.Zerg.Baneling == 9 and unit_ids.Neutral.MineralField == 341
+    pysc2_units = pytest.importorskip("pysc2_evolved.lib.units")  # a reference: same name, same id
+    for race in ("Neutral", "Terran", "Zerg", "Protoss"):
+        ours = getattr(unit_ids, race).__members__
+        shared = [m for m in getattr(pysc2_units, race) if m.name in ours]
+        assert len(shared) > 40
+        assert all(ours[m.name] == m.value for m in shared)

@@ -27,7 +27,7 @@ GOLDEN = {
     "CollectMineralShards": "370c11f3041562db525de866ab603bef4196b3326d1cb142d37e34fbe214f09c",
     "FindAndDefeatZerglings": "e1a605a64ba7aaf51d423fd9937db05bf9d922a7e3f7bad498a7c40ec52b65bc",
     "DefeatRoaches": "dc41884ce75e1d1533bce122d4bfcd84472515bac2bcbc9c7a50d889b60b2015",
-    "DefeatZerglingsAndBanelings": "fbc9543ba98ae4d6835ae3e4e4ef3946aec8276c151848dd021f132353f711fe",
+    "DefeatZerglingsAndBanelings": "4f671ddd87fdff83a50cb3ecdf5a91fb3bc117e5276f98f5c397d198aed0ce2f",
     "CollectMineralsAndGas": "0829043f4e2960672a3daf2849b4bc4998f1b26ea2bdd0741f7652a8cb133805",
     "BuildMarines": "571f8d2e98cf8e22e5ea210191699f428da2322709b655401b3b50cf694dda1a",
 }

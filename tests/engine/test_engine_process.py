@@ -130,9 +130,17 @@ def test_wrong_status_and_unsupported_requests_get_errors(running):
     missing = ask(ws, sc_pb.Request(create_game=create_request("Nope")))
     assert missing.create_game.error == sc_pb.ResponseCreateGame.MissingMap and not missing.error
     assert missing.status == sc_pb.launched
-    two = create_request("MoveToBeacon")
-    two.player_setup.add(type=sc_pb.Computer, race=2)
-    assert ask(ws, sc_pb.Request(create_game=two)).create_game.error == sc_pb.ResponseCreateGame.InvalidPlayerSetup
+    for extra in ((sc_pb.Computer, sc_pb.Computer), (sc_pb.Observer,)):
+        refused = create_request("MoveToBeacon")
+        for kind in extra:
+            refused.player_setup.add(type=kind, race=2)
+        answer = ask(ws, sc_pb.Request(create_game=refused))
+        assert answer.create_game.error == sc_pb.ResponseCreateGame.InvalidPlayerSetup
+        assert answer.status == sc_pb.launched
+    # One Computer, as PySC2's bin/play and bin/benchmark_observe add it, is taken and plays no part.
+    with_bot = create_request("MoveToBeacon")
+    with_bot.player_setup.add(type=sc_pb.Computer, race=2, difficulty=1)
+    assert ask(ws, sc_pb.Request(create_game=with_bot)).status == sc_pb.init_game
     assert ask(ws, sc_pb.Request(create_game=create_request("MoveToBeacon"))).status == sc_pb.init_game
     bad = join_request()
     bad.options.feature_layer.resolution.x = 0

@@ -66,6 +66,23 @@ def test_function_calls_move_the_marine_to_the_beacon_and_score(make_env):
     assert set(info["score_details"]) >= {"collected_minerals", "killed_value_units", "spent_minerals"}
 
 
+def test_setting_a_control_group_with_nothing_selected_empties_it(make_env):
+    # PySC2 offers it (select_control_group is always available) and the game takes it; the mask refused it,
+    # so a ported agent's call became a no_op and its game drifted from PySC2's.
+    env = make_env(**SMALL)
+    env.reset(seed=1)
+    env.step(FUNCTIONS.select_army("select"))
+    env.step(FUNCTIONS.select_control_group("set", 3))
+    env.step(FUNCTIONS.select_control_group("set", 4))
+    env.step(FUNCTIONS.select_rect("select", (0, 0), (1, 1)))  # a corner without units: nothing selected
+    _, _, _, _, info = env.step(FUNCTIONS.select_control_group("append", 4))  # appending nothing: no action
+    assert info["invalid_action"] and "control_group_act 2 (append) is not allowed now" in info["invalid_action_reason"]
+    _, _, _, _, info = env.step(FUNCTIONS.select_control_group("set", 3))
+    assert not info["invalid_action"], info["invalid_action_reason"]
+    groups = env.unwrapped.last_observation.control_groups
+    assert groups[3].tolist() == [0, 0] and groups[4].tolist() == [48, 1]
+
+
 def test_vector_actions_and_function_calls_are_the_same_action(make_env):
     env = make_env(**SMALL)
     env.reset(seed=2)

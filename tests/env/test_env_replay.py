@@ -279,27 +279,30 @@ def test_a_watcher_with_rgb_only_gets_the_feature_layer_players_actions(beacon_r
 
 
 def test_minimap_targets_keep_their_world_place_on_a_cropped_minimap(tmp_path):
-    path, (_, sent, _, _), env = _recorded_episode(tmp_path, "FindAndDefeatZerglings", 2, 1, max_episode_steps=40)
-    recorded = env.transforms
-    with watch_replay(path, crop_to_playable_area=True, minimap_size=48) as replay:
-        steps = list(replay)
-        watched = replay.transforms
     compared = 0
-    for step, calls in zip(steps, sent):
-        for ours, theirs in zip(step.calls, map(_same_call, calls)):
-            for arg_type, mine, original in zip(FUNCTIONS[ours.function].args, ours.arguments, theirs.arguments):
-                if arg_type.name == "minimap":
-                    there = recorded.world_to_minimap.back_pixel(original)
-                    here = watched.world_to_minimap.back_pixel(mine)
-                    pixel = watched.world_to_minimap.fwd(there)
-                    if not ((pixel >= 0) & (pixel < 48)).all():
-                        assert min(mine) == 0 or max(mine) == 47  # beyond the cropped minimap: on its edge
-                        continue
-                    # the watcher's pixel holding the recorded pixel's centre: at most half its width away
-                    half = 0.5 / np.abs(watched.world_to_minimap.scale).min()
-                    assert np.abs(there - here).max() <= half + 1e-9, (there, here)
-                    compared += 1
-    assert compared > 3
+    for rng_seed in (2, 3, 4):  # a random episode may end early: several give enough minimap clicks
+        path, (_, sent, _, _), env = _recorded_episode(tmp_path, "FindAndDefeatZerglings", rng_seed, 1,
+                                                       prefix=f"r{rng_seed}", max_episode_steps=80)
+        recorded = env.transforms
+        with watch_replay(path, crop_to_playable_area=True, minimap_size=48) as replay:
+            steps = list(replay)
+            watched = replay.transforms
+        for step, calls in zip(steps, sent):
+            for ours, theirs in zip(step.calls, map(_same_call, calls)):
+                for arg_type, mine, original in zip(FUNCTIONS[ours.function].args, ours.arguments,
+                                                    theirs.arguments):
+                    if arg_type.name == "minimap":
+                        there = recorded.world_to_minimap.back_pixel(original)
+                        here = watched.world_to_minimap.back_pixel(mine)
+                        pixel = watched.world_to_minimap.fwd(there)
+                        if not ((pixel >= 0) & (pixel < 48)).all():
+                            assert min(mine) == 0 or max(mine) == 47  # beyond the cropped minimap: on its edge
+                            continue
+                        # the watcher's pixel holding the recorded pixel's centre: at most half its width away
+                        half = 0.5 / np.abs(watched.world_to_minimap.scale).min()
+                        assert np.abs(there - here).max() <= half + 1e-9, (there, here)
+                        compared += 1
+    assert compared > 10, compared
 
 
 def test_actions_beyond_the_watchers_ranges_are_left_out(tmp_path):

@@ -95,8 +95,8 @@ def test_argument_value_masks_follow_the_ui(fmt64):
     assert np.flatnonzero(queue.argument("build_queue_id")).tolist() == [0, 1]
     workers = decode(fmt64, **STATES["idle workers and groups"]).masks
     assert workers.argument("select_worker").all()
-    # Nothing selected: only recall, and only groups that exist.
-    assert np.flatnonzero(workers.argument("control_group_act")).tolist() == [0]
+    # Nothing selected: only groups that exist, to recall or to empty (set, set_and_steal); nothing to append.
+    assert np.flatnonzero(workers.argument("control_group_act")).tolist() == [0, 1, 3]
     assert np.flatnonzero(workers.argument("control_group_id")).tolist() == [1, 5]
     # With a selection, any group can be set or appended to.
     marine = decode(fmt64, **STATES["marine selected"]).masks
