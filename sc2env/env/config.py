@@ -199,6 +199,6 @@ def check_option_names(names) -> None:
             raise TypeError("autoreset_mode belongs to the vector env: under vectorization_mode='sync' or 'async' "
                             "pass it as vector_kwargs={'autoreset_mode': ...}")
         close = difflib.get_close_matches(name, known, n=3)
-        hint = (f"did you mean {' or '.join(close) if len(close) < 3 else f'{close[0]}, {close[1]} or {close[2]}'}?"
-                if close else f"the options are {', '.join(known)}")
+        either = ", ".join(close[:-1]) + " or " + close[-1] if len(close) > 1 else "".join(close)
+        hint = f"did you mean {either}?" if close else f"the options are {', '.join(known)}"
         raise TypeError(f"{name!r} is not an sc2env env option: {hint} (docs/env.md describes each)")
