@@ -230,11 +230,12 @@ def _control_group(game: Game, action: int, index: int) -> int:
 # ---- raw actions -------------------------------------------------------------------------------------
 def _raw(game: Game, raw: raw_pb2.ActionRaw) -> int:
     kind = raw.WhichOneof("action")
+    ox, oy = game.raw_origin()  # raw_crop_to_playable_area: raw points are relative to the playable area
     if kind == "unit_command":
         cmd = raw.unit_command
         point = None
         if cmd.HasField("target_world_space_pos"):
-            point = (cmd.target_world_space_pos.x, cmd.target_world_space_pos.y)
+            point = (cmd.target_world_space_pos.x + ox, cmd.target_world_space_pos.y + oy)
             if not _finite(point):  # NaN passes every clamp: the unit would stand nowhere for good
                 game.action_errors.append((cmd.ability_id, ERROR))
                 return ERROR
@@ -250,7 +251,7 @@ def _raw(game: Game, raw: raw_pb2.ActionRaw) -> int:
         p = raw.camera_move.center_world_space
         if not _finite((p.x, p.y)):
             return ERROR
-        game.move_camera(p.x, p.y)
+        game.move_camera(p.x + ox, p.y + oy)
         return SUCCESS
     return ERROR if kind else SUCCESS
 

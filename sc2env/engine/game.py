@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -340,6 +341,19 @@ class Game:
         if view is None:
             view = self._minimap_views[key] = minimap_view(self.definition, size, self.interface.crop)
         return view
+
+    def raw_area(self) -> tuple[int, int, int, int] | None:
+        """(x0, y0, x1, y1), whole cells, of the playable area when the agent joined with
+        raw_crop_to_playable_area: raw positions and grids are then relative to (x0, y0); else None."""
+        if self.interface is None or not self.interface.options.raw_crop_to_playable_area:
+            return None
+        b = self.definition.playable_area
+        return math.floor(b.x0), math.floor(b.y0), math.ceil(b.x1), math.ceil(b.y1)
+
+    def raw_origin(self) -> tuple[int, int]:
+        """Where raw coordinate (0, 0) lies in the world (see `raw_area`)."""
+        area = self.raw_area()
+        return (0, 0) if area is None else area[:2]
 
     def camera_view(self) -> View:
         """The screen footprint in world units, whatever interface was requested (for is_on_screen)."""

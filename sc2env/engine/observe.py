@@ -33,7 +33,8 @@ def observation(game: Game, response: sc_pb.Response) -> list[bytes | bytearray]
     o.game_loop = game.game_loop
     interface = game.interface
     game.panels.fill(o, score=interface.options.score)
-    o.raw_data.player.camera.x, o.raw_data.player.camera.y = game.player.camera
+    ox, oy = game.raw_origin()
+    o.raw_data.player.camera.x, o.raw_data.player.camera.y = game.player.camera[0] - ox, game.player.camera[1] - oy
     if interface.options.raw:
         _raw_units(game, o.raw_data)
     game.panels.ui(o.ui_data)
@@ -66,8 +67,18 @@ def observation(game: Game, response: sc_pb.Response) -> list[bytes | bytearray]
     return [head, wire.field_header(_RESPONSE_OBSERVATION, size), outer, inner] + pieces
 
 
+def _raw_grid(game: Game, grid: np.ndarray) -> np.ndarray:
+    """A map grid (row 0 at y = 0) as raw data shows it: cropped to the playable area under raw_crop."""
+    area = game.raw_area()
+    if area is None:
+        return grid
+    x0, y0, x1, y1 = area
+    return grid[y0:y1, x0:x1]
+
+
 def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
     w, pid = game.world, game.player.player_id
+    ox, oy = game.raw_origin()
     view = game.camera_view()
     shown = game.frames.shown(w, game.player)
     rows = range(w.n) if shown is None else np.flatnonzero(shown).tolist()
@@ -85,7 +96,7 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
                           is_selected=tag in selected, is_on_screen=bool(on_screen[i]),
                           is_active=bool(w.orders[i]))
         u.alliance = SELF if owner == pid else (NEUTRAL if owner == 0 else ENEMY)
-        u.pos.x, u.pos.y, u.pos.z = float(w.pos[i, 0]), float(w.pos[i, 1]), z
+        u.pos.x, u.pos.y, u.pos.z = float(w.pos[i, 0]) - ox, float(w.pos[i, 1]) - oy, z
         u.health, u.health_max = float(w.health[i]), float(w.health_max[i])
         u.shield, u.shield_max = float(w.shields[i]), float(w.shields_max[i])
         u.energy, u.energy_max = float(w.energy[i]), float(w.energy_max[i])
@@ -107,7 +118,7 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
             if rally.target_tag:
                 target.tag = rally.target_tag
             if rally.point is not None:
-                target.point.x, target.point.y = rally.point
+                target.point.x, target.point.y = rally.point[0] - ox, rally.point[1] - oy
         if owner != pid:
             continue  # other players' orders are not reported
         for order in w.orders[i]:
@@ -115,9 +126,9 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
             if order.target_tag:
                 uo.target_unit_tag = order.target_tag
             elif order.point is not None:
-                uo.target_world_space_pos.x, uo.target_world_space_pos.y = order.point
-    raw.map_state.visibility.MergeFromString(encode(8, game.vision.grid()))
-    raw.map_state.creep.MergeFromString(encode(1, game.terrain.creep))
+                uo.target_world_space_pos.x, uo.target_world_space_pos.y = order.point[0] - ox, order.point[1] - oy
+    raw.map_state.visibility.MergeFromString(encode(8, _raw_grid(game, game.vision.grid())))
+    raw.map_state.creep.MergeFromString(encode(1, _raw_grid(game, game.terrain.creep)))
 
 
 def _harvesters(game: Game) -> dict[int, tuple[int, int]]:
@@ -148,16 +159,20 @@ def game_info(game: Game) -> sc_pb.ResponseGameInfo:
     info.player_info.add(player_id=game.player.player_id, type=sc_pb.Participant, race_requested=game.race_requested,
                          race_actual=game.race, player_name=game.player_name)
     raw = info.start_raw
-    raw.map_size.x, raw.map_size.y = d.map_size
+    # Under raw_crop_to_playable_area the map is the playable area, its corner the origin (inferred from
+    # the option's description: the real game's cropped game_info is unrecorded).
+    area = game.raw_area()
+    ox, oy = game.raw_origin()
+    raw.map_size.x, raw.map_size.y = d.map_size if area is None else (area[2] - area[0], area[3] - area[1])
     terrain = game.terrain
-    raw.pathing_grid.MergeFromString(encode(1, terrain.pathable))
-    raw.placement_grid.MergeFromString(encode(1, terrain.buildable))
-    raw.terrain_height.MergeFromString(encode(8, terrain.height))
+    raw.pathing_grid.MergeFromString(encode(1, _raw_grid(game, terrain.pathable)))
+    raw.placement_grid.MergeFromString(encode(1, _raw_grid(game, terrain.buildable)))
+    raw.terrain_height.MergeFromString(encode(8, _raw_grid(game, terrain.height)))
     b = d.playable_area
-    raw.playable_area.p0.x, raw.playable_area.p0.y = math.floor(b.x0), math.floor(b.y0)
-    raw.playable_area.p1.x, raw.playable_area.p1.y = math.ceil(b.x1), math.ceil(b.y1)
+    raw.playable_area.p0.x, raw.playable_area.p0.y = math.floor(b.x0) - ox, math.floor(b.y0) - oy
+    raw.playable_area.p1.x, raw.playable_area.p1.y = math.ceil(b.x1) - ox, math.ceil(b.y1) - oy
     for x, y in d.start_locations:
-        raw.start_locations.add(x=x, y=y)
+        raw.start_locations.add(x=x - ox, y=y - oy)
     info.options.CopyFrom(game.interface.options)
     return info
 

@@ -379,7 +379,4 @@ def _check_options(options: sc_pb.InterfaceOptions) -> str:
         if setup.width and not 1 <= setup.width <= _MAX_CAMERA_WIDTH:  # NaN fails this too; 0 is the default
             return (f"{name}.width must be between 1 and {_MAX_CAMERA_WIDTH} world units (or unset for 24), "
                     f"got {setup.width}")
-    if options.raw_crop_to_playable_area:  # raw coordinates would silently be those of the whole map
-        return ("raw_crop_to_playable_area is not supported by the built-in engine: join without it (raw "
-                "positions and the map size are then those of the whole map)")
     return ""

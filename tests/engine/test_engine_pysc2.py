@@ -111,3 +111,22 @@ def test_pysc2_sc2env_plays_mini_games_with_restarts(tmp_path, python, package):
     leftovers = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True,
                                check=False).stdout.split()
     assert not leftovers
+
+
+@pytest.mark.parametrize("tool, args, printed", [
+    # a human's game in PySC2's window: one Computer player added, raw data cropped to the playable area
+    ("play", ["--map_name", "DefeatRoaches", "--no_realtime", "--max_game_steps", "60", "--render"], "fps"),
+    ("benchmark_observe", ["--map", "MoveToBeacon", "--count", "60"], "step.read"),
+])
+def test_pysc2s_own_tools_run_on_the_engine(tmp_path, tool, args, printed):
+    pytest.importorskip("pysc2_evolved", reason="pysc2-evolved (test extra, Python >= 3.11) is not installed")
+    subprocess.run([sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(tmp_path)], check=True,
+                   capture_output=True)
+    env = dict(os.environ, SC2PATH=str(tmp_path), SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy",
+               PYGAME_HIDE_SUPPORT_PROMPT="1")
+    done = subprocess.run([sys.executable, "-m", f"pysc2_evolved.bin.{tool}", *args], env=env, capture_output=True,
+                          text=True, timeout=120, check=False, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert printed in done.stdout + done.stderr
+    leftovers = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True, check=False)
+    assert not leftovers.stdout.split()

@@ -244,10 +244,45 @@ def test_raw_commands_select_their_units_when_the_interface_says_so(session):
         assert ask(session, leave_game=sc_pb.RequestLeaveGame()).status == sc_pb.launched
 
 
-def test_raw_crop_to_playable_area_is_refused_rather_than_ignored(session):
-    answer = join_with(session, raw_crop_to_playable_area=True).join_game
-    assert answer.error == sc_pb.ResponseJoinGame.FeatureUnsupported
-    assert "raw_crop_to_playable_area" in answer.error_details
+def test_raw_crop_to_playable_area_makes_the_playable_areas_corner_the_origin(session):
+    # PySC2's bin/play joins with it. Raw positions, grids, the map size and raw action points are all
+    # relative to the playable area (whole cells), so a unit at world (x, y) shows at (x - x0, y - y0).
+    def raw_view(crop: bool):
+        assert join_with(session, raw=True, raw_crop_to_playable_area=crop).status == sc_pb.in_game
+        info = ask(session, game_info=sc_pb.RequestGameInfo()).game_info
+        obs = ask(session, observation=sc_pb.RequestObservation()).observation.observation
+        return info.start_raw, obs.raw_data
+
+    whole, whole_units = raw_view(False)
+    cropped, cropped_units = raw_view(True)
+    x0, y0 = whole.playable_area.p0.x, whole.playable_area.p0.y
+    width, height = whole.playable_area.p1.x - x0, whole.playable_area.p1.y - y0
+    assert (cropped.map_size.x, cropped.map_size.y) == (width, height) and (x0, y0) != (0, 0)
+    assert (cropped.playable_area.p0.x, cropped.playable_area.p0.y) == (0, 0)
+    assert (cropped.playable_area.p1.x, cropped.playable_area.p1.y) == (width, height)
+    for grid in ("pathing_grid", "placement_grid", "terrain_height"):
+        image = getattr(cropped, grid)
+        assert (image.size.x, image.size.y) == (width, height), grid
+    pairs = list(zip(whole_units.units, cropped_units.units))
+    assert pairs and all(a.tag == b.tag and (a.pos.x - x0, a.pos.y - y0) == pytest.approx((b.pos.x, b.pos.y))
+                         for a, b in pairs)
+    assert (cropped_units.player.camera.x, cropped_units.player.camera.y) == pytest.approx(
+        (whole_units.player.camera.x - x0, whole_units.player.camera.y - y0))
+    visibility = cropped_units.map_state.visibility
+    assert (visibility.size.x, visibility.size.y) == (width, height)
+    # A raw move to cropped (5, 6) walks to world (x0 + 5, y0 + 6).
+    marine = next(u for u in cropped_units.units if u.unit_type == 48)
+    move = sc_pb.Action()
+    move.action_raw.unit_command.ability_id = 16
+    move.action_raw.unit_command.unit_tags.append(marine.tag)
+    move.action_raw.unit_command.target_world_space_pos.x, move.action_raw.unit_command.target_world_space_pos.y = 5, 6
+    ask(session, action=sc_pb.RequestAction(actions=[move]))
+    ask(session, step=sc_pb.RequestStep(count=2))
+    order = next(u for u in ask(session, observation=sc_pb.RequestObservation()).observation.observation
+                 .raw_data.units if u.tag == marine.tag).orders[0]
+    assert (order.target_world_space_pos.x, order.target_world_space_pos.y) == (5, 6)  # in cropped terms too
+    world = session.game.world
+    assert tuple(world.goal[world.slot(marine.tag)]) == (x0 + 5, y0 + 6)
 
 
 def test_raw_points_that_are_not_numbers_are_refused(session):
