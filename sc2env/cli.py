@@ -220,14 +220,14 @@ def _env_kwargs(values: flags.FlagValues) -> dict:
 def _agent_env_kwargs(values: flags.FlagValues, agent: str, cls) -> dict:
     """The env options for `agent` (class `cls`): the flags', then the agent's own `env_kwargs`, which must be
     env options and may not contradict a flag given on the command line (ValueError says which)."""
-    from sc2env.env.config import EnvConfig
+    from sc2env.env.config import EnvConfig, option_hint
 
     options = {f.name for f in dataclasses.fields(EnvConfig)}
     kwargs = _env_kwargs(values)
     for option, value in dict(cls.env_kwargs).items():
         if option not in options:
             raise ValueError(f"agent {agent!r} asks for the env option {option!r} in its env_kwargs, which is not "
-                             f"one (render_mode is chosen by --render and --save-video); see EnvConfig")
+                             f"one: {option_hint(option)} (render_mode is chosen by --render and --save-video)")
         flag = _FLAG_OF.get(option)
         if flag is not None and values[flag].present and kwargs[option] != value:
             raise ValueError(f"agent {agent!r} plays with {option}={value!r} (its env_kwargs), but --{flag} "
@@ -260,8 +260,6 @@ def cmd_run(values: flags.FlagValues) -> int:
     if replay_dir == "":
         raise UsageError("--save-replay needs a folder: e.g. --save-replay replays")
     replay_dir = replay_dir and os.path.expanduser(replay_dir)  # a quoted ~, or --save-replay=~/x
-    if replay_dir:
-        _replay_folder(replay_dir)
     if ":" in values.agent and os.getcwd() not in sys.path:
         # An agent module in the working directory imports as it does under `python -m sc2env`, whose
         # sys.path starts there (a console script's starts at its own bin directory).
@@ -275,10 +273,15 @@ def cmd_run(values: flags.FlagValues) -> int:
         for name, kwargs in env_kwargs.items():
             if replay_dir:
                 kwargs.update(save_replay_episodes=1, replay_dir=replay_dir)
-            EnvConfig(map_name=name, **kwargs)
-    except (ValueError, TypeError, UnknownMapError) as error:
+            try:
+                EnvConfig(map_name=name, **kwargs)
+            except TypeError as error:  # a value of the wrong type (an agent module's own TypeErrors stay bugs)
+                raise ValueError(str(error)) from error
+    except (ValueError, UnknownMapError) as error:
         raise UsageError(str(error)) from error
     writer = _video_writer(values, env_kwargs[maps[0]]["step_mul"])  # in real time at the first map's step_mul
+    if replay_dir:  # made last: a run refused for another reason leaves no empty folder behind
+        _replay_folder(replay_dir)
     render_mode = "human" if values.render else ("rgb_array" if writer is not None else None)
     progress = Progress(len(maps) * values.episodes, values.episodes)
     episodes = []
@@ -306,8 +309,9 @@ def cmd_run(values: flags.FlagValues) -> int:
         interrupted, failure = f"stopped by an error ({type(error).__name__})", error
     finally:
         progress.end_line()
-        if writer is not None:
-            _close_video(writer)
+        late_stop = _close_video(writer) if writer is not None else None
+        if late_stop is not None and not interrupted:  # the run had ended; it still reports the stop
+            interrupted, code = stopped_by(late_stop), exit_code(late_stop)
         if replay_dir:  # counted in the folder: the env saves some at the next reset or at close
             replays = sorted(_replays_in(replay_dir) - replays_before)
             print(f"replays: {len(replays)} saved in {replay_dir}"
@@ -354,13 +358,14 @@ def _replay_folder(path: str) -> None:
         raise UsageError(f"--save-replay {path}: the folder is not writable; give one of yours")
 
 
-def _close_video(writer) -> None:
-    """Finish the video and say what was written (nothing, when no frame was recorded).
+def _close_video(writer) -> KeyboardInterrupt | None:
+    """Finish the video and say what was written (nothing, when no frame was recorded); returns the stop
+    (Ctrl-C or SIGTERM) that came meanwhile, for the caller to end with.
 
     A Ctrl-C or SIGTERM while the file is finished (the second of an impatient user) would leave it
     unplayable: the first is held, with a word; only another one abandons the file.
     """
-    with _signals_held("finishing the video (Ctrl-C again abandons it)"):
+    with _signals_held("finishing the video") as held:
         path = writer.close()
     if path is None:
         print(f"video: no frame was recorded, so {writer.path} was not written", file=sys.stderr)
@@ -368,41 +373,49 @@ def _close_video(writer) -> None:
         print(f"video: {path} was not written (the video encoder failed)", file=sys.stderr)
     else:
         print(f"video: {path} ({writer.frames} frames)", file=sys.stderr)
+    return _held_stop(held)
 
 
 @contextlib.contextmanager
 def _signals_held(doing: str | None = None):
-    """Ctrl-C and SIGTERM (where Python handles them) are held while inside.
+    """Ctrl-C and SIGTERM (where Python handles them) wait while inside; yields the signals held.
 
     Why: an interrupt that lands while imageio-ffmpeg writes a frame makes it kill its encoder, and the video
-    is left unplayable. Without `doing` a held signal acts at the end, a frame later than it came; with it
-    (finishing a file the user waits for) the first is held with that word and only a second one acts.
+    is left unplayable. A second signal acts at once (a write may be stuck on a hung encoder). Without
+    `doing` a held signal acts at the end, a frame later than it came; with it (finishing a file the user
+    waits for) the first is announced with that word and left to the caller, who has the file to finish.
     """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
     held: list[int] = []
-    previous = {}
+    if threading.current_thread() is not threading.main_thread():
+        yield held
+        return
+    previous: dict[int, Callable] = {}
 
     def hold(signum, frame) -> None:
         held.append(signum)
-        if doing is None:
-            return
         if len(held) > 1:
             previous[signum](signum, frame)
-        else:
-            print(f"\nsc2env: {doing}", file=sys.stderr)
+        elif doing is not None:
+            print(f"\nsc2env: {doing} ({signal.Signals(signum).name} again abandons it)", file=sys.stderr)
 
     for signum in (signal.SIGINT, signal.SIGTERM):
         if callable(signal.getsignal(signum)):  # SIG_DFL, SIG_IGN or a handler set outside Python: left alone
             previous[signum] = signal.signal(signum, hold)
     try:
-        yield
+        yield held
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-        if held and doing is None:
-            previous[held[0]](held[0], None)
+    if len(held) == 1 and doing is None:  # (not when the block raised: a second signal already acted)
+        previous[held[0]](held[0], None)
+
+
+def _held_stop(signals: list[int]) -> KeyboardInterrupt | None:
+    """The stop a signal held while a video was finished stands for (Ctrl-C or SIGTERM), if one was."""
+    if not signals:
+        return None
+    return Terminated(f"terminated by {signal.Signals(signals[0]).name}") if signals[0] == signal.SIGTERM else (
+        KeyboardInterrupt())
 
 
 def _replays_in(folder: str | None) -> set[str]:
@@ -495,14 +508,13 @@ def cmd_replay(values: flags.FlagValues) -> int:
         closed = True
     finally:
         watcher.close()
-        if writer is not None:
-            _close_video(writer)
+        late_stop = _close_video(writer) if writer is not None else None
     if steps == 0 and watcher.info is not None:  # a replay of no step at all
         print(_replay_header(values.file, watcher.info))
     top = ", ".join(f"{name} {count}" for name, count in sorted(used.items(), key=lambda kv: -kv[1])[:6])
     print(f"{'watched until the window closed: ' if closed else ''}{steps} steps, final score {score}; "
           f"actions: {sum(used.values())}{' (' + top + ')' if top else ''}")
-    return 0
+    return 0 if late_stop is None else exit_code(late_stop)
 
 
 def _list_replays(folder: str, engine: str | None) -> int:

@@ -24,7 +24,8 @@ SCRIPTED_AGENTS: dict[str, type[Agent]] = {
 
 
 def agent_class(name: str, map_name: str) -> type[Agent]:
-    """The agent class `name` stands for on `map_name`; ValueError says what is known."""
+    """The agent class `name` stands for on `map_name`, one that `make_agent` can make (no abstract methods
+    left, no required arguments); ValueError says what is known or what is missing."""
     if name.lower() == "random":
         return RandomAgent
     if name.lower() == "scripted":
@@ -77,13 +78,7 @@ def _required_parameters(cls: type) -> list[str]:
 
 
 def make_agent(name: str, map_name: str, seed: int | None = None) -> Agent:
-    """An instance of the agent `name` for `map_name` (RandomAgent gets `seed`); ValueError if the class
-    cannot be made without arguments (it needs some, or it leaves an abstract method such as step() out)."""
+    """An instance of the agent `name` for `map_name` (RandomAgent gets `seed`); ValueError as agent_class
+    says. An error of the agent's own __init__ is raised as it is."""
     cls = agent_class(name, map_name)
-    if cls is RandomAgent:
-        return cls(seed=seed)
-    try:
-        return cls()
-    except TypeError as error:
-        raise ValueError(f"agent {name!r} cannot be made without arguments ({error}): give its __init__ "
-                         "defaults for every parameter") from None
+    return cls(seed=seed) if cls is RandomAgent else cls()

@@ -159,8 +159,8 @@ class Scenario:
         # Group membership is read before any trigger runs: one trigger's group_count prunes the dead.
         memberships = [{g for g, tags in self.groups.items() if d.tag in tags} for d in deaths]
         # Every death of the loop fires its triggers, also after one of them ended the game (as the game
-        # runs one trigger per death): two Marines lost in the last loop cost 2, not 1. A trigger stops at
-        # the game's end (`_run`), and the first result stands.
+        # runs one trigger per death): two Marines lost in the last loop cost 2, not 1. After the end only
+        # their score actions run (`_run`), and the first result stands.
         for death, groups in zip(deaths, memberships):
             unit = {"owner": death.owner, "type": death.type_id}
             for trigger in self._by_event["unit_died"]:
@@ -233,10 +233,10 @@ class Scenario:
     def _run(self, actions: list, ctx: dict) -> None:
         for action in actions:
             name = next(iter(action))
+            if self.result is not None and name != "score":
+                continue  # the game has ended: what happened in its last loop still scores, nothing else runs
             handler: Callable = getattr(self, f"_do_{name}")
             handler(action, ctx)
-            if self.result is not None:
-                return
 
     def _unit(self, ref, ctx: dict) -> int:
         return ctx[ref] if isinstance(ref, str) else int(ref)

@@ -191,14 +191,19 @@ class EnvConfig:
 def check_option_names(names) -> None:
     """TypeError for a keyword that is no env option, naming the nearest ones (a typo gets a hint, not
     Python's bare "unexpected keyword argument")."""
-    known = [field.name for field in dataclasses.fields(EnvConfig)]
+    known = {field.name for field in dataclasses.fields(EnvConfig)}
     for name in names:
         if name in known:
             continue
         if name == "autoreset_mode":  # gym.make_vec hands it to the env itself in the sync and async modes
             raise TypeError("autoreset_mode belongs to the vector env: under vectorization_mode='sync' or 'async' "
                             "pass it as vector_kwargs={'autoreset_mode': ...}")
-        close = difflib.get_close_matches(name, known, n=3)
-        either = ", ".join(close[:-1]) + " or " + close[-1] if len(close) > 1 else "".join(close)
-        hint = f"did you mean {either}?" if close else f"the options are {', '.join(known)}"
-        raise TypeError(f"{name!r} is not an sc2env env option: {hint} (docs/env.md describes each)")
+        raise TypeError(f"{name!r} is not an sc2env env option: {option_hint(name)} (docs/env.md describes each)")
+
+
+def option_hint(name: str) -> str:
+    """"did you mean ...?" with the env options (render_mode too) nearest to `name`, else all of them."""
+    known = [field.name for field in dataclasses.fields(EnvConfig)] + ["render_mode"]
+    close = difflib.get_close_matches(name, known, n=3)
+    either = ", ".join(close[:-1]) + " or " + close[-1] if len(close) > 1 else "".join(close)
+    return f"did you mean {either}?" if close else f"the options are {', '.join(known)}"

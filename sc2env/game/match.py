@@ -6,6 +6,7 @@ import dataclasses
 import logging
 import math
 import numbers
+import pathlib
 from collections.abc import Iterable
 
 from s2clientprotocol import common_pb2
@@ -95,9 +96,16 @@ class MatchConfig:
         if self.bot is not None and not isinstance(self.bot, Bot):
             raise TypeError(f"bot must be an sc2env.game.Bot, e.g. Bot(race='zerg', difficulty='easy'), or None "
                             f"(Bot() on two-player maps), not {self.bot!r}")
-        if self.bot is not None and self.map_name in MINI_GAMES:  # it would be left out without a word
+        if self.bot is not None and _mini_game_name(self.map_name):  # it would be left out without a word
             raise ValueError(f"{self.map_name} is a single-player mini-game: bot= sets the opponent on two-player "
                              "maps (engine='sc2', e.g. map_name='Simple64'); leave it out here")
+
+
+def _mini_game_name(map_name: str) -> bool:
+    """Whether `map_name` names a mini-game, as resolve_map reads names (any case, a .SC2Map file or path)."""
+    stem = pathlib.PurePath(map_name).name
+    stem = stem[:-len(".SC2Map")] if stem.lower().endswith(".sc2map") else stem
+    return stem.lower() in {name.lower() for name in MINI_GAMES}
 
 
 def stop_game(controller: Controller | None, process: GameProcess | None) -> None:

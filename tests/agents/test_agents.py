@@ -159,6 +159,20 @@ def test_agents_load_by_name():
         Agent()  # step() is abstract
 
 
+def test_an_agents_own_init_error_is_raised_as_it_is(tmp_path, monkeypatch):
+    # It was reported as "cannot be made without arguments ... give its __init__ defaults", which it had.
+    (tmp_path / "brokenagent.py").write_text(
+        "from sc2env.agents import RandomAgent\n"
+        "class Broken(RandomAgent):\n"
+        "    def __init__(self, width=32):\n"
+        "        super().__init__()\n"
+        "        self.width = width + 'px'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert agent_class("brokenagent:Broken", "MoveToBeacon").__name__ == "Broken"
+    with pytest.raises(TypeError, match="unsupported operand"):
+        make_agent("brokenagent:Broken", "MoveToBeacon")
+
+
 def test_scripts_that_read_units_say_which_env_option_they_need(make_env):
     env = make_env("CollectMineralShards")  # without use_feature_units
     env.reset(seed=0)

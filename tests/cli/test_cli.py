@@ -14,7 +14,7 @@ import time
 import pytest
 
 import sc2env.agents
-from sc2env.cli import main, results_table
+from sc2env.cli import exit_code, main, results_table
 from sc2env.game import MINI_GAMES
 
 BUILTIN = ["--engine", "builtin"]
@@ -538,6 +538,31 @@ def test_a_signal_while_a_frame_is_written_acts_after_the_frame(ctrl_c):
             signal.signal(signal.SIGTERM, previous)
         assert written == ["frame"]
         assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # handlers put back
+        assert signal.getsignal(signal.SIGTERM) is previous
+    # A second signal acts at once: a frame write stuck on a hung encoder must not hold Ctrl-C for good.
+    with pytest.raises(KeyboardInterrupt), _signals_held():
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)
+        written.append("never")
+    assert written == ["frame"]
+
+
+def test_a_sigterm_while_the_video_is_finished_still_ends_the_run_as_terminated(ctrl_c):
+    # The file is finished first; then the stop it was is what the run reports (143), not a clean exit.
+    from sc2env.cli import Terminated, _held_stop, _interrupt, _signals_held
+
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        with _signals_held("finishing the video") as held:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.05)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    stop = _held_stop(held)
+    assert isinstance(stop, Terminated) and exit_code(stop) == 143
+    assert _held_stop([]) is None and exit_code(_held_stop([signal.SIGINT])) == 130
 
 
 def test_a_closed_stdout_and_help_flags_after_help():

@@ -256,7 +256,9 @@ def test_every_death_of_the_last_loop_is_scored():
     # other Marine and the Baneling went unscored (-1 instead of +5 - 2).
     setup = [unit("Marine", 30, 30, group="marines", health=10), unit("Marine", 30, 31, group="marines", health=10),
              unit("Baneling", 29.3, 30.5, owner=2)]
-    triggers = [{"when": {"unit_died": {"owner": 2}}, "do": [{"score": {"add": 5}}]},
+    # After the end only score actions run: the Baneling's trigger spawns nothing into the ended game.
+    triggers = [{"when": {"unit_died": {"owner": 2}}, "do": [
+                    {"spawn": {"type": "Marine", "owner": 1, "at": {"point": [40, 40]}}}, {"score": {"add": 5}}]},
                 {"when": {"unit_died": {"owner": 1}}, "do": [
                     {"score": {"add": -1}},
                     {"if": {"group_count": {"group": "marines", "at_most": 0}}, "then": [{"end_game": {"result": "Defeat"}}]}]}]
@@ -267,6 +269,7 @@ def test_every_death_of_the_last_loop_is_scored():
     assert sim.game.ended and sim.game.result == sc_pb.Defeat
     assert answer.observation.score.score == 5 - 2
     assert [r.result for r in answer.player_result] == [sc_pb.Defeat]
+    assert not sim.units(MARINE)
 
 
 def test_marines_shoot_a_lone_baneling_before_it_connects():

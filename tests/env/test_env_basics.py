@@ -353,6 +353,14 @@ def test_bad_settings_are_refused_when_the_env_is_made(kwargs, error, message, v
             gym.make("sc2env/MoveToBeacon-v0", **kwargs)
 
 
+@pytest.mark.parametrize("map_name", ["movetobeacon", "MoveToBeacon.SC2Map", "mini_games/MoveToBeacon.SC2Map"])
+def test_a_bot_is_refused_on_a_mini_game_however_it_is_named(map_name):
+    from sc2env.game import Bot
+
+    with pytest.raises(ValueError, match="single-player mini-game: bot= sets the opponent"):
+        SC2Env(map_name, bot=Bot("zerg"))
+
+
 @pytest.mark.parametrize("num_envs", ["2", 2.0, 0, True])
 def test_the_number_of_games_is_a_whole_number(num_envs):
     with pytest.raises(ValueError, match="num_envs must be a whole number of at least 1 game"):
