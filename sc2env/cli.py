@@ -20,7 +20,7 @@ from gymnasium import error as gym_error
 
 import sc2env
 from sc2env.errors import SC2EnvError, UnknownMapError
-from sc2env.game.maps import LOOPS_PER_GAME_SECOND, LOOPS_PER_REAL_SECOND
+from sc2env.game.maps import LOOPS_PER_GAME_SECOND, LOOPS_PER_REAL_SECOND, game_time
 from sc2env.launch import ENGINE_ENV_VAR, ENGINES
 
 
@@ -452,6 +452,10 @@ def cmd_play(values: flags.FlagValues) -> int:
     try:
         scores = play(env, episodes=values.episodes or None,
                       on_episode=lambda n, info: print(f"{name} episode {n}: score {info['score']}"))
+        game = env.unwrapped
+        if not game.episode_over and game.last_observation is not None:  # the window closed mid-episode
+            score = int(game.last_observation.score_cumulative[0])
+            print(f"{name} episode {len(scores) + 1}: unfinished when the window closed, score {score} so far")
     finally:
         env.close()
     if scores:
@@ -527,7 +531,7 @@ def _list_replays(folder: str, engine: str | None) -> int:
         print(f"no replays (.SC2Replay files) in {folder}", file=sys.stderr)
         return 1
     width = max(len(os.path.basename(path)) for path in paths)
-    print(f"{'replay':<{width}}  {'map':<28} {'loops':>7} {'seconds':>8}  {'result':<10} {'APM':>4}")
+    print(f"{'replay':<{width}}  {'map':<28} {'loops':>7} {'time':>6}  {'result':<10} {'APM':>4}")
     unreadable = 0
     with ReplayReader(LaunchConfig(engine=engine)) as reader:
         for path in paths:
@@ -540,7 +544,7 @@ def _list_replays(folder: str, engine: str | None) -> int:
                 continue
             player = info.players[0] if info.players else None
             result = (player.result if player else None) or "-"
-            print(f"{name:<{width}}  {info.map_name:<28} {info.game_loops:>7} {info.seconds:>8.1f}  {result:<10} "
+            print(f"{name:<{width}}  {info.map_name:<28} {info.game_loops:>7} {game_time(info.game_loops):>6}  {result:<10} "
                   f"{player.apm if player else 0:>4}")
     print(f"{len(paths)} replay{'s' if len(paths) != 1 else ''} in {folder}"
           + (f", {unreadable} unreadable" if unreadable else ""), file=sys.stderr)
@@ -551,7 +555,8 @@ def _replay_header(path: str, info) -> str:
     """The replay's facts in a few lines: map, length, players, game version."""
     players = "; ".join(f"player {p.player_id} {p.name or '?'} ({p.race}): {p.result or 'no result'}, {p.apm} APM"
                         for p in info.players)
-    return (f"{path}\n  map {info.map_name}, {info.game_loops} game loops ({info.seconds:.1f} s of game time)\n"
+    return (f"{path}\n  map {info.map_name}, {info.game_loops} game loops ({game_time(info.game_loops)} of game time, "
+            f"as the viewer's clock shows it; {info.seconds:.1f} s at Faster speed)\n"
             f"  {players}\n  recorded with {info.game_version} (build {info.base_build})")
 
 

@@ -12,6 +12,12 @@ LOOPS_PER_REAL_SECOND = 22.4
 """Game loops per real second at the "faster" speed ladder games (and PySC2's realtime) run at."""
 
 
+def game_time(loops: int) -> str:
+    """Game loops as the game clock shows them, M:SS at 16 loops a game second (the mini-games' timers)."""
+    seconds = loops // LOOPS_PER_GAME_SECOND
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
 @dataclasses.dataclass(frozen=True)
 class MapSpec:
     """One playable map.

@@ -43,7 +43,11 @@ class ReplayPlayer:
 
 @dataclasses.dataclass(frozen=True)
 class ReplayInfo:
-    """What a replay holds, as the game reports it (`replay_info`)."""
+    """What a replay holds, as the game reports it (`replay_info`).
+
+    `seconds` is the game's `game_duration_seconds`: real seconds at the Faster speed (22.4 loops each), not
+    the game clock's seconds (16 loops each), which `sc2env.game.maps.game_time(game_loops)` shows.
+    """
 
     map_name: str
     map_path: str

@@ -34,6 +34,11 @@ class ViewerCommand(enum.Enum):
 
 Command = FunctionCall | ViewerCommand
 
+# Keys that change only the view (pause, speed; Tab turns pages): they leave the last prompt or complaint up.
+_VIEW_KEYS = {"space": ViewerCommand.PAUSE, "=": ViewerCommand.FASTER, "+": ViewerCommand.FASTER,
+              "[+]": ViewerCommand.FASTER, "-": ViewerCommand.SLOWER, "[-]": ViewerCommand.SLOWER,
+              "tab": ViewerCommand.NEXT_PAGE}
+
 
 class Controls:
     """Turns pygame events into commands, keeping the input state between them: an ability waiting for its
@@ -76,8 +81,9 @@ class Controls:
         `situation`: what the player has, to open a worker's build menu and to say why a key does nothing."""
         if event.type == pygame.QUIT:
             return [ViewerCommand.QUIT]
-        if event.type in (pygame.KEYDOWN, pygame.MOUSEBUTTONDOWN) and self.pending is None and self.menu is None:
-            self.message = ""  # a new input: the last one's prompt or complaint is over
+        if (event.type in (pygame.KEYDOWN, pygame.MOUSEBUTTONDOWN) and self.pending is None and self.menu is None
+                and not (event.type == pygame.KEYDOWN and pygame.key.name(event.key) in _VIEW_KEYS)):
+            self.message = ""  # a new input: the last one's prompt or complaint is over (not a pause or page turn)
         if event.type == pygame.KEYDOWN:
             return self._key(event, available, camera_minimap, situation)
         if not self.interactive:
@@ -98,12 +104,10 @@ class Controls:
         key = pygame.key.name(event.key)
         mods = event.mod
         shift, ctrl = bool(mods & pygame.KMOD_SHIFT), bool(mods & pygame.KMOD_CTRL)
-        viewer = {"space": ViewerCommand.PAUSE, "=": ViewerCommand.FASTER, "+": ViewerCommand.FASTER,
-                  "[+]": ViewerCommand.FASTER, "-": ViewerCommand.SLOWER, "[-]": ViewerCommand.SLOWER}
         if key == "tab":
             return [ViewerCommand.PREVIOUS_PAGE if shift else ViewerCommand.NEXT_PAGE]
-        if key in viewer:
-            return [viewer[key]]
+        if key in _VIEW_KEYS:
+            return [_VIEW_KEYS[key]]
         if key == "escape":
             self.cancel()
             return []

@@ -8,7 +8,7 @@ import functools
 import numpy as np
 import pygame
 
-from sc2env.game.maps import LOOPS_PER_GAME_SECOND, MINI_GAMES
+from sc2env.game.maps import MINI_GAMES, game_time
 from sc2env.interface import FUNCTIONS, MINIMAP_LAYERS, SCREEN_LAYERS, Layer, palette
 from sc2env.viewer import style
 from sc2env.viewer.hotkeys import key_label
@@ -41,11 +41,6 @@ def _palette(layer: Layer) -> np.ndarray:
     return palette(layer)
 
 
-def _time(loops: int) -> str:
-    seconds = loops // LOOPS_PER_GAME_SECOND
-    return f"{seconds // 60}:{seconds % 60:02d}"
-
-
 def draw_status(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, *, paused: bool, speed: str,
                 episode: int = 0) -> None:
     """Map, score, game time against the map's limit, minerals, vespene, supply, and the playback state."""
@@ -53,7 +48,7 @@ def draw_status(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, *, pau
     pygame.draw.line(surface, style.BORDER, (rect.left, rect.bottom - 1), (rect.right - 1, rect.bottom - 1))
     player = scene.observation.player
     spec = MINI_GAMES.get(scene.map_name)
-    clock = _time(scene.game_loop) + (f" / {_time(spec.game_loops)}" if spec and spec.game_loops else "")
+    clock = game_time(scene.game_loop) + (f" / {game_time(spec.game_loops)}" if spec and spec.game_loops else "")
     items = [
         (scene.map_name or "sc2env", style.ACCENT),
         (f"Score {scene.score}", style.TEXT),
@@ -69,7 +64,7 @@ def draw_status(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, *, pau
     x = rect.x + 12
     for value, colour in items:
         x = style.text(surface, value, (x, rect.centery), size, colour, anchor="midleft").right + 22
-    state = "PAUSED" if paused else ("GAME OVER" if scene.ended else f"speed {speed}")
+    state = f"PAUSED (speed {speed})" if paused else ("GAME OVER" if scene.ended else f"speed {speed}")
     style.text(surface, state, (rect.right - 12, rect.centery), size,
                style.WARN if paused or scene.ended else style.DIM, anchor="midright")
 

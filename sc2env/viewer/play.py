@@ -40,8 +40,12 @@ def play(env: gym.Env, *, episodes: int | None = None,
         calls: deque[FunctionCall] = deque()
         while episodes is None or len(scores) < episodes:
             speed = viewer.viewer.speed
-            queue_calls(calls, viewer.wait(0.0 if speed == float("inf") else 1 / (fps * speed)))
+            new = viewer.wait(0.0 if speed == float("inf") else 1 / (fps * speed))
+            queue_calls(calls, new)
             if viewer.viewer.paused:
+                if new:  # said, or a click while paused would seem lost until it happens on resuming
+                    viewer.viewer.notice = f"paused: {len(calls)} order(s) go to the game when you press Space"
+                    viewer.redraw()
                 continue
             call = calls.popleft() if calls else FUNCTIONS.no_op()
             _, _, terminated, truncated, info = env.step(call)

@@ -80,6 +80,9 @@ class Window:
             raise SC2EnvError("a viewer window is already open in this process (pygame has one): show one game "
                               "with render_mode='human' and render the others with render_mode='rgb_array'")
         require_display()
+        # The window's class for taskbars and Alt-Tab; SDL takes it from the program, "__main__.py" under
+        # `python -m sc2env`. A class the user set stays.
+        os.environ.setdefault("SDL_VIDEO_X11_WMCLASS", "sc2env")
         try:
             pygame.display.init()
             pygame.display.set_mode(size, pygame.RESIZABLE)

@@ -375,6 +375,26 @@ def test_an_invisible_display_is_refused_unless_asked_for(settings, opens):
         assert "env refused" in done.stdout and "window refused" in done.stdout
 
 
+def test_play_says_what_an_episode_cut_by_closing_the_window_had_scored(capsys):
+    # Closing the window before the first episode ended printed nothing at all.
+    import threading
+
+    import pygame
+
+    def close_the_window():
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (pygame.display.get_init() and pygame.display.get_surface()):
+            time.sleep(0.05)
+        time.sleep(0.5)  # a few steps of play
+        pygame.event.post(pygame.event.Event(pygame.QUIT))
+
+    closer = threading.Thread(target=close_the_window)
+    closer.start()
+    code, out, _ = run_cli(capsys, "play", "--map", "MoveToBeacon", *BUILTIN)
+    closer.join()
+    assert code == 0 and "MoveToBeacon episode 1: unfinished when the window closed, score 0 so far" in out
+
+
 @pytest.mark.parametrize("maps", ["all", "MoveToBeacon,DefeatRoaches"])
 def test_play_takes_one_map(capsys, maps):
     # "all" failed with "too many values to unpack"; a list played its first map in silence.

@@ -443,17 +443,19 @@ def test_the_command_line_lists_a_folder_of_replays_and_prints_one_without_playi
     assert main(["sc2env", "replay", str(folder), "--engine", "builtin"]) == 0
     out, err = capsys.readouterr()
     lines = out.splitlines()
-    assert lines[0].split() == ["replay", "map", "loops", "seconds", "result", "APM"]
+    assert lines[0].split() == ["replay", "map", "loops", "time", "result", "APM"]
     rows = {line.split()[0]: line.split()[1:] for line in lines[1:]}
     assert rows["broken.SC2Replay"][:3] == ["cannot", "be", "read:"]
     assert sorted(row[0] for name, row in rows.items() if name != "broken.SC2Replay") == ["DefeatRoaches",
                                                                                           "MoveToBeacon"]
-    assert all(row[1] == "40" for name, row in rows.items() if name != "broken.SC2Replay")  # 5 steps of 8 loops
+    # 5 steps of 8 loops: 40 loops, 2.5 game seconds, shown as the viewer's clock shows them
+    assert all(row[1:3] == ["40", "0:02"] for name, row in rows.items() if name != "broken.SC2Replay")
     assert f"3 replays in {folder}, 1 unreadable" in err
     moves = next(folder.glob("MoveToBeacon_*"))
     assert main(["sc2env", "replay", "--info", str(moves), "--engine", "builtin"]) == 0
     out, _ = capsys.readouterr()
-    assert "map MoveToBeacon, 40 game loops" in out and "steps, final score" not in out
+    assert "map MoveToBeacon, 40 game loops (0:02 of game time" in out and "steps, final score" not in out
+    assert "1.8 s at Faster speed" in out  # 40 / 22.4
 
 
 def test_a_replay_reader_reads_many_replays_with_one_game(beacon_replay):

@@ -128,6 +128,12 @@ def test_a_workers_build_menu_opens_when_nothing_is_affordable_and_says_what_is_
                                 "Depot)")
     assert feed(controls, [key("b")], UNITS, situation=Situation(selected=frozenset())) == []
     assert controls.message == "B: nothing is selected" and controls.menu is None
+    # Pausing to read it, turning a layer page or changing speed leaves it up; the next real input clears it.
+    for view_key in ("space", "tab", "+", "-"):
+        feed(controls, [key(view_key)], UNITS)
+        assert controls.message == "B: nothing is selected", view_key
+    feed(controls, [key("escape")], UNITS)
+    assert controls.message == ""
 
 
 def test_the_pointer_is_tracked_in_frame_pixels(controls):

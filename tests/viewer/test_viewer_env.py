@@ -121,6 +121,34 @@ def test_play_sends_the_humans_calls_through_the_env(make_env):
     assert viewer.controls.message == "" and viewer.notice.startswith("Episode 1 over: score")
 
 
+def test_orders_given_while_paused_are_said_to_wait_and_go_on_resuming(make_env):
+    # A click while paused changed nothing on screen, then happened on resuming: it seemed lost.
+    env = make_env("MoveToBeacon", render_mode="human", max_episode_steps=40, **SMALL)
+    unwrapped = env.unwrapped
+    seen = {}
+
+    def human():
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not (unwrapped.renderer and unwrapped.renderer.interactive):
+            time.sleep(0.01)
+        pygame.event.post(key("space"))
+        time.sleep(0.3)
+        pygame.event.post(key("f2"))
+        time.sleep(0.3)
+        viewer = unwrapped.renderer.viewer
+        seen["paused"] = (viewer.notice, unwrapped.last_observation.single_select.unit_type.tolist())
+        for event in [key("space")] + [key("=")] * 8:  # resume, at full speed
+            pygame.event.post(event)
+
+    thread = threading.Thread(target=human)
+    thread.start()
+    play(env, episodes=1)
+    thread.join()
+    notice, selected_while_paused = seen["paused"]
+    assert notice == "paused: 1 order(s) go to the game when you press Space" and selected_while_paused == []
+    assert unwrapped.last_observation.single_select.unit_type.tolist() == [48]  # F2 went through on resuming
+
+
 def test_a_human_window_without_a_display_fails_before_any_game_starts(monkeypatch):
     from sc2env.env.env import SC2Env
     from sc2env.viewer import NoDisplayError
