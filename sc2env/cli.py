@@ -412,10 +412,7 @@ def _signals_held(doing: str | None = None):
 
 def _held_stop(signals: list[int]) -> KeyboardInterrupt | None:
     """The stop a signal held while a video was finished stands for (Ctrl-C or SIGTERM), if one was."""
-    if not signals:
-        return None
-    return Terminated(f"terminated by {signal.Signals(signals[0]).name}") if signals[0] == signal.SIGTERM else (
-        KeyboardInterrupt())
+    return _stop_for(signals[0]) if signals else None
 
 
 def _replays_in(folder: str | None) -> set[str]:
@@ -863,7 +860,12 @@ class Terminated(KeyboardInterrupt):
 
 
 def _interrupt(signum: int, frame) -> None:
-    raise Terminated(f"terminated by {signal.Signals(signum).name}")
+    raise _stop_for(signum)
+
+
+def _stop_for(signum: int) -> KeyboardInterrupt:
+    """Ctrl-C as itself; another signal (SIGTERM) as Terminated, naming it."""
+    return KeyboardInterrupt() if signum == signal.SIGINT else Terminated(f"terminated by {signal.Signals(signum).name}")
 
 
 def stopped_by(stop: KeyboardInterrupt) -> str:

@@ -342,13 +342,17 @@ class Game:
             view = self._minimap_views[key] = minimap_view(self.definition, size, self.interface.crop)
         return view
 
-    def raw_area(self) -> tuple[int, int, int, int] | None:
-        """(x0, y0, x1, y1), whole cells, of the playable area when the agent joined with
-        raw_crop_to_playable_area: raw positions and grids are then relative to (x0, y0); else None."""
-        if self.interface is None or not self.interface.options.raw_crop_to_playable_area:
-            return None
+    def playable_cells(self) -> tuple[int, int, int, int]:
+        """(x0, y0, x1, y1): the whole cells the playable area covers, as game_info reports it."""
         b = self.definition.playable_area
         return math.floor(b.x0), math.floor(b.y0), math.ceil(b.x1), math.ceil(b.y1)
+
+    def raw_area(self) -> tuple[int, int, int, int] | None:
+        """`playable_cells` when the agent joined with raw_crop_to_playable_area (raw positions and grids are
+        then relative to (x0, y0)); else None."""
+        if self.interface is None or not self.interface.options.raw_crop_to_playable_area:
+            return None
+        return self.playable_cells()
 
     def raw_origin(self) -> tuple[int, int]:
         """Where raw coordinate (0, 0) lies in the world (see `raw_area`)."""

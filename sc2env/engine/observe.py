@@ -102,7 +102,7 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
         u.energy, u.energy_max = float(w.energy[i]), float(w.energy_max[i])
         if t.mineral_contents:
             u.mineral_contents = int(w.contents[i])
-        if t.vespene_contents or (t.harvest is not None and t.harvest.kind == "vespene"):
+        if t.has_vespene:
             u.vespene_contents = int(w.contents[i])
         if tag in harvesters:
             u.assigned_harvesters, u.ideal_harvesters = harvesters[tag]
@@ -161,16 +161,15 @@ def game_info(game: Game) -> sc_pb.ResponseGameInfo:
     raw = info.start_raw
     # Under raw_crop_to_playable_area the map is the playable area, its corner the origin (inferred from
     # the option's description: the real game's cropped game_info is unrecorded).
-    area = game.raw_area()
+    x0, y0, x1, y1 = game.playable_cells()
     ox, oy = game.raw_origin()
-    raw.map_size.x, raw.map_size.y = d.map_size if area is None else (area[2] - area[0], area[3] - area[1])
+    raw.map_size.x, raw.map_size.y = d.map_size if game.raw_area() is None else (x1 - x0, y1 - y0)
     terrain = game.terrain
     raw.pathing_grid.MergeFromString(encode(1, _raw_grid(game, terrain.pathable)))
     raw.placement_grid.MergeFromString(encode(1, _raw_grid(game, terrain.buildable)))
     raw.terrain_height.MergeFromString(encode(8, _raw_grid(game, terrain.height)))
-    b = d.playable_area
-    raw.playable_area.p0.x, raw.playable_area.p0.y = math.floor(b.x0) - ox, math.floor(b.y0) - oy
-    raw.playable_area.p1.x, raw.playable_area.p1.y = math.ceil(b.x1) - ox, math.ceil(b.y1) - oy
+    raw.playable_area.p0.x, raw.playable_area.p0.y = x0 - ox, y0 - oy
+    raw.playable_area.p1.x, raw.playable_area.p1.y = x1 - ox, y1 - oy
     for x, y in d.start_locations:
         raw.start_locations.add(x=x - ox, y=y - oy)
     info.options.CopyFrom(game.interface.options)
@@ -193,8 +192,7 @@ def game_data(request: sc_pb.RequestData) -> sc_pb.ResponseData:
                                mineral_cost=t.mineral_cost, vespene_cost=t.vespene_cost,
                                food_required=t.food_required, food_provided=t.food_provided,
                                ability_id=t.build_ability, race=t.race, build_time=t.build_time,
-                               has_minerals=t.mineral_contents > 0,
-                               has_vespene=t.vespene_contents > 0 or (t.harvest is not None and t.harvest.kind == "vespene"),
+                               has_minerals=t.mineral_contents > 0, has_vespene=t.has_vespene,
                                sight_range=t.sight, movement_speed=t.speed, armor=t.armor,
                                tech_requirement=t.tech_requirement, tech_alias=t.tech_alias, unit_alias=t.unit_alias)
             u.attributes.extend(data_pb2.Attribute.Value(a) for a in t.attributes)

@@ -126,6 +126,11 @@ class UnitType:
         return self.burst.scan_range if self.burst is not None else 0.0
 
     @property
+    def has_vespene(self) -> bool:
+        """Holds vespene, as ResponseData says: a geyser, or the refinery built on one."""
+        return self.vespene_contents > 0 or (self.harvest is not None and self.harvest.kind == "vespene")
+
+    @property
     def can_attack(self) -> bool:
         return self.weapon is not None or self.burst is not None
 
