@@ -34,7 +34,8 @@ class ViewerCommand(enum.Enum):
 
 Command = FunctionCall | ViewerCommand
 
-# Keys that change only the view (pause, speed; Tab turns pages): they leave the last prompt or complaint up.
+# Keys that change only the view (pause, speed; Tab turns pages, Shift+Tab back): they leave the last prompt or
+# complaint up.
 _VIEW_KEYS = {"space": ViewerCommand.PAUSE, "=": ViewerCommand.FASTER, "+": ViewerCommand.FASTER,
               "[+]": ViewerCommand.FASTER, "-": ViewerCommand.SLOWER, "[-]": ViewerCommand.SLOWER,
               "tab": ViewerCommand.NEXT_PAGE}
@@ -104,10 +105,8 @@ class Controls:
         key = pygame.key.name(event.key)
         mods = event.mod
         shift, ctrl = bool(mods & pygame.KMOD_SHIFT), bool(mods & pygame.KMOD_CTRL)
-        if key == "tab":
-            return [ViewerCommand.PREVIOUS_PAGE if shift else ViewerCommand.NEXT_PAGE]
         if key in _VIEW_KEYS:
-            return [_VIEW_KEYS[key]]
+            return [ViewerCommand.PREVIOUS_PAGE if key == "tab" and shift else _VIEW_KEYS[key]]
         if key == "escape":
             self.cancel()
             return []
