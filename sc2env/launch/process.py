@@ -21,6 +21,7 @@ from sc2env.launch.child import Child
 from sc2env.launch.command import LaunchPlan, plan_launch
 from sc2env.launch.config import LaunchConfig
 from sc2env.launch.install import USE_BUILTIN, Sc2Install
+from sc2env.launch.listeners import Listener, port_listener
 from sc2env.launch.versions import Version
 
 log = logging.getLogger(__name__)
@@ -52,7 +53,8 @@ def launch_plan(plan: LaunchPlan) -> GameProcess:
         except LaunchError:
             # portpicker keeps a port from being handed out twice in this process only: another program can
             # take the one we picked before our game binds it. A port we picked is then picked again.
-            taken = plan.config.port is None and not process.running and _PORT_TAKEN in process.output_tail()
+            taken = plan.config.port is None and (
+                process.port_taken or (not process.running and _PORT_TAKEN in process.output_tail()))
             if taken:  # not back to portpicker: a portserver would hand the same port out again first
                 process._resources.port_is_ours = False
             process.close()
@@ -131,6 +133,7 @@ class GameProcess:
         self.plan = plan
         self.host = plan.config.host
         self._ready_connection: websocket.WebSocket | None = None
+        self.port_taken = False  # wait_ready() found another program listening on our port
         resources = _Resources()
         self._resources = resources
         # Registered before anything is acquired, so a failure half-way still releases what was.
@@ -243,24 +246,25 @@ class GameProcess:
                 raise LaunchError(
                     f"{self.exit_summary()}\nIt exited {time.monotonic() - start:.1f} s after start, before "
                     f"answering on {self.url}. Its output should say why; {advice}.")
-            remaining = deadline - time.monotonic()
-            try:
-                probe = websocket.create_connection(self.url, timeout=min(2.0, max(0.05, remaining)),
-                                                    enable_multithread=False)
-            except (OSError, websocket.WebSocketException) as error:
-                last_error = repr(error)
-                # websocket-client keeps the error in a local of the frame that raised it: a reference cycle
-                # that, through the frames' callers, would hold our caller (an env and its game) until the
-                # cycle collector ran, instead of letting a dropped env stop its game at once.
-                traceback.clear_frames(error.__traceback__)
+            listener = port_listener(self.port, self.pid)
+            if listener is Listener.FOREIGN:
+                self.port_taken = True
+                raise LaunchError(
+                    f"port {self.port} was taken by another program before {self.description} (pid {self.pid}) "
+                    "could listen on it; sc2env stops it now. Pass a free port, or none to have one picked.")
+            if listener is Listener.NONE:  # not listening yet: a probe could only be refused
+                last_error = f"nothing listened on port {self.port}"
+                # Looking costs a read of /proc, not a connection: often while a game starts (the built-in
+                # engine listens within ~0.3 s), less often once it is a slow one (StarCraft II).
+                wait = 0.01 if time.monotonic() - start < 1.0 else 0.1
             else:
-                if not self.running:  # whatever answered, it was not our game (which could not listen there)
-                    probe.close()
-                    continue
-                # The real game serves one connection at a time, and whether it accepts another after the
-                # first closes is undocumented: keep this one for the Controller (claim_connection()).
-                self._ready_connection = probe
-                return
+                probe, last_error = self._probe(deadline)
+                if probe is not None:
+                    # The real game serves one connection at a time, and whether it accepts another after the
+                    # first closes is undocumented: keep this one for the Controller (claim_connection()).
+                    self._ready_connection = probe
+                    return
+                wait, delay = delay, min(delay * 2, 0.25)
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise LaunchError(
@@ -268,8 +272,24 @@ class GameProcess:
                     f"(last attempt: {last_error}); sc2env stops it now. {self._last_output(20)}\n"
                     "A slow or busy machine may need a longer start-up timeout: launch_timeout_s= of gym.make / "
                     "SC2Env, or LaunchConfig.timeout_s.")
-            self._child.exited.wait(min(delay, remaining))
-            delay = min(delay * 2, 0.25)
+            self._child.exited.wait(min(wait, remaining))
+
+    def _probe(self, deadline: float) -> tuple[websocket.WebSocket | None, str]:
+        """One websocket connection attempt: the connection, or None and why not."""
+        remaining = deadline - time.monotonic()
+        try:
+            probe = websocket.create_connection(self.url, timeout=min(2.0, max(0.05, remaining)),
+                                                enable_multithread=False)
+        except (OSError, websocket.WebSocketException) as error:
+            # websocket-client keeps the error in a local of the frame that raised it: a reference cycle
+            # that, through the frames' callers, would hold our caller (an env and its game) until the
+            # cycle collector ran, instead of letting a dropped env stop its game at once.
+            traceback.clear_frames(error.__traceback__)
+            return None, repr(error)
+        if not self.running:  # whatever answered, it was not our game (which could not listen there)
+            probe.close()
+            return None, "an answer that came after our game had exited"
+        return probe, ""
 
     def claim_connection(self) -> websocket.WebSocket | None:
         """The websocket that proved the game ready, handed over once (Controller(process) takes it), else None.

@@ -460,3 +460,37 @@ def test_a_picked_port_another_program_took_first_is_picked_again(monkeypatch, c
         assert f"found port {busy} taken by another program" in caplog.text
     finally:
         taken.close()
+
+
+def test_a_game_listening_on_our_picked_port_is_never_taken_for_ours(monkeypatch, caplog):
+    # Two training processes can pick the same free port within the fraction of a second before either game
+    # binds it. The other one's game then answered our readiness probe while ours was still starting, and we
+    # drove it (and quit it, failing the other process's launch: "exited with code 0 ... before answering").
+    from sc2env.launch import workspace
+
+    busy = portpicker.pick_unused_port()
+    other = subprocess.Popen([sys.executable, "-m", "sc2env.engine", "-port", str(busy)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert wait_until(lambda: not workspace.port_is_free(busy), timeout_s=30)
+        picks = iter([busy])
+        real_pick = workspace.pick_port
+        monkeypatch.setattr(workspace, "pick_port", lambda: next(picks, None) or real_pick())
+        monkeypatch.setattr(workspace, "return_port", lambda port: None)  # the busy port is not portpicker's
+        with launch(engine="builtin") as process:
+            assert process.port != busy
+            assert raw_ping(process).game_version  # our own game answers
+        assert f"found port {busy} taken by another program" in caplog.text
+        # The other game was never spoken to: its one client slot is free, and it answers its own client.
+        import websocket
+
+        ws = websocket.create_connection(f"ws://127.0.0.1:{busy}/sc2api", timeout=10)
+        try:
+            ws.send_binary(sc_pb.Request(id=3, ping=sc_pb.RequestPing()).SerializeToString())
+            assert sc_pb.Response.FromString(ws.recv()).id == 3
+        finally:
+            ws.close()
+        assert other.poll() is None
+    finally:
+        other.kill()
+        other.wait()
