@@ -494,3 +494,18 @@ def test_a_game_listening_on_our_picked_port_is_never_taken_for_ours(monkeypatch
     finally:
         other.kill()
         other.wait()
+
+
+def test_a_given_port_another_program_takes_before_our_game_listens_fails_the_launch(monkeypatch):
+    import socket
+
+    from sc2env.launch import workspace
+
+    taken = socket.create_server(("127.0.0.1", 0))
+    busy = taken.getsockname()[1]
+    monkeypatch.setattr(workspace, "port_is_free", lambda port: True)  # it was free when checked
+    try:
+        with pytest.raises(LaunchError, match=f"port {busy} was taken by another program .* Pass a free port"):
+            launch(engine="builtin", port=busy)
+    finally:
+        taken.close()
