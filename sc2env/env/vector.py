@@ -269,6 +269,7 @@ class SC2VectorEnv(VectorEnv):
             # Kept from the start: a Ctrl-C anywhere from here on leaves them for the next reset() or close().
             starts = self._starts = _Starts({i: (self.envs[i], s) for i, s in zip(indices, seeds)}, options)
             try:
+                starts.start()  # tracked before any thread runs: a Ctrl-C between two starts leaves none untracked
                 done = starts.results()
             except Exception:
                 starts.wait()  # the others' games are started and theirs, as after one reset that failed
@@ -341,6 +342,8 @@ class _Starts:
         self._futures: dict[int, Future] = {i: Future() for i in jobs}
         self._threads = [threading.Thread(target=self._run, args=(i, env, seed, options), daemon=True,
                                           name=f"sc2env-start-{i}") for i, (env, seed) in jobs.items()]
+
+    def start(self) -> None:
         for thread in self._threads:
             thread.start()
 
@@ -350,18 +353,21 @@ class _Starts:
 
     def wait(self) -> None:
         """Until every start has ended (and closed its game, if abandoned)."""
-        for thread in self._threads:
-            thread.join()
+        for future, thread in zip(self._futures.values(), self._threads):
+            if not future.cancel():  # cancelled: its thread never began (or never will) and touches nothing
+                thread.join()
 
     def abandon(self) -> set[int]:
         """The sub-envs still starting: each closes its own game once started (close() closes the others)."""
         with self._lock:
             self._abandoned = True
-            return set(self._futures) - self._finished
+            never_began = {i for i, future in self._futures.items() if future.cancel()}
+            return set(self._futures) - self._finished - never_began
 
     def _run(self, i: int, env: SC2Env, seed: int | None, options) -> None:
         future = self._futures[i]
-        future.set_running_or_notify_cancel()
+        if not future.set_running_or_notify_cancel():  # wait() or abandon() gave it up before it began
+            return
         try:
             future.set_result(env.reset(seed=seed, options=options))
         except BaseException as error:  # noqa: BLE001 - handed to whoever waits on the future

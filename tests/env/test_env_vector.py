@@ -8,6 +8,7 @@ import os
 import pathlib
 import signal
 import sys
+import threading
 import time
 
 import gymnasium as gym
@@ -306,6 +307,37 @@ def test_a_ctrl_c_during_the_parallel_start_returns_at_once_and_leaves_no_game(t
     finally:
         envs.close()  # games still starting are stopped once they have started
     assert _wait_until(lambda: not _games_marked(mark), 10), "a game outlived close()"
+
+
+@pytest.mark.parametrize("then", ["reset", "close"])
+def test_a_ctrl_c_between_the_starts_of_two_resets_leaves_neither_untracked(make_vec, monkeypatch, then):
+    # A Ctrl-C handled inside Thread.start() (it waits for the new thread to run) once the first sub-env's
+    # start had begun: that start went on untracked, and the next reset() reset sub-env 0 a second time beside
+    # it ("Cannot send `action` while the game is launched" at the next step, 6 runs in 20).
+    mark = f"sc2env-test-{os.getpid()}-between-{then}"
+    monkeypatch.setenv("SC2ENV_TEST_MARK", mark)  # the games inherit it
+    envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", **SMALL)
+    real_start = threading.Thread.start
+
+    def start(thread):
+        real_start(thread)
+        if thread.name == "sc2env-start-0":
+            monkeypatch.setattr(threading.Thread, "start", real_start)
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(threading.Thread, "start", start)
+    with pytest.raises(KeyboardInterrupt):
+        envs.reset(seed=1)
+    if then == "reset":
+        _, info = envs.reset(seed=1)
+        assert list(info["game_loop"]) == [0, 0]
+        for _ in range(3):
+            _, _, _, _, info = envs.step(np.zeros((2, 14), int))
+        assert list(info["game_loop"]) == [24, 24]
+        assert len(_games_marked(mark)) == 2  # one game each: no second start of sub-env 0
+    envs.close()  # a start still running stops its own game once started
+    assert _wait_until(lambda: not _games_marked(mark), 10), "a game outlived close()"
+    assert _wait_until(lambda: not [t for t in threading.enumerate() if t.name.startswith("sc2env-start-")], 10)
 
 
 def test_vector_env_accepts_function_calls_and_reports_masks(make_vec):
