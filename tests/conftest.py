@@ -42,6 +42,26 @@ def ctrl_c():
     signal.signal(signal.SIGINT, previous)
 
 
+@pytest.fixture
+def marked_games(monkeypatch, request):
+    """marked_games(): the pids of the processes this test started since (games and their helpers), found by a
+    mark in their environment, which they inherit."""
+    mark = f"sc2env-test-{os.getpid()}-{request.node.name}"
+    monkeypatch.setenv("SC2ENV_TEST_MARK", mark)
+
+    def pids() -> list[int]:
+        found = []
+        for entry in os.listdir("/proc"):
+            try:
+                if entry.isdigit() and mark.encode() in pathlib.Path(f"/proc/{entry}/environ").read_bytes():
+                    found.append(int(entry))
+            except OSError:  # gone meanwhile, or not ours to read
+                pass
+        return found
+
+    return pids
+
+
 @pytest.fixture(scope="session")
 def realdata(shared_dir):
     """Load one recorded message: realdata("pysc2_obs_data1.observation") -> ResponseObservation."""

@@ -235,9 +235,15 @@ class SC2VectorEnv(VectorEnv):
 
     def close_extras(self, **kwargs: Any) -> None:
         starting = self._starts.abandon() if self._starts is not None else set()
+        failure = None
         for i, env in enumerate(self.envs):
             if i not in starting:  # those are closed by their own threads once started, not under their feet
-                env.close()
+                try:
+                    env.close()
+                except BaseException as error:  # a Ctrl-C in one close must not keep the others' games running
+                    failure = failure or error
+        if failure is not None:
+            raise failure
 
     # --- internals ---------------------------------------------------------------------------------
 
@@ -340,6 +346,9 @@ class _Starts:
         self._abandoned = False
         self._finished: set[int] = set()
         self._futures: dict[int, Future] = {i: Future() for i in jobs}
+        # Waited on instead of Thread.join(): on CPython <= 3.12 a Ctrl-C inside join() marks the thread stopped
+        # while it still runs, and the next join() returns at once.
+        self._ended: dict[int, threading.Event] = {i: threading.Event() for i in jobs}
         self._threads = [threading.Thread(target=self._run, args=(i, env, seed, options), daemon=True,
                                           name=f"sc2env-start-{i}") for i, (env, seed) in jobs.items()]
 
@@ -353,9 +362,9 @@ class _Starts:
 
     def wait(self) -> None:
         """Until every start has ended (and closed its game, if abandoned)."""
-        for future, thread in zip(self._futures.values(), self._threads):
+        for i, future in self._futures.items():
             if not future.cancel():  # cancelled: its thread never began (or never will) and touches nothing
-                thread.join()
+                self._ended[i].wait()
 
     def abandon(self) -> set[int]:
         """The sub-envs still starting: each closes its own game once started (close() closes the others)."""
@@ -365,6 +374,12 @@ class _Starts:
             return set(self._futures) - self._finished - never_began
 
     def _run(self, i: int, env: SC2Env, seed: int | None, options) -> None:
+        try:
+            self._reset(i, env, seed, options)
+        finally:
+            self._ended[i].set()
+
+    def _reset(self, i: int, env: SC2Env, seed: int | None, options) -> None:
         future = self._futures[i]
         if not future.set_running_or_notify_cancel():  # wait() or abandon() gave it up before it began
             return

@@ -77,8 +77,9 @@ class Child:
         started: concurrent.futures.Future[subprocess.Popen[bytes]] = concurrent.futures.Future()
         self._keeper = threading.Thread(target=self._keep, args=(env, log, started),
                                         name=f"sc2env-keeper:{pathlib.Path(argv[0]).name}", daemon=True)
-        self._keeper.start()
         try:  # re-raises the spawn error (missing file, no permission, ...)
+            # In the try: a Ctrl-C in start()'s wait for the thread to begin leaves it running, and spawning.
+            self._keeper.start()
             self.popen = started.result(timeout=SPAWN_TIMEOUT_S)
         except concurrent.futures.TimeoutError:
             _kill_once_started(started)

@@ -17,7 +17,7 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 from sc2env import errors
-from sc2env.env import SC2VectorEnv
+from sc2env.env import SC2Env, SC2VectorEnv
 from sc2env.interface import FUNCTIONS
 
 SMALL = {"screen_size": 32, "minimap_size": 32}
@@ -269,23 +269,9 @@ def _wait_until(predicate, timeout_s: float) -> bool:
     return True
 
 
-def _games_marked(mark: str) -> list[int]:
-    """Pids of the processes whose environment holds `mark`."""
-    pids = []
-    for entry in os.listdir("/proc"):
-        try:
-            if entry.isdigit() and mark.encode() in pathlib.Path(f"/proc/{entry}/environ").read_bytes():
-                pids.append(int(entry))
-        except OSError:
-            pass
-    return pids
-
-
 @pytest.mark.parametrize("then", ["reset", "close", "close, then reset"])
-def test_a_ctrl_c_during_the_parallel_start_returns_at_once_and_leaves_no_game(tmp_path, monkeypatch, then,
-                                                                               ctrl_c):
-    mark = f"sc2env-test-{os.getpid()}-{then}"
-    monkeypatch.setenv("SC2ENV_TEST_MARK", mark)  # the games inherit it
+def test_a_ctrl_c_during_the_parallel_start_returns_at_once_and_leaves_no_game(tmp_path, then, ctrl_c,
+                                                                               marked_games):
     envs = gym.make_vec("sc2env/MoveToBeacon-v0", num_envs=2, engine="sc2",
                         sc2path=_slow_sc2path(tmp_path / "sc2", 2.0), **SMALL)
     try:
@@ -297,25 +283,24 @@ def test_a_ctrl_c_during_the_parallel_start_returns_at_once_and_leaves_no_game(t
         if then == "reset":  # waits for the starts the Ctrl-C left running, then plays on with their games
             envs.reset(seed=3)
             envs.step(np.zeros((2, 14), int))
-            assert len(_games_marked(mark)) == 2
+            assert len(marked_games()) == 2
         elif then == "close, then reset":  # the abandoned starts stop their own games, not the new ones
             envs.close()
             envs.reset(seed=3)
             time.sleep(0.5)
             envs.step(np.zeros((2, 14), int))
-            assert len(_games_marked(mark)) == 2
+            assert len(marked_games()) == 2
     finally:
         envs.close()  # games still starting are stopped once they have started
-    assert _wait_until(lambda: not _games_marked(mark), 10), "a game outlived close()"
+    assert _wait_until(lambda: not marked_games(), 10), "a game outlived close()"
 
 
 @pytest.mark.parametrize("then", ["reset", "close"])
-def test_a_ctrl_c_between_the_starts_of_two_resets_leaves_neither_untracked(make_vec, monkeypatch, then):
+def test_a_ctrl_c_between_the_starts_of_two_resets_leaves_neither_untracked(make_vec, monkeypatch, then,
+                                                                             marked_games):
     # A Ctrl-C handled inside Thread.start() (it waits for the new thread to run) once the first sub-env's
     # start had begun: that start went on untracked, and the next reset() reset sub-env 0 a second time beside
     # it ("Cannot send `action` while the game is launched" at the next step, 6 runs in 20).
-    mark = f"sc2env-test-{os.getpid()}-between-{then}"
-    monkeypatch.setenv("SC2ENV_TEST_MARK", mark)  # the games inherit it
     envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", **SMALL)
     real_start = threading.Thread.start
 
@@ -334,10 +319,62 @@ def test_a_ctrl_c_between_the_starts_of_two_resets_leaves_neither_untracked(make
         for _ in range(3):
             _, _, _, _, info = envs.step(np.zeros((2, 14), int))
         assert list(info["game_loop"]) == [24, 24]
-        assert len(_games_marked(mark)) == 2  # one game each: no second start of sub-env 0
+        assert len(marked_games()) == 2  # one game each: no second start of sub-env 0
     envs.close()  # a start still running stops its own game once started
-    assert _wait_until(lambda: not _games_marked(mark), 10), "a game outlived close()"
+    assert _wait_until(lambda: not marked_games(), 10), "a game outlived close()"
     assert _wait_until(lambda: not [t for t in threading.enumerate() if t.name.startswith("sc2env-start-")], 10)
+
+
+def test_a_ctrl_c_while_reset_waits_for_the_starts_left_running_still_resets_each_sub_env_once(
+        make_vec, monkeypatch, ctrl_c, marked_games):
+    # On CPython 3.10-3.12 a Ctrl-C inside Thread.join() marks the thread stopped while it still runs: the
+    # third reset() took sub-env 0's start, still under way, for ended, and started sub-env 0 again beside it.
+    from sc2env.game import match
+
+    real_launch = match.launch_plan
+    resetting: list[str] = []
+
+    def slow_launch(plan):  # sub-env 0's game starts last, as a real StarCraft II's may
+        name = threading.current_thread().name
+        resetting.append(name)
+        try:
+            time.sleep(2.5 if name == "sc2env-start-0" else 1.0)
+            return real_launch(plan)
+        finally:
+            resetting.remove(name)
+
+    monkeypatch.setattr(match, "launch_plan", slow_launch)
+    envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", **SMALL)
+    twice = []
+    real_reset = SC2Env.reset
+
+    def reset(env, **kwargs):
+        if "sc2env-start-0" in resetting and env is envs.envs[0]:
+            twice.append(threading.current_thread().name)
+        return real_reset(env, **kwargs)
+
+    monkeypatch.setattr(SC2Env, "reset", reset)
+    for _ in range(2):  # the first is cut while its games start, the second while it waits for them
+        ctrl_c(0.3)
+        with pytest.raises(KeyboardInterrupt):
+            envs.reset(seed=3)
+    _, info = envs.reset(seed=3)
+    assert not twice, "sub-env 0 was reset while its last reset was still starting its game"
+    assert list(info["game_loop"]) == [0, 0]
+    envs.step(np.zeros((2, 14), int))
+    assert len(marked_games()) == 2  # one game per sub-env
+    envs.close()
+    assert _wait_until(lambda: not marked_games(), 10), "a game outlived close()"
+
+
+def test_a_ctrl_c_while_one_sub_env_closes_still_closes_the_others(make_vec, interrupt_once, marked_games):
+    envs = make_vec(num_envs=3, vectorization_mode="vector_entry_point", **SMALL)
+    envs.reset(seed=3)
+    assert len(marked_games()) == 3
+    interrupt_once(envs.envs[0], "_episode_ended")  # in sub-env 0's replay save, say
+    with pytest.raises(KeyboardInterrupt):
+        envs.close()
+    assert _wait_until(lambda: not marked_games(), 10), "the other sub-envs' games outlived close()"
 
 
 def test_vector_env_accepts_function_calls_and_reports_masks(make_vec):

@@ -509,3 +509,21 @@ def test_a_given_port_another_program_takes_before_our_game_listens_fails_the_la
             launch(engine="builtin", port=busy)
     finally:
         taken.close()
+
+
+def test_a_ctrl_c_while_the_keeper_thread_starts_leaves_no_game(monkeypatch, marked_games):
+    # Thread.start() waits for the new thread to run: a Ctrl-C there came once the keeper was spawning the
+    # game, which then ran unowned (nothing to stop it, its port given back) until the interpreter exited.
+    real_start = threading.Thread.start
+
+    def start(thread):
+        real_start(thread)
+        if thread.name.startswith("sc2env-keeper"):
+            monkeypatch.setattr(threading.Thread, "start", real_start)
+            time.sleep(0.05)  # the keeper spawns meanwhile
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(threading.Thread, "start", start)
+    with pytest.raises(KeyboardInterrupt):
+        launch(engine="builtin")
+    assert wait_until(lambda: not marked_games(), 10), "the game outlived its launch"
