@@ -224,7 +224,7 @@ class Controller:
             raise errors.ProtocolError(
                 f"{self.url} still has unanswered requests ({', '.join(self._pending.kinds)}): call .finish() "
                 "on the Pending that begin() returned before sending more.")
-        if self._unread is not None:
+        if self._unread is not None or self._status_unknown:  # the answers a Ctrl-C left, or what they did
             self.read_unread()
         made = [self._protocol.make_request(kind, message) for kind, message in requests]
         pending = Pending(self, made, [kind for kind, _ in requests], self._protocol.status)
@@ -258,8 +258,12 @@ class Controller:
                 self._finish(pending)
             self._unread = None
         if self._status_unknown:  # an answer was lost unparsed: ask the game
-            self.ping()
-            self._status_unknown = False
+            self._status_unknown = False  # first: the ping goes through begin(), which would ask again
+            try:
+                self.ping()
+            except BaseException:
+                self._status_unknown = True
+                raise
 
     def abandon_pending(self) -> None:
         """Give up the answers of a Pending from begin() that was never finished (its caller was interrupted

@@ -242,3 +242,26 @@ def test_pings_fragments_and_large_answers_are_read_whole(serve_game):
             assert ctrl.observation().observation.feature_layer_data.renders.unit_type.data == expected
         assert ctrl.ping().base_build == 1
     assert len(pongs) == 2 and all(pong.wait(5) for pong in pongs)  # our pongs arrived
+
+
+def test_a_resumed_finish_whose_answer_a_ctrl_c_lost_has_the_next_request_ask_the_status_first(serve_game,
+                                                                                                monkeypatch):
+    # leave_game's answer was taken off the stream and lost to a Ctrl-C, and with it the status it brought
+    # (launched). The caller finished the Pending again; join_game, valid now, was then refused as if the
+    # game were still in_game.
+    game = StubGame(status=sc_pb.in_game, leave_game=lambda r: reply(r, sc_pb.launched),
+                    join_game=lambda r: reply(r, sc_pb.in_game, join_game={"player_id": 2}))
+    with Controller.connect(serve_game(game)) as ctrl:
+        real_read = ctrl._protocol.read_response
+
+        def lost(*args):
+            monkeypatch.setattr(ctrl._protocol, "read_response", real_read)
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(ctrl._protocol, "read_response", lost)
+        pending = ctrl.begin([("leave_game", sc_pb.RequestLeaveGame())])
+        with pytest.raises(KeyboardInterrupt):
+            pending.finish()
+        assert pending.finish() == [None]  # resumed: the answer is gone
+        assert ctrl.join_game(sc_pb.RequestJoinGame()).player_id == 2
+    assert game.received == ["ping", "leave_game", "ping", "join_game"]
