@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import errno
 import json
 import os
+import stat
 import zlib
 from dataclasses import dataclass
 
@@ -134,13 +136,17 @@ def read(request: sc_pb.RequestReplayInfo | sc_pb.RequestStartReplay) -> Replay:
         raise ReplayError("InvalidReplayPath", "replay_path is empty: give the path of a replay file, or its "
                                                "bytes as replay_data")
     try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
+        # Non-blocking open and regular files only: a FIFO or /dev/stdin would block the engine forever, and
+        # /dev/zero would be read until memory runs out. An embedded NUL raises ValueError.
+        with open(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise OSError(errno.EINVAL, "not a regular file (a directory, device or FIFO)")
+            data = f.read(MAX_INFLATED_BYTES + 1)  # compressed, no replay we wrote comes near this
+    except (OSError, ValueError) as e:
         raise ReplayError("InvalidReplayPath", (
             f"cannot read replay_path {path!r} (on the engine's machine: {os.path.abspath(path)}): "
-            f"{e.strerror or e}; give a path the engine process can read (absolute paths are safest), or "
-            f"send the file's bytes as replay_data")) from None
+            f"{getattr(e, 'strerror', None) or e}; give a path the engine process can read (absolute paths are "
+            "safest), or send the file's bytes as replay_data")) from None
     return decode(data)
 
 

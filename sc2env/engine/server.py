@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import select
 import socket
 import time
@@ -18,6 +19,8 @@ ENDPOINT = "/sc2api"
 _BUSY = b"HTTP/1.1 409 Conflict\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 _RECV_BYTES = 1 << 18  # per read; a bigger buffer costs an allocation per recv()
 _SEND_BUFFER = 1 << 22
+_IOV_MAX = min(os.sysconf("SC_IOV_MAX") if hasattr(os, "sysconf") else 1024, 1024)
+_FLUSH_BYTES = 1 << 23  # answers to pipelined requests read together are sent once this many have piled up
 # A connection that has not finished its opening handshake by then (a port probe, a half-open connect) is
 # dropped, so it cannot keep the one client slot from a real client.
 HANDSHAKE_TIMEOUT_S = 5.0
@@ -34,6 +37,8 @@ class _Client:
         self.protocol = ServerProtocol(max_size=None)
         self.fragments: list[bytes] = []
         self.closed = False
+        self.head_tail = b""  # the handshake's last bytes so far, to find its end across reads
+        self.pending = 0  # bytes of answers waiting in the current read's replies
         # After the opening handshake, frames are parsed here (FrameReader): websockets' general parser costs
         # a few dozen microseconds per step of three small frames, a noticeable share of a 1 ms step.
         self.frames: FrameReader | None = None
@@ -92,18 +97,23 @@ class Server:
                 and time.monotonic() - client.accepted_at > HANDSHAKE_TIMEOUT_S)
 
     def _accept(self) -> None:
-        sock, _ = self.listener.accept()
+        try:
+            sock, _ = self.listener.accept()
+        except OSError:  # aborted before we got to it (or out of descriptors): nobody to serve
+            return
         if self.client is not None and _hung_up(self.client.sock):  # its close may come after select()
             self._drop(self.client)
-        if self.client is not None:
-            try:
+        try:
+            if self.client is not None:
                 sock.sendall(_BUSY)
-            finally:
                 sock.close()
+                return
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            # Room for a whole observation (~170 KiB at 64x64), so sendall rarely waits for the reader.
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, _SEND_BUFFER)
+        except OSError:  # it hung up (reset) while waiting to be accepted
+            sock.close()
             return
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        # Room for a whole observation (~170 KiB at 64x64), so sendall rarely waits for the reader.
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, _SEND_BUFFER)
         self.client = _Client(sock)
 
     def _read(self, client: _Client) -> None:
@@ -114,11 +124,15 @@ class Server:
         if client.frames is not None:
             self._read_frames(client, data)
             return
-        if data:
-            client.protocol.receive_data(data)
-        else:
-            client.protocol.receive_eof()
-        replies: list[bytes] = []
+        if not data:
+            self._drop(client)
+            return
+        # websockets parses the HTTP request only: the bytes after its blank line are frames for FrameReader.
+        seen = client.head_tail + data
+        end = seen.find(b"\r\n\r\n")
+        cut = len(data) if end < 0 else end + 4 - len(client.head_tail)
+        client.head_tail = seen[-3:]
+        client.protocol.receive_data(data[:cut])
         for event in client.protocol.events_received():
             if isinstance(event, Request):
                 if event.path.split("?")[0] == ENDPOINT:
@@ -126,15 +140,13 @@ class Server:
                 else:
                     response = client.protocol.reject(404, f"Not found: the SC2 API is at {ENDPOINT}\n")
                 client.protocol.send_response(response)
-            elif event.opcode in DATA_OPCODES and self._message(client, event.data, event.fin, replies):
-                break
         self._flush(client)
-        if replies and client.protocol.state is State.OPEN:  # a client may close right after writing (quit)
-            self._send_binary(client, replies)
-        if client.closed or not data:
+        if client.closed or client.protocol.state is not (State.OPEN if end >= 0 else State.CONNECTING):
             self._drop(client)
-        elif client.protocol.state is State.OPEN and not getattr(client.protocol.reader, "buffer", b"x"):
-            client.frames = FrameReader()  # handshake done and nothing half-read: frames from here on
+        elif end >= 0:
+            client.frames = FrameReader()  # handshake done: frames from here on
+            if cut < len(data):
+                self._read_frames(client, data[cut:])
 
     def _read_frames(self, client: _Client, data: bytes) -> None:
         """Serve the requests in `data` (the open connection's next bytes); answer pings and closes."""
@@ -156,17 +168,23 @@ class Server:
                 elif opcode in DATA_OPCODES:
                     if (opcode == Opcode.CONT) != bool(client.fragments):
                         raise ValueError("websocket protocol error: unexpected continuation or missing one")
-                    if self._message(client, payload, fin, replies):
+                    if self._message(client, payload, fin, replies) or client.closed:
                         break
+            else:
+                if client.frames.error is not None:  # a bad frame after the ones just served
+                    raise client.frames.error
         except ValueError:  # a frame breaking the protocol: close with 1002, as websockets does
             control.append(_frame(Opcode.CLOSE, int(CloseCode.PROTOCOL_ERROR).to_bytes(2, "big")))
             client.closed = True
+        closing = client.closed
+        if replies and closing:  # before our close frame: they answer requests that came before the client's
+            self._send_binary(client, replies)
         if control:
             try:
                 client.sock.sendall(b"".join(control))
             except OSError:
                 client.closed = True
-        if replies and not client.closed:
+        if replies and not closing and not client.closed:
             self._send_binary(client, replies)
         if client.closed:
             self._drop(client)
@@ -181,6 +199,12 @@ class Server:
         client.fragments = []
         _keep(replies)
         replies.append(self.handle(message))
+        if len(replies) >= _IOV_MAX // 2 or sum(map(len, replies[-1])) + client.pending > _FLUSH_BYTES:
+            self._send_binary(client, replies)  # many pipelined requests: memory stays bounded
+            replies.clear()
+            client.pending = 0
+        else:
+            client.pending += sum(map(len, replies[-1]))
         return self.quit_requested()
 
     def _send_binary(self, client: _Client, payloads: list[Answer]) -> None:
@@ -200,11 +224,13 @@ class Server:
             else:
                 buffers.append(bytes((0x82, 127)) + n.to_bytes(8, "big"))
             buffers += pieces
+        client.pending = 0
         try:
-            sent = client.sock.sendmsg(buffers)
-            total = sum(map(len, buffers))
-            if sent < total:
-                client.sock.sendall(b"".join(buffers)[sent:])
+            for i in range(0, len(buffers), _IOV_MAX):  # sendmsg takes at most IOV_MAX buffers (EMSGSIZE)
+                chunk = buffers[i:i + _IOV_MAX]
+                sent = client.sock.sendmsg(chunk)
+                if sent < sum(map(len, chunk)):
+                    client.sock.sendall(b"".join(chunk)[sent:])
         except OSError:
             client.closed = True
 
@@ -243,33 +269,48 @@ class FrameReader:
 
     def __init__(self) -> None:
         self._buffer = bytearray()
+        self.error: ValueError | None = None  # a bad frame found after good ones, raised by the next feed
 
     def feed(self, data: bytes) -> list[tuple[int, bool, bytes]]:
+        if self.error is not None:
+            raise self.error
         buffer = self._buffer
         buffer += data
-        frames = []
-        start, end = 0, len(buffer)
-        while end - start >= 2:
-            head, size = buffer[start], buffer[start + 1]
-            opcode, fin = head & 0x0F, bool(head & 0x80)
-            if head & 0x70 or not size & 0x80 or opcode not in _OPCODES:
-                raise ValueError("websocket protocol error: reserved bits, unmasked frame or unknown opcode")
-            length, offset = size & 0x7F, start + 2
-            if length >= 126:
-                width = 2 if length == 126 else 8
-                if end - offset < width:
-                    break
-                length = int.from_bytes(buffer[offset:offset + width], "big")
-                offset += width
-            if opcode >= 0x8 and (length > 125 or not fin):
-                raise ValueError("websocket protocol error: control frames are short and unfragmented")
-            if end - offset < 4 + length:
-                break
-            payload = apply_mask(buffer[offset + 4:offset + 4 + length], buffer[offset:offset + 4])
-            frames.append((opcode, fin, payload))
-            start = offset + 4 + length
+        frames: list[tuple[int, bool, bytes]] = []
+        start, error = _parse(buffer, frames)
         del buffer[:start]
+        if error is not None:
+            if not frames:
+                raise error
+            self.error = error  # the frames before the bad one are served first; the next feed raises
         return frames
+
+
+def _parse(buffer: bytearray, frames: list) -> tuple[int, ValueError | None]:
+    """Append the whole frames at the start of `buffer` to `frames`; how many bytes they took, and the
+    protocol error that stopped the parse, if one did."""
+    start, end = 0, len(buffer)
+    while end - start >= 2:
+        head, size = buffer[start], buffer[start + 1]
+        opcode, fin = head & 0x0F, bool(head & 0x80)
+        if head & 0x70 or not size & 0x80 or opcode not in _OPCODES:
+            return start, ValueError("websocket protocol error: reserved bits, unmasked frame or unknown opcode")
+        length, offset = size & 0x7F, start + 2
+        if length >= 126:
+            width = 2 if length == 126 else 8
+            if end - offset < width:
+                break
+            length = int.from_bytes(buffer[offset:offset + width], "big")
+            offset += width
+            if length >> 63:
+                return start, ValueError("websocket protocol error: a 64-bit length with its high bit set")
+        if opcode >= 0x8 and (length > 125 or not fin):
+            return start, ValueError("websocket protocol error: control frames are short and unfragmented")
+        if end - offset < 4 + length:
+            break
+        frames.append((opcode, fin, apply_mask(buffer[offset + 4:offset + 4 + length], buffer[offset:offset + 4])))
+        start = offset + 4 + length
+    return start, None
 
 
 _OPCODES = frozenset(int(op) for op in DATA_OPCODES + CTRL_OPCODES)

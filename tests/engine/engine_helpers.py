@@ -1,14 +1,40 @@
-"""Helpers for the engine tests: requests, actions, and PySC2-style layer decoding."""
+"""Helpers for the engine tests: the engine process, requests, actions, and PySC2-style layer decoding."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
+
 import numpy as np
+import portpicker
+import websocket
 from s2clientprotocol import common_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 RES = 64
 SEVEN_MINI_GAMES = ("MoveToBeacon", "CollectMineralShards", "FindAndDefeatZerglings", "DefeatRoaches",
                     "DefeatZerglingsAndBanelings", "CollectMineralsAndGas", "BuildMarines")
+
+
+def start_engine(*extra: str) -> tuple[subprocess.Popen, int]:
+    """The engine process on a free port, as a launcher starts it (answering once it listens)."""
+    port = portpicker.pick_unused_port()
+    proc = subprocess.Popen([sys.executable, "-m", "sc2env.engine", "-listen", "127.0.0.1", "-port", str(port),
+                             "-dataDir", "/nonexistent", "-tempDir", "/tmp", *extra])
+    return proc, port
+
+
+def connect(port: int, path: str = "/sc2api") -> websocket.WebSocket:
+    """A websocket to the engine on `port`, retried until it listens (10 s)."""
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            return websocket.create_connection(f"ws://127.0.0.1:{port}{path}", timeout=10)
+        except (ConnectionRefusedError, websocket.WebSocketBadStatusException) as e:
+            if isinstance(e, websocket.WebSocketBadStatusException) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
 
 
 def interface(screen: int = RES, minimap: int = RES, raw: bool = True, width: float = 24,

@@ -12,7 +12,7 @@ import time
 import portpicker
 import pytest
 import websocket
-from engine_helpers import SEVEN_MINI_GAMES, create_request, join_request
+from engine_helpers import SEVEN_MINI_GAMES, connect, create_request, join_request, start_engine
 from s2clientprotocol import query_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
@@ -20,24 +20,6 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 # read it as -h with "eadlessNoRender" attached.
 UNKNOWN_SC2_FLAGS = ["-dataVersion", "B89B5D6FA7CBF6452E721311BFBC6CB2", "-eglpath", "libEGL.so", "-verbose",
                      "-displayMode", "0", "-headlessNoRender"]
-
-
-def start_engine(*extra: str) -> tuple[subprocess.Popen, int]:
-    port = portpicker.pick_unused_port()
-    proc = subprocess.Popen([sys.executable, "-m", "sc2env.engine", "-listen", "127.0.0.1", "-port", str(port),
-                             "-dataDir", "/nonexistent", "-tempDir", "/tmp", *extra])
-    return proc, port
-
-
-def connect(port: int, path: str = "/sc2api") -> websocket.WebSocket:
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            return websocket.create_connection(f"ws://127.0.0.1:{port}{path}", timeout=10)
-        except (ConnectionRefusedError, websocket.WebSocketBadStatusException) as e:
-            if isinstance(e, websocket.WebSocketBadStatusException) or time.monotonic() > deadline:
-                raise
-            time.sleep(0.02)
 
 
 def ask(ws: websocket.WebSocket, request: sc_pb.Request, text: bool = True) -> sc_pb.Response:
