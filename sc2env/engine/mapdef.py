@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import os
@@ -133,11 +134,34 @@ def _shape(spec, where: str) -> Shape:
 def _region(spec, where: str) -> Region:
     if not isinstance(spec, dict):
         raise MapDefinitionError(f"{where}: a region is an object, got {spec!r}")
+    check_fields(spec, _REGION_FIELDS, where)
     shapes = [_shape({k: v}, where) for k, v in spec.items() if k in ("rect", "circle")]
     shapes += [_shape(s, where) for s in spec.get("any", [])]
     if not shapes:
         raise MapDefinitionError(f"{where}: a region needs 'rect', 'circle' or 'any'")
     return Region(tuple(shapes), tuple(_shape(s, where) for s in spec.get("minus", [])))
+
+
+# The fields of a definition and of its players and regions: a misspelt optional one ("vison") is refused,
+# not left at its default.
+_FIELDS = frozenset({
+    "format", "name", "description", "map_size", "playable_area", "camera_bounds", "camera_start",
+    "camera_locked", "vision", "terrain_height", "time_limit", "timeout_result", "players", "start_locations",
+    "regions", "setup", "triggers", "procedures", "placements", "command_cards"})
+_PLAYER_FIELDS = frozenset({"player_id", "race", "name"})
+_REGION_FIELDS = frozenset({"rect", "circle", "any", "minus"})
+
+
+def check_fields(spec, known, where: str) -> None:
+    """MapDefinitionError naming the first field of the object `spec` that is not in `known` (with the nearest
+    known names); anything but an object is left to the checks of its kind."""
+    if not isinstance(spec, dict):
+        return
+    for key in spec:
+        if key not in known:
+            near = difflib.get_close_matches(str(key), known, n=1)
+            hint = f"; did you mean {near[0]!r}?" if near else ""
+            raise MapDefinitionError(f"{where}: unknown field {key!r}{hint} (known: {', '.join(sorted(known))})")
 
 
 _MAX_MAP_SIDE = 256  # the largest StarCraft II map
@@ -173,6 +197,7 @@ def parse_definition(data: bytes | str) -> MapDefinition:
         raise MapDefinitionError("not an sc2env mini-game definition (JSON nested too deeply)") from None
     if not isinstance(spec, dict) or spec.get("format") != FORMAT:
         raise MapDefinitionError(f"not an sc2env mini-game definition (needs \"format\": \"{FORMAT}\")")
+    check_fields(spec, _FIELDS, "the definition")
     try:
         name = spec["name"]
         if not (isinstance(name, str) and name):
@@ -188,6 +213,7 @@ def parse_definition(data: bytes | str) -> MapDefinition:
         for i, p in enumerate(spec["players"]):
             if not isinstance(p, dict):
                 raise MapDefinitionError(f"players[{i}]: expected an object like {{\"player_id\": 1}}, got {p!r}")
+            check_fields(p, _PLAYER_FIELDS, f"players[{i}]")
             race = p.get("race", "Terran")
             if not (isinstance(race, str) and race in RACES):  # not a KeyError: that reads as a missing field
                 raise MapDefinitionError(f"players[{i}].race: expected one of {sorted(RACES)}, got {race!r}")

@@ -6,13 +6,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sc2env.engine.mapdef import MapDefinitionError
+from sc2env.engine.mapdef import MapDefinitionError, check_fields
 
 if TYPE_CHECKING:
     from sc2env.engine.scenario import Scenario
 
 _PLACEMENT_TRIES = 10_000
 BASES = ("point", "points", "region", "anchor")
+_FIELDS = {*BASES, "offsets", "formation", "spacing", "away_from", "min_distance"}
 
 
 def column(count: int, spacing: float) -> np.ndarray:
@@ -30,6 +31,7 @@ def validate(spec, where: str, definition) -> None:
         return
     if not isinstance(spec, dict) or sum(k in spec for k in BASES) != 1:
         raise MapDefinitionError(f"{where}: a placement has exactly one of {', '.join(BASES)}")
+    check_fields(spec, _FIELDS, where)
     if "region" in spec and spec["region"] not in definition.regions:
         raise MapDefinitionError(f"{where}: no region {spec['region']!r}")
     if spec.get("formation", "column") != "column":

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sc2env.engine import placements
-from sc2env.engine.mapdef import RESULTS, MapDefinition, MapDefinitionError
+from sc2env.engine.mapdef import RESULTS, MapDefinition, MapDefinitionError, check_fields
 from sc2env.gamedata import ABILITIES, specific_ability, unit_type_by_name
 
 if TYPE_CHECKING:
@@ -18,6 +18,19 @@ if TYPE_CHECKING:
 
 EVENTS = ("near", "every_loop", "unit_died", "unit_created")
 _PLACED = {"spawn": "at", "recreate": "at", "arrange": "at", "move_unit": "to", "set_anchor": "at"}
+# The fields of each action's object and of each event's: a misspelt one ("cuont") is refused at create_game
+# instead of quietly taking its default. `if` holds its condition; its branches sit beside it.
+_ACTION_FIELDS = {
+    "spawn": {"type", "group", "count", "owner", "at", "facing", "health", "select"},
+    "recreate": {"group", "at"}, "arrange": {"group", "at"}, "move_unit": {"unit", "to"},
+    "set_anchor": {"name", "at"}, "remove": {"all_except", "group"},
+    "order": {"units", "ability", "target", "point", "queued"}, "give": {"to", "minerals", "vespene"},
+    "set_player": {"player", "minerals", "vespene"}, "score": {"player", "add", "set", "track"},
+    "select": {"player", "group", "add"}, "end_game": {"result"}, "if": {"group_count"},
+}
+_CONDITION_FIELDS = {"group", "at_least", "at_most", "equals"}
+_EVENT_FIELDS = {"near": {"group", "other", "distance", "measure"}, "every_loop": set(),
+                 "unit_died": {"owner", "type", "group"}, "unit_created": {"owner", "type", "group"}}
 
 
 class Scenario:
@@ -62,7 +75,11 @@ class Scenario:
                 here = f"{where}[{n}]"
                 if not hasattr(Scenario, f"_do_{name}"):
                     raise MapDefinitionError(f"{here}: unknown action {name!r}")
+                check_fields(item, {"if", "then", "else"} if name == "if" else {name}, here)
                 body = item[name]
+                check_fields(body, _ACTION_FIELDS.get(name, ()), f"{here}.{name}")
+                if name == "if" and isinstance(body, dict) and isinstance(body.get("group_count"), dict):
+                    check_fields(body["group_count"], _CONDITION_FIELDS, f"{here}.if.group_count")
                 if name == "if":
                     actions(item.get("then", []), f"{here}.then")
                     actions(item.get("else", []), f"{here}.else")
@@ -97,10 +114,13 @@ class Scenario:
         for key, spec in definition.placements.items():
             placements.validate(spec, f"placements.{key}", definition)
         for n, trigger in enumerate(definition.triggers):
+            check_fields(trigger, {"when", "do"}, f"triggers[{n}]")
             when = trigger.get("when", {})
             if not (isinstance(when, dict) and len(when) == 1 and next(iter(when)) in EVENTS):
                 raise MapDefinitionError(f"triggers[{n}].when: expected one of "
                                          + ", ".join(f"{{'{e}': ...}}" for e in EVENTS))
+            (event, spec), = when.items()
+            check_fields(spec, _EVENT_FIELDS[event], f"triggers[{n}].when.{event}")
             actions(trigger.get("do", []), f"triggers[{n}].do")
 
     # ---- lifecycle ----------------------------------------------------------------------------------

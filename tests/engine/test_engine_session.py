@@ -96,6 +96,20 @@ def test_a_definition_sent_as_map_data_is_a_new_mini_game(session):
     ({"players": [{"player_id": 1, "race": ["Terran"]}]}, "players[0].race: expected one of"),
     ({"setup": [{"end_game": "Victory"}]}, "setup[0].end_game: expected an object"),
     ({"timeout_result": ["Tie"]}, "timeout_result: expected one of"),
+    # Misspelt optional fields took their defaults without a word.
+    ({"vison": "reveal_all"}, "the definition: unknown field 'vison'; did you mean 'vision'?"),
+    ({"setup": [{"spawn": {"type": "Marine", "cuont": 3}}]}, "setup[0].spawn: unknown field 'cuont'; did you mean 'count'?"),
+    ({"setup": [{"spawn": {"type": "Marine"}, "group": "army"}]}, "setup[0]: unknown field 'group'"),
+    ({"setup": [{"spawn": {"type": "Marine", "at": {"point": [5, 5], "ofsets": [[1, 0]]}}}]},
+     "setup[0].spawn.at: unknown field 'ofsets'; did you mean 'offsets'?"),
+    ({"setup": [{"if": {"group_count": {"group": "a", "atleast": 1}}, "then": []}]},
+     "setup[0].if.group_count: unknown field 'atleast'; did you mean 'at_least'?"),
+    ({"setup": [{"if": {"group_count": {"group": "a"}}, "than": []}]}, "setup[0]: unknown field 'than'"),
+    ({"triggers": [{"when": {"near": {"group": "a", "other": "b", "distanse": 1}}, "do": []}]},
+     "triggers[0].when.near: unknown field 'distanse'; did you mean 'distance'?"),
+    ({"triggers": [{"when": {"every_loop": {}}, "then": []}]}, "triggers[0]: unknown field 'then'"),
+    ({"players": [{"player_id": 1, "rase": "Zerg"}]}, "players[0]: unknown field 'rase'; did you mean 'race'?"),
+    ({"regions": {"r": {"rect": [0, 0, 1, 1], "minos": []}}}, "regions.r: unknown field 'minos'"),
 ])
 def test_broken_definitions_are_rejected_with_the_field_named(session, change, message):
     spec = json.loads(builtin_definitions()["MoveToBeacon"])
