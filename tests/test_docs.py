@@ -18,7 +18,6 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 FRAGMENTS = {
-    "interface.md": "parts of a client loop: join, game_info and response_observation come from elsewhere",
     "launching.md": "create_game(...) / join_game(...) stand for requests the page describes",
     "viewer.md": "alternative ways to make one env, listed side by side",
     "rllib.md": "a Ray training run: test_the_rllib_example_trains below runs it where Ray is installed",
