@@ -10,6 +10,7 @@ import websocket
 from websocket import ABNF
 from websockets.frames import apply_mask
 
+from sc2env.handshake import open_websocket
 from sc2env.spinwait import SpinWait, poller
 
 DEFAULT_SPIN_WAIT_S = 0.002  # a built-in engine step takes 0.5-1.5 ms (see sc2env.spinwait)
@@ -51,9 +52,8 @@ class Connection:
         while True:
             remaining = deadline - time.monotonic()
             try:
-                ws = websocket.create_connection(
-                    url, timeout=max(0.05, min(remaining, 10.0)), enable_multithread=False,
-                    skip_utf8_validation=True)
+                ws = open_websocket(url, max(0.05, min(remaining, 10.0)), enable_multithread=False,
+                                    skip_utf8_validation=True)
                 return cls(ws, url, spin_wait_s)
             except (OSError, websocket.WebSocketException) as error:
                 # Refused (not listening yet), 404 (not ready), or a close during the handshake (the real
@@ -174,11 +174,12 @@ class Connection:
         return bool(fin), opcode, length
 
     def _read_into(self, start: int, length: int, *, scratch: bool = False) -> memoryview:
-        """Read exactly `length` bytes into the message buffer at `start` (or into the scratch buffer)."""
+        """Read exactly `length` bytes into the message buffer at `start` (or into the scratch buffer).
+
+        The message buffer grows as bytes arrive (doubling), never to a length a frame header only announces:
+        a corrupt or hostile header must cost neither the memory nor the time of allocating it.
+        """
         buffer = self._scratch if scratch else self._buffer
-        if not scratch and start + length > len(buffer):
-            buffer = self._buffer = self._buffer + bytearray(start + length - len(self._buffer))
-        view = memoryview(buffer)[start:start + length]
         got = 0
         sock = self.ws.sock
         if sock is None:
@@ -190,13 +191,17 @@ class Connection:
             if self._timeout_s is None or left < self._timeout_s - 0.01:  # no silence outlasts the deadline
                 sock.settimeout(left)  # (by 10 ms at most: a message read in one go never gets here)
                 self._timeout_s = left
+            if not scratch and start + got >= len(buffer):  # full: room for what comes next, at most double
+                grown = min(start + length, 2 * len(buffer))
+                buffer = self._buffer = self._buffer + bytearray(grown - len(buffer))
+            room = min(length - got, len(buffer) - start - got)
             # Mid-message from before the call: an interruption as it returns may have taken bytes off the stream.
             self.between_messages = False
-            n = sock.recv_into(view[got:], length - got)
+            n = sock.recv_into(memoryview(buffer)[start + got:start + got + room], room)
             if n == 0:
                 raise Dropped("the game closed the connection")
             got += n
-        return view
+        return memoryview(buffer)[start:start + length]
 
     def send_control(self, opcode: int, payload: bytes = b"") -> None:
         """Send a control frame (a pong, say)."""

@@ -111,8 +111,13 @@ class SC2Env(gym.Env):
         response = match.reset(game_seed)
         self._unplayed_seed = None
         if self._decoder is None or match.game_info is not self._decoder_game_info:
-            self._decoder = ObservationDecoder(self.interface_format, match.game_info,
-                                               functions=self.action_spec.functions)
+            try:
+                self._decoder = ObservationDecoder(self.interface_format, match.game_info,
+                                                   functions=self.action_spec.functions)
+            except errors.ProtocolError:  # a game_info we cannot use: the next reset() tries a new game
+                self._decoder = None
+                match.close()
+                raise
             self._decoder_game_info = match.game_info
         self._episode_steps = 0
         self._episode_return = 0.0

@@ -13,7 +13,7 @@ from s2clientprotocol import common_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import errors
-from sc2env.client import Controller, Pending
+from sc2env.client import Controller, Pending, status_name
 from sc2env.client.connection import DEFAULT_SPIN_WAIT_S
 from sc2env.game.maps import MINI_GAMES, MapSpec, resolve_map
 from sc2env.launch import GameProcess, LaunchConfig, launch_plan, plan_launch
@@ -217,6 +217,12 @@ class Match:
             self._start()
         self.controller.abandon_pending()
         self.controller.read_unread()  # after a Ctrl-C: the status the interrupted request left
+        status = self.controller.status
+        if status in (sc_pb.launched, sc_pb.in_replay):  # no game to restart: create one
+            self._needs_create = True
+        elif status not in (sc_pb.in_game, sc_pb.ended, sc_pb.init_game):  # quit, unknown: the game is of no use
+            log.warning("the game reported status %s; starting a new one", status_name(status))
+            self._start()
         if self.controller.status == sc_pb.init_game:  # a Ctrl-C fell between create_game and join_game:
             self._join()  # joining is the only way on from there; the game is then created anew
             self._needs_create = True
@@ -250,6 +256,11 @@ class Match:
             self.controller.read_unread()  # after a Ctrl-C: the status of the step it interrupted
             if self.controller.status == sc_pb.ended:
                 return self.controller.observation()
+            if self.controller.status != sc_pb.in_game:  # the game said something no episode can go on from
+                self._ended = True
+                raise errors.ProtocolError(
+                    f"the game reported status {status_name(self.controller.status)} in the middle of an episode; "
+                    "call reset(): it starts the episode anew (a new game if need be)")
             if cfg.realtime:
                 self.controller.action(actions)
                 return self.controller.begin([("observation", sc_pb.RequestObservation(
@@ -345,7 +356,8 @@ class Match:
         self._last_loop = obs.game_loop
         result = StepResult(response)
         for player in response.player_result:
-            if player.player_id == self.player_id:
+            # An unknown enum value leaves `result` unset, which reads as Victory.
+            if player.player_id == self.player_id and player.HasField("result"):
                 result.outcome = OUTCOMES.get(player.result, 0)
         # A game that reports `ended` without player_result has ended all the same; waiting for a result
         # that never comes would repeat the last observation forever.

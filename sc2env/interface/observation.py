@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
+from sc2env.errors import ProtocolError
 from sc2env.interface.abilities import ABILITY_INDEX
 from sc2env.interface.actions import action_function_id
 from sc2env.interface.columns import (
@@ -243,8 +244,14 @@ class ObservationDecoder:
         self.transforms: CoordinateTransforms | None = None
         if game_info is not None:
             fmt.check_game_info(game_info)
-            self.map_info = MapInfo.from_game_info(game_info)
-            self.transforms = CoordinateTransforms(fmt, self.map_info, rgb=fmt.screen_size is None)
+            try:
+                self.map_info = MapInfo.from_game_info(game_info)
+                self.transforms = CoordinateTransforms(fmt, self.map_info, rgb=fmt.screen_size is None)
+            except (ArithmeticError, ValueError, IndexError, TypeError) as error:
+                raise ProtocolError(
+                    f"the game's game_info describes a map sc2env cannot lay out (map size "
+                    f"{game_info.start_raw.map_size.x}×{game_info.start_raw.map_size.y}; {type(error).__name__}: "
+                    f"{error}): the game is misbehaving; close it and start a new one") from error
             width, height = self.transforms.minimap_size
             if self.transforms.minimap_rows_needed > height:
                 warnings.warn(f"the {width}×{height} minimap shows only the top {height} of the "
@@ -296,6 +303,18 @@ class ObservationDecoder:
         return np.array(ids, np.int32)
 
     def decode(self, response: sc_pb.ResponseObservation, *, defer_layers: bool = False) -> Observation:
+        """_decode(), with values no array can hold (NaN, infinite or out-of-range numbers in the
+        message) reported as ProtocolError rather than numpy's or Python's own errors."""
+        try:
+            return self._decode(response, defer_layers=defer_layers)
+        except (ArithmeticError, ValueError, IndexError, TypeError) as error:
+            # Chained, not hidden: the same errors would come from a bug of ours, and the traceback tells.
+            raise ProtocolError(
+                f"the game's observation at game loop {response.observation.game_loop} could not be decoded "
+                f"({type(error).__name__}: {error}): it holds a value no array can take (NaN, an infinite or "
+                "out-of-range number), which a real game does not send; start a new game") from error
+
+    def _decode(self, response: sc_pb.ResponseObservation, *, defer_layers: bool = False) -> Observation:
         """Everything the agent sees in one `ResponseObservation`, with its action masks.
 
         defer_layers: decode the int32 feature-layer stacks only when `feature_screen` / `feature_minimap` is

@@ -16,6 +16,7 @@ from typing import BinaryIO
 import websocket
 
 from sc2env.errors import LaunchError
+from sc2env.handshake import open_websocket
 from sc2env.launch import workspace
 from sc2env.launch.child import Child
 from sc2env.launch.command import LaunchPlan, plan_launch
@@ -278,8 +279,7 @@ class GameProcess:
         """One websocket connection attempt: the connection, or None and why not."""
         remaining = deadline - time.monotonic()
         try:
-            probe = websocket.create_connection(self.url, timeout=min(2.0, max(0.05, remaining)),
-                                                enable_multithread=False)
+            probe = open_websocket(self.url, min(2.0, max(0.05, remaining)), enable_multithread=False)
         except (OSError, websocket.WebSocketException) as error:
             # websocket-client keeps the error in a local of the frame that raised it: a reference cycle
             # that, through the frames' callers, would hold our caller (an env and its game) until the

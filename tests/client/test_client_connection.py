@@ -105,3 +105,65 @@ def _read_all(sock: socket.socket, at_least: int) -> None:
     got = 0
     while got < at_least:
         got += len(sock.recv(1 << 20))
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS")) / 1024
+
+
+def test_a_frame_header_alone_costs_neither_the_memory_nor_the_time_it_announces(pair):
+    # The buffer was grown to the announced length (up to the 1 GiB cap) before a byte of it came: 2 GB of
+    # memory for a 10-byte header, and a receive(2.0) that took 4.5 s allocating.
+    connection, game = pair
+    before = _rss_mb()
+    game.sendall(bytes((0x82, 127)) + ((1 << 30) - 1).to_bytes(8, "big") + b"x" * 1000)
+    start = time.monotonic()
+    with pytest.raises(TimeoutError):
+        connection.receive(1.0)
+    assert time.monotonic() - start < 1.8
+    assert _rss_mb() - before < 100  # (the buffer is kept for the next answer)
+
+
+def test_a_message_longer_than_the_buffer_is_read_whole(pair):
+    connection, game = pair
+    payload = bytes(range(256)) * (3 << 12)  # 3 MiB: the buffer (1 MiB to start) grows as the bytes come
+    game.sendall(bytes((0x82, 127)) + len(payload).to_bytes(8, "big"))
+    sender = threading.Thread(target=game.sendall, args=(payload,), daemon=True)
+    sender.start()
+    assert bytes(connection.receive(10.0)) == payload
+    sender.join(5)
+
+
+def test_a_handshake_answered_a_byte_at_a_time_is_cut_off_at_the_deadline():
+    # websocket-client's timeout bounds each read of the handshake: a game trickling its answer held the
+    # connect (and a launch's readiness probe) for ever.
+    import websocket
+
+    from sc2env.handshake import open_websocket
+
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    stop = threading.Event()
+
+    def trickle():
+        conn, _ = server.accept()
+        with conn:
+            conn.recv(4096)
+            for byte in b"HTTP/1.1 101 Switching Protocols\r\n" * 100:
+                if stop.wait(0.1):
+                    return
+                conn.sendall(bytes((byte,)))
+
+    thread = threading.Thread(target=trickle, daemon=True)
+    thread.start()
+    start = time.monotonic()
+    try:
+        with pytest.raises(websocket.WebSocketTimeoutException, match="did not complete the websocket handshake "
+                                                                      "within 1 s"):
+            open_websocket(f"ws://127.0.0.1:{port}/sc2api", 1.0)
+        assert time.monotonic() - start < 1.5
+    finally:
+        stop.set()
+        thread.join(5)
+        server.close()

@@ -302,6 +302,42 @@ def test_game_crash_raises_and_the_next_reset_starts_a_new_game(make_env):
     assert info["game_loop"] == 0
 
 
+def test_a_game_that_left_the_episode_is_reported_and_the_next_reset_plays_again(make_env):
+    # The game answered with status launched mid-episode (here: told to leave). Every step and reset after
+    # that was refused for good ("Cannot send restart_game while the game is launched").
+    env = make_env(**SMALL)
+    env.reset(seed=8)
+    env.step(FUNCTIONS.no_op())
+    env.unwrapped.match.controller.leave_game()
+    with pytest.raises(errors.ProtocolError, match="reported status launched in the middle of an episode; call "
+                                                   "reset()"):
+        env.step(FUNCTIONS.no_op())
+    _, info = env.reset()
+    assert info["game_loop"] == 0
+    env.step(FUNCTIONS.no_op())
+
+
+def test_a_game_info_the_decoder_refuses_is_not_kept_for_the_next_reset(make_env, monkeypatch):
+    from sc2env.env import env as env_module
+
+    real = env_module.ObservationDecoder
+    refusals = []
+
+    def refuse_once(*args, **kwargs):
+        if not refusals:
+            refusals.append(1)
+            raise errors.ProtocolError("game_info describes no map")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(env_module, "ObservationDecoder", refuse_once)
+    env = make_env(**SMALL)
+    with pytest.raises(errors.ProtocolError, match="describes no map"):
+        env.reset(seed=3)
+    assert env.unwrapped.match.process is None  # that game is given up: the next reset starts another
+    _, info = env.reset(seed=3)
+    assert info["game_loop"] == 0
+
+
 def test_layer_selection_and_int32_values(make_env):
     env = make_env(screen_layers=("player_relative", "unit_type"), minimap_layers=("camera",), compact_layers=False,
                    **SMALL)

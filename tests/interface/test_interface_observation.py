@@ -265,6 +265,23 @@ def test_a_layer_with_the_wrong_byte_count_is_a_clear_error():
         decoder.decode(response)
 
 
+@pytest.mark.parametrize("spoil", [
+    lambda o: setattr(o.observation.score.score_details, "collected_minerals", float("nan")),  # ValueError
+    lambda o: setattr(o.observation.score.score_details, "collected_minerals", 1e30),  # OverflowError
+    lambda o: setattr(o.observation.player_common, "minerals", 2**32 - 1),  # beyond int32
+    lambda o: o.observation.raw_data.units.add(tag=1, pos={"x": float("nan"), "y": 1}),
+])
+def test_values_no_array_can_hold_are_a_protocol_error_naming_the_loop(spoil):
+    response = with_layers(observation(), 64)
+    response.observation.game_loop = 77
+    spoil(response)
+    fmt = InterfaceFormat(screen_size=64, minimap_size=64, use_raw_units=True)
+    decoder = ObservationDecoder(fmt, game_info_for(fmt, (64, 64)))
+    with pytest.raises(ProtocolError, match="observation at game loop 77 could not be decoded") as raised:
+        decoder.decode(response)
+    assert isinstance(raised.value.__cause__, (ArithmeticError, ValueError))  # kept, should it be a bug of ours
+
+
 def test_ui_panels_become_padded_unit_tables(fmt64):
     decoder = ObservationDecoder(fmt64)
     multi = decoder.decode(observation(panel=("multi", 3)))
