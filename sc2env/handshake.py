@@ -19,6 +19,8 @@ def open_websocket(url: str, timeout_s: float, **options) -> websocket.WebSocket
     """
     parts = urllib.parse.urlsplit(url)
     sock = socket.create_connection((parts.hostname, parts.port or 80), timeout=timeout_s)
+    for option in websocket.DEFAULT_SOCKET_OPTION:  # what websocket-client sets on sockets it opens (TCP_NODELAY)
+        sock.setsockopt(*option)
     lock, cut = threading.Lock(), []
 
     def cut_off() -> None:
