@@ -38,7 +38,7 @@ class _Client:
         self.fragments: list[bytes] = []
         self.closed = False
         self.head_tail = b""  # the handshake's last bytes so far, to find its end across reads
-        self.pending = 0  # bytes of answers waiting in the current read's replies
+        self.pending = 0  # bytes of the answers not sent yet (_send_binary sends them all)
         # After the opening handshake, frames are parsed here (FrameReader): websockets' general parser costs
         # a few dozen microseconds per step of three small frames, a noticeable share of a 1 ms step.
         self.frames: FrameReader | None = None
@@ -199,12 +199,10 @@ class Server:
         client.fragments = []
         _keep(replies)
         replies.append(self.handle(message))
-        if len(replies) >= _IOV_MAX // 2 or sum(map(len, replies[-1])) + client.pending > _FLUSH_BYTES:
+        client.pending += sum(map(len, replies[-1]))
+        if len(replies) >= _IOV_MAX // 2 or client.pending > _FLUSH_BYTES:
             self._send_binary(client, replies)  # many pipelined requests: memory stays bounded
             replies.clear()
-            client.pending = 0
-        else:
-            client.pending += sum(map(len, replies[-1]))
         return self.quit_requested()
 
     def _send_binary(self, client: _Client, payloads: list[Answer]) -> None:
