@@ -80,7 +80,8 @@ def realdata(shared_dir):
             if not path.exists():
                 pytest.skip(f"{path} is absent")
             message = kinds[stem.rsplit(".", 1)[1]]()
-            message.ParseFromString(lzma.open(path).read())
+            with lzma.open(path) as file:
+                message.ParseFromString(file.read())
             cache[stem] = message
         return cache[stem]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import pathlib
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
@@ -68,7 +68,8 @@ class SC2Env(gym.Env):
     the next reset() starts a new one.
     """
 
-    metadata = {"render_modes": ["rgb_array", "human"], "render_fps": GAME_LOOPS_PER_SECOND / 8}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array", "human"],
+                                          "render_fps": GAME_LOOPS_PER_SECOND / 8}
     spec = spec_property(lambda env: env.config)
 
     def __init__(self, map_name: str = "MoveToBeacon", render_mode: str | None = None, **kwargs: Any):

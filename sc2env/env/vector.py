@@ -240,7 +240,7 @@ class SC2VectorEnv(VectorEnv):
             if i not in starting:  # those are closed by their own threads once started, not under their feet
                 try:
                     env.close()
-                except BaseException as error:  # a Ctrl-C in one close must not keep the others' games running
+                except BaseException as error:  # noqa: BLE001 (raised below) a Ctrl-C in one close must not keep the others' games running
                     failure = failure or error
         if failure is not None:
             raise failure

@@ -79,7 +79,7 @@ class MatchConfig:
 
     map_name: str
     interface_options: sc_pb.InterfaceOptions = dataclasses.field(default_factory=sc_pb.InterfaceOptions)
-    launch: LaunchConfig = LaunchConfig()
+    launch: LaunchConfig = dataclasses.field(default_factory=LaunchConfig)
     step_mul: int = 8
     race: str = "terran"
     bot: Bot | None = None

@@ -146,7 +146,7 @@ class ReplayConfig:
 
     replay: str | os.PathLike[str] | bytes
     interface_options: sc_pb.InterfaceOptions = dataclasses.field(default_factory=sc_pb.InterfaceOptions)
-    launch: LaunchConfig = LaunchConfig()
+    launch: LaunchConfig = dataclasses.field(default_factory=LaunchConfig)
     step_mul: int = 8
     observed_player_id: int = 0
     disable_fog: bool = False

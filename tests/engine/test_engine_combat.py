@@ -337,8 +337,8 @@ def test_defeat_roaches_waves_never_stack_marines_on_one_point():
 def _kill_all(sim: Sim, unit_type: int) -> None:
     w = sim.game.world
     marine = sim.units(MARINE)[0].tag
-    for unit in sim.units(unit_type):
-        sim.game.combat._damage(w.slot(unit.tag), 10_000, marine, 1)
+    for victim in sim.units(unit_type):
+        sim.game.combat._damage(w.slot(victim.tag), 10_000, marine, 1)
 
 
 def _distances(a, b) -> np.ndarray:

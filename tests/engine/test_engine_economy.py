@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from s2clientprotocol import sc2api_pb2 as sc_pb
 from engine_helpers import arena, unit
+from s2clientprotocol import sc2api_pb2 as sc_pb
 from sim_helpers import Sim
 
 SCV, MARINE, CC, DEPOT, BARRACKS, REFINERY, MINERAL, GEYSER = 45, 48, 18, 19, 21, 20, 341, 342

@@ -56,7 +56,7 @@ def test_function_calls_move_the_marine_to_the_beacon_and_score(make_env):
         relative = obs["feature_screen"][PLAYER_RELATIVE]
         ys, xs = np.nonzero(relative == 3)  # the neutral beacon
         target = (int(xs.mean()), int(ys.mean()))
-        obs, reward, terminated, truncated, info = env.step(FUNCTIONS.Move_screen("now", target))
+        obs, reward, _terminated, _truncated, info = env.step(FUNCTIONS.Move_screen("now", target))
         assert not info["invalid_action"], info["invalid_action_reason"]
         total += reward
         if total >= 2:
@@ -297,7 +297,7 @@ def test_game_crash_raises_and_the_next_reset_starts_a_new_game(make_env):
         env.step(FUNCTIONS.no_op())
     with pytest.raises(errors.ProtocolError, match=r"after the game was lost \(GameCrashedError\)"):
         env.step(FUNCTIONS.no_op())
-    obs, info = env.reset()
+    _obs, info = env.reset()
     assert env.unwrapped.match.process is not old and env.unwrapped.match.process.running
     assert info["game_loop"] == 0
 
@@ -496,7 +496,7 @@ def test_a_game_that_dies_between_episodes_is_replaced_by_the_next_reset(make_en
     old = env.unwrapped.match.process
     os.kill(old.pid, signal.SIGKILL)
     assert old.wait(5) is not None
-    obs, info = env.reset()  # the first reset after the death already works
+    _obs, info = env.reset()  # the first reset after the death already works
     assert env.unwrapped.match.process.running and info["game_loop"] == 0
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-import pathlib
 import signal
 import sys
 import threading
@@ -65,7 +64,7 @@ def test_next_step_autoreset(make_vec):
     assert not truncated.any()
     _, _, _, truncated, infos = envs.step(noop)
     assert truncated.all() and list(infos["game_loop"]) == [16, 16]
-    obs, rewards, terminated, truncated, infos = envs.step(noop)  # the reset step: action ignored
+    _obs, rewards, terminated, truncated, infos = envs.step(noop)  # the reset step: action ignored
     assert list(infos["game_loop"]) == [0, 0] and not rewards.any() and not (terminated | truncated).any()
     _, _, _, _, infos = envs.step(noop)
     assert list(infos["game_loop"]) == [8, 8]
@@ -400,7 +399,7 @@ def test_a_crashed_game_fails_the_step_and_the_vector_env_recovers_at_reset(make
     with pytest.raises(errors.ProtocolError,
                        match=r"after sub-env 1's step failed \(GameCrashedError\): call reset\(\)"):
         envs.step(np.zeros((2, 14), np.int64))
-    obs, infos = envs.reset()
+    _obs, infos = envs.reset()
     assert list(infos["game_loop"]) == [0, 0] and envs.envs[1].match.process is not victim
     _, _, _, _, infos = envs.step(np.zeros((2, 14), np.int64))
     assert list(infos["game_loop"]) == [8, 8]

@@ -90,9 +90,9 @@ def test_a_minimap_that_cuts_the_map_off_is_warned_of(minimap, rows, warned):
         warnings.simplefilter("always")
         ObservationDecoder(fmt, game_info)
     messages = [str(w.message) for w in caught]
-    assert messages == (["the 64×32 minimap shows only the top 32 of the 64 rows this map needs: minimap pixels "
-                         "are scaled by the minimap's width (as in PySC2), so a minimap less tall than it is wide "
-                         "cuts the map off; use a square minimap"] if warned else [])
+    assert messages == ([("the 64×32 minimap shows only the top 32 of the 64 rows this map needs: minimap pixels "
+                          "are scaled by the minimap's width (as in PySC2), so a minimap less tall than it is wide "
+                          "cuts the map off; use a square minimap")] if warned else [])
 
 
 def test_transforms_compose_and_invert():
