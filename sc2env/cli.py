@@ -51,7 +51,8 @@ class UsageError(ValueError):
 
 
 _UINT32 = 2**32 - 1  # a step's game loops travel as uint32
-_MAP = Flag("list", "map", ["MoveToBeacon"], "mini-game(s) to play, comma-separated; 'all' for every one")
+_MAP = Flag("list", "map", ["MoveToBeacon"], "mini-game(s) to play, comma-separated (a name, or a definition "
+            "file of your own: Name.json); 'all' for every shipped one")
 _ENGINE = Flag("enum", "engine", None, f"{', '.join(ENGINES)} (default: ${ENGINE_ENV_VAR}, else auto)", ENGINES)
 _SIZES = [Flag("integer", "screen-size", 64, "feature screen width and height in pixels", lower_bound=1),
           Flag("integer", "minimap-size", 64, "feature minimap width and height in pixels", lower_bound=1)]
@@ -86,7 +87,7 @@ class Progress:
             filled = int(24 * fraction)
             rate = self.steps / max(now - self.started, 1e-9)
             # Counted per map, as the episode lines are; the bar is the whole run's.
-            line = (f"\r{map_name} episode {self.done % self.per_map + 1}/{self.per_map} [{'#' * filled}"
+            line = (f"\r{map_label(map_name)} episode {self.done % self.per_map + 1}/{self.per_map} [{'#' * filled}"
                     f"{'.' * (24 - filled)}] step {episode_steps} score {info['score']}  {rate:,.0f} steps/s")
             self.stream.write(line[:self.width + 1].ljust(self.width + 1))
             self.stream.flush()
@@ -95,7 +96,7 @@ class Progress:
     def episode(self, episode) -> None:
         self.done += 1
         number = (self.done - 1) % self.per_map + 1
-        line = (f"{episode.map_name} episode {number}/{self.per_map}: score {episode.score} in {episode.steps} "
+        line = (f"{map_label(episode.map_name)} episode {number}/{self.per_map}: score {episode.score} in {episode.steps} "
                 f"steps ({episode.seconds:.1f} s)")
         if episode.invalid_actions:  # played as no_op: an agent's bug would otherwise show only as low scores
             line += f", {episode.invalid_actions} invalid actions played as no_op"
@@ -124,6 +125,13 @@ def _columns_of(stream) -> int:
         return 101
 
 
+def map_label(map_name: str) -> str:
+    """How the output names a map: a definition file by its file name (the env holds its absolute path)."""
+    from sc2env.game.maps import is_definition_path
+
+    return os.path.basename(map_name) if is_definition_path(map_name) else map_name
+
+
 def results_table(summaries, agent: str) -> str:
     """The final table: one row per map with mean, max and min score, steps per second and invalid actions."""
     width = max(12, len(agent))
@@ -131,7 +139,7 @@ def results_table(summaries, agent: str) -> str:
               f"{'invalid':>8}")
     lines = [header, "-" * len(header)]
     for s in summaries:
-        lines.append(f"{s.map_name:<28} {agent:<{width}} {s.episodes:>8} {s.mean:>8.1f} {s.max:>6} {s.min:>6} "
+        lines.append(f"{map_label(s.map_name):<28} {agent:<{width}} {s.episodes:>8} {s.mean:>8.1f} {s.max:>6} {s.min:>6} "
                      f"{s.steps_per_second:>8,.0f} {s.invalid_actions:>8}")
     return "\n".join(lines)
 
@@ -152,6 +160,7 @@ def resolve_maps(names: Sequence[str], engine: str | None) -> list[str]:
     The built-in engine knows only the mini-games; with StarCraft II, the install's other maps resolve too.
     """
     from sc2env.game import MINI_GAMES, resolve_map
+    from sc2env.game.maps import is_definition_path
     from sc2env.launch import LaunchConfig, plan_launch
 
     install = plan_launch(LaunchConfig(engine=engine)).install
@@ -160,7 +169,11 @@ def resolve_maps(names: Sequence[str], engine: str | None) -> list[str]:
         return list(MINI_GAMES)
     if "all" in lowered:
         raise ValueError("'all' stands alone: --map all plays every mini-game; otherwise list mini-games")
-    resolved = [resolve_map(name, install.maps_dir if install is not None else None).name for name in names]
+    # A definition file is played by its path (the env reads it), once it reads as one; the other maps by the
+    # name they resolve to.
+    maps_dir = install.maps_dir if install is not None else None
+    resolved = [name if is_definition_path(name) and resolve_map(name) else resolve_map(name, maps_dir).name
+                for name in names]
     twice = sorted({name for name in resolved if resolved.count(name) > 1})
     if twice:  # --episodes is per map: twice would play it twice, merged into one row
         raise ValueError(f"{', '.join(twice)} given more than once in --map; for more episodes use --episodes")
@@ -169,6 +182,7 @@ def resolve_maps(names: Sequence[str], engine: str | None) -> list[str]:
 
 def cmd_maps(values: flags.FlagValues) -> int:
     from sc2env.game import MINI_GAMES
+    from sc2env.mapfiles import definitions_dir
     from sc2env.launch import find_install
 
     problem = None
@@ -185,7 +199,8 @@ def cmd_maps(values: flags.FlagValues) -> int:
     for name, spec in MINI_GAMES.items():
         limit = f"{spec.game_loops // LOOPS_PER_GAME_SECOND} s"
         print(f"{name:<28} {limit:>10}  {'installed' if name in installed else '-'}")
-    print("\nThe built-in engine plays all of them.")
+    print(f"\nThe built-in engine plays all of them (their definitions are in {definitions_dir()}), and mini-games "
+          "of your own: --map path/to/Name.json, see docs/engine.md#playing-your-own.")
     others = sorted(n for n, s in installed.items() if not s.mini_game)
     if install is None:
         # Where SC2PATH names a folder, why it is no install; else, how to point at one.
@@ -719,7 +734,8 @@ COMMANDS: dict[str, tuple[str, Callable[[flags.FlagValues], int], list[Flag]]] =
         Flag("boolean", "render", False, "watch in the viewer window"),
         Flag("string", "save-video", None, "write a video of the replay: out.mp4 or out.gif"), _VERBOSE]),
     "play": ("play a mini-game yourself in the viewer window", cmd_play, [
-        Flag("string", "map", "MoveToBeacon", "the mini-game to play (sc2env maps lists them)"), _ENGINE, *_SIZES,
+        Flag("string", "map", "MoveToBeacon", "the mini-game to play (sc2env maps lists them), or a definition file "
+             "of your own (Name.json)"), _ENGINE, *_SIZES,
         Flag("integer", "step-mul", 2, "game loops per step (lower reacts faster)", lower_bound=1,
              upper_bound=_UINT32),
         Flag("integer", "episodes", 0, "stop after this many episodes (0: when the window closes)", lower_bound=0),

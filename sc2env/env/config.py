@@ -11,6 +11,7 @@ import numpy as np
 
 from sc2env.env.observations import LayerSelection
 from sc2env.game import Bot, MatchConfig
+from sc2env.game.maps import definition_map, is_definition_path
 from sc2env.game.match import require_count, require_seed
 from sc2env.interface import FUNCTIONS, MINIMAP_LAYERS, SCREEN_LAYERS, ActionSpec, Function, InterfaceFormat
 from sc2env.launch import LaunchConfig
@@ -29,7 +30,9 @@ MAX_UNITS = 65536
 class EnvConfig:
     """How an env plays (the keyword arguments of `gymnasium.make("sc2env/<Map>-v0", ...)`).
 
-    map_name:           a mini-game, or a map of the StarCraft II install (with engine="sc2").
+    map_name:           a mini-game, the path of a mini-game definition file (.json, played by the built-in
+                        engine, see docs/engine.md#map-definitions), or a map of the StarCraft II install
+                        (with engine="sc2").
     engine:             "builtin", "sc2" or "auto" (a real install if there is one); None reads $SC2ENV_ENGINE.
     screen_size, minimap_size: feature-layer resolutions (an int for a square, or (width, height)).
     camera_width:       world units across the screen.
@@ -104,9 +107,16 @@ class EnvConfig:
             value = getattr(self, field.name)  # are: Gymnasium's seeding and JSON take only those
             if isinstance(value, np.generic):
                 object.__setattr__(self, field.name, value.item())
+        if isinstance(self.map_name, os.PathLike):  # a pathlib.Path of a definition file
+            object.__setattr__(self, "map_name", os.fspath(self.map_name))
         if not isinstance(self.map_name, str) or not self.map_name:
             raise ValueError(f"map_name must name a map, not {self.map_name!r}: pass map_name= (a mini-game such as "
-                             "'MoveToBeacon', or a map of a StarCraft II install with engine='sc2')")
+                             "'MoveToBeacon', a mini-game definition file such as 'maps/MyBeacon.json', or a map "
+                             "of a StarCraft II install with engine='sc2')")
+        if is_definition_path(self.map_name):
+            # A missing or broken file fails here, not at the first reset(); kept absolute, so that workers
+            # started elsewhere (a Ray worker's working directory) find the same file.
+            object.__setattr__(self, "map_name", os.fspath(definition_map(self.map_name).file))
         if self.invalid_action not in INVALID_ACTION_POLICIES:
             raise ValueError(f"invalid_action must be one of {INVALID_ACTION_POLICIES}, not {self.invalid_action!r}")
         # Strings from command lines and config files ("False", "no") would pass a truth test the wrong way.

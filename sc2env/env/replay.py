@@ -120,7 +120,8 @@ class ReplayWatcher:
             response = match.start()
             self._decoder = ObservationDecoder(self.interface_format, match.game_info,
                                                functions=self.action_spec.functions)
-            mini_game = match.info is not None and match.info.map_name in MINI_GAMES
+            # One player: a mini-game (a custom definition's too), whose reward is the score's change.
+            mini_game = match.info is not None and (match.info.map_name in MINI_GAMES or len(match.info.players) == 1)
             observation, decoded = self._decode(response)
             self._show(decoded, response)
             steps, score = 0, 0.0

@@ -6,7 +6,7 @@ import importlib
 
 # Loaded on first use: the map registry alone must not pull in the client (see sc2env.env.registration).
 _EXPORTS = {name: "sc2env.game.maps" for name in
-            ("MINI_GAMES", "MapSpec", "available_maps", "install_maps", "resolve_map")}
+            ("MINI_GAMES", "MapSpec", "available_maps", "definition_map", "install_maps", "resolve_map")}
 _EXPORTS.update({name: "sc2env.game.match" for name in
                  ("BUILDS", "DIFFICULTIES", "RACES", "Bot", "Match", "MatchConfig", "StepResult")})
 _EXPORTS.update({name: "sc2env.game.replay" for name in
@@ -14,7 +14,7 @@ _EXPORTS.update({name: "sc2env.game.replay" for name in
                   "read_replay", "replay_info", "write_replay")})
 __all__ = ["BUILDS", "DIFFICULTIES", "MINI_GAMES", "RACES", "Bot", "MapSpec", "Match", "MatchConfig", "ReplayConfig",
            "ReplayError", "ReplayInfo", "ReplayMatch", "ReplayPlayer", "ReplayReader", "StepResult", "available_maps",
-           "install_maps", "read_replay", "replay_info", "resolve_map", "write_replay"]
+           "definition_map", "install_maps", "read_replay", "replay_info", "resolve_map", "write_replay"]
 
 
 def __getattr__(name: str):

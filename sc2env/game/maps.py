@@ -1,11 +1,14 @@
-"""The map registry: the seven SC2LE mini-games and the `.SC2Map` files of a StarCraft II install."""
+"""The map registry: the seven SC2LE mini-games, mini-game definition files and an install's `.SC2Map` files."""
 
 from __future__ import annotations
 
 import dataclasses
+import json
+import os
 import pathlib
 
 from sc2env.errors import UnknownMapError
+from sc2env.mapfiles import definitions_dir
 
 LOOPS_PER_GAME_SECOND = 16
 LOOPS_PER_REAL_SECOND = 22.4
@@ -25,7 +28,8 @@ class MapSpec:
     path:        relative to the install's `Maps/` folder, as `RequestCreateGame.local_map.map_path` takes it.
     players:     1 for the mini-games (the agent alone), 2 for melee and ladder maps (the agent vs a bot).
     game_loops:  the map's own time limit in game loops (mini-games), or None when the map has none.
-    file:        the `.SC2Map` on disk (real installs); None for maps only the built-in engine knows.
+    file:        the `.SC2Map` on disk (real installs) or a mini-game definition (`.json`, the built-in
+                 engine's format), sent as `map_data`; None for the maps the built-in engine ships.
     """
 
     name: str
@@ -37,6 +41,11 @@ class MapSpec:
     @property
     def mini_game(self) -> bool:
         return self.players == 1
+
+    @property
+    def definition(self) -> bool:
+        """Whether the map is a mini-game definition file, which only the built-in engine plays."""
+        return self.file is not None and is_definition_path(self.file)
 
     def read_data(self) -> bytes | None:
         """The map file's bytes for `local_map.map_data`, or None when there is no file to send."""
@@ -57,6 +66,51 @@ MINI_GAMES: dict[str, MapSpec] = {spec.name: spec for spec in (
     _mini_game("CollectMineralsAndGas", 420),
     _mini_game("BuildMarines", 900),
 )}
+
+
+DEFINITION_FORMAT = "sc2env-minigame/1"
+
+
+def _definition_help() -> str:
+    return (f"docs/engine.md#map-definitions describes the format, and the shipped mini-games in {definitions_dir()} "
+            "are examples to start from")
+
+
+def is_definition_path(name: str | os.PathLike[str]) -> bool:
+    """Whether a map name is the path of a mini-game definition file (it ends in .json)."""
+    return os.fspath(name).lower().endswith(".json")
+
+
+def definition_map(path: str | os.PathLike[str]) -> MapSpec:
+    """The mini-game a definition file (JSON, the built-in engine's map format) describes.
+
+    Only what the client needs is read here (the name and the time limit); the engine validates the rest when
+    the game is created, and a broken definition fails create_game with InvalidMapData naming the field.
+    Raises UnknownMapError when the file can't be read or is no definition.
+    """
+    file = pathlib.Path(path).expanduser()
+    try:
+        data = file.read_bytes()
+    except OSError as error:
+        raise UnknownMapError(f"Cannot read the mini-game definition {os.fspath(path)!r}: "
+                              f"{error.strerror or error}. Give the path of a .json definition "
+                              f"(relative to {os.getcwd()}, or absolute); {_definition_help()}.") from None
+    try:
+        spec = json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise UnknownMapError(f"{file} is no mini-game definition: it is not JSON ({error}); "
+                              f"{_definition_help()}.") from None
+    if not isinstance(spec, dict) or spec.get("format") != DEFINITION_FORMAT:
+        found = spec.get("format") if isinstance(spec, dict) else type(spec).__name__
+        raise UnknownMapError(f'{file} is no mini-game definition: its "format" must be "{DEFINITION_FORMAT}", '
+                              f"not {found!r}; {_definition_help()}.")
+    name, limit = spec.get("name"), spec.get("time_limit")
+    if not isinstance(name, str) or not name:
+        raise UnknownMapError(f'{file}: "name" must be the mini-game\'s name, not {name!r}')
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
+        raise UnknownMapError(f'{file}: "time_limit" must be a number of game loops above 0, not {limit!r}')
+    # The path is only a label (the engine takes the definition from map_data); replays keep the file's name.
+    return MapSpec(name, file.name, players=1, game_loops=limit, file=file.resolve())
 
 
 def install_maps(maps_dir: pathlib.Path | None) -> dict[str, MapSpec]:
@@ -80,10 +134,13 @@ def available_maps(maps_dir: pathlib.Path | None = None) -> dict[str, MapSpec]:
 
 
 def resolve_map(name: str, maps_dir: pathlib.Path | None = None) -> MapSpec:
-    """The map called `name` (a mini-game, a map file's stem, or a path under `Maps/`).
+    """The map called `name` (a mini-game, a map file's stem, a path under `Maps/`, or the path of a mini-game
+    definition file, see `definition_map`).
 
     Names match case-insensitively; an unknown name raises UnknownMapError (a LaunchError) listing the known ones.
     """
+    if is_definition_path(name):
+        return definition_map(name)
     maps = available_maps(maps_dir)
     if name in maps:
         return maps[name]
@@ -92,4 +149,5 @@ def resolve_map(name: str, maps_dir: pathlib.Path | None = None) -> MapSpec:
         if wanted in (spec.name.lower(), spec.path.lower().removesuffix(".sc2map")):
             return spec
     where = f" or under {maps_dir}" if maps_dir is not None else ""
-    raise UnknownMapError(f"Unknown map {name!r}: not a mini-game{where}. Known maps: {', '.join(sorted(maps))}.")
+    raise UnknownMapError(f"Unknown map {name!r}: not a mini-game{where}, nor a definition file (.json). Known "
+                          f"maps: {', '.join(sorted(maps))}.")

@@ -15,7 +15,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2env import errors
 from sc2env.client import Controller, Pending, status_name
 from sc2env.client.connection import DEFAULT_SPIN_WAIT_S
-from sc2env.game.maps import MINI_GAMES, MapSpec, resolve_map
+from sc2env.game.maps import MINI_GAMES, MapSpec, is_definition_path, resolve_map
 from sc2env.launch import GameProcess, LaunchConfig, launch_plan, plan_launch
 from sc2env.launch.install import USE_BUILTIN
 
@@ -102,7 +102,10 @@ class MatchConfig:
 
 
 def _mini_game_name(map_name: str) -> bool:
-    """Whether `map_name` names a mini-game, as resolve_map reads names (any case, a .SC2Map file or path)."""
+    """Whether `map_name` names a mini-game, as resolve_map reads names (any case, a .SC2Map file or path, or
+    a definition file)."""
+    if is_definition_path(map_name):
+        return True
     stem = pathlib.PurePath(map_name).name
     stem = stem[:-len(".SC2Map")] if stem.lower().endswith(".sc2map") else stem
     return stem.lower() in {name.lower() for name in MINI_GAMES}
@@ -304,7 +307,14 @@ class Match:
 
     def _start(self) -> None:
         self.close()
-        plan = plan_launch(self.config.launch)  # resolve the engine and the map before starting anything
+        launch = self.config.launch
+        if is_definition_path(self.config.map_name):  # read before the engine is chosen: it decides it
+            if launch.requested_engine() == "sc2":
+                raise errors.LaunchError(f"{self.config.map_name} is a mini-game definition, which only the built-in "
+                                         "engine plays, but engine='sc2' was asked for (or $SC2ENV_ENGINE): use "
+                                         "engine='builtin' or 'auto' (on the command line: --engine builtin)")
+            launch = dataclasses.replace(launch, engine="builtin")  # "auto" too, even beside a real install
+        plan = plan_launch(launch)  # resolve the engine and the map before starting anything
         maps_dir = plan.install.maps_dir if plan.install is not None else None
         spec = resolve_map(self.config.map_name, maps_dir)
         if plan.engine == "sc2" and spec.file is None:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import pathlib
+import re
 import signal
 import subprocess
 import sys
@@ -16,6 +18,7 @@ import pytest
 import sc2env.agents
 from sc2env.cli import exit_code, main, results_table
 from sc2env.game import MINI_GAMES
+from sc2env.mapfiles import definitions_dir
 
 BUILTIN = ["--engine", "builtin"]
 
@@ -264,7 +267,7 @@ def test_maps_lists_the_mini_games(capsys, monkeypatch, tmp_path):
     assert [row[0] for row in rows] == list(MINI_GAMES)
     assert rows[0] == ["MoveToBeacon", "120", "s", "-"] and rows[-1] == ["BuildMarines", "900", "s", "-"]
     # SC2PATH names a folder that holds no install: the reason is shown, not "set SC2PATH".
-    assert "The built-in engine plays all of them." in out and "No StarCraft II under /nonexistent/StarCraftII" in out
+    assert f"The built-in engine plays all of them (their definitions are in {definitions_dir()})" in out and "No StarCraft II under /nonexistent/StarCraftII" in out
     monkeypatch.delenv("SC2PATH")
     monkeypatch.setenv("HOME", str(tmp_path))  # no ~/StarCraftII either
     assert "No StarCraft II install found (set SC2PATH to use one)." in run_cli(capsys, "maps")[1]
@@ -592,3 +595,19 @@ def test_a_closed_stdout_and_help_flags_after_help():
     assert (done.returncode, done.stderr) == (0, "")
     for flag in ("-h", "--help"):  # `sc2env help -h` is a request for the usage, not for a command "-h"
         assert main(["sc2env", "help", flag]) == 0
+
+
+def test_run_plays_a_definition_file_and_names_it_by_its_file(capsys, tmp_path, monkeypatch):
+    spec = json.loads((definitions_dir() / "MoveToBeacon.json").read_text())
+    spec.update(name="ShortBeacon", time_limit=160)
+    (tmp_path / "ShortBeacon.json").write_text(json.dumps(spec))
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli(capsys, "run", "--map", "ShortBeacon.json", "--agent", "random", "--episodes", "2",
+                             *BUILTIN)
+    assert code == 0, err
+    (row,) = [line.split() for line in out.splitlines()[2:]]
+    assert row[:3] == ["ShortBeacon.json", "random", "2"]
+    assert re.search(r"ShortBeacon.json episode 2/2: score \d+ in 20 steps", err), err  # its 160-loop timer
+    code, _, err = run_cli(capsys, "run", "--map", "Missing.json", "--agent", "scripted", *BUILTIN)
+    assert code == 2 and "Cannot read the mini-game definition 'Missing.json'" in err, err
+    assert len(err.strip().splitlines()) == 1

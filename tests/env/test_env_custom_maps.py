@@ -1,0 +1,147 @@
+"""Mini-games of the user's own: a definition file given as map_name is played by the built-in engine."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+
+import numpy as np
+import pytest
+
+from sc2env import errors
+from sc2env.env import SC2Env, watch_replay
+from sc2env.env.config import EnvConfig
+from sc2env.game import MINI_GAMES, definition_map, resolve_map
+from sc2env.interface import FUNCTIONS, SCREEN_LAYERS
+from sc2env.mapfiles import definitions_dir
+
+SMALL = {"screen_size": 32, "minimap_size": 32}
+PLAYER_RELATIVE = [layer.name for layer in SCREEN_LAYERS].index("player_relative")
+TIME_LIMIT = 480  # 60 env steps at step_mul 8
+
+
+def three_marine_beacon() -> dict:
+    """MoveToBeacon changed where a changed rule shows: three Marines, 5 points a beacon, 30 game seconds."""
+    spec = json.loads((definitions_dir() / "MoveToBeacon.json").read_text())
+    spec.update(name="ThreeMarineBeacon", time_limit=TIME_LIMIT)
+    spec["setup"][0]["spawn"]["count"] = 3
+    spec["triggers"][0]["do"][0] = {"score": {"add": 5}}
+    return spec
+
+
+@pytest.fixture
+def definition(tmp_path) -> pathlib.Path:
+    path = tmp_path / "ThreeMarineBeacon.json"
+    path.write_text(json.dumps(three_marine_beacon()))
+    return path
+
+
+def test_a_definition_file_plays_its_own_rules(make_env, definition):
+    env = make_env("sc2env/SC2-v0", map_name=str(definition), use_feature_units=True, **SMALL)
+    obs, info = env.reset(seed=3)
+    units = obs["feature_units"][: obs["unit_counts"][0]]
+    alliance = units[:, 1]  # column 1: alliance (1 self)
+    assert int((alliance == 1).sum()) == 3 and info["game_loop"] == 0
+    obs, *_ = env.step(FUNCTIONS.select_army("select"))
+    rewards, steps, terminated = [], 1, False
+    while not terminated:
+        ys, xs = np.nonzero(obs["feature_screen"][PLAYER_RELATIVE] == 3)  # the beacon
+        obs, reward, terminated, truncated, info = env.step(FUNCTIONS.Move_screen("now", (int(xs.mean()),
+                                                                                        int(ys.mean()))))
+        assert not truncated and not info["invalid_action"], info["invalid_action_reason"]
+        rewards.append(reward)
+        steps += 1
+    assert steps == TIME_LIMIT // 8 and info["game_loop"] == TIME_LIMIT  # its timer, not MoveToBeacon's
+    assert sum(rewards) >= 10 and set(rewards) <= {0.0, 5.0}  # 5 a beacon
+    assert info["score"] == sum(rewards)
+
+
+def test_the_config_keeps_the_absolute_path_and_takes_a_path_object(definition, monkeypatch):
+    monkeypatch.chdir(definition.parent)
+    assert EnvConfig(map_name=definition.name).map_name == str(definition.resolve())
+    assert EnvConfig(map_name=definition).map_name == str(definition.resolve())
+    spec = resolve_map(definition.name)
+    assert (spec.name, spec.game_loops, spec.mini_game, spec.definition) == ("ThreeMarineBeacon", TIME_LIMIT,
+                                                                             True, True)
+    assert spec.read_data() == definition.read_bytes()  # sent whole as map_data
+    assert not any(shipped.definition for shipped in MINI_GAMES.values())
+
+
+def test_files_that_are_no_definition_are_refused_when_the_env_is_made(tmp_path, make_env):
+    cases = {
+        "missing.json": (None, "Cannot read the mini-game definition"),
+        "text.json": ("beacon, marines", "is not JSON"),
+        "other.json": (json.dumps({"format": "something/2", "name": "X"}), "\"format\" must be \"sc2env-minigame/1\""),
+        "list.json": ("[1, 2]", "not 'list'"),
+        "noname.json": (json.dumps({"format": "sc2env-minigame/1", "time_limit": 100}), '"name" must be'),
+        "nolimit.json": (json.dumps({"format": "sc2env-minigame/1", "name": "X", "time_limit": -1}),
+                         '"time_limit" must be a number of game loops above 0'),
+    }
+    for name, (text, message) in cases.items():
+        path = tmp_path / name
+        if text is not None:
+            path.write_text(text)
+        with pytest.raises(errors.UnknownMapError, match=message):
+            make_env("sc2env/SC2-v0", map_name=str(path))
+        with pytest.raises(errors.UnknownMapError, match=message):
+            definition_map(path)
+
+
+def test_a_broken_definition_fails_create_game_naming_the_field_and_leaves_no_game(make_env, tmp_path,
+                                                                                  marked_games):
+    spec = three_marine_beacon()
+    spec["camera_lockd"] = spec.pop("camera_locked")
+    path = tmp_path / "Broken.json"
+    path.write_text(json.dumps(spec))
+    env = make_env("sc2env/SC2-v0", map_name=str(path), **SMALL)
+    with pytest.raises(errors.RequestError, match="InvalidMapData.*unknown field 'camera_lockd'; did you mean "
+                                                  "'camera_locked'"):
+        env.reset()
+    spec["camera_locked"] = spec.pop("camera_lockd")  # mended, the same env plays it
+    path.write_text(json.dumps(spec))
+    _, info = env.reset(seed=0)
+    assert info["game_loop"] == 0
+    env.close()
+    assert marked_games() == []
+
+
+@pytest.mark.parametrize("how", ["engine=", "$SC2ENV_ENGINE"])
+def test_the_real_game_is_not_asked_to_play_a_definition(definition, monkeypatch, how):
+    if how == "engine=":
+        env = SC2Env(str(definition), engine="sc2")
+    else:
+        monkeypatch.setenv("SC2ENV_ENGINE", "sc2")
+        env = SC2Env(str(definition))
+    with env, pytest.raises(errors.LaunchError, match="only the built-in engine plays, but engine='sc2' was asked"):
+        env.reset()
+    assert env.match is None or env.match.process is None  # nothing was started
+
+
+def test_a_replay_of_a_custom_mini_game_rewards_its_score(make_env, definition, tmp_path):
+    replays = tmp_path / "replays"
+    env = make_env("sc2env/SC2-v0", map_name=str(definition), save_replay_episodes=1, replay_dir=str(replays),
+                   **SMALL)
+    obs, _ = env.reset(seed=5)
+    obs, *_ = env.step(FUNCTIONS.select_army("select"))
+    score = 0
+    for _ in range(40):
+        ys, xs = np.nonzero(obs["feature_screen"][PLAYER_RELATIVE] == 3)
+        obs, _, _, _, info = env.step(FUNCTIONS.Move_screen("now", (int(xs.mean()), int(ys.mean()))))
+        score = info["score"]
+    env.close()
+    assert score >= 10
+    (path,) = replays.glob("ThreeMarineBeacon_*.SC2Replay")
+    with watch_replay(path, **SMALL) as replay:
+        steps = list(replay)
+    assert sum(step.reward for step in steps) == score  # the score's change, as the env rewarded it
+    assert steps[-1].info["score"] == score
+
+
+def test_a_relative_path_is_found_from_another_working_directory(definition, tmp_path, monkeypatch, make_env):
+    monkeypatch.chdir(definition.parent)
+    env = make_env("sc2env/SC2-v0", map_name=definition.name, **SMALL)
+    monkeypatch.chdir(tmp_path.parent)  # a worker started somewhere else
+    assert os.getcwd() != str(definition.parent)
+    _, info = env.reset(seed=0)
+    assert info["game_loop"] == 0
