@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -58,15 +58,20 @@ class ReplayWatcher:
             for step in replay:
                 dataset.append((step.observation, step.action))
 
-    `config` (or EnvConfig keyword arguments) fixes the observation layout and the action space, exactly as
+    `config` (an EnvConfig, a dict of SC2Env keyword arguments, or those as keyword arguments) fixes the observation layout and the action space, exactly as
     `SC2Env(**kwargs)` would; its map_name is ignored (the replay's map is played). The game process starts at
     the first iteration and stops at the end, or at close(). render_mode "human" shows the replay in the
     viewer window, "rgb_array" makes `render()` return frames.
     """
 
-    def __init__(self, replay: str | os.PathLike[str] | bytes, config: EnvConfig | None = None, *,
-                 observed_player_id: int = 0, render_mode: str | None = None, **env_kwargs: Any):
+    def __init__(self, replay: str | os.PathLike[str] | bytes, config: EnvConfig | Mapping[str, Any] | None = None,
+                 *, observed_player_id: int = 0, render_mode: str | None = None, **env_kwargs: Any):
         # keyword arguments over a config: watch_replay(path, env.unwrapped.config, step_mul=4)
+        if isinstance(config, Mapping):  # the env's keyword arguments as a dict (a training script's env_kwargs)
+            config = EnvConfig(**{**config, **env_kwargs})
+        elif config is not None and not isinstance(config, EnvConfig):
+            raise TypeError(f"config must be an EnvConfig (env.unwrapped.config), a dict of SC2Env keyword "
+                            f"arguments, or None, not {type(config).__name__}")
         self.config = dataclasses.replace(config, **env_kwargs) if config is not None else EnvConfig(**env_kwargs)
         if render_mode not in (None, "human", "rgb_array"):
             raise ValueError(f"render_mode must be 'human', 'rgb_array' or None, not {render_mode!r}")
@@ -222,7 +227,7 @@ class ReplayWatcher:
         return np.zeros(len(self.action_spec.nvec), np.int64)  # a subset without no_op: its first function
 
 
-def watch_replay(replay: str | os.PathLike[str] | bytes, config: EnvConfig | None = None, **kwargs: Any
-                 ) -> ReplayWatcher:
+def watch_replay(replay: str | os.PathLike[str] | bytes, config: EnvConfig | Mapping[str, Any] | None = None,
+                 **kwargs: Any) -> ReplayWatcher:
     """A ReplayWatcher for `replay` (a path or bytes); see ReplayWatcher for the keyword arguments."""
     return ReplayWatcher(replay, config, **kwargs)

@@ -167,6 +167,18 @@ def test_a_replay_watched_at_another_resolution_gives_that_resolution(tmp_path):
     assert compared > 0
 
 
+def test_the_config_may_be_a_dict_of_env_keyword_arguments(tmp_path):
+    path, _, _ = _recorded_episode(tmp_path, "MoveToBeacon", 1, 2, max_episode_steps=3)
+    kwargs = {"screen_size": 32, "minimap_size": 16}  # a training script's env_kwargs, as gym.make took them
+    with watch_replay(path, kwargs, minimap_size=8) as replay:  # keyword arguments over the dict
+        assert (replay.config.screen_size, replay.config.minimap_size) == ((32, 32), (8, 8))
+        steps = list(replay)
+    assert steps[0].observation["feature_minimap"].shape[1:] == (8, 8)
+    with pytest.raises(TypeError, match="config must be an EnvConfig .*, a dict of SC2Env keyword arguments, or "
+                                        "None, not list"):
+        watch_replay(path, [("screen_size", 32)])
+
+
 def test_watching_renders_frames(tmp_path):
     env = gym.make("sc2env/MoveToBeacon-v0", engine="builtin", max_episode_steps=2)
     try:
