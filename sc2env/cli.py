@@ -182,8 +182,8 @@ def resolve_maps(names: Sequence[str], engine: str | None) -> list[str]:
 
 def cmd_maps(values: flags.FlagValues) -> int:
     from sc2env.game import MINI_GAMES
-    from sc2env.mapfiles import definitions_dir
     from sc2env.launch import find_install
+    from sc2env.mapfiles import definitions_dir
 
     problem = None
     try:
@@ -485,6 +485,9 @@ def cmd_replay(values: flags.FlagValues) -> int:
     if not values.file:
         raise UsageError("no replay given: sc2env replay FILE (a .SC2Replay saved by sc2env run --save-replay "
                          "or env.save_replay()), or a folder of them")
+    export = values.export
+    if export is not None:
+        return _export_replays(os.path.expanduser(values.file), os.path.expanduser(export), values)
     if os.path.isdir(os.path.expanduser(values.file)):
         return _list_replays(os.path.expanduser(values.file), values.engine)
     try:
@@ -531,6 +534,39 @@ def cmd_replay(values: flags.FlagValues) -> int:
     print(f"{'watched until the window closed: ' if closed else ''}{steps} steps, final score {score}; "
           f"actions: {sum(used.values())}{' (' + top + ')' if top else ''}")
     return 0 if late_stop is None else exit_code(late_stop)
+
+
+def _export_replays(source: str, out_dir: str, values: flags.FlagValues) -> int:
+    """Write each replay of `source` (a file or a folder) to `out_dir`/<its name>.npz, as the env's arrays."""
+    from sc2env.env.dataset import export_replay
+    from sc2env.game.replay import REPLAY_SUFFIX, ReplayError
+
+    if os.path.isdir(source):
+        paths = sorted(_replays_in(source))
+        if not paths:
+            raise UsageError(f"no replays (.SC2Replay files) in {source} to export")
+    elif os.path.isfile(source):
+        paths = [source]
+    else:
+        raise UsageError(f"no replay at {source}: give a .SC2Replay file or a folder of them")
+    if os.path.isfile(out_dir):
+        raise UsageError(f"--export takes a folder for the .npz files, and {out_dir} is a file")
+    os.makedirs(out_dir, exist_ok=True)
+    kwargs = dict(_env_kwargs(values), step_mul=values["step-mul"].value)
+    failed = steps = 0
+    for path in paths:
+        target = os.path.join(out_dir, os.path.basename(path).removesuffix(REPLAY_SUFFIX) + ".npz")
+        try:
+            episode = export_replay(path, target, observed_player_id=values["observed-player"].value, **kwargs)
+        except (ReplayError, SC2EnvError) as error:
+            failed += 1
+            print(f"{os.path.basename(path)}: not exported: {_one_line(error)}", file=sys.stderr)
+            continue
+        steps += len(episode)
+        print(f"{target}: {len(episode)} steps, final score {int(episode.scores[-1]) if len(episode) else 0}")
+    print(f"exported {len(paths) - failed} of {len(paths)} replay(s), {steps} steps in all, to {out_dir} "
+          "(read them with sc2env.env.load_episode or numpy.load)", file=sys.stderr)
+    return 1 if failed else 0
 
 
 def _list_replays(folder: str, engine: str | None) -> int:
@@ -724,7 +760,8 @@ COMMANDS: dict[str, tuple[str, Callable[[flags.FlagValues], int], list[Flag]]] =
         Flag("string", "save-video", None, "write a video of the run: out.mp4 or out.gif"),
         Flag("string", "save-replay", None, "save each episode's replay in this folder (sc2env replay plays one)"),
         _VERBOSE]),
-    "replay": ("watch a saved replay, print what it holds, or list a folder of them", cmd_replay, [
+    "replay": ("watch a saved replay, print what it holds, list a folder of them, or export them as arrays",
+               cmd_replay, [
         Flag("string", "file", None, "the replay, or a folder of them to list (also the argument: sc2env replay "
                                      "FILE)"), _ENGINE,
         Flag("boolean", "info", False, "print what the replay holds, without playing it"),
@@ -732,7 +769,9 @@ COMMANDS: dict[str, tuple[str, Callable[[flags.FlagValues], int], list[Flag]]] =
         Flag("integer", "step-mul", 8, "game loops per step", lower_bound=1, upper_bound=_UINT32),
         Flag("integer", "observed-player", 0, "whose view to watch (0: the first player)", lower_bound=0),
         Flag("boolean", "render", False, "watch in the viewer window"),
-        Flag("string", "save-video", None, "write a video of the replay: out.mp4 or out.gif"), _VERBOSE]),
+        Flag("string", "save-video", None, "write a video of the replay: out.mp4 or out.gif"),
+        Flag("string", "export", None, "write the replay (or each of a folder) to this folder as an .npz of the "
+                                       "env's observations, actions and rewards, at the sizes given"), _VERBOSE]),
     "play": ("play a mini-game yourself in the viewer window", cmd_play, [
         Flag("string", "map", "MoveToBeacon", "the mini-game to play (sc2env maps lists them), or a definition file "
              "of your own (Name.json)"), _ENGINE, *_SIZES,

@@ -4,6 +4,7 @@ the episode (observation for observation, with the actions taken), and the comma
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import gymnasium as gym
 import numpy as np
@@ -12,6 +13,7 @@ import pytest
 import sc2env  # registers the ids
 from sc2env.agents import make_agent, run_agent
 from sc2env.cli import main
+from sc2env.env.dataset import export_replay, load_episode
 from sc2env.env.replay import watch_replay
 from sc2env.game.replay import ReplayError, replay_info, write_replay
 from sc2env.interface import FUNCTIONS
@@ -480,3 +482,72 @@ def test_a_replay_reader_reads_many_replays_with_one_game(beacon_replay):
             reader.info(b"garbage")
         assert reader.info(beacon_replay) == first and reader.process is process
     assert reader.process is None and not process.running
+
+
+def test_an_exported_episode_holds_what_the_env_gave(tmp_path):
+    path, (observations, sent, rewards, info), env = _recorded_episode(
+        tmp_path, "CollectMineralShards", 4, 12, max_episode_steps=30, use_feature_units=True, screen_size=32,
+        minimap_size=16)
+    episode = export_replay(path, tmp_path / "episode.npz", env.config)
+    assert len(episode) == 30 and list(episode.calls) == [len(calls) for calls in sent]
+    for name, stacked in episode.observations.items():  # step i starts from the env's observation i
+        assert np.array_equal(stacked, np.stack([obs[name] for obs in observations[:30]])), name
+        assert stacked.dtype == env.observation_space[name].dtype
+    assert np.isclose(episode.rewards.sum(), sum(rewards)) and episode.scores[-1] == info["score"]
+    assert episode.truncated[-1] and not episode.terminated.any()  # cut at 30 steps, saved mid-game
+    assert list(episode.game_loops) == [8 * (i + 1) for i in range(30)]
+    with watch_replay(path, env.config) as replay:
+        assert np.array_equal(episode.actions, np.stack([step.action for step in replay]))
+
+    with np.load(tmp_path / "episode.npz", allow_pickle=False) as data:  # numpy alone reads it
+        assert {"actions", "rewards", "meta", "observation.feature_screen", "observation.action_mask"} <= set(
+            data.files)
+        meta = json.loads(str(data["meta"]))
+    assert meta["format"] == "sc2env-episode/1" and meta["sc2env_version"] == sc2env.__version__
+    assert meta["map_name"] == "CollectMineralShards" and meta["replay"] == path.name
+    loaded = load_episode(tmp_path / "episode.npz")
+    assert loaded.config == dataclasses.replace(env.config, map_name="CollectMineralShards")
+    assert np.array_equal(loaded.observations["feature_units"], episode.observations["feature_units"])
+    assert loaded.meta == episode.meta and np.array_equal(loaded.actions, episode.actions)
+
+
+def test_an_export_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
+    path, _, _ = _recorded_episode(tmp_path, "MoveToBeacon", 1, 2, max_episode_steps=5)
+    out = tmp_path / "out"
+    out.mkdir()
+    real = np.savez_compressed
+
+    def interrupted(file, **arrays):
+        real(file, **arrays)  # every byte written, then a Ctrl-C before the rename
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("sc2env.env.dataset.np.savez_compressed", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        export_replay(path, out / "episode.npz")
+    assert list(out.iterdir()) == []
+    monkeypatch.undo()
+    with pytest.raises(ValueError, match="give a path ending in .npz, not"):
+        export_replay(path, out / "episode.h5")
+    with pytest.raises(FileNotFoundError, match="the folder .*missing does not exist"):
+        export_replay(path, tmp_path / "missing" / "episode.npz")
+    np.savez(tmp_path / "other.npz", x=np.zeros(3))
+    with pytest.raises(ValueError, match="is not an episode sc2env exported"):
+        load_episode(tmp_path / "other.npz")
+
+
+def test_the_command_line_exports_a_folder_of_replays(tmp_path, capsys):
+    replays = tmp_path / "replays"
+    replays.mkdir()
+    for seed in (1, 2):
+        _recorded_episode(replays, "MoveToBeacon", seed, seed, max_episode_steps=4)
+    (replays / "broken.SC2Replay").write_bytes(b"not a replay")
+    code = main(["sc2env", "replay", str(replays), "--export", str(tmp_path / "npz"), "--screen-size", "16",
+                 "--engine", "builtin"])
+    out, err = capsys.readouterr()
+    assert code == 1  # one replay could not be exported
+    assert sorted(p.name for p in (tmp_path / "npz").iterdir()) == sorted(
+        p.name.removesuffix(".SC2Replay") + ".npz" for p in replays.iterdir() if p.name != "broken.SC2Replay")
+    assert out.count(": 4 steps, final score") == 2
+    assert "broken.SC2Replay: not exported:" in err and "exported 2 of 3 replay(s), 8 steps in all" in err
+    episode = load_episode(next((tmp_path / "npz").iterdir()))
+    assert episode.observations["feature_screen"].shape[2:] == (16, 16) and episode.config.screen_size == (16, 16)

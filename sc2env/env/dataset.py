@@ -1,0 +1,134 @@
+"""Replays exported as arrays: one compressed .npz per episode, readable with numpy alone, by any version."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import pathlib
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+import sc2env
+from sc2env.env.config import EnvConfig
+from sc2env.env.replay import watch_replay
+
+FORMAT = "sc2env-episode/1"
+_OBSERVATION_PREFIX = "observation."
+
+
+@dataclasses.dataclass(frozen=True)
+class Episode:
+    """One episode as arrays, a row per step: what the player saw, did and got (a replay's ReplaySteps).
+
+    observations: the env's observation entries, each (steps, *its shape in observation_space).
+    actions:      (steps, 14) int64 action vectors of the env's action space (the first call of each step).
+    calls:        (steps,) how many actions the player made in each step (more than 1: `actions` holds the first).
+    rewards, terminated, truncated, game_loops, scores: (steps,) as SC2Env.step() returned them.
+    meta:         what made it: `format`, `sc2env_version`, `config` (EnvConfig keyword arguments, as JSON
+                  values), `replay` (the file's name), `map_name`, `game_version`, `base_build`.
+    """
+
+    observations: dict[str, np.ndarray]
+    actions: np.ndarray
+    calls: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+    game_loops: np.ndarray
+    scores: np.ndarray
+    meta: dict[str, Any]
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+    @property
+    def config(self) -> EnvConfig:
+        """The EnvConfig whose observation layout and action space the arrays have."""
+        return EnvConfig(**self.meta["config"])
+
+
+def _stack(rows: list[np.ndarray], space: spaces.Box) -> np.ndarray:
+    return np.stack(rows) if rows else np.zeros((0, *space.shape), space.dtype)
+
+
+def export_replay(replay: str | os.PathLike[str] | bytes, path: str | os.PathLike[str],
+                  config: EnvConfig | Mapping[str, Any] | None = None, **env_kwargs: Any) -> Episode:
+    """Play `replay` through the eyes of an env of `config` (see `watch_replay`) and write its steps to `path`
+    (an .npz); returns what was written. The file is complete or absent: it is written under another name and
+    renamed at the end, so an interrupted export leaves no half file.
+
+    The built-in engine plays a replay only in the sc2env version that recorded it; the exported arrays are
+    read by `load_episode`, or by `numpy.load` alone, in any version.
+    """
+    target = pathlib.Path(path)
+    if target.suffix != ".npz":
+        raise ValueError(f"the episode is written as an .npz file: give a path ending in .npz, not {str(path)!r}")
+    if not target.parent.is_dir():
+        raise FileNotFoundError(f"cannot write {target}: the folder {target.parent} does not exist")
+    rows: dict[str, list] = {}
+    columns: dict[str, list] = {name: [] for name in ("actions", "calls", "rewards", "terminated", "truncated",
+                                                      "game_loops", "scores")}
+    with watch_replay(replay, config, **env_kwargs) as watcher:
+        for step in watcher:
+            for name, value in step.observation.items():
+                rows.setdefault(name, []).append(value)
+            for name, value in (("actions", step.action), ("calls", len(step.calls)), ("rewards", step.reward),
+                                ("terminated", step.terminated), ("truncated", step.truncated),
+                                ("game_loops", step.info["game_loop"]), ("scores", step.info["score"])):
+                columns[name].append(value)
+        info = watcher.info
+        observation_space, action_space = watcher.observation_space, watcher.action_space
+        layout = dataclasses.asdict(watcher.config)
+        layout["map_name"] = info.map_name if info else layout["map_name"]  # the replay's, not the one ignored
+        meta = {"format": FORMAT, "sc2env_version": sc2env.__version__, "config": layout,
+                "replay": os.path.basename(os.fspath(replay)) if not isinstance(replay, bytes) else None,
+                "map_name": info.map_name if info else None, "game_version": info.game_version if info else None,
+                "base_build": info.base_build if info else None}
+    episode = Episode(
+        observations={name: _stack(rows.get(name, []), space) for name, space in observation_space.items()},
+        actions=_stack(columns["actions"], spaces.Box(0, 1, action_space.shape, np.int64)),
+        calls=np.array(columns["calls"], np.int32), rewards=np.array(columns["rewards"], np.float32),
+        terminated=np.array(columns["terminated"], bool), truncated=np.array(columns["truncated"], bool),
+        game_loops=np.array(columns["game_loops"], np.int64), scores=np.array(columns["scores"], np.int64),
+        meta=json.loads(json.dumps(meta)))  # as load_episode gives it back (lists for tuples)
+    _write(episode, target)
+    return episode
+
+
+def _write(episode: Episode, target: pathlib.Path) -> None:
+    arrays = {f"{_OBSERVATION_PREFIX}{name}": value for name, value in episode.observations.items()}
+    arrays.update({field.name: getattr(episode, field.name) for field in dataclasses.fields(Episode)
+                   if field.name not in ("observations", "meta")})
+    arrays["meta"] = np.array(json.dumps(episode.meta))
+    # Not tempfile.mkstemp: its files are private (0600), and the episode should get the umask's mode.
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
+    try:
+        with open(temporary, "xb") as file:
+            np.savez_compressed(file, **arrays)
+        os.replace(temporary, target)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def load_episode(path: str | os.PathLike[str]) -> Episode:
+    """An episode `export_replay` wrote. The file is plain numpy: `numpy.load(path)` reads it too, its entries
+    named `observation.<name>`, `actions`, ..., and `meta` (a JSON string)."""
+    with np.load(path, allow_pickle=False) as data:
+        try:
+            meta = json.loads(str(data["meta"]))
+        except (KeyError, ValueError):
+            meta = None
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+            raise ValueError(f"{path} is not an episode sc2env exported (no meta of format {FORMAT!r}): "
+                             "export_replay or `sc2env replay --export` writes them")
+        observations = {name[len(_OBSERVATION_PREFIX):]: data[name] for name in data.files
+                        if name.startswith(_OBSERVATION_PREFIX)}
+        columns = {field.name: data[field.name] for field in dataclasses.fields(Episode)
+                   if field.name not in ("observations", "meta")}
+    return Episode(observations=observations, meta=meta, **columns)
