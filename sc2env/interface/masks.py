@@ -133,8 +133,10 @@ class ActionMasks:
         if position < 0:
             raise InvalidActionError(f"{func.name} is not in this action space")
         if self.stand_in:
-            raise InvalidActionError(f"no function of this action space can be called now ({func.name} is the "
-                                     "mask's stand-in, offered so that no component is empty): send no_op")
+            stand_in = FUNCTIONS[int(self.spec.function_ids[0])].name
+            raise InvalidActionError(f"no function of this action space can be called now: the mask offers only "
+                                     f"{stand_in} (the function component's value 0, every argument 0) as a "
+                                     "stand-in, so that no component is empty, and SC2Env plays that as no_op")
         if not self.flat[position]:
             if func.id in self.idle:
                 argument = self.idle[func.id]

@@ -576,6 +576,19 @@ def test_the_stand_in_pins_its_arguments_so_no_component_is_empty(make_env):
     assert not info["invalid_action"] and not obs["action_result"].any(), "played as no_op"
 
 
+def test_the_stand_in_is_named_when_another_function_of_the_subset_is_sent(make_env):
+    # The message named the function sent as the stand-in, and said "send no_op", which the space lacks.
+    env = make_env("CollectMineralsAndGas", functions=["Train_SCV_quick", "Move_screen"], invalid_action="raise",
+                   **SMALL)
+    env.reset(seed=4)  # nothing selected: neither can be called
+    assert env.unwrapped.last_observation.masks.stand_in
+    with pytest.raises(errors.InvalidActionError, match=r"offers only Train_SCV_quick \(the function component's "
+                                                        r"value 0, every argument 0\) as a stand-in"):
+        env.step(FUNCTIONS.Move_screen("now", (3, 3)))
+    _, _, _, _, info = env.step(env.unwrapped.function_call_to_action(FUNCTIONS.Train_SCV_quick("now")))
+    assert not info["invalid_action"]
+
+
 @pytest.mark.parametrize("value", [0, -1, float("nan"), float("inf"), "5", None])
 def test_a_request_timeout_that_is_no_duration_is_refused_before_anything_starts(value):
     with pytest.raises(ValueError, match="request_timeout_s must be a finite number of seconds above 0"):
