@@ -100,6 +100,8 @@ class SC2Env(gym.Env):
     # --- Gymnasium API -----------------------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        if isinstance(seed, np.integer):  # a seed drawn with numpy (SC2VectorEnv takes them too)
+            seed = int(seed)
         super().reset(seed=seed)
         if seed is None and self._unplayed_seed is not None:
             game_seed = self._unplayed_seed  # a seeded reset cut short (Ctrl-C, a failed start): play it now

@@ -930,3 +930,11 @@ def test_a_ctrl_c_at_any_bytecode_of_a_step_keeps_the_game_or_says_the_answer_wa
             env.reset()
     # Most points keep the game; how many fall mid-answer depends on how many pieces the answers arrive in.
     assert kept > 100 and cut < kept, (kept, cut)
+
+
+def test_a_numpy_integer_seed_is_a_seed(make_env):
+    # Gymnasium's Env.reset takes Python ints only; seeds drawn with numpy (rng.integers) are as good.
+    env = make_env(**SMALL)
+    obs, info = env.reset(seed=np.int64(3))
+    again, _ = env.reset(seed=3)
+    assert np.array_equal(obs["feature_screen"], again["feature_screen"]) and env.unwrapped.np_random_seed == 3
