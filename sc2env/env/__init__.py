@@ -18,11 +18,12 @@ _EXPORTS = {
     "ReplayStep": "sc2env.env.replay",
     "ReplayWatcher": "sc2env.env.replay",
     "watch_replay": "sc2env.env.replay",
+    "DictActions": "sc2env.env.dict_actions",
     "Episode": "sc2env.env.dataset",
     "export_replay": "sc2env.env.dataset",
     "load_episode": "sc2env.env.dataset",
 }
-__all__ = ["COMPACT_UNIT_TYPES", "Bot", "EnvConfig", "Episode", "LayerSelection", "ObservationPacker", "ReplayStep",
+__all__ = ["COMPACT_UNIT_TYPES", "Bot", "DictActions", "EnvConfig", "Episode", "LayerSelection", "ObservationPacker", "ReplayStep",
            "ReplayWatcher", "SC2Env", "SC2VectorEnv", "env_ids", "export_replay", "load_episode", "register_envs",
            "watch_replay"]
 

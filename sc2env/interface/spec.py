@@ -100,6 +100,15 @@ class ActionSpec:
             flat = flat.view(np.int8)
         return tuple(flat[..., int(a) : int(b)] for a, b in zip(self.offsets[:-1], self.offsets[1:]))
 
+    def _positions(self, function_index) -> np.ndarray:
+        """`function_index` as an array of function component values, checked."""
+        index = np.asarray(function_index)
+        if index.dtype.kind not in "iu" or ((index < 0) | (index >= len(self.function_ids))).any():
+            raise IndexError(f"function_index must be positions in this action space's function component "
+                             f"(0..{len(self.function_ids) - 1}, the action vector's first value), not "
+                             f"{function_index!r}; ActionMasks.for_function takes a function id")
+        return index
+
     def conditional_mask(self, flat: np.ndarray, function_index, target_masks: np.ndarray | None = None
                          ) -> np.ndarray:
         """Masks given the chosen function component value(s): argument components that function doesn't
@@ -112,11 +121,7 @@ class ActionSpec:
         """
         out = np.array(flat, copy=True)
         batch = out.reshape(-1, self.total)
-        index = np.asarray(function_index)
-        if index.dtype.kind not in "iu" or ((index < 0) | (index >= len(self.function_ids))).any():
-            raise IndexError(f"function_index must be positions in this action space's function component "
-                             f"(0..{len(self.function_ids) - 1}, the action vector's first value), not "
-                             f"{function_index!r}; ActionMasks.for_function takes a function id")
+        index = self._positions(function_index)
         if index.ndim == 0:
             index = np.full(len(batch), index)
         elif index.shape != (len(batch),):  # rows left unconditioned, silently, before
@@ -142,6 +147,32 @@ class ActionSpec:
                 screen[~screen.any(axis=1), 0] = True
                 batch[rows, self.segment("screen")] = screen
         return out
+
+    def gate(self, function_index) -> np.ndarray:
+        """(batch, 14) bool, or (14,) for one int: the components that count for the chosen function
+        component value(s): the function itself and the arguments it takes.
+
+        An autoregressive or per-component policy sums its components' log-probabilities (and entropies) over
+        these only: an argument the function ignores was not part of the decision. Multiply by the gate in
+        any framework: `(log_probs * torch.as_tensor(spec.gate(index))).sum(-1)`, or see `gated_sum`.
+        """
+        used = self.function_arguments[self._positions(function_index)]
+        return np.concatenate([np.ones((*used.shape[:-1], 1), bool), used], axis=-1)
+
+    def gated_sum(self, values, function_index):
+        """Per-component `values` (batch, 14), e.g. log-probabilities or entropies, summed over the
+        components `gate(function_index)` keeps: the log-probability (or entropy) of the call each row chose.
+        `values` may be a numpy array or a torch tensor (the sum stays differentiable); `function_index` is
+        the action vectors' first column, (batch,), or one int for (14,) values."""
+        if hasattr(values, "detach"):  # a torch tensor: index and gate as tensors on its device
+            index = function_index.detach().cpu().numpy() if hasattr(function_index, "detach") else function_index
+            gate = values.new_tensor(self.gate(index), dtype=values.dtype)
+        else:
+            values, gate = np.asarray(values), self.gate(function_index)
+        if tuple(values.shape) != tuple(gate.shape):
+            raise ValueError(f"values of shape {tuple(values.shape)} for function_index giving {tuple(gate.shape)}: "
+                             f"give one value per component ({len(self.nvec)}) and per row")
+        return (values * gate).sum(-1)
 
     def to_call(self, vector: Sequence[int] | np.ndarray) -> FunctionCall:
         """The call a 14-component action vector expresses: the components the function doesn't take are

@@ -935,6 +935,6 @@ def test_a_ctrl_c_at_any_bytecode_of_a_step_keeps_the_game_or_says_the_answer_wa
 def test_a_numpy_integer_seed_is_a_seed(make_env):
     # Gymnasium's Env.reset takes Python ints only; seeds drawn with numpy (rng.integers) are as good.
     env = make_env(**SMALL)
-    obs, info = env.reset(seed=np.int64(3))
+    obs, _ = env.reset(seed=np.int64(3))
     again, _ = env.reset(seed=3)
     assert np.array_equal(obs["feature_screen"], again["feature_screen"]) and env.unwrapped.np_random_seed == 3

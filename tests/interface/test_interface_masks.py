@@ -212,3 +212,23 @@ def test_sizes_follow_max_selected_units_and_max_cargo():
     assert masks.argument("select_unit_id").tolist() == [True] * 5
     assert masks.argument("unload_id").tolist() == [True, False, False, False]
     assert masks.spec.nvec.tolist()[1:4] == [1024, 256, 1024]
+
+
+def test_the_gate_keeps_the_function_and_the_arguments_it_takes(fmt64):
+    torch = pytest.importorskip("torch")
+    spec = ActionSpec.from_format(fmt64, ["no_op", "select_army", "Move_screen", "select_point"])
+    names = np.array(spec.names)
+    assert names[spec.gate(0)].tolist() == ["function"]
+    assert names[spec.gate(2)].tolist() == ["function", "screen", "queued"]
+    assert spec.gate(np.array([1, 3])).tolist() == [spec.gate(1).tolist(), spec.gate(3).tolist()]
+    values = np.arange(28, dtype=float).reshape(2, 14)  # component k of row r holds 14 r + k
+    # Move_screen: function, screen (1), queued (4); select_point: function, screen (1), select_point_act (7).
+    assert spec.gated_sum(values, np.array([2, 3])).tolist() == [0 + 1 + 4, 14 + (14 + 1) + (14 + 7)]
+    # On torch tensors the sum stays differentiable, and only the gated components get gradients.
+    log_probs = torch.zeros(2, 14, requires_grad=True)
+    spec.gated_sum(log_probs, torch.tensor([2, 0])).sum().backward()
+    assert log_probs.grad.bool().tolist() == spec.gate(np.array([2, 0])).tolist()
+    with pytest.raises(ValueError, match=r"values of shape \(2, 13\) for function_index giving \(2, 14\)"):
+        spec.gated_sum(np.zeros((2, 13)), np.array([0, 1]))
+    with pytest.raises(IndexError, match=r"positions in this action space's function component \(0\.\.3"):
+        spec.gate(4)

@@ -1,0 +1,60 @@
+"""DictActions: the env's action as a Dict of named components, on the built-in engine."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from sc2env import errors
+from sc2env.env import DictActions
+from sc2env.interface import FUNCTIONS
+
+SMALL = {"screen_size": 16, "minimap_size": 16}
+
+
+def test_a_dict_action_plays_as_the_vector_it_names(make_env):
+    env = DictActions(make_env(functions=["no_op", "select_army", "Move_screen"], **SMALL))
+    spec = env.unwrapped.action_spec
+    assert isinstance(env.action_space, gym.spaces.Dict)
+    assert {name: space.n for name, space in env.action_space.items()} == dict(zip(spec.names, spec.nvec.tolist()))
+    env.reset(seed=0)
+    _, _, _, _, info = env.step({"function": 1})  # select_army; the components it doesn't take left out
+    assert not info["invalid_action"]
+    before = env.unwrapped.last_observation.game_loop[0]
+    _, _, _, _, info = env.step({"function": 2, "screen": 5 * 16 + 9, "queued": 0})
+    assert not info["invalid_action"] and info["game_loop"] == before + 8
+    assert env.unwrapped.last_observation.last_actions.tolist() == [FUNCTIONS.Move_screen.id]
+    sampled = env.action_space.sample()
+    vector = env.action(sampled)
+    assert env.reverse_action(vector) == {name: int(value) for name, value in sampled.items()}
+    assert np.array_equal(env.action(env.reverse_action(vector)), vector)
+    _, _, _, _, info = env.step(FUNCTIONS.no_op())  # a FunctionCall passes through
+    assert not info["invalid_action"]
+
+
+@pytest.mark.parametrize("action, message", [
+    ({"screen": 3}, "an action dict needs its 'function'"),
+    ({"function": 0, "scren": 3}, "no action component 'scren'; did you mean 'screen'?"),
+    ([1, 2], "DictActions takes a dict of action components .* or a FunctionCall, not list"),
+    ({"function": 5}, r"function component 5 is outside 0\.\.2"),
+])
+def test_a_wrong_dict_is_refused_and_the_game_goes_on(make_env, action, message):
+    env = DictActions(make_env(functions=["no_op", "select_army", "Move_screen"], **SMALL))
+    env.reset(seed=0)
+    with pytest.raises(errors.MalformedActionError, match=message):
+        env.step(action)
+    _, _, _, _, info = env.step({"function": 0})
+    assert info["game_loop"] == 8  # the refused action played nothing
+
+
+def test_vector_envs_take_dict_actions():
+    envs = gym.make_vec("sc2env/MoveToBeacon-v0", num_envs=2, vectorization_mode="sync", wrappers=[DictActions],
+                        engine="builtin", **SMALL)
+    try:
+        envs.reset(seed=1)
+        envs.action_space.seed(0)
+        _, rewards, _, _, infos = envs.step(envs.action_space.sample())
+        assert rewards.shape == (2,) and list(infos["game_loop"]) == [8, 8]
+    finally:
+        envs.close()
