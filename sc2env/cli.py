@@ -126,10 +126,14 @@ def _columns_of(stream) -> int:
 
 
 def map_label(map_name: str) -> str:
-    """How the output names a map: a definition file by its file name (the env holds its absolute path)."""
+    """How the output names a map: a definition file by its path from the working directory when it is below
+    it, else in full (the env holds the absolute path)."""
     from sc2env.game.maps import is_definition_path
 
-    return os.path.basename(map_name) if is_definition_path(map_name) else map_name
+    if not is_definition_path(map_name):
+        return map_name
+    relative = os.path.relpath(map_name)
+    return map_name if relative.startswith(os.pardir) else relative
 
 
 def results_table(summaries, agent: str) -> str:
@@ -160,19 +164,23 @@ def resolve_maps(names: Sequence[str], engine: str | None) -> list[str]:
     The built-in engine knows only the mini-games; with StarCraft II, the install's other maps resolve too.
     """
     from sc2env.game import MINI_GAMES, resolve_map
-    from sc2env.game.maps import is_definition_path
+    from sc2env.game.maps import definition_map, definition_needs_builtin, is_definition_path
     from sc2env.launch import LaunchConfig, plan_launch
 
-    install = plan_launch(LaunchConfig(engine=engine)).install
+    launch = LaunchConfig(engine=engine)
+    definitions = [name for name in names if is_definition_path(name)]
+    if definitions and launch.requested_engine() == "sc2":  # before StarCraft II is looked for
+        raise ValueError(definition_needs_builtin(definitions[0]))
+    install = plan_launch(launch).install
     lowered = [n.lower() for n in names]
     if lowered == ["all"]:
         return list(MINI_GAMES)
     if "all" in lowered:
         raise ValueError("'all' stands alone: --map all plays every mini-game; otherwise list mini-games")
-    # A definition file is played by its path (the env reads it), once it reads as one; the other maps by the
-    # name they resolve to.
+    # A definition file is played by its absolute path (the env reads it), once it reads as one; the other maps
+    # by the name they resolve to.
     maps_dir = install.maps_dir if install is not None else None
-    resolved = [name if is_definition_path(name) and resolve_map(name) else resolve_map(name, maps_dir).name
+    resolved = [str(definition_map(name).file) if is_definition_path(name) else resolve_map(name, maps_dir).name
                 for name in names]
     twice = sorted({name for name in resolved if resolved.count(name) > 1})
     if twice:  # --episodes is per map: twice would play it twice, merged into one row
@@ -558,7 +566,7 @@ def _export_replays(source: str, out_dir: str, values: flags.FlagValues) -> int:
         target = os.path.join(out_dir, os.path.basename(path).removesuffix(REPLAY_SUFFIX) + ".npz")
         try:
             episode = export_replay(path, target, observed_player_id=values["observed-player"].value, **kwargs)
-        except (ReplayError, SC2EnvError) as error:
+        except (ReplayError, SC2EnvError, OSError) as error:  # OSError: the .npz could not be written
             failed += 1
             print(f"{os.path.basename(path)}: not exported: {_one_line(error)}", file=sys.stderr)
             continue

@@ -10,6 +10,13 @@ import sysconfig
 import sc2env
 from sc2env.errors import LaunchError
 
+DEFINITION_FORMAT = "sc2env-minigame/1"
+"""The `format` of a mini-game definition (the built-in engine's map files; the client reads their name and
+time limit)."""
+MAX_GAME_LOOPS = 2**31 - 1
+"""The longest time limit a definition may set: game loops are uint32 on the wire, and PySC2 reads 2^32 - 1 as
+"no observation"."""
+
 
 def source_root() -> pathlib.Path | None:
     """The directory holding the imported sc2env when it is not in site-packages (a checkout), else None."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import difflib
 import json
 import math
@@ -13,14 +14,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from sc2env.engine.world import Bounds
-from sc2env.mapfiles import definitions_dir
+from sc2env.mapfiles import DEFINITION_FORMAT as FORMAT
+from sc2env.mapfiles import MAX_GAME_LOOPS, definitions_dir
 
-FORMAT = "sc2env-minigame/1"
 RACES = {"Terran": 1, "Zerg": 2, "Protoss": 3, "Random": 4}
 VISION = ("reveal_playable", "reveal_all", "fog")
 RESULTS = {"Victory": 1, "Defeat": 2, "Tie": 3, "Undecided": 4}
 """Game results a definition may end with, as sc2api.proto's Result values."""
-MAX_GAME_LOOPS = 2**31 - 1  # game loops are uint32 on the wire, and PySC2 reads 2^32 - 1 as "no observation"
 
 
 class MapDefinitionError(ValueError):
@@ -299,7 +299,7 @@ def find_definition(map_path: str = "", map_data: bytes = b"",
     Raises KeyError when no built-in matches the path, MapDefinitionError when given data is a broken
     definition.
     """
-    if map_data.lstrip()[:1] == b"{":
+    if map_data.removeprefix(codecs.BOM_UTF8).lstrip()[:1] == b"{":  # a BOM from an editor is UTF-8 all the same
         return parse_definition(map_data)
     stem = posixpath.basename(map_path.replace("\\", "/"))
     stem = stem.removesuffix(".SC2Map")

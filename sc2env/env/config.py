@@ -114,8 +114,8 @@ class EnvConfig:
                              "'MoveToBeacon', a mini-game definition file such as 'maps/MyBeacon.json', or a map "
                              "of a StarCraft II install with engine='sc2')")
         if is_definition_path(self.map_name):
-            # A missing or broken file fails here, not at the first reset(); kept absolute, so that workers
-            # started elsewhere (a Ray worker's working directory) find the same file.
+            # A missing or broken file fails here, not at the first reset(); kept absolute, so that a config
+            # sent to a process started in another folder (pickled to a worker) names the same file.
             object.__setattr__(self, "map_name", os.fspath(definition_map(self.map_name).file))
         if self.invalid_action not in INVALID_ACTION_POLICIES:
             raise ValueError(f"invalid_action must be one of {INVALID_ACTION_POLICIES}, not {self.invalid_action!r}")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import collections
 import difflib
+import numbers
 from collections.abc import Mapping
 from typing import Any
 
@@ -14,9 +16,10 @@ from sc2env.errors import MalformedActionError
 from sc2env.interface import FunctionCall
 
 
-class DictActions(gym.ActionWrapper):
+class DictActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
     """An sc2env env whose action space is a Dict of the MultiDiscrete's 14 components by name:
-    `{"function": Discrete(F), "screen": Discrete(W*H), ..., "unload_id": Discrete(n)}` (see docs/env.md).
+    `{"function": Discrete(F), "screen": Discrete(W*H), ..., "unload_id": Discrete(n)}` (see docs/env.md), in
+    the vector's order, so that whatever flattens the Dict lines its components up as `ActionSpec` does.
 
     An action may leave out the components its function doesn't take (they count as 0):
     `env.step({"function": 2, "screen": y * width + x})`. A FunctionCall passes through unchanged.
@@ -24,10 +27,13 @@ class DictActions(gym.ActionWrapper):
     """
 
     def __init__(self, env: gym.Env):
-        super().__init__(env)
+        gym.utils.RecordConstructorArgs.__init__(self)
+        gym.ActionWrapper.__init__(self, env)
         spec = env.unwrapped.action_spec
         self._names = spec.names
-        self.action_space = spaces.Dict({name: spaces.Discrete(int(n)) for name, n in zip(spec.names, spec.nvec)})
+        # An OrderedDict keeps its order in a gymnasium Dict; a plain dict would be sorted by name.
+        self.action_space = spaces.Dict(collections.OrderedDict(
+            (name, spaces.Discrete(int(n))) for name, n in zip(spec.names, spec.nvec)))
 
     def action(self, action: Mapping[str, Any] | FunctionCall) -> np.ndarray | FunctionCall:
         if isinstance(action, FunctionCall):
@@ -43,9 +49,21 @@ class DictActions(gym.ActionWrapper):
                                        f"{', '.join(self._names)})")
         if "function" not in action:
             raise MalformedActionError("an action dict needs its 'function' (the others default to 0)")
-        # The env checks every value against its component's range, as it does for a vector.
-        return np.array([np.asarray(action.get(name, 0)).item() for name in self._names])
+        values = []
+        for name in self._names:
+            value = action.get(name, 0)
+            value = value.item() if isinstance(value, np.ndarray) and value.size == 1 else value
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+                raise MalformedActionError(f"the action dict's {name!r} must be one integer, not {value!r:.80}")
+            values.append(int(value))
+        return np.array(values, np.int64)  # the env checks each against its component's range
 
-    def reverse_action(self, action: np.ndarray) -> dict[str, int]:
-        """The dict of a 14-component action vector."""
-        return {name: int(value) for name, value in zip(self._names, np.asarray(action).tolist())}
+    def reverse_action(self, action: np.ndarray) -> dict[str, Any]:
+        """The dict of an action vector (14,) (ints), or of a batch (..., 14) (an array per component)."""
+        vector = np.asarray(action)
+        if vector.ndim == 0 or vector.shape[-1] != len(self._names):
+            raise MalformedActionError(f"an action vector has {len(self._names)} components (last axis), not "
+                                       f"shape {vector.shape}")
+        if vector.ndim == 1:
+            return {name: int(value) for name, value in zip(self._names, vector.tolist())}
+        return {name: vector[..., i] for i, name in enumerate(self._names)}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
+import pathlib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -13,9 +14,9 @@ from gymnasium import spaces
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import errors
-from sc2env.env.config import EnvConfig
+from sc2env.env.config import EnvConfig, check_option_names
 from sc2env.env.env import GAME_LOOPS_PER_SECOND, SCORE_DETAIL_NAMES, env_layout
-from sc2env.game.maps import MINI_GAMES
+from sc2env.game.maps import MINI_GAMES, is_definition_path
 from sc2env.game.match import OUTCOMES
 from sc2env.game.replay import ReplayConfig, ReplayInfo, ReplayMatch
 from sc2env.interface import FUNCTIONS, FunctionCall, Observation, ObservationDecoder
@@ -68,10 +69,17 @@ class ReplayWatcher:
                  *, observed_player_id: int = 0, render_mode: str | None = None, **env_kwargs: Any):
         # keyword arguments over a config: watch_replay(path, env.unwrapped.config, step_mul=4)
         if isinstance(config, Mapping):  # the env's keyword arguments as a dict (a training script's env_kwargs)
-            config = EnvConfig(**{**config, **env_kwargs})
+            env_kwargs = {**config, **env_kwargs}
+            given_mode = env_kwargs.pop("render_mode", None)
+            render_mode = given_mode if render_mode is None else render_mode
+            config = None
         elif config is not None and not isinstance(config, EnvConfig):
             raise TypeError(f"config must be an EnvConfig (env.unwrapped.config), a dict of SC2Env keyword "
                             f"arguments, or None, not {type(config).__name__}")
+        check_option_names(env_kwargs)
+        map_name = env_kwargs.get("map_name", config.map_name if config is not None else "")
+        if is_definition_path(map_name):  # the replay carries its map: the file need not be there any more
+            env_kwargs["map_name"] = pathlib.PurePath(map_name).stem
         self.config = dataclasses.replace(config, **env_kwargs) if config is not None else EnvConfig(**env_kwargs)
         if render_mode not in (None, "human", "rgb_array"):
             raise ValueError(f"render_mode must be 'human', 'rgb_array' or None, not {render_mode!r}")

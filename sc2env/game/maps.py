@@ -8,7 +8,7 @@ import os
 import pathlib
 
 from sc2env.errors import UnknownMapError
-from sc2env.mapfiles import definitions_dir
+from sc2env.mapfiles import DEFINITION_FORMAT, MAX_GAME_LOOPS, definitions_dir
 
 LOOPS_PER_GAME_SECOND = 16
 LOOPS_PER_REAL_SECOND = 22.4
@@ -68,7 +68,6 @@ MINI_GAMES: dict[str, MapSpec] = {spec.name: spec for spec in (
 )}
 
 
-DEFINITION_FORMAT = "sc2env-minigame/1"
 
 
 def _definition_help() -> str:
@@ -81,6 +80,12 @@ def is_definition_path(name: str | os.PathLike[str]) -> bool:
     return os.fspath(name).lower().endswith(".json")
 
 
+def definition_needs_builtin(name: str) -> str:
+    """What to say when a definition file is to be played by StarCraft II."""
+    return (f"{name} is a mini-game definition, which only the built-in engine plays, but engine='sc2' was asked "
+            "for (or $SC2ENV_ENGINE): use engine='builtin' or 'auto' (on the command line: --engine builtin)")
+
+
 def definition_map(path: str | os.PathLike[str]) -> MapSpec:
     """The mini-game a definition file (JSON, the built-in engine's map format) describes.
 
@@ -88,17 +93,18 @@ def definition_map(path: str | os.PathLike[str]) -> MapSpec:
     the game is created, and a broken definition fails create_game with InvalidMapData naming the field.
     Raises UnknownMapError when the file can't be read or is no definition.
     """
-    file = pathlib.Path(path).expanduser()
+    # Absolute, not resolved: a link keeps its own name (the map's label and its replays' prefix).
+    file = pathlib.Path(os.path.abspath(pathlib.Path(path).expanduser()))
     try:
         data = file.read_bytes()
     except OSError as error:
         raise UnknownMapError(f"Cannot read the mini-game definition {os.fspath(path)!r}: "
                               f"{error.strerror or error}. Give the path of a .json definition "
                               f"(relative to {os.getcwd()}, or absolute); {_definition_help()}.") from None
-    try:
-        spec = json.loads(data)
+    try:  # UTF-8, as the engine reads it (a byte order mark is allowed)
+        spec = json.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise UnknownMapError(f"{file} is no mini-game definition: it is not JSON ({error}); "
+        raise UnknownMapError(f"{file} is no mini-game definition: it is not JSON in UTF-8 ({error}); "
                               f"{_definition_help()}.") from None
     if not isinstance(spec, dict) or spec.get("format") != DEFINITION_FORMAT:
         found = spec.get("format") if isinstance(spec, dict) else type(spec).__name__
@@ -107,10 +113,14 @@ def definition_map(path: str | os.PathLike[str]) -> MapSpec:
     name, limit = spec.get("name"), spec.get("time_limit")
     if not isinstance(name, str) or not name:
         raise UnknownMapError(f'{file}: "name" must be the mini-game\'s name, not {name!r}')
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
-        raise UnknownMapError(f'{file}: "time_limit" must be a number of game loops above 0, not {limit!r}')
-    # The path is only a label (the engine takes the definition from map_data); replays keep the file's name.
-    return MapSpec(name, file.name, players=1, game_loops=limit, file=file.resolve())
+    whole = isinstance(limit, (int, float)) and not isinstance(limit, bool) and float(limit).is_integer()
+    if not whole or not 0 < limit <= MAX_GAME_LOOPS:
+        raise UnknownMapError(f'{file}: "time_limit" must be a whole number of game loops from 1 to '
+                              f"{MAX_GAME_LOOPS}, not {limit!r}")
+    # The path is only a label (the engine takes the definition from map_data), and a protobuf string: a file
+    # name that is no UTF-8 gets replacement characters there.
+    label = os.fsencode(file.name).decode("utf-8", "replace")
+    return MapSpec(name, label, players=1, game_loops=int(limit), file=file)
 
 
 def install_maps(maps_dir: pathlib.Path | None) -> dict[str, MapSpec]:

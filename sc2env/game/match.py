@@ -15,7 +15,14 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2env import errors
 from sc2env.client import Controller, Pending, status_name
 from sc2env.client.connection import DEFAULT_SPIN_WAIT_S
-from sc2env.game.maps import MINI_GAMES, MapSpec, is_definition_path, resolve_map
+from sc2env.game.maps import (
+    MINI_GAMES,
+    MapSpec,
+    definition_map,
+    definition_needs_builtin,
+    is_definition_path,
+    resolve_map,
+)
 from sc2env.launch import GameProcess, LaunchConfig, launch_plan, plan_launch
 from sc2env.launch.install import USE_BUILTIN
 
@@ -310,9 +317,7 @@ class Match:
         launch = self.config.launch
         if is_definition_path(self.config.map_name):  # read before the engine is chosen: it decides it
             if launch.requested_engine() == "sc2":
-                raise errors.LaunchError(f"{self.config.map_name} is a mini-game definition, which only the built-in "
-                                         "engine plays, but engine='sc2' was asked for (or $SC2ENV_ENGINE): use "
-                                         "engine='builtin' or 'auto' (on the command line: --engine builtin)")
+                raise errors.LaunchError(definition_needs_builtin(self.config.map_name))
             launch = dataclasses.replace(launch, engine="builtin")  # "auto" too, even beside a real install
         plan = plan_launch(launch)  # resolve the engine and the map before starting anything
         maps_dir = plan.install.maps_dir if plan.install is not None else None
@@ -338,6 +343,8 @@ class Match:
 
     def _create_and_join(self, seed: int | None) -> None:
         cfg, spec = self.config, self.map
+        if spec.definition:  # read again: its time limit (the safety cap) as the engine will play it now
+            spec = self.map = definition_map(spec.file)
         create = sc_pb.RequestCreateGame(disable_fog=cfg.disable_fog, realtime=cfg.realtime)
         create.local_map.map_path = spec.path
         data = spec.read_data()

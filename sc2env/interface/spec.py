@@ -164,15 +164,19 @@ class ActionSpec:
         components `gate(function_index)` keeps: the log-probability (or entropy) of the call each row chose.
         `values` may be a numpy array or a torch tensor (the sum stays differentiable); `function_index` is
         the action vectors' first column, (batch,), or one int for (14,) values."""
-        if hasattr(values, "detach"):  # a torch tensor: index and gate as tensors on its device
+        torch_values = hasattr(values, "detach")
+        if torch_values:  # a torch tensor: the gate as a tensor on its device
             index = function_index.detach().cpu().numpy() if hasattr(function_index, "detach") else function_index
-            gate = values.new_tensor(self.gate(index), dtype=values.dtype)
+            gate = values.new_tensor(self.gate(index), dtype=bool)
         else:
             values, gate = np.asarray(values), self.gate(function_index)
         if tuple(values.shape) != tuple(gate.shape):
             raise ValueError(f"values of shape {tuple(values.shape)} for function_index giving {tuple(gate.shape)}: "
                              f"give one value per component ({len(self.nvec)}) and per row")
-        return (values * gate).sum(-1)
+        # Selected, not multiplied: a masked-out value an ignored component holds (-inf) must not make NaN.
+        if torch_values:
+            return values.where(gate, values.new_zeros(())).sum(-1)
+        return np.where(gate, values, 0).sum(-1)
 
     def to_call(self, vector: Sequence[int] | np.ndarray) -> FunctionCall:
         """The call a 14-component action vector expresses: the components the function doesn't take are

@@ -611,3 +611,10 @@ def test_run_plays_a_definition_file_and_names_it_by_its_file(capsys, tmp_path, 
     code, _, err = run_cli(capsys, "run", "--map", "Missing.json", "--agent", "scripted", *BUILTIN)
     assert code == 2 and "Cannot read the mini-game definition 'Missing.json'" in err, err
     assert len(err.strip().splitlines()) == 1
+    # The same file twice, by two paths, would be played twice and merged into one row.
+    code, _, err = run_cli(capsys, "run", "--map", "ShortBeacon.json,./ShortBeacon.json", "--agent", "random",
+                           *BUILTIN)
+    assert code == 2 and "ShortBeacon.json given more than once in --map" in err, err
+    # With StarCraft II asked for, the definition is what is wrong, whether or not the game is installed.
+    code, _, err = run_cli(capsys, "run", "--map", "ShortBeacon.json", "--agent", "random", "--engine", "sc2")
+    assert code == 2 and "is a mini-game definition, which only the built-in engine plays" in err, err

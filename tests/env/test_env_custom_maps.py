@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import pathlib
@@ -71,12 +72,14 @@ def test_the_config_keeps_the_absolute_path_and_takes_a_path_object(definition, 
 def test_files_that_are_no_definition_are_refused_when_the_env_is_made(tmp_path, make_env):
     cases = {
         "missing.json": (None, "Cannot read the mini-game definition"),
-        "text.json": ("beacon, marines", "is not JSON"),
+        "text.json": ("beacon, marines", "is not JSON in UTF-8"),
         "other.json": (json.dumps({"format": "something/2", "name": "X"}), "\"format\" must be \"sc2env-minigame/1\""),
         "list.json": ("[1, 2]", "not 'list'"),
         "noname.json": (json.dumps({"format": "sc2env-minigame/1", "time_limit": 100}), '"name" must be'),
         "nolimit.json": (json.dumps({"format": "sc2env-minigame/1", "name": "X", "time_limit": -1}),
-                         '"time_limit" must be a number of game loops above 0'),
+                         '"time_limit" must be a whole number of game loops from 1 to 2147483647, not -1'),
+        "fraction.json": (json.dumps({"format": "sc2env-minigame/1", "name": "X", "time_limit": 480.5}),
+                          '"time_limit" must be a whole number'),
     }
     for name, (text, message) in cases.items():
         path = tmp_path / name
@@ -145,3 +148,52 @@ def test_a_relative_path_is_found_from_another_working_directory(definition, tmp
     assert os.getcwd() != str(definition.parent)
     _, info = env.reset(seed=0)
     assert info["game_loop"] == 0
+
+
+def test_odd_files_that_are_definitions_all_the_same(tmp_path, make_env):
+    spec = three_marine_beacon()
+    spec["time_limit"] = 480.0  # a whole number, as the engine reads it
+    (tmp_path / "v3.json").write_bytes(codecs.BOM_UTF8 + json.dumps(spec).encode())  # an editor's byte order mark
+    (tmp_path / "Current.json").symlink_to(tmp_path / "v3.json")
+    odd = tmp_path / os.fsdecode(b"caf\xe9.json")  # a file name that is no UTF-8
+    odd.write_bytes((tmp_path / "v3.json").read_bytes())
+    for path in (tmp_path / "Current.json", odd):
+        env = make_env("sc2env/SC2-v0", map_name=str(path), **SMALL)
+        assert env.unwrapped.config.map_name == str(path)  # absolute, and a link keeps its own name
+        _, info = env.reset(seed=0)
+        assert info["game_loop"] == 0 and env.unwrapped.match.map.game_loops == TIME_LIMIT
+    (tmp_path / "utf16.json").write_text(json.dumps(spec), encoding="utf-16")
+    with pytest.raises(errors.UnknownMapError, match="is no mini-game definition: it is not JSON in UTF-8"):
+        definition_map(tmp_path / "utf16.json")
+
+
+def test_the_file_is_read_again_when_a_game_is_created(definition, make_env):
+    env = make_env("sc2env/SC2-v0", map_name=str(definition), **SMALL)
+    env.reset(seed=0)
+    spec = three_marine_beacon()
+    spec["time_limit"] = 2400  # longer than the safety cap of the old limit (480 + 160 loops)
+    definition.write_text(json.dumps(spec))
+    env.reset(seed=1)  # a seeded reset creates the game anew
+    truncated = terminated = False
+    while not (terminated or truncated):
+        _, _, terminated, truncated, info = env.step(FUNCTIONS.no_op())
+    assert terminated and not truncated and info["game_loop"] == 2400  # the new timer, not the old cap
+    definition.unlink()
+    with pytest.raises(errors.UnknownMapError, match="Cannot read the mini-game definition"):
+        env.reset(seed=2)
+
+
+def test_a_replay_plays_with_the_config_after_its_definition_is_gone(make_env, definition, tmp_path):
+    env = make_env("sc2env/SC2-v0", map_name=str(definition), **SMALL)
+    env.reset(seed=0)
+    for _ in range(3):
+        env.step(FUNCTIONS.no_op())
+    path = env.unwrapped.save_replay(tmp_path)
+    config = env.unwrapped.config
+    env.close()
+    definition.unlink()
+    with watch_replay(path, config) as replay:
+        assert len(list(replay)) == 3 and replay.config.map_name == "ThreeMarineBeacon"
+    assert len(list(watch_replay(path, {"map_name": str(definition), **SMALL}))) == 3
+    with pytest.raises(TypeError, match="'scren_size' is not an sc2env env option: did you mean screen_size"):
+        watch_replay(path, {"scren_size": 16})

@@ -17,7 +17,8 @@ def test_a_dict_action_plays_as_the_vector_it_names(make_env):
     env = DictActions(make_env(functions=["no_op", "select_army", "Move_screen"], **SMALL))
     spec = env.unwrapped.action_spec
     assert isinstance(env.action_space, gym.spaces.Dict)
-    assert {name: space.n for name, space in env.action_space.items()} == dict(zip(spec.names, spec.nvec.tolist()))
+    # In the vector's order (gymnasium sorts a plain dict's keys): flattening the Dict lines up with ActionSpec.
+    assert [(name, space.n) for name, space in env.action_space.items()] == list(zip(spec.names, spec.nvec.tolist()))
     env.reset(seed=0)
     _, _, _, _, info = env.step({"function": 1})  # select_army; the components it doesn't take left out
     assert not info["invalid_action"]
@@ -38,6 +39,8 @@ def test_a_dict_action_plays_as_the_vector_it_names(make_env):
     ({"function": 0, "scren": 3}, "no action component 'scren'; did you mean 'screen'?"),
     ([1, 2], "DictActions takes a dict of action components .* or a FunctionCall, not list"),
     ({"function": 5}, r"function component 5 is outside 0\.\.2"),
+    ({"function": "1"}, r"the action dict's 'function' must be one integer, not '1'"),
+    ({"function": 0, "screen": [1, 2]}, r"the action dict's 'screen' must be one integer, not \[1, 2\]"),
 ])
 def test_a_wrong_dict_is_refused_and_the_game_goes_on(make_env, action, message):
     env = DictActions(make_env(functions=["no_op", "select_army", "Move_screen"], **SMALL))
@@ -48,8 +51,9 @@ def test_a_wrong_dict_is_refused_and_the_game_goes_on(make_env, action, message)
     assert info["game_loop"] == 8  # the refused action played nothing
 
 
-def test_vector_envs_take_dict_actions():
-    envs = gym.make_vec("sc2env/MoveToBeacon-v0", num_envs=2, vectorization_mode="sync", wrappers=[DictActions],
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_vector_envs_take_dict_actions(mode):
+    envs = gym.make_vec("sc2env/MoveToBeacon-v0", num_envs=2, vectorization_mode=mode, wrappers=[DictActions],
                         engine="builtin", **SMALL)
     try:
         envs.reset(seed=1)
@@ -58,3 +62,20 @@ def test_vector_envs_take_dict_actions():
         assert rewards.shape == (2,) and list(infos["game_loop"]) == [8, 8]
     finally:
         envs.close()
+
+
+@pytest.mark.filterwarnings("ignore:.*is different from the unwrapped version")  # a wrapper is the point here
+def test_the_wrapped_env_passes_the_checker_and_remakes_from_its_spec(make_env):
+    from gymnasium.utils.env_checker import check_env
+
+    env = DictActions(make_env(**SMALL))
+    check_env(env, skip_render_check=True)  # it remakes the env from env.spec, wrapper included
+    again = gym.make(env.spec)
+    try:
+        assert isinstance(again, DictActions) and again.action_space == env.action_space
+    finally:
+        again.close()
+    with pytest.raises(errors.MalformedActionError, match=r"14 components \(last axis\), not shape \(3,\)"):
+        env.reverse_action(np.zeros(3, int))
+    batch = env.reverse_action(np.arange(28).reshape(2, 14))
+    assert batch["function"].tolist() == [0, 14] and batch["unload_id"].tolist() == [13, 27]

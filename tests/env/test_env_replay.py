@@ -528,8 +528,12 @@ def test_an_export_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
     monkeypatch.undo()
     with pytest.raises(ValueError, match="give a path ending in .npz, not"):
         export_replay(path, out / "episode.h5")
-    with pytest.raises(FileNotFoundError, match="the folder .*missing does not exist"):
+    with pytest.raises(FileNotFoundError, match=r"cannot write .*missing/episode.npz: No such file or directory"):
         export_replay(path, tmp_path / "missing" / "episode.npz")
+    (tmp_path / "taken.npz").mkdir()  # not written to: found before the replay is played, and nothing left
+    with pytest.raises(IsADirectoryError):
+        export_replay(path, tmp_path / "taken.npz")
+    assert not list(tmp_path.glob(".*.part"))
     np.savez(tmp_path / "other.npz", x=np.zeros(3))
     with pytest.raises(ValueError, match="is not an episode sc2env exported"):
         load_episode(tmp_path / "other.npz")

@@ -228,6 +228,11 @@ def test_the_gate_keeps_the_function_and_the_arguments_it_takes(fmt64):
     log_probs = torch.zeros(2, 14, requires_grad=True)
     spec.gated_sum(log_probs, torch.tensor([2, 0])).sum().backward()
     assert log_probs.grad.bool().tolist() == spec.gate(np.array([2, 0])).tolist()
+    # A masked policy's -inf in a component the function ignores is left out, not turned into NaN.
+    masked = torch.zeros(1, 14)
+    masked[0, 1] = -torch.inf  # screen, which select_army ignores
+    assert spec.gated_sum(masked, torch.tensor([1])).tolist() == [0.0]
+    assert spec.gated_sum(masked.numpy(), np.array([1])).tolist() == [0.0]
     with pytest.raises(ValueError, match=r"values of shape \(2, 13\) for function_index giving \(2, 14\)"):
         spec.gated_sum(np.zeros((2, 13)), np.array([0, 1]))
     with pytest.raises(IndexError, match=r"positions in this action space's function component \(0\.\.3"):

@@ -127,15 +127,19 @@ def test_orders_given_while_paused_are_said_to_wait_and_go_on_resuming(make_env)
     unwrapped = env.unwrapped
     seen = {}
 
-    def human():
+    def until(condition) -> None:  # a loaded machine handles the window's events late: wait for them, not 0.3 s
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and not (unwrapped.renderer and unwrapped.renderer.interactive):
+        while time.monotonic() < deadline and not condition():
             time.sleep(0.01)
-        pygame.event.post(key("space"))
-        time.sleep(0.3)
-        pygame.event.post(key("f2"))
-        time.sleep(0.3)
+
+    def human():
+        until(lambda: unwrapped.renderer and unwrapped.renderer.interactive)
         viewer = unwrapped.renderer.viewer
+        pygame.event.post(key("space"))
+        until(lambda: viewer.paused)
+        pygame.event.post(key("f2"))
+        until(lambda: viewer.notice)
+        time.sleep(0.3)  # long enough for a paused game to take the order, were it not held back
         seen["paused"] = (viewer.notice, unwrapped.last_observation.single_select.unit_type.tolist())
         for event in [key("space")] + [key("=")] * 8:  # resume, at full speed
             pygame.event.post(event)
