@@ -87,7 +87,8 @@ class Progress:
             filled = int(24 * fraction)
             rate = self.steps / max(now - self.started, 1e-9)
             # Counted per map, as the episode lines are; the bar is the whole run's.
-            line = (f"\r{map_label(map_name)} episode {self.done % self.per_map + 1}/{self.per_map} [{'#' * filled}"
+            line = (f"\r{map_label(map_name)} episode {self.done % self.per_map + 1}/{self.per_map} "
+                    f"[{'#' * filled}"
                     f"{'.' * (24 - filled)}] step {episode_steps} score {info['score']}  {rate:,.0f} steps/s")
             self.stream.write(line[:self.width + 1].ljust(self.width + 1))
             self.stream.flush()
@@ -96,8 +97,8 @@ class Progress:
     def episode(self, episode) -> None:
         self.done += 1
         number = (self.done - 1) % self.per_map + 1
-        line = (f"{map_label(episode.map_name)} episode {number}/{self.per_map}: score {episode.score} in {episode.steps} "
-                f"steps ({episode.seconds:.1f} s)")
+        line = (f"{map_label(episode.map_name)} episode {number}/{self.per_map}: score {episode.score} in "
+                f"{episode.steps} steps ({episode.seconds:.1f} s)")
         if episode.invalid_actions:  # played as no_op: an agent's bug would otherwise show only as low scores
             line += f", {episode.invalid_actions} invalid actions played as no_op"
         self.stream.write(("\r" + line.ljust(self.width) if self.live else line) + "\n")
@@ -143,8 +144,8 @@ def results_table(summaries, agent: str) -> str:
               f"{'invalid':>8}")
     lines = [header, "-" * len(header)]
     for s in summaries:
-        lines.append(f"{map_label(s.map_name):<28} {agent:<{width}} {s.episodes:>8} {s.mean:>8.1f} {s.max:>6} {s.min:>6} "
-                     f"{s.steps_per_second:>8,.0f} {s.invalid_actions:>8}")
+        lines.append(f"{map_label(s.map_name):<28} {agent:<{width}} {s.episodes:>8} {s.mean:>8.1f} {s.max:>6} "
+                     f"{s.min:>6} {s.steps_per_second:>8,.0f} {s.invalid_actions:>8}")
     return "\n".join(lines)
 
 
@@ -180,8 +181,8 @@ def resolve_maps(names: Sequence[str], engine: str | None) -> list[str]:
     # A definition file is played by its absolute path (the env reads it), once it reads as one; the other maps
     # by the name they resolve to.
     maps_dir = install.maps_dir if install is not None else None
-    resolved = [str(definition_map(name).file) if is_definition_path(name) else resolve_map(name, maps_dir).name
-                for name in names]
+    resolved = [str(definition_map(name).file) if is_definition_path(name)
+                else resolve_map(name, maps_dir).name for name in names]
     twice = sorted({name for name in resolved if resolved.count(name) > 1})
     if twice:  # --episodes is per map: twice would play it twice, merged into one row
         raise ValueError(f"{', '.join(twice)} given more than once in --map; for more episodes use --episodes")
@@ -207,8 +208,8 @@ def cmd_maps(values: flags.FlagValues) -> int:
     for name, spec in MINI_GAMES.items():
         limit = f"{spec.game_loops // LOOPS_PER_GAME_SECOND} s"
         print(f"{name:<28} {limit:>10}  {'installed' if name in installed else '-'}")
-    print(f"\nThe built-in engine plays all of them (their definitions are in {definitions_dir()}), and mini-games "
-          "of your own: --map path/to/Name.json, see docs/engine.md#playing-your-own.")
+    print(f"\nThe built-in engine plays all of them (their definitions are in {definitions_dir()}), and "
+          "mini-games of your own: --map path/to/Name.json, see docs/engine.md#playing-your-own.")
     others = sorted(n for n, s in installed.items() if not s.mini_game)
     if install is None:
         # Where SC2PATH names a folder, why it is no install; else, how to point at one.

@@ -27,7 +27,8 @@ class Episode:
 
     observations: the env's observation entries, each (steps, *its shape in observation_space).
     actions:      (steps, 14) int64 action vectors of the env's action space (the first call of each step).
-    calls:        (steps,) how many actions the player made in each step (more than 1: `actions` holds the first).
+    calls:        (steps,) how many actions the player made in each step (more than one: `actions` holds the
+                  first).
     rewards, terminated, truncated, game_loops, scores: (steps,) as SC2Env.step() returned them.
     meta:         what made it: `format`, `sc2env_version`, `config` (EnvConfig keyword arguments, as JSON
                   values), `replay` (the file's name), `map_name`, `game_version`, `base_build`.
@@ -68,7 +69,8 @@ def export_replay(replay: str | os.PathLike[str] | bytes, path: str | os.PathLik
     """
     target = pathlib.Path(path)
     if target.suffix != ".npz":
-        raise ValueError(f"the episode is written as an .npz file: give a path ending in .npz, not {str(path)!r}")
+        raise ValueError(f"the episode is written as an .npz file: give a path ending in .npz, not "
+                         f"{str(path)!r}")
     # Opened before the replay is played: a folder that can't be written to fails now, not after the work.
     temporary = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
     try:

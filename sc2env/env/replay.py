@@ -59,8 +59,9 @@ class ReplayWatcher:
             for step in replay:
                 dataset.append((step.observation, step.action))
 
-    `config` (an EnvConfig, a dict of SC2Env keyword arguments, or those as keyword arguments) fixes the observation layout and the action space, exactly as
-    `SC2Env(**kwargs)` would; its map_name is ignored (the replay's map is played). The game process starts at
+    `config` (an EnvConfig, a dict of SC2Env keyword arguments, or those as keyword arguments) fixes the
+    observation layout and the action space, exactly as `SC2Env(**kwargs)` would; its map_name is ignored (the
+    replay's map is played). The game process starts at
     the first iteration and stops at the end, or at close(). render_mode "human" shows the replay in the
     viewer window, "rgb_array" makes `render()` return frames.
     """

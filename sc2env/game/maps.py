@@ -68,8 +68,6 @@ MINI_GAMES: dict[str, MapSpec] = {spec.name: spec for spec in (
 )}
 
 
-
-
 def _definition_help() -> str:
     return (f"docs/engine.md#map-definitions describes the format, and the shipped mini-games in {definitions_dir()} "
             "are examples to start from")
