@@ -15,6 +15,7 @@ _EXPORTS = {
     "ObservationPacker": "sc2env.env.observations",
     "env_ids": "sc2env.env.registration",
     "register_envs": "sc2env.env.registration",
+    "register_minigame": "sc2env.env.registration",
     "ReplayStep": "sc2env.env.replay",
     "ReplayWatcher": "sc2env.env.replay",
     "watch_replay": "sc2env.env.replay",
@@ -23,9 +24,9 @@ _EXPORTS = {
     "export_replay": "sc2env.env.dataset",
     "load_episode": "sc2env.env.dataset",
 }
-__all__ = ["COMPACT_UNIT_TYPES", "Bot", "DictActions", "EnvConfig", "Episode", "LayerSelection", "ObservationPacker", "ReplayStep",
-           "ReplayWatcher", "SC2Env", "SC2VectorEnv", "env_ids", "export_replay", "load_episode", "register_envs",
-           "watch_replay"]
+__all__ = ["COMPACT_UNIT_TYPES", "Bot", "DictActions", "EnvConfig", "Episode", "LayerSelection",
+           "ObservationPacker", "ReplayStep", "ReplayWatcher", "SC2Env", "SC2VectorEnv", "env_ids",
+           "export_replay", "load_episode", "register_envs", "register_minigame", "watch_replay"]
 
 
 def __getattr__(name: str):

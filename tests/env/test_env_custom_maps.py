@@ -7,11 +7,12 @@ import json
 import os
 import pathlib
 
+import gymnasium as gym
 import numpy as np
 import pytest
 
 from sc2env import errors
-from sc2env.env import SC2Env, watch_replay
+from sc2env.env import SC2Env, register_minigame, watch_replay
 from sc2env.env.config import EnvConfig
 from sc2env.game import MINI_GAMES, definition_map, resolve_map
 from sc2env.interface import FUNCTIONS, SCREEN_LAYERS
@@ -197,3 +198,37 @@ def test_a_replay_plays_with_the_config_after_its_definition_is_gone(make_env, d
     assert len(list(watch_replay(path, {"map_name": str(definition), **SMALL}))) == 3
     with pytest.raises(TypeError, match="'scren_size' is not an sc2env env option: did you mean screen_size"):
         watch_replay(path, {"scren_size": 16})
+
+
+def test_a_registered_definition_is_made_by_its_id(definition, tmp_path):
+    env_id = register_minigame(definition)
+    try:
+        assert env_id == "sc2env/ThreeMarineBeacon-v0" and register_minigame(definition) == env_id  # again: a no-op
+        env = gym.make(env_id, **SMALL)
+        try:
+            env.reset(seed=0)
+            assert env.unwrapped.config.map_name == str(definition) and env.unwrapped.match.map.game_loops == 480
+            with pytest.raises(ValueError, match=r"ThreeMarineBeacon-v0 plays .*ThreeMarineBeacon.json, but "
+                                                 r"map_name='DefeatRoaches' was given"):
+                gym.make(env_id, map_name="DefeatRoaches")
+        finally:
+            env.close()
+        for mode in ("vector_entry_point", "async"):  # sc2env's own vector env, and subprocesses
+            envs = gym.make_vec(env_id, num_envs=2, vectorization_mode=mode, **SMALL)
+            try:
+                envs.reset(seed=1)
+                _, _, _, _, infos = envs.step(np.zeros((2, len(envs.single_action_space.nvec)), np.int64))
+                assert list(infos["game_loop"]) == [8, 8], mode
+            finally:
+                envs.close()
+        other = tmp_path / "Other.json"
+        other.write_text(json.dumps(three_marine_beacon()))  # the same name in another file
+        with pytest.raises(ValueError, match="ThreeMarineBeacon-v0 is registered already, for .*"
+                                             "ThreeMarineBeacon.json: give register_minigame another env_id"):
+            register_minigame(other)
+        with pytest.raises(ValueError, match="sc2env/MoveToBeacon-v0 is registered already, for MoveToBeacon"):
+            register_minigame(other, env_id="sc2env/MoveToBeacon-v0")
+        assert register_minigame(other, env_id="mine/Other-v0") == "mine/Other-v0"
+    finally:
+        for registered in (env_id, "mine/Other-v0"):
+            gym.registry.pop(registered, None)
