@@ -561,12 +561,12 @@ def _export_replays(source: str, out_dir: str, values: flags.FlagValues) -> int:
     if os.path.isfile(out_dir):
         raise UsageError(f"--export takes a folder for the .npz files, and {out_dir} is a file")
     os.makedirs(out_dir, exist_ok=True)
-    kwargs = dict(_env_kwargs(values), step_mul=values["step-mul"].value)
     failed = steps = 0
     for path in paths:
         target = os.path.join(out_dir, os.path.basename(path).removesuffix(REPLAY_SUFFIX) + ".npz")
         try:
-            episode = export_replay(path, target, observed_player_id=values["observed-player"].value, **kwargs)
+            episode = export_replay(path, target, observed_player_id=values["observed-player"].value,
+                                    **_env_kwargs(values))
         except (ReplayError, SC2EnvError, OSError) as error:  # OSError: the .npz could not be written
             failed += 1
             print(f"{os.path.basename(path)}: not exported: {_one_line(error)}", file=sys.stderr)

@@ -11,7 +11,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
 
 import sc2env
 from sc2env.env.config import EnvConfig
@@ -53,8 +52,21 @@ class Episode:
         return EnvConfig(**self.meta["config"])
 
 
-def _stack(rows: list[np.ndarray], space: spaces.Box) -> np.ndarray:
-    return np.stack(rows) if rows else np.zeros((0, *space.shape), space.dtype)
+# The per-step columns of an Episode besides its observations: how each is read off a ReplayStep, its dtype.
+_COLUMNS = {
+    "actions": (lambda step: step.action, np.int64),
+    "calls": (lambda step: len(step.calls), np.int32),
+    "rewards": (lambda step: step.reward, np.float32),
+    "terminated": (lambda step: step.terminated, bool),
+    "truncated": (lambda step: step.truncated, bool),
+    "game_loops": (lambda step: step.info["game_loop"], np.int64),
+    "scores": (lambda step: step.info["score"], np.int64),
+}
+
+
+def _stack(rows: list, shape: tuple[int, ...], dtype) -> np.ndarray:
+    """(steps, *shape) of `dtype`; (0, *shape) for an episode of no step."""
+    return np.array(rows, dtype) if rows else np.zeros((0, *shape), dtype)
 
 
 def export_replay(replay: str | os.PathLike[str] | bytes, path: str | os.PathLike[str],
@@ -90,16 +102,13 @@ def export_replay(replay: str | os.PathLike[str] | bytes, path: str | os.PathLik
 def _play(replay, config, env_kwargs) -> Episode:
     """The replay's steps, stacked."""
     rows: dict[str, list] = {}
-    columns: dict[str, list] = {name: [] for name in ("actions", "calls", "rewards", "terminated", "truncated",
-                                                      "game_loops", "scores")}
+    columns: dict[str, list] = {name: [] for name in _COLUMNS}
     with watch_replay(replay, config, **env_kwargs) as watcher:
         for step in watcher:
             for name, value in step.observation.items():
                 rows.setdefault(name, []).append(value)
-            for name, value in (("actions", step.action), ("calls", len(step.calls)), ("rewards", step.reward),
-                                ("terminated", step.terminated), ("truncated", step.truncated),
-                                ("game_loops", step.info["game_loop"]), ("scores", step.info["score"])):
-                columns[name].append(value)
+            for name, (get, _) in _COLUMNS.items():
+                columns[name].append(get(step))
         info = watcher.info
         observation_space, action_space = watcher.observation_space, watcher.action_space
         layout = dataclasses.asdict(watcher.config)
@@ -108,22 +117,19 @@ def _play(replay, config, env_kwargs) -> Episode:
                 "replay": os.path.basename(os.fspath(replay)) if not isinstance(replay, bytes) else None,
                 "map_name": info.map_name if info else None, "game_version": info.game_version if info else None,
                 "base_build": info.base_build if info else None}
-    episode = Episode(
-        observations={name: _stack(rows.get(name, []), space) for name, space in observation_space.items()},
-        actions=_stack(columns["actions"], spaces.Box(0, 1, action_space.shape, np.int64)),
-        calls=np.array(columns["calls"], np.int32), rewards=np.array(columns["rewards"], np.float32),
-        terminated=np.array(columns["terminated"], bool), truncated=np.array(columns["truncated"], bool),
-        game_loops=np.array(columns["game_loops"], np.int64), scores=np.array(columns["scores"], np.int64),
+    return Episode(
+        observations={name: _stack(rows.get(name, []), space.shape, space.dtype)
+                      for name, space in observation_space.items()},
+        **{name: _stack(columns[name], action_space.shape if name == "actions" else (), dtype)
+           for name, (_, dtype) in _COLUMNS.items()},
         meta=json.loads(json.dumps(meta)))  # as load_episode gives it back (lists for tuples)
-    return episode
 
 
 def _write(episode: Episode, file, temporary: pathlib.Path, target: pathlib.Path) -> None:
     """Write the episode to the open `file` (not tempfile.mkstemp's: its files are private, 0600, and the
     episode gets the umask's mode), then give it its name."""
     arrays = {f"{_OBSERVATION_PREFIX}{name}": value for name, value in episode.observations.items()}
-    arrays.update({field.name: getattr(episode, field.name) for field in dataclasses.fields(Episode)
-                   if field.name not in ("observations", "meta")})
+    arrays.update({name: getattr(episode, name) for name in _COLUMNS})
     arrays["meta"] = np.array(json.dumps(episode.meta))
     with file:
         np.savez_compressed(file, **arrays)
@@ -143,6 +149,5 @@ def load_episode(path: str | os.PathLike[str]) -> Episode:
                              "export_replay or `sc2env replay --export` writes them")
         observations = {name[len(_OBSERVATION_PREFIX):]: data[name] for name in data.files
                         if name.startswith(_OBSERVATION_PREFIX)}
-        columns = {field.name: data[field.name] for field in dataclasses.fields(Episode)
-                   if field.name not in ("observations", "meta")}
+        columns = {name: data[name] for name in _COLUMNS}
     return Episode(observations=observations, meta=meta, **columns)

@@ -153,8 +153,8 @@ class ActionSpec:
         component value(s): the function itself and the arguments it takes.
 
         An autoregressive or per-component policy sums its components' log-probabilities (and entropies) over
-        these only: an argument the function ignores was not part of the decision. Multiply by the gate in
-        any framework: `(log_probs * torch.as_tensor(spec.gate(index))).sum(-1)`, or see `gated_sum`.
+        these only: an argument the function ignores was not part of the decision. Select with the gate, not
+        multiply by it (a masked -inf times 0 is NaN): `gated_sum` does, for numpy arrays and torch tensors.
         """
         used = self.function_arguments[self._positions(function_index)]
         return np.concatenate([np.ones((*used.shape[:-1], 1), bool), used], axis=-1)
@@ -164,18 +164,15 @@ class ActionSpec:
         components `gate(function_index)` keeps: the log-probability (or entropy) of the call each row chose.
         `values` may be a numpy array or a torch tensor (the sum stays differentiable); `function_index` is
         the action vectors' first column, (batch,), or one int for (14,) values."""
-        torch_values = hasattr(values, "detach")
-        if torch_values:  # a torch tensor: the gate as a tensor on its device
-            index = function_index.detach().cpu().numpy() if hasattr(function_index, "detach") else function_index
-            gate = values.new_tensor(self.gate(index), dtype=bool)
-        else:
-            values, gate = np.asarray(values), self.gate(function_index)
-        if tuple(values.shape) != tuple(gate.shape):
-            raise ValueError(f"values of shape {tuple(values.shape)} for function_index giving {tuple(gate.shape)}: "
+        values = values if hasattr(values, "detach") else np.asarray(values)
+        index = function_index.detach().cpu().numpy() if hasattr(function_index, "detach") else function_index
+        gate = self.gate(index)
+        if tuple(values.shape) != gate.shape:
+            raise ValueError(f"values of shape {tuple(values.shape)} for function_index giving {gate.shape}: "
                              f"give one value per component ({len(self.nvec)}) and per row")
         # Selected, not multiplied: a masked-out value an ignored component holds (-inf) must not make NaN.
-        if torch_values:
-            return values.where(gate, values.new_zeros(())).sum(-1)
+        if hasattr(values, "detach"):  # a torch tensor: the gate as a tensor on its device
+            return values.where(values.new_tensor(gate, dtype=bool), values.new_zeros(())).sum(-1)
         return np.where(gate, values, 0).sum(-1)
 
     def to_call(self, vector: Sequence[int] | np.ndarray) -> FunctionCall:
