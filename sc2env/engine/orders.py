@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
 SUCCESS, ERROR = error_pb2.Success, error_pb2.Error
 CANT_TARGET = error_pb2.CantTargetThatUnit
+# A query with ignore_resource_requirements lists abilities that only the player's stock holds back.
+_RESOURCE_RESULTS = (SUCCESS, error_pb2.NotEnoughMinerals, error_pb2.NotEnoughVespene, error_pb2.NotEnoughFood)
 SMART, STOP, MOVE, PATROL, HOLD, ATTACK = 1, 4, 16, 17, 18, 23
 GATHER, RETURN, REPAIR, CANCEL_BUILD, HALT, EXPLODE = 295, 296, 316, 314, 315, 42
 RALLY_BUILDING, RALLY_WORKERS = 195, 203
@@ -75,12 +77,14 @@ class Orders:
             self._cards[t.unit_id] = card
         return card
 
-    def available(self, i: int) -> list[int]:
-        """The abilities row i offers now: card buttons whose costs, supply, tech and state allow them."""
+    def available(self, i: int, ignore_resources: bool = False) -> list[int]:
+        """The abilities row i offers now: card buttons whose costs, supply, tech and state allow them (with
+        `ignore_resources`, also those held back only by minerals, vespene or supply, as a query may ask)."""
         w = self.world
         if w.build_progress[i] < 1:
             return [CANCEL_BUILD] if w.types[i].structure and w.owner[i] else []
-        return [a for a in self.card(i) if self.check(i, a) == SUCCESS]
+        allowed = _RESOURCE_RESULTS if ignore_resources else (SUCCESS,)
+        return [a for a in self.card(i) if self.check(i, a) in allowed]
 
     def check(self, i: int, ability: int) -> int:
         """Whether row i may use `ability` now regardless of target: SUCCESS or the game's error."""

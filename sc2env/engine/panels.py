@@ -112,9 +112,7 @@ class Panels:
             if state in done:
                 continue
             done.add(state)
-            if finished[k] and (w.speed[i] > 0 or {195, 203} & set(w.types[i].command_card)):
-                seen.setdefault(1)
-            for ability_id in g.orders.available(i):
+            for ability_id in unit_abilities(g, i, finished[k]):
                 seen.setdefault(ability_id)
         if seen:
             o.MergeFromString(_abilities_field(tuple(seen)))
@@ -182,6 +180,13 @@ class Panels:
                     build_progress=progress).SerializeToString()
             out.append(card)
         return out
+
+
+def unit_abilities(game: Game, i: int, finished: bool, ignore_resources: bool = False) -> list[int]:
+    """What row i's command card offers now: Smart for finished units that move or rally, then the card's
+    usable buttons."""
+    smart = finished and (game.world.speed[i] > 0 or bool({195, 203} & set(game.world.types[i].command_card)))
+    return [1] * bool(smart) + game.orders.available(i, ignore_resources)
 
 
 @functools.lru_cache(maxsize=1024)  # a few sets of buttons come up again and again

@@ -6,6 +6,7 @@ import json
 import traceback
 
 from google.protobuf.message import DecodeError
+from s2clientprotocol import query_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import __version__
@@ -19,6 +20,7 @@ from sc2env.engine.mapdef import (
     parse_definition,
 )
 from sc2env.engine.playback import Playback
+from sc2env.engine.query import answer_query
 from sc2env.engine.scenario import Scenario
 from sc2env.gamedata import BASE_BUILD, DATA_BUILD, DATA_VERSION, GAME_VERSION
 
@@ -40,7 +42,7 @@ _VALID = {
     "restart_game": (IN_GAME, ENDED),
     "leave_game": (IN_GAME, IN_REPLAY, ENDED),
     "game_info": (IN_GAME, IN_REPLAY, ENDED), "observation": (IN_GAME, IN_REPLAY, ENDED),
-    "data": (IN_GAME, IN_REPLAY, ENDED),
+    "data": (IN_GAME, IN_REPLAY, ENDED), "query": (IN_GAME, IN_REPLAY, ENDED),
     "step": (IN_GAME, IN_REPLAY), "action": (IN_GAME,),
     "save_replay": (IN_GAME, IN_REPLAY, ENDED),  # from a replay only if start_replay set record_replay
 }
@@ -213,6 +215,13 @@ class Session:
 
     def _data(self, request: sc_pb.RequestData, response) -> None:
         response.data.CopyFrom(observe.game_data(request))
+
+    def _query(self, request: query_pb2.RequestQuery, response) -> None:
+        if self.replay is not None:
+            with self.replay.observed() as game:
+                answer_query(game, request, response.query)
+            return
+        answer_query(self.game, request, response.query)
 
     def _observation(self, request: sc_pb.RequestObservation, response) -> list[bytes | bytearray]:
         game = self.game
