@@ -20,12 +20,13 @@ _EXPORTS = {
     "ReplayWatcher": "sc2env.env.replay",
     "watch_replay": "sc2env.env.replay",
     "DictActions": "sc2env.env.dict_actions",
+    "RawActionSpace": "sc2env.env.raw_space",
     "Episode": "sc2env.env.dataset",
     "export_replay": "sc2env.env.dataset",
     "load_episode": "sc2env.env.dataset",
 }
 __all__ = ["COMPACT_UNIT_TYPES", "Bot", "DictActions", "EnvConfig", "Episode", "LayerSelection",
-           "ObservationPacker", "ReplayStep", "ReplayWatcher", "SC2Env", "SC2VectorEnv", "env_ids",
+           "ObservationPacker", "RawActionSpace", "ReplayStep", "ReplayWatcher", "SC2Env", "SC2VectorEnv", "env_ids",
            "export_replay", "load_episode", "register_envs", "register_minigame", "watch_replay"]
 
 

@@ -17,6 +17,7 @@ from sc2env.interface import FUNCTIONS, MINIMAP_LAYERS, SCREEN_LAYERS, ActionSpe
 from sc2env.launch import LaunchConfig
 
 INVALID_ACTION_POLICIES = ("noop", "raise")
+ACTION_KINDS = ("features", "raw")
 _SWITCHES = ("compact_layers", "use_feature_units", "use_raw_units", "screen_target_masks", "hide_specific_actions",
              "crop_to_playable_area", "realtime", "disable_fog", "spin_wait", "allow_cheating_layers")
 _NAME_LISTS = ("functions", "screen_layers", "minimap_layers")
@@ -39,6 +40,11 @@ class EnvConfig:
     step_mul:           game loops per env step (8 in the SC2LE paper: about 2.8 actions per game second).
     max_episode_steps:  truncate after this many env steps; None: only the game's own end and the safety cap.
     functions:          the function component's values: all 573 functions (None) or a subset (ids or names).
+    actions:            "features" (default): the feature-layer function calls above; "raw": raw unit
+                        commands, [function, queued, units, target, world] over raw_units rows and raw cells,
+                        masked from the game's per-unit abilities (turns use_raw_units on; docs/env.md#raw-actions).
+    raw_resolution:     the raw action's world grid, raw_resolution² cells (PySC2's raw frame); it must be the
+                        map's raw grid, 64 on the mini-games.
     invalid_action:     "noop" (default): an unavailable function or disallowed argument is played as no_op
                         and reported in info["invalid_action"]; "raise": InvalidActionError.
     screen_layers, minimap_layers: which feature layers the observation carries (None: all 27 / 11).
@@ -73,6 +79,8 @@ class EnvConfig:
     step_mul: int = 8
     max_episode_steps: int | None = None
     functions: Sequence[int | str | Function] | None = None
+    actions: str = "features"
+    raw_resolution: int = 64
     invalid_action: str = "noop"
     screen_layers: Sequence[str] | None = None
     minimap_layers: Sequence[str] | None = None
@@ -117,6 +125,12 @@ class EnvConfig:
             # A missing or broken file fails here, not at the first reset(); kept absolute, so that a config
             # sent to a process started in another folder (pickled to a worker) names the same file.
             object.__setattr__(self, "map_name", os.fspath(definition_map(self.map_name).file))
+        if self.actions not in ACTION_KINDS:
+            raise ValueError(f"actions must be one of {ACTION_KINDS}, not {self.actions!r}")
+        require_count("raw_resolution", self.raw_resolution, "cell")
+        if self.actions == "raw" and self.functions is not None:
+            raise ValueError("functions= narrows the feature-layer function component; with actions='raw' the "
+                             "function component is every raw function (mask the rest in your policy)")
         if self.invalid_action not in INVALID_ACTION_POLICIES:
             raise ValueError(f"invalid_action must be one of {INVALID_ACTION_POLICIES}, not {self.invalid_action!r}")
         # Strings from command lines and config files ("False", "no") would pass a truth test the wrong way.
@@ -172,8 +186,8 @@ class EnvConfig:
             crop_to_playable_area=self.crop_to_playable_area, rgb_screen_size=self.rgb_screen_size,
             rgb_minimap_size=self.rgb_minimap_size,
             action_space="features" if rgb and self.screen_size is not None else None,
-            use_feature_units=self.use_feature_units, use_raw_units=self.use_raw_units,
-            use_camera_position=self.use_feature_units or self.use_raw_units,
+            use_feature_units=self.use_feature_units, use_raw_units=self.use_raw_units or self.actions == "raw",
+            use_camera_position=self.use_feature_units or self.use_raw_units or self.actions == "raw",
             hide_specific_actions=self.hide_specific_actions, max_selected_units=self.max_selected_units,
             max_cargo=self.max_cargo, screen_target_masks=self.screen_target_masks,
             allow_cheating_layers=self.allow_cheating_layers)

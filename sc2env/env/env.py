@@ -15,6 +15,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2env import errors
 from sc2env.env.config import EnvConfig, check_option_names
 from sc2env.env.observations import ObservationPacker
+from sc2env.env.raw_space import RawActionSpace
 from sc2env.env.registration import spec_property
 from sc2env.game import Match, StepResult
 from sc2env.game.maps import LOOPS_PER_REAL_SECOND
@@ -31,6 +32,14 @@ from sc2env.interface import (
     encode_action,
 )
 from sc2env.interface.actions import as_function_call
+from sc2env.interface.columns import FeatureUnit
+from sc2env.interface.raw import RAW_FUNCTIONS, RawFunctionCall
+from sc2env.interface.raw_actions import (
+    RawActionMasks,
+    abilities_query,
+    encode_raw_action,
+    raw_grid_size,
+)
 
 GAME_LOOPS_PER_SECOND = LOOPS_PER_REAL_SECOND
 """Game loops per real second at the "faster" speed ladder games (and PySC2's realtime) run at."""
@@ -49,7 +58,13 @@ def env_layout(config: EnvConfig, render_mode: str | None) -> tuple[InterfaceFor
     # The viewer draws units from raw data; asking for the camera position turns raw data on.
     fmt = dataclasses.replace(fmt, use_camera_position=True) if render_mode else fmt
     spec = config.action_spec()
-    return fmt, spec, ObservationPacker(spec, config.layer_selection(), max_units=config.max_units)
+    mask_size = raw_action_space(config).total if config.actions == "raw" else None
+    return fmt, spec, ObservationPacker(spec, config.layer_selection(), max_units=config.max_units,
+                                        mask_size=mask_size)
+
+
+def raw_action_space(config: EnvConfig) -> RawActionSpace:
+    return RawActionSpace(config.max_units, config.raw_resolution)
 
 
 class SC2Env(gym.Env):
@@ -82,7 +97,11 @@ class SC2Env(gym.Env):
         self.metadata = {**self.metadata, "render_fps": GAME_LOOPS_PER_SECOND / self.config.step_mul}
         self.interface_format, self.action_spec, self._packer = env_layout(self.config, render_mode)
         self.observation_space = self._packer.space
-        self.action_space = spaces.MultiDiscrete(self.action_spec.nvec)
+        self.raw_space = raw_action_space(self.config) if self.config.actions == "raw" else None
+        """The raw action layout under actions="raw" (else None)."""
+        self.action_space = spaces.MultiDiscrete((self.raw_space or self.action_spec).nvec)
+        self._raw_masks: RawActionMasks | None = None
+        self._raw_world: np.ndarray | None = None
         self._match: Match | None = None
         self._decoder: ObservationDecoder | None = None
         self._decoder_game_info = None
@@ -122,6 +141,8 @@ class SC2Env(gym.Env):
                 match.close()
                 raise
             self._decoder_game_info = match.game_info
+            if self.raw_space is not None:
+                self._raw_world = self._raw_world_mask()
         self._episode_steps = 0
         self._episode_return = 0.0
         self._episode_counted = False
@@ -143,7 +164,20 @@ class SC2Env(gym.Env):
         """The current flat action mask as bool, the form sb3-contrib's MaskablePPO asks for."""
         if self._last is None:
             raise errors.ProtocolError("action_masks() needs an observation: call reset() first")
+        if self.raw_space is not None:
+            return self.raw_space.flat_mask(self._raw_masks, self._raw_world)
         return self._last.masks.flat.copy()
+
+    @property
+    def raw_masks(self) -> RawActionMasks | None:
+        """Under actions="raw": which raw functions each raw_units row can use now, and their targets."""
+        return self._raw_masks
+
+    def raw_conditional_mask(self, function: int) -> np.ndarray:
+        """Under actions="raw": the flat mask given the chosen function component value (bool)."""
+        if self.raw_space is None or self._raw_masks is None:
+            raise errors.ProtocolError("raw_conditional_mask() needs actions='raw' and an observation (reset())")
+        return self.raw_space.conditional_mask(self._raw_masks, function, self._raw_world)
 
     def render(self):
         if self.render_mode is None:
@@ -210,12 +244,18 @@ class SC2Env(gym.Env):
         return write_replay(data, self.config.replay_dir if replay_dir is None else replay_dir,
                             pathlib.PurePath(self.config.map_name).stem if prefix is None else prefix)
 
-    def function_call_to_action(self, call: FunctionCall) -> np.ndarray:
-        """The MultiDiscrete action vector for a FunctionCall (raises InvalidActionError if it has no place)."""
+    def function_call_to_action(self, call: FunctionCall | RawFunctionCall) -> np.ndarray:
+        """The MultiDiscrete action vector for a FunctionCall, or a RawFunctionCall under actions="raw"
+        (raises InvalidActionError if it has no place)."""
+        if self.raw_space is not None:
+            return self.raw_space.to_vector(self._raw_call(call), self._raw_masks)
         return self.action_spec.to_vector(as_function_call(call))
 
-    def action_to_function_call(self, action) -> FunctionCall:
-        """The FunctionCall a MultiDiscrete action vector stands for (no availability check)."""
+    def action_to_function_call(self, action) -> FunctionCall | RawFunctionCall:
+        """The FunctionCall (RawFunctionCall under actions="raw") an action vector stands for (no availability
+        check; a raw vector's every-able-unit value is expanded with the current masks)."""
+        if self.raw_space is not None:
+            return self.raw_space.to_call(action, self._raw_masks)
         return self.action_spec.to_call(action)
 
     def begin_step(self, action):
@@ -232,6 +272,8 @@ class SC2Env(gym.Env):
         if why:
             raise errors.ProtocolError(f"step() called {why}: call reset() to start an episode"
                                        f"{'' if self._match is not None else ' (it starts a game)'}.")
+        if self.raw_space is not None:
+            return self._encode_raw(action)
         try:
             if isinstance(action, FunctionCall) or hasattr(action, "arguments"):
                 call = as_function_call(action)
@@ -278,6 +320,49 @@ class SC2Env(gym.Env):
 
     # --- internals ---------------------------------------------------------------------------------
 
+    def _raw_call(self, action) -> RawFunctionCall:
+        if isinstance(action, FunctionCall):
+            raise errors.MalformedActionError(f"{action} is a feature-layer FunctionCall; with actions='raw' give "
+                                              "a RawFunctionCall (sc2env.interface.RAW_FUNCTIONS) or a raw vector")
+        if isinstance(action, RawFunctionCall):
+            return RawFunctionCall.build(action.function, action.arguments)
+        return self.raw_space.to_call(action, self._raw_masks)
+
+    def _encode_raw(self, action) -> tuple[list, str | None]:
+        try:
+            call = self._raw_call(action)
+            if call.function == RAW_FUNCTIONS.no_op.id:
+                return [], None
+            tags = self._last.raw_units[:, FeatureUnit.tag]
+            return [encode_raw_action(call, tags, self.transforms, self._raw_masks)], None
+        except errors.MalformedActionError:
+            raise
+        except errors.InvalidActionError as error:
+            if self.config.invalid_action == "raise":
+                raise
+            return [], str(error)
+
+    def _raw_world_mask(self) -> np.ndarray:
+        transforms = self.transforms
+        grid = raw_grid_size(transforms)
+        if grid != (self.raw_space.resolution,) * 2:
+            raise ValueError(f"actions='raw' with raw_resolution={self.raw_space.resolution} needs a map whose raw "
+                             f"grid is {self.raw_space.resolution}×{self.raw_space.resolution}; this map's is "
+                             f"{grid[0]}×{grid[1]}: pass raw_resolution={max(grid)}")
+        return self.raw_space.world_mask(transforms)
+
+    def _query_raw_masks(self) -> RawActionMasks:
+        """What each own unit can do now, asked of the game (one query per step)."""
+        units = np.asarray(self._last.raw_units)
+        own = units[units[:, FeatureUnit.alliance] == 1, FeatureUnit.tag] if len(units) else []
+        try:
+            answer = self._match.controller.query(abilities_query(own)) if len(own) else None
+        except errors.ConnectionError as error:
+            self._needs_reset = f"after the game was lost ({type(error).__name__})"
+            raise
+        return RawActionMasks(units, answer.abilities if answer is not None else (),
+                              self.config.hide_specific_actions)
+
     def _stand_in(self, call: FunctionCall) -> bool:
         """Whether `call` is what the mask offers when no function of a subset can be called: the subset's
         first function, marked so that every component keeps an allowed value. It is played as no_op."""
@@ -310,7 +395,11 @@ class SC2Env(gym.Env):
     def _observe(self, response) -> dict[str, np.ndarray]:
         self._last = self._decoder.decode(response, defer_layers=self._packer.defers_layers)
         self._last_response = response
-        return self._packer.pack(self._last, response)
+        out = self._packer.pack(self._last, response)
+        if self.raw_space is not None:
+            self._raw_masks = self._query_raw_masks()
+            out["action_mask"] = self.raw_space.flat_mask(self._raw_masks, self._raw_world).astype(np.int8)
+        return out
 
     def _info(self, result: StepResult, invalid: str | None) -> dict[str, Any]:
         obs = self._last

@@ -101,7 +101,8 @@ def _box(shape: tuple[int, ...], low: int | None = None, high: int | None = None
 class ObservationPacker:
     """Builds the observation space and packs each decoded Observation into it (new arrays every time)."""
 
-    def __init__(self, spec: ActionSpec, layers: LayerSelection, *, max_units: int = 256):
+    def __init__(self, spec: ActionSpec, layers: LayerSelection, *, max_units: int = 256,
+                 mask_size: int | None = None):
         fmt = spec.fmt
         self.spec = spec
         self.fmt = fmt
@@ -148,7 +149,8 @@ class ObservationPacker:
             items["raw_units"] = _box((max_units, n_unit_columns), dtype=np.int64)
         if fmt.use_feature_units or fmt.use_raw_units:
             items["unit_counts"] = _box((2,), 0)
-        items["action_mask"] = spaces.Box(0, 1, (spec.total,), np.int8)
+        # Another action layout (the raw one) brings its own mask size, and the env fills that mask in.
+        items["action_mask"] = spaces.Box(0, 1, (mask_size or spec.total,), np.int8)
         if fmt.screen_target_masks:
             width, height = fmt.screen_size
             items["screen_target_masks"] = spaces.Box(0, 1, (len(TargetClass), height, width), np.int8)

@@ -84,6 +84,10 @@ class ReplayWatcher:
         self.config = dataclasses.replace(config, **env_kwargs) if config is not None else EnvConfig(**env_kwargs)
         if render_mode not in (None, "human", "rgb_array"):
             raise ValueError(f"render_mode must be 'human', 'rgb_array' or None, not {render_mode!r}")
+        if self.config.actions != "features":
+            raise ValueError("watch_replay reads replays back as feature-layer action vectors: pass actions="
+                             "'features' (a replay of raw commands plays back; its actions read back as no "
+                             "function, see docs/env.md#raw-actions)")
         self.render_mode = render_mode
         self.interface_format, self.action_spec, self._packer = env_layout(self.config, render_mode)
         self.observation_space = self._packer.space

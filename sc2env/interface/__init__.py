@@ -36,6 +36,8 @@ from sc2env.interface.layers import MINIMAP_LAYERS, SCREEN_LAYERS, Layer, Player
 from sc2env.interface.masks import ActionMasks
 from sc2env.interface.named_array import NamedArray
 from sc2env.interface.observation import Observation, ObservationDecoder
+from sc2env.interface.raw import RAW_FUNCTIONS, RawFunction, RawFunctionCall, RawFunctionKind
+from sc2env.interface.raw_actions import RawActionMasks, abilities_query, decode_raw_action, encode_raw_action
 from sc2env.interface.spec import ARGUMENT_NAMES, COMPONENT_NAMES, ActionSpec
 from sc2env.interface.transforms import CoordinateTransforms, Linear2D, MapInfo
 
@@ -47,6 +49,7 @@ __all__ = [
     "FUNCTION_ARGUMENTS",
     "FUNCTION_TARGETS",
     "MINIMAP_LAYERS",
+    "RAW_FUNCTIONS",
     "SCREEN_LAYERS",
     "ActionMasks",
     "ActionSpec",
@@ -68,6 +71,10 @@ __all__ = [
     "PlayerRelative",
     "ProductionQueue",
     "Queued",
+    "RawActionMasks",
+    "RawFunction",
+    "RawFunctionCall",
+    "RawFunctionKind",
     "ScoreByCategory",
     "ScoreByVital",
     "ScoreCategories",
@@ -80,8 +87,11 @@ __all__ = [
     "TargetClass",
     "UnitLayer",
     "Visibility",
+    "abilities_query",
     "decode_action",
+    "decode_raw_action",
     "encode_action",
+    "encode_raw_action",
     "palette",
     "validate_call",
 ]

@@ -1,0 +1,201 @@
+"""RawFunctionCall <-> `ActionRaw`, and which raw functions, units and targets are allowed now."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+from s2clientprotocol import query_pb2
+from s2clientprotocol import sc2api_pb2 as sc_pb
+
+from sc2env.errors import InvalidActionError
+from sc2env.interface.columns import FeatureUnit
+from sc2env.interface.function_table import RESOURCE_UNIT_TYPES
+from sc2env.interface.functions import TargetClass
+from sc2env.interface.raw import (
+    RAW_ABILITY_INDEX,
+    RAW_FUNCTION_TARGETS,
+    RAW_FUNCTIONS,
+    RawFunctionCall,
+    RawFunctionKind,
+    lookup_raw_function,
+)
+from sc2env.interface.transforms import CoordinateTransforms
+
+K = RawFunctionKind
+_UNIT_COMMANDS = (K.QUICK, K.POINT, K.UNIT)
+_SELF, _ENEMY = 1, 4  # raw alliance values
+_ALWAYS = (RAW_FUNCTIONS.no_op.id, RAW_FUNCTIONS.raw_move_camera.id)
+
+
+def raw_grid_size(transforms: CoordinateTransforms) -> tuple[int, int]:
+    """(width, height) of the raw coordinate grid: the cells raw_units positions and raw points fall in."""
+    corner = np.abs(transforms.world_to_raw.fwd(np.array(transforms.map_info.size, float)) -
+                    transforms.world_to_raw.fwd(np.zeros(2)))
+    return int(np.ceil(corner[0] - 1e-9)), int(np.ceil(corner[1] - 1e-9))
+
+
+def encode_raw_action(call: RawFunctionCall, tags: np.ndarray, transforms: CoordinateTransforms,
+                      masks: RawActionMasks | None = None) -> sc_pb.Action:
+    """The `Action` (action_raw) for a raw call whose units are rows of `tags` (the observation's raw_units
+    tag column); no_op is an empty Action. InvalidActionError names the row, point or function at fault; with
+    `masks`, a function no named unit can use now, or a target its class excludes, is refused too."""
+    func = lookup_raw_function(call.function)
+    if len(call.arguments) != len(func.args):
+        call = RawFunctionCall.build(func, call.arguments)  # raises, naming what the function takes
+    args = dict(zip((a.name for a in func.args), call.arguments))
+    for name in ("unit_tags", "target_unit_tag"):
+        outside = [r for r in args.get(name, ()) if r >= len(tags)]
+        if outside:
+            raise InvalidActionError(f"{func.name}: {name} row {outside[0]} is no unit: raw_units has {len(tags)} "
+                                     f"rows now (units are named by their row in the latest observation)")
+    if "world" in args:
+        width, height = raw_grid_size(transforms)
+        x, y = args["world"]
+        if not (0 <= x < width and 0 <= y < height):
+            raise InvalidActionError(f"{func.name}: the point ({x}, {y}) is off the map: raw points lie in "
+                                     f"{width}×{height}")
+    if masks is not None:
+        masks.check(call)
+    action = sc_pb.Action()
+    if func.kind is K.NO_OP:
+        return action
+    raw = action.action_raw
+    if func.kind is K.MOVE_CAMERA:
+        target = raw.camera_move.center_world_space
+        target.x, target.y = _world(args["world"], transforms)
+        return action
+    unit_tags = [int(tags[r]) for r in args["unit_tags"]]
+    if func.kind is K.AUTOCAST:
+        raw.toggle_autocast.ability_id = func.ability_id
+        raw.toggle_autocast.unit_tags.extend(unit_tags)
+        return action
+    command = raw.unit_command
+    command.ability_id = func.ability_id
+    command.unit_tags.extend(unit_tags)
+    command.queue_command = bool(args["queued"][0])
+    if func.kind is K.POINT:
+        command.target_world_space_pos.x, command.target_world_space_pos.y = _world(args["world"], transforms)
+    elif func.kind is K.UNIT:
+        command.target_unit_tag = int(tags[args["target_unit_tag"][0]])
+    return action
+
+
+def _world(point: tuple[int, int], transforms: CoordinateTransforms) -> tuple[float, float]:
+    """A raw cell's centre in world coordinates."""
+    x, y = transforms.world_to_raw.back_pixel(point).tolist()
+    return x, y
+
+
+def decode_raw_action(action: sc_pb.Action, tags: np.ndarray, transforms: CoordinateTransforms,
+                      hide_specific_actions: bool = True) -> RawFunctionCall | None:
+    """The raw call an `Action` expresses, its units as rows of `tags` (the raw_units the action was chosen
+    from), or None when no raw function does: a UI or spatial action, an unknown ability, or a command whose
+    units (or target) are all gone from `tags`. An empty Action is no_op."""
+    if not action.HasField("action_raw"):
+        return None if action.ListFields() else RAW_FUNCTIONS.no_op()
+    raw = action.action_raw
+    reverse = RAW_ABILITY_INDEX[hide_specific_actions].reverse
+    row_of = {int(t): r for r, t in enumerate(np.asarray(tags).tolist())}
+    field = raw.WhichOneof("action")
+    if field == "camera_move":
+        p = raw.camera_move.center_world_space
+        return RawFunctionCall(RAW_FUNCTIONS.raw_move_camera.id, (_raw_point(p.x, p.y, transforms),))
+    message = raw.toggle_autocast if field == "toggle_autocast" else raw.unit_command
+    rows = tuple(row_of[t] for t in message.unit_tags if t in row_of)
+    if field == "toggle_autocast":
+        fid = reverse.get((message.ability_id, K.AUTOCAST))
+        return None if fid is None or not rows else RawFunctionCall(fid, (rows,))
+    if field != "unit_command" or not rows:
+        return None
+    target = message.WhichOneof("target")
+    kind = {"target_world_space_pos": K.POINT, "target_unit_tag": K.UNIT, None: K.QUICK}[target]
+    fid = reverse.get((message.ability_id, kind))
+    if fid is None:
+        return None
+    queued = (int(message.queue_command),)
+    if kind is K.POINT:
+        p = message.target_world_space_pos
+        return RawFunctionCall(fid, (queued, rows, _raw_point(p.x, p.y, transforms)))
+    if kind is K.UNIT:
+        if message.target_unit_tag not in row_of:
+            return None
+        return RawFunctionCall(fid, (queued, rows, (row_of[message.target_unit_tag],)))
+    return RawFunctionCall(fid, (queued, rows))
+
+
+def _raw_point(x: float, y: float, transforms: CoordinateTransforms) -> tuple[int, int]:
+    px, py = transforms.world_to_raw.fwd_pixel((x, y)).tolist()
+    return px, py
+
+
+def abilities_query(tags: Iterable[int], ignore_resource_requirements: bool = False) -> query_pb2.RequestQuery:
+    """The RequestQuery asking what each unit of `tags` can do now (for `RawActionMasks`)."""
+    query = query_pb2.RequestQuery(ignore_resource_requirements=ignore_resource_requirements)
+    for tag in tags:
+        query.abilities.add(unit_tag=int(tag))
+    return query
+
+
+class RawActionMasks:
+    """Which raw functions each unit of an observation's raw_units can use now, and where they may aim.
+
+    Built from the units table and the game's answer to `abilities_query` of the own units: the functions an
+    ability offers (its point and unit forms with requires_point, else its quick form; autocast either way).
+    no_op and raw_move_camera are always available.
+    """
+
+    def __init__(self, units: np.ndarray, abilities: Sequence[query_pb2.ResponseQueryAvailableAbilities],
+                 hide_specific_actions: bool = True):
+        units = np.asarray(units)
+        self.units = units
+        index = RAW_ABILITY_INDEX[hide_specific_actions].offered
+        tags = units[:, FeatureUnit.tag].tolist() if len(units) else []
+        row_of = {t: r for r, t in enumerate(tags)}
+        self.unit_functions = np.zeros((len(units), len(RAW_FUNCTIONS)), bool)
+        """(rows, n_raw_functions) bool: the raw functions each row's unit can use now."""
+        for answer in abilities:
+            row = row_of.get(answer.unit_tag)
+            if row is None:
+                continue
+            for ability in answer.abilities:
+                self.unit_functions[row, list(index.get((ability.ability_id, ability.requires_point), ()))] = True
+        self.functions = self.unit_functions.any(axis=0)
+        """(n_raw_functions,) bool: the raw functions some unit can use now (and the two always there)."""
+        self.functions[list(_ALWAYS)] = True
+        alliance = units[:, FeatureUnit.alliance] if len(units) else np.zeros(0, np.int64)
+        kinds = units[:, FeatureUnit.unit_type] if len(units) else np.zeros(0, np.int64)
+        present = np.ones(len(units), bool)
+        # Target unit rows by TargetClass (PATHABLE and PLACEABLE classes aim points: any unit there).
+        self._targets = {
+            TargetClass.ANY: present, TargetClass.PATHABLE: present, TargetClass.PLACEABLE: present,
+            TargetClass.OWN_UNIT: alliance == _SELF, TargetClass.ENEMY_UNIT: alliance == _ENEMY,
+            TargetClass.RESOURCE: np.isin(kinds, list(RESOURCE_UNIT_TYPES)),
+        }
+
+    def units_for(self, function: int) -> np.ndarray:
+        """(rows,) bool: the units that can use `function` now (every own unit for no_op's sake: none)."""
+        return self.unit_functions[:, int(function)]
+
+    def targets_for(self, function: int) -> np.ndarray:
+        """(rows,) bool: the units `function` may target (by its target class); none without a unit argument."""
+        func = RAW_FUNCTIONS[int(function)]
+        if func.kind is not K.UNIT:
+            return np.zeros(len(self.units), bool)
+        return self._targets[TargetClass(int(RAW_FUNCTION_TARGETS[func.id]))]
+
+    def check(self, call: RawFunctionCall) -> None:
+        """InvalidActionError unless every named unit can use the function now and the target is allowed."""
+        func = RAW_FUNCTIONS[call.function]
+        if not self.functions[func.id]:
+            raise InvalidActionError(f"{func.name} is not available now: no unit of raw_units can use it")
+        args = dict(zip((a.name for a in func.args), call.arguments))
+        if func.kind in _UNIT_COMMANDS or func.kind is K.AUTOCAST:
+            unable = [r for r in args["unit_tags"] if not self.unit_functions[r, func.id]]
+            if unable:
+                raise InvalidActionError(f"{func.name}: the unit in raw_units row {unable[0]} can't use it now "
+                                         f"(RawActionMasks.units_for({func.id}) lists the rows that can)")
+        if func.kind is K.UNIT and not self.targets_for(func.id)[args["target_unit_tag"][0]]:
+            target = TargetClass(int(RAW_FUNCTION_TARGETS[func.id])).name.lower()
+            raise InvalidActionError(f"{func.name} targets {target} units; raw_units row "
+                                     f"{args['target_unit_tag'][0]} is not one")
