@@ -1,0 +1,149 @@
+"""actions="raw" on the built-in engine: the raw action space, masks from per-unit abilities, group commands."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from sc2env import errors
+from sc2env.env import EnvConfig
+from sc2env.interface import FUNCTIONS, RAW_FUNCTIONS, FeatureUnit
+
+F = RAW_FUNCTIONS
+SMALL = {"screen_size": 32, "minimap_size": 32, "actions": "raw"}
+SELF, ENEMY = 1, 4
+MARINE, ROACH, SCV, COMMAND_CENTER, MINERAL_FIELD = 48, 110, 45, 18, 341
+
+
+def rows(obs, column: FeatureUnit, value: int) -> np.ndarray:
+    n = obs["unit_counts"][1]
+    return np.flatnonzero(obs["raw_units"][:n, column] == value)
+
+
+def test_spaces_and_unconditional_masks(make_env):
+    env = make_env("DefeatRoaches", **SMALL)
+    obs, _ = env.reset(seed=1)
+    space = env.unwrapped.raw_space
+    assert env.action_space.nvec.tolist() == [564, 2, 257, 256, 64 * 64]
+    assert env.observation_space.contains(obs) and obs["action_mask"].shape == (space.total,)
+    mask = obs["action_mask"].astype(bool)
+    assert {F[i].name for i in np.flatnonzero(mask[space.segment("function")])} == {
+        "no_op", "raw_move_camera", "Smart_pt", "Smart_unit", "Attack_pt", "Attack_unit", "Move_pt", "Move_unit",
+        "Patrol_pt", "Patrol_unit", "HoldPosition_quick", "Stop_quick"}
+    marines, roaches = rows(obs, FeatureUnit.unit_type, MARINE), rows(obs, FeatureUnit.unit_type, ROACH)
+    units = mask[space.segment("units")]
+    assert len(marines) == 9 and len(roaches) == 4
+    assert units[marines].all() and not units[roaches].any() and units[space.all_able]
+    assert mask[space.segment("target")].sum() == obs["unit_counts"][1] == 13
+    # The playable area, 22 x 16 cells of the 64 x 64 raw grid.
+    assert mask[space.segment("world")].sum() == 22 * 16
+    assert np.array_equal(env.unwrapped.action_masks(), mask)
+
+
+def test_group_focus_fire_kills_roaches(make_env):
+    env = make_env("DefeatRoaches", **SMALL)
+    obs, _ = env.reset(seed=1)
+    space = env.unwrapped.raw_space
+    total = 0.0
+    for _ in range(80):
+        roaches = rows(obs, FeatureUnit.alliance, ENEMY)
+        obs, reward, terminated, _truncated, info = env.step(
+            np.array([F.Attack_unit.id, 0, space.all_able, roaches[0], 0]))
+        assert not info["invalid_action"], info["invalid_action_reason"]
+        total += reward
+        if total >= 10 or terminated:
+            break
+    assert total >= 10, "nine marines focusing one roach at a time kill it (+10)"
+
+
+def test_one_unit_walks_to_the_beacon(make_env):
+    env = make_env("MoveToBeacon", **SMALL)
+    obs, _ = env.reset(seed=2)
+    marine = int(rows(obs, FeatureUnit.alliance, SELF)[0])
+    beacon = obs["raw_units"][rows(obs, FeatureUnit.alliance, 3)[0]]
+    call = F.Move_pt("now", [marine], (beacon[FeatureUnit.x], beacon[FeatureUnit.y]))
+    vector = env.unwrapped.function_call_to_action(call)
+    assert env.unwrapped.action_to_function_call(vector) == call
+    total = 0.0
+    for _ in range(20):
+        obs, reward, *_ = env.step(call)
+        total += reward
+        if total:
+            break
+    assert total == 1.0
+
+
+def test_conditional_masks_narrow_units_targets_and_points(make_env):
+    env = make_env("BuildMarines", **SMALL)
+    obs, _ = env.reset(seed=1)
+    u = env.unwrapped
+    space = u.raw_space
+    cc, scvs = rows(obs, FeatureUnit.unit_type, COMMAND_CENTER), rows(obs, FeatureUnit.unit_type, SCV)
+    fields = rows(obs, FeatureUnit.unit_type, MINERAL_FIELD)
+    gather = u.raw_conditional_mask(F.Harvest_Gather_unit.id)
+    assert np.flatnonzero(gather[space.segment("units")][:256]).tolist() == scvs.tolist()
+    assert np.flatnonzero(gather[space.segment("target")]).tolist() == fields.tolist()
+    assert gather[space.segment("world")].tolist() == [True] + [False] * (64 * 64 - 1)  # unused: pinned to 0
+    train = u.raw_conditional_mask(F.Train_SCV_quick.id)
+    assert np.flatnonzero(train[space.segment("units")]).tolist() == [*cc.tolist(), space.all_able]
+    assert np.flatnonzero(train[space.segment("target")]).tolist() == [0]
+    food = obs["player"][3]
+    for _ in range(40):  # 12 s of game time: an SCV takes 272 loops to train
+        obs, *_ = env.step(F.Train_SCV_quick("now", cc.tolist()) if obs["player"][3] == food else F.no_op())
+    assert obs["player"][3] == food + 1 and len(rows(obs, FeatureUnit.unit_type, SCV)) == len(scvs) + 1
+
+
+def test_invalid_raw_actions_become_no_op_or_raise(make_env):
+    env = make_env("DefeatRoaches", **SMALL)
+    obs, _ = env.reset(seed=1)
+    marine = int(rows(obs, FeatureUnit.alliance, SELF)[0])
+    roach = int(rows(obs, FeatureUnit.alliance, ENEMY)[0])
+    _, _, _, _, info = env.step(F.Harvest_Gather_unit("now", [marine], roach))
+    assert info["invalid_action"] and "Harvest_Gather_unit is not available now" in info["invalid_action_reason"]
+    _, _, _, _, info = env.step(F.Attack_unit("now", [roach], marine))
+    assert info["invalid_action"] and f"row {roach} can't use it now" in info["invalid_action_reason"]
+    with pytest.raises(errors.MalformedActionError, match="feature-layer FunctionCall"):
+        env.step(FUNCTIONS.no_op())
+    with pytest.raises(errors.MalformedActionError, match="units component 300 is outside 0..256"):
+        env.step(np.array([F.Stop_quick.id, 0, 300, 0, 0]))
+    with pytest.raises(errors.InvalidActionError, match="commands one unit or every unit able"):
+        env.unwrapped.function_call_to_action(F.Stop_quick("now", [0, 1]))
+    strict = make_env("DefeatRoaches", invalid_action="raise", **SMALL)
+    strict.reset(seed=1)
+    with pytest.raises(errors.InvalidActionError, match="is not available now"):
+        strict.step(F.Harvest_Gather_unit("now", [marine], roach))
+    obs, *_ = strict.step(F.Stop_quick("now", [marine]))  # the env goes on after a refused action
+    assert obs["game_loop"][0] == 8
+
+
+def test_config_checks():
+    with pytest.raises(ValueError, match="actions must be one of"):
+        EnvConfig(actions="unit")
+    with pytest.raises(ValueError, match="functions= narrows the feature-layer function component"):
+        EnvConfig(actions="raw", functions=["no_op"])
+    assert EnvConfig(actions="raw").interface_format().use_raw_units
+
+
+def test_a_raw_grid_unlike_the_maps_is_refused_at_reset(make_env):
+    env = make_env("MoveToBeacon", raw_resolution=32, **SMALL)
+    with pytest.raises(ValueError, match="this map's is 64×64: pass raw_resolution=64"):
+        env.reset(seed=1)
+
+
+def test_vector_env_steps_raw_actions(make_vec):
+    envs = make_vec("DefeatRoaches", 2, actions="raw", screen_size=32, minimap_size=32)
+    obs, _ = envs.reset(seed=5)
+    all_able = envs.envs[0].raw_space.all_able
+    assert obs["action_mask"].shape == (2, envs.envs[0].raw_space.total)
+    actions = np.array([[F.Attack_pt.id, 0, all_able, 0, 30 * 64 + 40], [F.Stop_quick.id, 0, all_able, 0, 0]])
+    obs, _reward, _terminated, _truncated, info = envs.step(actions)
+    assert not info["invalid_action"].any() and (obs["game_loop"][:, 0] == 8).all()
+
+
+def test_gymnasiums_checker_passes(make_env, recwarn):
+    env = make_env("DefeatRoaches", **SMALL)
+    check_env(env.unwrapped, skip_render_check=True)
+    problems = [str(w.message) for w in recwarn if issubclass(w.category, (UserWarning, DeprecationWarning))
+                and "gymnasium" in str(w.filename)]
+    assert not problems, problems
