@@ -233,7 +233,7 @@ def _columns(names: list[str], n: int) -> list[str]:
 
 # The env options the command-line flags set: env option -> flag.
 _FLAG_OF = {"screen_size": "screen-size", "minimap_size": "minimap-size", "step_mul": "step-mul",
-            "engine": "engine", "max_episode_steps": "max-steps"}
+            "engine": "engine", "max_episode_steps": "max-steps", "actions": "actions"}
 
 
 def _env_kwargs(values: flags.FlagValues) -> dict:
@@ -765,6 +765,8 @@ COMMANDS: dict[str, tuple[str, Callable[[flags.FlagValues], int], list[Flag]]] =
         Flag("integer", "seed", None, "seed of the first episode (and of the random agent)", lower_bound=0),
         Flag("integer", "max-steps", None, "cut episodes after this many steps (default: the map's timer)",
              lower_bound=1),
+        Flag("enum", "actions", None, "features or raw: the action space (default: the agent's, else features)",
+             ("features", "raw")),
         Flag("boolean", "render", False, "watch in the viewer window"),
         Flag("string", "save-video", None, "write a video of the run: out.mp4 or out.gif"),
         Flag("string", "save-replay", None, "save each episode's replay in this folder (sc2env replay plays one)"),

@@ -5,6 +5,7 @@ from sc2env.agents.combat import DefeatRoaches, DefeatZerglingsAndBanelings, Fin
 from sc2env.agents.economy import BuildMarines, CollectMineralsAndGas, Economy, EconomyPlan
 from sc2env.agents.movement import CollectMineralShards, MoveToBeacon
 from sc2env.agents.random_agent import RandomAgent
+from sc2env.agents.raw_combat import RawFocusFire
 from sc2env.agents.registry import SCRIPTED_AGENTS, agent_class, make_agent
 from sc2env.agents.runner import Episode, Summary, run_agent, run_episode, summarise
 
@@ -24,6 +25,7 @@ __all__ = [
     "FocusFire",
     "MoveToBeacon",
     "RandomAgent",
+    "RawFocusFire",
     "Summary",
     "agent_class",
     "make_agent",

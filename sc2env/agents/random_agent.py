@@ -2,22 +2,34 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from sc2env.agents.base import Agent
 from sc2env.interface import Observation
 
+if TYPE_CHECKING:
+    from sc2env.env import SC2Env
+
 
 class RandomAgent(Agent):
     """Uniform over the available functions, then uniform over each argument's allowed values.
 
-    Returns MultiDiscrete vectors in the env's action layout; components the chosen function doesn't take are 0.
+    Returns MultiDiscrete vectors in the env's action layout (the raw one under actions="raw"); components the
+    chosen function doesn't take are 0.
     """
 
     def __init__(self, seed: int | None = None):
         self.rng = np.random.default_rng(seed)
+        self._env: SC2Env | None = None
+
+    def setup(self, env: SC2Env) -> None:
+        self._env = env if env.raw_space is not None else None
 
     def step(self, observation: Observation) -> np.ndarray:
+        if self._env is not None:
+            return self._raw_step(self._env)
         masks = observation.masks
         spec = masks.spec
         position = int(self.rng.choice(np.flatnonzero(masks.function)))
@@ -27,3 +39,9 @@ class RandomAgent(Agent):
         for i, allowed in enumerate(components[1:], start=1):
             vector[i] = self.rng.choice(np.flatnonzero(allowed))
         return vector
+
+    def _raw_step(self, env: SC2Env) -> np.ndarray:
+        space = env.raw_space
+        function = int(self.rng.choice(np.flatnonzero(env.raw_masks.functions)))
+        mask = env.raw_conditional_mask(function)
+        return np.array([self.rng.choice(np.flatnonzero(mask[space.segment(name)])) for name in space.names])

@@ -10,6 +10,7 @@ from sc2env.agents import (
     Agent,
     MoveToBeacon,
     RandomAgent,
+    RawFocusFire,
     agent_class,
     make_agent,
     run_agent,
@@ -18,7 +19,7 @@ from sc2env.agents import (
 from sc2env.agents.features import Alliance, building_site, pixels_per_unit, unit_pixel
 from sc2env.errors import SC2EnvError
 from sc2env.gamedata import UNIT_TYPES, unit_type_by_name
-from sc2env.interface import FUNCTIONS
+from sc2env.interface import FUNCTIONS, RAW_FUNCTIONS
 from sc2env.interface.named_array import ScreenLayers
 
 # Scores each script reaches in one seeded episode on the built-in engine: all well above what random play
@@ -231,3 +232,31 @@ def test_setup_comes_once_after_the_first_reset_with_the_game_info_and_transform
     run_agent(env, Watcher(), 2, seed=3)
     assert calls == [("setup", env.unwrapped.game_info.map_name, True), ("reset",), ("reset",)]
     assert "MoveToBeacon" in calls[0][1]
+
+
+@pytest.mark.parametrize(("name", "threshold"), [("DefeatRoaches", 20), ("FindAndDefeatZerglings", 15),
+                                                 ("DefeatZerglingsAndBanelings", 20)])
+def test_raw_focus_fire_plays_the_combat_maps_with_raw_commands(make_env, name, threshold):
+    env = make_env(name, screen_size=32, minimap_size=32, **RawFocusFire.env_kwargs)
+    (episode,) = run_agent(env, RawFocusFire(), 1, seed=11)
+    assert episode.invalid_actions == 0 and episode.score >= threshold, episode
+
+
+class _RecordingRandom(RandomAgent):
+    def __init__(self, seed):
+        super().__init__(seed)
+        self.sent = []
+
+    def step(self, obs):
+        self.sent.append(super().step(obs))
+        return self.sent[-1]
+
+
+def test_random_agent_draws_raw_actions_from_the_raw_masks(make_env):
+    env = make_env("BuildMarines", screen_size=32, minimap_size=32, actions="raw", max_episode_steps=150)
+    agent = _RecordingRandom(seed=3)
+    (episode,) = run_agent(env, agent, 1, seed=3)
+    assert episode.steps == 150 and episode.invalid_actions == 0
+    functions = {RAW_FUNCTIONS[int(v[0])].name for v in agent.sent}
+    # SCVs gather and return cargo, the Command Center trains and rallies (BuildMarines has no Move): none refused.
+    assert {"Harvest_Gather_unit", "Train_SCV_quick", "Rally_Workers_pt", "Smart_pt", "no_op"} <= functions, functions
