@@ -153,8 +153,10 @@ class Controller:
                                            disable_fog=disable_fog).finish()[-1]
 
     def begin_act_step_observe(self, actions: sc_pb.RequestAction | Iterable[sc_pb.Action], count: int = 1,
-                               *, game_loop: int | None = None, disable_fog: bool = False) -> Pending:
-        """act_step_observe() in two halves: send now, `.finish()[-1]` is the observation.
+                               *, game_loop: int | None = None, disable_fog: bool = False,
+                               then: Sequence[tuple[str, Message]] = ()) -> Pending:
+        """act_step_observe() in two halves: send now, `.finish()[2]` is the observation (the last answer
+        unless `then` adds requests to the same round trip, e.g. a query about what the observation shows).
 
         Lets one thread keep several games busy at once: begin on every game, then finish each.
         """
@@ -162,6 +164,7 @@ class Controller:
             ("action", _action_request(actions)),
             ("step", sc_pb.RequestStep(count=count)),
             ("observation", _observation_request(game_loop, disable_fog)),
+            *then,
         ])
 
     def query(self, request: query_pb2.RequestQuery) -> query_pb2.ResponseQuery:

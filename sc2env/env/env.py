@@ -292,7 +292,9 @@ class SC2Env(gym.Env):
     def send_encoded(self, actions: list, problem: str | None):
         """Send what encode() made; finish_step() reads the answer."""
         try:
-            return self._match.begin_step(actions), problem
+            # Raw masks: what the units seen last can do after this step, asked in the same round trip.
+            then = [("query", abilities_query(self._own_tags()))] if self.raw_space is not None else []
+            return self._match.begin_step(actions, then), problem
         except errors.ConnectionError as error:
             self._needs_reset = f"after the game was lost ({type(error).__name__})"
             raise
@@ -311,7 +313,7 @@ class SC2Env(gym.Env):
         truncated = result.truncated or (cap is not None and self._episode_steps >= cap and not result.terminated)
         # Before decoding: a Ctrl-C there must still leave the episode's end known.
         self._needs_reset = "after the episode ended" if result.terminated or truncated else None
-        obs = self._observe(result.observation)
+        obs = self._observe(result.observation, result.then)
         info = self._info(result, invalid=problem)
         if self._needs_reset is not None:
             self._episode_ended(info)
@@ -351,17 +353,23 @@ class SC2Env(gym.Env):
                              f"{grid[0]}×{grid[1]}: pass raw_resolution={max(grid)}")
         return self.raw_space.world_mask(transforms)
 
-    def _query_raw_masks(self) -> RawActionMasks:
-        """What each own unit can do now, asked of the game (one query per step)."""
+    def _own_tags(self) -> np.ndarray:
         units = np.asarray(self._last.raw_units)
-        own = units[units[:, FeatureUnit.alliance] == 1, FeatureUnit.tag] if len(units) else []
-        try:
-            answer = self._match.controller.query(abilities_query(own)) if len(own) else None
-        except errors.ConnectionError as error:
-            self._needs_reset = f"after the game was lost ({type(error).__name__})"
-            raise
-        return RawActionMasks(units, answer.abilities if answer is not None else (),
-                              self.config.hide_specific_actions)
+        return units[units[:, FeatureUnit.alliance] == 1, FeatureUnit.tag] if len(units) else units[:0, 0]
+
+    def _raw_masks_now(self, answered: list) -> RawActionMasks:
+        """What each own unit can do now: from the query sent with the step (`answered`), and for units it did
+        not ask about (new ones, or all after a reset) from one more query."""
+        abilities = list(answered[0].abilities) if answered else []
+        asked = {a.unit_tag for a in abilities}
+        missing = [tag for tag in self._own_tags().tolist() if tag not in asked]
+        if missing:
+            try:
+                abilities += self._match.controller.query(abilities_query(missing)).abilities
+            except errors.ConnectionError as error:
+                self._needs_reset = f"after the game was lost ({type(error).__name__})"
+                raise
+        return RawActionMasks(np.asarray(self._last.raw_units), abilities, self.config.hide_specific_actions)
 
     def _stand_in(self, call: FunctionCall) -> bool:
         """Whether `call` is what the mask offers when no function of a subset can be called: the subset's
@@ -392,12 +400,12 @@ class SC2Env(gym.Env):
         # cut: seeds that differ only in their high bits must still play different games.
         return seed if seed < _SEED_BOUND else int(np.random.SeedSequence(seed).generate_state(1)[0]) % _SEED_BOUND
 
-    def _observe(self, response) -> dict[str, np.ndarray]:
+    def _observe(self, response, answered: list = ()) -> dict[str, np.ndarray]:
         self._last = self._decoder.decode(response, defer_layers=self._packer.defers_layers)
         self._last_response = response
         out = self._packer.pack(self._last, response)
         if self.raw_space is not None:
-            self._raw_masks = self._query_raw_masks()
+            self._raw_masks = self._raw_masks_now(answered)
             out["action_mask"] = self.raw_space.flat_mask(self._raw_masks, self._raw_world).astype(np.int8)
         return out
 

@@ -7,8 +7,9 @@ import logging
 import math
 import numbers
 import pathlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
+from google.protobuf.message import Message
 from s2clientprotocol import common_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
@@ -165,6 +166,8 @@ class StepResult:
     terminated: bool = False
     truncated: bool = False
     outcome: int = 0
+    then: list = dataclasses.field(default_factory=list)
+    """The answers to begin_step's `then` requests (empty if they were not sent: the game had ended)."""
 
     @property
     def game_loop(self) -> int:
@@ -255,8 +258,10 @@ class Match:
         """Send the actions, advance `step_mul` game loops and observe; pipelined in one round trip."""
         return self.finish_step(self.begin_step(actions))
 
-    def begin_step(self, actions: Iterable[sc_pb.Action] = ()) -> Pending | sc_pb.ResponseObservation:
-        """The sending half of step(): the game works on it while the caller does something else."""
+    def begin_step(self, actions: Iterable[sc_pb.Action] = (), then: Sequence[tuple[str, Message]] = ()
+                   ) -> Pending | sc_pb.ResponseObservation:
+        """The sending half of step(): the game works on it while the caller does something else. `then`:
+        requests to send after the observation in the same round trip (their answers: StepResult.then)."""
         if self.controller is None or self._ended:
             raise errors.ProtocolError("step() needs a running episode: call reset() first "
                                        "(the last episode ended or the game was never started).")
@@ -274,8 +279,8 @@ class Match:
             if cfg.realtime:
                 self.controller.action(actions)
                 return self.controller.begin([("observation", sc_pb.RequestObservation(
-                    game_loop=self._last_loop + cfg.step_mul))])
-            return self.controller.begin_act_step_observe(actions, cfg.step_mul)
+                    game_loop=self._last_loop + cfg.step_mul)), *then])
+            return self.controller.begin_act_step_observe(actions, cfg.step_mul, then=then)
         except errors.ConnectionError:
             self._ended = True  # the game is gone; reset() will start a new one
             raise
@@ -283,11 +288,14 @@ class Match:
     def finish_step(self, sent: Pending | sc_pb.ResponseObservation) -> StepResult:
         """The receiving half of step(): wait for the observation and score it."""
         try:
-            response = sent if isinstance(sent, sc_pb.ResponseObservation) else sent.finish()[-1]
+            answers = [sent] if isinstance(sent, sc_pb.ResponseObservation) else sent.finish()
         except errors.ConnectionError:
             self._ended = True
             raise
-        return self._score(response)
+        at = next(i for i, answer in enumerate(answers) if isinstance(answer, sc_pb.ResponseObservation))
+        result = self._score(answers[at])
+        result.then = answers[at + 1:]
+        return result
 
     def save_replay(self) -> bytes:
         """The replay of the episode being played or just finished, as the game records it (its bytes)."""

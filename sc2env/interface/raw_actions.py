@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -10,7 +11,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.errors import InvalidActionError
 from sc2env.interface.columns import FeatureUnit
-from sc2env.interface.function_table import RESOURCE_UNIT_TYPES
+from sc2env.interface.function_table import RESOURCE_UNIT_TYPES, UNIT_TYPE_SCALE
 from sc2env.interface.functions import TargetClass
 from sc2env.interface.raw import (
     RAW_ABILITY_INDEX,
@@ -137,6 +138,17 @@ def abilities_query(tags: Iterable[int], ignore_resource_requirements: bool = Fa
     return query
 
 
+@functools.lru_cache(maxsize=1024)  # units of a type mostly have the same few sets of abilities
+def _offered(abilities: tuple[tuple[int, bool], ...], hide_specific_actions: bool) -> np.ndarray:
+    """The raw function ids a unit with these (ability id, requires_point) pairs can call."""
+    offered = RAW_ABILITY_INDEX[hide_specific_actions].offered
+    return np.array(sorted({f for pair in abilities for f in offered.get(pair, ())}), np.intp)
+
+
+_IS_RESOURCE = np.zeros(UNIT_TYPE_SCALE + 1, bool)  # by unit type id; the last entry: types beyond the table
+_IS_RESOURCE[list(RESOURCE_UNIT_TYPES)] = True
+
+
 class RawActionMasks:
     """Which raw functions each unit of an observation's raw_units can use now, and where they may aim.
 
@@ -149,17 +161,15 @@ class RawActionMasks:
                  hide_specific_actions: bool = True):
         units = np.asarray(units)
         self.units = units
-        index = RAW_ABILITY_INDEX[hide_specific_actions].offered
         tags = units[:, FeatureUnit.tag].tolist() if len(units) else []
         row_of = {t: r for r, t in enumerate(tags)}
         self.unit_functions = np.zeros((len(units), len(RAW_FUNCTIONS)), bool)
         """(rows, n_raw_functions) bool: the raw functions each row's unit can use now."""
         for answer in abilities:
             row = row_of.get(answer.unit_tag)
-            if row is None:
-                continue
-            for ability in answer.abilities:
-                self.unit_functions[row, list(index.get((ability.ability_id, ability.requires_point), ()))] = True
+            if row is not None:
+                pairs = tuple((a.ability_id, a.requires_point) for a in answer.abilities)
+                self.unit_functions[row, _offered(pairs, hide_specific_actions)] = True
         self.functions = self.unit_functions.any(axis=0)
         """(n_raw_functions,) bool: the raw functions some unit can use now (and the two always there)."""
         self.functions[list(_ALWAYS)] = True
@@ -170,7 +180,7 @@ class RawActionMasks:
         self._targets = {
             TargetClass.ANY: present, TargetClass.PATHABLE: present, TargetClass.PLACEABLE: present,
             TargetClass.OWN_UNIT: alliance == _SELF, TargetClass.ENEMY_UNIT: alliance == _ENEMY,
-            TargetClass.RESOURCE: np.isin(kinds, list(RESOURCE_UNIT_TYPES)),
+            TargetClass.RESOURCE: _IS_RESOURCE.take(kinds, mode="clip"),
         }
 
     def units_for(self, function: int) -> np.ndarray:

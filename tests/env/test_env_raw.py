@@ -88,10 +88,14 @@ def test_conditional_masks_narrow_units_targets_and_points(make_env):
     train = u.raw_conditional_mask(F.Train_SCV_quick.id)
     assert np.flatnonzero(train[space.segment("units")]).tolist() == [*cc.tolist(), space.all_able]
     assert np.flatnonzero(train[space.segment("target")]).tolist() == [0]
-    food = obs["player"][3]
+    obs, *_ = env.step(F.Train_SCV_quick("now", cc.tolist()))
     for _ in range(40):  # 12 s of game time: an SCV takes 272 loops to train
-        obs, *_ = env.step(F.Train_SCV_quick("now", cc.tolist()) if obs["player"][3] == food else F.no_op())
-    assert obs["player"][3] == food + 1 and len(rows(obs, FeatureUnit.unit_type, SCV)) == len(scvs) + 1
+        if len(rows(obs, FeatureUnit.unit_type, SCV)) > len(scvs):
+            break
+        obs, *_ = env.step(F.no_op())
+    assert len(rows(obs, FeatureUnit.unit_type, SCV)) == len(scvs) + 1
+    # The step's query asked about the units seen before it; the new SCV was asked about at once.
+    assert u.raw_masks.units_for(F.Harvest_Gather_unit.id)[rows(obs, FeatureUnit.unit_type, SCV)].all()
 
 
 def test_invalid_raw_actions_become_no_op_or_raise(make_env):
