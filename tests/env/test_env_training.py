@@ -102,3 +102,27 @@ def test_the_game_accepts_what_a_policy_following_per_function_masks_chooses(nam
         assert set(obs["action_result"].tolist()) <= {0, 1}, env.unwrapped.action_to_function_call(action)
         if terminated or truncated:
             env.reset()
+
+
+@pytest.mark.usefixtures("one_torch_thread")
+def test_maskable_ppo_trains_on_raw_actions(make_env, tmp_path, monkeypatch):
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path))
+    env = make_env("DefeatRoaches", actions="raw", max_units=16, screen_size=36, minimap_size=36,
+                   screen_layers=("player_relative",), minimap_layers=("player_relative",))
+    model = sb3_contrib.MaskablePPO("MultiInputPolicy", env, n_steps=128, batch_size=128, n_epochs=1, seed=0,
+                                    policy_kwargs={"net_arch": [16]}, device="cpu")
+    model.learn(total_timesteps=256)
+    space = env.unwrapped.raw_space
+    masks = model.rollout_buffer.action_masks.reshape(-1, space.total)
+    # The function head saw the Marines' commands, the units head the Marines' rows and the group value.
+    assert (masks[:, space.segment("function")].sum(axis=1) >= 12).all()
+    assert masks[:, space.segment("units")][:, space.all_able].all()
+    obs, _ = env.reset(seed=0)
+    action, _ = model.predict(obs, action_masks=env.unwrapped.action_masks(), deterministic=True)
+    assert env.unwrapped.action_masks()[int(action[0])]
+    _, _, _, _, info = env.step(action)
+    # Independent heads follow the unconditional mask: the only refusals left are the per-function ones (a
+    # unit that can't use the function, a target outside its class), never a row or point outside the game.
+    reason = info["invalid_action_reason"]
+    assert not info["invalid_action"] or "can't use it now" in reason or "targets" in reason, reason
