@@ -71,6 +71,31 @@ print("closed", flush=True)
 
 LAST = ("2", "StepType.LAST")  # how each PySC2 prints its last step's type
 
+# PySC2's raw action space: the army focuses the weakest Roach by raw_units row (PySC2 turns rows into tags).
+PLAY_RAW = r"""
+from absl import flags
+flags.FLAGS(["play"])
+from pysc2_evolved.env import sc2_env
+from pysc2_evolved.lib import actions, features
+
+R = actions.RAW_FUNCTIONS
+env = sc2_env.SC2Env(
+    map_name="DefeatRoaches", players=[sc2_env.Agent(sc2_env.Race.terran)], step_mul=8, random_seed=5,
+    agent_interface_format=features.AgentInterfaceFormat(action_space=actions.ActionSpace.RAW,
+                                                         use_raw_units=True, raw_resolution=64))
+ts = env.reset()[0]
+steps = 0
+while not ts.last():
+    units = ts.observation.raw_units
+    own = [i for i, u in enumerate(units) if u.alliance == 1]
+    roaches = [i for i, u in enumerate(units) if u.alliance == 4]
+    act = R.Attack_unit("now", own, min(roaches, key=lambda i: units[i].health)) if own and roaches else R.no_op()
+    ts = env.step([act])[0]
+    steps += 1
+print("raw", steps, int(ts.observation.score_cumulative[0]), ts.step_type, flush=True)
+env.close()
+"""
+
 
 INTERPRETERS = [pytest.param(sys.executable, "pysc2_evolved", id="pysc2-evolved"),
                 pytest.param(os.environ.get("SC2ENV_PYSC2_4_PYTHON"), "pysc2", id="pysc2-4.0")]
@@ -111,6 +136,18 @@ def test_pysc2_sc2env_plays_mini_games_with_restarts(tmp_path, python, package):
     leftovers = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True,
                                check=False).stdout.split()
     assert not leftovers
+
+
+def test_pysc2s_raw_action_space_plays_the_engine(tmp_path):
+    pytest.importorskip("pysc2_evolved", reason="pysc2-evolved (test extra, Python >= 3.11) is not installed")
+    subprocess.run([sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(tmp_path)], check=True,
+                   capture_output=True)
+    env = dict(os.environ, SC2PATH=str(tmp_path), SDL_VIDEODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1")
+    done = subprocess.run([sys.executable, "-c", PLAY_RAW], env=env, capture_output=True, text=True, timeout=240,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    _, steps, score, step_type = done.stdout.split()[-4:]
+    assert step_type in LAST and int(steps) <= 240 and int(score) >= 30, done.stdout
 
 
 @pytest.mark.parametrize("tool, args, printed", [
