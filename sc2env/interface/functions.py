@@ -72,8 +72,29 @@ class TargetClass(enum.IntEnum):
     RESOURCE = 5
 
 
+class TableEntry:
+    """What a function of either table (feature-layer or raw) is besides its fields: an int-like id, hashed
+    by it, printed with its arguments."""
+
+    id: int
+    name: str
+    args: tuple
+
+    def __int__(self) -> int:
+        return self.id
+
+    def __index__(self) -> int:
+        return self.id
+
+    def __hash__(self) -> int:
+        return self.id
+
+    def __str__(self) -> str:
+        return f"{self.id}/{self.name} ({', '.join(a.name for a in self.args)})"
+
+
 @dataclass(frozen=True, eq=False)
-class Function:
+class Function(TableEntry):
     """One function of the table; call it for a `FunctionCall`: `FUNCTIONS.Move_screen("now", (3, 4))`."""
 
     id: int
@@ -89,18 +110,6 @@ class Function:
 
     def __call__(self, *arguments: object) -> FunctionCall:
         return FunctionCall.build(self, arguments)
-
-    def __int__(self) -> int:
-        return self.id
-
-    def __index__(self) -> int:
-        return self.id
-
-    def __hash__(self) -> int:
-        return self.id
-
-    def __str__(self) -> str:
-        return f"{self.id}/{self.name} ({', '.join(a.name for a in self.args)})"
 
 
 class Functions(Sequence[Function]):

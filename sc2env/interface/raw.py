@@ -13,7 +13,7 @@ import numpy as np
 from sc2env.errors import MalformedActionError
 from sc2env.interface.abilities import AbilityIndex
 from sc2env.interface.arguments import Queued
-from sc2env.interface.functions import Functions, TargetClass
+from sc2env.interface.functions import Functions, TableEntry, TargetClass
 from sc2env.interface.raw_function_table import RAW_FUNCTION_TABLE
 
 MAX_UNIT_TAGS = 512
@@ -74,7 +74,7 @@ RAW_KIND_ARGUMENTS: dict[RawFunctionKind, tuple[str, ...]] = {
 
 
 @dataclass(frozen=True, eq=False)
-class RawFunction:
+class RawFunction(TableEntry):
     """One raw function; call it for a `RawFunctionCall`: `RAW_FUNCTIONS.Attack_unit("now", [0, 1], 5)`."""
 
     id: int
@@ -88,18 +88,6 @@ class RawFunction:
 
     def __call__(self, *arguments: object) -> RawFunctionCall:
         return RawFunctionCall.build(self, arguments)
-
-    def __int__(self) -> int:
-        return self.id
-
-    def __index__(self) -> int:
-        return self.id
-
-    def __hash__(self) -> int:
-        return self.id
-
-    def __str__(self) -> str:
-        return f"{self.id}/{self.name} ({', '.join(a.name for a in self.args)})"
 
 
 def _raw_function(row: tuple[int, str, str, int, int, str]) -> RawFunction:

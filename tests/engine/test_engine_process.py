@@ -108,7 +108,9 @@ def test_wrong_status_and_unsupported_requests_get_errors(running):
     replay = ask(ws, sc_pb.Request(id=4, start_replay=sc_pb.RequestStartReplay(replay_path="x.SC2Replay")))
     assert replay.start_replay.error == sc_pb.ResponseStartReplay.InvalidReplayPath and replay.status == sc_pb.launched
     query = ask(ws, sc_pb.Request(id=5, query=query_pb2.RequestQuery()))
-    assert "not supported" in query.error[0]
+    assert "query is not valid in status launched" in query.error[0]
+    debug = ask(ws, sc_pb.Request(id=6, debug=sc_pb.RequestDebug()))
+    assert debug.id == 6 and "debug is not supported by the built-in engine" in debug.error[0]
     missing = ask(ws, sc_pb.Request(create_game=create_request("Nope")))
     assert missing.create_game.error == sc_pb.ResponseCreateGame.MissingMap and not missing.error
     assert missing.status == sc_pb.launched

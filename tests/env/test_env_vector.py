@@ -634,7 +634,7 @@ def test_an_error_in_a_vector_step_other_than_a_lost_game_also_waits_for_reset(m
     noop = np.zeros((2, 14), np.int64)
     broken = envs.envs[1]
     original = broken._observe
-    broken._observe = lambda response: (setattr(broken, "_observe", original), 1 / 0)
+    broken._observe = lambda *args: (setattr(broken, "_observe", original), 1 / 0)
     with pytest.raises(ZeroDivisionError):
         envs.step(noop)
     with pytest.raises(errors.ProtocolError, match=r"after a step failed \(ZeroDivisionError"):
