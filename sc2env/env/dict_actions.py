@@ -13,30 +13,32 @@ import numpy as np
 from gymnasium import spaces
 
 from sc2env.errors import MalformedActionError
-from sc2env.interface import FunctionCall
+from sc2env.interface import FunctionCall, RawFunctionCall
 
 
 class DictActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
     """An sc2env env whose action space is a Dict of the MultiDiscrete's 14 components by name:
     `{"function": Discrete(F), "screen": Discrete(W*H), ..., "unload_id": Discrete(n)}` (see docs/env.md), in
     the vector's order, so that whatever flattens the Dict lines its components up as `ActionSpec` does.
+    Under actions="raw" the components are the raw ones: function, queued, units, target, world.
 
     An action may leave out the components its function doesn't take (they count as 0):
-    `env.step({"function": 2, "screen": y * width + x})`. A FunctionCall passes through unchanged.
+    `env.step({"function": 2, "screen": y * width + x})`. A FunctionCall or RawFunctionCall passes through.
     `reverse_action(vector)` gives the dict of an action vector (of a replay's steps, say).
     """
 
     def __init__(self, env: gym.Env):
         gym.utils.RecordConstructorArgs.__init__(self)
         gym.ActionWrapper.__init__(self, env)
-        spec = env.unwrapped.action_spec
+        spec = env.unwrapped.raw_space or env.unwrapped.action_spec
         self._names = spec.names
         # An OrderedDict keeps its order in a gymnasium Dict; a plain dict would be sorted by name.
         self.action_space = spaces.Dict(collections.OrderedDict(
             (name, spaces.Discrete(int(n))) for name, n in zip(spec.names, spec.nvec)))
 
-    def action(self, action: Mapping[str, Any] | FunctionCall) -> np.ndarray | FunctionCall:
-        if isinstance(action, FunctionCall):
+    def action(self, action: Mapping[str, Any] | FunctionCall | RawFunctionCall
+               ) -> np.ndarray | FunctionCall | RawFunctionCall:
+        if isinstance(action, (FunctionCall, RawFunctionCall)):
             return action
         if not isinstance(action, Mapping):
             raise MalformedActionError(f"DictActions takes a dict of action components ({', '.join(self._names)}) "
@@ -59,7 +61,8 @@ class DictActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         return np.array(values, np.int64)  # the env checks each against its component's range
 
     def reverse_action(self, action: np.ndarray) -> dict[str, Any]:
-        """The dict of an action vector (14,) (ints), or of a batch (..., 14) (an array per component)."""
+        """The dict of an action vector (14,) (ints), or of a batch (..., 14) (an array per component); raw
+        vectors have 5 components."""
         vector = np.asarray(action)
         if vector.ndim == 0 or vector.shape[-1] != len(self._names):
             raise MalformedActionError(f"an action vector has {len(self._names)} components (last axis), not "

@@ -79,3 +79,20 @@ def test_the_wrapped_env_passes_the_checker_and_remakes_from_its_spec(make_env):
         env.reverse_action(np.zeros(3, int))
     batch = env.reverse_action(np.arange(28).reshape(2, 14))
     assert batch["function"].tolist() == [0, 14] and batch["unload_id"].tolist() == [13, 27]
+
+
+def test_raw_actions_as_a_dict(make_env):
+    from sc2env.interface import RAW_FUNCTIONS, FeatureUnit
+
+    env = DictActions(make_env("DefeatRoaches", actions="raw", screen_size=32, minimap_size=32))
+    assert list(env.action_space) == ["function", "queued", "units", "target", "world"]
+    assert env.action_space["units"].n == 257 and env.action_space["world"].n == 64 * 64
+    obs, _ = env.reset(seed=1)
+    roach = int(np.flatnonzero(obs["raw_units"][:obs["unit_counts"][1], FeatureUnit.alliance] == 4)[0])
+    action = {"function": RAW_FUNCTIONS.Attack_unit.id, "units": 256, "target": roach}
+    assert env.reverse_action(env.action(action)) == {**action, "queued": 0, "world": 0}
+    obs, _, _, _, info = env.step(action)
+    assert not info["invalid_action"]
+    marines = obs["raw_units"][:obs["unit_counts"][1]]
+    marines = marines[marines[:, FeatureUnit.alliance] == 1]
+    assert (marines[:, FeatureUnit.order_id_0] == 23).all(), "every Marine attacks"  # Attack_Attack, specific
