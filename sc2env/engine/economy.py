@@ -222,7 +222,7 @@ class Economy:
     def dropoff(self, i: int) -> int | None:
         """Row of the nearest finished drop-off (town hall) of row i's owner, or None."""
         w = self.world
-        halls = np.flatnonzero((w.owner == w.owner[i]) & (w.build_progress >= 1) & _DROPOFF[w.type_id])
+        halls = np.flatnonzero((w.owner == w.owner[i]) & (w.build_progress >= 1) & DROPOFF_TYPES[w.type_id])
         if not len(halls):
             return None
         return int(halls[int(np.argmin(np.hypot(*(w.pos[halls] - w.pos[i]).T)))])
@@ -275,7 +275,7 @@ class Economy:
         """Rows of workers (of `owner`), kept per rows."""
         w = self.world
         if owner is None:
-            return w.per_rows("workers", lambda: _WORKER[w.type_id].nonzero()[0].tolist())
+            return w.per_rows("workers", lambda: WORKER_TYPES[w.type_id].nonzero()[0].tolist())
         return w.per_rows(("workers of", owner), lambda: [i for i in self._workers() if w.owner[i] == owner])
 
     def advance(self, t: int) -> None:
@@ -321,13 +321,16 @@ class Economy:
             player.stats.idle_worker_loops += t * sum(1 for i in rows if not w.orders[i])
 
 
-def _type_mask(test) -> np.ndarray:
+def type_mask(test) -> np.ndarray:
+    """By unit type id: whether `test(unit type)` holds (index it with World.type_id)."""
     mask = np.zeros(max(UNIT_TYPES) + 1, bool)
     mask[[t.unit_id for t in UNIT_TYPES.values() if test(t)]] = True
     return mask
 
 
-_WORKER = _type_mask(lambda t: t.worker)
-_DROPOFF = _type_mask(lambda t: t.dropoff)
-_MINERAL = _type_mask(lambda t: t.harvest is not None and t.harvest.kind == "minerals")
+WORKER_TYPES = type_mask(lambda t: t.worker)
+DROPOFF_TYPES = type_mask(lambda t: t.dropoff)
+HARVESTED_TYPES = type_mask(lambda t: t.harvest is not None)
+"""Mineral fields, geysers and refineries: what workers gather from."""
+_MINERAL = type_mask(lambda t: t.harvest is not None and t.harvest.kind == "minerals")
 

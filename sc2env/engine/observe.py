@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from s2clientprotocol import data_pb2, raw_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.engine import rgb, wire
+from sc2env.engine.economy import DROPOFF_TYPES, HARVESTED_TYPES, WORKER_TYPES
 from sc2env.engine.frame import CARRY_GAS, CARRY_MINERALS, ENEMY, NEUTRAL, NEUTRAL_PLAYER_ID, SELF
 from sc2env.engine.game import Game
 from sc2env.engine.render import encode
@@ -134,22 +133,22 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
 def _harvesters(game: Game) -> dict[int, tuple[int, int]]:
     """(assigned, ideal) workers of each own town hall (2 per mineral field within 10) and refinery (3)."""
     w, pid = game.world, game.player.player_id
+    dropoff, harvested, worker = (DROPOFF_TYPES[w.type_id], HARVESTED_TYPES[w.type_id], WORKER_TYPES[w.type_id])
+    own, finished = w.owner == pid, w.build_progress >= 1
+    halls = np.flatnonzero(own & finished & dropoff)
+    refineries = np.flatnonzero(own & finished & harvested)
+    if not len(halls) and not len(refineries):
+        return {}
+    workers = [i for i in np.flatnonzero(own & worker & (w.harvest_tag != 0)).tolist()
+               if w.orders[i] and w.orders[i][0].ability_id in (295, 296)]
+    targets = w.harvest_tag[workers]
+    fields = np.flatnonzero((w.owner == 0) & harvested)
     out: dict[int, tuple[int, int]] = {}
-    own = np.flatnonzero(w.owner == pid).tolist()
-    halls = [i for i in own if w.types[i].dropoff and w.build_progress[i] >= 1]
-    refineries = [i for i in own if w.types[i].harvest is not None and w.build_progress[i] >= 1]
-    if not halls and not refineries:
-        return out
-    workers = [i for i in own if w.types[i].worker and w.harvest_tag[i] and w.orders[i]
-               and w.orders[i][0].ability_id in (295, 296)]
-    fields = [i for i in np.flatnonzero(w.owner == 0).tolist() if w.types[i].harvest is not None]
-    for i in halls:
-        near = {int(w.tag[f]) for f in fields if math.dist(w.pos[f], w.pos[i]) <= 10}
-        assigned = sum(1 for k in workers if int(w.harvest_tag[k]) in near)
-        out[int(w.tag[i])] = (assigned, 2 * len(near))
-    for i in refineries:
-        assigned = sum(1 for k in workers if w.harvest_tag[k] == w.tag[i])
-        out[int(w.tag[i])] = (assigned, 3 if w.contents[i] > 0 else 0)
+    for i in halls.tolist():
+        near = set(w.tag[fields[np.hypot(*(w.pos[fields] - w.pos[i]).T) <= 10]].tolist())
+        out[int(w.tag[i])] = (sum(t in near for t in targets.tolist()), 2 * len(near))
+    for i in refineries.tolist():
+        out[int(w.tag[i])] = (int((targets == w.tag[i]).sum()), 3 if w.contents[i] > 0 else 0)
     return out
 
 
