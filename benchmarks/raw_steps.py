@@ -4,7 +4,8 @@ One SC2Env on the built-in engine, 64×64 screen and minimap, every feature laye
 spaces play the same line: the whole army moves to a random point every step (feature layers: select_army
 once, then Move_screen; raw: Move_pt with units = every able unit). The raw env observes raw units too and
 asks the game which abilities each own unit has (a RequestQuery sent in the step's round trip); the last
-column times the env's building of the masks from that answer (and any query it had to send on its own).
+column times the env's building of the masks from that answer (and any query it had to send on its own) and
+of the flat action mask.
 
     python benchmarks/raw_steps.py [--steps 2000] [--map DefeatRoaches,MoveToBeacon]
 """
@@ -47,7 +48,10 @@ def raw_steps(map_name: str, steps: int) -> tuple[float, float]:
             if terminated or truncated:
                 env.reset()
         elapsed = time.perf_counter() - start
-        return steps / elapsed, queried[0] / steps
+        t = time.perf_counter()  # and the flat mask made from them, as every observation makes it
+        for _ in range(200):
+            env.action_masks()
+        return steps / elapsed, queried[0] / steps + (time.perf_counter() - t) / 200
     finally:
         env.close()
 

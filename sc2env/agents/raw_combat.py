@@ -42,7 +42,7 @@ class RawFocusFire(Agent):
         self._since = 0
         self._waypoint: tuple[int, int] | None = None
         self._enemies = 0
-        self._queue: list[RawFunctionCall] = []
+        self._queue: list[tuple[int, tuple[int, int]]] = []
 
     def step(self, obs: Observation) -> RawFunctionCall:
         units = np.asarray(obs.raw_units)
@@ -57,10 +57,15 @@ class RawFocusFire(Agent):
         if len(enemies) > self._enemies and (units[enemies, FeatureUnit.unit_type] == _BANELING).any():
             self._queue = self._split(units, able, enemies)  # a wave with Banelings: spread out first
         self._enemies = len(enemies)
-        if self._queue:
-            return self._queue.pop(0)
-        self._since += 1
         tags = units[:, FeatureUnit.tag]
+        while self._queue:
+            tag, point = self._queue.pop(0)
+            rows = np.flatnonzero(tags == tag)  # rows shift as units die: the split's moves name tags
+            if tag == 0:
+                return RAW_FUNCTIONS.no_op()
+            if len(rows):
+                return RAW_FUNCTIONS.Move_pt("now", [int(rows[0])], point)
+        self._since += 1
         if self._target_tag in tags[enemies] and self._since < self._REPEAT_STEPS:
             return RAW_FUNCTIONS.no_op()
         if self._target_tag not in tags[enemies]:
@@ -70,14 +75,14 @@ class RawFocusFire(Agent):
         return RAW_FUNCTIONS.Attack_unit("now", able.tolist(), target)
 
     @staticmethod
-    def _split(units: np.ndarray, able: np.ndarray, enemies: np.ndarray) -> list[RawFunctionCall]:
-        """Moves that split a column in three, `_GAP` apart (no Baneling burst hits two columns), then a
-        pause while the last ones walk."""
+    def _split(units: np.ndarray, able: np.ndarray, enemies: np.ndarray) -> list[tuple[int, tuple[int, int]]]:
+        """(tag, point) moves that split a column in three, `_GAP` apart (no Baneling burst hits two columns),
+        then a pause (tag 0) while the last ones walk."""
         xy = units[:, [FeatureUnit.x, FeatureUnit.y]]
         forward = np.sign(xy[enemies, 0].mean() - xy[able, 0].mean()) or 1.0
-        calls = [RAW_FUNCTIONS.Move_pt("now", [int(i)], (int(xy[i, 0] + forward * (rank % 3) * _GAP), int(xy[i, 1])))
+        moves = [(int(units[i, FeatureUnit.tag]), (int(xy[i, 0] + forward * (rank % 3) * _GAP), int(xy[i, 1])))
                  for rank, i in enumerate(able[np.argsort(xy[able, 1])]) if rank % 3]
-        return calls + [RAW_FUNCTIONS.no_op()] * 3
+        return moves + [(0, (0, 0))] * 3
 
     @staticmethod
     def _choose(units: np.ndarray, enemies: np.ndarray, army: np.ndarray) -> int:

@@ -156,7 +156,8 @@ class Controller:
                                *, game_loop: int | None = None, disable_fog: bool = False,
                                then: Sequence[tuple[str, Message]] = ()) -> Pending:
         """act_step_observe() in two halves: send now, `.finish()[2]` is the observation (the last answer
-        unless `then` adds requests to the same round trip, e.g. a query about what the observation shows).
+        unless `then` adds requests to the same round trip, e.g. a query about what the observation shows;
+        their answers follow it, None for one the game refused).
 
         Lets one thread keep several games busy at once: begin on every game, then finish each.
         """
@@ -165,7 +166,7 @@ class Controller:
             ("step", sc_pb.RequestStep(count=count)),
             ("observation", _observation_request(game_loop, disable_fog)),
             *then,
-        ])
+        ], optional=len(then))
 
     def query(self, request: query_pb2.RequestQuery) -> query_pb2.ResponseQuery:
         return self.request("query", request)
@@ -217,10 +218,12 @@ class Controller:
         """
         return self.begin(requests).finish()
 
-    def begin(self, requests: Sequence[tuple[str, Message]]) -> Pending:
+    def begin(self, requests: Sequence[tuple[str, Message]], *, optional: int = 0) -> Pending:
         """The sending half of pipeline(): write the requests now, read the answers with `.finish()`.
 
-        Until then no other request may be sent on this Controller.
+        Until then no other request may be sent on this Controller. The last `optional` requests may be
+        refused (a query the game no longer takes once the step ended the game): their answer is then None,
+        and nothing is raised for them.
         """
         self._require_open()
         if self._pending is not None:
@@ -230,7 +233,7 @@ class Controller:
         if self._unread is not None or self._status_unknown:  # the answers a Ctrl-C left, or what they did
             self.read_unread()
         made = [self._protocol.make_request(kind, message) for kind, message in requests]
-        pending = Pending(self, made, [kind for kind, _ in requests], self._protocol.status)
+        pending = Pending(self, made, [kind for kind, _ in requests], self._protocol.status, optional)
         if not requests:
             return pending
         payloads = [request.SerializeToString() for request in made]
@@ -317,7 +320,8 @@ class Controller:
             try:
                 got.append(self._protocol.read_response(request, data, pending.sent_status))
             except (errors.ProtocolError, errors.RequestError) as error:
-                pending.failure = pending.failure or error
+                if len(got) < len(pending.made) - pending.optional:
+                    pending.failure = pending.failure or error
                 got.append(None)
             except errors.ConnectionError as error:
                 self._close(f"an answer out of step ({error})", graceful=False)
@@ -401,11 +405,12 @@ class Controller:
 class Pending:
     """Requests written by Controller.begin() whose answers are still to be read."""
 
-    def __init__(self, controller: Controller, made: list, kinds: list[str], sent_status: int):
+    def __init__(self, controller: Controller, made: list, kinds: list[str], sent_status: int, optional: int = 0):
         self.controller = controller
         self.made = made
         self.kinds = kinds
         self.sent_status = sent_status
+        self.optional = optional  # the last requests whose refusal is no failure (their answer: None)
         self.answers: list | None = None if made else []
         self.got: list = []  # answers read so far (None for refused or lost ones)
         self.read_base: int | None = None  # the connection's messages_read before this Pending's first answer

@@ -115,7 +115,7 @@ class Panels:
             for ability_id in unit_abilities(g, i, finished[k]):
                 seen.setdefault(ability_id)
         if seen:
-            o.MergeFromString(_abilities_field(tuple(seen)))
+            o.MergeFromString(abilities_field(tuple(seen)))
 
     # ---- score --------------------------------------------------------------------------------------
     def score(self, score: score_pb2.Score) -> None:
@@ -190,9 +190,10 @@ def unit_abilities(game: Game, i: int, finished: bool, ignore_resources: bool = 
 
 
 @functools.lru_cache(maxsize=1024)  # a few sets of buttons come up again and again
-def _abilities_field(ability_ids: tuple[int, ...]) -> bytes:
-    """Observation.abilities for these ability ids, serialized (merging it appends them in order)."""
-    o = sc_pb.Observation()
+def abilities_field(ability_ids: tuple[int, ...], message: type = sc_pb.Observation) -> bytes:
+    """The `abilities` field of `message` (Observation, or a query's ResponseQueryAvailableAbilities) for these
+    ability ids, serialized (merging it appends them in order)."""
+    o = message()
     for ability_id in ability_ids:
         o.abilities.add(ability_id=ability_id, requires_point=ABILITIES[ability_id].requires_point)
     return o.SerializeToString()

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import functools
 import math
 
 from s2clientprotocol import error_pb2, query_pb2
 
 from sc2env.engine.building import BUILT_BY
 from sc2env.engine.game import Game
-from sc2env.engine.panels import unit_abilities
-from sc2env.gamedata import ABILITIES
+from sc2env.engine.panels import abilities_field, unit_abilities
 
 
 def answer_query(game: Game, request: query_pb2.RequestQuery, out: query_pb2.ResponseQuery) -> None:
@@ -35,18 +33,10 @@ def _abilities(game: Game, tag: int, ignore_resources: bool) -> query_pb2.Respon
     answer.unit_type_id = int(w.type_id[i])
     if w.owner[i] != game.player.player_id or w.hidden[i]:
         return answer
-    answer.MergeFromString(_abilities_field(tuple(unit_abilities(game, i, bool(w.build_progress[i] >= 1),
-                                                                 ignore_resources))))
+    abilities = unit_abilities(game, i, bool(w.build_progress[i] >= 1), ignore_resources)
+    answer.MergeFromString(abilities_field(tuple(abilities), query_pb2.ResponseQueryAvailableAbilities))
     return answer
 
-
-@functools.lru_cache(maxsize=1024)  # units of a type mostly offer the same few sets of buttons
-def _abilities_field(ability_ids: tuple[int, ...]) -> bytes:
-    """ResponseQueryAvailableAbilities.abilities for these ids, serialized (merging it appends them)."""
-    answer = query_pb2.ResponseQueryAvailableAbilities()
-    for ability_id in ability_ids:
-        answer.abilities.add(ability_id=ability_id, requires_point=ABILITIES[ability_id].requires_point)
-    return answer.SerializeToString()
 
 
 def _placement(game: Game, ability_id: int, x: float, y: float) -> int:

@@ -33,6 +33,7 @@ from sc2env.interface import (
 )
 from sc2env.interface.actions import as_function_call
 from sc2env.interface.columns import FeatureUnit
+from sc2env.interface.functions import TargetClass
 from sc2env.interface.raw import RAW_FUNCTIONS, RawFunctionCall
 from sc2env.interface.raw_actions import (
     RawActionMasks,
@@ -101,7 +102,7 @@ class SC2Env(gym.Env):
         """The raw action layout under actions="raw" (else None)."""
         self.action_space = spaces.MultiDiscrete((self.raw_space or self.action_spec).nvec)
         self._raw_masks: RawActionMasks | None = None
-        self._raw_world: np.ndarray | None = None
+        self._raw_worlds: dict | None = None  # the raw cells of each target class on this game's map
         self._match: Match | None = None
         self._decoder: ObservationDecoder | None = None
         self._decoder_game_info = None
@@ -142,7 +143,7 @@ class SC2Env(gym.Env):
                 raise
             self._decoder_game_info = match.game_info
             if self.raw_space is not None:
-                self._raw_world = self._raw_world_mask()
+                self._raw_worlds = self._raw_world_masks()
         self._episode_steps = 0
         self._episode_return = 0.0
         self._episode_counted = False
@@ -165,7 +166,7 @@ class SC2Env(gym.Env):
         if self._last is None:
             raise errors.ProtocolError("action_masks() needs an observation: call reset() first")
         if self.raw_space is not None:
-            return self.raw_space.flat_mask(self._raw_masks, self._raw_world)
+            return self.raw_space.flat_mask(self._raw_masks, self._raw_worlds[TargetClass.ANY])
         return self._last.masks.flat.copy()
 
     @property
@@ -173,11 +174,12 @@ class SC2Env(gym.Env):
         """Under actions="raw": which raw functions each raw_units row can use now, and their targets."""
         return self._raw_masks
 
-    def raw_conditional_mask(self, function: int) -> np.ndarray:
-        """Under actions="raw": the flat mask given the chosen function component value (bool)."""
+    def raw_conditional_mask(self, function: int, units: int | None = None) -> np.ndarray:
+        """Under actions="raw": the flat mask (bool) given the chosen function component value, and the units
+        value if chosen already (one unit is not offered itself as its target)."""
         if self.raw_space is None or self._raw_masks is None:
             raise errors.ProtocolError("raw_conditional_mask() needs actions='raw' and an observation (reset())")
-        return self.raw_space.conditional_mask(self._raw_masks, function, self._raw_world)
+        return self.raw_space.conditional_mask(self._raw_masks, function, self._raw_worlds, units)
 
     def render(self):
         if self.render_mode is None:
@@ -335,7 +337,7 @@ class SC2Env(gym.Env):
             call = self._raw_call(action)
             if call.function == RAW_FUNCTIONS.no_op.id:
                 return [], None
-            tags = self._last.raw_units[:, FeatureUnit.tag]
+            tags = self._visible_units()[:, FeatureUnit.tag]
             return [encode_raw_action(call, tags, self.transforms, self._raw_masks)], None
         except errors.MalformedActionError:
             raise
@@ -344,32 +346,40 @@ class SC2Env(gym.Env):
                 raise
             return [], str(error)
 
-    def _raw_world_mask(self) -> np.ndarray:
+    def _raw_world_masks(self) -> dict:
         transforms = self.transforms
         grid = raw_grid_size(transforms)
         if grid != (self.raw_space.resolution,) * 2:
             raise ValueError(f"actions='raw' with raw_resolution={self.raw_space.resolution} needs a map whose raw "
                              f"grid is {self.raw_space.resolution}×{self.raw_space.resolution}; this map's is "
                              f"{grid[0]}×{grid[1]}: pass raw_resolution={max(grid)}")
-        return self.raw_space.world_mask(transforms)
+        return self.raw_space.world_masks(transforms)
+
+    def _visible_units(self) -> np.ndarray:
+        """The raw_units rows the observation holds (the first max_units): the rows raw actions may name."""
+        return np.asarray(self._last.raw_units)[:self.config.max_units]
 
     def _own_tags(self) -> np.ndarray:
-        units = np.asarray(self._last.raw_units)
+        units = self._visible_units()
         return units[units[:, FeatureUnit.alliance] == 1, FeatureUnit.tag] if len(units) else units[:0, 0]
 
     def _raw_masks_now(self, answered: list) -> RawActionMasks:
         """What each own unit can do now: from the query sent with the step (`answered`), and for units it did
         not ask about (new ones, or all after a reset) from one more query."""
-        abilities = list(answered[0].abilities) if answered else []
+        abilities = list(answered[0].abilities) if answered and answered[0] is not None else []
         asked = {a.unit_tag for a in abilities}
         missing = [tag for tag in self._own_tags().tolist() if tag not in asked]
-        if missing:
+        refused = bool(answered) and answered[0] is None
+        if missing and not (refused and self.episode_over):  # a game that ended may refuse queries
             try:
                 abilities += self._match.controller.query(abilities_query(missing)).abilities
             except errors.ConnectionError as error:
                 self._needs_reset = f"after the game was lost ({type(error).__name__})"
                 raise
-        return RawActionMasks(np.asarray(self._last.raw_units), abilities, self.config.hide_specific_actions)
+            except errors.RequestError:
+                if not self.episode_over:
+                    raise  # a game that takes no queries mid-game can't give raw masks: say so
+        return RawActionMasks(self._visible_units(), abilities, self.config.hide_specific_actions)
 
     def _stand_in(self, call: FunctionCall) -> bool:
         """Whether `call` is what the mask offers when no function of a subset can be called: the subset's
@@ -406,7 +416,8 @@ class SC2Env(gym.Env):
         out = self._packer.pack(self._last, response)
         if self.raw_space is not None:
             self._raw_masks = self._raw_masks_now(answered)
-            out["action_mask"] = self.raw_space.flat_mask(self._raw_masks, self._raw_world).astype(np.int8)
+            out["action_mask"] = self.raw_space.flat_mask(self._raw_masks,
+                                                          self._raw_worlds[TargetClass.ANY]).astype(np.int8)
         return out
 
     def _info(self, result: StepResult, invalid: str | None) -> dict[str, Any]:

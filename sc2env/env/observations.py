@@ -151,6 +151,7 @@ class ObservationPacker:
             items["unit_counts"] = _box((2,), 0)
         # Another action layout (the raw one) brings its own mask size, and the env fills that mask in.
         items["action_mask"] = spaces.Box(0, 1, (mask_size or spec.total,), np.int8)
+        self._packs_mask = mask_size is None
         if fmt.screen_target_masks:
             width, height = fmt.screen_size
             items["screen_target_masks"] = spaces.Box(0, 1, (len(TargetClass), height, width), np.int8)
@@ -202,7 +203,8 @@ class ObservationPacker:
             out["unit_counts"] = np.array([
                 min(len(t), self.max_units) if t is not None else 0 for t in (obs.feature_units, obs.raw_units)
             ], np.int32)
-        out["action_mask"] = obs.masks.flat.astype(np.int8)
+        if self._packs_mask:
+            out["action_mask"] = obs.masks.flat.astype(np.int8)
         if "screen_target_masks" in space:
             out["screen_target_masks"] = obs.target_masks.astype(np.int8)
         return out

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from sc2env.errors import InvalidActionError, MalformedActionError
-from sc2env.interface.raw import RAW_FUNCTIONS, RawFunctionCall
+from sc2env.interface.functions import TargetClass
+from sc2env.interface.raw import RAW_FUNCTION_TARGETS, RAW_FUNCTIONS, RawFunctionCall
 from sc2env.interface.raw_actions import RawActionMasks
 from sc2env.interface.transforms import CoordinateTransforms
 
@@ -86,6 +87,9 @@ class RawActionSpace:
         for arg, value in zip(func.args, call.arguments):
             k = _ARGUMENT_COMPONENT[arg.name]
             if arg.name == "world":
+                if not all(0 <= v < self.resolution for v in value):
+                    raise InvalidActionError(f"{call}: the point is outside the {self.resolution}×{self.resolution} "
+                                             "raw grid of the world component")
                 vector[k] = value[1] * self.resolution + value[0]
             elif arg.name == "unit_tags" and len(value) > 1:
                 able = () if masks is None else tuple(np.flatnonzero(masks.units_for(func.id)).tolist())
@@ -99,12 +103,23 @@ class RawActionSpace:
                 vector[k] = value[0]
         return vector
 
-    def world_mask(self, transforms: CoordinateTransforms) -> np.ndarray:
-        """(resolution²,) bool: the raw cells whose centre lies in the playable area."""
+    def world_mask(self, transforms: CoordinateTransforms, target: TargetClass = TargetClass.ANY) -> np.ndarray:
+        """(resolution²,) bool: the raw cells whose centre lies in the playable area, and for the pathable and
+        placeable target classes also on the map's pathing or placement grid (as game_info gives them)."""
         centres = (np.arange(self.resolution) + 0.5)
         x, y = transforms.world_to_raw.back(np.stack(np.meshgrid(centres, centres), axis=-1)).transpose(2, 0, 1)
-        x0, y0, x1, y1 = transforms.map_info.playable_area
-        return ((x >= x0) & (x < x1) & (y >= y0) & (y < y1)).ravel()
+        info = transforms.map_info
+        x0, y0, x1, y1 = info.playable_area
+        inside = (x >= x0) & (x < x1) & (y >= y0) & (y < y1)
+        if target is TargetClass.PATHABLE:
+            inside &= info.sample(info.pathing, x, y)
+        elif target is TargetClass.PLACEABLE:
+            inside &= info.sample(info.placement, x, y)
+        return inside.ravel()
+
+    def world_masks(self, transforms: CoordinateTransforms) -> dict[TargetClass, np.ndarray]:
+        """`world_mask` of every target class (what the env keeps for the game's map)."""
+        return {target: self.world_mask(transforms, target) for target in TargetClass}
 
     def flat_mask(self, masks: RawActionMasks, world: np.ndarray) -> np.ndarray:
         """The unconditional mask: available functions, both queued values, the rows of units that can do
@@ -122,9 +137,16 @@ class RawActionSpace:
         out[self.segment("world")] = world
         return self._keep_one(out)
 
-    def conditional_mask(self, masks: RawActionMasks, function: int, world: np.ndarray) -> np.ndarray:
-        """The mask given the chosen function: the units able to use it (and all of them), the targets its
-        class allows, the playable cells if it takes a point; components it doesn't take pinned to 0."""
+    def conditional_mask(self, masks: RawActionMasks, function: int, worlds: Mapping[TargetClass, np.ndarray],
+                         units: int | None = None) -> np.ndarray:
+        """The mask given the chosen function (and, optionally, the chosen units value): the units able to
+        use it (and all of them), the targets its class allows (not the one commanded unit itself), the
+        cells of its class if it takes a point (`worlds`, from `world_masks`: building sites on the
+        placement grid, say); components it doesn't take pinned to 0."""
+        if isinstance(function, (bool, np.bool_)) or not isinstance(function, (int, np.integer)) or \
+                not 0 <= function < len(RAW_FUNCTIONS):
+            raise ValueError(f"function must be a raw function id (the action's first component, 0.."
+                             f"{len(RAW_FUNCTIONS) - 1}), not {function!r}")
         func = RAW_FUNCTIONS[int(function)]
         out = np.zeros(self.total, bool)
         out[self.segment("function")][func.id] = True
@@ -137,9 +159,13 @@ class RawActionSpace:
             out[self.segment("units")][:rows] = able
             out[self.segment("units")][self.all_able] = able.any()
         if "target_unit_tag" in takes:
-            out[self.segment("target")][:rows] = masks.targets_for(func.id)[:rows]
+            one = None if units is None or units == self.all_able else int(units)
+            if units == self.all_able and np.count_nonzero(masks.units_for(func.id)[:rows]) == 1:
+                one = int(np.flatnonzero(masks.units_for(func.id)[:rows])[0])  # "every able unit" is this one
+            out[self.segment("target")][:rows] = masks.targets_for(func.id, one)[:rows]
         if "world" in takes:
-            out[self.segment("world")] = world
+            target = RAW_FUNCTION_TARGETS[func.id]
+            out[self.segment("world")] = worlds[TargetClass(int(target)) if target >= 0 else TargetClass.ANY]
         return self._keep_one(out)
 
     def _keep_one(self, out: np.ndarray) -> np.ndarray:

@@ -261,7 +261,8 @@ class Match:
     def begin_step(self, actions: Iterable[sc_pb.Action] = (), then: Sequence[tuple[str, Message]] = ()
                    ) -> Pending | sc_pb.ResponseObservation:
         """The sending half of step(): the game works on it while the caller does something else. `then`:
-        requests to send after the observation in the same round trip (their answers: StepResult.then)."""
+        requests to send after the observation in the same round trip (their answers: StepResult.then, None
+        for one the game refused)."""
         if self.controller is None or self._ended:
             raise errors.ProtocolError("step() needs a running episode: call reset() first "
                                        "(the last episode ended or the game was never started).")
@@ -279,7 +280,7 @@ class Match:
             if cfg.realtime:
                 self.controller.action(actions)
                 return self.controller.begin([("observation", sc_pb.RequestObservation(
-                    game_loop=self._last_loop + cfg.step_mul)), *then])
+                    game_loop=self._last_loop + cfg.step_mul)), *then], optional=len(then))
             return self.controller.begin_act_step_observe(actions, cfg.step_mul, then=then)
         except errors.ConnectionError:
             self._ended = True  # the game is gone; reset() will start a new one

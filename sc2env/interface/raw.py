@@ -157,7 +157,8 @@ def lookup_raw_function(function: int | str | RawFunction) -> RawFunction:
         if function not in RAW_FUNCTIONS:
             raise MalformedActionError(f"unknown raw function {function!r}; see sc2env.interface.RAW_FUNCTIONS")
         return RAW_FUNCTIONS[function]
-    if isinstance(function, numbers.Integral) and 0 <= int(function) < len(RAW_FUNCTIONS):
+    if isinstance(function, numbers.Integral) and not isinstance(function, (bool, np.bool_)) and \
+            0 <= int(function) < len(RAW_FUNCTIONS):
         return RAW_FUNCTIONS[int(function)]
     raise MalformedActionError(f"unknown raw function id {function!r}; ids run from 0 to {len(RAW_FUNCTIONS) - 1}")
 
@@ -173,6 +174,8 @@ def _row(func: RawFunction, arg: RawArgumentType, value: object) -> int:
 def _normalise(func: RawFunction, arg: RawArgumentType, value: object) -> tuple[int, ...]:
     if arg.kind == "point":
         try:
+            if isinstance(value, (str, bytes)):
+                raise TypeError  # "12" is no point, though it unpacks as two digits
             x, y = (float(v) for v in value)  # type: ignore[union-attr]
             return int(np.floor(x)), int(np.floor(y))
         except (TypeError, ValueError, OverflowError):

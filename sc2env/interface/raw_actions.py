@@ -25,7 +25,8 @@ from sc2env.interface.transforms import CoordinateTransforms
 
 K = RawFunctionKind
 _UNIT_COMMANDS = (K.QUICK, K.POINT, K.UNIT)
-_SELF, _ENEMY = 1, 4  # raw alliance values
+_SELF, _NEUTRAL, _ENEMY = 1, 3, 4  # raw alliance values
+_GAS_BUILDINGS = ("Build_Assimilator", "Build_Extractor", "Build_Refinery")
 _ALWAYS = (RAW_FUNCTIONS.no_op.id, RAW_FUNCTIONS.raw_move_camera.id)
 
 
@@ -48,8 +49,9 @@ def encode_raw_action(call: RawFunctionCall, tags: np.ndarray, transforms: Coord
     for name in ("unit_tags", "target_unit_tag"):
         outside = [r for r in args.get(name, ()) if r >= len(tags)]
         if outside:
-            raise InvalidActionError(f"{func.name}: {name} row {outside[0]} is no unit: raw_units has {len(tags)} "
-                                     f"rows now (units are named by their row in the latest observation)")
+            raise InvalidActionError(f"{func.name}: {name} row {outside[0]} names no unit: there are {len(tags)} "
+                                     "rows (units are named by their row in the latest observation's raw_units, "
+                                     "which the env cuts at max_units)")
     if "world" in args:
         width, height = raw_grid_size(transforms)
         x, y = args["world"]
@@ -159,9 +161,10 @@ class RawActionMasks:
 
     def __init__(self, units: np.ndarray, abilities: Sequence[query_pb2.ResponseQueryAvailableAbilities],
                  hide_specific_actions: bool = True):
-        units = np.asarray(units)
+        units = np.asarray(units).reshape(-1, len(FeatureUnit))
         self.units = units
-        tags = units[:, FeatureUnit.tag].tolist() if len(units) else []
+        """The raw_units rows these masks cover."""
+        tags = units[:, FeatureUnit.tag].tolist()
         row_of = {t: r for r, t in enumerate(tags)}
         self.unit_functions = np.zeros((len(units), len(RAW_FUNCTIONS)), bool)
         """(rows, n_raw_functions) bool: the raw functions each row's unit can use now."""
@@ -173,26 +176,43 @@ class RawActionMasks:
         self.functions = self.unit_functions.any(axis=0)
         """(n_raw_functions,) bool: the raw functions some unit can use now (and the two always there)."""
         self.functions[list(_ALWAYS)] = True
-        alliance = units[:, FeatureUnit.alliance] if len(units) else np.zeros(0, np.int64)
-        kinds = units[:, FeatureUnit.unit_type] if len(units) else np.zeros(0, np.int64)
+        alliance = units[:, FeatureUnit.alliance]
         present = np.ones(len(units), bool)
         # Target unit rows by TargetClass (PATHABLE and PLACEABLE classes aim points: any unit there).
         self._targets = {
             TargetClass.ANY: present, TargetClass.PATHABLE: present, TargetClass.PLACEABLE: present,
             TargetClass.OWN_UNIT: alliance == _SELF, TargetClass.ENEMY_UNIT: alliance == _ENEMY,
-            TargetClass.RESOURCE: _IS_RESOURCE.take(kinds, mode="clip"),
+            TargetClass.RESOURCE: _IS_RESOURCE.take(units[:, FeatureUnit.unit_type], mode="clip"),
         }
+        # Resources by use: workers gather from mineral fields and finished own gas buildings; gas buildings
+        # go on geysers (the game refuses the other way round: MustBuildRefineryFirst, CantTargetThatUnit).
+        finished_own = (alliance == _SELF) & (units[:, FeatureUnit.build_progress] >= 100)
+        self._gather = (units[:, FeatureUnit.mineral_contents] > 0) | (
+            self._targets[TargetClass.RESOURCE] & finished_own)
+        self._geysers = (alliance == _NEUTRAL) & (units[:, FeatureUnit.vespene_contents] > 0)
 
     def units_for(self, function: int) -> np.ndarray:
-        """(rows,) bool: the units that can use `function` now (every own unit for no_op's sake: none)."""
+        """(rows,) bool: the units that can use `function` now (none for no_op and raw_move_camera, which
+        command no unit)."""
         return self.unit_functions[:, int(function)]
 
-    def targets_for(self, function: int) -> np.ndarray:
-        """(rows,) bool: the units `function` may target (by its target class); none without a unit argument."""
+    def targets_for(self, function: int, unit: int | None = None) -> np.ndarray:
+        """(rows,) bool: the units `function` may target: by its target class (Harvest_Gather: mineral fields
+        and finished own gas buildings; gas buildings: geysers); none without a unit argument. With `unit`,
+        the one row commanded, that unit itself is left out (no unit targets itself)."""
         func = RAW_FUNCTIONS[int(function)]
         if func.kind is not K.UNIT:
             return np.zeros(len(self.units), bool)
-        return self._targets[TargetClass(int(RAW_FUNCTION_TARGETS[func.id]))]
+        if func.name.startswith("Harvest_Gather"):
+            out = self._gather
+        elif func.name.startswith(_GAS_BUILDINGS):
+            out = self._geysers
+        else:
+            out = self._targets[TargetClass(int(RAW_FUNCTION_TARGETS[func.id]))]
+        if unit is not None and 0 <= unit < len(out) and out[unit]:
+            out = out.copy()
+            out[unit] = False
+        return out
 
     def check(self, call: RawFunctionCall) -> None:
         """InvalidActionError unless every named unit can use the function now and the target is allowed."""
@@ -200,12 +220,21 @@ class RawActionMasks:
         if not self.functions[func.id]:
             raise InvalidActionError(f"{func.name} is not available now: no unit of raw_units can use it")
         args = dict(zip((a.name for a in func.args), call.arguments))
+        named = [*args.get("unit_tags", ()), *args.get("target_unit_tag", ())]
+        beyond = [r for r in named if r >= len(self.units)]
+        if beyond:
+            raise InvalidActionError(f"{func.name}: row {beyond[0]} is beyond the {len(self.units)} rows of raw_units "
+                                     "these masks cover (the env observes the first max_units)")
         if func.kind in _UNIT_COMMANDS or func.kind is K.AUTOCAST:
             unable = [r for r in args["unit_tags"] if not self.unit_functions[r, func.id]]
             if unable:
                 raise InvalidActionError(f"{func.name}: the unit in raw_units row {unable[0]} can't use it now "
                                          f"(RawActionMasks.units_for({func.id}) lists the rows that can)")
-        if func.kind is K.UNIT and not self.targets_for(func.id)[args["target_unit_tag"][0]]:
-            target = TargetClass(int(RAW_FUNCTION_TARGETS[func.id])).name.lower()
-            raise InvalidActionError(f"{func.name} targets {target} units; raw_units row "
-                                     f"{args['target_unit_tag'][0]} is not one")
+        if func.kind is K.UNIT:
+            (target,) = args["target_unit_tag"]
+            if args["unit_tags"] == (target,):
+                raise InvalidActionError(f"{func.name}: the unit in raw_units row {target} can't target itself")
+            if not self.targets_for(func.id)[target]:
+                kind = TargetClass(int(RAW_FUNCTION_TARGETS[func.id])).name.lower()
+                raise InvalidActionError(f"{func.name} can't target the unit in raw_units row {target} (it targets "
+                                         f"{kind} units; RawActionMasks.targets_for({func.id}) lists the rows)")

@@ -260,3 +260,20 @@ def test_random_agent_draws_raw_actions_from_the_raw_masks(make_env):
     functions = {RAW_FUNCTIONS[int(v[0])].name for v in agent.sent}
     # SCVs gather and return cargo, the Command Center trains and rallies (BuildMarines has no Move): none refused.
     assert {"Harvest_Gather_unit", "Train_SCV_quick", "Rally_Workers_pt", "Smart_pt", "no_op"} <= functions, functions
+
+
+@pytest.mark.parametrize(("name", "kwargs"), [("MoveToBeacon", {}), ("DefeatRoaches", {}),
+                                              ("CollectMineralsAndGas", {"max_units": 16})])
+def test_what_the_raw_conditional_masks_allow_the_game_takes(make_env, name, kwargs):
+    # Drawn from raw_conditional_mask: nothing the env refuses, and no error from the game either.
+    env = make_env(name, screen_size=32, minimap_size=32, actions="raw", invalid_action="raise", **kwargs)
+    agent = RandomAgent(seed=5)
+    env.reset(seed=5)
+    agent.setup(env.unwrapped)
+    errors_seen = []
+    for _ in range(200):
+        _, _, terminated, truncated, _ = env.step(agent.step(env.unwrapped.last_observation))
+        errors_seen += [int(code) for code in env.unwrapped.last_observation.action_result if code]
+        if terminated or truncated:
+            env.reset()
+    assert errors_seen == []

@@ -6,6 +6,7 @@ import socket
 import time
 
 import pytest
+from s2clientprotocol import query_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 from stub_game import CLOSE, StubGame, reply
 
@@ -184,6 +185,21 @@ def test_game_already_ended_is_an_episode_end_not_an_error(serve_game):
         assert ctrl.status == sc_pb.ended
         with pytest.raises(errors.ProtocolError, match="`action` while the game is ended"):
             ctrl.action([])
+
+
+def test_requests_behind_the_observation_may_be_refused_without_failing_the_step(serve_game):
+    # The step ends the game, and a game that takes no query once it has ended refuses the one sent with it:
+    # the step's observation (its player_result) must still come back; the query's answer is None.
+    observation = sc_pb.ResponseObservation()
+    observation.player_result.add(player_id=1, result=sc_pb.Defeat)
+    game = StubGame(step=lambda r: reply(r, sc_pb.ended),
+                    observation=lambda r: reply(r, sc_pb.ended, observation=observation),
+                    query=lambda r: reply(r, sc_pb.ended, error=["query is not valid in status ended"]))
+    with Controller.connect(serve_game(game)) as ctrl:
+        answers = ctrl.begin_act_step_observe([], 8, then=[("query", query_pb2.RequestQuery())]).finish()
+        assert answers[2].player_result[0].result == sc_pb.Defeat and answers[3] is None
+        assert ctrl.status == sc_pb.ended
+    assert game.received == ["ping", "action", "step", "observation", "query"]
 
 
 def test_single_step_after_the_game_ended_returns_none(serve_game):

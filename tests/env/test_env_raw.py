@@ -151,3 +151,37 @@ def test_gymnasiums_checker_passes(make_env, recwarn):
     problems = [str(w.message) for w in recwarn if issubclass(w.category, (UserWarning, DeprecationWarning))
                 and "gymnasium" in str(w.filename)]
     assert not problems, problems
+
+
+def test_only_the_rows_the_observation_holds_are_named(make_env):
+    # 4 rows of CollectMineralsAndGas' ~30 units: the masks, the every-able-unit value and the checks all
+    # keep to the rows the agent sees.
+    env = make_env("CollectMineralsAndGas", max_units=4, invalid_action="raise", **SMALL)
+    obs, _ = env.reset(seed=1)
+    u = env.unwrapped
+    space = u.raw_space
+    assert len(u.raw_masks.units) == 4 and len(u.last_observation.raw_units) > 4
+    seen = obs["raw_units"][:4]
+    able = np.flatnonzero(seen[:, FeatureUnit.alliance] == SELF)
+    units = obs["action_mask"][space.segment("units")].astype(bool)
+    assert units[space.all_able] == bool(len(able))
+    assert np.flatnonzero(units).tolist() == (able.tolist() + [space.all_able] if len(able) else [0])  # 0: pinned
+    with pytest.raises(errors.InvalidActionError, match="row 10 names no unit: there are 4 rows"):
+        env.step(F.Stop_quick("now", [10]))
+    with pytest.raises(errors.InvalidActionError, match="outside the 64×64 raw grid"):
+        u.function_call_to_action(F.Move_pt("now", [0], (70, 3)))
+    with pytest.raises(ValueError, match="function must be a raw function id"):
+        u.raw_conditional_mask(True)
+
+
+def test_building_sites_come_from_the_placement_grid(make_env):
+    env = make_env("BuildMarines", **SMALL)
+    env.reset(seed=1)
+    u = env.unwrapped
+    space = u.raw_space
+    playable = u.action_masks()[space.segment("world")]
+    sites = u.raw_conditional_mask(F.Build_SupplyDepot_pt.id)[space.segment("world")]
+    moves = u.raw_conditional_mask(F.Smart_pt.id)[space.segment("world")]
+    assert np.array_equal(moves, playable) and not (sites & ~playable).any()
+    # The mineral line and the Command Center take cells of the playable area off the placement grid.
+    assert 0 < sites.sum() == u.transforms.map_info.placement.sum() < playable.sum()

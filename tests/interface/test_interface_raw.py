@@ -23,7 +23,7 @@ from sc2env.interface.raw_actions import raw_grid_size
 from sc2env.interface.transforms import CoordinateTransforms, MapInfo
 
 F = RAW_FUNCTIONS
-MARINE, ROACH, MINERAL_FIELD, SCV = 48, 110, 341, 45
+MARINE, ROACH, MINERAL_FIELD, SCV, GEYSER, REFINERY = 48, 110, 341, 45, 342, 20
 
 
 def transforms(width: int = 64, height: int = 64) -> CoordinateTransforms:
@@ -35,10 +35,13 @@ def transforms(width: int = 64, height: int = 64) -> CoordinateTransforms:
 
 
 def units(*rows: tuple[int, int, int]) -> np.ndarray:
-    """A raw_units table of (unit_type, alliance, tag) rows."""
+    """A raw_units table of (unit_type, alliance, tag) rows, finished, resources with something left."""
     table = np.zeros((len(rows), len(FeatureUnit.__members__)), np.int64)
     for i, (unit_type, alliance, tag) in enumerate(rows):
         table[i, [FeatureUnit.unit_type, FeatureUnit.alliance, FeatureUnit.tag]] = unit_type, alliance, tag
+        table[i, FeatureUnit.build_progress] = 100
+        table[i, FeatureUnit.mineral_contents] = 1800 if unit_type == MINERAL_FIELD else 0
+        table[i, FeatureUnit.vespene_contents] = 2250 if unit_type in (GEYSER, REFINERY) else 0
     return table
 
 
@@ -92,6 +95,10 @@ def test_calls_normalise_their_arguments_and_name_what_is_wrong():
         F.Move_pt("now", [0], (float("nan"), 1))
     with pytest.raises(MalformedActionError, match="unknown raw function 'Fly'"):
         RawFunctionCall.build("Fly")
+    with pytest.raises(MalformedActionError, match="unknown raw function id True"):
+        RawFunctionCall.build(True)  # a bool is no id, though Python counts it as 1
+    with pytest.raises(MalformedActionError, match="needs a raw point"):
+        F.Move_pt("now", [0], "12")
 
 
 def test_encoding_sets_the_unit_command_and_the_cell_centre():
@@ -121,7 +128,7 @@ def test_non_square_maps_scale_as_pysc2_does():
 
 def test_rows_and_points_outside_are_refused():
     t = transforms()
-    with pytest.raises(InvalidActionError, match="unit_tags row 5 is no unit: raw_units has 5 rows"):
+    with pytest.raises(InvalidActionError, match="unit_tags row 5 names no unit: there are 5 rows"):
         encode_raw_action(F.Stop_quick("now", [0, 5]), TAGS, t)
     with pytest.raises(InvalidActionError, match="target_unit_tag row 9"):
         encode_raw_action(F.Attack_unit("now", [0], 9), TAGS, t)
@@ -185,7 +192,24 @@ def test_masks_come_from_each_units_abilities():
     encode_raw_action(F.Harvest_Gather_unit("now", [4], 3), TAGS, t, masks)
     with pytest.raises(InvalidActionError, match="row 0 can't use it now"):
         encode_raw_action(F.Harvest_Gather_unit("now", [0], 3), TAGS, t, masks)
-    with pytest.raises(InvalidActionError, match="targets resource units; raw_units row 2 is not one"):
+    with pytest.raises(InvalidActionError, match=r"can.t target the unit in raw_units row 2 \(it targets resource"):
         encode_raw_action(F.Harvest_Gather_unit("now", [4], 2), TAGS, t, masks)
     with pytest.raises(InvalidActionError, match="Build_Barracks_pt is not available now"):
         encode_raw_action(F.Build_Barracks_pt("now", [4], (3, 3)), TAGS, t, masks)
+    with pytest.raises(InvalidActionError, match="row 1 can't target itself"):
+        encode_raw_action(F.Attack_unit("now", [1], 1), TAGS, t, masks)
+    encode_raw_action(F.Attack_unit("now", [0, 1], 1), TAGS, t, masks)  # the others attack it
+    assert masks.targets_for(F.Attack_unit.id, unit=1).tolist() == [True, False, True, True, True]
+    with pytest.raises(InvalidActionError, match="row 5 is beyond the 5 rows of raw_units these masks cover"):
+        masks.check(F.Stop_quick("now", [5]))
+
+
+def test_resources_are_targets_by_use():
+    table = units((SCV, 1, 1), (MINERAL_FIELD, 3, 2), (GEYSER, 3, 3), (REFINERY, 1, 4), (GEYSER, 3, 5))
+    table[4, FeatureUnit.vespene_contents] = 0  # a geyser run dry
+    masks = RawActionMasks(table, [abilities(1, (295, True), (1, True))])
+    # Workers gather minerals and gas from a refinery, never from a bare geyser; refineries go on geysers.
+    assert masks.targets_for(F.Harvest_Gather_unit.id).tolist() == [False, True, False, True, False]
+    assert masks.targets_for(F.Build_Assimilator_unit.id).tolist() == [False, False, True, False, False]
+    table[3, FeatureUnit.build_progress] = 40  # a refinery still being built takes no workers
+    assert not RawActionMasks(table, []).targets_for(F.Harvest_Gather_unit.id)[3]
