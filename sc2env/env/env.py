@@ -15,6 +15,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2env import errors
 from sc2env.env.config import EnvConfig, check_option_names
 from sc2env.env.observations import ObservationPacker
+from sc2env.env.raw_play import RawPlay
 from sc2env.env.raw_space import RawActionSpace
 from sc2env.env.registration import spec_property
 from sc2env.game import Match, StepResult
@@ -32,15 +33,8 @@ from sc2env.interface import (
     encode_action,
 )
 from sc2env.interface.actions import as_function_call
-from sc2env.interface.columns import FeatureUnit
-from sc2env.interface.functions import TargetClass
-from sc2env.interface.raw import RAW_FUNCTIONS, RawFunctionCall
-from sc2env.interface.raw_actions import (
-    RawActionMasks,
-    abilities_query,
-    encode_raw_action,
-    raw_grid_size,
-)
+from sc2env.interface.raw import RawFunctionCall
+from sc2env.interface.raw_actions import RawActionMasks
 
 GAME_LOOPS_PER_SECOND = LOOPS_PER_REAL_SECOND
 """Game loops per real second at the "faster" speed ladder games (and PySC2's realtime) run at."""
@@ -101,8 +95,7 @@ class SC2Env(gym.Env):
         self.raw_space = raw_action_space(self.config) if self.config.actions == "raw" else None
         """The raw action layout under actions="raw" (else None)."""
         self.action_space = spaces.MultiDiscrete((self.raw_space or self.action_spec).nvec)
-        self._raw_masks: RawActionMasks | None = None
-        self._raw_worlds: dict | None = None  # the raw cells of each target class on this game's map
+        self._raw = RawPlay(self.raw_space, self.config.hide_specific_actions) if self.raw_space else None
         self._match: Match | None = None
         self._decoder: ObservationDecoder | None = None
         self._decoder_game_info = None
@@ -142,8 +135,8 @@ class SC2Env(gym.Env):
                 match.close()
                 raise
             self._decoder_game_info = match.game_info
-            if self.raw_space is not None:
-                self._raw_worlds = self._raw_world_masks()
+            if self._raw is not None:
+                self._raw.start(self.transforms)
         self._episode_steps = 0
         self._episode_return = 0.0
         self._episode_counted = False
@@ -165,21 +158,21 @@ class SC2Env(gym.Env):
         """The current flat action mask as bool, the form sb3-contrib's MaskablePPO asks for."""
         if self._last is None:
             raise errors.ProtocolError("action_masks() needs an observation: call reset() first")
-        if self.raw_space is not None:
-            return self.raw_space.flat_mask(self._raw_masks, self._raw_worlds[TargetClass.ANY])
+        if self._raw is not None:
+            return self._raw.flat_mask()
         return self._last.masks.flat.copy()
 
     @property
     def raw_masks(self) -> RawActionMasks | None:
         """Under actions="raw": which raw functions each raw_units row can use now, and their targets."""
-        return self._raw_masks
+        return self._raw.masks if self._raw is not None else None
 
     def raw_conditional_mask(self, function: int, units: int | None = None) -> np.ndarray:
         """Under actions="raw": the flat mask (bool) given the chosen function component value, and the units
         value if chosen already (one unit is not offered itself as its target)."""
-        if self.raw_space is None or self._raw_masks is None:
+        if self._raw is None or self._raw.masks is None:
             raise errors.ProtocolError("raw_conditional_mask() needs actions='raw' and an observation (reset())")
-        return self.raw_space.conditional_mask(self._raw_masks, function, self._raw_worlds, units)
+        return self._raw.conditional_mask(function, units)
 
     def render(self):
         if self.render_mode is None:
@@ -249,15 +242,15 @@ class SC2Env(gym.Env):
     def function_call_to_action(self, call: FunctionCall | RawFunctionCall) -> np.ndarray:
         """The MultiDiscrete action vector for a FunctionCall, or a RawFunctionCall under actions="raw"
         (raises InvalidActionError if it has no place)."""
-        if self.raw_space is not None:
-            return self.raw_space.to_vector(self._raw_call(call), self._raw_masks)
+        if self._raw is not None:
+            return self.raw_space.to_vector(self._raw.call(call), self._raw.masks)
         return self.action_spec.to_vector(as_function_call(call))
 
     def action_to_function_call(self, action) -> FunctionCall | RawFunctionCall:
         """The FunctionCall (RawFunctionCall under actions="raw") an action vector stands for (no availability
         check; a raw vector's every-able-unit value is expanded with the current masks)."""
-        if self.raw_space is not None:
-            return self.raw_space.to_call(action, self._raw_masks)
+        if self._raw is not None:
+            return self.raw_space.to_call(action, self._raw.masks)
         return self.action_spec.to_call(action)
 
     def begin_step(self, action):
@@ -274,9 +267,9 @@ class SC2Env(gym.Env):
         if why:
             raise errors.ProtocolError(f"step() called {why}: call reset() to start an episode"
                                        f"{'' if self._match is not None else ' (it starts a game)'}.")
-        if self.raw_space is not None:
-            return self._encode_raw(action)
         try:
+            if self._raw is not None:
+                return self._raw.encode(action), None
             if isinstance(action, FunctionCall) or hasattr(action, "arguments"):
                 call = as_function_call(action)
             else:
@@ -295,7 +288,7 @@ class SC2Env(gym.Env):
         """Send what encode() made; finish_step() reads the answer."""
         try:
             # Raw masks: what the units seen last can do after this step, asked in the same round trip.
-            then = [("query", abilities_query(self._own_tags()))] if self.raw_space is not None else []
+            then = self._raw.query_with_step() if self._raw is not None else []
             return self._match.begin_step(actions, then), problem
         except errors.ConnectionError as error:
             self._needs_reset = f"after the game was lost ({type(error).__name__})"
@@ -323,63 +316,6 @@ class SC2Env(gym.Env):
         return obs, float(result.reward), bool(result.terminated), bool(truncated), info
 
     # --- internals ---------------------------------------------------------------------------------
-
-    def _raw_call(self, action) -> RawFunctionCall:
-        if isinstance(action, FunctionCall):
-            raise errors.MalformedActionError(f"{action} is a feature-layer FunctionCall; with actions='raw' give "
-                                              "a RawFunctionCall (sc2env.interface.RAW_FUNCTIONS) or a raw vector")
-        if isinstance(action, RawFunctionCall):
-            return RawFunctionCall.build(action.function, action.arguments)
-        return self.raw_space.to_call(action, self._raw_masks)
-
-    def _encode_raw(self, action) -> tuple[list, str | None]:
-        try:
-            call = self._raw_call(action)
-            if call.function == RAW_FUNCTIONS.no_op.id:
-                return [], None
-            tags = self._visible_units()[:, FeatureUnit.tag]
-            return [encode_raw_action(call, tags, self.transforms, self._raw_masks)], None
-        except errors.MalformedActionError:
-            raise
-        except errors.InvalidActionError as error:
-            if self.config.invalid_action == "raise":
-                raise
-            return [], str(error)
-
-    def _raw_world_masks(self) -> dict:
-        transforms = self.transforms
-        grid = raw_grid_size(transforms)
-        if grid != (self.raw_space.resolution,) * 2:
-            raise ValueError(f"actions='raw' with raw_resolution={self.raw_space.resolution} needs a map whose raw "
-                             f"grid is {self.raw_space.resolution}×{self.raw_space.resolution}; this map's is "
-                             f"{grid[0]}×{grid[1]}: pass raw_resolution={max(grid)}")
-        return self.raw_space.world_masks(transforms)
-
-    def _visible_units(self) -> np.ndarray:
-        """The raw_units rows the observation holds (the first max_units): the rows raw actions may name."""
-        return np.asarray(self._last.raw_units)[:self.config.max_units]
-
-    def _own_tags(self) -> np.ndarray:
-        units = self._visible_units()
-        return units[units[:, FeatureUnit.alliance] == 1, FeatureUnit.tag] if len(units) else units[:0, 0]
-
-    def _raw_masks_now(self, answered: list) -> RawActionMasks:
-        """What each own unit can do now: from the query sent with the step (`answered`), and for units it did
-        not ask about (new ones, or all after a reset) from one more query."""
-        abilities = list(answered[0].abilities) if answered and answered[0] is not None else []
-        asked = {a.unit_tag for a in abilities}
-        missing = [tag for tag in self._own_tags().tolist() if tag not in asked]
-        refused = bool(answered) and answered[0] is None
-        if missing and not (refused and self.episode_over):  # a game that ended may refuse queries
-            try:
-                abilities += self._match.controller.query(abilities_query(missing)).abilities
-            except errors.ConnectionError as error:
-                self._needs_reset = f"after the game was lost ({type(error).__name__})"
-                raise
-            except errors.RequestError:
-                if not self.episode_over:
-                    raise  # a game that takes no queries mid-game can't give raw masks: say so
-        return RawActionMasks(self._visible_units(), abilities, self.config.hide_specific_actions)
 
     def _stand_in(self, call: FunctionCall) -> bool:
         """Whether `call` is what the mask offers when no function of a subset can be called: the subset's
@@ -414,10 +350,13 @@ class SC2Env(gym.Env):
         self._last = self._decoder.decode(response, defer_layers=self._packer.defers_layers)
         self._last_response = response
         out = self._packer.pack(self._last, response)
-        if self.raw_space is not None:
-            self._raw_masks = self._raw_masks_now(answered)
-            out["action_mask"] = self.raw_space.flat_mask(self._raw_masks,
-                                                          self._raw_worlds[TargetClass.ANY]).astype(np.int8)
+        if self._raw is not None:
+            try:
+                out["action_mask"] = self._raw.observe(self._last, answered, self._match.controller.query,
+                                                       self.episode_over)
+            except errors.ConnectionError as error:
+                self._needs_reset = f"after the game was lost ({type(error).__name__})"
+                raise
         return out
 
     def _info(self, result: StepResult, invalid: str | None) -> dict[str, Any]:
