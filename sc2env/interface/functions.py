@@ -146,7 +146,7 @@ class Functions(Sequence[Function]):
     def __contains__(self, item: object) -> bool:
         if isinstance(item, str):
             return item in self._by_name
-        return isinstance(item, Function) and 0 <= item.id < len(self._list) and self._list[item.id] is item
+        return isinstance(item, TableEntry) and 0 <= item.id < len(self._list) and self._list[item.id] is item
 
     def __dir__(self) -> list[str]:
         return [*super().__dir__(), *self._by_name]
@@ -232,30 +232,43 @@ class FunctionCall(NamedTuple):
         return f"{func.name}({', '.join(shown)})"
 
 
-def lookup_function(function: int | str | Function) -> Function:
-    """The function an id, a name or a Function stands for; MalformedActionError naming what exists if none."""
-    if isinstance(function, Function):
+def lookup_in(functions: Functions, function, what: str, where: str):
+    """The entry of a function table an id, a name or the entry itself stands for; MalformedActionError naming
+    what exists if none (`what`: "function" or "raw function", `where`: the table's name)."""
+    if isinstance(function, TableEntry) and function in functions:
         return function
     if isinstance(function, str):
-        if function not in FUNCTIONS:
-            raise MalformedActionError(f"unknown function {function!r}; see sc2env.interface.FUNCTIONS")
-        return FUNCTIONS[function]
-    if isinstance(function, numbers.Integral) and 0 <= int(function) < len(FUNCTIONS):
-        return FUNCTIONS[int(function)]
-    raise MalformedActionError(f"unknown function id {function!r}; ids run from 0 to {len(FUNCTIONS) - 1}")
+        if function not in functions:
+            raise MalformedActionError(f"unknown {what} {function!r}; see sc2env.interface.{where}")
+        return functions[function]
+    if isinstance(function, numbers.Integral) and not isinstance(function, (bool, np.bool_)) and \
+            0 <= int(function) < len(functions):  # a bool is no id, though Python counts True as 1
+        return functions[int(function)]
+    raise MalformedActionError(f"unknown {what} id {function!r}; ids run from 0 to {len(functions) - 1}")
+
+
+def lookup_function(function: int | str | Function) -> Function:
+    """The function an id, a name or a Function stands for; MalformedActionError naming what exists if none."""
+    return lookup_in(FUNCTIONS, function, "function", "FUNCTIONS")
+
+
+def floored_point(name: str, space: str, argument: str, value: object) -> tuple[int, int]:
+    """An (x, y) pair of finite numbers, floored; MalformedActionError saying function `name` needs a point
+    of `space` for `argument` if not."""
+    try:
+        if isinstance(value, (str, bytes)):
+            raise TypeError  # "12" is no point, though it unpacks as two digits
+        x, y = (float(v) for v in value)  # type: ignore[union-attr]
+        return int(np.floor(x)), int(np.floor(y))
+    except (TypeError, ValueError, OverflowError):  # not two numbers, or NaN / infinite ones
+        raise MalformedActionError(f"{name} needs a {space} point (x, y) of finite numbers for {argument}; "
+                                   f"got {value!r}") from None
 
 
 def _normalise(func: Function, arg_type: ArgumentType, value: object) -> tuple[int, ...]:
     """One argument as a tuple of ints, with enum names resolved and points floored."""
     if arg_type.kind == "point":
-        try:
-            x, y = (float(v) for v in value)  # type: ignore[union-attr]
-            return int(np.floor(x)), int(np.floor(y))
-        except (TypeError, ValueError, OverflowError):  # not two numbers, or NaN / infinite ones
-            raise MalformedActionError(
-                f"{func.name} needs a {arg_type.space} point (x, y) of finite numbers for {arg_type.name}; "
-                f"got {value!r}"
-            ) from None
+        return floored_point(func.name, arg_type.space, arg_type.name, value)
     if isinstance(value, np.ndarray) and value.size == 1:  # 0-d too, as torch's argmax(...).numpy() gives
         value = value.reshape(()).item()
     elif isinstance(value, (list, tuple)) and len(value) == 1:

@@ -13,7 +13,7 @@ import numpy as np
 from sc2env.errors import MalformedActionError
 from sc2env.interface.abilities import AbilityIndex
 from sc2env.interface.arguments import Queued
-from sc2env.interface.functions import Functions, TableEntry, TargetClass
+from sc2env.interface.functions import Functions, TableEntry, TargetClass, floored_point, lookup_in
 from sc2env.interface.raw_function_table import RAW_FUNCTION_TABLE
 
 MAX_UNIT_TAGS = 512
@@ -151,16 +151,7 @@ class RawFunctionCall(NamedTuple):
 
 def lookup_raw_function(function: int | str | RawFunction) -> RawFunction:
     """The raw function an id, a name or a RawFunction stands for; MalformedActionError if none."""
-    if isinstance(function, RawFunction):
-        return function
-    if isinstance(function, str):
-        if function not in RAW_FUNCTIONS:
-            raise MalformedActionError(f"unknown raw function {function!r}; see sc2env.interface.RAW_FUNCTIONS")
-        return RAW_FUNCTIONS[function]
-    if isinstance(function, numbers.Integral) and not isinstance(function, (bool, np.bool_)) and \
-            0 <= int(function) < len(RAW_FUNCTIONS):
-        return RAW_FUNCTIONS[int(function)]
-    raise MalformedActionError(f"unknown raw function id {function!r}; ids run from 0 to {len(RAW_FUNCTIONS) - 1}")
+    return lookup_in(RAW_FUNCTIONS, function, "raw function", "RAW_FUNCTIONS")
 
 
 def _row(func: RawFunction, arg: RawArgumentType, value: object) -> int:
@@ -173,14 +164,7 @@ def _row(func: RawFunction, arg: RawArgumentType, value: object) -> int:
 
 def _normalise(func: RawFunction, arg: RawArgumentType, value: object) -> tuple[int, ...]:
     if arg.kind == "point":
-        try:
-            if isinstance(value, (str, bytes)):
-                raise TypeError  # "12" is no point, though it unpacks as two digits
-            x, y = (float(v) for v in value)  # type: ignore[union-attr]
-            return int(np.floor(x)), int(np.floor(y))
-        except (TypeError, ValueError, OverflowError):
-            raise MalformedActionError(f"{func.name} needs a raw point (x, y) of finite numbers for {arg.name}; "
-                                       f"got {value!r}") from None
+        return floored_point(func.name, "raw", arg.name, value)
     if arg.kind == "units":
         rows = value.ravel().tolist() if isinstance(value, np.ndarray) else value
         if isinstance(rows, (numbers.Integral, np.integer)):
