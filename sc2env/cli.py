@@ -257,6 +257,10 @@ def _agent_env_kwargs(values: flags.FlagValues, agent: str, cls) -> dict:
             raise ValueError(f"agent {agent!r} plays with {option}={value!r} (its env_kwargs), but --{flag} "
                              f"{kwargs[option]} was given: leave the flag out, or change the agent")
         kwargs[option] = value
+    actions = kwargs.get("actions", "features")
+    if actions not in getattr(cls, "actions", ("features",)):
+        raise ValueError(f"agent {agent!r} plays feature-layer actions, not --actions {actions}: give a raw agent "
+                         "(random, or sc2env.agents:RawFocusFire), or leave --actions out")
     return kwargs
 
 

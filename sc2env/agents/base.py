@@ -31,6 +31,9 @@ class Agent(abc.ABC):
     """
 
     env_kwargs: ClassVar[Mapping[str, Any]] = MappingProxyType({})
+    actions: ClassVar[tuple[str, ...]] = ("features",)
+    """The env action spaces (`actions=` values) the agent can play: its actions are FunctionCalls or
+    feature-layer vectors unless it says it plays "raw" too."""
 
     def setup(self, env: SC2Env) -> None:
         """Called once with the unwrapped env after its first reset, before the first `reset()` and `step()`:

@@ -20,6 +20,8 @@ class RandomAgent(Agent):
     chosen function doesn't take are 0.
     """
 
+    actions = ("features", "raw")
+
     def __init__(self, seed: int | None = None):
         self.rng = np.random.default_rng(seed)
         self._env: SC2Env | None = None

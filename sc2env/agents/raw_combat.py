@@ -30,6 +30,7 @@ class RawFocusFire(Agent):
     """
 
     env_kwargs = MappingProxyType({"actions": "raw"})
+    actions = ("raw",)
     _REPEAT_STEPS = 8  # the order again now and then, in case a unit dropped it (it was chasing, say)
 
     def setup(self, env: SC2Env) -> None:

@@ -199,6 +199,7 @@ class Small(Agent):
     ("Typo", [], "asks for the env option 'use_feature_unitz' in its env_kwargs, which is not one"),
     ("Renders", [], "asks for the env option 'render_mode'"),
     ("Small", ["--screen-size", "84"], "plays with screen_size=32 (its env_kwargs), but --screen-size 84 was given"),
+    ("Small", ["--actions", "raw"], "'cliagents:Small' plays feature-layer actions, not --actions raw"),
 ])
 def test_agent_mistakes_are_one_line_and_start_no_game(capsys, tmp_path, monkeypatch, agent, extra, message):
     (tmp_path / "cliagents.py").write_text(AGENTS_MODULE)
@@ -219,6 +220,15 @@ def test_an_agents_env_kwargs_apply_unless_a_flag_says_otherwise(capsys, tmp_pat
                            *BUILTIN)
     assert code == 0, err
     assert made[0].seen[1:] == (32, 32)
+
+
+def test_raw_agents_run_with_raw_actions(capsys):
+    code, out, err = run_cli(capsys, "run", "--map", "DefeatRoaches", "--agent", "random", "--actions", "raw",
+                             "--max-steps", "20", "--engine", "builtin")
+    assert code == 0 and out.split()[-1] == "0", out + err  # the last column: invalid actions
+    code, out, err = run_cli(capsys, "run", "--map", "DefeatRoaches", "--agent", "sc2env.agents:RawFocusFire",
+                             "--max-steps", "30", "--engine", "builtin")
+    assert code == 0 and "DefeatRoaches" in out, err
 
 
 def test_verbose_is_put_back_when_main_returns(capsys):
