@@ -207,7 +207,7 @@ class Game:
         self.inputs.append(action.SerializeToString() if data is None else data)
         result = actions.apply(self, action)
         if action.HasField("action_feature_layer") or action.HasField("action_ui") or action.HasField(
-                "action_render"):
+                "action_render") or action.HasField("action_raw"):
             self.echoed_actions.append(action)
         return result
 

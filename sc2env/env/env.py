@@ -351,6 +351,7 @@ class SC2Env(gym.Env):
         self._last_response = response
         out = self._packer.pack(self._last, response)
         if self._raw is not None:
+            out["last_actions"] = self._raw.last_actions(response.actions, len(out["last_actions"]))
             try:
                 out["action_mask"] = self._raw.observe(self._last, answered, self._match.controller.query,
                                                        self.episode_over)

@@ -13,7 +13,13 @@ from sc2env.env.raw_space import RawActionSpace
 from sc2env.interface import FeatureUnit, FunctionCall, Observation
 from sc2env.interface.functions import TargetClass
 from sc2env.interface.raw import RAW_FUNCTIONS, RawFunctionCall
-from sc2env.interface.raw_actions import RawActionMasks, abilities_query, encode_raw_action, raw_grid_size
+from sc2env.interface.raw_actions import (
+    RawActionMasks,
+    abilities_query,
+    decode_raw_action,
+    encode_raw_action,
+    raw_grid_size,
+)
 from sc2env.interface.transforms import CoordinateTransforms
 
 _SELF = 1
@@ -62,6 +68,15 @@ class RawPlay:
                     raise  # a game that takes no queries mid-game can't give raw masks: say so
         self.masks = RawActionMasks(self._units, abilities, self.hide_specific_actions)
         return self.flat_mask().astype(np.int8)
+
+    def last_actions(self, echoed, size: int) -> np.ndarray:
+        """(size,) int32: the raw function ids of the actions the game echoed (-1 after them), read against
+        the rows they were chosen from (call before `observe` takes the new ones)."""
+        out = np.full(size, -1, np.int32)
+        ids = [call.function for action in echoed if (call := decode_raw_action(
+            action, self._units[:, FeatureUnit.tag], self._transforms, self.hide_specific_actions)) is not None]
+        out[:min(len(ids), size)] = ids[:size]
+        return out
 
     def flat_mask(self) -> np.ndarray:
         return self.space.flat_mask(self.masks, self.worlds[TargetClass.ANY])

@@ -228,7 +228,8 @@ class ObservationDecoder:
     """Decodes observations under one interface format (and, with game_info, one map).
 
     `functions` limits the function component of the action masks to those ids (e.g. a mini-game subset).
-    Abilities and actions no function expresses are skipped and logged once per kind per decoder.
+    Abilities and actions no function expresses are skipped and logged once per kind per decoder (raw
+    commands echoed in raw form only, as a raw client's are, silently).
     """
 
     def __init__(
@@ -293,6 +294,9 @@ class ObservationDecoder:
         ids = []
         for action in response.actions:
             function_id = action_function_id(action, self.fmt)
+            if function_id is None and action.HasField("action_raw") and not action.HasField(
+                    "action_feature_layer") and not action.HasField("action_render"):
+                continue  # a raw command in raw form only: sent by a raw client, no feature function's to show
             if function_id is None:
                 kind = _action_kind(action)
                 self._report_once(

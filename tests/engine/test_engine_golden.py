@@ -23,13 +23,13 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2env.engine.session import Session
 
 GOLDEN = {
-    "MoveToBeacon": "368a90ae5d1a297266a28df8d5b0344387e84e4af89ab6a8a9e95f53f65b7af2",
-    "CollectMineralShards": "370c11f3041562db525de866ab603bef4196b3326d1cb142d37e34fbe214f09c",
-    "FindAndDefeatZerglings": "e1a605a64ba7aaf51d423fd9937db05bf9d922a7e3f7bad498a7c40ec52b65bc",
-    "DefeatRoaches": "dc41884ce75e1d1533bce122d4bfcd84472515bac2bcbc9c7a50d889b60b2015",
-    "DefeatZerglingsAndBanelings": "4f671ddd87fdff83a50cb3ecdf5a91fb3bc117e5276f98f5c397d198aed0ce2f",
-    "CollectMineralsAndGas": "0829043f4e2960672a3daf2849b4bc4998f1b26ea2bdd0741f7652a8cb133805",
-    "BuildMarines": "571f8d2e98cf8e22e5ea210191699f428da2322709b655401b3b50cf694dda1a",
+    "MoveToBeacon": "7bd3a26784832d2183bf739a79a374107b429f8539aee5606e7c80fd6a423629",
+    "CollectMineralShards": "0402adbd7c4d2b8619c0d932d098aebe2ab364bd76a787ff9db0a8700f5691c5",
+    "FindAndDefeatZerglings": "0598c9f364201f0900d7bdb241d0e6ce2bb965a1141ffab5d2ee8d8f4737d19c",
+    "DefeatRoaches": "0f108d00a3adfbdd1c3e6fb29471a7cdba30f56bbcd2e4b568a3603c516acd78",
+    "DefeatZerglingsAndBanelings": "d3eafa5cb1b4c60ea0a21a6a8b966b459aa48b221d11861b857882c0cae50228",
+    "CollectMineralsAndGas": "81ef6ead39fdc78c6868202162c415082ce7132ab1ffbcb5831429b953d1c8de",
+    "BuildMarines": "79f50d5059ed3b1e5372016c126462c2387bee5e264105a53f364b6f4c81cb78",
 }
 
 def _options() -> sc_pb.InterfaceOptions:

@@ -51,6 +51,7 @@ def test_group_focus_fire_kills_roaches(make_env):
         obs, reward, terminated, _truncated, info = env.step(
             np.array([F.Attack_unit.id, 0, space.all_able, roaches[0], 0]))
         assert not info["invalid_action"], info["invalid_action_reason"]
+        assert obs["last_actions"][:2].tolist() == [F.Attack_unit.id, -1]  # the game echoed the raw command
         total += reward
         if total >= 10 or terminated:
             break

@@ -339,14 +339,16 @@ def test_unmatched_abilities_are_skipped_and_logged_once_per_decoder(fmt64, capl
 
 
 def test_last_actions_skip_actions_no_function_expresses(fmt64, caplog):
-    raw_only = sc_pb.Action()
+    dance = sc_pb.Action()
+    dance.action_feature_layer.unit_command.ability_id = 99_999  # no function has it
+    raw_only = sc_pb.Action()  # a raw client's command, echoed in raw form: skipped without a word
     raw_only.action_raw.unit_command.ability_id = 16
     army = sc_pb.Action()
     army.action_ui.select_army.selection_add = True
     with caplog.at_level(logging.WARNING, logger="sc2env.interface.observation"):
-        obs = ObservationDecoder(fmt64).decode(observation(actions=[raw_only, army, raw_only]))
+        obs = ObservationDecoder(fmt64).decode(observation(actions=[dance, raw_only, army, dance]))
     assert obs.last_actions.tolist() == [FUNCTIONS.select_army.id]
-    assert len(caplog.records) == 1 and "action_raw ability 16" in caplog.records[0].getMessage()
+    assert len(caplog.records) == 1 and "ability 99999" in caplog.records[0].getMessage()
 
 
 def test_observations_never_share_memory_while_held():
