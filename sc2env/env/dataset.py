@@ -25,7 +25,8 @@ class Episode:
     """One episode as arrays, a row per step: what the player saw, did and got (a replay's ReplaySteps).
 
     observations: the env's observation entries, each (steps, *its shape in observation_space).
-    actions:      (steps, 14) int64 action vectors of the env's action space (the first call of each step).
+    actions:      (steps, 14) int64 action vectors of the env's action space (the first call of each step;
+                  (steps, 5) with raw actions).
     calls:        (steps,) how many actions the player made in each step (more than one: `actions` holds the
                   first).
     rewards, terminated, truncated, game_loops, scores: (steps,) as SC2Env.step() returned them.

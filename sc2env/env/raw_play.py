@@ -69,13 +69,18 @@ class RawPlay:
         self.masks = RawActionMasks(self._units, abilities, self.hide_specific_actions)
         return self.flat_mask().astype(np.int8)
 
+    def calls(self, echoed) -> list[RawFunctionCall]:
+        """The raw calls of the actions the game echoed, their units as rows of the observation they were
+        chosen from (call before `observe` takes the new one); actions no raw function expresses are skipped."""
+        tags = self._units[:, FeatureUnit.tag]
+        return [call for action in echoed
+                if (call := decode_raw_action(action, tags, self._transforms, self.hide_specific_actions)) is not None]
+
     def last_actions(self, echoed, size: int) -> np.ndarray:
-        """(size,) int32: the raw function ids of the actions the game echoed (-1 after them), read against
-        the rows they were chosen from (call before `observe` takes the new ones)."""
+        """(size,) int32: the raw function ids of the actions the game echoed, -1 after them (as `calls`)."""
         out = np.full(size, -1, np.int32)
-        ids = [call.function for action in echoed if (call := decode_raw_action(
-            action, self._units[:, FeatureUnit.tag], self._transforms, self.hide_specific_actions)) is not None]
-        out[:min(len(ids), size)] = ids[:size]
+        ids = [call.function for call in self.calls(echoed)][:size]
+        out[:len(ids)] = ids
         return out
 
     def flat_mask(self) -> np.ndarray:

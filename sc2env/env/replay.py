@@ -15,11 +15,19 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import errors
 from sc2env.env.config import EnvConfig, check_option_names
-from sc2env.env.env import GAME_LOOPS_PER_SECOND, SCORE_DETAIL_NAMES, env_layout
+from sc2env.env.env import GAME_LOOPS_PER_SECOND, SCORE_DETAIL_NAMES, env_layout, raw_action_space
+from sc2env.env.raw_play import RawPlay
 from sc2env.game.maps import MINI_GAMES, is_definition_path
 from sc2env.game.match import OUTCOMES
 from sc2env.game.replay import ReplayConfig, ReplayInfo, ReplayMatch
-from sc2env.interface import FUNCTIONS, FunctionCall, Observation, ObservationDecoder
+from sc2env.interface import (
+    FUNCTIONS,
+    RAW_FUNCTIONS,
+    FunctionCall,
+    Observation,
+    ObservationDecoder,
+    RawFunctionCall,
+)
 from sc2env.interface.actions import decode_action
 
 log = logging.getLogger(__name__)
@@ -33,10 +41,10 @@ class ReplayStep:
 
     observation: as SC2Env's observation_space lays it out (the `action_mask` included).
     action:      the MultiDiscrete action vector of the first function call in `calls` (no_op when none),
-                 ready for behaviour cloning against the env's action_space.
+                 ready for behaviour cloning against the env's action_space (the raw one with actions="raw").
     calls:       every action the game received after this observation and before the next, as FunctionCalls
-                 (those the env's action space can't hold are left out and logged once); actions saved after
-                 the replay's last step come with the last step.
+                 (RawFunctionCalls with actions="raw"; those the env's action space can't hold are left out
+                 and logged once); actions saved after the replay's last step come with the last step.
     reward, terminated, truncated, info: what SC2Env.step() would have returned for that action; the last step
                  is terminated when the game had ended, else truncated (a replay saved mid-game).
     decoded:     the same observation with named arrays (`decoded.feature_screen.player_relative`).
@@ -84,14 +92,13 @@ class ReplayWatcher:
         self.config = dataclasses.replace(config, **env_kwargs) if config is not None else EnvConfig(**env_kwargs)
         if render_mode not in (None, "human", "rgb_array"):
             raise ValueError(f"render_mode must be 'human', 'rgb_array' or None, not {render_mode!r}")
-        if self.config.actions != "features":
-            raise ValueError("watch_replay reads replays back as feature-layer action vectors: pass actions="
-                             "'features' (a replay of raw commands plays back; its actions read back as no "
-                             "function, see docs/env.md#raw-actions)")
         self.render_mode = render_mode
         self.interface_format, self.action_spec, self._packer = env_layout(self.config, render_mode)
         self.observation_space = self._packer.space
-        self.action_space = spaces.MultiDiscrete(self.action_spec.nvec)
+        self.raw_space = raw_action_space(self.config) if self.config.actions == "raw" else None
+        """The raw action layout when the config has actions="raw" (the steps' actions are raw then)."""
+        self._raw = RawPlay(self.raw_space, self.config.hide_specific_actions) if self.raw_space else None
+        self.action_space = spaces.MultiDiscrete((self.raw_space or self.action_spec).nvec)
         cfg = self.config
         self._match = ReplayMatch(ReplayConfig(
             replay=replay, interface_options=self.interface_format.to_interface_options(),
@@ -138,6 +145,8 @@ class ReplayWatcher:
             response = match.start()
             self._decoder = ObservationDecoder(self.interface_format, match.game_info,
                                                functions=self.action_spec.functions)
+            if self._raw is not None:
+                self._raw.start(self._decoder.transforms)
             # One player: a mini-game (a custom definition's too), whose reward is the score's change.
             mini_game = match.info is not None and (match.info.map_name in MINI_GAMES or len(match.info.players) == 1)
             observation, decoded = self._decode(response)
@@ -149,8 +158,10 @@ class ReplayWatcher:
                 if match.ended and not response.actions and response.observation.game_loop == loop:
                     break  # the log ran out where the last observation was: no step was played from there
                 steps += 1
-                after, after_decoded = self._decode(response)
+                # Before the decoding: raw commands name the rows (and the able units) seen before.
                 calls = self._calls(response)
+                action = self._action(calls)
+                after, after_decoded = self._decode(response)
                 outcome = next((OUTCOMES.get(p.result, 0) for p in response.player_result
                                 if p.player_id == match.player_id), 0)
                 terminated = bool(response.player_result)
@@ -164,7 +175,7 @@ class ReplayWatcher:
                 info = {"game_loop": int(obs.game_loop), "score": int(obs.score.score),
                         "score_details": dict(zip(SCORE_DETAIL_NAMES, after_decoded.score_cumulative.tolist())),
                         "outcome": outcome, "episode_steps": steps}
-                yield ReplayStep(observation=observation, action=self._action(calls), calls=calls, reward=reward,
+                yield ReplayStep(observation=observation, action=action, calls=calls, reward=reward,
                                  terminated=terminated, truncated=truncated, info=info, decoded=decoded)
                 if match.controller is None:
                     raise errors.ProtocolError("the ReplayWatcher was closed while its replay was being iterated: "
@@ -204,7 +215,11 @@ class ReplayWatcher:
 
     def _decode(self, response: sc_pb.ResponseObservation) -> tuple[dict[str, np.ndarray], Observation]:
         decoded = self._decoder.decode(response, defer_layers=self._packer.defers_layers)
-        return self._packer.pack(decoded, response), decoded
+        out = self._packer.pack(decoded, response)
+        if self._raw is not None:  # the raw masks of what the recorded player could do, asked of the game
+            out["last_actions"] = self._raw.last_actions(response.actions, len(out["last_actions"]))
+            out["action_mask"] = self._raw.observe(decoded, [], self._match.controller.query, self._match.ended)
+        return out, decoded
 
     def _show(self, decoded: Observation, response: sc_pb.ResponseObservation) -> None:
         """Make this the observation of the step being handled (last_observation, render())."""
@@ -212,8 +227,11 @@ class ReplayWatcher:
         if self.render_mode == "human":
             self.render()
 
-    def _calls(self, response: sc_pb.ResponseObservation) -> list[FunctionCall]:
-        """The player's actions as this env's FunctionCalls; those it can't express are left out (logged once)."""
+    def _calls(self, response: sc_pb.ResponseObservation) -> list[FunctionCall] | list[RawFunctionCall]:
+        """The player's actions as this env's FunctionCalls (RawFunctionCalls with raw actions); those it can't
+        express are left out (logged once)."""
+        if self._raw is not None:
+            return self._raw_calls(response)
         calls = []
         for action in response.actions:
             call = decode_action(action, self.interface_format)
@@ -232,7 +250,25 @@ class ReplayWatcher:
                 log.warning("replay: leaving out %s", why)
         return calls
 
-    def _action(self, calls: list[FunctionCall]) -> np.ndarray:
+    def _raw_calls(self, response: sc_pb.ResponseObservation) -> list[RawFunctionCall]:
+        """The recorded raw commands, their units as rows of the observation they were chosen from; kept only
+        where an action vector can hold them (one unit, or every unit able to)."""
+        calls = []
+        for call in self._raw.calls(response.actions):
+            try:
+                self.raw_space.to_vector(call, self._raw.masks)
+            except errors.InvalidActionError as error:
+                why = f"a raw command no action vector holds ({error})"
+                if why not in self._reported:
+                    self._reported.add(why)
+                    log.warning("replay: leaving out %s", why)
+                continue
+            calls.append(call)
+        return calls
+
+    def _action(self, calls: list[FunctionCall] | list[RawFunctionCall]) -> np.ndarray:
+        if self._raw is not None:
+            return self.raw_space.to_vector(calls[0] if calls else RAW_FUNCTIONS.no_op(), self._raw.masks)
         if calls:
             return self.action_spec.to_vector(calls[0])
         if FUNCTIONS.no_op.id in self.action_spec.function_ids:

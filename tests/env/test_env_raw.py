@@ -186,3 +186,32 @@ def test_building_sites_come_from_the_placement_grid(make_env):
     assert np.array_equal(moves, playable) and not (sites & ~playable).any()
     # The mineral line and the Command Center take cells of the playable area off the placement grid.
     assert 0 < sites.sum() == u.transforms.map_info.placement.sum() < playable.sum()
+
+
+def test_a_raw_episodes_replay_reads_back_as_the_raw_actions_played(make_env, tmp_path):
+    from sc2env.agents import RawFocusFire
+    from sc2env.env import export_replay, load_episode, watch_replay
+
+    env = make_env("DefeatRoaches", save_replay_episodes=1, replay_dir=str(tmp_path), **SMALL)
+    agent = RawFocusFire()
+    env.reset(seed=3)
+    agent.setup(env.unwrapped)
+    agent.reset()
+    played = []
+    for _ in range(60):
+        call = agent.step(env.unwrapped.last_observation)
+        played.append(env.unwrapped.function_call_to_action(call))  # the vector, against the same masks
+        _, _, terminated, truncated, _ = env.step(call)
+        if terminated or truncated:
+            break
+    env.close()  # saves the replay
+    (path,) = tmp_path.glob("*.SC2Replay")
+    config = {"screen_size": 32, "minimap_size": 32, "actions": "raw"}
+    steps = list(watch_replay(path, config))
+    assert len(steps) == len(played)
+    assert [step.action.tolist() for step in steps] == [vector.tolist() for vector in played]
+    assert sum(int(v[0]) == F.Attack_unit.id for v in played) >= 2
+    assert steps[1].observation["last_actions"][0] == played[0][0]  # the echo of the first command
+    assert steps[0].observation["action_mask"].shape == (env.unwrapped.raw_space.total,)
+    export_replay(path, tmp_path / "episode.npz", config)
+    assert load_episode(tmp_path / "episode.npz").actions.shape == (len(played), 5)
