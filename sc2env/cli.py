@@ -257,10 +257,14 @@ def _agent_env_kwargs(values: flags.FlagValues, agent: str, cls) -> dict:
             raise ValueError(f"agent {agent!r} plays with {option}={value!r} (its env_kwargs), but --{flag} "
                              f"{kwargs[option]} was given: leave the flag out, or change the agent")
         kwargs[option] = value
+    plays = getattr(cls, "actions", ("features",))
+    if "actions" not in kwargs and "features" not in plays:
+        kwargs["actions"] = plays[0]  # an agent of raw actions only: its action space, unasked
     actions = kwargs.get("actions", "features")
-    if actions not in getattr(cls, "actions", ("features",)):
-        raise ValueError(f"agent {agent!r} plays feature-layer actions, not --actions {actions}: give a raw agent "
-                         "(random, or sc2env.agents:RawFocusFire), or leave --actions out")
+    if actions not in plays:
+        raise ValueError(f"agent {agent!r} plays {' or '.join(plays)} actions, not --actions {actions}: "
+                         f"{'pass --actions ' + plays[0] if len(plays) == 1 else 'pick one of those'}, or give "
+                         "an agent of that action space (random plays both)")
     return kwargs
 
 

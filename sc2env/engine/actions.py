@@ -256,5 +256,42 @@ def _raw(game: Game, raw: raw_pb2.ActionRaw) -> int:
     return ERROR if kind else SUCCESS
 
 
+def raw_echo(game: Game, action: sc_pb.Action) -> sc_pb.Action:
+    """A raw action as the game echoes it back: with its feature-layer form added when the player has feature
+    layers (a unit command aimed at the screen pixel of its target point or unit, clamped to the screen; a
+    camera move at the minimap pixel), as the real game's recorded echoes show both forms."""
+    echo = sc_pb.Action()
+    echo.CopyFrom(action)
+    raw = action.action_raw
+    kind = raw.WhichOneof("action")
+    ox, oy = game.raw_origin()
+    screen, minimap = game.screen_view(), game.minimap_view()
+    if kind == "unit_command" and screen is not None:
+        cmd, out = raw.unit_command, echo.action_feature_layer.unit_command
+        out.ability_id = cmd.ability_id
+        if cmd.HasField("queue_command"):
+            out.queue_command = cmd.queue_command
+        target = None
+        if cmd.HasField("target_world_space_pos"):
+            target = (cmd.target_world_space_pos.x + ox, cmd.target_world_space_pos.y + oy)
+        elif cmd.HasField("target_unit_tag") and game.world.exists(cmd.target_unit_tag):
+            target = tuple(game.world.pos[game.world.slot(cmd.target_unit_tag)])
+        if target is not None and _finite(target):
+            out.target_screen_coord.x, out.target_screen_coord.y = _pixel(screen, target)
+    elif kind == "camera_move" and minimap is not None and _finite(
+            (raw.camera_move.center_world_space.x, raw.camera_move.center_world_space.y)):
+        p = raw.camera_move.center_world_space
+        point = echo.action_feature_layer.camera_move.center_minimap
+        point.x, point.y = _pixel(minimap, (p.x + ox, p.y + oy))
+    return echo
+
+
+def _pixel(view: View, point: tuple[float, float]) -> tuple[int, int]:
+    """The pixel of `view` holding a world point, or the nearest edge pixel for one outside."""
+    i = math.floor((point[0] - view.left) / view.scale)
+    j = math.floor((view.top - point[1]) / view.scale)
+    return min(max(i, 0), view.width - 1), min(max(j, 0), view.height - 1)
+
+
 def _finite(point: tuple[float, float]) -> bool:
     return math.isfinite(point[0]) and math.isfinite(point[1])

@@ -69,12 +69,13 @@ class RawPlay:
         self.masks = RawActionMasks(self._units, abilities, self.hide_specific_actions)
         return self.flat_mask().astype(np.int8)
 
-    def calls(self, echoed) -> list[RawFunctionCall]:
+    def calls(self, echoed, keep_none: bool = False) -> list[RawFunctionCall | None]:
         """The raw calls of the actions the game echoed, their units as rows of the observation they were
-        chosen from (call before `observe` takes the new one); actions no raw function expresses are skipped."""
+        chosen from (call before `observe` takes the new one); actions no raw function expresses are skipped
+        (or, with `keep_none`, None in their place)."""
         tags = self._units[:, FeatureUnit.tag]
-        return [call for action in echoed
-                if (call := decode_raw_action(action, tags, self._transforms, self.hide_specific_actions)) is not None]
+        calls = [decode_raw_action(action, tags, self._transforms, self.hide_specific_actions) for action in echoed]
+        return calls if keep_none else [call for call in calls if call is not None]
 
     def last_actions(self, echoed, size: int) -> np.ndarray:
         """(size,) int32: the raw function ids of the actions the game echoed, -1 after them (as `calls`)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -143,11 +144,16 @@ class RawActionSpace:
         use it (and all of them), the targets its class allows (not the one commanded unit itself), the
         cells of its class if it takes a point (`worlds`, from `world_masks`: building sites on the
         placement grid, say); components it doesn't take pinned to 0."""
-        if isinstance(function, (bool, np.bool_)) or not isinstance(function, (int, np.integer)) or \
-                not 0 <= function < len(RAW_FUNCTIONS):
+        try:
+            if isinstance(function, (bool, np.bool_)):
+                raise TypeError
+            index = operator.index(function)  # ints, numpy ints and RawFunctions
+        except TypeError:
+            index = -1
+        if not 0 <= index < len(RAW_FUNCTIONS):
             raise ValueError(f"function must be a raw function id (the action's first component, 0.."
                              f"{len(RAW_FUNCTIONS) - 1}), not {function!r}")
-        func = RAW_FUNCTIONS[int(function)]
+        func = RAW_FUNCTIONS[index]
         out = np.zeros(self.total, bool)
         out[self.segment("function")][func.id] = True
         takes = {a.name for a in func.args}

@@ -254,16 +254,22 @@ class ReplayWatcher:
         """The recorded raw commands, their units as rows of the observation they were chosen from; kept only
         where an action vector can hold them (one unit, or every unit able to)."""
         calls = []
-        for call in self._raw.calls(response.actions):
-            try:
-                self.raw_space.to_vector(call, self._raw.masks)
-            except errors.InvalidActionError as error:
-                why = f"a raw command no action vector holds ({error})"
-                if why not in self._reported:
-                    self._reported.add(why)
-                    log.warning("replay: leaving out %s", why)
-                continue
-            calls.append(call)
+        for action, call in zip(response.actions, self._raw.calls(response.actions, keep_none=True)):
+            why = None
+            if call is None:
+                why = ("an action in no raw form (a feature-layer or UI action: raw commands are read back only "
+                       "from a player who sent them)" if not action.HasField("action_raw") else
+                       "a raw command whose units are not among the rows watched (a smaller max_units?)")
+            else:
+                try:
+                    self.raw_space.to_vector(call, self._raw.masks)
+                except errors.InvalidActionError as error:
+                    why = f"a raw command no action vector holds ({error})"
+            if why is None:
+                calls.append(call)
+            elif why not in self._reported:
+                self._reported.add(why)
+                log.warning("replay: leaving out %s", why)
         return calls
 
     def _action(self, calls: list[FunctionCall] | list[RawFunctionCall]) -> np.ndarray:

@@ -235,8 +235,9 @@ class FunctionCall(NamedTuple):
 def lookup_in(functions: Functions, function, what: str, where: str):
     """The entry of a function table an id, a name or the entry itself stands for; MalformedActionError naming
     what exists if none (`what`: "function" or "raw function", `where`: the table's name)."""
-    if isinstance(function, TableEntry) and function in functions:
-        return function
+    if isinstance(function, TableEntry) and 0 <= function.id < len(functions) and \
+            functions[function.id].name == function.name:
+        return functions[function.id]  # this table's entry, also for a copy of it (pickled, deep-copied)
     if isinstance(function, str):
         if function not in functions:
             raise MalformedActionError(f"unknown {what} {function!r}; see sc2env.interface.{where}")

@@ -185,6 +185,9 @@ class Typo(RandomAgent):
 class Renders(RandomAgent):
     env_kwargs = {"render_mode": "human"}
 
+class RawOnly(RandomAgent):
+    actions = ("raw",)
+
 class Small(Agent):
     env_kwargs = {"screen_size": 32, "step_mul": 16}
     def step(self, obs):
@@ -199,7 +202,8 @@ class Small(Agent):
     ("Typo", [], "asks for the env option 'use_feature_unitz' in its env_kwargs, which is not one"),
     ("Renders", [], "asks for the env option 'render_mode'"),
     ("Small", ["--screen-size", "84"], "plays with screen_size=32 (its env_kwargs), but --screen-size 84 was given"),
-    ("Small", ["--actions", "raw"], "'cliagents:Small' plays feature-layer actions, not --actions raw"),
+    ("Small", ["--actions", "raw"], "'cliagents:Small' plays features actions, not --actions raw"),
+    ("RawOnly", ["--actions", "features"], "plays raw actions, not --actions features: pass --actions raw"),
 ])
 def test_agent_mistakes_are_one_line_and_start_no_game(capsys, tmp_path, monkeypatch, agent, extra, message):
     (tmp_path / "cliagents.py").write_text(AGENTS_MODULE)
@@ -220,6 +224,14 @@ def test_an_agents_env_kwargs_apply_unless_a_flag_says_otherwise(capsys, tmp_pat
                            *BUILTIN)
     assert code == 0, err
     assert made[0].seen[1:] == (32, 32)
+
+
+def test_an_agent_of_raw_actions_only_gets_them_unasked(capsys, tmp_path, monkeypatch):
+    (tmp_path / "cliagents.py").write_text(AGENTS_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    code, out, err = run_cli(capsys, "run", "--agent", "cliagents:RawOnly", "--map", "DefeatRoaches",
+                             "--max-steps", "5", *BUILTIN)
+    assert code == 0 and out.split()[-1] == "0", out + err
 
 
 def test_raw_agents_run_with_raw_actions(capsys):

@@ -285,3 +285,29 @@ def test_unknown_map_is_a_typed_error(controller):
         controller.create_game(create_request("NoSuchMap"))
     assert error.value.error == "MissingMap" and "MoveToBeacon" in error.value.details
     assert controller.ping().base_build == 75689, "the engine keeps serving"
+
+
+def test_raw_actions_are_echoed_with_their_feature_layer_form(controller):
+    obs = start(controller, "DefeatRoaches", seed=2)
+    marines, roach = units_of(obs, MARINE), units_of(obs, 110)[0]
+    move, attack, camera = sc_pb.Action(), sc_pb.Action(), sc_pb.Action()
+    command = move.action_raw.unit_command
+    command.ability_id, command.queue_command = 16, True
+    command.unit_tags.extend(m.tag for m in marines)
+    command.target_world_space_pos.x, command.target_world_space_pos.y = 30.0, 28.0
+    command = attack.action_raw.unit_command
+    command.ability_id, command.target_unit_tag = 3674, roach.tag
+    command.unit_tags.append(marines[0].tag)
+    camera.action_raw.camera_move.center_world_space.x = 20.0
+    camera.action_raw.camera_move.center_world_space.y = 40.5
+    obs = controller.act_step_observe([move, attack, camera], 1)
+    echoed_move, echoed_attack, echoed_camera = obs.actions
+    assert echoed_move.action_raw == move.action_raw and echoed_attack.action_raw == attack.action_raw
+    feature = echoed_move.action_feature_layer.unit_command
+    assert (feature.ability_id, feature.queue_command) == (16, True)
+    assert (feature.target_screen_coord.x, feature.target_screen_coord.y) == screen_pixel(30.0, 28.0)
+    feature = echoed_attack.action_feature_layer.unit_command
+    assert (feature.ability_id, feature.target_screen_coord.x, feature.target_screen_coord.y) == (
+        3674, *screen_pixel(roach.pos.x, roach.pos.y))  # where the Roach stood
+    minimap = echoed_camera.action_feature_layer.camera_move.center_minimap
+    assert (minimap.x, minimap.y) == (20, 23)  # the 64x64 minimap over the 64x64 map: row 23 holds y 40-41

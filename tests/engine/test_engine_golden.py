@@ -23,13 +23,13 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2env.engine.session import Session
 
 GOLDEN = {
-    "MoveToBeacon": "7bd3a26784832d2183bf739a79a374107b429f8539aee5606e7c80fd6a423629",
-    "CollectMineralShards": "0402adbd7c4d2b8619c0d932d098aebe2ab364bd76a787ff9db0a8700f5691c5",
-    "FindAndDefeatZerglings": "0598c9f364201f0900d7bdb241d0e6ce2bb965a1141ffab5d2ee8d8f4737d19c",
-    "DefeatRoaches": "0f108d00a3adfbdd1c3e6fb29471a7cdba30f56bbcd2e4b568a3603c516acd78",
-    "DefeatZerglingsAndBanelings": "d3eafa5cb1b4c60ea0a21a6a8b966b459aa48b221d11861b857882c0cae50228",
-    "CollectMineralsAndGas": "81ef6ead39fdc78c6868202162c415082ce7132ab1ffbcb5831429b953d1c8de",
-    "BuildMarines": "79f50d5059ed3b1e5372016c126462c2387bee5e264105a53f364b6f4c81cb78",
+    "MoveToBeacon": "778bace5d171b5161a63625db2c8b3cc952acfd68da8e09b59268c7598ff8827",
+    "CollectMineralShards": "fbca5d2a7730a823e3756c7daf760175dd3e178cbbe4228897f8fa777e5cf185",
+    "FindAndDefeatZerglings": "67bcfe28ade1dbf0f368a42c86de0571ee8512dd153cb6d8b535f4f3dfeb1802",
+    "DefeatRoaches": "81e4972d3ce73b0d1613b6bdec1b654897875278d8f6bb99a5d955191e145851",
+    "DefeatZerglingsAndBanelings": "5e3e8d66f948cde72ad3e838144996425225b702502bbabc2e0a178f4f42dff8",
+    "CollectMineralsAndGas": "73ee3865c773fb746c8624a4b2fc517cba6eea9353557abfb8947008dfa2d140",
+    "BuildMarines": "92280cce7f5a6e47511716b2dfc6aebfc15fbcc411b189d6f921b505b7ba11f9",
 }
 
 def _options() -> sc_pb.InterfaceOptions:

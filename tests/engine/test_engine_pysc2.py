@@ -138,6 +138,51 @@ def test_pysc2_sc2env_plays_mini_games_with_restarts(tmp_path, python, package):
     assert not leftovers
 
 
+# PySC2's feature-layer view of a replay of raw commands: every echo must read back through reverse_action.
+WATCH_RAW_REPLAY = r"""
+import sys
+from absl import flags
+flags.FLAGS(["watch"])
+from pysc2_evolved import run_configs
+from pysc2_evolved.lib import actions, features, point
+from s2clientprotocol import sc2api_pb2 as sc_pb
+
+interface = sc_pb.InterfaceOptions(raw=True, score=True, feature_layer=sc_pb.SpatialCameraSetup(width=24))
+point.Point(64, 64).assign_to(interface.feature_layer.resolution)
+point.Point(64, 64).assign_to(interface.feature_layer.minimap_resolution)
+run_config = run_configs.get()
+with run_config.start(want_rgb=False) as controller:
+    data = run_config.replay_data(sys.argv[1])
+    controller.start_replay(sc_pb.RequestStartReplay(replay_data=data, options=interface, observed_player_id=1))
+    feat = features.features_from_game_info(controller.game_info())
+    seen = set()
+    for _ in range(30):
+        controller.step(8)
+        obs = feat.transform_obs(controller.observe())
+        seen.update(actions.FUNCTIONS[int(f)].name for f in obs["last_actions"])
+    print("seen", sorted(seen), flush=True)
+"""
+
+
+def test_pysc2_reads_a_replay_of_raw_commands_through_feature_layers(tmp_path, make_env):
+    pytest.importorskip("pysc2_evolved", reason="pysc2-evolved (test extra, Python >= 3.11) is not installed")
+    from sc2env.agents import RawFocusFire, run_agent
+
+    env = make_env("DefeatRoaches", max_episode_steps=30, save_replay_episodes=1, replay_dir=str(tmp_path / "r"),
+                   **RawFocusFire.env_kwargs)
+    run_agent(env, RawFocusFire(), 1, seed=3)
+    env.close()
+    (replay,) = (tmp_path / "r").glob("*.SC2Replay")
+    subprocess.run([sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(tmp_path / "sc2")], check=True,
+                   capture_output=True)
+    env = dict(os.environ, SC2PATH=str(tmp_path / "sc2"), SDL_VIDEODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1")
+    done = subprocess.run([sys.executable, "-c", WATCH_RAW_REPLAY, str(replay)], env=env, capture_output=True,
+                          text=True, timeout=240, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    # The raw Attack_unit commands come with their feature-layer form, which PySC2 reads as Attack_screen.
+    assert "'Attack_screen'" in done.stdout, done.stdout
+
+
 def test_pysc2s_raw_action_space_plays_the_engine(tmp_path):
     pytest.importorskip("pysc2_evolved", reason="pysc2-evolved (test extra, Python >= 3.11) is not installed")
     subprocess.run([sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(tmp_path)], check=True,

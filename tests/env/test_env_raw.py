@@ -173,6 +173,7 @@ def test_only_the_rows_the_observation_holds_are_named(make_env):
         u.function_call_to_action(F.Move_pt("now", [0], (70, 3)))
     with pytest.raises(ValueError, match="function must be a raw function id"):
         u.raw_conditional_mask(True)
+    assert np.array_equal(u.raw_conditional_mask(F.Stop_quick), u.raw_conditional_mask(F.Stop_quick.id))
 
 
 def test_building_sites_come_from_the_placement_grid(make_env):
@@ -215,3 +216,24 @@ def test_a_raw_episodes_replay_reads_back_as_the_raw_actions_played(make_env, tm
     assert steps[0].observation["action_mask"].shape == (env.unwrapped.raw_space.total,)
     export_replay(path, tmp_path / "episode.npz", config)
     assert load_episode(tmp_path / "episode.npz").actions.shape == (len(played), 5)
+    # Through feature-layer eyes, the same replay's raw commands read back in their feature-layer form.
+    feature_steps = list(watch_replay(path, {"screen_size": 32, "minimap_size": 32}))
+    assert FUNCTIONS.Attack_screen.id in {int(step.action[0]) for step in feature_steps}
+
+
+def test_a_feature_players_replay_watched_as_raw_says_what_it_leaves_out(make_env, tmp_path, caplog):
+    import logging
+
+    from sc2env.env import watch_replay
+
+    env = make_env("MoveToBeacon", screen_size=32, minimap_size=32, save_replay_episodes=1,
+                   replay_dir=str(tmp_path))
+    env.reset(seed=1)
+    env.step(FUNCTIONS.select_army("select"))
+    env.step(FUNCTIONS.Move_screen("now", (3, 4)))
+    env.close()
+    (path,) = tmp_path.glob("*.SC2Replay")
+    with caplog.at_level(logging.WARNING, logger="sc2env.env.replay"):
+        steps = list(watch_replay(path, {"actions": "raw", **{k: 32 for k in ("screen_size", "minimap_size")}}))
+    assert [int(step.action[0]) for step in steps] == [F.no_op.id] * 2
+    assert any("an action in no raw form" in record.getMessage() for record in caplog.records)

@@ -101,6 +101,17 @@ def test_calls_normalise_their_arguments_and_name_what_is_wrong():
         F.Move_pt("now", [0], "12")
 
 
+def test_copies_of_table_entries_are_the_tables_own():
+    import copy
+    import pickle
+
+    from sc2env.interface import FUNCTIONS
+
+    for entry in (F.Attack_unit, FUNCTIONS.Move_screen):
+        for twin in (pickle.loads(pickle.dumps(entry)), copy.deepcopy(entry)):
+            assert twin("now", *([[0], 1] if entry is F.Attack_unit else [(3, 4)])).function == entry.id
+
+
 def test_encoding_sets_the_unit_command_and_the_cell_centre():
     t = transforms()
     action = encode_raw_action(F.Attack_unit("queued", [0, 1], 2), TAGS, t)
