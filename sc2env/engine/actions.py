@@ -10,7 +10,7 @@ from s2clientprotocol import error_pb2, raw_pb2, spatial_pb2, ui_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.engine.render import View
-from sc2env.gamedata import ABILITIES
+from sc2env.gamedata import ABILITIES, Target
 
 if TYPE_CHECKING:
     from sc2env.engine.game import Game
@@ -256,6 +256,16 @@ def _raw(game: Game, raw: raw_pb2.ActionRaw) -> int:
     return ERROR if kind else SUCCESS
 
 
+def echo_of(game: Game, action: sc_pb.Action) -> sc_pb.Action:
+    """What the game echoes back for an action it took: a raw one with its feature-layer form too, a
+    feature-layer one with its raw form too when the player has raw data on, the others as they came."""
+    if action.HasField("action_raw"):
+        return raw_echo(game, action)
+    if action.HasField("action_feature_layer") and game.interface.options.raw:
+        return feature_echo(game, action)
+    return action
+
+
 def raw_echo(game: Game, action: sc_pb.Action) -> sc_pb.Action:
     """A raw action as the game echoes it back: with its feature-layer form added when the player has feature
     layers (a unit command aimed at the screen pixel of its target point or unit, clamped to the screen; a
@@ -283,6 +293,49 @@ def raw_echo(game: Game, action: sc_pb.Action) -> sc_pb.Action:
         p = raw.camera_move.center_world_space
         point = echo.action_feature_layer.camera_move.center_minimap
         point.x, point.y = _pixel(minimap, (p.x + ox, p.y + oy))
+    return echo
+
+
+def feature_echo(game: Game, action: sc_pb.Action) -> sc_pb.Action:
+    """A feature-layer action as the game echoes it back to a player with raw data on: with its raw form
+    added, where it has one (a unit command from the selected own units, aimed at the unit under the clicked
+    pixel when the ability takes units, else at the pixel's centre in the world; a camera move at the world
+    point), as the real game's recorded echoes show. Selections have no raw form."""
+    spatial = action.action_feature_layer
+    kind = spatial.WhichOneof("action")
+    screen, minimap = game.screen_view(), game.minimap_view()
+    if screen is None or minimap is None or kind not in ("unit_command", "camera_move"):
+        return action
+    ox, oy = game.raw_origin()
+    echo = sc_pb.Action()
+    echo.CopyFrom(action)
+    raw = echo.action_raw
+    if kind == "camera_move":
+        c = spatial.camera_move.center_minimap
+        x, y = minimap.pixel_to_world(c.x, c.y)
+        raw.camera_move.center_world_space.x, raw.camera_move.center_world_space.y = x - ox, y - oy
+        return echo
+    cmd = spatial.unit_command
+    units = _own(game, game.player.selection)
+    if not units:
+        return action
+    out = raw.unit_command
+    out.ability_id = cmd.ability_id
+    out.unit_tags.extend(units)
+    if cmd.HasField("queue_command"):
+        out.queue_command = cmd.queue_command
+    point = target = None
+    if cmd.HasField("target_screen_coord"):
+        point = screen.pixel_to_world(cmd.target_screen_coord.x, cmd.target_screen_coord.y)
+        target = _unit_at(game, screen, cmd.target_screen_coord.x, cmd.target_screen_coord.y)
+    elif cmd.HasField("target_minimap_coord"):
+        point = minimap.pixel_to_world(cmd.target_minimap_coord.x, cmd.target_minimap_coord.y)
+    takes_units = cmd.ability_id in ABILITIES and ABILITIES[cmd.ability_id].target in (Target.UNIT,
+                                                                                     Target.POINT_OR_UNIT)
+    if target is not None and takes_units:
+        out.target_unit_tag = target
+    elif point is not None:
+        out.target_world_space_pos.x, out.target_world_space_pos.y = point[0] - ox, point[1] - oy
     return echo
 
 

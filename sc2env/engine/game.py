@@ -205,8 +205,7 @@ class Game:
     def act(self, action: sc_pb.Action, data: bytes | None = None) -> int:
         """Apply one Action (`data`: its serialized bytes, if at hand) and return its immediate ActionResult."""
         self.inputs.append(action.SerializeToString() if data is None else data)
-        # A raw action's echo has its feature-layer form as well, placed before the action moves anything.
-        echo = actions.raw_echo(self, action) if action.HasField("action_raw") else action
+        echo = actions.echo_of(self, action)  # placed before the action moves anything
         result = actions.apply(self, action)
         if action.HasField("action_feature_layer") or action.HasField("action_ui") or action.HasField(
                 "action_render") or action.HasField("action_raw"):

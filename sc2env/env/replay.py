@@ -257,8 +257,8 @@ class ReplayWatcher:
         for action, call in zip(response.actions, self._raw.calls(response.actions, keep_none=True)):
             why = None
             if call is None:
-                why = ("an action in no raw form (a feature-layer or UI action: raw commands are read back only "
-                       "from a player who sent them)" if not action.HasField("action_raw") else
+                why = ("an action in no raw form (a selection or UI action: raw commands name their units "
+                       "themselves)" if not action.HasField("action_raw") else
                        "a raw command whose units are not among the rows watched (a smaller max_units?)")
             else:
                 try:

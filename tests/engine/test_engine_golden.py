@@ -23,13 +23,13 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2env.engine.session import Session
 
 GOLDEN = {
-    "MoveToBeacon": "778bace5d171b5161a63625db2c8b3cc952acfd68da8e09b59268c7598ff8827",
-    "CollectMineralShards": "fbca5d2a7730a823e3756c7daf760175dd3e178cbbe4228897f8fa777e5cf185",
-    "FindAndDefeatZerglings": "67bcfe28ade1dbf0f368a42c86de0571ee8512dd153cb6d8b535f4f3dfeb1802",
-    "DefeatRoaches": "81e4972d3ce73b0d1613b6bdec1b654897875278d8f6bb99a5d955191e145851",
-    "DefeatZerglingsAndBanelings": "5e3e8d66f948cde72ad3e838144996425225b702502bbabc2e0a178f4f42dff8",
-    "CollectMineralsAndGas": "73ee3865c773fb746c8624a4b2fc517cba6eea9353557abfb8947008dfa2d140",
-    "BuildMarines": "92280cce7f5a6e47511716b2dfc6aebfc15fbcc411b189d6f921b505b7ba11f9",
+    "MoveToBeacon": "32bd4c8a2f0b96668f765d1d7e5f2440e9194f4dbffb3a183417c86505638bba",
+    "CollectMineralShards": "2bfdb145bf598c69fd588ae6ed6bd94e5bace9a187da553935d558c355a40ec2",
+    "FindAndDefeatZerglings": "bf7346f91d5aa1aef6832b5fdba3161adadfc245738888391501276d29164bee",
+    "DefeatRoaches": "1d7fdfae88d16bbf5a13556b4ba1f4d6df5323d1ac95db8744ec1c89d61df118",
+    "DefeatZerglingsAndBanelings": "d83417a702563fe3fd260bac99475769abdf7e0783317c0048ea5498c92f824e",
+    "CollectMineralsAndGas": "1989d105e28891e5da0c3f8ceb1336bf439aba60b9d78c1271ad8af35b4caf6c",
+    "BuildMarines": "8fe9b86d300c2e89d2e3398623d95a08e8d46ff0f271da794f757caf63dee7d6",
 }
 
 def _options() -> sc_pb.InterfaceOptions:

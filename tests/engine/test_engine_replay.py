@@ -95,20 +95,23 @@ def watch(data: bytes, options=None, session: Session | None = None, **fields) -
 
 
 def echoed(actions: list[sc_pb.Action]) -> list[sc_pb.Action]:
-    """What the engine echoes in ResponseObservation.actions: feature-layer, render, UI and raw actions (the
-    raw ones with a feature-layer form added: see `as_sent`)."""
+    """What the engine echoes in ResponseObservation.actions: feature-layer, render, UI and raw actions (with
+    the other form added to raw and feature-layer commands: see `as_sent`)."""
     return [a for a in actions if a.HasField("action_feature_layer") or a.HasField("action_ui")
             or a.HasField("action_raw")]
 
 
-def as_sent(echo: sc_pb.Action) -> sc_pb.Action:
-    """An echo without the feature-layer form the engine adds to a raw action."""
-    if not echo.HasField("action_raw"):
-        return echo
-    out = sc_pb.Action()
-    out.CopyFrom(echo)
-    out.ClearField("action_feature_layer")
-    return out
+def as_sent(echoes, sent: list[sc_pb.Action]) -> list[sc_pb.Action]:
+    """The echoes without the forms the engine added (a raw command's feature-layer form, and the reverse)."""
+    out = []
+    for echo, action in zip(echoes, sent):
+        bare = sc_pb.Action()
+        bare.CopyFrom(echo)
+        for form in ("action_raw", "action_feature_layer"):
+            if not action.HasField(form):
+                bare.ClearField(form)
+        out.append(bare)
+    return out if len(echoes) == len(sent) else list(echoes)
 
 
 # ---- a replay plays the game again -------------------------------------------------------------------
@@ -124,7 +127,7 @@ def test_a_replay_shows_every_observation_again(map_name, counts):
         obs = ask(watcher, observation=sc_pb.RequestObservation()).observation
         loop = original.observation.game_loop
         assert obs.SerializeToString() == original.SerializeToString(), f"differs at loop {loop}"
-        assert [as_sent(a) for a in obs.actions] == echoed(sent)
+        assert as_sent(obs.actions, echoed(sent)) == echoed(sent)
         shown += len(obs.actions)
     assert shown > 30, "the recorded actions were echoed"
     last = recording.observations[-1]
@@ -286,6 +289,11 @@ def test_a_watcher_with_other_resolutions_sees_the_same_game_in_its_own_pixels()
     # (32 over 30 units, the same camera centre) holding its centre: x = -12 + (i + 0.5) * 0.375 lands on
     # floor((x + 15) / 0.9375), so 0 -> 3, 63 -> 28, 5 -> 5, 10 -> 7, 60 -> 27. The minimaps cover the same
     # map: pixels scale by 48/64 from their centres.
+    # (With raw data on, the commands and the camera move also carry their raw form: world points, the same
+    # whatever the watcher's pixels.)
+    assert [echo.HasField("action_raw") for echo in echoes] == [False, True, True, True, True]
+    for echo in echoes:
+        echo.ClearField("action_raw")
     assert echoes == [select_rect(3, 3, 28, 28), move_screen(28, 7),
                       spatial("camera_move", center_minimap=(47, 24)),
                       spatial("unit_command", ability_id=3794, target_minimap_coord=(15, 30)), move_screen(5, 27)]

@@ -221,7 +221,7 @@ def test_a_raw_episodes_replay_reads_back_as_the_raw_actions_played(make_env, tm
     assert FUNCTIONS.Attack_screen.id in {int(step.action[0]) for step in feature_steps}
 
 
-def test_a_feature_players_replay_watched_as_raw_says_what_it_leaves_out(make_env, tmp_path, caplog):
+def test_a_feature_players_replay_reads_back_as_raw_commands(make_env, tmp_path, caplog):
     import logging
 
     from sc2env.env import watch_replay
@@ -235,5 +235,8 @@ def test_a_feature_players_replay_watched_as_raw_says_what_it_leaves_out(make_en
     (path,) = tmp_path.glob("*.SC2Replay")
     with caplog.at_level(logging.WARNING, logger="sc2env.env.replay"):
         steps = list(watch_replay(path, {"actions": "raw", **{k: 32 for k in ("screen_size", "minimap_size")}}))
-    assert [int(step.action[0]) for step in steps] == [F.no_op.id] * 2
+    # The selection has no raw form (left out, logged); the click becomes the Marine's raw Move to that place.
+    assert [int(step.action[0]) for step in steps] == [F.no_op.id, F.Move_pt.id]
+    marine = int(np.flatnonzero(steps[1].observation["raw_units"][:, FeatureUnit.alliance] == SELF)[0])
+    assert steps[1].calls == [F.Move_pt("now", [marine], steps[1].calls[0].arguments[2])]
     assert any("an action in no raw form" in record.getMessage() for record in caplog.records)
