@@ -10,7 +10,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import errors
 from sc2env.env.raw_space import RawActionSpace
-from sc2env.interface import FeatureUnit, FunctionCall, Observation
+from sc2env.interface import FeatureUnit, FunctionCall, Observation, PlayerRelative
 from sc2env.interface.functions import TargetClass
 from sc2env.interface.raw import RAW_FUNCTIONS, RawFunctionCall
 from sc2env.interface.raw_actions import (
@@ -18,11 +18,8 @@ from sc2env.interface.raw_actions import (
     abilities_query,
     decode_raw_action,
     encode_raw_action,
-    raw_grid_size,
 )
 from sc2env.interface.transforms import CoordinateTransforms
-
-_SELF = 1
 
 
 class RawPlay:
@@ -38,7 +35,7 @@ class RawPlay:
 
     def start(self, transforms: CoordinateTransforms) -> None:
         """A new game's map: its raw grid must be the space's."""
-        grid = raw_grid_size(transforms)
+        grid = transforms.raw_grid_size
         resolution = self.space.resolution
         if grid != (resolution, resolution):
             raise ValueError(f"actions='raw' with raw_resolution={resolution} needs a map whose raw grid is "
@@ -107,4 +104,4 @@ class RawPlay:
         return [encode_raw_action(call, self._units[:, FeatureUnit.tag], self._transforms, self.masks)]
 
     def _own_tags(self) -> np.ndarray:
-        return self._units[self._units[:, FeatureUnit.alliance] == _SELF, FeatureUnit.tag]
+        return self._units[self._units[:, FeatureUnit.alliance] == PlayerRelative.SELF, FeatureUnit.tag]

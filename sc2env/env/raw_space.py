@@ -35,9 +35,12 @@ class RawActionSpace:
 
     def __post_init__(self) -> None:
         nvec = np.array([len(RAW_FUNCTIONS), 2, self.max_units + 1, self.max_units, self.resolution ** 2], np.int64)
-        for name, value in (("nvec", nvec), ("offsets", np.concatenate([[0], np.cumsum(nvec)]))):
+        offsets = np.concatenate([[0], np.cumsum(nvec)])
+        for name, value in (("nvec", nvec), ("offsets", offsets)):
             value.setflags(write=False)
             object.__setattr__(self, name, value)
+        object.__setattr__(self, "_segments", {name: slice(int(a), int(b)) for name, a, b in
+                                               zip(RAW_COMPONENT_NAMES, offsets[:-1], offsets[1:])})
 
     @property
     def all_able(self) -> int:
@@ -49,8 +52,8 @@ class RawActionSpace:
         return int(self.offsets[-1])
 
     def segment(self, name: str) -> slice:
-        i = RAW_COMPONENT_NAMES.index(name)
-        return slice(int(self.offsets[i]), int(self.offsets[i + 1]))
+        """The slice of a flat mask that belongs to one component."""
+        return self._segments[name]
 
     def to_call(self, vector: Sequence[int] | np.ndarray, masks: RawActionMasks) -> RawFunctionCall:
         """The raw call a vector stands for; `masks` expands `units = max_units` into the able units' rows."""

@@ -13,6 +13,7 @@ from sc2env.errors import InvalidActionError
 from sc2env.interface.columns import FeatureUnit
 from sc2env.interface.function_table import RESOURCE_UNIT_TYPES, UNIT_TYPE_SCALE
 from sc2env.interface.functions import TargetClass
+from sc2env.interface.layers import PlayerRelative
 from sc2env.interface.raw import (
     RAW_ABILITY_INDEX,
     RAW_FUNCTION_TARGETS,
@@ -25,16 +26,24 @@ from sc2env.interface.transforms import CoordinateTransforms
 
 K = RawFunctionKind
 _UNIT_COMMANDS = (K.QUICK, K.POINT, K.UNIT)
-_SELF, _NEUTRAL, _ENEMY = 1, 3, 4  # raw alliance values
-_GAS_BUILDINGS = ("Build_Assimilator", "Build_Extractor", "Build_Refinery")
 _ALWAYS = (RAW_FUNCTIONS.no_op.id, RAW_FUNCTIONS.raw_move_camera.id)
+_GAS_BUILDINGS = ("Build_Assimilator", "Build_Extractor", "Build_Refinery")
 
 
-def raw_grid_size(transforms: CoordinateTransforms) -> tuple[int, int]:
-    """(width, height) of the raw coordinate grid: the cells raw_units positions and raw points fall in."""
-    corner = np.abs(transforms.world_to_raw.fwd(np.array(transforms.map_info.size, float)) -
-                    transforms.world_to_raw.fwd(np.zeros(2)))
-    return int(np.ceil(corner[0] - 1e-9)), int(np.ceil(corner[1] - 1e-9))
+def _target_kind(func) -> str | TargetClass | None:
+    """Which rows a raw function's target unit may be: its target class, resources split by use (workers
+    gather from mineral fields and finished own gas buildings; gas buildings go on geysers: the game refuses
+    the other way round, MustBuildRefineryFirst and CantTargetThatUnit), or None without a target unit."""
+    if func.kind is not K.UNIT:
+        return None
+    if func.name.startswith("Harvest_Gather"):
+        return "gather"
+    if func.name.startswith(_GAS_BUILDINGS):
+        return "geyser"
+    return TargetClass(int(RAW_FUNCTION_TARGETS[func.id]))
+
+
+_TARGET_KIND = tuple(_target_kind(f) for f in RAW_FUNCTIONS)
 
 
 def encode_raw_action(call: RawFunctionCall, tags: np.ndarray, transforms: CoordinateTransforms,
@@ -53,7 +62,7 @@ def encode_raw_action(call: RawFunctionCall, tags: np.ndarray, transforms: Coord
                                      "rows (units are named by their row in the latest observation's raw_units, "
                                      "which the env cuts at max_units)")
     if "world" in args:
-        width, height = raw_grid_size(transforms)
+        width, height = transforms.raw_grid_size
         x, y = args["world"]
         if not (0 <= x < width and 0 <= y < height):
             raise InvalidActionError(f"{func.name}: the point ({x}, {y}) is off the map: raw points lie in "
@@ -176,20 +185,24 @@ class RawActionMasks:
         self.functions = self.unit_functions.any(axis=0)
         """(n_raw_functions,) bool: the raw functions some unit can use now (and the two always there)."""
         self.functions[list(_ALWAYS)] = True
+
+    @functools.cached_property
+    def _targets(self) -> dict[str | TargetClass, np.ndarray]:
+        """Target rows by `_TARGET_KIND` (PATHABLE and PLACEABLE aim points: any unit there); made only when
+        a target is asked for, which a policy sampling the flat mask never does."""
+        units = self.units
         alliance = units[:, FeatureUnit.alliance]
         present = np.ones(len(units), bool)
-        # Target unit rows by TargetClass (PATHABLE and PLACEABLE classes aim points: any unit there).
-        self._targets = {
+        resource = _IS_RESOURCE.take(units[:, FeatureUnit.unit_type], mode="clip")
+        own = alliance == PlayerRelative.SELF
+        return {
             TargetClass.ANY: present, TargetClass.PATHABLE: present, TargetClass.PLACEABLE: present,
-            TargetClass.OWN_UNIT: alliance == _SELF, TargetClass.ENEMY_UNIT: alliance == _ENEMY,
-            TargetClass.RESOURCE: _IS_RESOURCE.take(units[:, FeatureUnit.unit_type], mode="clip"),
+            TargetClass.OWN_UNIT: own, TargetClass.ENEMY_UNIT: alliance == PlayerRelative.ENEMY,
+            TargetClass.RESOURCE: resource,
+            "gather": (units[:, FeatureUnit.mineral_contents] > 0) | (
+                resource & own & (units[:, FeatureUnit.build_progress] >= 100)),
+            "geyser": (alliance == PlayerRelative.NEUTRAL) & (units[:, FeatureUnit.vespene_contents] > 0),
         }
-        # Resources by use: workers gather from mineral fields and finished own gas buildings; gas buildings
-        # go on geysers (the game refuses the other way round: MustBuildRefineryFirst, CantTargetThatUnit).
-        finished_own = (alliance == _SELF) & (units[:, FeatureUnit.build_progress] >= 100)
-        self._gather = (units[:, FeatureUnit.mineral_contents] > 0) | (
-            self._targets[TargetClass.RESOURCE] & finished_own)
-        self._geysers = (alliance == _NEUTRAL) & (units[:, FeatureUnit.vespene_contents] > 0)
 
     def units_for(self, function: int) -> np.ndarray:
         """(rows,) bool: the units that can use `function` now (none for no_op and raw_move_camera, which
@@ -200,15 +213,10 @@ class RawActionMasks:
         """(rows,) bool: the units `function` may target: by its target class (Harvest_Gather: mineral fields
         and finished own gas buildings; gas buildings: geysers); none without a unit argument. With `unit`,
         the one row commanded, that unit itself is left out (no unit targets itself)."""
-        func = RAW_FUNCTIONS[int(function)]
-        if func.kind is not K.UNIT:
+        kind = _TARGET_KIND[int(function)]
+        if kind is None:
             return np.zeros(len(self.units), bool)
-        if func.name.startswith("Harvest_Gather"):
-            out = self._gather
-        elif func.name.startswith(_GAS_BUILDINGS):
-            out = self._geysers
-        else:
-            out = self._targets[TargetClass(int(RAW_FUNCTION_TARGETS[func.id]))]
+        out = self._targets[kind]
         if unit is not None and 0 <= unit < len(out) and out[unit]:
             out = out.copy()
             out[unit] = False

@@ -140,6 +140,8 @@ class CoordinateTransforms:
         corner, each axis scaled by its side over the longer side, so world units on square maps."""
         self.raw_camera_size = np.array((sx, sy)) * self.camera_width
         """The camera's width and height in raw coordinates (PySC2's camera_size)."""
+        self.raw_grid_size = (int(np.ceil(width * sx - 1e-9)), int(np.ceil(height * sy - 1e-9)))
+        """(width, height) of the raw coordinate grid: the cells raw_units positions and raw points fall in."""
 
     def world_to_screen(self, camera) -> Linear2D:
         """World -> screen pixels for a camera centred at world (x, y) (`raw_data.player.camera`)."""

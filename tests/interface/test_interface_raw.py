@@ -19,7 +19,6 @@ from sc2env.interface import (
     encode_raw_action,
 )
 from sc2env.interface.raw import RAW_ARGUMENT_TYPES
-from sc2env.interface.raw_actions import raw_grid_size
 from sc2env.interface.transforms import CoordinateTransforms, MapInfo
 
 F = RAW_FUNCTIONS
@@ -132,7 +131,7 @@ def test_encoding_sets_the_unit_command_and_the_cell_centre():
 def test_non_square_maps_scale_as_pysc2_does():
     # PySC2's raw frame on a 184x176 map: cell (10, 20) is world (10.5, 176 - 20.5 * 184 / 176).
     t = transforms(184, 176)
-    assert raw_grid_size(t) == (184, 169)
+    assert t.raw_grid_size == (184, 169)
     pos = encode_raw_action(F.Move_pt("now", [0], (10, 20)), TAGS, t).action_raw.unit_command.target_world_space_pos
     assert (pos.x, pos.y) == pytest.approx((10.5, 154.5682), abs=1e-4)
 
