@@ -37,6 +37,13 @@ class RawFocusFire(Agent):
         if env.raw_space is None:
             raise ValueError("RawFocusFire plays with actions='raw'")
         self._env = env
+        # The playable raw cells to explore, and the minimap pixel that shows whether each is in sight.
+        space, transforms = env.raw_space, env.transforms
+        cells = np.flatnonzero(space.world_mask(transforms))
+        self._cells = np.stack([cells % space.resolution, cells // space.resolution], axis=1)
+        pixels = transforms.world_to_minimap.fwd_pixel(transforms.world_to_raw.back(self._cells + 0.5))
+        width, height = env.interface_format.minimap_size
+        self._cell_pixels = np.clip(pixels, 0, (width - 1, height - 1))
 
     def reset(self) -> None:
         self._target_tag = 0
@@ -96,15 +103,8 @@ class RawFocusFire(Agent):
 
     def _scout(self, obs: Observation, units: np.ndarray, able: np.ndarray) -> RawFunctionCall:
         """Attack-move to the nearest cell not in sight, least recently seen first; no_op while on the way."""
-        env = self._env
-        space = env.raw_space
-        cells = np.flatnonzero(space.world_mask(env.transforms))
-        raw = np.stack([cells % space.resolution, cells // space.resolution], axis=1)
-        pixels = env.transforms.world_to_minimap.fwd_pixel(env.transforms.world_to_raw.back(raw + 0.5))
-        visibility = obs.feature_minimap.visibility_map
-        height, width = visibility.shape
-        pixels = np.clip(pixels, 0, (width - 1, height - 1))
-        seen = visibility[pixels[:, 1], pixels[:, 0]]  # 0 never seen, 1 fogged, 2 in sight
+        raw, pixels = self._cells, self._cell_pixels
+        seen = obs.feature_minimap.visibility_map[pixels[:, 1], pixels[:, 0]]  # 0 never seen, 1 fogged, 2 in sight
         if self._waypoint is not None:
             row = np.flatnonzero((raw == self._waypoint).all(axis=1))
             if len(row) and seen[row[0]] != 2:

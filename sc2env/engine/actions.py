@@ -256,12 +256,12 @@ def _raw(game: Game, raw: raw_pb2.ActionRaw) -> int:
     return ERROR if kind else SUCCESS
 
 
-def echo_of(game: Game, action: sc_pb.Action) -> sc_pb.Action:
+def echo_of(game: Game, action: sc_pb.Action, raw: bool) -> sc_pb.Action:
     """What the game echoes back for an action it took: a raw one with its feature-layer form too, a
-    feature-layer one with its raw form too when the player has raw data on, the others as they came."""
+    feature-layer one with its raw form too for a player with raw data (`raw`), the others as they came."""
     if action.HasField("action_raw"):
         return raw_echo(game, action)
-    if action.HasField("action_feature_layer") and game.interface.options.raw:
+    if action.HasField("action_feature_layer") and raw:
         return feature_echo(game, action)
     return action
 

@@ -202,10 +202,12 @@ class Game:
         if due > self.game_loop:
             self.step(due - self.game_loop)
 
-    def act(self, action: sc_pb.Action, data: bytes | None = None) -> int:
-        """Apply one Action (`data`: its serialized bytes, if at hand) and return its immediate ActionResult."""
+    def act(self, action: sc_pb.Action, data: bytes | None = None, raw_echo: bool | None = None) -> int:
+        """Apply one Action (`data`: its serialized bytes, if at hand) and return its immediate ActionResult.
+        `raw_echo`: whether its echo carries a raw form (default: when the player has raw data on)."""
         self.inputs.append(action.SerializeToString() if data is None else data)
-        echo = actions.echo_of(self, action)  # placed before the action moves anything
+        raw = self.interface.options.raw if raw_echo is None else raw_echo
+        echo = actions.echo_of(self, action, raw)  # placed before the action moves anything
         result = actions.apply(self, action)
         if action.HasField("action_feature_layer") or action.HasField("action_ui") or action.HasField(
                 "action_render") or action.HasField("action_raw"):

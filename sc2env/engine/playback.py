@@ -9,7 +9,6 @@ from collections.abc import Iterator
 
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
-from sc2env.engine import actions
 from sc2env.engine.frame import FrameCache
 from sc2env.engine.game import Game, Interface, clock_loop
 from sc2env.engine.mapdef import MapDefinition
@@ -86,18 +85,12 @@ class Playback:
 
     def _act(self, data: bytes) -> None:
         game = self.game
-        action = sc_pb.Action.FromString(data)
         echoes = len(game.echoed_actions)
-        # A watcher with raw data sees a command's raw form even where the recorded player had none.
-        raw_form = (actions.feature_echo(game, action) if self._view[0].options.raw and not game.interface.options.raw
-                    and action.HasField("action_feature_layer") else None)
-        game.act(action, data)
-        if len(game.echoed_actions) > echoes:
-            if raw_form is not None:
-                game.echoed_actions[-1] = raw_form
-            if self._rescaled:  # shown in the watcher's pixels
-                game.echoed_actions[-1] = rescale(game.echoed_actions[-1], game.interface, self._view[0],
-                                                  game.definition)
+        # The echo is the watcher's: with raw forms if it has raw data on, whatever the recorded player had.
+        game.act(sc_pb.Action.FromString(data), data, raw_echo=self._view[0].options.raw)
+        if self._rescaled and len(game.echoed_actions) > echoes:  # echoed: shown in the watcher's pixels
+            game.echoed_actions[-1] = rescale(game.echoed_actions[-1], game.interface, self._view[0],
+                                              game.definition)
 
     def catch_up_realtime(self, until_loop: int = 0) -> None:
         """In a realtime replay, play what the wall clock has reached (waiting for `until_loop`)."""
