@@ -181,7 +181,8 @@ class SC2Env(gym.Env):
             return None
         if self._last is None or self._match is None:  # before reset(), or after close(): no game to draw
             return None
-        return self._get_renderer().render(self._last, self._last_response)
+        raw = None if self._raw is None else np.flatnonzero(self._raw.masks.functions).tolist()
+        return self._get_renderer().render(self._last, self._last_response, raw)
 
     def close(self) -> None:
         """Stop the game process (and close the viewer). Idempotent."""

@@ -197,7 +197,8 @@ class ReplayWatcher:
             self._renderer = EnvRenderer(self.render_mode, self.interface_format, self._match.game_info,
                                          fps=GAME_LOOPS_PER_SECOND / self.config.step_mul,
                                          size=self.config.render_size)
-        return self._renderer.render(*self._last)
+        raw = None if self._raw is None else np.flatnonzero(self._raw.masks.functions).tolist()
+        return self._renderer.render(*self._last, raw)
 
     def close(self, keep_renderer: bool = False) -> None:
         """Stop the game process (and the viewer). Idempotent."""

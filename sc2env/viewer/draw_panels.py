@@ -9,7 +9,7 @@ import numpy as np
 import pygame
 
 from sc2env.game.maps import MINI_GAMES, game_time
-from sc2env.interface import FUNCTIONS, MINIMAP_LAYERS, SCREEN_LAYERS, Layer, palette
+from sc2env.interface import FUNCTIONS, MINIMAP_LAYERS, RAW_FUNCTIONS, SCREEN_LAYERS, Layer, palette
 from sc2env.viewer import style
 from sc2env.viewer.hotkeys import key_label
 from sc2env.viewer.layout import LAYER_COLUMNS, LAYER_ROWS
@@ -75,10 +75,13 @@ _MIN_COLUMN_W = 96  # narrower columns leave a name only a few letters
 
 def draw_functions(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, *, pending: int | None = None,
                    menu: str | None = None) -> list[tuple[pygame.Rect, int]]:
-    """The available functions with their keys; returns each row's rect and function id (rows are clickable)."""
-    title = "Available functions" + (f"  ({menu} menu)" if menu else "")
+    """The available functions with their keys; returns each row's rect and function id (rows are clickable).
+    Under raw actions, the raw functions some unit can use (no keys, nothing to click)."""
+    raw = scene.raw_functions is not None
+    table = RAW_FUNCTIONS if raw else FUNCTIONS
+    title = ("Available raw functions" if raw else "Available functions") + (f"  ({menu} menu)" if menu else "")
     inner = style.panel(surface, rect, title)
-    ids = [int(i) for i in scene.observation.available_actions]
+    ids = [int(i) for i in (scene.raw_functions if raw else scene.observation.available_actions)]
     # The fewest columns (wide columns keep names whole) that hold every row at some row height, then the
     # tallest rows that keep that many columns. Columns never get narrower than _MIN_COLUMN_W: a panel too
     # small for every row lists what fits and how many more there are (their keys still work).
@@ -93,14 +96,14 @@ def draw_functions(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, *, 
     if hidden:
         hidden += 1  # the last row says how many are not shown
         ids = ids[:-hidden]
-    labels = {fid: key_label(FUNCTIONS[fid]) for fid in ids}
+    labels = {fid: "" if raw else key_label(FUNCTIONS[fid]) for fid in ids}
 
     def label_width(size: int) -> int:
         return max((style.font(size).size(label)[0] for label in labels.values()), default=0) + 6
 
     def all_fit(size: int) -> bool:
         room = column_w - 4 - label_width(size)
-        return all(style.font(size).size(FUNCTIONS[fid].name)[0] <= room for fid in ids)
+        return all(style.font(size).size(table[fid].name)[0] <= room for fid in ids)
 
     # One size for every row, the largest at which every name is whole (mixed sizes read badly); names are
     # cut in the middle only at the smallest.
@@ -110,15 +113,16 @@ def draw_functions(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, *, 
     for n, fid in enumerate(ids):
         col, row = divmod(n, rows_per_column)
         cell = pygame.Rect(inner.x + col * column_w, inner.y + row * row_h, column_w - 4, row_h)
-        function = FUNCTIONS[fid]
-        highlighted = fid == pending
+        function = table[fid]
+        highlighted = fid == pending and not raw
         if highlighted:
             pygame.draw.rect(surface, (70, 60, 25), cell, border_radius=3)
         name_x = cell.x + label_w
         style.text(surface, labels[fid], (cell.x + 2, cell.centery), size, style.ACCENT, anchor="midleft")
         style.text(surface, _elided(function.name, cell.right - name_x, size), (name_x, cell.centery), size,
                    style.ACCENT if highlighted else style.TEXT, anchor="midleft")
-        rows.append((cell, fid))
+        if not raw:
+            rows.append((cell, fid))
     if hidden:
         col, row = divmod(len(ids), rows_per_column)
         style.text(surface, f"+{hidden} more (keys work)", (inner.x + col * column_w + 2,

@@ -50,8 +50,10 @@ class EnvRenderer:
     def closed(self) -> bool:
         return self.window is not None and self.window.closed
 
-    def render(self, observation: Observation, response=None) -> np.ndarray | None:
-        scene = Scene.from_observation(observation, response, map_name=self.viewer.map_name)
+    def render(self, observation: Observation, response=None, raw_functions=None) -> np.ndarray | None:
+        """Draw one observation (`raw_functions`: under raw actions, the raw function ids on offer)."""
+        scene = Scene.from_observation(observation, response, map_name=self.viewer.map_name,
+                                       raw_functions=None if raw_functions is None else tuple(raw_functions))
         canvas = self.viewer.draw(scene)
         if self.window is None:
             return self.viewer.frame()

@@ -68,6 +68,8 @@ class Scene:
     """World (x, y) at the centre of the screen."""
     map_name: str = ""
     ended: bool = False
+    raw_functions: tuple[int, ...] | None = None
+    """Under raw actions: the raw function ids some unit can use (the functions panel lists these)."""
 
     @property
     def game_loop(self) -> int:
@@ -79,7 +81,8 @@ class Scene:
 
     @classmethod
     def from_observation(cls, observation: Observation, response=None, *, map_name: str = "",
-                         default_camera: tuple[float, float] = (0.0, 0.0)) -> Scene:
+                         default_camera: tuple[float, float] = (0.0, 0.0),
+                         raw_functions: tuple[int, ...] | None = None) -> Scene:
         """The scene of an observation; `response` (the raw `ResponseObservation`) supplies the units and the
         exact camera when the game sends raw data."""
         units = Units.empty()
@@ -90,4 +93,4 @@ class Scene:
         camera = default_camera
         if observation.camera_world is not None:
             camera = (float(observation.camera_world[0]), float(observation.camera_world[1]))
-        return cls(observation, units, camera, map_name, ended)
+        return cls(observation, units, camera, map_name, ended, raw_functions)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import pygame
 import pytest
 from viewer_helpers import click, drag, key
@@ -242,7 +243,7 @@ def test_a_select_all_of_workers_lists_its_functions_in_two_columns():
     ids = np.array(sorted(getattr(F, name).id for name in names))
     panel = Layout.build(FMT).functions
     rows = draw_functions(pygame.Surface((1280, 720)), panel, SimpleNamespace(
-        observation=SimpleNamespace(available_actions=ids)))
+        observation=SimpleNamespace(available_actions=ids), raw_functions=None))
     assert [fid for _, fid in rows] == ids.tolist()  # every function has a clickable row
     assert len({rect.x for rect, _ in rows}) == 2  # three columns cut names like Rally_Workers_minimap
     assert all(panel.contains(rect) for rect, _ in rows)
@@ -251,7 +252,7 @@ def test_a_select_all_of_workers_lists_its_functions_in_two_columns():
     ids = np.array(sorted(getattr(F, name).id for name in names))
     panel = Layout.build(FMT, (960, 540)).functions
     rows = draw_functions(pygame.Surface((960, 540)), panel, SimpleNamespace(
-        observation=SimpleNamespace(available_actions=ids)))
+        observation=SimpleNamespace(available_actions=ids), raw_functions=None))
     assert [fid for _, fid in rows] == ids.tolist() and all(panel.contains(rect) for rect, _ in rows)
     assert len({rect.x for rect, _ in rows}) == 2
     # More functions than fit (an SCV and a Barracks selected; a wide screen leaves a narrow panel): columns
@@ -263,9 +264,27 @@ def test_a_select_all_of_workers_lists_its_functions_in_two_columns():
     ids = np.array(sorted(getattr(F, name).id for name in names))
     panel = Layout.build(InterfaceFormat(screen_size=(84, 64), minimap_size=64), (960, 540)).functions
     rows = draw_functions(pygame.Surface((960, 540)), panel, SimpleNamespace(
-        observation=SimpleNamespace(available_actions=ids)))
+        observation=SimpleNamespace(available_actions=ids), raw_functions=None))
     assert 20 <= len(rows) < len(ids) and all(panel.contains(rect) for rect, _ in rows)
     assert min(rect.w for rect, _ in rows) >= 90 and [fid for _, fid in rows] == ids[:len(rows)].tolist()
+
+
+def test_under_raw_actions_the_panel_lists_the_raw_functions_on_offer(make_env):
+    from sc2env.interface import RAW_FUNCTIONS
+    from sc2env.viewer.draw_panels import draw_functions
+    from sc2env.viewer.scene import Scene
+
+    pygame.font.init()
+    env = make_env("DefeatRoaches", actions="raw", render_mode="rgb_array")
+    env.reset(seed=1)
+    u = env.unwrapped
+    offered = np.flatnonzero(u.raw_masks.functions).tolist()
+    scene = Scene.from_observation(u.last_observation, raw_functions=tuple(offered))
+    panel = Layout.build(u.interface_format).functions
+    # Raw functions have no keys and no click: no rows come back; the feature-layer list would have them.
+    assert draw_functions(pygame.Surface((1280, 720)), panel, scene) == []
+    assert draw_functions(pygame.Surface((1280, 720)), panel, Scene.from_observation(u.last_observation))
+    assert RAW_FUNCTIONS.Attack_unit.id in offered and env.render().shape == (720, 1280, 3)
 
 
 def test_names_too_long_for_their_column_keep_their_kind():
