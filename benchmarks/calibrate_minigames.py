@@ -14,8 +14,15 @@ import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-MAPS = ("MoveToBeacon", "CollectMineralShards", "FindAndDefeatZerglings", "DefeatRoaches",
-        "DefeatZerglingsAndBanelings", "CollectMineralsAndGas", "BuildMarines")
+MAPS = (
+    "MoveToBeacon",
+    "CollectMineralShards",
+    "FindAndDefeatZerglings",
+    "DefeatRoaches",
+    "DefeatZerglingsAndBanelings",
+    "CollectMineralsAndGas",
+    "BuildMarines",
+)
 # SC2LE paper (Vinyals et al. 2017), Table 1: (random mean, random max, human mean, grandmaster mean).
 PAPER = {
     "MoveToBeacon": ("1", "6", "26", "28"),
@@ -37,19 +44,40 @@ def play(job: tuple[str, str, int, int, str]) -> tuple[str, str, list[int], int,
     from sc2env.agents import make_agent, run_agent
 
     agent = make_agent(kind, map_name, seed=seed)
-    env = gym.make(f"sc2env/{map_name}-v0", engine=engine, screen_size=64, minimap_size=64, step_mul=8,
-                   **agent.env_kwargs)
+    env = gym.make(
+        f"sc2env/{map_name}-v0",
+        engine=engine,
+        screen_size=64,
+        minimap_size=64,
+        step_mul=8,
+        **agent.env_kwargs,
+    )
     start = time.perf_counter()
     try:
         results = run_agent(env, agent, episodes, seed=seed)
     finally:
         env.close()
-    return map_name, kind, [e.score for e in results], sum(e.steps for e in results), time.perf_counter() - start
+    return (
+        map_name,
+        kind,
+        [e.score for e in results],
+        sum(e.steps for e in results),
+        time.perf_counter() - start,
+    )
 
 
 def table(rows: dict[tuple[str, str], tuple[list[int], int, float]], markdown: bool) -> str:
-    header = ("map", "random mean", "random max", "paper random mean", "paper random max", "scripted mean",
-              "scripted max", "paper human mean", "paper GM mean")
+    header = (
+        "map",
+        "random mean",
+        "random max",
+        "paper random mean",
+        "paper random max",
+        "scripted mean",
+        "scripted max",
+        "paper human mean",
+        "paper GM mean",
+    )
     lines = []
     for name in MAPS:
         random_scores = rows.get((name, "random"), ([], 0, 0.0))[0]
@@ -61,7 +89,9 @@ def table(rows: dict[tuple[str, str], tuple[list[int], int, float]], markdown: b
         def stats(scores):
             return (f"{statistics.fmean(scores):.1f}", str(max(scores))) if scores else ("-", "-")
 
-        lines.append((name, *stats(random_scores), paper[0], paper[1], *stats(scripted_scores), paper[2], paper[3]))
+        lines.append(
+            (name, *stats(random_scores), paper[0], paper[1], *stats(scripted_scores), paper[2], paper[3])
+        )
     if markdown:
         out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         out += ["| " + " | ".join(line) + " |" for line in lines]
@@ -85,16 +115,24 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown mini-games {sorted(unknown)}; known: {', '.join(MAPS)}")
     # The longest games first, so parallel workers finish together.
-    jobs = [(m, kind, args.episodes, args.seed, args.engine) for m in reversed(maps) for kind in args.agents.split(",")]
+    jobs = [
+        (m, kind, args.episodes, args.seed, args.engine)
+        for m in reversed(maps)
+        for kind in args.agents.split(",")
+    ]
     rows: dict[tuple[str, str], tuple[list[int], int, float]] = {}
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for map_name, kind, scores, steps, seconds in pool.map(play, jobs):
             rows[(map_name, kind)] = (scores, steps, seconds)
-            print(f"{map_name:28s} {kind:8s} scores {scores}  ({steps} steps, {steps / seconds:.0f} steps/s)",
-                  flush=True)
-    print(f"\n{args.episodes} episodes per agent and map, 64x64 feature layers, step_mul 8, engine {args.engine} "
-          f"({time.perf_counter() - started:.0f} s)\n")
+            print(
+                f"{map_name:28s} {kind:8s} scores {scores}  ({steps} steps, {steps / seconds:.0f} steps/s)",
+                flush=True,
+            )
+    print(
+        f"\n{args.episodes} episodes per agent and map, 64x64 feature layers, step_mul 8, engine {args.engine} "
+        f"({time.perf_counter() - started:.0f} s)\n"
+    )
     print(table(rows, args.markdown))
 
 

@@ -130,12 +130,16 @@ def main() -> None:
 
     print(f"target < 150 µs at 64×64: {best_64:.1f} µs, {'met' if best_64 < 150 else 'NOT met'}")
     for size, (floor, theirs) in floors.items():
-        print(f"layer copy alone at {size}×{size} (no checks, no other field, no masks): {floor:.1f} µs, "
-              f"PySC2 / that = {theirs / floor:.1f}×: the most any decoder of these arrays could reach")
+        print(
+            f"layer copy alone at {size}×{size} (no checks, no other field, no masks): {floor:.1f} µs, "
+            f"PySC2 / that = {theirs / floor:.1f}×: the most any decoder of these arrays could reach"
+        )
     if ratios:
         shown = ", ".join(f"{ratio:.1f}× at {size}×{size}" for size, ratio in ratios.items())
-        print(f"target ≥ 5× PySC2 on the same messages: {shown}, "
-              f"{'met' if min(ratios.values()) >= 5 else 'NOT met'}")
+        print(
+            f"target ≥ 5× PySC2 on the same messages: {shown}, "
+            f"{'met' if min(ratios.values()) >= 5 else 'NOT met'}"
+        )
 
     fmt = InterfaceFormat(screen_size=64, minimap_size=64, screen_target_masks=True)
     decoder = ObservationDecoder(fmt)

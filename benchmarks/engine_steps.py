@@ -35,19 +35,29 @@ def interface_options() -> sc_pb.InterfaceOptions:
 
 
 def setup_requests(map_name: str) -> list[sc_pb.Request]:
-    create = sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path=f"mini_games/{map_name}.SC2Map"),
-                                     random_seed=1)
+    create = sc_pb.RequestCreateGame(
+        local_map=sc_pb.LocalMap(map_path=f"mini_games/{map_name}.SC2Map"), random_seed=1
+    )
     create.player_setup.add(type=sc_pb.Participant, race=common_pb2.Terran)
     select_all = sc_pb.Action()
     rect = select_all.action_feature_layer.unit_selection_rect.selection_screen_coord.add()
     rect.p1.x = rect.p1.y = RES - 1
-    return [sc_pb.Request(create_game=create),
-            sc_pb.Request(join_game=sc_pb.RequestJoinGame(race=common_pb2.Terran, options=interface_options())),
-            sc_pb.Request(action=sc_pb.RequestAction(actions=[select_all]))]
+    return [
+        sc_pb.Request(create_game=create),
+        sc_pb.Request(join_game=sc_pb.RequestJoinGame(race=common_pb2.Terran, options=interface_options())),
+        sc_pb.Request(action=sc_pb.RequestAction(actions=[select_all])),
+    ]
 
 
-MAPS = ("MoveToBeacon", "CollectMineralShards", "FindAndDefeatZerglings", "DefeatRoaches",
-        "DefeatZerglingsAndBanelings", "CollectMineralsAndGas", "BuildMarines")
+MAPS = (
+    "MoveToBeacon",
+    "CollectMineralShards",
+    "FindAndDefeatZerglings",
+    "DefeatRoaches",
+    "DefeatZerglingsAndBanelings",
+    "CollectMineralsAndGas",
+    "BuildMarines",
+)
 # General Move, Attack and Smart as PySC2 sends them, and a no-op (an empty action).
 ABILITIES = (3794, 3674, 1, None)
 
@@ -62,9 +72,13 @@ def step_requests(rng: np.random.Generator, n: int) -> list[list[bytes]]:
             cmd = action.action_feature_layer.unit_command
             cmd.ability_id = ability
             cmd.target_screen_coord.x, cmd.target_screen_coord.y = (int(v) for v in rng.integers(0, RES, 2))
-        out.append([sc_pb.Request(action=sc_pb.RequestAction(actions=[action])).SerializeToString(),
-                    sc_pb.Request(step=sc_pb.RequestStep(count=8)).SerializeToString(),
-                    sc_pb.Request(observation=sc_pb.RequestObservation()).SerializeToString()])
+        out.append(
+            [
+                sc_pb.Request(action=sc_pb.RequestAction(actions=[action])).SerializeToString(),
+                sc_pb.Request(step=sc_pb.RequestStep(count=8)).SerializeToString(),
+                sc_pb.Request(observation=sc_pb.RequestObservation()).SerializeToString(),
+            ]
+        )
     return out
 
 
@@ -76,7 +90,9 @@ SELECT_ALL = setup_requests("MoveToBeacon")[2].SerializeToString()
 def start_engine() -> tuple[subprocess.Popen, websocket.WebSocket, float]:
     port = portpicker.pick_unused_port()
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "sc2env.engine", "-listen", "127.0.0.1", "-port", str(port)])
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sc2env.engine", "-listen", "127.0.0.1", "-port", str(port)]
+    )
     while True:
         try:
             ws = websocket.create_connection(f"ws://127.0.0.1:{port}/sc2api", timeout=30)
@@ -200,21 +216,29 @@ def main() -> None:
         ws.close()
     finally:
         proc.wait(10)
-    print(f"{RES}x{RES} screen and minimap, all 38 layers, step_mul 8, pipelined over the socket; "
-          f"{args.steps} steps per mini-game")
+    print(
+        f"{RES}x{RES} screen and minimap, all 38 layers, step_mul 8, pipelined over the socket; "
+        f"{args.steps} steps per mini-game"
+    )
     print(f"engine start-up to first ping answer: {startup * 1000:.0f} ms\n")
-    print(f"{'mini-game':30s} {'steps/s':>8s} {'loops/s':>8s} {'sc2env':>8s} {'obs KiB':>8s}   engine us per "
-          f"step: simulate / layers / observation / action")
+    print(
+        f"{'mini-game':30s} {'steps/s':>8s} {'loops/s':>8s} {'sc2env':>8s} {'obs KiB':>8s}   engine us per "
+        f"step: simulate / layers / observation / action"
+    )
     through_sc2env = {}
-    for map_name, (seconds, parse, size) in results.items():
+    for map_name, (seconds, _parse, size) in results.items():
         per_step = seconds / args.steps
         parts = in_process(map_name, triples)
         client = through_sc2env[map_name] = via_controller(map_name, triples)
         engine = " / ".join(f"{v * 1e6:.0f}" for v in parts.values())
-        print(f"{map_name:30s} {1 / per_step:8.0f} {8 / per_step:8.0f} {client:8.0f} {size / 1024:8.0f}   {engine}")
-    print("\nsteps/s: a minimal websocket-client loop; sc2env: the same steps through sc2env's Controller "
-          "(launch + act_step_observe).\nThe rest of each step is the client's protobuf parse, framing and the "
-          "two sockets.")
+        print(
+            f"{map_name:30s} {1 / per_step:8.0f} {8 / per_step:8.0f} {client:8.0f} {size / 1024:8.0f}   {engine}"
+        )
+    print(
+        "\nsteps/s: a minimal websocket-client loop; sc2env: the same steps through sc2env's Controller "
+        "(launch + act_step_observe).\nThe rest of each step is the client's protobuf parse, framing and the "
+        "two sockets."
+    )
     print_targets(through_sc2env)
 
 
@@ -225,8 +249,10 @@ def print_targets(steps_per_second: dict[str, float]) -> None:
         print(f"target MoveToBeacon >= 2,000 agent steps/s: {figure:.0f}, {verdict(figure >= 2000)}")
     slow = {name: figure for name, figure in steps_per_second.items() if figure < 1000}
     below = ", ".join(f"{name} {figure:.0f}" for name, figure in slow.items())
-    print(f"target every mini-game >= 1,000 agent steps/s ({len(steps_per_second)} mini-games run): "
-          f"{verdict(not slow)}{' (below: ' + below + ')' if slow else ''}")
+    print(
+        f"target every mini-game >= 1,000 agent steps/s ({len(steps_per_second)} mini-games run): "
+        f"{verdict(not slow)}{' (below: ' + below + ')' if slow else ''}"
+    )
 
 
 def verdict(met: bool) -> str:

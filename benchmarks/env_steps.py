@@ -80,8 +80,15 @@ env.close()
 def independent_pair(steps: int) -> float:
     """Steps/s of two SC2Envs in two processes stepped at the same time (each with its own game): what two
     games give when nothing at all is shared, the yardstick for a vector env of two or more games."""
-    children = [subprocess.Popen([sys.executable, "-c", PAIR_MEMBER, str(steps)], stdin=subprocess.PIPE,
-                                 stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", PAIR_MEMBER, str(steps)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
     finished = False
     try:
         for child in children:
@@ -154,27 +161,48 @@ def bare_client(games: int, steps: int) -> float:
 
 def time_pysc2(steps: int) -> float:
     with tempfile.TemporaryDirectory(prefix="sc2env-bench-") as sc2path:
-        subprocess.run([sys.executable, "-m", "sc2env.engine", "--make-sc2path", sc2path], check=True,
-                       capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "sc2env.engine", "--make-sc2path", sc2path],
+            check=True,
+            capture_output=True,
+        )
         env = dict(os.environ, SC2PATH=sc2path, SDL_VIDEODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1")
-        done = subprocess.run([sys.executable, "-c", PYSC2_LOOP, str(steps)], env=env, capture_output=True,
-                              text=True, timeout=600, check=True)
+        done = subprocess.run(
+            [sys.executable, "-c", PYSC2_LOOP, str(steps)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=True,
+        )
         return float(done.stdout.strip().splitlines()[-1])
 
 
 def main(argv: list[str] | None = None) -> dict[str, list[float]]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=3000, help="env steps per measurement")
-    parser.add_argument("--repeat", type=int, default=3,
-                        help="rounds of all the measurements, taken in turn; ratios are per round")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=3,
+        help="rounds of all the measurements, taken in turn; ratios are per round",
+    )
     parser.add_argument("--no-pysc2", action="store_true", help="skip the PySC2 comparison")
     parser.add_argument("--vector", type=int, nargs="*", default=[1, 2, 4], help="vector env sizes")
-    parser.add_argument("--no-pair", dest="pair", action="store_false",
-                        help="skip the two independent envs in two processes")
-    parser.add_argument("--no-bare", dest="bare", action="store_false",
-                        help="skip the 1 and 4 games driven by a bare client")
-    parser.add_argument("--gym-async", type=int, nargs="*", default=[], metavar="N",
-                        help="also Gymnasium's AsyncVectorEnv with these numbers of games (decoding in workers)")
+    parser.add_argument(
+        "--no-pair", dest="pair", action="store_false", help="skip the two independent envs in two processes"
+    )
+    parser.add_argument(
+        "--no-bare", dest="bare", action="store_false", help="skip the 1 and 4 games driven by a bare client"
+    )
+    parser.add_argument(
+        "--gym-async",
+        type=int,
+        nargs="*",
+        default=[],
+        metavar="N",
+        help="also Gymnasium's AsyncVectorEnv with these numbers of games (decoding in workers)",
+    )
     args = parser.parse_args(argv)
 
     # label -> (what it measures, compared with).
@@ -182,8 +210,10 @@ def main(argv: list[str] | None = None) -> dict[str, list[float]]:
     for n in args.vector:
         runs[f"SC2VectorEnv, {n} games"] = (lambda n=n: vector_steps_per_second(n, args.steps), "one SC2Env")
     for n in args.gym_async:
-        runs[f"AsyncVectorEnv, {n} games"] = (lambda n=n: vector_steps_per_second(n, args.steps, mode="async"),
-                                              "one SC2Env")
+        runs[f"AsyncVectorEnv, {n} games"] = (
+            lambda n=n: vector_steps_per_second(n, args.steps, mode="async"),
+            "one SC2Env",
+        )
     if args.pair:
         runs["two SC2Envs, 2 processes"] = (lambda: independent_pair(args.steps), "one SC2Env")
     if args.bare:
@@ -210,20 +240,28 @@ def main(argv: list[str] | None = None) -> dict[str, list[float]]:
             line += f"   {_spread(ratios[label], '.2f')}x {base}"
         print(line)
     if "bare client, 4 games" in results:  # the vector env's ceiling, against its target's yardstick
-        ratios["bare 4 vs one"] = [a / b for a, b in zip(results["bare client, 4 games"], results["one SC2Env"])]
-        print(f"{'bare client, 4 games:':28s} {'':>26s}   {_spread(ratios['bare 4 vs one'], '.2f')}x one SC2Env")
+        ratios["bare 4 vs one"] = [
+            a / b for a, b in zip(results["bare client, 4 games"], results["one SC2Env"])
+        ]
+        print(
+            f"{'bare client, 4 games:':28s} {'':>26s}   {_spread(ratios['bare 4 vs one'], '.2f')}x one SC2Env"
+        )
     if "PySC2 SC2Env" in results:
         for label in ("one SC2Env", "bare client, 1 game"):
             if label in results:
                 ratios[label, "pysc2"] = [a / b for a, b in zip(results[label], results["PySC2 SC2Env"])]
                 print(f"{label + ' / PySC2:':28s} {'':>26s}   {_spread(ratios[label, 'pysc2'], '.2f')}x")
-    print(f"[{os.cpu_count()} cores; MoveToBeacon 64x64, step_mul 8, built-in engine; {args.repeat} round(s) of "
-          f"{args.steps} steps]")
+    print(
+        f"[{os.cpu_count()} cores; MoveToBeacon 64x64, step_mul 8, built-in engine; {args.repeat} round(s) of "
+        f"{args.steps} steps]"
+    )
     one = statistics.median(results["one SC2Env"])
     print(f"target one env >= 1,000 steps/s: {one:.0f}, {engine_steps.verdict(one >= 1000)}")
     if "SC2VectorEnv, 4 games" in ratios:
         ratio = statistics.median(ratios["SC2VectorEnv, 4 games"])
-        print(f"target vector env (4 games) >= 1.8x one env: {ratio:.2f}x, {engine_steps.verdict(ratio >= 1.8)}")
+        print(
+            f"target vector env (4 games) >= 1.8x one env: {ratio:.2f}x, {engine_steps.verdict(ratio >= 1.8)}"
+        )
     if ("one SC2Env", "pysc2") in ratios:
         ratio = statistics.median(ratios["one SC2Env", "pysc2"])
         print(f"target sc2env >= 3x PySC2: {ratio:.2f}x, {engine_steps.verdict(ratio >= 3)}")

@@ -43,8 +43,9 @@ def start_tiny_server():
     import portpicker
 
     port = portpicker.pick_unused_port()
-    server = subprocess.Popen([sys.executable, "-c", TINY_SERVER, str(port)], stdout=subprocess.PIPE,
-                              text=True)
+    server = subprocess.Popen(
+        [sys.executable, "-c", TINY_SERVER, str(port)], stdout=subprocess.PIPE, text=True
+    )
     server.stdout.readline()
     return server, f"ws://127.0.0.1:{port}/sc2api"
 
@@ -82,7 +83,7 @@ def main() -> None:
         server_name = "a tiny websockets ping server, a separate process"
     try:
         # Controller(game) takes over the connection the launcher opened to see the game ready.
-        with (Controller(game) if game is not None else Controller.connect(url)) as ctrl:
+        with Controller(game) if game is not None else Controller.connect(url) as ctrl:
             per_ping_us(ctrl, 300, 1)  # warm up both ends
             print(f"server: {server_name}, {url}")
             print(f"{'mode':<28}{'per ping, median':>18}{'mean':>10}{'p90':>10}   pings/s")
@@ -91,8 +92,10 @@ def main() -> None:
                 median = statistics.median(samples)
                 p90 = statistics.quantiles(samples, n=10)[-1] if len(samples) >= 10 else max(samples)
                 mode = "one at a time" if batch == 1 else f"pipelined, {batch} per write"
-                print(f"{mode:<28}{median:>15.1f} us{statistics.fmean(samples):>7.1f} us{p90:>7.1f} us"
-                      f"{1e6 / statistics.fmean(samples):>10,.0f}")
+                print(
+                    f"{mode:<28}{median:>15.1f} us{statistics.fmean(samples):>7.1f} us{p90:>7.1f} us"
+                    f"{1e6 / statistics.fmean(samples):>10,.0f}"
+                )
     finally:
         if game is not None:
             game.close()

@@ -31,7 +31,10 @@ def raw_steps(map_name: str, steps: int) -> tuple[float, float]:
         rng = np.random.default_rng(0)
         env.reset(seed=0)
         cells = np.flatnonzero(space.world_mask(env.transforms))  # the playable cells
-        moves = [np.array([RAW_FUNCTIONS.Move_pt.id, 0, space.all_able, 0, cell]) for cell in rng.choice(cells, steps)]
+        moves = [
+            np.array([RAW_FUNCTIONS.Move_pt.id, 0, space.all_able, 0, cell])
+            for cell in rng.choice(cells, steps)
+        ]
         queried = [0.0]
         original = env._raw.observe
 
@@ -67,8 +70,10 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--map", default="DefeatRoaches,MoveToBeacon")
     args = parser.parse_args()
-    print(f"{'mini-game':28s} {'features steps/s':>17s} {'raw steps/s':>12s} {'raw/features':>13s} "
-          f"{'masks us/step':>14s}")
+    print(
+        f"{'mini-game':28s} {'features steps/s':>17s} {'raw steps/s':>12s} {'raw/features':>13s} "
+        f"{'masks us/step':>14s}"
+    )
     for map_name in args.map.split(","):
         features = feature_steps(map_name, args.steps)
         raw, query = raw_steps(map_name, args.steps)

@@ -40,21 +40,28 @@ torch.set_num_threads(1)  # small networks on a CPU train fastest on one thread
 #    not the observations, so the student's env below may look at it differently.
 replay_dir = pathlib.Path(args.replays)
 earlier = set(replay_dir.glob("*.SC2Replay"))  # of an earlier run: not this expert's
-expert_env = gym.make("sc2env/MoveToBeacon-v0", engine="builtin", save_replay_episodes=1,
-                      replay_dir=str(replay_dir))
+expert_env = gym.make(
+    "sc2env/MoveToBeacon-v0", engine="builtin", save_replay_episodes=1, replay_dir=str(replay_dir)
+)
 expert = run_agent(expert_env, make_agent("scripted", "MoveToBeacon"), args.episodes, seed=0)
 expert_env.close()
 print(f"expert: mean score {np.mean([e.score for e in expert]):.1f}; replays in {replay_dir}")
 
 # 2. The student's env, and the dataset in its spaces.
-student_kwargs = dict(engine="builtin", screen_size=16, minimap_size=16, screen_layers=("player_relative",),
-                      minimap_layers=(), functions=["no_op", "select_army", "Move_screen"])
+student_kwargs = dict(
+    engine="builtin",
+    screen_size=16,
+    minimap_size=16,
+    screen_layers=("player_relative",),
+    minimap_layers=(),
+    functions=["no_op", "select_army", "Move_screen"],
+)
 observations, actions = [], []
 for path in sorted(set(replay_dir.glob("*.SC2Replay")) - earlier):
     with watch_replay(path, **student_kwargs) as replay:
         for step in replay:
             observations.append(step.observation["feature_screen"][0])  # player_relative, 16×16
-            actions.append(step.action[:2])                               # function, screen point
+            actions.append(step.action[:2])  # function, screen point
 x = torch.as_tensor(np.array(observations), dtype=torch.long)
 y = torch.as_tensor(np.array(actions), dtype=torch.long)
 print(f"dataset: {len(x)} steps from {len(expert)} replays")
@@ -67,8 +74,9 @@ CATEGORIES, SIZE, FUNCTIONS = 5, 16, 3
 class Student(nn.Module):
     def __init__(self):
         super().__init__()
-        self.body = nn.Sequential(nn.Conv2d(CATEGORIES, 16, 5, padding=2), nn.ReLU(),
-                                  nn.Conv2d(16, 16, 3, padding=1), nn.ReLU())
+        self.body = nn.Sequential(
+            nn.Conv2d(CATEGORIES, 16, 5, padding=2), nn.ReLU(), nn.Conv2d(16, 16, 3, padding=1), nn.ReLU()
+        )
         self.point = nn.Conv2d(16, 1, 1)
         self.function = nn.Linear(16 * 2, FUNCTIONS)
 
@@ -106,15 +114,23 @@ with torch.no_grad():
         done = False
         while not done:
             function_mask, point_mask = spec.split(obs["action_mask"])[:2]
-            function_logits, point_logits = student(torch.as_tensor(obs["feature_screen"][:1], dtype=torch.long))
+            function_logits, point_logits = student(
+                torch.as_tensor(obs["feature_screen"][:1], dtype=torch.long)
+            )
             action = np.zeros(len(spec.nvec), np.int64)
-            action[0] = int(function_logits[0].masked_fill(~torch.as_tensor(function_mask, dtype=torch.bool),
-                                                            -1e9).argmax())
-            action[1] = int(point_logits[0].masked_fill(~torch.as_tensor(point_mask, dtype=torch.bool),
-                                                        -1e9).argmax())
+            action[0] = int(
+                function_logits[0]
+                .masked_fill(~torch.as_tensor(function_mask, dtype=torch.bool), -1e9)
+                .argmax()
+            )
+            action[1] = int(
+                point_logits[0].masked_fill(~torch.as_tensor(point_mask, dtype=torch.bool), -1e9).argmax()
+            )
             obs, reward, terminated, truncated, info = env.step(action)
             done = terminated or truncated
         scores.append(info["score"])
 env.close()
-print(f"student: mean score {np.mean(scores):.1f} over {len(scores)} episodes (the expert's: "
-      f"{np.mean([e.score for e in expert]):.1f})")
+print(
+    f"student: mean score {np.mean(scores):.1f} over {len(scores)} episodes (the expert's: "
+    f"{np.mean([e.score for e in expert]):.1f})"
+)

@@ -36,18 +36,21 @@ parser.add_argument("--timesteps", type=int, default=200_000)
 parser.add_argument("--envs", type=int, default=4, help="games played side by side")
 parser.add_argument("--screen", type=int, default=16, help="screen size in pixels (the paper: 64)")
 parser.add_argument("--save", default="maskable_ppo_move_to_beacon", help="where to save the trained model")
-parser.add_argument("--logdir", default="runs/maskable_ppo", help="where the training log (progress.csv) goes")
+parser.add_argument(
+    "--logdir", default="runs/maskable_ppo", help="where the training log (progress.csv) goes"
+)
 args = parser.parse_args()
 # Small networks on a CPU train fastest on one thread, and the game processes need the other cores.
 torch.set_num_threads(1)
 
 # 1. The env: every keyword below is an sc2env option (see docs/env.md).
 env_kwargs = dict(
-    engine="builtin",                                   # our own engine: no StarCraft II install needed
-    screen_size=args.screen, minimap_size=args.screen,  # small screens train fast on a CPU
-    step_mul=8,                                         # the SC2LE paper's setting
-    screen_layers=("player_relative",),                 # the one layer that matters on this map
-    minimap_layers=(),                                  # the camera never moves here
+    engine="builtin",  # our own engine: no StarCraft II install needed
+    screen_size=args.screen,
+    minimap_size=args.screen,  # small screens train fast on a CPU
+    step_mul=8,  # the SC2LE paper's setting
+    screen_layers=("player_relative",),  # the one layer that matters on this map
+    minimap_layers=(),  # the camera never moves here
     functions=["no_op", "select_army", "Move_screen"],  # the function head chooses among these three
 )
 
@@ -57,8 +60,9 @@ def keep_screen_only(env: gym.Env) -> gym.Env:
     return gym.wrappers.FilterObservation(env, ["feature_screen"])
 
 
-vec_env = make_vec_env("sc2env/MoveToBeacon-v0", n_envs=args.envs, env_kwargs=env_kwargs, seed=0,
-                       wrapper_class=keep_screen_only)
+vec_env = make_vec_env(
+    "sc2env/MoveToBeacon-v0", n_envs=args.envs, env_kwargs=env_kwargs, seed=0, wrapper_class=keep_screen_only
+)
 
 # 2. The policy. The action is MultiDiscrete [function, screen point, other arguments...] (docs/env.md);
 #    the feature extractor outputs one logit per screen pixel followed by a small global vector, and the
@@ -71,8 +75,12 @@ class FullyConv(BaseFeaturesExtractor):
     def __init__(self, space: gym.spaces.Dict):
         height, width = space["feature_screen"].shape[1:]
         super().__init__(space, height * width + GLOBAL)
-        self.body = nn.Sequential(nn.Conv2d(PLAYER_RELATIVE, 16, 5, padding=2), nn.ReLU(),
-                                  nn.Conv2d(16, 32, 3, padding=1), nn.ReLU())
+        self.body = nn.Sequential(
+            nn.Conv2d(PLAYER_RELATIVE, 16, 5, padding=2),
+            nn.ReLU(),
+            nn.Conv2d(16, 32, 3, padding=1),
+            nn.ReLU(),
+        )
         self.point_logits = nn.Conv2d(32, 1, 1)
         self.summary = nn.Sequential(nn.Flatten(), nn.Linear(32 * height * width, GLOBAL), nn.ReLU())
 
@@ -91,7 +99,7 @@ class SpatialActionHead(nn.Module):
         self.other_arguments = nn.Linear(GLOBAL, int(sum(nvec[2:])))
 
     def forward(self, features: torch.Tensor) -> torch.Tensor:
-        point_logits, summary = features[:, :self.points], features[:, self.points:]
+        point_logits, summary = features[:, : self.points], features[:, self.points :]
         return torch.cat([self.function(summary), point_logits, self.other_arguments(summary)], 1)
 
 
@@ -102,10 +110,19 @@ class FullyConvPolicy(MaskableMultiInputActorCriticPolicy):
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
 
-model = MaskablePPO(FullyConvPolicy, vec_env, n_steps=128, batch_size=256, learning_rate=3e-4, ent_coef=0.01,
-                    verbose=1, seed=0,
-                    policy_kwargs=dict(features_extractor_class=FullyConv, net_arch=dict(pi=[], vf=[64]),
-                                       normalize_images=False))
+model = MaskablePPO(
+    FullyConvPolicy,
+    vec_env,
+    n_steps=128,
+    batch_size=256,
+    learning_rate=3e-4,
+    ent_coef=0.01,
+    verbose=1,
+    seed=0,
+    policy_kwargs=dict(
+        features_extractor_class=FullyConv, net_arch=dict(pi=[], vf=[64]), normalize_images=False
+    ),
+)
 
 # 3. Train. Masks are fetched from the envs at every step (rollouts) and stored for the updates. The log
 # goes to --logdir (SB3 would otherwise make a new folder in /tmp for every run).
@@ -113,4 +130,6 @@ model.set_logger(configure(args.logdir, ["stdout", "csv"]))
 model.learn(total_timesteps=args.timesteps)
 model.save(args.save)
 vec_env.close()
-print(f"saved {args.save if args.save.endswith('.zip') else args.save + '.zip'}")  # SB3 adds .zip when missing
+print(
+    f"saved {args.save if args.save.endswith('.zip') else args.save + '.zip'}"
+)  # SB3 adds .zip when missing

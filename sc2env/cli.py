@@ -40,8 +40,14 @@ class Flag:
         if self.kind == "enum":
             flags.DEFINE_enum(self.name, self.default, list(self.choices), self.help, flag_values=values)
         elif self.kind == "integer":
-            flags.DEFINE_integer(self.name, self.default, self.help, lower_bound=self.lower_bound,
-                                 upper_bound=self.upper_bound, flag_values=values)
+            flags.DEFINE_integer(
+                self.name,
+                self.default,
+                self.help,
+                lower_bound=self.lower_bound,
+                upper_bound=self.upper_bound,
+                flag_values=values,
+            )
         else:
             getattr(flags, f"DEFINE_{self.kind}")(self.name, self.default, self.help, flag_values=values)
 
@@ -51,11 +57,20 @@ class UsageError(ValueError):
 
 
 _UINT32 = 2**32 - 1  # a step's game loops travel as uint32
-_MAP = Flag("list", "map", ["MoveToBeacon"], "mini-game(s) to play, comma-separated (a name, or a definition "
-            "file of your own: Name.json); 'all' for every shipped one")
-_ENGINE = Flag("enum", "engine", None, f"{', '.join(ENGINES)} (default: ${ENGINE_ENV_VAR}, else auto)", ENGINES)
-_SIZES = [Flag("integer", "screen-size", 64, "feature screen width and height in pixels", lower_bound=1),
-          Flag("integer", "minimap-size", 64, "feature minimap width and height in pixels", lower_bound=1)]
+_MAP = Flag(
+    "list",
+    "map",
+    ["MoveToBeacon"],
+    "mini-game(s) to play, comma-separated (a name, or a definition "
+    "file of your own: Name.json); 'all' for every shipped one",
+)
+_ENGINE = Flag(
+    "enum", "engine", None, f"{', '.join(ENGINES)} (default: ${ENGINE_ENV_VAR}, else auto)", ENGINES
+)
+_SIZES = [
+    Flag("integer", "screen-size", 64, "feature screen width and height in pixels", lower_bound=1),
+    Flag("integer", "minimap-size", 64, "feature minimap width and height in pixels", lower_bound=1),
+]
 _VERBOSE = Flag("boolean", "verbose", False, "log what happens, and show tracebacks of errors")
 
 # --- progress and results ----------------------------------------------------------------------------
@@ -87,18 +102,22 @@ class Progress:
             filled = int(24 * fraction)
             rate = self.steps / max(now - self.started, 1e-9)
             # Counted per map, as the episode lines are; the bar is the whole run's.
-            line = (f"\r{map_label(map_name)} episode {self.done % self.per_map + 1}/{self.per_map} "
-                    f"[{'#' * filled}"
-                    f"{'.' * (24 - filled)}] step {episode_steps} score {info['score']}  {rate:,.0f} steps/s")
-            self.stream.write(line[:self.width + 1].ljust(self.width + 1))
+            line = (
+                f"\r{map_label(map_name)} episode {self.done % self.per_map + 1}/{self.per_map} "
+                f"[{'#' * filled}"
+                f"{'.' * (24 - filled)}] step {episode_steps} score {info['score']}  {rate:,.0f} steps/s"
+            )
+            self.stream.write(line[: self.width + 1].ljust(self.width + 1))
             self.stream.flush()
             self.pending = True
 
     def episode(self, episode) -> None:
         self.done += 1
         number = (self.done - 1) % self.per_map + 1
-        line = (f"{map_label(episode.map_name)} episode {number}/{self.per_map}: score {episode.score} in "
-                f"{episode.steps} steps ({episode.seconds:.1f} s)")
+        line = (
+            f"{map_label(episode.map_name)} episode {number}/{self.per_map}: score {episode.score} in "
+            f"{episode.steps} steps ({episode.seconds:.1f} s)"
+        )
         if episode.invalid_actions:  # played as no_op: an agent's bug would otherwise show only as low scores
             line += f", {episode.invalid_actions} invalid actions played as no_op"
         self.stream.write(("\r" + line.ljust(self.width) if self.live else line) + "\n")
@@ -140,12 +159,16 @@ def map_label(map_name: str) -> str:
 def results_table(summaries, agent: str) -> str:
     """The final table: one row per map with mean, max and min score, steps per second and invalid actions."""
     width = max(12, len(agent))
-    header = (f"{'map':<28} {'agent':<{width}} {'episodes':>8} {'mean':>8} {'max':>6} {'min':>6} {'steps/s':>8} "
-              f"{'invalid':>8}")
+    header = (
+        f"{'map':<28} {'agent':<{width}} {'episodes':>8} {'mean':>8} {'max':>6} {'min':>6} {'steps/s':>8} "
+        f"{'invalid':>8}"
+    )
     lines = [header, "-" * len(header)]
     for s in summaries:
-        lines.append(f"{map_label(s.map_name):<28} {agent:<{width}} {s.episodes:>8} {s.mean:>8.1f} {s.max:>6} "
-                     f"{s.min:>6} {s.steps_per_second:>8,.0f} {s.invalid_actions:>8}")
+        lines.append(
+            f"{map_label(s.map_name):<28} {agent:<{width}} {s.episodes:>8} {s.mean:>8.1f} {s.max:>6} "
+            f"{s.min:>6} {s.steps_per_second:>8,.0f} {s.invalid_actions:>8}"
+        )
     return "\n".join(lines)
 
 
@@ -181,11 +204,15 @@ def resolve_maps(names: Sequence[str], engine: str | None) -> list[str]:
     # A definition file is played by its absolute path (the env reads it), once it reads as one; the other maps
     # by the name they resolve to.
     maps_dir = install.maps_dir if install is not None else None
-    resolved = [str(definition_map(name).file) if is_definition_path(name)
-                else resolve_map(name, maps_dir).name for name in names]
+    resolved = [
+        str(definition_map(name).file) if is_definition_path(name) else resolve_map(name, maps_dir).name
+        for name in names
+    ]
     twice = sorted({name for name in resolved if resolved.count(name) > 1})
     if twice:  # --episodes is per map: twice would play it twice, merged into one row
-        raise ValueError(f"{', '.join(twice)} given more than once in --map; for more episodes use --episodes")
+        raise ValueError(
+            f"{', '.join(twice)} given more than once in --map; for more episodes use --episodes"
+        )
     return resolved
 
 
@@ -208,12 +235,18 @@ def cmd_maps(values: flags.FlagValues) -> int:
     for name, spec in MINI_GAMES.items():
         limit = f"{spec.game_loops // LOOPS_PER_GAME_SECOND} s"
         print(f"{name:<28} {limit:>10}  {'installed' if name in installed else '-'}")
-    print(f"\nThe built-in engine plays all of them (their definitions are in {definitions_dir()}), and "
-          "mini-games of your own: --map path/to/Name.json, see docs/engine.md#playing-your-own.")
+    print(
+        f"\nThe built-in engine plays all of them (their definitions are in {definitions_dir()}), and "
+        "mini-games of your own: --map path/to/Name.json, see docs/engine.md#playing-your-own."
+    )
     others = sorted(n for n, s in installed.items() if not s.mini_game)
     if install is None:
         # Where SC2PATH names a folder, why it is no install; else, how to point at one.
-        print(problem if os.environ.get("SC2PATH") else "No StarCraft II install found (set SC2PATH to use one).")
+        print(
+            problem
+            if os.environ.get("SC2PATH")
+            else "No StarCraft II install found (set SC2PATH to use one)."
+        )
     elif others:
         print(f"\nOther maps of the StarCraft II install at {install.root} (play against the built-in AI):")
         for line in _columns(others, 4):
@@ -225,20 +258,29 @@ def _columns(names: list[str], n: int) -> list[str]:
     """`names` in up to `n` columns, as many as the terminal's width holds."""
     width = max(len(x) for x in names) + 2
     n = max(1, min(n, (_columns_of(sys.stdout) - 2) // width))
-    return ["".join(x.ljust(width) for x in names[i: i + n]).rstrip() for i in range(0, len(names), n)]
+    return ["".join(x.ljust(width) for x in names[i : i + n]).rstrip() for i in range(0, len(names), n)]
 
 
 # --- run and play --------------------------------------------------------------------------------------
 
 
 # The env options the command-line flags set: env option -> flag.
-_FLAG_OF = {"screen_size": "screen-size", "minimap_size": "minimap-size", "step_mul": "step-mul",
-            "engine": "engine", "max_episode_steps": "max-steps", "actions": "actions"}
+_FLAG_OF = {
+    "screen_size": "screen-size",
+    "minimap_size": "minimap-size",
+    "step_mul": "step-mul",
+    "engine": "engine",
+    "max_episode_steps": "max-steps",
+    "actions": "actions",
+}
 
 
 def _env_kwargs(values: flags.FlagValues) -> dict:
-    return {option: values[flag].value for option, flag in _FLAG_OF.items()
-            if flag in values and values[flag].value is not None}
+    return {
+        option: values[flag].value
+        for option, flag in _FLAG_OF.items()
+        if flag in values and values[flag].value is not None
+    }
 
 
 def _agent_env_kwargs(values: flags.FlagValues, agent: str, cls) -> dict:
@@ -250,21 +292,27 @@ def _agent_env_kwargs(values: flags.FlagValues, agent: str, cls) -> dict:
     kwargs = _env_kwargs(values)
     for option, value in dict(cls.env_kwargs).items():
         if option not in options:
-            raise ValueError(f"agent {agent!r} asks for the env option {option!r} in its env_kwargs, which is not "
-                             f"one: {option_hint(option)} (render_mode is chosen by --render and --save-video)")
+            raise ValueError(
+                f"agent {agent!r} asks for the env option {option!r} in its env_kwargs, which is not "
+                f"one: {option_hint(option)} (render_mode is chosen by --render and --save-video)"
+            )
         flag = _FLAG_OF.get(option)
         if flag is not None and values[flag].present and kwargs[option] != value:
-            raise ValueError(f"agent {agent!r} plays with {option}={value!r} (its env_kwargs), but --{flag} "
-                             f"{kwargs[option]} was given: leave the flag out, or change the agent")
+            raise ValueError(
+                f"agent {agent!r} plays with {option}={value!r} (its env_kwargs), but --{flag} "
+                f"{kwargs[option]} was given: leave the flag out, or change the agent"
+            )
         kwargs[option] = value
     plays = getattr(cls, "actions", ("features",))
     if "actions" not in kwargs and "features" not in plays:
         kwargs["actions"] = plays[0]  # an agent of raw actions only: its action space, unasked
     actions = kwargs.get("actions", "features")
     if actions not in plays:
-        raise ValueError(f"agent {agent!r} plays {' or '.join(plays)} actions, not --actions {actions}: "
-                         f"{'pass --actions ' + plays[0] if len(plays) == 1 else 'pick one of those'}, or give "
-                         "an agent of that action space (random plays both)")
+        raise ValueError(
+            f"agent {agent!r} plays {' or '.join(plays)} actions, not --actions {actions}: "
+            f"{'pass --actions ' + plays[0] if len(plays) == 1 else 'pick one of those'}, or give "
+            "an agent of that action space (random plays both)"
+        )
     return kwargs
 
 
@@ -307,11 +355,15 @@ def cmd_run(values: flags.FlagValues) -> int:
                 kwargs.update(save_replay_episodes=1, replay_dir=replay_dir)
             try:
                 EnvConfig(map_name=name, **kwargs)
-            except TypeError as error:  # a value of the wrong type (an agent module's own TypeErrors stay bugs)
+            except (
+                TypeError
+            ) as error:  # a value of the wrong type (an agent module's own TypeErrors stay bugs)
                 raise ValueError(str(error)) from error
     except (ValueError, UnknownMapError) as error:
         raise UsageError(str(error)) from error
-    writer = _video_writer(values, env_kwargs[maps[0]]["step_mul"])  # in real time at the first map's step_mul
+    writer = _video_writer(
+        values, env_kwargs[maps[0]]["step_mul"]
+    )  # in real time at the first map's step_mul
     if replay_dir:  # made last: a run refused for another reason leaves no empty folder behind
         _replay_folder(replay_dir)
     render_mode = "human" if values.render else ("rgb_array" if writer is not None else None)
@@ -328,8 +380,14 @@ def cmd_run(values: flags.FlagValues) -> int:
             env = _make_env(name, render_mode=render_mode, **env_kwargs[name])
             try:
                 on_step = _step_callback(progress, name, env, writer)
-                run_agent(env, agent, values.episodes, seed=values.seed, on_step=on_step,
-                          on_episode=lambda e: (episodes.append(e), progress.episode(e)))
+                run_agent(
+                    env,
+                    agent,
+                    values.episodes,
+                    seed=values.seed,
+                    on_step=on_step,
+                    on_episode=lambda e: (episodes.append(e), progress.episode(e)),
+                )
             finally:
                 env.close()
     except KeyboardInterrupt as stop:
@@ -346,11 +404,17 @@ def cmd_run(values: flags.FlagValues) -> int:
             interrupted, code = stopped_by(late_stop), exit_code(late_stop)
         if replay_dir:  # counted in the folder: the env saves some at the next reset or at close
             replays = sorted(_replays_in(replay_dir) - replays_before)
-            print(f"replays: {len(replays)} saved in {replay_dir}"
-                  + (f" (watch one with sc2env replay {replays[-1]})" if replays else ""), file=sys.stderr)
+            print(
+                f"replays: {len(replays)} saved in {replay_dir}"
+                + (f" (watch one with sc2env replay {replays[-1]})" if replays else ""),
+                file=sys.stderr,
+            )
     if interrupted and (episodes or failure is None):  # an error before any episode ended says just itself
-        print(f"sc2env run: {interrupted}: " + (f"results of the {len(episodes)} finished episode(s)" if episodes
-                                                else "no episode finished"), file=sys.stderr)
+        print(
+            f"sc2env run: {interrupted}: "
+            + (f"results of the {len(episodes)} finished episode(s)" if episodes else "no episode finished"),
+            file=sys.stderr,
+        )
     if episodes:
         print(results_table(summarise(episodes), values.agent))
     if failure is not None:
@@ -385,7 +449,9 @@ def _replay_folder(path: str) -> None:
     try:
         os.makedirs(path, exist_ok=True)
     except OSError as error:
-        raise UsageError(f"--save-replay {path}: cannot make the folder ({error.strerror or error})") from None
+        raise UsageError(
+            f"--save-replay {path}: cannot make the folder ({error.strerror or error})"
+        ) from None
     if not os.access(path, os.W_OK | os.X_OK):
         raise UsageError(f"--save-replay {path}: the folder is not writable; give one of yours")
 
@@ -461,7 +527,11 @@ def _step_callback(progress: Progress, name: str, env, writer) -> Callable[[int,
         progress.step(name, steps, info)
         if writer is not None:
             unwrapped = env.unwrapped
-            frame = unwrapped.render() if unwrapped.render_mode == "rgb_array" else unwrapped.renderer.viewer.frame()
+            frame = (
+                unwrapped.render()
+                if unwrapped.render_mode == "rgb_array"
+                else unwrapped.renderer.viewer.frame()
+            )
             _add_frame(writer, frame)
 
     return on_step
@@ -471,24 +541,32 @@ def cmd_play(values: flags.FlagValues) -> int:
     from sc2env.viewer import play
 
     if "," in values.map or values.map.lower() == "all" or not values.map:
-        raise UsageError(f"play takes one mini-game, not {values.map!r}: e.g. --map MoveToBeacon (sc2env maps "
-                         "lists them)")
+        raise UsageError(
+            f"play takes one mini-game, not {values.map!r}: e.g. --map MoveToBeacon (sc2env maps lists them)"
+        )
     try:
         (name,) = resolve_maps([values.map], values.engine)
     except UnknownMapError as error:
         raise UsageError(str(error)) from error
     env = _make_env(name, render_mode="human", **_env_kwargs(values))
     try:
-        scores = play(env, episodes=values.episodes or None,
-                      on_episode=lambda n, info: print(f"{name} episode {n}: score {info['score']}"))
+        scores = play(
+            env,
+            episodes=values.episodes or None,
+            on_episode=lambda n, info: print(f"{name} episode {n}: score {info['score']}"),
+        )
         game = env.unwrapped
         if not game.episode_over and game.last_observation is not None:  # the window closed mid-episode
             score = int(game.last_observation.score_cumulative[0])
-            print(f"{name} episode {len(scores) + 1}: unfinished when the window closed, score {score} so far")
+            print(
+                f"{name} episode {len(scores) + 1}: unfinished when the window closed, score {score} so far"
+            )
     finally:
         env.close()
     if scores:
-        print(f"{name}: {len(scores)} episode(s), mean score {sum(scores) / len(scores):.1f}, best {max(scores)}")
+        print(
+            f"{name}: {len(scores)} episode(s), mean score {sum(scores) / len(scores):.1f}, best {max(scores)}"
+        )
     return 0
 
 
@@ -500,8 +578,10 @@ def cmd_replay(values: flags.FlagValues) -> int:
     from sc2env.viewer import ViewerClosed
 
     if not values.file:
-        raise UsageError("no replay given: sc2env replay FILE (a .SC2Replay saved by sc2env run --save-replay "
-                         "or env.save_replay()), or a folder of them")
+        raise UsageError(
+            "no replay given: sc2env replay FILE (a .SC2Replay saved by sc2env run --save-replay "
+            "or env.save_replay()), or a folder of them"
+        )
     export = values.export
     if export is not None:
         return _export_replays(os.path.expanduser(values.file), os.path.expanduser(export), values)
@@ -517,8 +597,12 @@ def cmd_replay(values: flags.FlagValues) -> int:
         return 0
     writer = _video_writer(values, values["step-mul"].value)
     render_mode = "human" if values.render else ("rgb_array" if writer is not None else None)
-    watcher = watch_replay(data, observed_player_id=values["observed-player"].value, render_mode=render_mode,
-                           **_env_kwargs(values))
+    watcher = watch_replay(
+        data,
+        observed_player_id=values["observed-player"].value,
+        render_mode=render_mode,
+        **_env_kwargs(values),
+    )
     used: dict[str, int] = {}
     steps, score, closed = 0, 0, False
 
@@ -548,8 +632,10 @@ def cmd_replay(values: flags.FlagValues) -> int:
     if steps == 0 and watcher.info is not None:  # a replay of no step at all
         print(_replay_header(values.file, watcher.info))
     top = ", ".join(f"{name} {count}" for name, count in sorted(used.items(), key=lambda kv: -kv[1])[:6])
-    print(f"{'watched until the window closed: ' if closed else ''}{steps} steps, final score {score}; "
-          f"actions: {sum(used.values())}{' (' + top + ')' if top else ''}")
+    print(
+        f"{'watched until the window closed: ' if closed else ''}{steps} steps, final score {score}; "
+        f"actions: {sum(used.values())}{' (' + top + ')' if top else ''}"
+    )
     return 0 if late_stop is None else exit_code(late_stop)
 
 
@@ -573,16 +659,20 @@ def _export_replays(source: str, out_dir: str, values: flags.FlagValues) -> int:
     for path in paths:
         target = os.path.join(out_dir, os.path.basename(path).removesuffix(REPLAY_SUFFIX) + ".npz")
         try:
-            episode = export_replay(path, target, observed_player_id=values["observed-player"].value,
-                                    **_env_kwargs(values))
+            episode = export_replay(
+                path, target, observed_player_id=values["observed-player"].value, **_env_kwargs(values)
+            )
         except (ReplayError, SC2EnvError, OSError) as error:  # OSError: the .npz could not be written
             failed += 1
             print(f"{os.path.basename(path)}: not exported: {_one_line(error)}", file=sys.stderr)
             continue
         steps += len(episode)
         print(f"{target}: {len(episode)} steps, final score {int(episode.scores[-1]) if len(episode) else 0}")
-    print(f"exported {len(paths) - failed} of {len(paths)} replay(s), {steps} steps in all, to {out_dir} "
-          "(read them with sc2env.env.load_episode or numpy.load)", file=sys.stderr)
+    print(
+        f"exported {len(paths) - failed} of {len(paths)} replay(s), {steps} steps in all, to {out_dir} "
+        "(read them with sc2env.env.load_episode or numpy.load)",
+        file=sys.stderr,
+    )
     return 1 if failed else 0
 
 
@@ -609,28 +699,44 @@ def _list_replays(folder: str, engine: str | None) -> int:
                 continue
             player = info.players[0] if info.players else None
             result = (player.result if player else None) or "-"
-            print(f"{name:<{width}}  {info.map_name:<28} {info.game_loops:>7} {game_time(info.game_loops):>6}  {result:<10} "
-                  f"{player.apm if player else 0:>4}")
-    print(f"{len(paths)} replay{'s' if len(paths) != 1 else ''} in {folder}"
-          + (f", {unreadable} unreadable" if unreadable else ""), file=sys.stderr)
+            print(
+                f"{name:<{width}}  {info.map_name:<28} {info.game_loops:>7} {game_time(info.game_loops):>6}  {result:<10} "
+                f"{player.apm if player else 0:>4}"
+            )
+    print(
+        f"{len(paths)} replay{'s' if len(paths) != 1 else ''} in {folder}"
+        + (f", {unreadable} unreadable" if unreadable else ""),
+        file=sys.stderr,
+    )
     return 0
 
 
 def _replay_header(path: str, info) -> str:
     """The replay's facts in a few lines: map, length, players, game version."""
-    players = "; ".join(f"player {p.player_id} {p.name or '?'} ({p.race}): {p.result or 'no result'}, {p.apm} APM"
-                        for p in info.players)
-    return (f"{path}\n  map {info.map_name}, {info.game_loops} game loops ({game_time(info.game_loops)} of game time, "
-            f"as the viewer's clock shows it; {info.seconds:.1f} s at Faster speed)\n"
-            f"  {players}\n  recorded with {info.game_version} (build {info.base_build})")
+    players = "; ".join(
+        f"player {p.player_id} {p.name or '?'} ({p.race}): {p.result or 'no result'}, {p.apm} APM"
+        for p in info.players
+    )
+    return (
+        f"{path}\n  map {info.map_name}, {info.game_loops} game loops ({game_time(info.game_loops)} of game time, "
+        f"as the viewer's clock shows it; {info.seconds:.1f} s at Faster speed)\n"
+        f"  {players}\n  recorded with {info.game_version} (build {info.base_build})"
+    )
 
 
 # --- doctor and bench ----------------------------------------------------------------------------------
 
 
 def cmd_doctor(values: flags.FlagValues) -> int:
-    checks = [_check_python, _check_packages, _check_builtin, _check_sc2, _check_default_engine, _check_display,
-              _check_video]
+    checks = [
+        _check_python,
+        _check_packages,
+        _check_builtin,
+        _check_sc2,
+        _check_default_engine,
+        _check_display,
+        _check_video,
+    ]
     problems = 0
     print(f"sc2env {sc2env.__version__}")
     for check in checks:
@@ -639,8 +745,11 @@ def cmd_doctor(values: flags.FlagValues) -> int:
         print(f"  {status}  {what}")
         if fix:
             print(f"        -> {fix}")
-    print("All good (-- marks optional parts)." if not problems else
-          f"{problems} problem(s) marked !! (see -> for the fix).")
+    print(
+        "All good (-- marks optional parts)."
+        if not problems
+        else f"{problems} problem(s) marked !! (see -> for the fix)."
+    )
     return 0 if not problems else 1
 
 
@@ -651,7 +760,11 @@ def _status(ok: bool, optional: bool = False) -> str:
 def _check_python():
     version = platform.python_version()
     ok = sys.version_info >= (3, 10)
-    return _status(ok), f"Python {version} ({platform.python_implementation()})", None if ok else "sc2env needs Python 3.10+"
+    return (
+        _status(ok),
+        f"Python {version} ({platform.python_implementation()})",
+        None if ok else "sc2env needs Python 3.10+",
+    )
 
 
 def _check_packages():
@@ -662,8 +775,10 @@ def _check_packages():
     from google.protobuf.internal import api_implementation
 
     backend = api_implementation.Type()
-    what = (f"numpy {numpy.__version__}, protobuf {protobuf_version} ({backend} backend), gymnasium "
-            f"{gymnasium.__version__}, pygame {pygame.version.ver}")
+    what = (
+        f"numpy {numpy.__version__}, protobuf {protobuf_version} ({backend} backend), gymnasium "
+        f"{gymnasium.__version__}, pygame {pygame.version.ver}"
+    )
     fast = backend == "upb"
     forced = os.environ.get("PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION")
     if fast:
@@ -675,7 +790,9 @@ def _check_packages():
     return _status(fast), what, fix
 
 
-_REINSTALL = "reinstall sc2env: pip install --force-reinstall sc2env-rl (in a source checkout: pip install -e .)"
+_REINSTALL = (
+    "reinstall sc2env: pip install --force-reinstall sc2env-rl (in a source checkout: pip install -e .)"
+)
 
 
 def _check_builtin():
@@ -702,14 +819,21 @@ def _check_sc2():
     try:
         install = find_install()
     except SC2EnvError as error:
-        return ("--", f"StarCraft II: {_one_line(error)}",
-                ("optional: install Blizzard's Linux package (see docs/quickstart.md) and set SC2PATH; "
-                 "everything else runs on the built-in engine"))
+        return (
+            "--",
+            f"StarCraft II: {_one_line(error)}",
+            (
+                "optional: install Blizzard's Linux package (see docs/quickstart.md) and set SC2PATH; "
+                "everything else runs on the built-in engine"
+            ),
+        )
     maps = install.map_paths()
     minis = sum(1 for p in maps if p.startswith("mini_games/"))
     fix = None if minis else f"put the SC2LE mini-game maps under {install.maps_dir}/mini_games"
-    what = (f"StarCraft II at {install.root}: builds {install.describe_builds()}; {len(maps)} maps "
-            f"({minis} mini-games)")
+    what = (
+        f"StarCraft II at {install.root}: builds {install.describe_builds()}; {len(maps)} maps "
+        f"({minis} mini-games)"
+    )
     return "ok", what, fix
 
 
@@ -738,8 +862,14 @@ def _check_display():
     problem = display_problem()
     if problem is None:
         return "ok", "display: windows can open (sc2env play, --render)", None
-    return "--", f"display: {problem}", ("run headless: sc2env run --save-video out.mp4, or render_mode="
-                                          "'rgb_array'; for windows without a screen: xvfb-run sc2env play")
+    return (
+        "--",
+        f"display: {problem}",
+        (
+            "run headless: sc2env run --save-video out.mp4, or render_mode="
+            "'rgb_array'; for windows without a screen: xvfb-run sc2env play"
+        ),
+    )
 
 
 def _check_video():
@@ -748,8 +878,11 @@ def _check_video():
     support = video_support()
     ok = [fmt for fmt, problem in support.items() if problem is None]
     missing = [problem for problem in support.values() if problem is not None]
-    return (_status(not missing, optional=True), f"videos: {', '.join(ok) or 'none'} can be written",
-            missing[0] if missing else None)
+    return (
+        _status(not missing, optional=True),
+        f"videos: {', '.join(ok) or 'none'} can be written",
+        missing[0] if missing else None,
+    )
 
 
 def cmd_bench(values: flags.FlagValues) -> int:
@@ -757,8 +890,10 @@ def cmd_bench(values: flags.FlagValues) -> int:
 
     steps = values.steps
     rate = env_steps_per_second(steps)
-    print(f"one SC2Env, built-in engine, MoveToBeacon 64x64, step_mul 8: {rate:,.0f} env steps/s "
-          f"({steps} steps, {os.cpu_count()} cores)")
+    print(
+        f"one SC2Env, built-in engine, MoveToBeacon 64x64, step_mul 8: {rate:,.0f} env steps/s "
+        f"({steps} steps, {os.cpu_count()} cores)"
+    )
     print("The full benchmark (vector envs, PySC2 comparison): python benchmarks/env_steps.py")
     return 0
 
@@ -766,43 +901,118 @@ def cmd_bench(values: flags.FlagValues) -> int:
 # --- the entry point -----------------------------------------------------------------------------------
 
 COMMANDS: dict[str, tuple[str, Callable[[flags.FlagValues], int], list[Flag]]] = {
-    "run": ("play an agent on mini-games and print its scores", cmd_run, [
-        _MAP, Flag("string", "agent", "scripted", "random, scripted, or package.module:Class"),
-        Flag("integer", "episodes", 1, "episodes per map", lower_bound=1), _ENGINE, *_SIZES,
-        Flag("integer", "step-mul", 8, "game loops per agent step", lower_bound=1, upper_bound=_UINT32),
-        Flag("integer", "seed", None, "seed of the first episode (and of the random agent)", lower_bound=0),
-        Flag("integer", "max-steps", None, "cut episodes after this many steps (default: the map's timer)",
-             lower_bound=1),
-        Flag("enum", "actions", None, "features or raw: the action space (default: the agent's, else features)",
-             ("features", "raw")),
-        Flag("boolean", "render", False, "watch in the viewer window"),
-        Flag("string", "save-video", None, "write a video of the run: out.mp4 or out.gif"),
-        Flag("string", "save-replay", None, "save each episode's replay in this folder (sc2env replay plays one)"),
-        _VERBOSE]),
-    "replay": ("watch a saved replay, print what it holds, list a folder of them, or export them as arrays",
-               cmd_replay, [
-        Flag("string", "file", None, "the replay, or a folder of them to list (also the argument: sc2env replay "
-                                     "FILE)"), _ENGINE,
-        Flag("boolean", "info", False, "print what the replay holds, without playing it"),
-        *_SIZES,
-        Flag("integer", "step-mul", 8, "game loops per step", lower_bound=1, upper_bound=_UINT32),
-        Flag("integer", "observed-player", 0, "whose view to watch (0: the first player)", lower_bound=0),
-        Flag("boolean", "render", False, "watch in the viewer window"),
-        Flag("string", "save-video", None, "write a video of the replay: out.mp4 or out.gif"),
-        Flag("string", "export", None, "write the replay (or each of a folder) to this folder as an .npz of the "
-                                       "env's observations, actions and rewards, at the sizes given"), _VERBOSE]),
-    "play": ("play a mini-game yourself in the viewer window", cmd_play, [
-        Flag("string", "map", "MoveToBeacon", "the mini-game to play (sc2env maps lists them), or a definition file "
-             "of your own (Name.json)"), _ENGINE, *_SIZES,
-        Flag("integer", "step-mul", 2, "game loops per step (lower reacts faster)", lower_bound=1,
-             upper_bound=_UINT32),
-        Flag("integer", "episodes", 0, "stop after this many episodes (0: when the window closes)", lower_bound=0),
-        _VERBOSE]),
+    "run": (
+        "play an agent on mini-games and print its scores",
+        cmd_run,
+        [
+            _MAP,
+            Flag("string", "agent", "scripted", "random, scripted, or package.module:Class"),
+            Flag("integer", "episodes", 1, "episodes per map", lower_bound=1),
+            _ENGINE,
+            *_SIZES,
+            Flag("integer", "step-mul", 8, "game loops per agent step", lower_bound=1, upper_bound=_UINT32),
+            Flag(
+                "integer", "seed", None, "seed of the first episode (and of the random agent)", lower_bound=0
+            ),
+            Flag(
+                "integer",
+                "max-steps",
+                None,
+                "cut episodes after this many steps (default: the map's timer)",
+                lower_bound=1,
+            ),
+            Flag(
+                "enum",
+                "actions",
+                None,
+                "features or raw: the action space (default: the agent's, else features)",
+                ("features", "raw"),
+            ),
+            Flag("boolean", "render", False, "watch in the viewer window"),
+            Flag("string", "save-video", None, "write a video of the run: out.mp4 or out.gif"),
+            Flag(
+                "string",
+                "save-replay",
+                None,
+                "save each episode's replay in this folder (sc2env replay plays one)",
+            ),
+            _VERBOSE,
+        ],
+    ),
+    "replay": (
+        "watch a saved replay, print what it holds, list a folder of them, or export them as arrays",
+        cmd_replay,
+        [
+            Flag(
+                "string",
+                "file",
+                None,
+                "the replay, or a folder of them to list (also the argument: sc2env replay FILE)",
+            ),
+            _ENGINE,
+            Flag("boolean", "info", False, "print what the replay holds, without playing it"),
+            *_SIZES,
+            Flag("integer", "step-mul", 8, "game loops per step", lower_bound=1, upper_bound=_UINT32),
+            Flag("integer", "observed-player", 0, "whose view to watch (0: the first player)", lower_bound=0),
+            Flag("boolean", "render", False, "watch in the viewer window"),
+            Flag("string", "save-video", None, "write a video of the replay: out.mp4 or out.gif"),
+            Flag(
+                "string",
+                "export",
+                None,
+                "write the replay (or each of a folder) to this folder as an .npz of the "
+                "env's observations, actions and rewards, at the sizes given",
+            ),
+            _VERBOSE,
+        ],
+    ),
+    "play": (
+        "play a mini-game yourself in the viewer window",
+        cmd_play,
+        [
+            Flag(
+                "string",
+                "map",
+                "MoveToBeacon",
+                "the mini-game to play (sc2env maps lists them), or a definition file "
+                "of your own (Name.json)",
+            ),
+            _ENGINE,
+            *_SIZES,
+            Flag(
+                "integer",
+                "step-mul",
+                2,
+                "game loops per step (lower reacts faster)",
+                lower_bound=1,
+                upper_bound=_UINT32,
+            ),
+            Flag(
+                "integer",
+                "episodes",
+                0,
+                "stop after this many episodes (0: when the window closes)",
+                lower_bound=0,
+            ),
+            _VERBOSE,
+        ],
+    ),
     "maps": ("list the mini-games and installed maps", cmd_maps, [_VERBOSE]),
     "doctor": ("check what is installed and how to fix gaps", cmd_doctor, [_VERBOSE]),
-    "bench": ("measure env steps per second on the built-in engine", cmd_bench, [
-        Flag("integer", "steps", 2000, "env steps to time (100 or more: fewer time little but noise)",
-             lower_bound=100), _VERBOSE]),
+    "bench": (
+        "measure env steps per second on the built-in engine",
+        cmd_bench,
+        [
+            Flag(
+                "integer",
+                "steps",
+                2000,
+                "env steps to time (100 or more: fewer time little but noise)",
+                lower_bound=100,
+            ),
+            _VERBOSE,
+        ],
+    ),
 }
 
 
@@ -823,7 +1033,11 @@ def command_help(name: str) -> str:
     lines = [f"usage: sc2env {name}{argument} [--flags]", "", about, "", "flags:"]
     for spec in specs:
         shown = f"--{spec.name}" if spec.kind != "boolean" else f"--[no]{spec.name}"
-        default = "" if spec.default in (None, False) else f" (default: {spec.default if spec.kind != 'list' else ','.join(spec.default)})"
+        default = (
+            ""
+            if spec.default in (None, False)
+            else f" (default: {spec.default if spec.kind != 'list' else ','.join(spec.default)})"
+        )
         lines.append(f"  {shown:<20} {spec.help}{default}")
     return "\n".join(lines)
 
@@ -877,8 +1091,10 @@ def _main(argv: Sequence[str] | None) -> int:
         print(f"sc2env {sc2env.__version__}")
         return 0
     if name not in COMMANDS:
-        print(f"sc2env: unknown command {name!r}; the commands are {', '.join(COMMANDS)} (sc2env --help)",
-              file=sys.stderr)
+        print(
+            f"sc2env: unknown command {name!r}; the commands are {', '.join(COMMANDS)} (sc2env --help)",
+            file=sys.stderr,
+        )
         return 2
     if any(a in ("-h", "--help") for a in argv[2:]):
         print(command_help(name))
@@ -895,8 +1111,10 @@ def _main(argv: Sequence[str] | None) -> int:
     if name in _POSITIONAL and len(extra) == 2 and not values[_POSITIONAL[name]].present:
         values[_POSITIONAL[name]].value = extra.pop()  # `sc2env replay FILE`
     if len(extra) > 1:
-        print(f"sc2env {name}: unexpected argument(s) {' '.join(extra[1:])} (see sc2env {name} --help)",
-              file=sys.stderr)
+        print(
+            f"sc2env {name}: unexpected argument(s) {' '.join(extra[1:])} (see sc2env {name} --help)",
+            file=sys.stderr,
+        )
         return 2
     if not flags.FLAGS.is_parsed():  # our flags live in their own FlagValues; absl's global set has none
         flags.FLAGS.mark_as_parsed()  # (else absl logs "Logging before flag parsing" on each first line)
@@ -907,8 +1125,10 @@ def _main(argv: Sequence[str] | None) -> int:
     if values.verbose:  # the library's own loggers (launches, games created, lost games)
         logging.getLogger("sc2env").setLevel(logging.DEBUG)
     # `timeout`, job schedulers and containers stop jobs with SIGTERM: close the games as on Ctrl-C.
-    on_term = (signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
-               and threading.current_thread() is threading.main_thread())
+    on_term = (
+        signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+        and threading.current_thread() is threading.main_thread()
+    )
     if on_term:
         signal.signal(signal.SIGTERM, _interrupt)
     try:
@@ -939,7 +1159,11 @@ def _interrupt(signum: int, frame) -> None:
 
 def _stop_for(signum: int) -> KeyboardInterrupt:
     """Ctrl-C as itself; another signal (SIGTERM) as Terminated, naming it."""
-    return KeyboardInterrupt() if signum == signal.SIGINT else Terminated(f"terminated by {signal.Signals(signum).name}")
+    return (
+        KeyboardInterrupt()
+        if signum == signal.SIGINT
+        else Terminated(f"terminated by {signal.Signals(signum).name}")
+    )
 
 
 def stopped_by(stop: KeyboardInterrupt) -> str:

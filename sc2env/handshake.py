@@ -19,7 +19,9 @@ def open_websocket(url: str, timeout_s: float, **options) -> websocket.WebSocket
     """
     parts = urllib.parse.urlsplit(url)
     sock = socket.create_connection((parts.hostname, parts.port or 80), timeout=timeout_s)
-    for option in websocket.DEFAULT_SOCKET_OPTION:  # what websocket-client sets on sockets it opens (TCP_NODELAY)
+    for (
+        option
+    ) in websocket.DEFAULT_SOCKET_OPTION:  # what websocket-client sets on sockets it opens (TCP_NODELAY)
         sock.setsockopt(*option)
     lock, cut = threading.Lock(), []
 
@@ -49,4 +51,5 @@ def open_websocket(url: str, timeout_s: float, **options) -> websocket.WebSocket
         raise
     sock.close()
     raise websocket.WebSocketTimeoutException(
-        f"the game accepted the connection but did not complete the websocket handshake within {timeout_s:g} s")
+        f"the game accepted the connection but did not complete the websocket handshake within {timeout_s:g} s"
+    )

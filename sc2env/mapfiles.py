@@ -22,8 +22,12 @@ def source_root() -> pathlib.Path | None:
     """The directory holding the imported sc2env when it is not in site-packages (a checkout), else None."""
     root = pathlib.Path(sc2env.__file__).resolve().parents[1]
     # site.getsitepackages is missing in some virtualenvs and embedded Pythons; sysconfig knows the rest.
-    places = [*getattr(site, "getsitepackages", list)(), site.getusersitepackages(),
-              sysconfig.get_path("purelib"), sysconfig.get_path("platlib")]
+    places = [
+        *getattr(site, "getsitepackages", list)(),
+        site.getusersitepackages(),
+        sysconfig.get_path("purelib"),
+        sysconfig.get_path("platlib"),
+    ]
     return None if root in {pathlib.Path(p).resolve() for p in places if p} else root
 
 

@@ -31,18 +31,28 @@ def python_blocks(page: pathlib.Path) -> list[str]:
 
 def test_every_page_with_python_is_run_or_says_why_not():
     with_python = {page.name for page in PAGES if python_blocks(page)}
-    assert set(FRAGMENTS) <= with_python, "a page listed as fragments has no Python left: drop it from FRAGMENTS"
+    assert set(FRAGMENTS) <= with_python, (
+        "a page listed as fragments has no Python left: drop it from FRAGMENTS"
+    )
     assert with_python - set(FRAGMENTS) >= {"README.md", "quickstart.md", "env.md", "agents.md"}
 
 
-@pytest.mark.parametrize("page", [p for p in PAGES if python_blocks(p) and p.name not in FRAGMENTS],
-                         ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "page", [p for p in PAGES if python_blocks(p) and p.name not in FRAGMENTS], ids=lambda p: p.name
+)
 def test_page_examples_run(page, tmp_path):
     script = tmp_path / f"{page.stem}.py"
     script.write_text("\n".join(python_blocks(page)))
     env = dict(os.environ, SC2ENV_ENGINE="builtin", SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy")
-    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=240, check=False)
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
     assert done.returncode == 0, f"{page.name}'s examples failed:\n{done.stderr[-3000:]}"
 
 
@@ -56,8 +66,9 @@ def test_the_rllib_example_trains(tmp_path):
     script = tmp_path / "rllib_example.py"
     script.write_text(block)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    done = subprocess.run([python, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=600, check=False)
+    done = subprocess.run(
+        [python, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False
+    )
     assert done.returncode == 0, f"docs/rllib.md's example failed:\n{done.stderr[-3000:]}"
     sampled = [float(line) for line in done.stdout.split() if line.replace(".", "", 1).isdigit()]
     assert len(sampled) == 2 and 0 < sampled[0] < sampled[1], done.stdout[-2000:]

@@ -14,8 +14,15 @@ import pytest
 import sc2env
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-MINI_GAMES = ("BuildMarines", "CollectMineralShards", "CollectMineralsAndGas", "DefeatRoaches",
-              "DefeatZerglingsAndBanelings", "FindAndDefeatZerglings", "MoveToBeacon")
+MINI_GAMES = (
+    "BuildMarines",
+    "CollectMineralShards",
+    "CollectMineralsAndGas",
+    "DefeatRoaches",
+    "DefeatZerglingsAndBanelings",
+    "FindAndDefeatZerglings",
+    "MoveToBeacon",
+)
 
 
 @pytest.fixture(scope="module")
@@ -33,8 +40,13 @@ def wheel(tmp_path_factory) -> pathlib.Path:
     out = tmp_path_factory.mktemp("dist")
     # This interpreter's setuptools when it is recent enough: no download, so it builds offline too.
     no_isolation = ["--no-build-isolation"] if _setuptools_version() >= (77,) else []
-    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", *no_isolation, "-w", str(out),
-                            str(source)], capture_output=True, text=True, timeout=300, check=False)
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", *no_isolation, "-w", str(out), str(source)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert built.returncode == 0, built.stderr[-3000:]
     (path,) = out.glob("sc2env_rl-*.whl")
     return path
@@ -45,7 +57,7 @@ def _setuptools_version() -> tuple[int, ...]:
         from importlib.metadata import version
 
         return tuple(int(part) for part in version("setuptools").split(".")[:2] if part.isdigit())
-    except Exception:  # noqa: BLE001 - not installed, or an odd version: let pip fetch one
+    except Exception:
         return ()
 
 
@@ -56,7 +68,9 @@ def test_the_wheel_ships_the_maps_the_license_and_one_version(wheel):
     assert {f"sc2env/maps/{name}.json" for name in MINI_GAMES} <= set(names)
     assert "sc2env/py.typed" in names and "sc2env/engine/__main__.py" in names
     assert not [n for n in names if n.startswith(("tests/", "benchmarks/", "maps/"))]
-    metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    metadata = (
+        zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    )
     assert f"Version: {sc2env.__version__}" in metadata and "License-File: LICENSE" in metadata
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
 
@@ -76,8 +90,14 @@ def test_the_wheel_runs_without_the_checkout(wheel, tmp_path):
         "print(definitions_dir(), *sorted(builtin_definitions()))\n"
         "[parse_definition(data) for data in builtin_definitions().values()]\n"
     )
-    done = subprocess.run([sys.executable, "-I", "-S", "-c", script, str(unpacked), sysconfig.get_path("purelib")],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", script, str(unpacked), sysconfig.get_path("purelib")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     folder, *maps = done.stdout.split()
     assert pathlib.Path(folder) == unpacked / "sc2env" / "maps" and tuple(maps) == MINI_GAMES

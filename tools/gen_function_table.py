@@ -128,7 +128,9 @@ def raw_table(pysc2_actions, targets: dict[int, str]) -> str:
         kind = RAW_KINDS[f.function_type.__name__]
         target = raw_target(f.name, kind, targets.get(f.ability_id, ""))
         rows.append(f'    ({int(f.id)}, "{f.name}", "{kind}", {f.ability_id}, {f.general_id}, "{target}"),')
-    if [int(f.id) for f in sorted(pysc2_actions.RAW_FUNCTIONS, key=lambda f: int(f.id))] != list(range(len(rows))):
+    if [int(f.id) for f in sorted(pysc2_actions.RAW_FUNCTIONS, key=lambda f: int(f.id))] != list(
+        range(len(rows))
+    ):
         raise SystemExit("raw function ids are not contiguous; the table format assumes they are")
     return f'''"""The raw function table (unit commands by tag, in world coordinates), as data.
 

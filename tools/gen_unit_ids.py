@@ -48,7 +48,7 @@ def main() -> None:
         lines += [f"    {name} = {unit_id}" for name, unit_id in sorted(members.items())]
         lines.append("")
     lines += ["", f"__all__ = {sorted(ids)!r}", ""]
-    OUT.write_text("\n".join(lines).replace('\n\n\n\nclass', '\n\n\nclass'))
+    OUT.write_text("\n".join(lines).replace("\n\n\n\nclass", "\n\n\nclass"))
     print(f"wrote {OUT.relative_to(ROOT)}: " + ", ".join(f"{race} {len(m)}" for race, m in ids.items()))
 
 

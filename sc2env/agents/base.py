@@ -35,15 +35,15 @@ class Agent(abc.ABC):
     """The env action spaces (`actions=` values) the agent can play: its actions are FunctionCalls or
     feature-layer vectors unless it says it plays "raw" too."""
 
-    def setup(self, env: SC2Env) -> None:
+    def setup(self, env: SC2Env) -> None:  # noqa: B027 - a hook agents may leave out
         """Called once with the unwrapped env after its first reset, before the first `reset()` and `step()`:
         `env.config`, `env.action_spec`, `env.game_info` and `env.transforms` (coordinate conversions) are
         all known then."""
 
-    def reset(self) -> None:
+    def reset(self) -> None:  # noqa: B027 - a hook agents may leave out
         """Called at the start of every episode."""
 
-    def observe(self, reward: float, terminated: bool, truncated: bool, info: Mapping[str, Any]) -> None:
+    def observe(self, reward: float, terminated: bool, truncated: bool, info: Mapping[str, Any]) -> None:  # noqa: B027 - a hook agents may leave out
         """Called after every step with its outcome: the reward for the action `step()` chose, whether the
         episode ended there (the last call of an episode has `terminated` or `truncated` set), and the env's info
         (score, invalid_action, ...). Agents that learn or keep statistics override it."""

@@ -157,8 +157,10 @@ class DefeatZerglingsAndBanelings(ScreenScale, Agent):
         for rank, i in enumerate(np.argsort(m[:, 1])):
             if rank % 3:
                 x = np.clip(m[i, 0] + forward * (rank % 3) * self.GAP * self._ppu(obs), left, right)
-                calls += [_F.select_point("select", screen_point(m[i], screen_size(obs))),
-                          _F.Move_screen("now", screen_point((x, m[i, 1]), screen_size(obs)))]
+                calls += [
+                    _F.select_point("select", screen_point(m[i], screen_size(obs))),
+                    _F.Move_screen("now", screen_point((x, m[i, 1]), screen_size(obs))),
+                ]
         return [*calls, _F.select_army("select")]
 
     def _draw(self, obs: Observation, marines: np.ndarray, enemies: np.ndarray) -> list[FunctionCall]:
@@ -168,11 +170,14 @@ class DefeatZerglingsAndBanelings(ScreenScale, Agent):
         healthy = m[marines.health >= marines.health.max() - 5]
         bait = healthy[nearest(healthy, e.mean(axis=0))]
         rear = m[:, 0].min() if forward > 0 else m[:, 0].max()
-        self._retreat_to = np.array([np.clip(rear - forward * self.GAP * self._ppu(obs), *self._playable_x(obs)),
-                                     m[:, 1].mean()])
+        self._retreat_to = np.array(
+            [np.clip(rear - forward * self.GAP * self._ppu(obs), *self._playable_x(obs)), m[:, 1].mean()]
+        )
         self._enter("bait", _zerg(enemies))
-        return [_F.select_point("select", screen_point(bait, screen_size(obs))),
-                _F.Attack_screen("now", screen_point(e[nearest(e, bait)], screen_size(obs)))]
+        return [
+            _F.select_point("select", screen_point(bait, screen_size(obs))),
+            _F.Attack_screen("now", screen_point(e[nearest(e, bait)], screen_size(obs))),
+        ]
 
     def _enter(self, phase: str, seen: tuple) -> None:
         self._phase, self._since, self._seen = phase, 0, seen
@@ -217,8 +222,11 @@ class FindAndDefeatZerglings(Agent):
         target = self._enemy(relative, army)
         self._since += 1
         if target is None:
-            if self._target is not None and self._since < self._RETARGET_STEPS and \
-                    minimap.visibility_map[int(self._target[1]), int(self._target[0])] != 2:
+            if (
+                self._target is not None
+                and self._since < self._RETARGET_STEPS
+                and minimap.visibility_map[int(self._target[1]), int(self._target[0])] != 2
+            ):
                 return _F.no_op()
             target = self._unexplored(minimap, army)
             if target is None:

@@ -27,8 +27,10 @@ from sc2env.interface.function_table import RESOURCE_UNIT_TYPES
 
 _F = FUNCTIONS
 _RESOURCE_TYPES = sorted(RESOURCE_UNIT_TYPES)
-_HOLDING = {kind: sorted(t.unit_id for t in UNIT_TYPES.values() if getattr(t, f"{kind}_contents") > 0)
-            for kind in ("mineral", "vespene")}
+_HOLDING = {
+    kind: sorted(t.unit_id for t in UNIT_TYPES.values() if getattr(t, f"{kind}_contents") > 0)
+    for kind in ("mineral", "vespene")
+}
 """The unit types whose game data says they hold minerals, or vespene."""
 _BUILD_TIMEOUT_STEPS = 40
 """Steps an SCV gets to start a building before the order is forgotten."""
@@ -83,7 +85,9 @@ class Economy(ScreenScale, Agent):
         self._failed: list[tuple[float, float, float]] = []
         self._step = 0
         self._rally_set = False
-        self._progress: dict[tuple[int, int], tuple[int, int]] = {}  # site -> (build progress, step it changed)
+        self._progress: dict[
+            tuple[int, int], tuple[int, int]
+        ] = {}  # site -> (build progress, step it changed)
 
     # --- the policy ------------------------------------------------------------------------------------
 
@@ -95,8 +99,16 @@ class Economy(ScreenScale, Agent):
             if call.function in obs.available_actions:
                 return call
             self._queue.clear()
-        for make_plan in (self._idle_workers, self._resume, self._supply, self._workers, self._refinery,
-                          self._gas_workers, self._barracks, self._marines):
+        for make_plan in (
+            self._idle_workers,
+            self._resume,
+            self._supply,
+            self._workers,
+            self._refinery,
+            self._gas_workers,
+            self._barracks,
+            self._marines,
+        ):
             calls = make_plan(obs)
             if calls:
                 self._queue.extend(calls[1:])
@@ -132,8 +144,12 @@ class Economy(ScreenScale, Agent):
         player = obs.player
         free = player.food_cap - player.food_used
         wanted = self.plan.supply_margin + 2 * len(self._own(obs, UnitId.BARRACKS))
-        if player.food_cap >= 200 or free >= wanted or player.minerals < _cost(UnitId.SUPPLY_DEPOT) or \
-                self._building is not None:
+        if (
+            player.food_cap >= 200
+            or free >= wanted
+            or player.minerals < _cost(UnitId.SUPPLY_DEPOT)
+            or self._building is not None
+        ):
             return []
         depots = self._own(obs, UnitId.SUPPLY_DEPOT)
         at_once = 1 if len(self._own(obs, UnitId.BARRACKS)) < 3 else min(4, 1 + player.minerals // 200)
@@ -143,15 +159,21 @@ class Economy(ScreenScale, Agent):
 
     def _workers(self, obs: Observation) -> list[FunctionCall]:
         player = obs.player
-        if player.food_workers >= self.plan.workers or self._spendable(obs) < _cost(UnitId.SCV) or \
-                player.food_used >= player.food_cap:
+        if (
+            player.food_workers >= self.plan.workers
+            or self._spendable(obs) < _cost(UnitId.SCV)
+            or player.food_used >= player.food_cap
+        ):
             return []
         centres = self._own(obs, UnitId.COMMAND_CENTER)
         centres = centres[(centres.build_progress >= 100) & (centres.order_length < 2)]
         if len(centres) == 0:
             return []
-        calls = [] if self._selected(obs, UnitId.COMMAND_CENTER) else \
-            [self._click(obs, xy(centres)[0], UnitId.COMMAND_CENTER)]
+        calls = (
+            []
+            if self._selected(obs, UnitId.COMMAND_CENTER)
+            else [self._click(obs, xy(centres)[0], UnitId.COMMAND_CENTER)]
+        )
         if not self._rally_set:
             mineral = self._least_served(obs, self._minerals(obs), count=False)
             if mineral is not None:
@@ -161,8 +183,11 @@ class Economy(ScreenScale, Agent):
 
     def _refinery(self, obs: Observation) -> list[FunctionCall]:
         refineries = len(self._own(obs, UnitId.REFINERY))
-        if refineries >= self.plan.refineries or obs.player.minerals < _cost(UnitId.REFINERY) or \
-                self._building is not None:
+        if (
+            refineries >= self.plan.refineries
+            or obs.player.minerals < _cost(UnitId.REFINERY)
+            or self._building is not None
+        ):
             return []
         if obs.player.food_workers < 14:
             return []
@@ -190,8 +215,9 @@ class Economy(ScreenScale, Agent):
 
     def _barracks(self, obs: Observation) -> list[FunctionCall]:
         player = obs.player
-        if len(self._own(obs, UnitId.BARRACKS)) >= self.plan.barracks or \
-                player.minerals < _cost(UnitId.BARRACKS):
+        if len(self._own(obs, UnitId.BARRACKS)) >= self.plan.barracks or player.minerals < _cost(
+            UnitId.BARRACKS
+        ):
             return []
         depots = self._own(obs, UnitId.SUPPLY_DEPOT)
         if self._building is not None or not (depots.build_progress >= 100).any():
@@ -202,8 +228,11 @@ class Economy(ScreenScale, Agent):
         player = obs.player
         barracks = self._own(obs, UnitId.BARRACKS)
         barracks = barracks[(barracks.build_progress >= 100) & (barracks.order_length < 2)]
-        if len(barracks) == 0 or self._spendable(obs) < _cost(UnitId.MARINE) or \
-                player.food_used >= player.food_cap:
+        if (
+            len(barracks) == 0
+            or self._spendable(obs) < _cost(UnitId.MARINE)
+            or player.food_used >= player.food_cap
+        ):
             return []
         idlest = int(np.argmin(barracks.order_length))
         return [self._click(obs, xy(barracks)[idlest], UnitId.BARRACKS), _F.Train_Marine_quick("now")]
@@ -228,8 +257,9 @@ class Economy(ScreenScale, Agent):
             return []
         return self._order_scv(obs, function("now", site), (kind, site))
 
-    def _order_scv(self, obs: Observation, order: FunctionCall,
-                   building: tuple[int, tuple[int, int]] | None = None) -> list[FunctionCall]:
+    def _order_scv(
+        self, obs: Observation, order: FunctionCall, building: tuple[int, tuple[int, int]] | None = None
+    ) -> list[FunctionCall]:
         """Select one SCV and give it `order` (a builder then goes back to mining).
 
         The SCV is the one farthest from the order's target among those standing clear of other units (so the
@@ -242,8 +272,9 @@ class Economy(ScreenScale, Agent):
         if len(scvs) == 0:
             return []
         everyone = xy(obs.feature_units)
-        gaps = np.array([np.sort(np.linalg.norm(everyone - p, axis=1))[1] if len(everyone) > 1 else np.inf
-                         for p in scvs])
+        gaps = np.array(
+            [np.sort(np.linalg.norm(everyone - p, axis=1))[1] if len(everyone) > 1 else np.inf for p in scvs]
+        )
         target = np.asarray(order.arguments[-1], np.float64)
         clear = gaps >= _CLEAR * self._ppu(obs)
         choice = np.where(clear, np.linalg.norm(scvs - target, axis=1), -np.inf) if clear.any() else gaps
@@ -263,7 +294,9 @@ class Economy(ScreenScale, Agent):
             return
         kind, site, ordered = self._building
         placed = self._own(obs, kind)
-        if len(placed) and np.min(np.linalg.norm(xy(placed) - site, axis=1)) < 2 * _SAME_SPOT * self._ppu(obs):
+        if len(placed) and np.min(np.linalg.norm(xy(placed) - site, axis=1)) < 2 * _SAME_SPOT * self._ppu(
+            obs
+        ):
             self._building = None
         elif _PLACEMENT_ERRORS & set(obs.action_result.tolist()):
             self._failed.append((site[0], site[1], _FAILED_SITE * self._ppu(obs)))
@@ -276,7 +309,9 @@ class Economy(ScreenScale, Agent):
         reserved = _cost(self._building[0]) if self._building is not None else 0
         return int(obs.player.minerals) - reserved
 
-    def _least_served(self, obs: Observation, resources: np.ndarray, count: bool = True) -> tuple[int, int] | None:
+    def _least_served(
+        self, obs: Observation, resources: np.ndarray, count: bool = True
+    ) -> tuple[int, int] | None:
         """The resource we sent fewest workers to (nearest the Command Center among equals)."""
         if len(resources) == 0:
             return None

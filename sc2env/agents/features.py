@@ -38,8 +38,10 @@ def units(obs: Observation, alliance: Alliance | None = None, *types: int) -> np
     """The on-screen units (`feature_units` rows) of one alliance and, if given, of those unit types."""
     table = obs.feature_units
     if table is None:
-        raise SC2EnvError("this agent reads feature units: make the env with use_feature_units=True "
-                          "(the agent's env_kwargs say so)")
+        raise SC2EnvError(
+            "this agent reads feature units: make the env with use_feature_units=True "
+            "(the agent's env_kwargs say so)"
+        )
     keep = np.ones(len(table), bool)
     if alliance is not None:
         keep &= table.alliance == alliance
@@ -55,7 +57,9 @@ def xy(table: np.ndarray) -> np.ndarray:
 
 def nearest(points: np.ndarray, target) -> int:
     """Index of the point nearest to `target` (points must not be empty)."""
-    return int(np.argmin(np.linalg.norm(np.asarray(points, np.float64) - np.asarray(target, np.float64), axis=1)))
+    return int(
+        np.argmin(np.linalg.norm(np.asarray(points, np.float64) - np.asarray(target, np.float64), axis=1))
+    )
 
 
 def centre(mask: np.ndarray) -> tuple[float, float] | None:
@@ -110,8 +114,14 @@ class ScreenScale:
         return pixels_per_unit(obs, self._camera_width)
 
 
-def building_site(obs: Observation, size_px: float, prefer, *, margin_px: float = 1.0,
-                  exclude: list[tuple[float, float, float]] = ()) -> tuple[int, int] | None:
+def building_site(
+    obs: Observation,
+    size_px: float,
+    prefer,
+    *,
+    margin_px: float = 1.0,
+    exclude: list[tuple[float, float, float]] = (),
+) -> tuple[int, int] | None:
     """The free screen point nearest to `prefer` where a square building `size_px` across fits.
 
     Free means buildable and empty of units with `margin_px` to spare on every side. `exclude` lists circles

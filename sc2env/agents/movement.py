@@ -44,8 +44,12 @@ class CollectMineralShards(ScreenScale, Agent):
 
     env_kwargs = FEATURE_UNITS_ENV
     _SETUP = (
-        _F.select_army("select"), _F.select_unit("select", 0), _F.select_control_group("set", 1),
-        _F.select_army("select"), _F.select_unit("select", 1), _F.select_control_group("set", 2),
+        _F.select_army("select"),
+        _F.select_unit("select", 0),
+        _F.select_control_group("set", 1),
+        _F.select_army("select"),
+        _F.select_unit("select", 1),
+        _F.select_control_group("set", 2),
     )
     _GONE = 0.5625
     """A target with no shard within this many world units has been collected (1.5 pixels at 64)."""
@@ -71,7 +75,9 @@ class CollectMineralShards(ScreenScale, Agent):
                 continue
             # An idle marine has reached its target: on a small screen another shard can share its pixel.
             row = marines[(marines.is_selected > 0) == (i == self._selected)]
-            if np.min(np.linalg.norm(shards - target, axis=1)) > gone or (len(row) and row.order_length[0] == 0):
+            if np.min(np.linalg.norm(shards - target, axis=1)) > gone or (
+                len(row) and row.order_length[0] == 0
+            ):
                 self._targets[i] = None
         needy = [i for i in (self._selected, 1 - self._selected) if self._targets[i] is None]
         if not needy:
@@ -91,8 +97,9 @@ class CollectMineralShards(ScreenScale, Agent):
         return xy(others)[0] if len(others) else None
 
     @staticmethod
-    def _choose(shards: np.ndarray, me: np.ndarray, claimed: np.ndarray | None,
-                other: np.ndarray | None, gone: float) -> np.ndarray:
+    def _choose(
+        shards: np.ndarray, me: np.ndarray, claimed: np.ndarray | None, other: np.ndarray | None, gone: float
+    ) -> np.ndarray:
         candidates = shards
         if claimed is not None and len(shards) > 1:
             candidates = shards[np.linalg.norm(shards - claimed, axis=1) > gone]

@@ -45,8 +45,12 @@ class RandomAgent(Agent):
     def _raw_step(self, env: SC2Env) -> np.ndarray:
         space = env.raw_space
         function = int(self.rng.choice(np.flatnonzero(env.raw_masks.functions)))
-        units = int(self.rng.choice(np.flatnonzero(env.raw_conditional_mask(function)[space.segment("units")])))
+        units = int(
+            self.rng.choice(np.flatnonzero(env.raw_conditional_mask(function)[space.segment("units")]))
+        )
         mask = env.raw_conditional_mask(function, units)  # a unit is not its own target
-        vector = np.array([self.rng.choice(np.flatnonzero(mask[space.segment(name)])) for name in space.names])
+        vector = np.array(
+            [self.rng.choice(np.flatnonzero(mask[space.segment(name)])) for name in space.names]
+        )
         vector[space.names.index("units")] = units
         return vector

@@ -88,8 +88,11 @@ class RawFocusFire(Agent):
         then a pause (tag 0) while the last ones walk."""
         xy = units[:, [FeatureUnit.x, FeatureUnit.y]]
         forward = np.sign(xy[enemies, 0].mean() - xy[able, 0].mean()) or 1.0
-        moves = [(int(units[i, FeatureUnit.tag]), (int(xy[i, 0] + forward * (rank % 3) * _GAP), int(xy[i, 1])))
-                 for rank, i in enumerate(able[np.argsort(xy[able, 1])]) if rank % 3]
+        moves = [
+            (int(units[i, FeatureUnit.tag]), (int(xy[i, 0] + forward * (rank % 3) * _GAP), int(xy[i, 1])))
+            for rank, i in enumerate(able[np.argsort(xy[able, 1])])
+            if rank % 3
+        ]
         return moves + [(0, (0, 0))] * 3
 
     @staticmethod
@@ -104,7 +107,9 @@ class RawFocusFire(Agent):
     def _scout(self, obs: Observation, units: np.ndarray, able: np.ndarray) -> RawFunctionCall:
         """Attack-move to the nearest cell not in sight, least recently seen first; no_op while on the way."""
         raw, pixels = self._cells, self._cell_pixels
-        seen = obs.feature_minimap.visibility_map[pixels[:, 1], pixels[:, 0]]  # 0 never seen, 1 fogged, 2 in sight
+        seen = obs.feature_minimap.visibility_map[
+            pixels[:, 1], pixels[:, 0]
+        ]  # 0 never seen, 1 fogged, 2 in sight
         if self._waypoint is not None:
             row = np.flatnonzero((raw == self._waypoint).all(axis=1))
             if len(row) and seen[row[0]] != 2:

@@ -32,39 +32,52 @@ def agent_class(name: str, map_name: str) -> type[Agent]:
         try:
             return SCRIPTED_AGENTS[map_name]
         except KeyError:
-            raise ValueError(f"no scripted agent for {map_name}; scripted agents play "
-                             f"{', '.join(SCRIPTED_AGENTS)} (or use --agent random)") from None
+            raise ValueError(
+                f"no scripted agent for {map_name}; scripted agents play "
+                f"{', '.join(SCRIPTED_AGENTS)} (or use --agent random)"
+            ) from None
     module_name, _, class_name = name.partition(":")
     if not module_name or not class_name:
         raise ValueError(f"unknown agent {name!r}: use random, scripted or package.module:Class")
     if "/" in module_name or module_name.endswith(".py"):
         dotted = module_name.removesuffix(".py").replace("/", ".").strip(".")
-        raise ValueError(f"agent {name!r}: name the module as Python imports it ({dotted}:{class_name}), "
-                         "not as a file path")
+        raise ValueError(
+            f"agent {name!r}: name the module as Python imports it ({dotted}:{class_name}), "
+            "not as a file path"
+        )
     try:
         module = importlib.import_module(module_name)
     except ImportError as error:
         raise ValueError(f"cannot import {module_name!r} for agent {name!r}: {error}") from None
     cls = getattr(module, class_name, None)
     if cls is None:
-        classes = sorted(n for n, v in vars(module).items()  # not the base class a module imports
-                         if isinstance(v, type) and callable(getattr(v, "step", None)) and v is not Agent)
-        raise ValueError(f"{module_name} has no {class_name!r}; its agent classes: {', '.join(classes) or 'none'}")
+        classes = sorted(
+            n
+            for n, v in vars(module).items()  # not the base class a module imports
+            if isinstance(v, type) and callable(getattr(v, "step", None)) and v is not Agent
+        )
+        raise ValueError(
+            f"{module_name} has no {class_name!r}; its agent classes: {', '.join(classes) or 'none'}"
+        )
     if not isinstance(cls, type) or not callable(getattr(cls, "step", None)):
         # A ValueError like the others: the name given is what is wrong (and the CLI reports it in one line).
-        raise ValueError(f"{name!r} is not an agent class (a class with step(observation))")  # noqa: TRY004
+        raise ValueError(f"{name!r} is not an agent class (a class with step(observation))")
     missing = [hook for hook in ("setup", "reset", "env_kwargs") if not hasattr(cls, hook)]
     if not issubclass(cls, Agent) and missing:  # e.g. a PySC2 agent, whose step() wants a TimeStep
-        raise ValueError(f"{name!r} is not an sc2env agent (it has no {', '.join(missing)}): subclass "
-                         "sc2env.agents.Agent; docs/agents.md says how a PySC2 agent's step(timestep) maps")
+        raise ValueError(
+            f"{name!r} is not an sc2env agent (it has no {', '.join(missing)}): subclass "
+            "sc2env.agents.Agent; docs/agents.md says how a PySC2 agent's step(timestep) maps"
+        )
     # What would keep make_agent from making one, told before any game starts.
     abstract = sorted(getattr(cls, "__abstractmethods__", ()))
     if abstract:
         raise ValueError(f"agent {name!r} cannot be made: it does not define {', '.join(abstract)}")
     required = _required_parameters(cls)
     if required:
-        raise ValueError(f"agent {name!r} cannot be made without arguments (it needs {', '.join(required)}): "
-                         "give its __init__ defaults for every parameter")
+        raise ValueError(
+            f"agent {name!r} cannot be made without arguments (it needs {', '.join(required)}): "
+            "give its __init__ defaults for every parameter"
+        )
     return cls
 
 
@@ -74,7 +87,9 @@ def _required_parameters(cls: type) -> list[str]:
         parameters = inspect.signature(cls).parameters.values()
     except (TypeError, ValueError):
         return []
-    return [p.name for p in parameters if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    return [
+        p.name for p in parameters if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
 
 
 def make_agent(name: str, map_name: str, seed: int | None = None) -> Agent:

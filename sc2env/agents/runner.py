@@ -36,8 +36,14 @@ StepCallback = Callable[[int, dict[str, Any]], None]
 """on_step(episode_steps, info), called after the reset (with 0 steps) and after every env step."""
 
 
-def run_episode(env: gym.Env, agent: Agent, *, seed: int | None = None,
-                on_step: StepCallback | None = None, setup: bool = False) -> Episode:
+def run_episode(
+    env: gym.Env,
+    agent: Agent,
+    *,
+    seed: int | None = None,
+    on_step: StepCallback | None = None,
+    setup: bool = False,
+) -> Episode:
     """Reset the env and the agent, play until the episode ends, and return its result. With `setup`, the
     agent's `setup(env.unwrapped)` comes between the env's reset (the game info is known then) and its own."""
     unwrapped = env.unwrapped
@@ -62,14 +68,27 @@ def run_episode(env: gym.Env, agent: Agent, *, seed: int | None = None,
         done = terminated or truncated
         if on_step is not None:
             on_step(steps, info)
-    return Episode(map_name=unwrapped.config.map_name, score=int(info["score"]), reward=total, steps=steps,
-                   game_loops=int(info["game_loop"]), seconds=time.perf_counter() - start,
-                   outcome=int(info["outcome"]), invalid_actions=invalid)
+    return Episode(
+        map_name=unwrapped.config.map_name,
+        score=int(info["score"]),
+        reward=total,
+        steps=steps,
+        game_loops=int(info["game_loop"]),
+        seconds=time.perf_counter() - start,
+        outcome=int(info["outcome"]),
+        invalid_actions=invalid,
+    )
 
 
-def run_agent(env: gym.Env, agent: Agent, episodes: int, *, seed: int | None = None,
-              on_step: StepCallback | None = None,
-              on_episode: Callable[[Episode], None] | None = None) -> list[Episode]:
+def run_agent(
+    env: gym.Env,
+    agent: Agent,
+    episodes: int,
+    *,
+    seed: int | None = None,
+    on_step: StepCallback | None = None,
+    on_episode: Callable[[Episode], None] | None = None,
+) -> list[Episode]:
     """`setup` the agent and play `episodes` episodes; the first is seeded with `seed` (the rest follow it)."""
     results = []
     for i in range(episodes):
@@ -109,6 +128,14 @@ def summarise(episodes: Iterable[Episode]) -> list[Summary]:
 
 def _summary(name: str, group: Sequence[Episode]) -> Summary:
     scores = [e.score for e in group]
-    return Summary(map_name=name, episodes=len(group), mean=statistics.fmean(scores), max=max(scores),
-                   min=min(scores), stdev=statistics.pstdev(scores), steps=sum(e.steps for e in group),
-                   seconds=sum(e.seconds for e in group), invalid_actions=sum(e.invalid_actions for e in group))
+    return Summary(
+        map_name=name,
+        episodes=len(group),
+        mean=statistics.fmean(scores),
+        max=max(scores),
+        min=min(scores),
+        stdev=statistics.pstdev(scores),
+        steps=sum(e.steps for e in group),
+        seconds=sum(e.seconds for e in group),
+        invalid_actions=sum(e.invalid_actions for e in group),
+    )

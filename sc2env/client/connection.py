@@ -41,8 +41,14 @@ class Connection:
         self._scratch = bytearray(125)  # frame headers and control payloads
 
     @classmethod
-    def open(cls, url: str, timeout_s: float, *, gave_up: Callable[[], bool] = lambda: False,
-             spin_wait_s: float = DEFAULT_SPIN_WAIT_S) -> Connection:
+    def open(
+        cls,
+        url: str,
+        timeout_s: float,
+        *,
+        gave_up: Callable[[], bool] = lambda: False,
+        spin_wait_s: float = DEFAULT_SPIN_WAIT_S,
+    ) -> Connection:
         """Connect, retrying while the game is not listening yet (or still busy with a previous client).
 
         Raises TimeoutError after `timeout_s`, or Dropped as soon as `gave_up()` is true (the process died).
@@ -52,8 +58,9 @@ class Connection:
         while True:
             remaining = deadline - time.monotonic()
             try:
-                ws = open_websocket(url, max(0.05, min(remaining, 10.0)), enable_multithread=False,
-                                    skip_utf8_validation=True)
+                ws = open_websocket(
+                    url, max(0.05, min(remaining, 10.0)), enable_multithread=False, skip_utf8_validation=True
+                )
                 return cls(ws, url, spin_wait_s)
             except (OSError, websocket.WebSocketException) as error:
                 # Refused (not listening yet), 404 (not ready), or a close during the handshake (the real
@@ -149,7 +156,9 @@ class Connection:
                 self.between_messages = size == 0
                 continue
             if size + length > MAX_MESSAGE_BYTES:
-                raise Dropped(f"the game's message grew past {MAX_MESSAGE_BYTES} bytes: the stream is corrupt")
+                raise Dropped(
+                    f"the game's message grew past {MAX_MESSAGE_BYTES} bytes: the stream is corrupt"
+                )
             self._read_into(size, length)
             size += length
             if fin:
@@ -166,11 +175,15 @@ class Connection:
         if masked:  # servers never mask their frames (RFC 6455 5.1)
             raise Dropped("the game sent a masked frame, which a websocket server must not do")
         if opcode >= ABNF.OPCODE_CLOSE and (length > 125 or not fin):
-            raise Dropped(f"the game sent a control frame of {length} bytes{'' if fin else ', fragmented'}: "
-                          "websocket control frames are whole and at most 125 bytes (RFC 6455 5.5)")
+            raise Dropped(
+                f"the game sent a control frame of {length} bytes{'' if fin else ', fragmented'}: "
+                "websocket control frames are whole and at most 125 bytes (RFC 6455 5.5)"
+            )
         if length > MAX_MESSAGE_BYTES:
-            raise Dropped(f"the game announced a frame of {length} bytes, more than any SC2 answer: the stream "
-                          "is corrupt")
+            raise Dropped(
+                f"the game announced a frame of {length} bytes, more than any SC2 answer: the stream "
+                "is corrupt"
+            )
         return bool(fin), opcode, length
 
     def _read_into(self, start: int, length: int, *, scratch: bool = False) -> memoryview:
@@ -185,7 +198,9 @@ class Connection:
         if sock is None:
             raise Dropped("the connection is closed")
         while got < length:
-            left = self._deadline - time.monotonic()  # a game that drips bytes or pings must not hold us forever
+            left = (
+                self._deadline - time.monotonic()
+            )  # a game that drips bytes or pings must not hold us forever
             if left <= 0:
                 raise TimeoutError
             if self._timeout_s is None or left < self._timeout_s - 0.01:  # no silence outlasts the deadline
@@ -197,11 +212,11 @@ class Connection:
             room = min(length - got, len(buffer) - start - got)
             # Mid-message from before the call: an interruption as it returns may have taken bytes off the stream.
             self.between_messages = False
-            n = sock.recv_into(memoryview(buffer)[start + got:start + got + room], room)
+            n = sock.recv_into(memoryview(buffer)[start + got : start + got + room], room)
             if n == 0:
                 raise Dropped("the game closed the connection")
             got += n
-        return memoryview(buffer)[start:start + length]
+        return memoryview(buffer)[start : start + length]
 
     def send_control(self, opcode: int, payload: bytes = b"") -> None:
         """Send a control frame (a pong, say)."""
@@ -244,7 +259,7 @@ def binary_frames(payloads: Sequence[bytes]) -> bytes:
             head = bytes((0x82, 0xFE)) + n.to_bytes(2, "big")
         else:
             head = bytes((0x82, 0xFF)) + n.to_bytes(8, "big")
-        key = keys[4 * i:4 * i + 4]
+        key = keys[4 * i : 4 * i + 4]
         out += (head, key, apply_mask(payload, key))
     return b"".join(out)
 

@@ -41,9 +41,15 @@ class Controller:
     spin_wait_s: poll for each answer this long before sleeping (adaptive, see sc2env.spinwait; 0: never).
     """
 
-    def __init__(self, target: GameProcess | str, *, timeout_s: float = DEFAULT_TIMEOUT_S,
-                 timeouts: Mapping[str, float] | None = None,
-                 connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S, spin_wait_s: float = DEFAULT_SPIN_WAIT_S):
+    def __init__(
+        self,
+        target: GameProcess | str,
+        *,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        timeouts: Mapping[str, float] | None = None,
+        connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
+        spin_wait_s: float = DEFAULT_SPIN_WAIT_S,
+    ):
         if isinstance(target, str):
             self.url, self.process = target, None
         else:
@@ -68,8 +74,11 @@ class Controller:
                 self._connection = Connection(ready, self.url, spin_wait_s)
             else:
                 self._connection = Connection.open(
-                    self.url, connect_timeout_s, gave_up=lambda: process is not None and not process.running,
-                    spin_wait_s=spin_wait_s)
+                    self.url,
+                    connect_timeout_s,
+                    gave_up=lambda: process is not None and not process.running,
+                    spin_wait_s=spin_wait_s,
+                )
         except Dropped:
             self._closed_because = "a failed connect"
             raise self._lost("connect", "it exited before accepting a connection") from None
@@ -83,13 +92,23 @@ class Controller:
             raise
 
     @classmethod
-    def connect(cls, url: str, *, timeout_s: float = DEFAULT_TIMEOUT_S,
-                timeouts: Mapping[str, float] | None = None,
-                connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
-                spin_wait_s: float = DEFAULT_SPIN_WAIT_S) -> Controller:
+    def connect(
+        cls,
+        url: str,
+        *,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        timeouts: Mapping[str, float] | None = None,
+        connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
+        spin_wait_s: float = DEFAULT_SPIN_WAIT_S,
+    ) -> Controller:
         """A Controller for the SC2 API endpoint at `url` ("ws://127.0.0.1:5000/sc2api")."""
-        return cls(url, timeout_s=timeout_s, timeouts=timeouts, connect_timeout_s=connect_timeout_s,
-                   spin_wait_s=spin_wait_s)
+        return cls(
+            url,
+            timeout_s=timeout_s,
+            timeouts=timeouts,
+            connect_timeout_s=connect_timeout_s,
+            spin_wait_s=spin_wait_s,
+        )
 
     @property
     def status(self) -> int:
@@ -126,14 +145,28 @@ class Controller:
     def game_info(self) -> sc_pb.ResponseGameInfo:
         return self.request("game_info", sc_pb.RequestGameInfo())
 
-    def data(self, ability_id: bool = True, unit_type_id: bool = True, upgrade_id: bool = True,
-             buff_id: bool = True, effect_id: bool = True) -> sc_pb.ResponseData:
-        return self.request("data", sc_pb.RequestData(
-            ability_id=ability_id, unit_type_id=unit_type_id, upgrade_id=upgrade_id, buff_id=buff_id,
-            effect_id=effect_id))
+    def data(
+        self,
+        ability_id: bool = True,
+        unit_type_id: bool = True,
+        upgrade_id: bool = True,
+        buff_id: bool = True,
+        effect_id: bool = True,
+    ) -> sc_pb.ResponseData:
+        return self.request(
+            "data",
+            sc_pb.RequestData(
+                ability_id=ability_id,
+                unit_type_id=unit_type_id,
+                upgrade_id=upgrade_id,
+                buff_id=buff_id,
+                effect_id=effect_id,
+            ),
+        )
 
-    def observation(self, game_loop: int | None = None,
-                    disable_fog: bool = False) -> sc_pb.ResponseObservation:
+    def observation(
+        self, game_loop: int | None = None, disable_fog: bool = False
+    ) -> sc_pb.ResponseObservation:
         """The current observation; `game_loop` (realtime only) waits for that loop."""
         return self.request("observation", _observation_request(game_loop, disable_fog))
 
@@ -145,28 +178,43 @@ class Controller:
         """Advance `count` game loops; None if the game had already ended."""
         return self.request("step", sc_pb.RequestStep(count=count))
 
-    def act_step_observe(self, actions: sc_pb.RequestAction | Iterable[sc_pb.Action], count: int = 1, *,
-                         game_loop: int | None = None,
-                         disable_fog: bool = False) -> sc_pb.ResponseObservation:
+    def act_step_observe(
+        self,
+        actions: sc_pb.RequestAction | Iterable[sc_pb.Action],
+        count: int = 1,
+        *,
+        game_loop: int | None = None,
+        disable_fog: bool = False,
+    ) -> sc_pb.ResponseObservation:
         """Action, step(count) and observation pipelined: written together, answered in one round trip."""
-        return self.begin_act_step_observe(actions, count, game_loop=game_loop,
-                                           disable_fog=disable_fog).finish()[-1]
+        return self.begin_act_step_observe(
+            actions, count, game_loop=game_loop, disable_fog=disable_fog
+        ).finish()[-1]
 
-    def begin_act_step_observe(self, actions: sc_pb.RequestAction | Iterable[sc_pb.Action], count: int = 1,
-                               *, game_loop: int | None = None, disable_fog: bool = False,
-                               then: Sequence[tuple[str, Message]] = ()) -> Pending:
+    def begin_act_step_observe(
+        self,
+        actions: sc_pb.RequestAction | Iterable[sc_pb.Action],
+        count: int = 1,
+        *,
+        game_loop: int | None = None,
+        disable_fog: bool = False,
+        then: Sequence[tuple[str, Message]] = (),
+    ) -> Pending:
         """act_step_observe() in two halves: send now, `.finish()[2]` is the observation (the last answer
         unless `then` adds requests to the same round trip, e.g. a query about what the observation shows;
         their answers follow it, None for one the game refused).
 
         Lets one thread keep several games busy at once: begin on every game, then finish each.
         """
-        return self.begin([
-            ("action", _action_request(actions)),
-            ("step", sc_pb.RequestStep(count=count)),
-            ("observation", _observation_request(game_loop, disable_fog)),
-            *then,
-        ], optional=len(then))
+        return self.begin(
+            [
+                ("action", _action_request(actions)),
+                ("step", sc_pb.RequestStep(count=count)),
+                ("observation", _observation_request(game_loop, disable_fog)),
+                *then,
+            ],
+            optional=len(then),
+        )
 
     def query(self, request: query_pb2.RequestQuery) -> query_pb2.ResponseQuery:
         return self.request("query", request)
@@ -177,8 +225,9 @@ class Controller:
     def save_replay(self) -> sc_pb.ResponseSaveReplay:
         return self.request("save_replay", sc_pb.RequestSaveReplay())
 
-    def replay_info(self, replay_path: str | None = None, replay_data: bytes | None = None,
-                    download_data: bool = False) -> sc_pb.ResponseReplayInfo:
+    def replay_info(
+        self, replay_path: str | None = None, replay_data: bytes | None = None, download_data: bool = False
+    ) -> sc_pb.ResponseReplayInfo:
         request = sc_pb.RequestReplayInfo(download_data=download_data)
         if replay_data is not None:
             request.replay_data = replay_data
@@ -229,7 +278,8 @@ class Controller:
         if self._pending is not None:
             raise errors.ProtocolError(
                 f"{self.url} still has unanswered requests ({', '.join(self._pending.kinds)}): call .finish() "
-                "on the Pending that begin() returned before sending more.")
+                "on the Pending that begin() returned before sending more."
+            )
         if self._unread is not None or self._status_unknown:  # the answers a Ctrl-C left, or what they did
             self.read_unread()
         made = [self._protocol.make_request(kind, message) for kind, message in requests]
@@ -239,7 +289,9 @@ class Controller:
         payloads = [request.SerializeToString() for request in made]
         progress: list[int] = []
         try:
-            self._pending = pending  # before the write: a Ctrl-C just after it leaves the answers owed, not lost
+            self._pending = (
+                pending  # before the write: a Ctrl-C just after it leaves the answers owed, not lost
+            )
             self._connection.send(payloads, progress)
         except Dropped as error:
             raise self._lost(requests[0][0], str(error)) from None
@@ -357,11 +409,13 @@ class Controller:
             raise errors.ConnectionError(
                 f"This Controller for {self.url} belongs to process {self._owner_pid}; this is a forked copy "
                 f"(pid {os.getpid()}), whose requests would mix with the parent's on the same socket. Make a "
-                "new env (or Controller and game) in the child instead.")
+                "new env (or Controller and game) in the child instead."
+            )
         if self.closed:
             raise errors.ConnectionError(
                 f"This Controller for {self.url} was closed after {self._closed_because}; connect a new one "
-                "(after a timeout or crash, usually to a new game; an SC2Env does that at its next reset()).")
+                "(after a timeout or crash, usually to a new game; an SC2Env does that at its next reset())."
+            )
 
     def _interrupted(self, pending: Pending) -> None:
         if pending.read_base is not None:
@@ -374,7 +428,9 @@ class Controller:
             self._unread = pending
         else:
             self._close("an answer interrupted half-read", graceful=False)
-        if self._pending is pending:  # last: a second Ctrl-C before here leaves the answers still accounted for
+        if (
+            self._pending is pending
+        ):  # last: a second Ctrl-C before here leaves the answers still accounted for
             self._pending = None
 
     def _timed_out(self, kind: str, timeout_s: float) -> errors.ConnectionError:
@@ -387,7 +443,8 @@ class Controller:
         return errors.RequestTimeoutError(
             f"`{kind}` got no answer from {self.url} within {timeout_s:g} s{where}. The game may be hung or "
             "overloaded: close it, or raise the timeout (SC2Env / gym.make(..., request_timeout_s=...); "
-            f"Controller(timeout_s=..., timeouts={{'{kind}': ...}})).")
+            f"Controller(timeout_s=..., timeouts={{'{kind}': ...}}))."
+        )
 
     def _lost(self, kind: str, how: str) -> errors.ConnectionError:
         if not self.closed:
@@ -405,7 +462,9 @@ class Controller:
 class Pending:
     """Requests written by Controller.begin() whose answers are still to be read."""
 
-    def __init__(self, controller: Controller, made: list, kinds: list[str], sent_status: int, optional: int = 0):
+    def __init__(
+        self, controller: Controller, made: list, kinds: list[str], sent_status: int, optional: int = 0
+    ):
         self.controller = controller
         self.made = made
         self.kinds = kinds

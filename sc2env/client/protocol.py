@@ -80,7 +80,8 @@ class Protocol:
             names = ", ".join(sorted(status_name(s) for s in valid))
             raise errors.ProtocolError(
                 f"Cannot send `{kind}` while the game is {status_name(self.status)}: it is valid only in "
-                f"{names}. It was not sent.")
+                f"{names}. It was not sent."
+            )
 
     def make_request(self, kind: str, message: Message) -> sc_pb.Request:
         """A Request carrying `message` as its `kind` field and the next id; checked against the status."""
@@ -90,8 +91,9 @@ class Protocol:
         getattr(request, kind).CopyFrom(message)
         return request
 
-    def read_response(self, request: sc_pb.Request, data: bytes,
-                      sent_status: int | None = None) -> Message | None:
+    def read_response(
+        self, request: sc_pb.Request, data: bytes, sent_status: int | None = None
+    ) -> Message | None:
         """The typed sub-response to `request` from the bytes the game sent, after every check.
 
         Updates the status. Returns None for a step/action answered "Game has already ended" when it was
@@ -106,14 +108,17 @@ class Protocol:
         except DecodeError:
             raise errors.ConnectionError(
                 f"The answer to `{kind}` is not an SC2 API Response ({len(data)} bytes starting "
-                f"{bytes(data[:16])!r}): is something other than StarCraft II on this port?") from None
+                f"{bytes(data[:16])!r}): is something other than StarCraft II on this port?"
+            ) from None
         if response.HasField("id") and response.id != request.id:
             raise errors.ConnectionError(
                 f"The answer to `{kind}` (request id {request.id}) carries id {response.id}: requests and "
-                "answers are out of step. Close this connection and the game.")
+                "answers are out of step. Close this connection and the game."
+            )
         if not response.HasField("status"):
-            raise errors.ProtocolError(f"The game answered `{kind}` without a status, which the SC2 API "
-                                       "requires on every response.")
+            raise errors.ProtocolError(
+                f"The game answered `{kind}` without a status, which the SC2 API requires on every response."
+            )
         previous, self.status = self.status, response.status
         if response.error:
             text = "; ".join(response.error)
@@ -123,11 +128,13 @@ class Protocol:
                 return None
             raise errors.ProtocolError(
                 f"The game refused `{kind}` (status {status_name(previous)}, now "
-                f"{status_name(self.status)}): {text}")
+                f"{status_name(self.status)}): {text}"
+            )
         answered = response.WhichOneof("response")
         if answered is not None and answered != kind:
             raise errors.ConnectionError(
-                f"The game answered `{kind}` with `{answered}`: requests and answers are out of step.")
+                f"The game answered `{kind}` with `{answered}`: requests and answers are out of step."
+            )
         # A game may omit an empty sub-response; the default message stands in for it.
         sub_response = getattr(response, kind)
         enum = _TYPED_ERRORS.get(kind)
@@ -135,6 +142,10 @@ class Protocol:
             name = enum.values_by_number.get(sub_response.error)
             error = name.name if name is not None else str(sub_response.error)
             details = getattr(sub_response, "error_details", "")  # ResponseSaveMap has none
-            raise errors.RequestError(f"`{kind}` failed: {error}{': ' + details if details else ''}",
-                                      request=kind, error=error, details=details)
+            raise errors.RequestError(
+                f"`{kind}` failed: {error}{': ' + details if details else ''}",
+                request=kind,
+                error=error,
+                details=details,
+            )
         return sub_response

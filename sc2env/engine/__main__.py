@@ -17,20 +17,34 @@ DEFAULT_SPIN_WAIT_S = 0.001  # a fast client's next request comes within ~0.5 ms
 def _parse(argv: list[str]) -> argparse.Namespace:
     # No -h: argparse would read SC2_x64's -headlessNoRender as -h with "eadlessNoRender" attached.
     parser = argparse.ArgumentParser(
-        prog="python -m sc2env.engine", allow_abbrev=False, add_help=False,
+        prog="python -m sc2env.engine",
+        allow_abbrev=False,
+        add_help=False,
         description="sc2env's built-in StarCraft II API server. Accepts SC2_x64's command line; "
-                    "flags it does not use (-dataVersion, -eglpath, -headlessNoRender, -verbose, ...) are ignored.")
+        "flags it does not use (-dataVersion, -eglpath, -headlessNoRender, -verbose, ...) are ignored.",
+    )
     parser.add_argument("--help", action="help", help="show this help and exit")
     parser.add_argument("-listen", default="127.0.0.1", help="address to listen on (default loopback only)")
     parser.add_argument("-port", type=int, help="port of the websocket endpoint ws://<listen>:<port>/sc2api")
-    parser.add_argument("-dataDir", help="a folder of mini-game definitions (*.json) to play instead of the "
-                        "shipped ones; a folder without any (e.g. an install root) is ignored")
+    parser.add_argument(
+        "-dataDir",
+        help="a folder of mini-game definitions (*.json) to play instead of the "
+        "shipped ones; a folder without any (e.g. an install root) is ignored",
+    )
     parser.add_argument("-tempDir", help="accepted for compatibility; the engine writes no temp files")
-    parser.add_argument("--spin-wait", type=float, default=DEFAULT_SPIN_WAIT_S, metavar="SECONDS",
-                        help="after each answer, poll for the client's next request this long before sleeping "
-                             f"(adaptive; 0 turns it off; default {DEFAULT_SPIN_WAIT_S:g})")
-    parser.add_argument("--make-sc2path", metavar="DIR",
-                        help="write DIR/Versions/Base75689/SC2_x64 and DIR/Maps/mini_games/*.SC2Map, then exit")
+    parser.add_argument(
+        "--spin-wait",
+        type=float,
+        default=DEFAULT_SPIN_WAIT_S,
+        metavar="SECONDS",
+        help="after each answer, poll for the client's next request this long before sleeping "
+        f"(adaptive; 0 turns it off; default {DEFAULT_SPIN_WAIT_S:g})",
+    )
+    parser.add_argument(
+        "--make-sc2path",
+        metavar="DIR",
+        help="write DIR/Versions/Base75689/SC2_x64 and DIR/Maps/mini_games/*.SC2Map, then exit",
+    )
     args, _unknown = parser.parse_known_args(argv)
     if args.make_sc2path is None and args.port is None:
         parser.error("-port is required (or use --make-sc2path DIR)")

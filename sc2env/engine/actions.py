@@ -20,10 +20,12 @@ ERROR = error_pb2.Error
 NOT_SUPPORTED = error_pb2.NotSupported
 CANT_TARGET = error_pb2.CantTargetThatUnit
 
-_SELECT, _TOGGLE, _ALL_TYPE, _ADD_ALL_TYPE = (spatial_pb2.ActionSpatialUnitSelectionPoint.Select,
-                                              spatial_pb2.ActionSpatialUnitSelectionPoint.Toggle,
-                                              spatial_pb2.ActionSpatialUnitSelectionPoint.AllType,
-                                              spatial_pb2.ActionSpatialUnitSelectionPoint.AddAllType)
+_SELECT, _TOGGLE, _ALL_TYPE, _ADD_ALL_TYPE = (
+    spatial_pb2.ActionSpatialUnitSelectionPoint.Select,
+    spatial_pb2.ActionSpatialUnitSelectionPoint.Toggle,
+    spatial_pb2.ActionSpatialUnitSelectionPoint.AllType,
+    spatial_pb2.ActionSpatialUnitSelectionPoint.AddAllType,
+)
 
 
 def apply(game: Game, action: sc_pb.Action) -> int:
@@ -32,8 +34,9 @@ def apply(game: Game, action: sc_pb.Action) -> int:
     if action.HasField("action_feature_layer"):
         result = _spatial(game, action.action_feature_layer, game.screen_view(), game.minimap_view())
     elif action.HasField("action_render"):
-        result = _spatial(game, action.action_render, game.screen_view(render=True),
-                          game.minimap_view(render=True))
+        result = _spatial(
+            game, action.action_render, game.screen_view(render=True), game.minimap_view(render=True)
+        )
     elif action.HasField("action_ui"):
         result = _ui(game, action.action_ui)
     elif action.HasField("action_raw"):
@@ -42,7 +45,9 @@ def apply(game: Game, action: sc_pb.Action) -> int:
 
 
 # ---- feature-layer and render actions ---------------------------------------------------------------
-def _spatial(game: Game, spatial: spatial_pb2.ActionSpatial, screen: View | None, minimap: View | None) -> int:
+def _spatial(
+    game: Game, spatial: spatial_pb2.ActionSpatial, screen: View | None, minimap: View | None
+) -> int:
     kind = spatial.WhichOneof("action")
     if kind is None:
         return SUCCESS
@@ -65,7 +70,9 @@ def _spatial(game: Game, spatial: spatial_pb2.ActionSpatial, screen: View | None
         return SUCCESS
     if kind == "unit_selection_point":
         sel = spatial.unit_selection_point
-        return _select_point(game, screen, sel.selection_screen_coord.x, sel.selection_screen_coord.y, sel.type)
+        return _select_point(
+            game, screen, sel.selection_screen_coord.x, sel.selection_screen_coord.y, sel.type
+        )
     rect = spatial.unit_selection_rect
     return _select_rect(game, screen, rect.selection_screen_coord, rect.selection_add)
 
@@ -104,8 +111,11 @@ def _select_point(game: Game, view: View, i: int, j: int, kind: int) -> int:
         player.selection = [t for t in current if t != tag] if tag in current else current + [tag]
     else:
         w = game.world
-        same = (w.type_id == w.type_id[w.slot(tag)]) & (w.owner == player.player_id) & view.contains(
-            w.pos[:, 0], w.pos[:, 1])
+        same = (
+            (w.type_id == w.type_id[w.slot(tag)])
+            & (w.owner == player.player_id)
+            & view.contains(w.pos[:, 0], w.pos[:, 1])
+        )
         tags = w.tags_where(same)
         base = current if kind == _ADD_ALL_TYPE else []
         player.selection = base + [t for t in tags if t not in base]
@@ -144,8 +154,11 @@ def command(game: Game, ability_id: int, tags, point, target: int | None, queued
     A screen point over a clickable unit targets that unit for abilities that accept units.
     """
     units = _own(game, tags)
-    result = game.orders.command(units, ability_id, point, target, queued) if units and ability_id in ABILITIES \
+    result = (
+        game.orders.command(units, ability_id, point, target, queued)
+        if units and ability_id in ABILITIES
         else ERROR
+    )
     if result != SUCCESS:
         game.action_errors.append((ability_id, result))
     return result
@@ -163,8 +176,9 @@ def _ui(game: Game, ui: ui_pb2.ActionUI) -> int:
         player.selection = base + [t for t in army if t not in base]
         return SUCCESS
     if kind == "select_idle_worker":
-        idle = [t for t in _own(game, w.tag.tolist())
-                if w.types[w.slot(t)].worker and not w.orders[w.slot(t)]]
+        idle = [
+            t for t in _own(game, w.tag.tolist()) if w.types[w.slot(t)].worker and not w.orders[w.slot(t)]
+        ]
         if not idle:
             return ERROR
         mode = ui.select_idle_worker.type
@@ -196,8 +210,11 @@ def _ui(game: Game, ui: ui_pb2.ActionUI) -> int:
         i = w.slot(selection[0])
         return game.production.cancel(i, ui.production_panel.unit_index) if w.types[i].queue_size else ERROR
     if kind == "toggle_autocast":  # only Repair autocasts here, and it stays a manual order in the engine
-        return SUCCESS if any(316 in game.orders.card(w.slot(t)) for t in _own(game, player.selection)) \
+        return (
+            SUCCESS
+            if any(316 in game.orders.card(w.slot(t)) for t in _own(game, player.selection))
             else ERROR
+        )
     # select_larva, select_warp_gates, cargo_panel: no larvae, warp gates or transports exist on the
     # engine's maps, so there is nothing to act on.
     return ERROR
@@ -288,8 +305,11 @@ def raw_echo(game: Game, action: sc_pb.Action) -> sc_pb.Action:
             target = tuple(game.world.pos[game.world.slot(cmd.target_unit_tag)])
         if target is not None and _finite(target):
             out.target_screen_coord.x, out.target_screen_coord.y = _pixel(screen, target)
-    elif kind == "camera_move" and minimap is not None and _finite(
-            (raw.camera_move.center_world_space.x, raw.camera_move.center_world_space.y)):
+    elif (
+        kind == "camera_move"
+        and minimap is not None
+        and _finite((raw.camera_move.center_world_space.x, raw.camera_move.center_world_space.y))
+    ):
         p = raw.camera_move.center_world_space
         point = echo.action_feature_layer.camera_move.center_minimap
         point.x, point.y = _pixel(minimap, (p.x + ox, p.y + oy))
@@ -330,8 +350,10 @@ def feature_echo(game: Game, action: sc_pb.Action) -> sc_pb.Action:
         target = _unit_at(game, screen, cmd.target_screen_coord.x, cmd.target_screen_coord.y)
     elif cmd.HasField("target_minimap_coord"):
         point = minimap.pixel_to_world(cmd.target_minimap_coord.x, cmd.target_minimap_coord.y)
-    takes_units = cmd.ability_id in ABILITIES and ABILITIES[cmd.ability_id].target in (Target.UNIT,
-                                                                                     Target.POINT_OR_UNIT)
+    takes_units = cmd.ability_id in ABILITIES and ABILITIES[cmd.ability_id].target in (
+        Target.UNIT,
+        Target.POINT_OR_UNIT,
+    )
     if target is not None and takes_units:
         out.target_unit_tag = target
     elif point is not None:

@@ -20,15 +20,20 @@ _CANCEL_REFUND = 0.75
 _SITE_MARGIN = 0.5  # how close (edge to edge) a worker walks to a building site
 _RESOURCE_ZONE = 3  # cells around resources where town halls may not stand (NearResources)
 # What each build ability makes, and which types meet each tech requirement (a lowered depot is a depot).
-BUILT_BY: dict[int, UnitType] = {t.build_ability: t for t in UNIT_TYPES.values()
-                                 if t.structure and t.build_ability and t.build_time}
-TECH_ALIASES = {t.unit_id: (t.unit_id, *(a.unit_id for a in UNIT_TYPES.values() if t.unit_id in a.tech_alias))
-                for t in UNIT_TYPES.values()}
+BUILT_BY: dict[int, UnitType] = {
+    t.build_ability: t for t in UNIT_TYPES.values() if t.structure and t.build_ability and t.build_time
+}
+TECH_ALIASES = {
+    t.unit_id: (t.unit_id, *(a.unit_id for a in UNIT_TYPES.values() if t.unit_id in a.tech_alias))
+    for t in UNIT_TYPES.values()
+}
 
 
 def is_resource(t: UnitType) -> bool:
     """Mineral fields and vespene geysers (not the refineries players build on geysers)."""
-    return (t.harvest is not None and t.harvest.kind == "minerals") or (t.vespene_contents > 0 and t.harvest is None)
+    return (t.harvest is not None and t.harvest.kind == "minerals") or (
+        t.vespene_contents > 0 and t.harvest is None
+    )
 
 
 class Building:
@@ -47,8 +52,10 @@ class Building:
     def snap(t: UnitType, x: float, y: float) -> tuple[float, float]:
         """The centre a footprint snaps to: .5 for odd sizes, whole numbers for even ones."""
         w, h = t.footprint
-        return (math.floor(x) + 0.5 if w % 2 else float(round(x)),
-                math.floor(y) + 0.5 if h % 2 else float(round(y)))
+        return (
+            math.floor(x) + 0.5 if w % 2 else float(round(x)),
+            math.floor(y) + 0.5 if h % 2 else float(round(y)),
+        )
 
     @staticmethod
     def cells(t: UnitType, cx: float, cy: float) -> tuple[int, int, int, int]:
@@ -90,7 +97,7 @@ class Building:
                 ys, xs = y0 - _RESOURCE_ZONE, x0 - _RESOURCE_ZONE
                 sy, sx = max(ys, 0), max(xs, 0)
                 ey, ex = min(ys + block.shape[0], zone.shape[0]), min(xs + block.shape[1], zone.shape[1])
-                zone[sy:ey, sx:ex] |= block[sy - ys:ey - ys, sx - xs:ex - xs]
+                zone[sy:ey, sx:ex] |= block[sy - ys : ey - ys, sx - xs : ex - xs]
             self._near_resources = zone
         return self._near_resources
 
@@ -107,7 +114,7 @@ class Building:
             return
         x0, y0, x1, y1 = self.cells(t, *self.world.pos[i])
         rows, cols = self.occupied.shape
-        self.occupied[max(y0, 0):min(y1, rows), max(x0, 0):min(x1, cols)] += delta
+        self.occupied[max(y0, 0) : min(y1, rows), max(x0, 0) : min(x1, cols)] += delta
         if is_resource(t):
             self._near_resources = None
 

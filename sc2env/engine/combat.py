@@ -28,7 +28,6 @@ _SLACK = 1e-6  # distance tolerance of range checks (float noise of units restin
 _RANGE, _SCAN, _AUTO, _TARGETABLE, _PREFERENCE = range(5)  # columns of Combat._table
 
 
-
 @dataclass
 class Hit:
     """Damage on its way: lands at game loop `due` (after the damage point, and a missile's flight)."""
@@ -72,8 +71,7 @@ class Combat:
         """Whether row i can attack row j at all (explicit Attack orders, including on own units)."""
         w = self.world
         t = w.types[j]
-        return (w.types[i].can_attack and not t.invulnerable and t.health > 0 and not w.hidden[j]
-                and i != j)
+        return w.types[i].can_attack and not t.invulnerable and t.health > 0 and not w.hidden[j] and i != j
 
     # ---- before a batch -----------------------------------------------------------------------------
     def plan(self, loop: int, limit: int) -> int:
@@ -140,7 +138,9 @@ class Combat:
                 found = zip(wanting, best.tolist(), key[picked, best].tolist(), gap_w[picked, best].tolist())
                 for k, b, best_key, best_gap in found:
                     reach = ranges[armed_rows[k]]
-                    if k in upgrade and not (best_gap <= reach + _SLACK and tiers[b] < tiers[current[k]] - 50):
+                    if k in upgrade and not (
+                        best_gap <= reach + _SLACK and tiers[b] < tiers[current[k]] - 50
+                    ):
                         continue  # no better tier within range: the target in range stays
                     if math.isfinite(best_key) and (current[k] < 0 or best_gap <= reach):
                         current[k], in_range[k] = b, best_gap <= reach + _SLACK
@@ -152,8 +152,9 @@ class Combat:
         if limit > TICK:
             quiet = np.array([a and not e for a, e in zip(acquiring, new_engaged)])
             if _count(quiet):
-                limit = self._approach_bound(limit, armed[quiet], targets,
-                                             gap[quiet] - np.array(scan)[quiet][:, None], hostile[quiet])
+                limit = self._approach_bound(
+                    limit, armed[quiet], targets, gap[quiet] - np.array(scan)[quiet][:, None], hostile[quiet]
+                )
         return limit
 
     def _row_stats(self) -> tuple:
@@ -175,8 +176,15 @@ class Combat:
         preference = self._table[w.type_id[targets], _PREFERENCE]
         # Only worth a look at each decision when the targets' tiers differ (tiers are 100 or more apart).
         tiers = preference.tolist() if len(targets) > 1 and np.ptp(preference) >= 100 else None
-        return (w.owner[targets], w.radius[targets], bool(_count(w.obstacle[targets])), preference,
-                {tag: k for k, tag in enumerate(tags)}, tags, tiers)
+        return (
+            w.owner[targets],
+            w.radius[targets],
+            bool(_count(w.obstacle[targets])),
+            preference,
+            {tag: k for k, tag in enumerate(tags)},
+            tags,
+            tiers,
+        )
 
     def _gaps(self, a: np.ndarray, t: np.ndarray, radius_t: np.ndarray, boxes: bool) -> np.ndarray:
         """Edge-to-edge distances (armed x targets); structures are measured to their footprint box."""
@@ -277,8 +285,17 @@ class Combat:
         if weapon.projectile_speed:
             distance = math.dist(w.pos[i], w.pos[j])
             delay += math.ceil(distance / (weapon.projectile_speed / 16))
-        self.hits.append(Hit(g.game_loop + max(delay - int(late), 1), tag, int(w.owner[i]), int(w.tag[j]),
-                             weapon.damage, weapon.bonus, launch=g.game_loop + max(point - int(late), 1)))
+        self.hits.append(
+            Hit(
+                g.game_loop + max(delay - int(late), 1),
+                tag,
+                int(w.owner[i]),
+                int(w.tag[j]),
+                weapon.damage,
+                weapon.bonus,
+                launch=g.game_loop + max(point - int(late), 1),
+            )
+        )
         # rng.uniform(low, high) draws low + (high - low) * random(): the same number, without its overhead.
         low, high = _RANDOM_DELAY
         w.cooldown[i] = weapon.cooldown * 16 + (low + (high - low) * g.rng.random()) - late
@@ -303,8 +320,14 @@ class Combat:
     def _splash(self, i: int, burst, owner: int, tag: int) -> None:
         w = self.world
         d = np.hypot(*(w.pos - w.pos[i]).T) - w.radius
-        victims = np.flatnonzero((d <= burst.radius) & (w.owner != owner) & (w.owner != 0) & ~w.hidden
-                                 & (w.health > 0) & (w.health_max > 0))
+        victims = np.flatnonzero(
+            (d <= burst.radius)
+            & (w.owner != owner)
+            & (w.owner != 0)
+            & ~w.hidden
+            & (w.health > 0)
+            & (w.health_max > 0)
+        )
         for j in victims.tolist():
             t = w.types[j]
             if t.invulnerable:
@@ -341,8 +364,12 @@ class Combat:
         a = w.slot(attacker)
         offset = w.pos - w.pos[j]
         mode = w.mode
-        near = ((np.hypot(offset[:, 0], offset[:, 1]) <= _CALL_FOR_HELP) & (w.owner == w.owner[j])
-                & ((mode == IDLE) | (mode == ATTACK_MOVE)) & (w.engaged == 0)).nonzero()[0]
+        near = (
+            (np.hypot(offset[:, 0], offset[:, 1]) <= _CALL_FOR_HELP)
+            & (w.owner == w.owner[j])
+            & ((mode == IDLE) | (mode == ATTACK_MOVE))
+            & (w.engaged == 0)
+        ).nonzero()[0]
         for k in near.tolist():
             if self.attackable(k, a) and w.owner[k] != w.owner[a]:
                 w.engaged[k] = attacker
@@ -365,12 +392,16 @@ class Combat:
             # Loop by loop through the batch: at each, the attacks whose damage point ends there are judged on the
             # units as they were before that loop's hits land (two units striking each other at once both
             # strike), then its hits land. A unit killed earlier in the batch strikes no more.
-            moments = sorted({h.launch for h in self.hits if 0 < h.launch <= loop}
-                             | {h.due for h in self.hits if h.due <= loop})
+            moments = sorted(
+                {h.launch for h in self.hits if 0 < h.launch <= loop}
+                | {h.due for h in self.hits if h.due <= loop}
+            )
             for at in moments:
                 kept, due = [], []
                 for hit in self.hits:
-                    if 0 < hit.launch <= at:  # its damage point ends: the attack goes on if the attacker lives
+                    if (
+                        0 < hit.launch <= at
+                    ):  # its damage point ends: the attack goes on if the attacker lives
                         if not (w.exists(hit.attacker) and w.health[w.slot(hit.attacker)] > 0):
                             continue
                         hit.launch = 0
@@ -379,7 +410,9 @@ class Combat:
                 for hit in due:
                     if w.exists(hit.target) and w.health[w.slot(hit.target)] > 0:
                         j = w.slot(hit.target)
-                        self._damage(j, hit.damage + self._bonus(hit.bonus, w.types[j]), hit.attacker, hit.owner)
+                        self._damage(
+                            j, hit.damage + self._bonus(hit.bonus, w.types[j]), hit.attacker, hit.owner
+                        )
 
     def take_deaths(self) -> list[Death]:
         """Remove the units that died (a Baneling killed by damage bursts first) and return the deaths."""
@@ -404,8 +437,11 @@ class Combat:
         if not self.hits:
             return
         tag = int(self.world.tag[i])
-        kept = [hit for hit in self.hits
-                if hit.attacker != tag or hit.launch == 0 or (keep_target and hit.target == keep_target)]
+        kept = [
+            hit
+            for hit in self.hits
+            if hit.attacker != tag or hit.launch == 0 or (keep_target and hit.target == keep_target)
+        ]
         if len(kept) < len(self.hits):
             self.hits = kept
             self.world.cooldown[i] = min(float(self.world.cooldown[i]), 0.0)
@@ -420,7 +456,9 @@ class Combat:
         self._table = np.zeros((size, 5))
         for t in unit_types:
             row = self._table[t.unit_id]
-            row[_RANGE] = t.weapon.range if t.weapon is not None else (t.burst.trigger_range if t.burst else 0)
+            row[_RANGE] = (
+                t.weapon.range if t.weapon is not None else (t.burst.trigger_range if t.burst else 0)
+            )
             row[_SCAN] = t.scan_range
             row[_AUTO] = t.auto_acquire and t.can_attack
             row[_TARGETABLE] = not t.invulnerable and t.health > 0

@@ -44,8 +44,13 @@ class Economy:
         t = w.types[j]
         mine = w.owner[j] == w.owner[i]
         if ability == REPAIR:
-            if not (mine and "Mechanical" in t.attributes and w.build_progress[j] >= 1
-                    and w.health[j] < w.health_max[j] and j != i):
+            if not (
+                mine
+                and "Mechanical" in t.attributes
+                and w.build_progress[j] >= 1
+                and w.health[j] < w.health_max[j]
+                and j != i
+            ):
                 return error_pb2.RequiresRepairTarget
             return Order(REPAIR, target_tag=target)
         if t.harvest is None:
@@ -294,7 +299,9 @@ class Economy:
                     self._finish_harvest(i, max(-float(w.timer[i]), 0.0))
                     i = w.slot(tag)
                 if w.phase[i] == PAUSING and w.timer[i] <= 1e-9:
-                    self._return(i, w.orders[i][0], max(-float(w.timer[i]), 0.0)) or self.game.orders.complete(i)
+                    self._return(
+                        i, w.orders[i][0], max(-float(w.timer[i]), 0.0)
+                    ) or self.game.orders.complete(i)
         for tag in w.tag[w.phase == REPAIRING].tolist():
             self._repair(w.slot(tag), t)
 
@@ -333,4 +340,3 @@ DROPOFF_TYPES = type_mask(lambda t: t.dropoff)
 HARVESTED_TYPES = type_mask(lambda t: t.harvest is not None)
 """Mineral fields, geysers and refineries: what workers gather from."""
 _MINERAL = type_mask(lambda t: t.harvest is not None and t.harvest.kind == "minerals")
-

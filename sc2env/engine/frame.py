@@ -28,8 +28,11 @@ _SHARED_STAMP = 4096
 @functools.lru_cache(maxsize=64)
 def _view_arrays(view: View) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(left, top), (scale, -scale) and (width, height) of a view, as arrays for whole-array arithmetic."""
-    return (np.array([view.left, view.top]), np.array([view.scale, -view.scale]),
-            np.array([view.width, view.height], float))
+    return (
+        np.array([view.left, view.top]),
+        np.array([view.scale, -view.scale]),
+        np.array([view.width, view.height], float),
+    )
 
 
 @functools.lru_cache(maxsize=16)
@@ -73,14 +76,17 @@ def _placed(view: View, world: World, drawn: tuple) -> tuple:
     f = ((world.pos if n == world.n and ascending else world.pos[order]) - origin) / scale - 0.5
     # All centres on the view means all units are on it (cheap test); otherwise drop those entirely off it.
     if n and not (np.minimum.reduce(f, axis=None) > -1 and np.maximum.reduce(f - size, axis=None) < 0):
-        visible = ((f + rp[:, None] > -1) & (f - rp[:, None] < size)).all(axis=1)  # off-screen units cover nothing
+        visible = ((f + rp[:, None] > -1) & (f - rp[:, None] < size)).all(
+            axis=1
+        )  # off-screen units cover nothing
         order, f, rp = order[visible], f[visible], rp[visible]
         reach, biggest, smallest = _reach(rp)
     return order, ascending, f, rp, reach, biggest, smallest
 
 
-def point_coverage(view: View, world: World, shown: np.ndarray | None = None,
-                   drawn: tuple | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+def point_coverage(
+    view: View, world: World, shown: np.ndarray | None = None, drawn: tuple | None = None
+) -> tuple[np.ndarray, np.ndarray] | None:
     """`coverage` without densities as (pixels, rows + 1) in drawing order, for views on which every unit
     covers just the pixel holding its centre (the minimap): writing the rows into the pixels in that order
     (a later write wins) gives `index`. None if some unit is bigger than half a pixel."""
@@ -101,9 +107,14 @@ def _centre_pixels(view: View, f: np.ndarray, order: np.ndarray) -> tuple[np.nda
     return pixels, order
 
 
-def coverage(view: View, world: World, densities: bool = True, shown: np.ndarray | None = None,
-             under: tuple | None = None, drawn: tuple | None = None
-             ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+def coverage(
+    view: View,
+    world: World,
+    densities: bool = True,
+    shown: np.ndarray | None = None,
+    under: tuple | None = None,
+    drawn: tuple | None = None,
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
     """Which unit each pixel shows, and how many units cover it.
 
     A unit covers the pixels whose centres lie within its radius, and always the pixel holding its centre.
@@ -115,7 +126,9 @@ def coverage(view: View, world: World, densities: bool = True, shown: np.ndarray
     asked for (the minimap has none). `drawn` is `drawing_order(view, world, shown)` if already known.
     """
     h, w = view.height, view.width
-    order, ascending, f, rp, reach, biggest, smallest = _placed(view, world, drawn or drawing_order(view, world, shown))
+    order, ascending, f, rp, reach, biggest, smallest = _placed(
+        view, world, drawn or drawing_order(view, world, shown)
+    )
     n = len(order)
     if not n and under is None:
         zero8 = np.zeros((h, w), np.uint8)
@@ -176,7 +189,9 @@ def coverage(view: View, world: World, densities: bool = True, shown: np.ndarray
     return index, density, density_aa.reshape(h, w)
 
 
-def _stamp(f: np.ndarray, rp: np.ndarray, size: int, w: int, h: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _stamp(
+    f: np.ndarray, rp: np.ndarray, size: int, w: int, h: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(rank, pixel, squared distance) of every pixel the units at f (radius rp, in pixels) cover, by rank."""
     ox, oy, centre = _offsets(size)
     g = np.rint(f).astype(np.int64)
@@ -251,13 +266,21 @@ class FrameCache:
         fixed = self._shown is None
         still, count, moving = world.per_rows("still rows", lambda: _still_rows(world))
         if not count or count == world.n:
-            drawn = world.per_rows(("drawn", view), lambda: drawing_order(view, world, None)) if fixed else None
+            drawn = (
+                world.per_rows(("drawn", view), lambda: drawing_order(view, world, None)) if fixed else None
+            )
             if points:
                 return point_coverage(view, world, self._shown, drawn)
             return coverage(view, world, densities, self._shown, drawn=drawn)
         fog = self.vision is not None and self.vision.fog
-        key = (view, densities, world, world.static_version, world.rows_version,
-               self.vision.version if fog else 0)
+        key = (
+            view,
+            densities,
+            world,
+            world.static_version,
+            world.rows_version,
+            self.vision.version if fog else 0,
+        )
         under = self._still.get(key)
         if under is None:
             if len(self._still) > 16:
@@ -268,7 +291,11 @@ class FrameCache:
             under = self._still[key] = (*under, (covered, flat.take(covered)))
         if not fixed:
             moving = self._shown & moving
-        drawn = world.per_rows(("drawn moving", view), lambda: drawing_order(view, world, moving)) if fixed else None
+        drawn = (
+            world.per_rows(("drawn moving", view), lambda: drawing_order(view, world, moving))
+            if fixed
+            else None
+        )
         if not points:
             return coverage(view, world, densities, moving, under[:3], drawn)
         on_top = point_coverage(view, world, moving, drawn)
@@ -288,7 +315,9 @@ class FrameCache:
         plus "lit": per row, whether any unit has a value other than 0 (else the layer is all zeros)."""
         values = self.values(world, player)
         if self._tables is None:
-            v32 = values.astype(np.int32)  # the 8-bit values wrap like the int32 image they used to be cut from
+            v32 = values.astype(
+                np.int32
+            )  # the 8-bit values wrap like the int32 image they used to be cut from
             lit = np.logical_or.reduce(values, axis=1).tolist()
             self._tables = {32: v32, 8: values.astype(np.uint8), 1: v32 != 0, "lit": lit}
         return self._tables
@@ -296,7 +325,9 @@ class FrameCache:
     @staticmethod
     def _unit_values(world: World, player: Player) -> np.ndarray:
         """`unit_values`, starting from the rows that change only with the units' types and owners."""
-        fixed = world.per_rows(("unit values", player.player_id), lambda: unit_values(world, player, fixed_only=True))
+        fixed = world.per_rows(
+            ("unit values", player.player_id), lambda: unit_values(world, player, fixed_only=True)
+        )
         return unit_values(world, player, base=fixed)
 
 
@@ -306,8 +337,21 @@ def _still_rows(world: World) -> tuple[np.ndarray, int, np.ndarray]:
     return still, count_nonzero(still), ~still
 
 
-UNIT_VALUES = ("player_id", "unit_type", "selected", "health", "energy", "shields", "player_relative", "health_ratio",
-               "energy_ratio", "shields_ratio", "active", "build_progress", "buff")
+UNIT_VALUES = (
+    "player_id",
+    "unit_type",
+    "selected",
+    "health",
+    "energy",
+    "shields",
+    "player_relative",
+    "health_ratio",
+    "energy_ratio",
+    "shields_ratio",
+    "active",
+    "build_progress",
+    "buff",
+)
 VALUE_ROW = {name: k for k, name in enumerate(UNIT_VALUES)}
 
 
@@ -316,15 +360,14 @@ def player_relative(owner: np.ndarray, player_id: int) -> np.ndarray:
     return np.where(owner == player_id, SELF, np.where(owner == 0, NEUTRAL, ENEMY))
 
 
-def unit_values(world: World, player: Player, fixed_only: bool = False, base: np.ndarray | None = None) -> np.ndarray:
+def unit_values(
+    world: World, player: Player, fixed_only: bool = False, base: np.ndarray | None = None
+) -> np.ndarray:
     """Per-unit layer values, shape (len(UNIT_VALUES), n + 1) with a leading column 0 for "no unit", so that
     `values[row][index]` draws a layer. `fixed_only` fills only the rows that depend on types and owners;
     `base` is such a table for the same rows (copied, the other rows filled in)."""
     n = world.n
-    if base is not None:
-        out = base.copy()
-    else:
-        out = np.zeros((len(UNIT_VALUES), n + 1), np.int64)
+    out = base.copy() if base is not None else np.zeros((len(UNIT_VALUES), n + 1), np.int64)
     o = out[:, 1:]
     owner = world.owner
     if base is None:
@@ -338,8 +381,13 @@ def unit_values(world: World, player: Player, fixed_only: bool = False, base: np
     # Whole hit points (truncated, as the game shows them) and 0..255 ratios; a row without maxima stays 0.
     # Maxima and which structures are unfinished are per-row facts (World.per_rows).
     positive, unfinished = world.per_rows("layer value facts", lambda: _value_facts(world))
-    for k, (value, maximum) in enumerate(((world.health, world.health_max), (world.energy, world.energy_max),
-                                          (world.shields, world.shields_max))):
+    for k, (value, maximum) in enumerate(
+        (
+            (world.health, world.health_max),
+            (world.energy, world.energy_max),
+            (world.shields, world.shields_max),
+        )
+    ):
         o[3 + k] = value
         if positive[k] == n:
             o[7 + k] = value * 255 / maximum

@@ -62,10 +62,21 @@ class Interface:
             s = getattr(setup, name)
             return (s.x, s.y)
 
-        width = fl.width if fl is not None and fl.width > 0 else (rd.width if rd is not None and rd.width else 24.0)
+        width = (
+            fl.width
+            if fl is not None and fl.width > 0
+            else (rd.width if rd is not None and rd.width else 24.0)
+        )
         crop = bool(fl.crop_to_playable_area) if fl is not None else False
-        return cls(options, size(fl, "resolution"), size(fl, "minimap_resolution"), float(width), crop,
-                   size(rd, "resolution"), size(rd, "minimap_resolution"))
+        return cls(
+            options,
+            size(fl, "resolution"),
+            size(fl, "minimap_resolution"),
+            float(width),
+            crop,
+            size(rd, "resolution"),
+            size(rd, "minimap_resolution"),
+        )
 
 
 def clock_loop(start: float, until_loop: int, last_loop: int, wait: bool = True) -> int:
@@ -82,8 +93,9 @@ def clock_loop(start: float, until_loop: int, last_loop: int, wait: bool = True)
 class Game:
     """A single-agent mini-game in progress. Deterministic for a given seed and sequence of requests."""
 
-    def __init__(self, definition: MapDefinition, seed: int | None, realtime: bool = False,
-                 disable_fog: bool = False):
+    def __init__(
+        self, definition: MapDefinition, seed: int | None, realtime: bool = False, disable_fog: bool = False
+    ):
         self.definition = definition
         self.disable_fog = disable_fog
         self.seed = seed
@@ -209,14 +221,19 @@ class Game:
         raw = self.interface.options.raw if raw_echo is None else raw_echo
         echo = actions.echo_of(self, action, raw)  # placed before the action moves anything
         result = actions.apply(self, action)
-        if action.HasField("action_feature_layer") or action.HasField("action_ui") or action.HasField(
-                "action_render") or action.HasField("action_raw"):
+        if (
+            action.HasField("action_feature_layer")
+            or action.HasField("action_ui")
+            or action.HasField("action_render")
+            or action.HasField("action_raw")
+        ):
             self.echoed_actions.append(echo)
         return result
 
     # ---- units --------------------------------------------------------------------------------------
-    def spawn_unit(self, unit_type: UnitType, owner: int, x: float, y: float, facing: float = 0.0,
-                   place: bool = False) -> int:
+    def spawn_unit(
+        self, unit_type: UnitType, owner: int, x: float, y: float, facing: float = 0.0, place: bool = False
+    ) -> int:
         """Create a unit; with `place`, where SC2's normal placement puts it (the nearest free spot for
         ground units, the nearest legal footprint for structures; resources exactly where asked)."""
         w = self.world
@@ -235,8 +252,10 @@ class Game:
 
     def _structure_spot(self, unit_type: UnitType, x: float, y: float) -> tuple[float, float]:
         cx, cy = self.building.snap(unit_type, x, y)
-        offsets = sorted(((dx, dy) for dx in range(-6, 7) for dy in range(-6, 7)),
-                         key=lambda o: (cx + o[0] - x) ** 2 + (cy + o[1] - y) ** 2)
+        offsets = sorted(
+            ((dx, dy) for dx in range(-6, 7) for dy in range(-6, 7)),
+            key=lambda o: (cx + o[0] - x) ** 2 + (cy + o[1] - y) ** 2,
+        )
         for dx, dy in offsets:
             if self.building.placement_error(unit_type, cx + dx, cy + dy) == actions.SUCCESS:
                 return cx + dx, cy + dy

@@ -125,10 +125,12 @@ class MapDefinition:
 
 def _shape(spec, where: str) -> Shape:
     if isinstance(spec, dict) and len(spec) == 1:
-        (kind, values), = spec.items()
+        ((kind, values),) = spec.items()
         if kind in ("rect", "circle") and len(values) == (4 if kind == "rect" else 3):
             return Shape(kind, tuple(float(v) for v in values))
-    raise MapDefinitionError(f"{where}: expected {{'rect': [x0, y0, x1, y1]}} or {{'circle': [x, y, r]}}, got {spec!r}")
+    raise MapDefinitionError(
+        f"{where}: expected {{'rect': [x0, y0, x1, y1]}} or {{'circle': [x, y, r]}}, got {spec!r}"
+    )
 
 
 def _region(spec, where: str) -> Region:
@@ -144,10 +146,30 @@ def _region(spec, where: str) -> Region:
 
 # The fields of a definition and of its players and regions: a misspelt optional one ("vison") is refused,
 # not left at its default.
-_FIELDS = frozenset({
-    "format", "name", "description", "map_size", "playable_area", "camera_bounds", "camera_start",
-    "camera_locked", "vision", "terrain_height", "time_limit", "timeout_result", "players", "start_locations",
-    "regions", "setup", "triggers", "procedures", "placements", "command_cards"})
+_FIELDS = frozenset(
+    {
+        "format",
+        "name",
+        "description",
+        "map_size",
+        "playable_area",
+        "camera_bounds",
+        "camera_start",
+        "camera_locked",
+        "vision",
+        "terrain_height",
+        "time_limit",
+        "timeout_result",
+        "players",
+        "start_locations",
+        "regions",
+        "setup",
+        "triggers",
+        "procedures",
+        "placements",
+        "command_cards",
+    }
+)
 _PLAYER_FIELDS = frozenset({"player_id", "race", "name"})
 _REGION_FIELDS = frozenset({"rect", "circle", "any", "minus"})
 
@@ -161,7 +183,9 @@ def check_fields(spec, known, where: str) -> None:
         if key not in known:
             near = difflib.get_close_matches(str(key), known, n=1)
             hint = f"; did you mean {near[0]!r}?" if near else ""
-            raise MapDefinitionError(f"{where}: unknown field {key!r}{hint} (known: {', '.join(sorted(known))})")
+            raise MapDefinitionError(
+                f"{where}: unknown field {key!r}{hint} (known: {', '.join(sorted(known))})"
+            )
 
 
 _MAX_MAP_SIDE = 256  # the largest StarCraft II map
@@ -169,8 +193,9 @@ _MAX_MAP_SIDE = 256  # the largest StarCraft II map
 
 def _whole(value, where: str) -> int:
     """`value` as an int if it is a whole number (16 or 16.0; not 16.7, true, infinity or NaN)."""
-    whole = isinstance(value, int) and not isinstance(value, bool) or (
-        isinstance(value, float) and math.isfinite(value) and value.is_integer())
+    whole = (isinstance(value, int) and not isinstance(value, bool)) or (
+        isinstance(value, float) and math.isfinite(value) and value.is_integer()
+    )
     if not whole:
         raise MapDefinitionError(f"{where}: expected a whole number, got {value!r}")
     return int(value)
@@ -196,7 +221,7 @@ def parse_definition(data: bytes | str) -> MapDefinition:
     except RecursionError:
         raise MapDefinitionError("not an sc2env mini-game definition (JSON nested too deeply)") from None
     if not isinstance(spec, dict) or spec.get("format") != FORMAT:
-        raise MapDefinitionError(f"not an sc2env mini-game definition (needs \"format\": \"{FORMAT}\")")
+        raise MapDefinitionError(f'not an sc2env mini-game definition (needs "format": "{FORMAT}")')
     check_fields(spec, _FIELDS, "the definition")
     try:
         name = spec["name"]
@@ -206,19 +231,25 @@ def parse_definition(data: bytes | str) -> MapDefinition:
         if not (0 < width <= _MAX_MAP_SIDE and 0 < height <= _MAX_MAP_SIDE):
             raise MapDefinitionError(f"map_size: 1 to {_MAX_MAP_SIDE} cells a side, got {spec['map_size']!r}")
         playable = _bounds(spec["playable_area"], "playable_area")
-        regions = {"playable_area": Region((Shape("rect", (playable.x0, playable.y0, playable.x1, playable.y1)),))}
+        regions = {
+            "playable_area": Region((Shape("rect", (playable.x0, playable.y0, playable.x1, playable.y1)),))
+        }
         regions.update({k: _region(v, f"regions.{k}") for k, v in spec.get("regions", {}).items()})
         if not isinstance(spec["players"], list):
             raise MapDefinitionError(f"players: expected a list of player slots, got {spec['players']!r}")
         for i, p in enumerate(spec["players"]):
             if not isinstance(p, dict):
-                raise MapDefinitionError(f"players[{i}]: expected an object like {{\"player_id\": 1}}, got {p!r}")
+                raise MapDefinitionError(
+                    f'players[{i}]: expected an object like {{"player_id": 1}}, got {p!r}'
+                )
             check_fields(p, _PLAYER_FIELDS, f"players[{i}]")
             race = p.get("race", "Terran")
             if not (isinstance(race, str) and race in RACES):  # not a KeyError: that reads as a missing field
                 raise MapDefinitionError(f"players[{i}].race: expected one of {sorted(RACES)}, got {race!r}")
         players = tuple(
-            PlayerSlot(int(p["player_id"]), RACES[p.get("race", "Terran")], str(p.get("name", f"Player {i + 1}")))
+            PlayerSlot(
+                int(p["player_id"]), RACES[p.get("race", "Terran")], str(p.get("name", f"Player {i + 1}"))
+            )
             for i, p in enumerate(spec["players"])
         )
         if not players:
@@ -228,25 +259,31 @@ def parse_definition(data: bytes | str) -> MapDefinition:
             raise MapDefinitionError(f"vision: expected one of {VISION}, got {vision!r}")
         camera = tuple(float(v) for v in spec.get("camera_start", regions["playable_area"].centre()))
         if len(camera) != 2 or not all(map(math.isfinite, camera)):
-            raise MapDefinitionError(f"camera_start: expected a finite [x, y], got {spec.get('camera_start')!r}")
+            raise MapDefinitionError(
+                f"camera_start: expected a finite [x, y], got {spec.get('camera_start')!r}"
+            )
         cards = spec.get("command_cards", {})
         for unit_name, card in cards.items():
             if not (isinstance(card, list) and all(isinstance(a, int) for a in card)):
                 raise MapDefinitionError(f"command_cards.{unit_name}: expected a list of ability ids")
         time_limit = _whole(spec["time_limit"], "time_limit")
         if not 0 < time_limit <= MAX_GAME_LOOPS:
-            raise MapDefinitionError(f"time_limit: a positive number of game loops up to {MAX_GAME_LOOPS}, "
-                                     f"got {time_limit}")
+            raise MapDefinitionError(
+                f"time_limit: a positive number of game loops up to {MAX_GAME_LOOPS}, got {time_limit}"
+            )
         timeout_result = spec.get("timeout_result", "Tie")
         if not (isinstance(timeout_result, str) and timeout_result in RESULTS):
-            raise MapDefinitionError(f"timeout_result: expected one of {tuple(RESULTS)}, got {timeout_result!r}")
+            raise MapDefinitionError(
+                f"timeout_result: expected one of {tuple(RESULTS)}, got {timeout_result!r}"
+            )
         terrain_height = float(spec.get("terrain_height", 10.0))
         if not math.isfinite(terrain_height):
             raise MapDefinitionError(f"terrain_height: expected a finite number, got {terrain_height}")
         starts = tuple(tuple(float(v) for v in p) for p in spec.get("start_locations", []))
         if not all(len(p) == 2 and all(map(math.isfinite, p)) for p in starts):
-            raise MapDefinitionError(f"start_locations: expected finite [x, y] pairs, got "
-                                     f"{spec['start_locations']!r}")
+            raise MapDefinitionError(
+                f"start_locations: expected finite [x, y] pairs, got {spec['start_locations']!r}"
+            )
         for key in ("setup", "triggers"):
             items = spec.get(key, [])
             if not (isinstance(items, list) and all(isinstance(item, dict) for item in items)):
@@ -291,15 +328,18 @@ def builtin_definitions(directory: str | os.PathLike | None = None) -> dict[str,
     return {f.stem: f.read_bytes() for f in definitions_dir().glob("*.json")}
 
 
-def find_definition(map_path: str = "", map_data: bytes = b"",
-                    directory: str | os.PathLike | None = None) -> MapDefinition:
+def find_definition(
+    map_path: str = "", map_data: bytes = b"", directory: str | os.PathLike | None = None
+) -> MapDefinition:
     """The definition a create_game asks for: `map_data` holding a definition, else a built-in by file name
     (from `directory` when it holds definitions, see `builtin_definitions`).
 
     Raises KeyError when no built-in matches the path, MapDefinitionError when given data is a broken
     definition.
     """
-    if map_data.removeprefix(codecs.BOM_UTF8).lstrip()[:1] == b"{":  # a BOM from an editor is UTF-8 all the same
+    if (
+        map_data.removeprefix(codecs.BOM_UTF8).lstrip()[:1] == b"{"
+    ):  # a BOM from an editor is UTF-8 all the same
         return parse_definition(map_data)
     stem = posixpath.basename(map_path.replace("\\", "/"))
     stem = stem.removesuffix(".SC2Map")

@@ -40,8 +40,14 @@ class Trajectory:
     `braking`: column of m -> its speed after each loop, for the rows that slow down to stop in the batch.
     """
 
-    def __init__(self, world, m: np.ndarray, travel: np.ndarray, unit: np.ndarray,
-                 braking: dict[int, list[float]] | None = None):
+    def __init__(
+        self,
+        world,
+        m: np.ndarray,
+        travel: np.ndarray,
+        unit: np.ndarray,
+        braking: dict[int, list[float]] | None = None,
+    ):
         self.world, self.m, self.travel, self.unit = world, m, travel, unit
         self.start = world.pos[m]
         self.braking = braking or {}
@@ -89,8 +95,11 @@ class Motion:
             # its point, and would wait for it for ever.
             target, goal, pos = self.target[moving], self.goal[moving], self.pos[moving]
             near = sum_xy(np.abs(target - pos)) < np.maximum(self.radius[moving], 1e-9)
-            stale = (any_xy(goal != self.steered[moving]) | (self.steer_stamp[moving] != self._obstacle_version)
-                     | (near & any_xy(target != goal)))
+            stale = (
+                any_xy(goal != self.steered[moving])
+                | (self.steer_stamp[moving] != self._obstacle_version)
+                | (near & any_xy(target != goal))
+            )
             if _count(stale):
                 again = moving[stale]
                 self.target[again] = self.steered[again] = self.goal[again]
@@ -181,7 +190,7 @@ class Motion:
             b = v0 + a / 2  # distance after t loops while accelerating: b t + a t^2 / 2
             within = np.ceil((-b + np.sqrt(b * b + 2 * a * L)) / a)
             after = ramp + np.ceil((L - ramp_distance) / vmax)
-            loops[slow] = np.where(L <= ramp_distance, within, after)
+            loops[slow] = np.where(ramp_distance >= L, within, after)
         return loops
 
     # ---- moving -------------------------------------------------------------------------------------
@@ -275,8 +284,15 @@ class Motion:
         self.version += 1
         return self._arrivals(m, old, expected, trajectory.travel[:t], t, trajectory.unit)
 
-    def _arrivals(self, m: np.ndarray, old: np.ndarray, expected: np.ndarray, travel: np.ndarray, t: int,
-                  unit: np.ndarray):
+    def _arrivals(
+        self,
+        m: np.ndarray,
+        old: np.ndarray,
+        expected: np.ndarray,
+        travel: np.ndarray,
+        t: int,
+        unit: np.ndarray,
+    ):
         p = self.pos[m]
         target = self.target[m]
         delta = target - p
@@ -328,8 +344,9 @@ class Motion:
         leg = self.leg[m]
         ended = travel >= leg - 1e-9
         spare = np.floor(np.maximum(self.boost[m] - leg, 0.0) / self.speed[m])
-        late = np.where(~crowded & np.logical_or.reduce(ended, axis=0), t - 1 - ended.argmax(axis=0) + spare,
-                        0).astype(np.int64)
+        late = np.where(
+            ~crowded & np.logical_or.reduce(ended, axis=0), t - 1 - ended.argmax(axis=0) + spare, 0
+        ).astype(np.int64)
         if arrived is not None:
             for j, first in touched.items():  # they touched their goal before the batch's end
                 late[j] = t - 1 - first
@@ -368,8 +385,11 @@ class Motion:
         """Push overlapping mobile units apart (soft collision), out of obstacle boxes, and into the
         pathable area."""
         clear = not _count(self.ghost) and not _count(self.hidden)  # the per-row sets below hold
-        c = self.per_rows("colliders", lambda: self.collides.nonzero()[0]) if clear else (
-            self.collides & ~self.ghost & ~self.hidden).nonzero()[0]
+        c = (
+            self.per_rows("colliders", lambda: self.collides.nonzero()[0])
+            if clear
+            else (self.collides & ~self.ghost & ~self.hidden).nonzero()[0]
+        )
         if len(c) >= 2:
             if clear:
                 reach, limit = self.per_rows("collider_reach", lambda: _contact_limits(self.radius[c]))
@@ -398,7 +418,9 @@ class Motion:
         if _count(self.hidden):
             mobile, low, high, reach = self._mobile_bounds(((self.speed > 0) & ~self.hidden).nonzero()[0])
         else:
-            mobile, low, high, reach = self.per_rows("mobile", lambda: self._mobile_bounds((self.speed > 0).nonzero()[0]))
+            mobile, low, high, reach = self.per_rows(
+                "mobile", lambda: self._mobile_bounds((self.speed > 0).nonzero()[0])
+            )
         if len(mobile):
             if self._obstacles:
                 paths.push_out_of_boxes(self, mobile, reach)

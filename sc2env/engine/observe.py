@@ -33,7 +33,10 @@ def observation(game: Game, response: sc_pb.Response) -> list[bytes | bytearray]
     interface = game.interface
     game.panels.fill(o, score=interface.options.score)
     ox, oy = game.raw_origin()
-    o.raw_data.player.camera.x, o.raw_data.player.camera.y = game.player.camera[0] - ox, game.player.camera[1] - oy
+    o.raw_data.player.camera.x, o.raw_data.player.camera.y = (
+        game.player.camera[0] - ox,
+        game.player.camera[1] - oy,
+    )
     if interface.options.raw:
         _raw_units(game, o.raw_data)
     game.panels.ui(o.ui_data)
@@ -53,8 +56,9 @@ def observation(game: Game, response: sc_pb.Response) -> list[bytes | bytearray]
         layers = game.screen_layers.render(screen, game.world, game.player, game.frames)
         pieces += [wire.field_header(_RENDERS, sum(map(len, layers)))] + layers
     if minimap is not None:
-        layers = game.minimap_layers.render(minimap, game.world, game.player, game.frames,
-                                            camera=game.camera_view())
+        layers = game.minimap_layers.render(
+            minimap, game.world, game.player, game.frames, camera=game.camera_view()
+        )
         pieces += [wire.field_header(_MINIMAP_RENDERS, sum(map(len, layers)))] + layers
     if not pieces:
         return [head]
@@ -89,11 +93,19 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
         t = w.types[i]
         owner = int(w.owner[i])
         tag = int(w.tag[i])
-        u = raw.units.add(display_type=raw_pb2.Visible, tag=tag, unit_type=t.unit_id,
-                          owner=owner or NEUTRAL_PLAYER_ID, facing=float(w.facing[i]), radius=float(w.radius[i]),
-                          build_progress=float(w.build_progress[i]), cloak=raw_pb2.NotCloaked,
-                          is_selected=tag in selected, is_on_screen=bool(on_screen[i]),
-                          is_active=bool(w.orders[i]))
+        u = raw.units.add(
+            display_type=raw_pb2.Visible,
+            tag=tag,
+            unit_type=t.unit_id,
+            owner=owner or NEUTRAL_PLAYER_ID,
+            facing=float(w.facing[i]),
+            radius=float(w.radius[i]),
+            build_progress=float(w.build_progress[i]),
+            cloak=raw_pb2.NotCloaked,
+            is_selected=tag in selected,
+            is_on_screen=bool(on_screen[i]),
+            is_active=bool(w.orders[i]),
+        )
         u.alliance = SELF if owner == pid else (NEUTRAL if owner == 0 else ENEMY)
         u.pos.x, u.pos.y, u.pos.z = float(w.pos[i, 0]) - ox, float(w.pos[i, 1]) - oy, z
         u.health, u.health_max = float(w.health[i]), float(w.health_max[i])
@@ -125,7 +137,10 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
             if order.target_tag:
                 uo.target_unit_tag = order.target_tag
             elif order.point is not None:
-                uo.target_world_space_pos.x, uo.target_world_space_pos.y = order.point[0] - ox, order.point[1] - oy
+                uo.target_world_space_pos.x, uo.target_world_space_pos.y = (
+                    order.point[0] - ox,
+                    order.point[1] - oy,
+                )
     raw.map_state.visibility.MergeFromString(encode(8, _raw_grid(game, game.vision.grid())))
     raw.map_state.creep.MergeFromString(encode(1, _raw_grid(game, game.terrain.creep)))
 
@@ -133,14 +148,21 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
 def _harvesters(game: Game) -> dict[int, tuple[int, int]]:
     """(assigned, ideal) workers of each own town hall (2 per mineral field within 10) and refinery (3)."""
     w, pid = game.world, game.player.player_id
-    dropoff, harvested, worker = (DROPOFF_TYPES[w.type_id], HARVESTED_TYPES[w.type_id], WORKER_TYPES[w.type_id])
+    dropoff, harvested, worker = (
+        DROPOFF_TYPES[w.type_id],
+        HARVESTED_TYPES[w.type_id],
+        WORKER_TYPES[w.type_id],
+    )
     own, finished = w.owner == pid, w.build_progress >= 1
     halls = np.flatnonzero(own & finished & dropoff)
     refineries = np.flatnonzero(own & finished & harvested)
     if not len(halls) and not len(refineries):
         return {}
-    workers = [i for i in np.flatnonzero(own & worker & (w.harvest_tag != 0)).tolist()
-               if w.orders[i] and w.orders[i][0].ability_id in (295, 296)]
+    workers = [
+        i
+        for i in np.flatnonzero(own & worker & (w.harvest_tag != 0)).tolist()
+        if w.orders[i] and w.orders[i][0].ability_id in (295, 296)
+    ]
     targets = w.harvest_tag[workers]
     fields = np.flatnonzero((w.owner == 0) & harvested)
     out: dict[int, tuple[int, int]] = {}
@@ -155,8 +177,13 @@ def _harvesters(game: Game) -> dict[int, tuple[int, int]]:
 def game_info(game: Game) -> sc_pb.ResponseGameInfo:
     d = game.definition
     info = sc_pb.ResponseGameInfo(map_name=d.name, local_map_path=d.path)
-    info.player_info.add(player_id=game.player.player_id, type=sc_pb.Participant, race_requested=game.race_requested,
-                         race_actual=game.race, player_name=game.player_name)
+    info.player_info.add(
+        player_id=game.player.player_id,
+        type=sc_pb.Participant,
+        race_requested=game.race_requested,
+        race_actual=game.race,
+        player_name=game.player_name,
+    )
     raw = info.start_raw
     # Under raw_crop_to_playable_area the map is the playable area, its corner the origin (inferred from
     # the option's description: the real game's cropped game_info is unrecorded).
@@ -180,25 +207,52 @@ def game_data(request: sc_pb.RequestData) -> sc_pb.ResponseData:
     data = sc_pb.ResponseData()
     if request.ability_id:
         for a in ABILITIES.values():
-            data.abilities.add(ability_id=a.ability_id, link_name=a.link_name, link_index=a.link_index,
-                               button_name=a.button_name, friendly_name=a.friendly_name, hotkey=a.hotkey,
-                               remaps_to_ability_id=a.remaps_to, available=True, target=int(a.target),
-                               allow_minimap=a.allow_minimap, is_building=a.building,
-                               footprint_radius=a.footprint_radius)
+            data.abilities.add(
+                ability_id=a.ability_id,
+                link_name=a.link_name,
+                link_index=a.link_index,
+                button_name=a.button_name,
+                friendly_name=a.friendly_name,
+                hotkey=a.hotkey,
+                remaps_to_ability_id=a.remaps_to,
+                available=True,
+                target=int(a.target),
+                allow_minimap=a.allow_minimap,
+                is_building=a.building,
+                footprint_radius=a.footprint_radius,
+            )
     if request.unit_type_id:
         for t in UNIT_TYPES.values():
-            u = data.units.add(unit_id=t.unit_id, name=t.name, available=True, cargo_size=t.cargo_size,
-                               mineral_cost=t.mineral_cost, vespene_cost=t.vespene_cost,
-                               food_required=t.food_required, food_provided=t.food_provided,
-                               ability_id=t.build_ability, race=t.race, build_time=t.build_time,
-                               has_minerals=t.mineral_contents > 0, has_vespene=t.has_vespene,
-                               sight_range=t.sight, movement_speed=t.speed, armor=t.armor,
-                               tech_requirement=t.tech_requirement, tech_alias=t.tech_alias, unit_alias=t.unit_alias)
+            u = data.units.add(
+                unit_id=t.unit_id,
+                name=t.name,
+                available=True,
+                cargo_size=t.cargo_size,
+                mineral_cost=t.mineral_cost,
+                vespene_cost=t.vespene_cost,
+                food_required=t.food_required,
+                food_provided=t.food_provided,
+                ability_id=t.build_ability,
+                race=t.race,
+                build_time=t.build_time,
+                has_minerals=t.mineral_contents > 0,
+                has_vespene=t.has_vespene,
+                sight_range=t.sight,
+                movement_speed=t.speed,
+                armor=t.armor,
+                tech_requirement=t.tech_requirement,
+                tech_alias=t.tech_alias,
+                unit_alias=t.unit_alias,
+            )
             u.attributes.extend(data_pb2.Attribute.Value(a) for a in t.attributes)
             if t.weapon is not None:
-                wpn = u.weapons.add(type=t.weapon.target, damage=t.weapon.damage, attacks=t.weapon.attacks,
-                                    range=t.weapon.range, speed=t.weapon.cooldown)
+                wpn = u.weapons.add(
+                    type=t.weapon.target,
+                    damage=t.weapon.damage,
+                    attacks=t.weapon.attacks,
+                    range=t.weapon.range,
+                    speed=t.weapon.cooldown,
+                )
                 for attribute, bonus in t.weapon.bonus:
                     wpn.damage_bonus.add(attribute=data_pb2.Attribute.Value(attribute), bonus=bonus)
     return data
-

@@ -17,7 +17,12 @@ if TYPE_CHECKING:
 SUCCESS, ERROR = error_pb2.Success, error_pb2.Error
 CANT_TARGET = error_pb2.CantTargetThatUnit
 # A query with ignore_resource_requirements lists abilities that only the player's stock holds back.
-_RESOURCE_RESULTS = (SUCCESS, error_pb2.NotEnoughMinerals, error_pb2.NotEnoughVespene, error_pb2.NotEnoughFood)
+_RESOURCE_RESULTS = (
+    SUCCESS,
+    error_pb2.NotEnoughMinerals,
+    error_pb2.NotEnoughVespene,
+    error_pb2.NotEnoughFood,
+)
 SMART, STOP, MOVE, PATROL, HOLD, ATTACK = 1, 4, 16, 17, 18, 23
 GATHER, RETURN, REPAIR, CANCEL_BUILD, HALT, EXPLODE = 295, 296, 316, 314, 315, 42
 RALLY_BUILDING, RALLY_WORKERS = 195, 203
@@ -73,7 +78,9 @@ class Orders:
         card = self._cards.get(t.unit_id)
         if card is None:
             restricted = self._overrides.get(t.unit_id)
-            card = t.command_card if restricted is None else tuple(a for a in t.command_card if a in restricted)
+            card = (
+                t.command_card if restricted is None else tuple(a for a in t.command_card if a in restricted)
+            )
             self._cards[t.unit_id] = card
         return card
 
@@ -127,7 +134,13 @@ class Orders:
         if not casters:
             return ERROR
         specific = casters[0][1]
-        if specific in _TO_A_POINT and target is None and point is not None and not queued and len(casters) > 1:
+        if (
+            specific in _TO_A_POINT
+            and target is None
+            and point is not None
+            and not queued
+            and len(casters) > 1
+        ):
             # The mobile units go column-wise; the rest (a structure's rally in a select-all) one by one.
             rows = [(w.slot(tag), s) for tag, s in casters]
             mobile = [s == specific and w.speed[i] > 0 and not w.types[i].structure for i, s in rows]
@@ -162,7 +175,9 @@ class Orders:
         w.mode[r] = ATTACK_MOVE if ability == ATTACK else PASSIVE
         w.leash[r] = w.pos[r]
         x, y = w.move_to(r, point=point)
-        for i, goal in zip(rows, zip(x.tolist(), y.tolist())):  # each order's point is its unit's clamped goal
+        for i, goal in zip(
+            rows, zip(x.tolist(), y.tolist())
+        ):  # each order's point is its unit's clamped goal
             w.orders[i] = [Order(ability, point=goal)]
 
     def _nearest_builder(self, casters, point, target):
@@ -189,14 +204,16 @@ class Orders:
             return allowed
         if info.target is not Target.NONE and point is None and target is None:
             return ERROR
-        if ability == STOP or ability == HOLD:
+        if ability in (STOP, HOLD):
             self.clear(i)
             if ability == HOLD and w.speed[i] > 0:
                 w.holding[i] = True
                 w.mode[i] = HOLDING if w.types[i].can_attack else PASSIVE
             return SUCCESS
         if ability in (RALLY_BUILDING, RALLY_WORKERS):
-            self.rally[int(w.tag[i])] = Order(ability, point=None if target else point, target_tag=target or 0)
+            self.rally[int(w.tag[i])] = Order(
+                ability, point=None if target else point, target_tag=target or 0
+            )
             return SUCCESS
         if ability in g.production.trains:
             return g.production.queue(i, ability)
@@ -257,7 +274,11 @@ class Orders:
         me = w.types[i]
         if me.structure:
             rally = next((a for a in me.command_card if a in (RALLY_BUILDING, RALLY_WORKERS)), None)
-            return (rally, point, target) if rally is not None and w.build_progress[i] >= 1 else (ERROR, None, None)
+            return (
+                (rally, point, target)
+                if rally is not None and w.build_progress[i] >= 1
+                else (ERROR, None, None)
+            )
         if target is not None and target != int(w.tag[i]):
             j = w.slot(target)
             other, owner = w.types[j], int(w.owner[j])
@@ -272,7 +293,7 @@ class Orders:
                 if self._unfinished(i, j) and other.build_ability in card:
                     return other.build_ability, None, target
             return MOVE, None, target
-        if point is None or w.speed[i] <= 0 and not card:
+        if point is None or (w.speed[i] <= 0 and not card):
             return ERROR, None, None
         return MOVE, point, None
 
@@ -341,7 +362,9 @@ class Orders:
     def complete(self, i: int) -> None:
         """Row i finished its first order: start the next one."""
         w = self.world
-        if not w.types[i].structure:  # what the finished order was doing (harvest, repair, build) ends with it
+        if not w.types[
+            i
+        ].structure:  # what the finished order was doing (harvest, repair, build) ends with it
             self.game.economy.interrupt(i)
             self.game.building.halt(i)
         if w.orders[i]:
@@ -374,7 +397,9 @@ class Orders:
             if ability == PATROL and order.point is not None and order.origin is not None:
                 order.point, order.origin = order.origin, order.point
                 w.move_to(i, point=order.point)
-            elif ability == MOVE and order.target_tag and w.exists(order.target_tag) and len(w.orders[i]) == 1:
+            elif (
+                ability == MOVE and order.target_tag and w.exists(order.target_tag) and len(w.orders[i]) == 1
+            ):
                 # The order stays: it follows the unit on (with orders queued behind it, it ends here).
                 j = w.slot(order.target_tag)
                 if w.moving[j] and self._out_of_reach(i, j):  # reached where the unit was: after it again
@@ -428,4 +453,3 @@ class Orders:
     def forget(self, tag: int) -> None:
         self.rally.pop(tag, None)
         self.following.pop(tag, None)
-

@@ -25,8 +25,14 @@ if TYPE_CHECKING:
     from sc2env.engine.game import Game
 
 _CURRICULUM = score_pb2.Score.Curriculum
-_CATEGORY_STATS = ("killed_minerals", "killed_vespene", "lost_minerals", "lost_vespene", "total_used_minerals",
-                   "total_used_vespene")
+_CATEGORY_STATS = (
+    "killed_minerals",
+    "killed_vespene",
+    "lost_minerals",
+    "lost_vespene",
+    "total_used_minerals",
+    "total_used_vespene",
+)
 _USED = ("used_minerals", "used_vespene", "food_used")
 _MULTI_PANEL = ui_pb2.ObservationUI.DESCRIPTOR.fields_by_name["multi"].number
 _UNITS = ui_pb2.MultiPanel.DESCRIPTOR.fields_by_name["units"].number
@@ -36,8 +42,15 @@ _CACHE_SIZE = 4096
 _MINERALS, _VESPENE, _FOOD, _WORKER, _ARMY, _STRUCTURE, _CATEGORY = range(7)
 _TYPE_TABLE = np.zeros((max(UNIT_TYPES) + 1, 7))
 for _t in UNIT_TYPES.values():
-    _TYPE_TABLE[_t.unit_id] = (_t.mineral_cost, _t.vespene_cost, 0 if _t.structure else _t.food_required,
-                               _t.worker, _t.army, _t.structure, CATEGORIES.index(_t.cost_category or "none"))
+    _TYPE_TABLE[_t.unit_id] = (
+        _t.mineral_cost,
+        _t.vespene_cost,
+        0 if _t.structure else _t.food_required,
+        _t.worker,
+        _t.army,
+        _t.structure,
+        CATEGORIES.index(_t.cost_category or "none"),
+    )
 
 
 class Panels:
@@ -64,11 +77,20 @@ class Panels:
             table = _TYPE_TABLE[w.type_id[own]]
             worker = table[:, _WORKER] > 0
             category = table[:, _CATEGORY].astype(np.intp)
-            used = tuple(tuple(np.bincount(category, weights=table[:, column], minlength=len(CATEGORIES)).tolist())
-                         for column in (_MINERALS, _VESPENE, _FOOD))
+            used = tuple(
+                tuple(np.bincount(category, weights=table[:, column], minlength=len(CATEGORIES)).tolist())
+                for column in (_MINERALS, _VESPENE, _FOOD)
+            )
             # Which rows are finished is a per-rows fact too (construction start and end change the version).
-            return (own, table, own[worker].tolist(), float(table[:, _FOOD][worker].sum()),
-                    int(table[:, _ARMY].sum()), used, _values(table, w.build_progress[own] >= 1))
+            return (
+                own,
+                table,
+                own[worker].tolist(),
+                float(table[:, _FOOD][worker].sum()),
+                int(table[:, _ARMY].sum()),
+                used,
+                _values(table, w.build_progress[own] >= 1),
+            )
 
         return w.per_rows(("own", pid), build)
 
@@ -107,8 +129,13 @@ class Panels:
             if not own[k]:
                 continue
             # Units of a type in the same state offer the same buttons: ask once per state.
-            state = (types[k], cargo[k], constructing[k], len(w.orders[i]) if w.types[i].queue_size else 0,
-                     finished[k])
+            state = (
+                types[k],
+                cargo[k],
+                constructing[k],
+                len(w.orders[i]) if w.types[i].queue_size else 0,
+                finished[k],
+            )
             if state in done:
                 continue
             done.add(state)
@@ -123,7 +150,10 @@ class Panels:
         stats = g.player.stats
         rates = None
         if stats.income:
-            rates = (stats.collection_rate(g.game_loop, "minerals"), stats.collection_rate(g.game_loop, "vespene"))
+            rates = (
+                stats.collection_rate(g.game_loop, "minerals"),
+                stats.collection_rate(g.game_loop, "vespene"),
+            )
         _, _, _, _, _, used, values = self._own()
         score.MergeFromString(encode_score(g.player.score, stats, rates, used, values))
 
@@ -135,8 +165,11 @@ class Panels:
             for index, group in enumerate(g.player.control_groups):
                 tags = [t for t in group if w.exists(t)]
                 if tags:
-                    ui.groups.add(control_group_index=index, leader_unit_type=int(w.type_id[w.slot(tags[0])]),
-                                  count=len(tags))
+                    ui.groups.add(
+                        control_group_index=index,
+                        leader_unit_type=int(w.type_id[w.slot(tags[0])]),
+                        count=len(tags),
+                    )
         rows = w.slots(g.player.selection)
         if len(rows) == 1:
             i = rows[0]
@@ -146,26 +179,35 @@ class Panels:
                 production.unit.MergeFromString(self._unit_cards_of(rows)[0])
                 trains = g.production.trains
                 for order in queue:
-                    item = production.build_queue.add(unit_type=trains[order.ability_id].unit_id,
-                                                      build_progress=order.progress)
-                    production.production_queue.add(ability_id=order.ability_id, build_progress=order.progress)
+                    item = production.build_queue.add(
+                        unit_type=trains[order.ability_id].unit_id, build_progress=order.progress
+                    )
+                    production.production_queue.add(
+                        ability_id=order.ability_id, build_progress=order.progress
+                    )
                     item.player_relative = SELF
             else:
                 ui.single.unit.MergeFromString(self._unit_cards_of(rows)[0])
         elif rows:
-            cards = b"".join(wire.field_header(_UNITS, len(card)) + card for card in self._unit_cards_of(rows))
+            cards = b"".join(
+                wire.field_header(_UNITS, len(card)) + card for card in self._unit_cards_of(rows)
+            )
             ui.MergeFromString(wire.field_header(_MULTI_PANEL, len(cards)) + cards)
 
     def _unit_cards_of(self, rows: list[int]) -> list[bytes]:
         """Serialized UnitInfo of each row (type, relation, whole vitals and maxima, build progress)."""
         w, pid = self.game.world, self.game.player.player_id
 
-        types, relations = w.per_rows(("unit cards", pid),
-                                      lambda: (w.type_id.tolist(), player_relative(w.owner, pid).tolist()))
+        types, relations = w.per_rows(
+            ("unit cards", pid), lambda: (w.type_id.tolist(), player_relative(w.owner, pid).tolist())
+        )
         vitals = np.array((w.health, w.health_max, w.shields, w.shields_max, w.energy, w.energy_max))
-        columns = ([types[i] for i in rows], [relations[i] for i in rows],
-                   *vitals[:, rows].astype(np.int64).tolist(),  # truncated like int()
-                   w.build_progress[rows].tolist())
+        columns = (
+            [types[i] for i in rows],
+            [relations[i] for i in rows],
+            *vitals[:, rows].astype(np.int64).tolist(),  # truncated like int()
+            w.build_progress[rows].tolist(),
+        )
         out = []
         cards = self._unit_cards
         for values in zip(*columns):
@@ -173,11 +215,28 @@ class Panels:
             if card is None:
                 if len(cards) > _CACHE_SIZE:
                     cards.clear()
-                unit_type, relation, health, max_health, shields, max_shields, energy, max_energy, progress = values
+                (
+                    unit_type,
+                    relation,
+                    health,
+                    max_health,
+                    shields,
+                    max_shields,
+                    energy,
+                    max_energy,
+                    progress,
+                ) = values
                 card = cards[values] = ui_pb2.UnitInfo(
-                    unit_type=unit_type, player_relative=relation, health=health, max_health=max_health,
-                    shields=shields, max_shields=max_shields, energy=energy, max_energy=max_energy,
-                    build_progress=progress).SerializeToString()
+                    unit_type=unit_type,
+                    player_relative=relation,
+                    health=health,
+                    max_health=max_health,
+                    shields=shields,
+                    max_shields=max_shields,
+                    energy=energy,
+                    max_energy=max_energy,
+                    build_progress=progress,
+                ).SerializeToString()
             out.append(card)
         return out
 
@@ -209,9 +268,19 @@ def _values(table: np.ndarray, finished: np.ndarray) -> tuple[float, float]:
 def encode_score(points: int, stats, rates: tuple | None, used: tuple, values: tuple) -> bytes:
     """The serialized curriculum Score with its details, as protobuf writes them (fields in number order,
     floats as float32; category messages only with their non-zero entries, and only if they have one)."""
-    scalars = [stats.idle_production_loops / 16, stats.idle_worker_loops / 16, values[1], values[0],
-               stats.killed_value_units, stats.killed_value_structures, stats.collected_minerals,
-               stats.collected_vespene, *(rates or ()), stats.spent_minerals, stats.spent_vespene]
+    scalars = [
+        stats.idle_production_loops / 16,
+        stats.idle_worker_loops / 16,
+        values[1],
+        values[0],
+        stats.killed_value_units,
+        stats.killed_value_structures,
+        stats.collected_minerals,
+        stats.collected_vespene,
+        *(rates or ()),
+        stats.spent_minerals,
+        stats.spent_vespene,
+    ]
     names = _SCALAR_NAMES if rates is not None else _SCALAR_NAMES_NO_RATES
     try:
         tagged = _tagged(names).copy()
@@ -224,7 +293,9 @@ def encode_score(points: int, stats, rates: tuple | None, used: tuple, values: t
         sums = by_name[name] if name in by_name else _by_category(getattr(stats, name))
         details.append(_category_field(name, sums))
     details += (_DEALT + _float32(stats.damage_dealt), _TAKEN + _float32(stats.damage_taken))
-    head = _SCORE_TYPE_CURRICULUM + _SCORE_TAG + wire.varint(points & 0xFFFFFFFFFFFFFFFF)  # int32: sign-extended
+    head = (
+        _SCORE_TYPE_CURRICULUM + _SCORE_TAG + wire.varint(points & 0xFFFFFFFFFFFFFFFF)
+    )  # int32: sign-extended
     return head + wire.message_field(_SCORE_DETAILS, b"".join(details))
 
 
@@ -261,16 +332,31 @@ def _tagged(names: tuple) -> list:
 
 _pack_float = struct.Struct("<f").pack
 _DETAILS = {f.name: f.number for f in score_pb2.ScoreDetails.DESCRIPTOR.fields}
-_DETAILS_TAGS = {name: wire.varint(number << 3 | 5) for name, number in _DETAILS.items()}  # wire type 5: 32-bit
+_DETAILS_TAGS = {
+    name: wire.varint(number << 3 | 5) for name, number in _DETAILS.items()
+}  # wire type 5: 32-bit
 _CATEGORY_FIELDS = sorted(_CATEGORY_STATS + _USED, key=_DETAILS.get)
-_CATEGORY_TAGS = [wire.varint(score_pb2.CategoryScoreDetails.DESCRIPTOR.fields_by_name[c].number << 3 | 5)
-                  for c in CATEGORIES]
+_CATEGORY_TAGS = [
+    wire.varint(score_pb2.CategoryScoreDetails.DESCRIPTOR.fields_by_name[c].number << 3 | 5)
+    for c in CATEGORIES
+]
 _LIFE_TAG = wire.varint(score_pb2.VitalScoreDetails.DESCRIPTOR.fields_by_name["life"].number << 3 | 5)
 _DEALT = wire.field_header(_DETAILS["total_damage_dealt"], 5) + _LIFE_TAG  # then the float
 _TAKEN = wire.field_header(_DETAILS["total_damage_taken"], 5) + _LIFE_TAG
-_SCALAR_NAMES = ("idle_production_time", "idle_worker_time", "total_value_units", "total_value_structures",
-                 "killed_value_units", "killed_value_structures", "collected_minerals", "collected_vespene",
-                 "collection_rate_minerals", "collection_rate_vespene", "spent_minerals", "spent_vespene")
+_SCALAR_NAMES = (
+    "idle_production_time",
+    "idle_worker_time",
+    "total_value_units",
+    "total_value_structures",
+    "killed_value_units",
+    "killed_value_structures",
+    "collected_minerals",
+    "collected_vespene",
+    "collection_rate_minerals",
+    "collection_rate_vespene",
+    "spent_minerals",
+    "spent_vespene",
+)
 _SCALAR_NAMES_NO_RATES = tuple(n for n in _SCALAR_NAMES if not n.startswith("collection_rate"))
 _SCORE_FIELDS = score_pb2.Score.DESCRIPTOR.fields_by_name
 _SCORE_TYPE_CURRICULUM = wire.varint(_SCORE_FIELDS["score_type"].number << 3) + wire.varint(_CURRICULUM)

@@ -76,8 +76,9 @@ def steer(world: World, m: np.ndarray) -> None:
         return
     units = np.logical_or.reduce(blocked, axis=1).nonzero()[0]
     first = np.where(blocked[units], t_near[units], np.inf).argmin(axis=1)
-    w.target[m[units]] = _corners(w, m[units], lo[units, first], hi[units, first], lo[units], hi[units],
-                                  others[units])
+    w.target[m[units]] = _corners(
+        w, m[units], lo[units, first], hi[units, first], lo[units], hi[units], others[units]
+    )
 
 
 def _corners(w: World, rows, lo, hi, all_lo, all_hi, others) -> np.ndarray:
@@ -94,12 +95,20 @@ def _corners(w: World, rows, lo, hi, all_lo, all_hi, others) -> np.ndarray:
     inside = all_xy((corners[:, :, None] > all_lo[:, None]) & (corners[:, :, None] < all_hi[:, None]))
     inside = np.logical_or.reduce(inside & others[:, None], axis=2)
     b, r = w.pathable, w.radius[rows][:, None]
-    inside |= ((corners[..., 0] < b.x0 + r) | (corners[..., 0] > b.x1 - r)
-               | (corners[..., 1] < b.y0 + r) | (corners[..., 1] > b.y1 - r))  # a unit can't stand there
+    inside |= (
+        (corners[..., 0] < b.x0 + r)
+        | (corners[..., 0] > b.x1 - r)
+        | (corners[..., 1] < b.y0 + r)
+        | (corners[..., 1] > b.y1 - r)
+    )  # a unit can't stand there
     flat = corners.reshape(-1, 2)
     # Both legs in one test: p -> corner (crossing the box) and corner -> goal (the goal out of view).
-    legs = crosses(np.stack((np.repeat(p, 4, axis=0), flat)), np.stack((flat, np.repeat(g, 4, axis=0))),
-                   np.repeat(lo, 4, axis=0), np.repeat(hi, 4, axis=0))
+    legs = crosses(
+        np.stack((np.repeat(p, 4, axis=0), flat)),
+        np.stack((flat, np.repeat(g, 4, axis=0))),
+        np.repeat(lo, 4, axis=0),
+        np.repeat(hi, 4, axis=0),
+    )
     crossing, blind = legs[0].reshape(-1, 4), legs[1].reshape(-1, 4)
     cost = cost + 1e3 * inside + 1e3 * crossing + 1e4 * (to_corner < 0.05) + 50.0 * blind
     return corners[np.arange(len(rows)), cost.argmin(axis=1)]
@@ -153,7 +162,7 @@ def _near_boxes(w: World, centres: np.ndarray, halves: np.ndarray) -> np.ndarray
     high = np.floor(centres + halves + grow).astype(np.int64)
     for (x0, y0), (x1, y1) in zip(np.maximum(low, 0).tolist(), high.tolist()):
         if x1 >= 0 and y1 >= 0:  # (a negative end would count from the other side)
-            near[y0:y1 + 1, x0:x1 + 1] = True
+            near[y0 : y1 + 1, x0 : x1 + 1] = True
     return near
 
 
@@ -161,6 +170,7 @@ def obstacle_boxes(w: World) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Rows of the obstacles that are not hidden, their centres and half sizes (shaped (1, obstacles, 2) to
     broadcast against mobile units). Obstacles stand still, so the boxes are kept while rows stay and none
     is moved; while some unit is hidden (which changes without rows changing) they are found afresh."""
+
     def boxes(o):
         return o, w.pos[o][None], w.half[o][None]
 
@@ -194,9 +204,13 @@ def free_spot(w: World, x: float, y: float, radius: float) -> tuple[float, float
     spiral = _spiral()
     start, run = 0, 64
     while start < len(spiral):
-        candidates = origin + spiral[start:start + run]
-        inside = ((candidates[:, 0] >= b.x0 + radius) & (candidates[:, 0] <= b.x1 - radius)
-                  & (candidates[:, 1] >= b.y0 + radius) & (candidates[:, 1] <= b.y1 - radius))
+        candidates = origin + spiral[start : start + run]
+        inside = (
+            (candidates[:, 0] >= b.x0 + radius)
+            & (candidates[:, 0] <= b.x1 - radius)
+            & (candidates[:, 1] >= b.y0 + radius)
+            & (candidates[:, 1] <= b.y1 - radius)
+        )
         candidates = candidates[inside]
         if len(candidates):
             free = _free(w, candidates, radius)
@@ -216,5 +230,7 @@ def _free(w: World, candidates: np.ndarray, radius: float) -> np.ndarray:
         free &= (d >= radius + w.radius[c][None] - 1e-9).all(axis=1)
     o = (w.obstacle & ~w.hidden).nonzero()[0]
     if len(o):
-        free &= (box_distance(candidates[:, None, :], w.pos[o][None], w.half[o][None]) >= radius - 1e-9).all(axis=1)
+        free &= (box_distance(candidates[:, None, :], w.pos[o][None], w.half[o][None]) >= radius - 1e-9).all(
+            axis=1
+        )
     return free

@@ -32,15 +32,24 @@ class Playback:
     `play(count)` runs the log forward; `finished` says the log is used up.
     """
 
-    def __init__(self, replay: Replay, definition: MapDefinition, watcher: Interface,
-                 disable_fog: bool = False, realtime: bool = False, record_replay: bool = False) -> None:
+    def __init__(
+        self,
+        replay: Replay,
+        definition: MapDefinition,
+        watcher: Interface,
+        disable_fog: bool = False,
+        realtime: bool = False,
+        record_replay: bool = False,
+    ) -> None:
         game = Game(definition, replay.seed, replay.realtime, replay.disable_fog)
         game.rng.bit_generator.state = replay.rng_state
         recorded = Interface.from_options(sc_pb.InterfaceOptions.FromString(replay.interface_options))
         game.join(recorded, replay.player.race_requested, replay.player.name)
         if game.player.player_id != replay.player.player_id:
-            raise ValueError(f"the replay's player {replay.player.player_id} is not the map's player "
-                             f"{game.player.player_id}")
+            raise ValueError(
+                f"the replay's player {replay.player.player_id} is not the map's player "
+                f"{game.player.player_id}"
+            )
         self.game = game
         self.replay = replay
         self.realtime = realtime
@@ -53,8 +62,13 @@ class Playback:
         frames = FrameCache()
         frames.vision = Vision(game.terrain.revealed, fog=False) if disable_fog else game.vision
         cheating = watcher.options.feature_layer.allow_cheating_layers
-        self._view = (watcher, frames, frames.vision, LayerRenderer(SCREEN_LAYERS, game.terrain),
-                      LayerRenderer(MINIMAP_LAYERS if cheating else MINIMAP_LAYERS_FAIR, game.terrain))
+        self._view = (
+            watcher,
+            frames,
+            frames.vision,
+            LayerRenderer(SCREEN_LAYERS, game.terrain),
+            LayerRenderer(MINIMAP_LAYERS if cheating else MINIMAP_LAYERS_FAIR, game.terrain),
+        )
         self._rescaled = watcher != recorded
         self._wallclock_start = time.monotonic()
 
@@ -89,8 +103,9 @@ class Playback:
         # The echo is the watcher's: with raw forms if it has raw data on, whatever the recorded player had.
         game.act(sc_pb.Action.FromString(data), data, raw_echo=self._view[0].options.raw)
         if self._rescaled and len(game.echoed_actions) > echoes:  # echoed: shown in the watcher's pixels
-            game.echoed_actions[-1] = rescale(game.echoed_actions[-1], game.interface, self._view[0],
-                                              game.definition)
+            game.echoed_actions[-1] = rescale(
+                game.echoed_actions[-1], game.interface, self._view[0], game.definition
+            )
 
     def catch_up_realtime(self, until_loop: int = 0) -> None:
         """In a realtime replay, play what the wall clock has reached (waiting for `until_loop`)."""
@@ -102,12 +117,17 @@ class Playback:
         """Once finished: how the game differs from the recording's end ("" when it ends as recorded)."""
         game, replay = self.game, self.replay
         if not self.finished or (game.game_loop, game.result, game.player.score) == (
-                replay.game_loop, replay.result, replay.score):
+            replay.game_loop,
+            replay.result,
+            replay.score,
+        ):
             return ""
-        return (f"the replay diverged from its recording: recorded to end at game loop {replay.game_loop} "
-                f"with result {replay.result} and score {replay.score}, it ended at {game.game_loop} with "
-                f"result {game.result} and score {game.player.score} (a bug in the built-in engine, or an "
-                f"edited replay; please report it)")
+        return (
+            f"the replay diverged from its recording: recorded to end at game loop {replay.game_loop} "
+            f"with result {replay.result} and score {replay.score}, it ended at {game.game_loop} with "
+            f"result {game.result} and score {game.player.score} (a bug in the built-in engine, or an "
+            f"edited replay; please report it)"
+        )
 
     @contextlib.contextmanager
     def observed(self) -> Iterator[Game]:
@@ -126,16 +146,23 @@ class Playback:
             game.interface, game.frames, game.vision, game.screen_layers, game.minimap_layers = own
 
 
-def rescale(action: sc_pb.Action, recorded: Interface, watcher: Interface, definition: MapDefinition
-            ) -> sc_pb.Action:
+def rescale(
+    action: sc_pb.Action, recorded: Interface, watcher: Interface, definition: MapDefinition
+) -> sc_pb.Action:
     """`action` as the watcher's interface expresses it: each point goes to the watcher's pixel holding the
     same place in the world (the recorded pixel's centre), clamped to the watcher's view (a point beyond it
     lands on its edge). The screens share the camera's centre; their widths and resolutions may differ, as may
     the minimaps' resolutions and cropping. A feature-layer action becomes a render one for a watcher with RGB
     only, and the reverse. Actions either interface can't express are left as they are."""
-    kinds = {"action_feature_layer": (recorded.screen, recorded.minimap, watcher.screen, watcher.minimap),
-             "action_render": (recorded.render_screen, recorded.render_minimap, watcher.render_screen,
-                               watcher.render_minimap)}
+    kinds = {
+        "action_feature_layer": (recorded.screen, recorded.minimap, watcher.screen, watcher.minimap),
+        "action_render": (
+            recorded.render_screen,
+            recorded.render_minimap,
+            watcher.render_screen,
+            watcher.render_minimap,
+        ),
+    }
     source = next((kind for kind in kinds if action.HasField(kind)), None)
     if source is None:
         return action
@@ -149,13 +176,22 @@ def rescale(action: sc_pb.Action, recorded: Interface, watcher: Interface, defin
     out.ClearField(source)
     for target in targets:
         getattr(out, target).CopyFrom(getattr(action, source))
-        _move_points(getattr(out, target), old_screen, old_minimap, *kinds[target][2:], recorded, watcher,
-                     definition)
+        _move_points(
+            getattr(out, target), old_screen, old_minimap, *kinds[target][2:], recorded, watcher, definition
+        )
     return out
 
 
-def _move_points(spatial, old_screen, old_minimap, new_screen, new_minimap, recorded: Interface,
-                 watcher: Interface, definition: MapDefinition) -> None:
+def _move_points(
+    spatial,
+    old_screen,
+    old_minimap,
+    new_screen,
+    new_minimap,
+    recorded: Interface,
+    watcher: Interface,
+    definition: MapDefinition,
+) -> None:
     screen_points, minimap_points = [], []
     kind = spatial.WhichOneof("action")
     if kind == "unit_command":
@@ -173,11 +209,21 @@ def _move_points(spatial, old_screen, old_minimap, new_screen, new_minimap, reco
             screen_points += [rect.p0, rect.p1]
     views = []
     if screen_points and old_screen and new_screen:
-        views.append((screen_points, screen_view((0.0, 0.0), recorded.width, old_screen),
-                      screen_view((0.0, 0.0), watcher.width, new_screen)))
+        views.append(
+            (
+                screen_points,
+                screen_view((0.0, 0.0), recorded.width, old_screen),
+                screen_view((0.0, 0.0), watcher.width, new_screen),
+            )
+        )
     if minimap_points and old_minimap and new_minimap:
-        views.append((minimap_points, minimap_view(definition, old_minimap, recorded.crop),
-                      minimap_view(definition, new_minimap, watcher.crop)))
+        views.append(
+            (
+                minimap_points,
+                minimap_view(definition, old_minimap, recorded.crop),
+                minimap_view(definition, new_minimap, watcher.crop),
+            )
+        )
     for points, old, new in views:
         if old == new:
             continue

@@ -54,8 +54,11 @@ class Production:
         provided = _FOOD_PROVIDED[kinds]
         complete = w.build_progress[mine] >= 1
         cap = (provided * complete).sum()
-        return (float(_FOOD_REQUIRED[kinds].sum()), (mine & _PRODUCER[w.type_id]).nonzero()[0].tolist(),
-                float(min(cap, MAX_FOOD)))
+        return (
+            float(_FOOD_REQUIRED[kinds].sum()),
+            (mine & _PRODUCER[w.type_id]).nonzero()[0].tolist(),
+            float(min(cap, MAX_FOOD)),
+        )
 
     # ---- orders -------------------------------------------------------------------------------------
     def can_queue(self, i: int, ability: int) -> int:
@@ -96,7 +99,9 @@ class Production:
     def _finished_producers(self) -> list[int]:
         """Rows of finished structures that train units (kept per rows)."""
         w = self.world
-        return w.per_rows("producers", lambda: (_PRODUCER[w.type_id] & (w.build_progress >= 1)).nonzero()[0].tolist())
+        return w.per_rows(
+            "producers", lambda: (_PRODUCER[w.type_id] & (w.build_progress >= 1)).nonzero()[0].tolist()
+        )
 
     def _producers(self) -> list[int]:
         orders = self.world.orders
@@ -144,7 +149,9 @@ class Production:
             return
         for player in self.game.players.values():
             pid = player.player_id
-            mine = w.per_rows(("producers of", pid), lambda pid=pid: [i for i in producers if w.owner[i] == pid])
+            mine = w.per_rows(
+                ("producers of", pid), lambda pid=pid: [i for i in producers if w.owner[i] == pid]
+            )
             player.stats.idle_production_loops += t * len(set(mine) - set(busy))
 
     def _emerge(self, i: int, unit_type) -> None:
@@ -154,8 +161,11 @@ class Production:
         rally = g.orders.rally.get(producer)
         goal = None
         if rally is not None:
-            goal = rally.point if not rally.target_tag else (
-                tuple(w.pos[w.slot(rally.target_tag)]) if w.exists(rally.target_tag) else None)
+            goal = (
+                rally.point
+                if not rally.target_tag
+                else (tuple(w.pos[w.slot(rally.target_tag)]) if w.exists(rally.target_tag) else None)
+            )
         direction = _DEFAULT_EXIT if goal is None else np.asarray(goal) - w.pos[i]
         norm = float(np.hypot(*direction)) or 1.0
         spot = w.pos[i] + direction / norm * (w.radius[i] + unit_type.radius + 0.1)
@@ -165,8 +175,11 @@ class Production:
         if rally is None or goal is None:
             return
         j = w.slot(tag)
-        order: Order | int = Order(MOVE, point=rally.point) if not rally.target_tag else Order(
-            MOVE, target_tag=rally.target_tag)
+        order: Order | int = (
+            Order(MOVE, point=rally.point)
+            if not rally.target_tag
+            else Order(MOVE, target_tag=rally.target_tag)
+        )
         if rally.target_tag and unit_type.worker:
             target_type = w.types[w.slot(rally.target_tag)]
             if target_type.harvest is not None:

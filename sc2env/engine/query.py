@@ -38,7 +38,6 @@ def _abilities(game: Game, tag: int, ignore_resources: bool) -> query_pb2.Respon
     return answer
 
 
-
 def _placement(game: Game, ability_id: int, x: float, y: float) -> int:
     """Whether the structure `ability_id` builds may stand centred at (x, y): Success or the game's error."""
     built = BUILT_BY.get(ability_id)

@@ -42,8 +42,12 @@ class View:
         return (self.left + (i + 0.5) * self.scale, self.top - (j + 0.5) * self.scale)
 
     def contains(self, x, y):
-        return (np.asarray(x) >= self.left) & (np.asarray(x) < self.left + self.width * self.scale) & (
-            np.asarray(y) <= self.top) & (np.asarray(y) > self.top - self.height * self.scale)
+        return (
+            (np.asarray(x) >= self.left)
+            & (np.asarray(x) < self.left + self.width * self.scale)
+            & (np.asarray(y) <= self.top)
+            & (np.asarray(y) > self.top - self.height * self.scale)
+        )
 
 
 @functools.lru_cache(maxsize=256)  # views are asked for several times per step, and are immutable
@@ -73,7 +77,7 @@ class Terrain:
         b = definition.playable_area
         cx = np.arange(w) + 0.5
         cy = np.arange(h) + 0.5
-        inside = ((cx[None, :] > b.x0) & (cx[None, :] < b.x1) & (cy[:, None] > b.y0) & (cy[:, None] < b.y1))
+        inside = (cx[None, :] > b.x0) & (cx[None, :] < b.x1) & (cy[:, None] > b.y0) & (cy[:, None] < b.y1)
         self.size = (w, h)
         self.height = np.full((h, w), round((definition.terrain_height + 16) * 255 / 32), np.uint8)
         self.pathable = inside
@@ -113,24 +117,45 @@ class Terrain:
 # Sources: "terrain:<grid>", "visibility" (fog of war), "unit:<value>", "density", "density_aa", "camera",
 # or "zero" for what the engine does not model (a mechanic adds its source here).
 SCREEN_LAYERS = (
-    ("height_map", 1, 8, "terrain:height"), ("visibility_map", 2, 8, "visibility"),
-    ("creep", 3, 1, "terrain:creep"), ("power", 4, 1, "zero"), ("player_id", 5, 8, "unit:player_id"),
-    ("unit_type", 6, 32, "unit:unit_type"), ("selected", 7, 1, "unit:selected"),
-    ("unit_hit_points", 8, 32, "unit:health"), ("unit_energy", 9, 32, "unit:energy"),
-    ("unit_shields", 10, 32, "unit:shields"), ("player_relative", 11, 8, "unit:player_relative"),
-    ("unit_density_aa", 14, 8, "density_aa"), ("unit_density", 15, 8, "density"),
-    ("unit_hit_points_ratio", 17, 8, "unit:health_ratio"), ("unit_energy_ratio", 18, 8, "unit:energy_ratio"),
-    ("unit_shields_ratio", 19, 8, "unit:shields_ratio"), ("effects", 20, 8, "zero"),
-    ("hallucinations", 21, 1, "zero"), ("cloaked", 22, 1, "zero"), ("blip", 23, 1, "zero"),
-    ("buffs", 24, 32, "unit:buff"), ("active", 25, 1, "unit:active"), ("buff_duration", 26, 8, "zero"),
-    ("build_progress", 27, 8, "unit:build_progress"), ("buildable", 28, 1, "terrain:buildable"),
-    ("pathable", 29, 1, "terrain:pathable"), ("placeholder", 30, 1, "zero"),
+    ("height_map", 1, 8, "terrain:height"),
+    ("visibility_map", 2, 8, "visibility"),
+    ("creep", 3, 1, "terrain:creep"),
+    ("power", 4, 1, "zero"),
+    ("player_id", 5, 8, "unit:player_id"),
+    ("unit_type", 6, 32, "unit:unit_type"),
+    ("selected", 7, 1, "unit:selected"),
+    ("unit_hit_points", 8, 32, "unit:health"),
+    ("unit_energy", 9, 32, "unit:energy"),
+    ("unit_shields", 10, 32, "unit:shields"),
+    ("player_relative", 11, 8, "unit:player_relative"),
+    ("unit_density_aa", 14, 8, "density_aa"),
+    ("unit_density", 15, 8, "density"),
+    ("unit_hit_points_ratio", 17, 8, "unit:health_ratio"),
+    ("unit_energy_ratio", 18, 8, "unit:energy_ratio"),
+    ("unit_shields_ratio", 19, 8, "unit:shields_ratio"),
+    ("effects", 20, 8, "zero"),
+    ("hallucinations", 21, 1, "zero"),
+    ("cloaked", 22, 1, "zero"),
+    ("blip", 23, 1, "zero"),
+    ("buffs", 24, 32, "unit:buff"),
+    ("active", 25, 1, "unit:active"),
+    ("buff_duration", 26, 8, "zero"),
+    ("build_progress", 27, 8, "unit:build_progress"),
+    ("buildable", 28, 1, "terrain:buildable"),
+    ("pathable", 29, 1, "terrain:pathable"),
+    ("placeholder", 30, 1, "zero"),
 )
 MINIMAP_LAYERS = (
-    ("height_map", 1, 8, "terrain:height"), ("visibility_map", 2, 8, "visibility"),
-    ("creep", 3, 1, "terrain:creep"), ("camera", 4, 1, "camera"), ("player_id", 5, 8, "unit:player_id"),
-    ("player_relative", 6, 8, "unit:player_relative"), ("selected", 7, 1, "unit:selected"),
-    ("unit_type", 8, 32, "unit:unit_type"), ("alerts", 9, 1, "zero"), ("buildable", 10, 1, "terrain:buildable"),
+    ("height_map", 1, 8, "terrain:height"),
+    ("visibility_map", 2, 8, "visibility"),
+    ("creep", 3, 1, "terrain:creep"),
+    ("camera", 4, 1, "camera"),
+    ("player_id", 5, 8, "unit:player_id"),
+    ("player_relative", 6, 8, "unit:player_relative"),
+    ("selected", 7, 1, "unit:selected"),
+    ("unit_type", 8, 32, "unit:unit_type"),
+    ("alerts", 9, 1, "zero"),
+    ("buildable", 10, 1, "terrain:buildable"),
     ("pathable", 11, 1, "terrain:pathable"),
 )
 MINIMAP_LAYERS_FAIR = tuple(layer for layer in MINIMAP_LAYERS if layer[0] != "unit_type")
@@ -183,14 +208,21 @@ class LayerRenderer:
         self._frames: dict[tuple, _Frame] = {}
         self._densities = any(source.startswith("density") for _, _, _, source in layers)
         # The unit layers: (layer position, bits per pixel, row of unit_values).
-        self._unit_layers = [(n, bpp, VALUE_ROW[source[5:]]) for n, (_, _, bpp, source) in enumerate(layers)
-                             if source.startswith("unit:")]
+        self._unit_layers = [
+            (n, bpp, VALUE_ROW[source[5:]])
+            for n, (_, _, bpp, source) in enumerate(layers)
+            if source.startswith("unit:")
+        ]
         # The other layers redrawn every frame: (position, source); the rest of the table stays as encoded.
-        self._redrawn = [(n, source) for n, (_, _, _, source) in enumerate(layers)
-                         if source in ("density", "density_aa", "visibility")]
+        self._redrawn = [
+            (n, source)
+            for n, (_, _, _, source) in enumerate(layers)
+            if source in ("density", "density_aa", "visibility")
+        ]
 
-    def render(self, view: View, world: World, player: Player, frames: FrameCache,
-               camera: View | None = None) -> list[bytes | bytearray]:
+    def render(
+        self, view: View, world: World, player: Player, frames: FrameCache, camera: View | None = None
+    ) -> list[bytes | bytearray]:
         """The serialized FeatureLayers (or FeatureLayersMinimap) message for this frame, as byte pieces.
 
         The pieces are reused by the next call: copy them (b"".join) before rendering again.
@@ -266,7 +298,7 @@ class LayerRenderer:
         data = np.frombuffer(buffer, np.uint8)
         pixels = {}
         for n, (start, size) in slots.items():
-            block = data[start:start + size]
+            block = data[start : start + size]
             pixels[n] = block.view("<i4") if self.layers[n][2] == 32 else block
         if len(self._frames) > 64:
             self._frames.clear()
@@ -280,7 +312,9 @@ class LayerRenderer:
         if source.startswith("terrain:"):
             return encode(bpp, self.terrain.sample(view, getattr(self.terrain, source[8:])))
         if source == "visibility":  # without fog: the revealed area is always visible
-            return encode(bpp, self.terrain.sample(view, np.where(self.terrain.revealed, 2, 0).astype(np.uint8)))
+            return encode(
+                bpp, self.terrain.sample(view, np.where(self.terrain.revealed, 2, 0).astype(np.uint8))
+            )
         if source == "camera":
             i = np.arange(view.width)
             j = np.arange(view.height)
@@ -288,7 +322,11 @@ class LayerRenderer:
             y = view.top - (j + 0.5) * view.scale
             cam_r = camera.left + camera.width * camera.scale
             cam_b = camera.top - camera.height * camera.scale
-            inside = (x[None, :] >= camera.left) & (x[None, :] <= cam_r) & (y[:, None] <= camera.top) & (
-                y[:, None] >= cam_b)
+            inside = (
+                (x[None, :] >= camera.left)
+                & (x[None, :] <= cam_r)
+                & (y[:, None] <= camera.top)
+                & (y[:, None] >= cam_b)
+            )
             return encode(bpp, inside)
         return None

@@ -83,7 +83,9 @@ class Replay:
 
     @property
     def duration_seconds(self) -> float:
-        return self.game_loop / REALTIME_LOOPS_PER_SECOND  # real seconds at "faster" speed, as the game counts
+        return (
+            self.game_loop / REALTIME_LOOPS_PER_SECOND
+        )  # real seconds at "faster" speed, as the game counts
 
     @property
     def apm(self) -> int:
@@ -94,29 +96,54 @@ class Replay:
 def record(game: Game) -> Replay:
     """The replay of `game`'s current episode up to now (from join or the latest restart)."""
     return Replay(
-        sc2env_version=__version__, game_version=GAME_VERSION, data_version=DATA_VERSION,
-        base_build=BASE_BUILD, data_build=DATA_BUILD, map_name=game.definition.name,
-        map_path=game.definition.path, map_definition=game.definition.source, seed=game.seed,
-        rng_state=game.episode_rng_state, disable_fog=game.disable_fog, realtime=game.realtime,
+        sc2env_version=__version__,
+        game_version=GAME_VERSION,
+        data_version=DATA_VERSION,
+        base_build=BASE_BUILD,
+        data_build=DATA_BUILD,
+        map_name=game.definition.name,
+        map_path=game.definition.path,
+        map_definition=game.definition.source,
+        seed=game.seed,
+        rng_state=game.episode_rng_state,
+        disable_fog=game.disable_fog,
+        realtime=game.realtime,
         player=RecordedPlayer(game.player.player_id, game.race_requested, game.race, game.player_name),
-        interface_options=game.interface.options.SerializeToString(), game_loop=game.game_loop,
-        result=game.result, score=int(game.player.score), inputs=tuple(game.inputs))
+        interface_options=game.interface.options.SerializeToString(),
+        game_loop=game.game_loop,
+        result=game.result,
+        score=int(game.player.score),
+        inputs=tuple(game.inputs),
+    )
 
 
 def encode(replay: Replay) -> bytes:
     """The replay as bytes: b"sc2env-replay/1\\n", then zlib-compressed UTF-8 JSON (see docs/engine.md)."""
     b64 = _b64encode
     header = {
-        "sc2env_version": replay.sc2env_version, "game_version": replay.game_version,
-        "data_version": replay.data_version, "base_build": replay.base_build, "data_build": replay.data_build,
-        "map_name": replay.map_name, "map_path": replay.map_path,
+        "sc2env_version": replay.sc2env_version,
+        "game_version": replay.game_version,
+        "data_version": replay.data_version,
+        "base_build": replay.base_build,
+        "data_build": replay.data_build,
+        "map_name": replay.map_name,
+        "map_path": replay.map_path,
         "map_definition": b64(replay.map_definition),
-        "seed": replay.seed, "rng_state": replay.rng_state, "disable_fog": replay.disable_fog,
+        "seed": replay.seed,
+        "rng_state": replay.rng_state,
+        "disable_fog": replay.disable_fog,
         "realtime": replay.realtime,
-        "player": {"player_id": replay.player.player_id, "race_requested": replay.player.race_requested,
-                   "race_actual": replay.player.race_actual, "name": replay.player.name},
-        "interface_options": b64(replay.interface_options), "game_loop": replay.game_loop,
-        "result": replay.result, "score": replay.score, "action_count": replay.action_count,
+        "player": {
+            "player_id": replay.player.player_id,
+            "race_requested": replay.player.race_requested,
+            "race_actual": replay.player.race_actual,
+            "name": replay.player.name,
+        },
+        "interface_options": b64(replay.interface_options),
+        "game_loop": replay.game_loop,
+        "result": replay.result,
+        "score": replay.score,
+        "action_count": replay.action_count,
         "inputs": [entry if entry.__class__ is int else b64(entry) for entry in replay.inputs],
     }
     body = json.dumps(header, separators=(",", ":")).encode()
@@ -127,14 +154,18 @@ def read(request: sc_pb.RequestReplayInfo | sc_pb.RequestStartReplay) -> Replay:
     """The replay a replay_info or start_replay request names (its `replay_path` or `replay_data`)."""
     which = request.WhichOneof("replay")
     if which is None:
-        raise ReplayError("MissingReplay", f"no replay given: set replay_path (a file the engine can read) "
-                                           f"or replay_data ({_WRITE_HOW})")
+        raise ReplayError(
+            "MissingReplay",
+            f"no replay given: set replay_path (a file the engine can read) or replay_data ({_WRITE_HOW})",
+        )
     if which == "replay_data":
         return decode(request.replay_data)
     path = request.replay_path
     if not path:
-        raise ReplayError("InvalidReplayPath", "replay_path is empty: give the path of a replay file, or its "
-                                               "bytes as replay_data")
+        raise ReplayError(
+            "InvalidReplayPath",
+            "replay_path is empty: give the path of a replay file, or its bytes as replay_data",
+        )
     try:
         # Non-blocking open and regular files only: a FIFO or /dev/stdin would block the engine forever, and
         # /dev/zero would be read until memory runs out. An embedded NUL raises ValueError.
@@ -143,48 +174,73 @@ def read(request: sc_pb.RequestReplayInfo | sc_pb.RequestStartReplay) -> Replay:
                 raise OSError(errno.EINVAL, "not a regular file (a directory, device or FIFO)")
             data = f.read(MAX_INFLATED_BYTES + 1)  # compressed, no replay we wrote comes near this
     except (OSError, ValueError) as e:
-        raise ReplayError("InvalidReplayPath", (
-            f"cannot read replay_path {path!r} (on the engine's machine: {os.path.abspath(path)}): "
-            f"{getattr(e, 'strerror', None) or e}; give a path the engine process can read (absolute paths are "
-            "safest), or send the file's bytes as replay_data")) from None
+        raise ReplayError(
+            "InvalidReplayPath",
+            (
+                f"cannot read replay_path {path!r} (on the engine's machine: {os.path.abspath(path)}): "
+                f"{getattr(e, 'strerror', None) or e}; give a path the engine process can read (absolute paths are "
+                "safest), or send the file's bytes as replay_data"
+            ),
+        ) from None
     return decode(data)
 
 
 def decode(data: bytes) -> Replay:
     """Parse replay bytes; ReplayError says what is wrong with them."""
     if data[:4] in _MPQ_HEADERS:
-        raise ReplayError("InvalidReplayData", (
-            "this is a StarCraft II replay (an MPQ archive, .SC2Replay) recorded by the real game; the "
-            "built-in engine plays only replays it recorded itself (save_replay on engine='builtin'). Watch "
-            "real-game replays with the real StarCraft II binary (engine='sc2')"))
+        raise ReplayError(
+            "InvalidReplayData",
+            (
+                "this is a StarCraft II replay (an MPQ archive, .SC2Replay) recorded by the real game; the "
+                "built-in engine plays only replays it recorded itself (save_replay on engine='builtin'). Watch "
+                "real-game replays with the real StarCraft II binary (engine='sc2')"
+            ),
+        )
     if not data.startswith(MAGIC):
         got = "empty data" if not data else f"it starts with {bytes(data[:16])!r}"
         raise ReplayError("InvalidReplayData", f"not an sc2env replay ({got}, not {MAGIC!r}): {_WRITE_HOW}")
     line_end = data.find(b"\n", len(MAGIC), len(MAGIC) + 12)
-    version = data[len(MAGIC):line_end]
+    version = data[len(MAGIC) : line_end]
     if line_end < 0 or not version.isdigit() or int(version) < 1:
-        raise ReplayError("ParsingError", f"an sc2env replay whose first line is damaged "
-                                          f"({bytes(data[:len(MAGIC) + 12])!r}): {_WRITE_HOW}")
+        raise ReplayError(
+            "ParsingError",
+            f"an sc2env replay whose first line is damaged "
+            f"({bytes(data[: len(MAGIC) + 12])!r}): {_WRITE_HOW}",
+        )
     if int(version) > FORMAT_VERSION:
-        raise ReplayError("InvalidReplayData", (
-            f"this replay is in sc2env replay format {int(version)}, written by a newer sc2env; sc2env "
-            f"{__version__} reads format {FORMAT_VERSION}: install a newer sc2env to watch it"))
+        raise ReplayError(
+            "InvalidReplayData",
+            (
+                f"this replay is in sc2env replay format {int(version)}, written by a newer sc2env; sc2env "
+                f"{__version__} reads format {FORMAT_VERSION}: install a newer sc2env to watch it"
+            ),
+        )
     inflate = zlib.decompressobj()
     try:
-        body = inflate.decompress(data[line_end + 1:], MAX_INFLATED_BYTES)
+        body = inflate.decompress(data[line_end + 1 :], MAX_INFLATED_BYTES)
     except zlib.error as e:
-        raise ReplayError("ParsingError",
-                          f"the replay's data is corrupted ({e}): {_WRITE_HOW}, unchanged") from None
+        raise ReplayError(
+            "ParsingError", f"the replay's data is corrupted ({e}): {_WRITE_HOW}, unchanged"
+        ) from None
     if inflate.unconsumed_tail:  # a few kB per minute of play: this much is no replay we wrote
-        raise ReplayError("InvalidReplayData", (
-            f"the replay's data inflates to more than {MAX_INFLATED_BYTES >> 20} MiB, which no episode of the "
-            f"built-in engine comes near: {_WRITE_HOW}"))
+        raise ReplayError(
+            "InvalidReplayData",
+            (
+                f"the replay's data inflates to more than {MAX_INFLATED_BYTES >> 20} MiB, which no episode of the "
+                f"built-in engine comes near: {_WRITE_HOW}"
+            ),
+        )
     if not inflate.eof:
-        raise ReplayError("ParsingError", f"the replay is truncated (its compressed data stops early, after "
-                                          f"{len(data)} bytes): {_WRITE_HOW}, whole")
+        raise ReplayError(
+            "ParsingError",
+            f"the replay is truncated (its compressed data stops early, after "
+            f"{len(data)} bytes): {_WRITE_HOW}, whole",
+        )
     if inflate.unused_data:
-        raise ReplayError("ParsingError", f"{len(inflate.unused_data)} unexpected bytes after the replay's "
-                                          f"data: {_WRITE_HOW}, unchanged")
+        raise ReplayError(
+            "ParsingError",
+            f"{len(inflate.unused_data)} unexpected bytes after the replay's data: {_WRITE_HOW}, unchanged",
+        )
     try:
         header = json.loads(body)
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
@@ -218,17 +274,30 @@ def _replay_from(header) -> Replay:
     seed = None if header.get("seed") is None else _get(header, "seed", int, _UINT32)
     result = None if header.get("result") is None else _get(header, "result", int, _RESULTS)
     return Replay(
-        sc2env_version=_get(header, "sc2env_version", str), game_version=_get(header, "game_version", str),
-        data_version=_get(header, "data_version", str), base_build=_get(header, "base_build", int, _UINT32),
-        data_build=_get(header, "data_build", int, _UINT32), map_name=_get(header, "map_name", str),
+        sc2env_version=_get(header, "sc2env_version", str),
+        game_version=_get(header, "game_version", str),
+        data_version=_get(header, "data_version", str),
+        base_build=_get(header, "base_build", int, _UINT32),
+        data_build=_get(header, "data_build", int, _UINT32),
+        map_name=_get(header, "map_name", str),
         map_path=_get(header, "map_path", str),
         map_definition=_b64decode(_get(header, "map_definition", str), "map_definition"),
-        seed=seed, rng_state=rng_state, disable_fog=_get(header, "disable_fog", bool),
+        seed=seed,
+        rng_state=rng_state,
+        disable_fog=_get(header, "disable_fog", bool),
         realtime=_get(header, "realtime", bool),
-        player=RecordedPlayer(_get(player, "player_id", int, _UINT32), _get(player, "race_requested", int, _RACES),
-                              _get(player, "race_actual", int, _RACES), _get(player, "name", str)),
-        interface_options=options, game_loop=_get(header, "game_loop", int, _UINT32), result=result,
-        score=_get(header, "score", int, _INT32), inputs=tuple(inputs))
+        player=RecordedPlayer(
+            _get(player, "player_id", int, _UINT32),
+            _get(player, "race_requested", int, _RACES),
+            _get(player, "race_actual", int, _RACES),
+            _get(player, "name", str),
+        ),
+        interface_options=options,
+        game_loop=_get(header, "game_loop", int, _UINT32),
+        result=result,
+        score=_get(header, "score", int, _INT32),
+        inputs=tuple(inputs),
+    )
 
 
 # What the header's numbers travel as in sc2api messages: a value outside is an edited header.

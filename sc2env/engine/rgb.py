@@ -15,8 +15,9 @@ if TYPE_CHECKING:
 
 # Index = player_relative (none, self, ally, neutral, enemy); selected units are drawn lighter.
 _UNIT_COLOURS = np.array([[0, 0, 0], [40, 170, 60], [60, 120, 220], [80, 200, 220], [210, 50, 40]], np.uint8)
-_SELECTED_COLOURS = np.array([[0, 0, 0], [150, 255, 150], [150, 190, 255], [170, 240, 255], [255, 150, 140]],
-                             np.uint8)
+_SELECTED_COLOURS = np.array(
+    [[0, 0, 0], [150, 255, 150], [150, 190, 255], [170, 240, 255], [255, 150, 140]], np.uint8
+)
 _GROUND = np.array([70, 64, 52], np.uint8)
 _OFF_MAP = np.array([0, 0, 0], np.uint8)
 _CAMERA = np.array([255, 255, 255], np.uint8)
@@ -38,12 +39,13 @@ def draw(game: Game, view: View, camera: View | None = None) -> np.ndarray:
         image = np.where((index > 0)[..., None], palette, image).astype(np.uint8)
     if camera is not None:
         x0, y0 = view.world_to_pixel(camera.left, camera.top)
-        x1, y1 = view.world_to_pixel(camera.left + camera.width * camera.scale,
-                                     camera.top - camera.height * camera.scale)
+        x1, y1 = view.world_to_pixel(
+            camera.left + camera.width * camera.scale, camera.top - camera.height * camera.scale
+        )
         i0, i1 = (int(np.clip(np.rint(v), 0, view.width - 1)) for v in (x0, x1))
         j0, j1 = (int(np.clip(np.rint(v), 0, view.height - 1)) for v in (y0, y1))
-        image[j0:j1 + 1, [i0, i1]] = _CAMERA
-        image[[j0, j1], i0:i1 + 1] = _CAMERA
+        image[j0 : j1 + 1, [i0, i1]] = _CAMERA
+        image[[j0, j1], i0 : i1 + 1] = _CAMERA
     return image
 
 

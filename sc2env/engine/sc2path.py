@@ -22,7 +22,7 @@ def make_sc2path(root: str | os.PathLike, python: str = sys.executable) -> pathl
     root = pathlib.Path(root).expanduser().resolve()
     binary = root / "Versions" / f"Base{BASE_BUILD:05d}" / "SC2_x64"
     binary.parent.mkdir(parents=True, exist_ok=True)
-    binary.write_text(f"#!/bin/sh\nexec {shlex.quote(python)} -m sc2env.engine \"$@\"\n")
+    binary.write_text(f'#!/bin/sh\nexec {shlex.quote(python)} -m sc2env.engine "$@"\n')
     binary.chmod(binary.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     maps = root / "Maps" / "mini_games"
     maps.mkdir(parents=True, exist_ok=True)

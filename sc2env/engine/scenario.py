@@ -22,15 +22,26 @@ _PLACED = {"spawn": "at", "recreate": "at", "arrange": "at", "move_unit": "to", 
 # instead of quietly taking its default. `if` holds its condition; its branches sit beside it.
 _ACTION_FIELDS = {
     "spawn": {"type", "group", "count", "owner", "at", "facing", "health", "select"},
-    "recreate": {"group", "at"}, "arrange": {"group", "at"}, "move_unit": {"unit", "to"},
-    "set_anchor": {"name", "at"}, "remove": {"all_except", "group"},
-    "order": {"units", "ability", "target", "point", "queued"}, "give": {"to", "minerals", "vespene"},
-    "set_player": {"player", "minerals", "vespene"}, "score": {"player", "add", "set", "track"},
-    "select": {"player", "group", "add"}, "end_game": {"result"}, "if": {"group_count"},
+    "recreate": {"group", "at"},
+    "arrange": {"group", "at"},
+    "move_unit": {"unit", "to"},
+    "set_anchor": {"name", "at"},
+    "remove": {"all_except", "group"},
+    "order": {"units", "ability", "target", "point", "queued"},
+    "give": {"to", "minerals", "vespene"},
+    "set_player": {"player", "minerals", "vespene"},
+    "score": {"player", "add", "set", "track"},
+    "select": {"player", "group", "add"},
+    "end_game": {"result"},
+    "if": {"group_count"},
 }
 _CONDITION_FIELDS = {"group", "at_least", "at_most", "equals"}
-_EVENT_FIELDS = {"near": {"group", "other", "distance", "measure"}, "every_loop": set(),
-                 "unit_died": {"owner", "type", "group"}, "unit_created": {"owner", "type", "group"}}
+_EVENT_FIELDS = {
+    "near": {"group", "other", "distance", "measure"},
+    "every_loop": set(),
+    "unit_died": {"owner", "type", "group"},
+    "unit_created": {"owner", "type", "group"},
+}
 
 
 class Scenario:
@@ -65,12 +76,15 @@ class Scenario:
     @staticmethod
     def validate(definition: MapDefinition) -> None:
         """Check every action, event and reference up front so a broken definition fails at create_game."""
+
         def actions(items, where):
             if not isinstance(items, list):
                 raise MapDefinitionError(f"{where}: expected a list of actions")
             for n, item in enumerate(items):
                 if not (isinstance(item, dict) and len(item) >= 1):
-                    raise MapDefinitionError(f"{where}[{n}]: an action is an object like {{'spawn': {{...}}}}")
+                    raise MapDefinitionError(
+                        f"{where}[{n}]: an action is an object like {{'spawn': {{...}}}}"
+                    )
                 name = next(iter(item))
                 here = f"{where}[{n}]"
                 if not hasattr(Scenario, f"_do_{name}"):
@@ -97,12 +111,14 @@ class Scenario:
                         raise MapDefinitionError(f"{here}.{name}: {e.args[0]}") from None
                 if name == "end_game":
                     if not isinstance(body, dict):
-                        raise MapDefinitionError(f"{here}.end_game: expected an object like {{\"result\": "
-                                                 f"\"Victory\"}}, got {body!r}")
+                        raise MapDefinitionError(
+                            f'{here}.end_game: expected an object like {{"result": "Victory"}}, got {body!r}'
+                        )
                     result = body.get("result", "Tie")
                     if not (isinstance(result, str) and result in RESULTS):
-                        raise MapDefinitionError(f"{here}.end_game.result: expected one of {tuple(RESULTS)}, got "
-                                                 f"{result!r}")
+                        raise MapDefinitionError(
+                            f"{here}.end_game.result: expected one of {tuple(RESULTS)}, got {result!r}"
+                        )
                 if name == "order" and body.get("ability") not in ABILITIES:
                     raise MapDefinitionError(f"{here}.order: unknown ability {body.get('ability')!r}")
                 if name in _PLACED and _PLACED[name] in body:
@@ -117,9 +133,10 @@ class Scenario:
             check_fields(trigger, {"when", "do"}, f"triggers[{n}]")
             when = trigger.get("when", {})
             if not (isinstance(when, dict) and len(when) == 1 and next(iter(when)) in EVENTS):
-                raise MapDefinitionError(f"triggers[{n}].when: expected one of "
-                                         + ", ".join(f"{{'{e}': ...}}" for e in EVENTS))
-            (event, spec), = when.items()
+                raise MapDefinitionError(
+                    f"triggers[{n}].when: expected one of " + ", ".join(f"{{'{e}': ...}}" for e in EVENTS)
+                )
+            ((event, spec),) = when.items()
             check_fields(spec, _EVENT_FIELDS[event], f"triggers[{n}].when.{event}")
             actions(trigger.get("do", []), f"triggers[{n}].do")
 
@@ -238,12 +255,15 @@ class Scenario:
         return dist <= spec["distance"]
 
     def _check(self, condition: dict) -> bool:
-        (name, spec), = condition.items()
+        ((name, spec),) = condition.items()
         if name != "group_count":
             raise MapDefinitionError(f"unknown condition {name!r}; known: group_count")
         count = len(self.alive(spec["group"]))
-        return (count <= spec.get("at_most", count) and count >= spec.get("at_least", count)
-                and count == spec.get("equals", count))
+        return (
+            count <= spec.get("at_most", count)
+            and count >= spec.get("at_least", count)
+            and count == spec.get("equals", count)
+        )
 
     @staticmethod
     def _property(player, name: str) -> float:
@@ -301,7 +321,11 @@ class Scenario:
         new = []
         for tag, (x, y) in zip(old, np.asarray(points).tolist()):
             i = self.world.slot(tag)
-            unit_type, owner, life = self.world.types[i], int(self.world.owner[i]), float(self.world.health[i])
+            unit_type, owner, life = (
+                self.world.types[i],
+                int(self.world.owner[i]),
+                float(self.world.health[i]),
+            )
             facing = float(self.world.facing[i])
             self.game.remove_unit(tag)
             new_tag = self.game.spawn_unit(unit_type, owner, x, y, facing, place=True)
@@ -321,8 +345,9 @@ class Scenario:
         rows = [w.slot(tag) for tag in tags]
         hidden = w.hidden[rows].copy()
         w.hidden[rows] = True  # the group's old places don't block its new ones
-        for tag, row, was_hidden, (x, y) in zip(tags, rows, hidden,
-                                                placements.points(self, spec["at"], len(tags)).tolist()):
+        for tag, row, was_hidden, (x, y) in zip(
+            tags, rows, hidden, placements.points(self, spec["at"], len(tags)).tolist()
+        ):
             w.teleport(tag, *w.free_spot(x, y, float(w.radius[row])))
             w.hidden[row] = was_hidden
         w.settle()

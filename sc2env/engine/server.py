@@ -55,8 +55,14 @@ class Server:
     when `should_stop()` turns true or `handle` asks to quit (`quit_requested()`).
     """
 
-    def __init__(self, host: str, port: int, handle: Callable[[bytes], Answer], quit_requested: Callable[[], bool],
-                 spin_wait_s: float = 0.0):
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        handle: Callable[[bytes], Answer],
+        quit_requested: Callable[[], bool],
+        spin_wait_s: float = 0.0,
+    ):
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self.listener = socket.create_server((host, port), family=family, backlog=16)
         self.handle = handle
@@ -93,8 +99,10 @@ class Server:
 
     @staticmethod
     def _handshake_overdue(client: _Client) -> bool:
-        return (client.protocol.state is State.CONNECTING
-                and time.monotonic() - client.accepted_at > HANDSHAKE_TIMEOUT_S)
+        return (
+            client.protocol.state is State.CONNECTING
+            and time.monotonic() - client.accepted_at > HANDSHAKE_TIMEOUT_S
+        )
 
     def _accept(self) -> None:
         try:
@@ -225,7 +233,7 @@ class Server:
         client.pending = 0
         try:
             for i in range(0, len(buffers), _IOV_MAX):  # sendmsg takes at most IOV_MAX buffers (EMSGSIZE)
-                chunk = buffers[i:i + _IOV_MAX]
+                chunk = buffers[i : i + _IOV_MAX]
                 sent = client.sock.sendmsg(chunk)
                 if sent < sum(map(len, chunk)):
                     client.sock.sendall(b"".join(chunk)[sent:])
@@ -292,13 +300,15 @@ def _parse(buffer: bytearray, frames: list) -> tuple[int, ValueError | None]:
         head, size = buffer[start], buffer[start + 1]
         opcode, fin = head & 0x0F, bool(head & 0x80)
         if head & 0x70 or not size & 0x80 or opcode not in _OPCODES:
-            return start, ValueError("websocket protocol error: reserved bits, unmasked frame or unknown opcode")
+            return start, ValueError(
+                "websocket protocol error: reserved bits, unmasked frame or unknown opcode"
+            )
         length, offset = size & 0x7F, start + 2
         if length >= 126:
             width = 2 if length == 126 else 8
             if end - offset < width:
                 break
-            length = int.from_bytes(buffer[offset:offset + width], "big")
+            length = int.from_bytes(buffer[offset : offset + width], "big")
             offset += width
             if length >> 63:
                 return start, ValueError("websocket protocol error: a 64-bit length with its high bit set")
@@ -306,7 +316,9 @@ def _parse(buffer: bytearray, frames: list) -> tuple[int, ValueError | None]:
             return start, ValueError("websocket protocol error: control frames are short and unfragmented")
         if end - offset < 4 + length:
             break
-        frames.append((opcode, fin, apply_mask(buffer[offset + 4:offset + 4 + length], buffer[offset:offset + 4])))
+        frames.append(
+            (opcode, fin, apply_mask(buffer[offset + 4 : offset + 4 + length], buffer[offset : offset + 4]))
+        )
         start = offset + 4 + length
     return start, None
 

@@ -24,8 +24,14 @@ from sc2env.engine.query import answer_query
 from sc2env.engine.scenario import Scenario
 from sc2env.gamedata import BASE_BUILD, DATA_BUILD, DATA_VERSION, GAME_VERSION
 
-LAUNCHED, INIT_GAME, IN_GAME, IN_REPLAY, ENDED, QUIT = (sc_pb.launched, sc_pb.init_game, sc_pb.in_game,
-                                                        sc_pb.in_replay, sc_pb.ended, sc_pb.quit)
+LAUNCHED, INIT_GAME, IN_GAME, IN_REPLAY, ENDED, QUIT = (
+    sc_pb.launched,
+    sc_pb.init_game,
+    sc_pb.in_game,
+    sc_pb.in_replay,
+    sc_pb.ended,
+    sc_pb.quit,
+)
 ALREADY_ENDED = "Game has already ended"
 # What validating a definition raises for a malformed part (a wrong type, a missing key, a bad value).
 MALFORMED = (MapDefinitionError, KeyError, TypeError, AttributeError, ValueError)
@@ -35,23 +41,29 @@ _MAX_CAMERA_WIDTH = 256  # world units: the largest map side
 # Request -> statuses in which it is valid (PySC2's extra allowances included; see sc2-api-notes §1). `ended`
 # also follows a replay that was watched to its end; the handlers refuse what makes no sense there.
 _VALID = {
-    "ping": None, "available_maps": None, "replay_info": None, "quit": None,
+    "ping": None,
+    "available_maps": None,
+    "replay_info": None,
+    "quit": None,
     "create_game": (LAUNCHED, INIT_GAME, IN_GAME, IN_REPLAY, ENDED),
     "start_replay": (LAUNCHED, IN_GAME, IN_REPLAY, ENDED),
     "join_game": (INIT_GAME,),
     "restart_game": (IN_GAME, ENDED),
     "leave_game": (IN_GAME, IN_REPLAY, ENDED),
-    "game_info": (IN_GAME, IN_REPLAY, ENDED), "observation": (IN_GAME, IN_REPLAY, ENDED),
-    "data": (IN_GAME, IN_REPLAY, ENDED), "query": (IN_GAME, IN_REPLAY, ENDED),
-    "step": (IN_GAME, IN_REPLAY), "action": (IN_GAME,),
+    "game_info": (IN_GAME, IN_REPLAY, ENDED),
+    "observation": (IN_GAME, IN_REPLAY, ENDED),
+    "data": (IN_GAME, IN_REPLAY, ENDED),
+    "query": (IN_GAME, IN_REPLAY, ENDED),
+    "step": (IN_GAME, IN_REPLAY),
+    "action": (IN_GAME,),
     "save_replay": (IN_GAME, IN_REPLAY, ENDED),  # from a replay only if start_replay set record_replay
 }
 # What a replay being watched (or watched to its end) refuses, and why.
 _NOT_IN_REPLAY = {
     "action": "actions are not accepted while watching a replay (it plays the recorded player's actions); "
-              "create_game and join_game to play",
+    "create_game and join_game to play",
     "restart_game": "restart_game is not valid for a replay: send start_replay again to watch it from the "
-                    "start",
+    "start",
 }
 
 
@@ -84,7 +96,9 @@ class Session:
         try:
             request = sc_pb.Request.FromString(data)
         except (DecodeError, RuntimeError, ValueError) as e:
-            response.error.append(f"malformed request: could not parse {len(data)} bytes as sc2api.Request ({e})")
+            response.error.append(
+                f"malformed request: could not parse {len(data)} bytes as sc2api.Request ({e})"
+            )
             response.status = self.status
             return [response.SerializeToString()]
         if request.HasField("id"):
@@ -94,9 +108,14 @@ class Session:
         if kind is None:
             response.error.append("empty request: set one of the Request fields (ping, create_game, ...)")
         elif kind not in _VALID:
-            response.error.append(f"{kind} is not supported by the built-in engine (it plays mini-games only)")
-        elif kind in _NOT_IN_REPLAY and self.replay is not None and (
-                self.status == IN_REPLAY or kind != "action"):  # an action after its end: ALREADY_ENDED
+            response.error.append(
+                f"{kind} is not supported by the built-in engine (it plays mini-games only)"
+            )
+        elif (
+            kind in _NOT_IN_REPLAY
+            and self.replay is not None
+            and (self.status == IN_REPLAY or kind != "action")
+        ):  # an action after its end: ALREADY_ENDED
             response.error.append(_NOT_IN_REPLAY[kind])
         elif _VALID[kind] is not None and self.status not in _VALID[kind]:
             if self.status == ENDED and kind in ("step", "action"):
@@ -104,16 +123,19 @@ class Session:
             else:
                 allowed = ", ".join(sc_pb.Status.Name(s) for s in _VALID[kind])
                 response.error.append(
-                    f"{kind} is not valid in status {sc_pb.Status.Name(self.status)} (valid in: {allowed})")
+                    f"{kind} is not valid in status {sc_pb.Status.Name(self.status)} (valid in: {allowed})"
+                )
         else:
             try:
                 payload = getattr(self, f"_{kind}")(getattr(request, kind), response)
-            except Exception as e:  # noqa: BLE001 - a bug must cost one answer, never the server
+            except Exception as e:
                 response.ClearField(kind)
                 where = traceback.extract_tb(e.__traceback__)[-1]
-                response.error.append(f"internal error in the built-in engine while handling {kind}: "
-                                      f"{type(e).__name__}: {e} (at {where.filename.rsplit('/', 1)[-1]}:"
-                                      f"{where.lineno} in {where.name}; please report it)")
+                response.error.append(
+                    f"internal error in the built-in engine while handling {kind}: "
+                    f"{type(e).__name__}: {e} (at {where.filename.rsplit('/', 1)[-1]}:"
+                    f"{where.lineno} in {where.name}; please report it)"
+                )
         response.status = self.status
         return payload if payload is not None else [response.SerializeToString()]
 
@@ -125,7 +147,8 @@ class Session:
 
     def _available_maps(self, request, response) -> None:
         response.available_maps.local_map_paths.extend(
-            f"mini_games/{name}.SC2Map" for name in sorted(builtin_definitions(self.data_dir)))
+            f"mini_games/{name}.SC2Map" for name in sorted(builtin_definitions(self.data_dir))
+        )
 
     def _create_game(self, request: sc_pb.RequestCreateGame, response) -> None:
         out = response.create_game
@@ -133,8 +156,10 @@ class Session:
         error = sc_pb.ResponseCreateGame
         if not request.HasField("local_map"):
             out.error = error.MissingMap
-            out.error_details = ("the built-in engine plays only its own mini-games; give local_map.map_path "
-                                 "(e.g. mini_games/MoveToBeacon.SC2Map) or map_data")
+            out.error_details = (
+                "the built-in engine plays only its own mini-games; give local_map.map_path "
+                "(e.g. mini_games/MoveToBeacon.SC2Map) or map_data"
+            )
             return
         participants = [p for p in request.player_setup if p.type == sc_pb.Participant]
         if not request.player_setup:
@@ -143,19 +168,26 @@ class Session:
         # One Computer is taken and plays no part (PySC2's bin/play and bin/benchmark_observe always add one):
         # the maps' scripts drive the other side, and the engine has no AI to start for it.
         computers = [p for p in request.player_setup if p.type == sc_pb.Computer]
-        if len(participants) != 1 or len(computers) > 1 or len(participants) + len(computers) != len(
-                request.player_setup):
+        if (
+            len(participants) != 1
+            or len(computers) > 1
+            or len(participants) + len(computers) != len(request.player_setup)
+        ):
             out.error = error.MultiplayerUnsupported if len(participants) > 1 else error.InvalidPlayerSetup
-            out.error_details = ("the built-in engine runs single-agent mini-games: give exactly one "
-                                 "Participant, at most one Computer (it plays no part) and no Observer")
+            out.error_details = (
+                "the built-in engine runs single-agent mini-games: give exactly one "
+                "Participant, at most one Computer (it plays no part) and no Observer"
+            )
             return
         local = request.local_map
         try:
             definition = find_definition(local.map_path, local.map_data, self.data_dir)
         except KeyError:
             out.error = error.MissingMap
-            out.error_details = (f"no built-in mini-game matches {local.map_path!r}; available: "
-                                 f"{', '.join(sorted(builtin_definitions(self.data_dir)))}")
+            out.error_details = (
+                f"no built-in mini-game matches {local.map_path!r}; available: "
+                f"{', '.join(sorted(builtin_definitions(self.data_dir)))}"
+            )
             return
         except MapDefinitionError as e:
             out.error, out.error_details = error.InvalidMapData, f"{local.map_path or 'map_data'}: {e}"
@@ -268,8 +300,10 @@ class Session:
 
     def _save_replay(self, request, response) -> None:
         if self.replay is not None and not self.replay.record_replay:
-            response.error.append("save_replay from a replay needs start_replay with record_replay set (it "
-                                  "then saves the replay up to the current game loop)")
+            response.error.append(
+                "save_replay from a replay needs start_replay with record_replay set (it "
+                "then saves the replay up to the current game loop)"
+            )
             return
         response.save_replay.data = replay.encode(replay.record(self.game))
 
@@ -309,12 +343,15 @@ class Session:
             out.error_details = (
                 f"this replay was recorded by sc2env {recorded.sc2env_version} and this engine is sc2env "
                 f"{__version__}: the engine's behaviour may differ between versions, so the replay would not "
-                f"play as recorded. Install sc2env {recorded.sc2env_version} to watch it")
+                f"play as recorded. Install sc2env {recorded.sc2env_version} to watch it"
+            )
             return
         if request.observed_player_id not in (0, recorded.player.player_id):
             out.error = error.InvalidObservedPlayerId
-            out.error_details = (f"observed_player_id {request.observed_player_id}: this replay has one "
-                                 f"player, {recorded.player.player_id} (0 also observes it)")
+            out.error_details = (
+                f"observed_player_id {request.observed_player_id}: this replay has one "
+                f"player, {recorded.player.player_id} (0 also observes it)"
+            )
             return
         if not request.HasField("options"):
             out.error, out.error_details = error.MissingOptions, "start_replay needs InterfaceOptions"
@@ -333,8 +370,14 @@ class Session:
             out.error, out.error_details = error.InvalidReplayData, str(e)
             return
         try:
-            playback = Playback(recorded, definition, Interface.from_options(request.options),
-                                request.disable_fog, request.realtime, request.record_replay)
+            playback = Playback(
+                recorded,
+                definition,
+                Interface.from_options(request.options),
+                request.disable_fog,
+                request.realtime,
+                request.record_replay,
+            )
         except (ValueError, TypeError, KeyError, MapDefinitionError) as e:  # a replay edited into nonsense
             out.error = error.InvalidReplayData
             out.error_details = f"the replay's game could not be set up: {type(e).__name__}: {e}"
@@ -366,12 +409,16 @@ def _replay_map(recorded: replay.Replay, map_data: bytes) -> MapDefinition:
         try:
             given = parse_definition(map_data)
         except MapDefinitionError as e:
-            raise MapDefinitionError(f"map_data is not an sc2env mini-game definition ({e}); a replay "
-                                     f"carries its own map, so leave map_data empty") from None
+            raise MapDefinitionError(
+                f"map_data is not an sc2env mini-game definition ({e}); a replay "
+                f"carries its own map, so leave map_data empty"
+            ) from None
         if json.loads(given.source) != json.loads(definition.source):
-            raise MapDefinitionError(f"map_data ({given.name}) differs from the definition the replay was "
-                                     f"recorded on ({definition.name}), so it would not play as recorded; a "
-                                     f"replay carries its own map, so leave map_data empty")
+            raise MapDefinitionError(
+                f"map_data ({given.name}) differs from the definition the replay was "
+                f"recorded on ({definition.name}), so it would not play as recorded; a "
+                f"replay carries its own map, so leave map_data empty"
+            )
     return definition
 
 
@@ -386,6 +433,8 @@ def _check_options(options: sc_pb.InterfaceOptions) -> str:
             if not (0 < size.x <= _MAX_RESOLUTION and 0 < size.y <= _MAX_RESOLUTION):
                 return f"{name}.{field} must be between 1 and {_MAX_RESOLUTION} pixels per side, got {size.x}x{size.y}"
         if setup.width and not 1 <= setup.width <= _MAX_CAMERA_WIDTH:  # NaN fails this too; 0 is the default
-            return (f"{name}.width must be between 1 and {_MAX_CAMERA_WIDTH} world units (or unset for 24), "
-                    f"got {setup.width}")
+            return (
+                f"{name}.width must be between 1 and {_MAX_CAMERA_WIDTH} world units (or unset for 24), "
+                f"got {setup.width}"
+            )
     return ""

@@ -55,16 +55,24 @@ class Vision:
     def _eyes(world: World, player_id: int) -> tuple[np.ndarray, np.ndarray]:
         """Positions and sight ranges of the player's units that see."""
         if count_nonzero(world.hidden):
-            rows, sight = Vision._seeing(world, player_id, ((world.owner == player_id) & ~world.hidden).nonzero()[0])
+            rows, sight = Vision._seeing(
+                world, player_id, ((world.owner == player_id) & ~world.hidden).nonzero()[0]
+            )
         else:  # which units see how far is a per-row fact
-            rows, sight = world.per_rows(("eyes", player_id), lambda: Vision._seeing(
-                world, player_id, (world.owner == player_id).nonzero()[0]))
+            rows, sight = world.per_rows(
+                ("eyes", player_id),
+                lambda: Vision._seeing(world, player_id, (world.owner == player_id).nonzero()[0]),
+            )
         return world.pos[rows], sight
 
     @staticmethod
     def _seeing(world: World, player_id: int, mine: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        sight = np.array([world.types[i].sight if world.build_progress[i] >= 1 else _CONSTRUCTION_SIGHT
-                          for i in mine.tolist()])
+        sight = np.array(
+            [
+                world.types[i].sight if world.build_progress[i] >= 1 else _CONSTRUCTION_SIGHT
+                for i in mine.tolist()
+            ]
+        )
         keep = sight > 0
         return mine[keep], sight[keep]
 

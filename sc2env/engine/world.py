@@ -76,9 +76,14 @@ class Bounds:
         """(x, y) moved inside the bounds shrunk by `margin`; an array of margins gives arrays (one point per
         margin), a number gives numbers."""
         if isinstance(margin, np.ndarray):
-            return (np.minimum(np.maximum(x, self.x0 + margin), self.x1 - margin),
-                    np.minimum(np.maximum(y, self.y0 + margin), self.y1 - margin))
-        return (min(max(x, self.x0 + margin), self.x1 - margin), min(max(y, self.y0 + margin), self.y1 - margin))
+            return (
+                np.minimum(np.maximum(x, self.x0 + margin), self.x1 - margin),
+                np.minimum(np.maximum(y, self.y0 + margin), self.y1 - margin),
+            )
+        return (
+            min(max(x, self.x0 + margin), self.x1 - margin),
+            min(max(y, self.y0 + margin), self.y1 - margin),
+        )
 
 
 class World(Motion):
@@ -177,7 +182,9 @@ class World(Motion):
         mobile = unit_type.speed > 0
         s["collides"][i] = unit_type.collides and mobile
         s["obstacle"][i] = unit_type.collides and unit_type.structure
-        s["half"][i] = np.asarray(unit_type.footprint, float) / 2 if unit_type.footprint[0] else unit_type.radius
+        s["half"][i] = (
+            np.asarray(unit_type.footprint, float) / 2 if unit_type.footprint[0] else unit_type.radius
+        )
         s["build_progress"][i] = 1.0
         s["steer_stamp"][i] = -1
         self._obstacle_version += bool(s["obstacle"][i])

@@ -25,9 +25,26 @@ _EXPORTS = {
     "export_replay": "sc2env.env.dataset",
     "load_episode": "sc2env.env.dataset",
 }
-__all__ = ["COMPACT_UNIT_TYPES", "Bot", "DictActions", "EnvConfig", "Episode", "LayerSelection",
-           "ObservationPacker", "RawActionSpace", "ReplayStep", "ReplayWatcher", "SC2Env", "SC2VectorEnv", "env_ids",
-           "export_replay", "load_episode", "register_envs", "register_minigame", "watch_replay"]
+__all__ = [
+    "COMPACT_UNIT_TYPES",
+    "Bot",
+    "DictActions",
+    "EnvConfig",
+    "Episode",
+    "LayerSelection",
+    "ObservationPacker",
+    "RawActionSpace",
+    "ReplayStep",
+    "ReplayWatcher",
+    "SC2Env",
+    "SC2VectorEnv",
+    "env_ids",
+    "export_replay",
+    "load_episode",
+    "register_envs",
+    "register_minigame",
+    "watch_replay",
+]
 
 
 def __getattr__(name: str):

@@ -18,8 +18,18 @@ from sc2env.launch import LaunchConfig
 
 INVALID_ACTION_POLICIES = ("noop", "raise")
 ACTION_KINDS = ("features", "raw")
-_SWITCHES = ("compact_layers", "use_feature_units", "use_raw_units", "screen_target_masks", "hide_specific_actions",
-             "crop_to_playable_area", "realtime", "disable_fog", "spin_wait", "allow_cheating_layers")
+_SWITCHES = (
+    "compact_layers",
+    "use_feature_units",
+    "use_raw_units",
+    "screen_target_masks",
+    "hide_specific_actions",
+    "crop_to_playable_area",
+    "realtime",
+    "disable_fog",
+    "spin_wait",
+    "allow_cheating_layers",
+)
 _NAME_LISTS = ("functions", "screen_layers", "minimap_layers")
 _SIZES = ("screen_size", "minimap_size", "rgb_screen_size", "rgb_minimap_size")
 """Sizes, which may be given as an int or a pair and which EnvConfig holds as (width, height) tuples."""
@@ -111,16 +121,20 @@ class EnvConfig:
     render_size: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
-        for field in dataclasses.fields(self):  # numpy scalars (a sweep's np.int64 seed) as the Python numbers they
+        for field in dataclasses.fields(
+            self
+        ):  # numpy scalars (a sweep's np.int64 seed) as the Python numbers they
             value = getattr(self, field.name)  # are: Gymnasium's seeding and JSON take only those
             if isinstance(value, np.generic):
                 object.__setattr__(self, field.name, value.item())
         if isinstance(self.map_name, os.PathLike):  # a pathlib.Path of a definition file
             object.__setattr__(self, "map_name", os.fspath(self.map_name))
         if not isinstance(self.map_name, str) or not self.map_name:
-            raise ValueError(f"map_name must name a map, not {self.map_name!r}: pass map_name= (a mini-game such as "
-                             "'MoveToBeacon', a mini-game definition file such as 'maps/MyBeacon.json', or a map "
-                             "of a StarCraft II install with engine='sc2')")
+            raise ValueError(
+                f"map_name must name a map, not {self.map_name!r}: pass map_name= (a mini-game such as "
+                "'MoveToBeacon', a mini-game definition file such as 'maps/MyBeacon.json', or a map "
+                "of a StarCraft II install with engine='sc2')"
+            )
         if is_definition_path(self.map_name):
             # A missing or broken file fails here, not at the first reset(); kept absolute, so that a config
             # sent to a process started in another folder (pickled to a worker) names the same file.
@@ -129,19 +143,27 @@ class EnvConfig:
             raise ValueError(f"actions must be one of {ACTION_KINDS}, not {self.actions!r}")
         require_count("raw_resolution", self.raw_resolution, "cell")
         if self.actions == "raw" and self.functions is not None:
-            raise ValueError("functions= narrows the feature-layer function component; with actions='raw' the "
-                             "function component is every raw function (mask the rest in your policy)")
+            raise ValueError(
+                "functions= narrows the feature-layer function component; with actions='raw' the "
+                "function component is every raw function (mask the rest in your policy)"
+            )
         if self.invalid_action not in INVALID_ACTION_POLICIES:
-            raise ValueError(f"invalid_action must be one of {INVALID_ACTION_POLICIES}, not {self.invalid_action!r}")
+            raise ValueError(
+                f"invalid_action must be one of {INVALID_ACTION_POLICIES}, not {self.invalid_action!r}"
+            )
         # Strings from command lines and config files ("False", "no") would pass a truth test the wrong way.
         for name in _SWITCHES:
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise TypeError(f"{name} must be True or False, not {getattr(self, name)!r}")
         for name in _NAME_LISTS:
             if isinstance(getattr(self, name), (str, bytes)):
-                raise TypeError(f"{name} takes a list of names, not one string: {name}=[{getattr(self, name)!r}]")
+                raise TypeError(
+                    f"{name} takes a list of names, not one string: {name}=[{getattr(self, name)!r}]"
+                )
         require_seed("seed", self.seed)
-        if isinstance(self.bot, Mapping):  # as env.spec.to_json() writes a Bot (dataclasses.asdict), or a config file
+        if isinstance(
+            self.bot, Mapping
+        ):  # as env.spec.to_json() writes a Bot (dataclasses.asdict), or a config file
             fields = {f.name for f in dataclasses.fields(Bot)}
             if not set(self.bot) <= fields:
                 raise TypeError(f"bot as a dict takes the keys {sorted(fields)}, not {sorted(self.bot)}")
@@ -150,8 +172,10 @@ class EnvConfig:
             require_count("max_episode_steps", self.max_episode_steps, "env step (or None)")
         require_count("max_units", self.max_units, "row")
         if self.max_units > MAX_UNITS:  # a typo's extra zeros would otherwise surface as a MemoryError
-            raise ValueError(f"max_units={self.max_units} is too large: at most {MAX_UNITS} rows (the unit tables "
-                             "are padded to it; a few hundred hold any game)")
+            raise ValueError(
+                f"max_units={self.max_units} is too large: at most {MAX_UNITS} rows (the unit tables "
+                "are padded to it; a few hundred hold any game)"
+            )
         if isinstance(self.save_replay_episodes, bool) or self.save_replay_episodes != 0:
             require_count("save_replay_episodes", self.save_replay_episodes, "episode (or 0 for never)")
         if not isinstance(self.replay_dir, (str, os.PathLike)) or not str(self.replay_dir):
@@ -165,7 +189,9 @@ class EnvConfig:
             object.__setattr__(self, "functions", tuple(FUNCTIONS[i].name for i in ids))
         if self.render_size is not None:
             size = tuple(self.render_size) if isinstance(self.render_size, (list, tuple)) else ()
-            if len(size) != 2 or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in size):
+            if len(size) != 2 or not all(
+                isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in size
+            ):
                 raise TypeError(f"render_size takes (width, height) in pixels, not {self.render_size!r}")
             object.__setattr__(self, "render_size", (int(size[0]), int(size[1])))
             from sc2env.viewer.layout import check_size  # pygame, only for those who ask to render
@@ -182,34 +208,61 @@ class EnvConfig:
     def interface_format(self) -> InterfaceFormat:
         rgb = self.rgb_screen_size is not None
         return InterfaceFormat(
-            screen_size=self.screen_size, minimap_size=self.minimap_size, camera_width=self.camera_width,
-            crop_to_playable_area=self.crop_to_playable_area, rgb_screen_size=self.rgb_screen_size,
+            screen_size=self.screen_size,
+            minimap_size=self.minimap_size,
+            camera_width=self.camera_width,
+            crop_to_playable_area=self.crop_to_playable_area,
+            rgb_screen_size=self.rgb_screen_size,
             rgb_minimap_size=self.rgb_minimap_size,
             action_space="features" if rgb and self.screen_size is not None else None,
-            use_feature_units=self.use_feature_units, use_raw_units=self.use_raw_units or self.actions == "raw",
+            use_feature_units=self.use_feature_units,
+            use_raw_units=self.use_raw_units or self.actions == "raw",
             use_camera_position=self.use_feature_units or self.use_raw_units or self.actions == "raw",
-            hide_specific_actions=self.hide_specific_actions, max_selected_units=self.max_selected_units,
-            max_cargo=self.max_cargo, screen_target_masks=self.screen_target_masks,
-            allow_cheating_layers=self.allow_cheating_layers)
+            hide_specific_actions=self.hide_specific_actions,
+            max_selected_units=self.max_selected_units,
+            max_cargo=self.max_cargo,
+            screen_target_masks=self.screen_target_masks,
+            allow_cheating_layers=self.allow_cheating_layers,
+        )
 
     def action_spec(self) -> ActionSpec:
         return ActionSpec.from_format(self.interface_format(), self.functions)
 
     def layer_selection(self) -> LayerSelection:
-        screen = tuple(self.screen_layers) if self.screen_layers is not None else tuple(l.name for l in SCREEN_LAYERS)
-        minimap = (tuple(self.minimap_layers) if self.minimap_layers is not None
-                   else tuple(l.name for l in MINIMAP_LAYERS))
+        screen = (
+            tuple(self.screen_layers)
+            if self.screen_layers is not None
+            else tuple(layer.name for layer in SCREEN_LAYERS)
+        )
+        minimap = (
+            tuple(self.minimap_layers)
+            if self.minimap_layers is not None
+            else tuple(layer.name for layer in MINIMAP_LAYERS)
+        )
         return LayerSelection(screen, minimap, self.compact_layers)
 
     def launch_config(self) -> LaunchConfig:
-        return LaunchConfig(engine=self.engine, sc2path=self.sc2path, version=self.version,
-                            render=self.rgb_screen_size is not None, timeout_s=self.launch_timeout_s,
-                            spin_wait=self.spin_wait)
+        return LaunchConfig(
+            engine=self.engine,
+            sc2path=self.sc2path,
+            version=self.version,
+            render=self.rgb_screen_size is not None,
+            timeout_s=self.launch_timeout_s,
+            spin_wait=self.spin_wait,
+        )
 
     def match_config(self, interface_options) -> MatchConfig:
-        return MatchConfig(map_name=self.map_name, interface_options=interface_options, launch=self.launch_config(),
-                           step_mul=self.step_mul, race=self.race, bot=self.bot, disable_fog=self.disable_fog,
-                           realtime=self.realtime, request_timeout_s=self.request_timeout_s)
+        return MatchConfig(
+            map_name=self.map_name,
+            interface_options=interface_options,
+            launch=self.launch_config(),
+            step_mul=self.step_mul,
+            race=self.race,
+            bot=self.bot,
+            disable_fog=self.disable_fog,
+            realtime=self.realtime,
+            request_timeout_s=self.request_timeout_s,
+        )
 
 
 def check_option_names(names) -> None:
@@ -220,13 +273,17 @@ def check_option_names(names) -> None:
         if name in known:
             continue
         if name == "autoreset_mode":  # gym.make_vec hands it to the env itself in the sync and async modes
-            raise TypeError("autoreset_mode belongs to the vector env: under vectorization_mode='sync' or 'async' "
-                            "pass it as vector_kwargs={'autoreset_mode': ...}")
-        raise TypeError(f"{name!r} is not an sc2env env option: {option_hint(name)} (docs/env.md describes each)")
+            raise TypeError(
+                "autoreset_mode belongs to the vector env: under vectorization_mode='sync' or 'async' "
+                "pass it as vector_kwargs={'autoreset_mode': ...}"
+            )
+        raise TypeError(
+            f"{name!r} is not an sc2env env option: {option_hint(name)} (docs/env.md describes each)"
+        )
 
 
 def option_hint(name: str) -> str:
-    """"did you mean ...?" with the env options (render_mode too) nearest to `name`, else all of them."""
+    """ "did you mean ...?" with the env options (render_mode too) nearest to `name`, else all of them."""
     known = [field.name for field in dataclasses.fields(EnvConfig)] + ["render_mode"]
     close = difflib.get_close_matches(name, known, n=3)
     either = ", ".join(close[:-1]) + " or " + close[-1] if len(close) > 1 else "".join(close)

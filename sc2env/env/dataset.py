@@ -70,8 +70,12 @@ def _stack(rows: list, shape: tuple[int, ...], dtype) -> np.ndarray:
     return np.array(rows, dtype) if rows else np.zeros((0, *shape), dtype)
 
 
-def export_replay(replay: str | os.PathLike[str] | bytes, path: str | os.PathLike[str],
-                  config: EnvConfig | Mapping[str, Any] | None = None, **env_kwargs: Any) -> Episode:
+def export_replay(
+    replay: str | os.PathLike[str] | bytes,
+    path: str | os.PathLike[str],
+    config: EnvConfig | Mapping[str, Any] | None = None,
+    **env_kwargs: Any,
+) -> Episode:
     """Play `replay` through the eyes of an env of `config` (see `watch_replay`) and write its steps to `path`
     (an .npz); returns what was written. The file is complete or absent: it is written under another name and
     renamed at the end, so an interrupted export leaves no half file.
@@ -82,8 +86,9 @@ def export_replay(replay: str | os.PathLike[str] | bytes, path: str | os.PathLik
     """
     target = pathlib.Path(path)
     if target.suffix != ".npz":
-        raise ValueError(f"the episode is written as an .npz file: give a path ending in .npz, not "
-                         f"{str(path)!r}")
+        raise ValueError(
+            f"the episode is written as an .npz file: give a path ending in .npz, not {str(path)!r}"
+        )
     # Opened before the replay is played: a folder that can't be written to fails now, not after the work.
     temporary = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
     try:
@@ -113,17 +118,29 @@ def _play(replay, config, env_kwargs) -> Episode:
         info = watcher.info
         observation_space, action_space = watcher.observation_space, watcher.action_space
         layout = dataclasses.asdict(watcher.config)
-        layout["map_name"] = info.map_name if info else layout["map_name"]  # the replay's, not the one ignored
-        meta = {"format": FORMAT, "sc2env_version": sc2env.__version__, "config": layout,
-                "replay": os.path.basename(os.fspath(replay)) if not isinstance(replay, bytes) else None,
-                "map_name": info.map_name if info else None, "game_version": info.game_version if info else None,
-                "base_build": info.base_build if info else None}
+        layout["map_name"] = (
+            info.map_name if info else layout["map_name"]
+        )  # the replay's, not the one ignored
+        meta = {
+            "format": FORMAT,
+            "sc2env_version": sc2env.__version__,
+            "config": layout,
+            "replay": os.path.basename(os.fspath(replay)) if not isinstance(replay, bytes) else None,
+            "map_name": info.map_name if info else None,
+            "game_version": info.game_version if info else None,
+            "base_build": info.base_build if info else None,
+        }
     return Episode(
-        observations={name: _stack(rows.get(name, []), space.shape, space.dtype)
-                      for name, space in observation_space.items()},
-        **{name: _stack(columns[name], action_space.shape if name == "actions" else (), dtype)
-           for name, (_, dtype) in _COLUMNS.items()},
-        meta=json.loads(json.dumps(meta)))  # as load_episode gives it back (lists for tuples)
+        observations={
+            name: _stack(rows.get(name, []), space.shape, space.dtype)
+            for name, space in observation_space.items()
+        },
+        **{
+            name: _stack(columns[name], action_space.shape if name == "actions" else (), dtype)
+            for name, (_, dtype) in _COLUMNS.items()
+        },
+        meta=json.loads(json.dumps(meta)),
+    )  # as load_episode gives it back (lists for tuples)
 
 
 def _write(episode: Episode, file, temporary: pathlib.Path, target: pathlib.Path) -> None:
@@ -146,9 +163,14 @@ def load_episode(path: str | os.PathLike[str]) -> Episode:
         except (KeyError, ValueError):
             meta = None
         if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-            raise ValueError(f"{path} is not an episode sc2env exported (no meta of format {FORMAT!r}): "
-                             "export_replay or `sc2env replay --export` writes them")
-        observations = {name[len(_OBSERVATION_PREFIX):]: data[name] for name in data.files
-                        if name.startswith(_OBSERVATION_PREFIX)}
+            raise ValueError(
+                f"{path} is not an episode sc2env exported (no meta of format {FORMAT!r}): "
+                "export_replay or `sc2env replay --export` writes them"
+            )
+        observations = {
+            name[len(_OBSERVATION_PREFIX) :]: data[name]
+            for name in data.files
+            if name.startswith(_OBSERVATION_PREFIX)
+        }
         columns = {name: data[name] for name in _COLUMNS}
     return Episode(observations=observations, meta=meta, **columns)

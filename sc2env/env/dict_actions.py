@@ -33,22 +33,28 @@ class DictActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         spec = env.unwrapped.raw_space or env.unwrapped.action_spec
         self._names = spec.names
         # An OrderedDict keeps its order in a gymnasium Dict; a plain dict would be sorted by name.
-        self.action_space = spaces.Dict(collections.OrderedDict(
-            (name, spaces.Discrete(int(n))) for name, n in zip(spec.names, spec.nvec)))
+        self.action_space = spaces.Dict(
+            collections.OrderedDict((name, spaces.Discrete(int(n))) for name, n in zip(spec.names, spec.nvec))
+        )
 
-    def action(self, action: Mapping[str, Any] | FunctionCall | RawFunctionCall
-               ) -> np.ndarray | FunctionCall | RawFunctionCall:
+    def action(
+        self, action: Mapping[str, Any] | FunctionCall | RawFunctionCall
+    ) -> np.ndarray | FunctionCall | RawFunctionCall:
         if isinstance(action, (FunctionCall, RawFunctionCall)):
             return action
         if not isinstance(action, Mapping):
-            raise MalformedActionError(f"DictActions takes a dict of action components ({', '.join(self._names)}) "
-                                       f"or a FunctionCall, not {type(action).__name__}: {action!r:.80}")
+            raise MalformedActionError(
+                f"DictActions takes a dict of action components ({', '.join(self._names)}) "
+                f"or a FunctionCall, not {type(action).__name__}: {action!r:.80}"
+            )
         unknown = sorted(set(action) - set(self._names), key=str)
         if unknown:
             close = difflib.get_close_matches(str(unknown[0]), self._names, n=1)
             hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise MalformedActionError(f"no action component {', '.join(map(repr, unknown))}{hint} (the components: "
-                                       f"{', '.join(self._names)})")
+            raise MalformedActionError(
+                f"no action component {', '.join(map(repr, unknown))}{hint} (the components: "
+                f"{', '.join(self._names)})"
+            )
         if "function" not in action:
             raise MalformedActionError("an action dict needs its 'function' (the others default to 0)")
         values = []
@@ -56,7 +62,9 @@ class DictActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
             value = action.get(name, 0)
             value = value.item() if isinstance(value, np.ndarray) and value.size == 1 else value
             if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-                raise MalformedActionError(f"the action dict's {name!r} must be one integer, not {value!r:.80}")
+                raise MalformedActionError(
+                    f"the action dict's {name!r} must be one integer, not {value!r:.80}"
+                )
             values.append(int(value))
         return np.array(values, np.int64)  # the env checks each against its component's range
 
@@ -65,8 +73,9 @@ class DictActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
         vectors have 5 components."""
         vector = np.asarray(action)
         if vector.ndim == 0 or vector.shape[-1] != len(self._names):
-            raise MalformedActionError(f"an action vector has {len(self._names)} components (last axis), not "
-                                       f"shape {vector.shape}")
+            raise MalformedActionError(
+                f"an action vector has {len(self._names)} components (last axis), not shape {vector.shape}"
+            )
         if vector.ndim == 1:
             return {name: int(value) for name, value in zip(self._names, vector.tolist())}
         return {name: vector[..., i] for i, name in enumerate(self._names)}

@@ -43,7 +43,9 @@ SCORE_DETAIL_NAMES = tuple(ScoreCumulative.__members__)
 """The keys of info["score_details"] (the env's and a replay watcher's)."""
 
 
-def env_layout(config: EnvConfig, render_mode: str | None) -> tuple[InterfaceFormat, ActionSpec, ObservationPacker]:
+def env_layout(
+    config: EnvConfig, render_mode: str | None
+) -> tuple[InterfaceFormat, ActionSpec, ObservationPacker]:
     """The interface format, action spec and observation packer of an env of `config` (also a replay's watcher)."""
     if render_mode == "human":  # before any game starts, not at the first frame
         from sc2env.viewer.window import require_display
@@ -54,8 +56,11 @@ def env_layout(config: EnvConfig, render_mode: str | None) -> tuple[InterfaceFor
     fmt = dataclasses.replace(fmt, use_camera_position=True) if render_mode else fmt
     spec = config.action_spec()
     mask_size = raw_action_space(config).total if config.actions == "raw" else None
-    return fmt, spec, ObservationPacker(spec, config.layer_selection(), max_units=config.max_units,
-                                        mask_size=mask_size)
+    return (
+        fmt,
+        spec,
+        ObservationPacker(spec, config.layer_selection(), max_units=config.max_units, mask_size=mask_size),
+    )
 
 
 def raw_action_space(config: EnvConfig) -> RawActionSpace:
@@ -78,16 +83,19 @@ class SC2Env(gym.Env):
     the next reset() starts a new one.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["rgb_array", "human"],
-                                          "render_fps": GAME_LOOPS_PER_SECOND / 8}
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["rgb_array", "human"],
+        "render_fps": GAME_LOOPS_PER_SECOND / 8,
+    }
     spec = spec_property(lambda env: env.config)
 
     def __init__(self, map_name: str = "MoveToBeacon", render_mode: str | None = None, **kwargs: Any):
         check_option_names(kwargs)
         self.config = EnvConfig(map_name=map_name, **kwargs)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, "
-                             f"not {render_mode!r}")
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']} or None, not {render_mode!r}"
+            )
         self.render_mode = render_mode
         self.metadata = {**self.metadata, "render_fps": GAME_LOOPS_PER_SECOND / self.config.step_mul}
         self.interface_format, self.action_spec, self._packer = env_layout(self.config, render_mode)
@@ -128,8 +136,9 @@ class SC2Env(gym.Env):
         self._unplayed_seed = None
         if self._decoder is None or match.game_info is not self._decoder_game_info:
             try:
-                self._decoder = ObservationDecoder(self.interface_format, match.game_info,
-                                                   functions=self.action_spec.functions)
+                self._decoder = ObservationDecoder(
+                    self.interface_format, match.game_info, functions=self.action_spec.functions
+                )
             except errors.ProtocolError:  # a game_info we cannot use: the next reset() tries a new game
                 self._decoder = None
                 match.close()
@@ -171,13 +180,17 @@ class SC2Env(gym.Env):
         """Under actions="raw": the flat mask (bool) given the chosen function component value, and the units
         value if chosen already (one unit is not offered itself as its target)."""
         if self._raw is None or self._raw.masks is None:
-            raise errors.ProtocolError("raw_conditional_mask() needs actions='raw' and an observation (reset())")
+            raise errors.ProtocolError(
+                "raw_conditional_mask() needs actions='raw' and an observation (reset())"
+            )
         return self._raw.conditional_mask(function, units)
 
     def render(self):
         if self.render_mode is None:
-            gym.logger.warn("render() was called without a render_mode; pass render_mode='rgb_array' or "
-                            "'human' to gymnasium.make().")
+            gym.logger.warn(
+                "render() was called without a render_mode; pass render_mode='rgb_array' or "
+                "'human' to gymnasium.make()."
+            )
             return None
         if self._last is None or self._match is None:  # before reset(), or after close(): no game to draw
             return None
@@ -227,7 +240,9 @@ class SC2Env(gym.Env):
         """
         return self._renderer
 
-    def save_replay(self, replay_dir: str | os.PathLike[str] | None = None, prefix: str | None = None) -> pathlib.Path:
+    def save_replay(
+        self, replay_dir: str | os.PathLike[str] | None = None, prefix: str | None = None
+    ) -> pathlib.Path:
         """Save the replay of the current (or just finished) episode; returns its path.
 
         The file is `<replay_dir>/<prefix>_<UTC time>.SC2Replay` (replay_dir: config.replay_dir; prefix: the
@@ -237,8 +252,11 @@ class SC2Env(gym.Env):
         if self._match is None:
             raise errors.ProtocolError("save_replay() needs a game: call reset() first")
         data = self._match.save_replay()
-        return write_replay(data, self.config.replay_dir if replay_dir is None else replay_dir,
-                            pathlib.PurePath(self.config.map_name).stem if prefix is None else prefix)
+        return write_replay(
+            data,
+            self.config.replay_dir if replay_dir is None else replay_dir,
+            pathlib.PurePath(self.config.map_name).stem if prefix is None else prefix,
+        )
 
     def function_call_to_action(self, call: FunctionCall | RawFunctionCall) -> np.ndarray:
         """The MultiDiscrete action vector for a FunctionCall, or a RawFunctionCall under actions="raw"
@@ -266,8 +284,10 @@ class SC2Env(gym.Env):
         # The match's own end counts too: a Ctrl-C can fall between its scoring of the last step and ours.
         why = self._needs_reset or ("after the episode ended" if self.episode_over else None)
         if why:
-            raise errors.ProtocolError(f"step() called {why}: call reset() to start an episode"
-                                       f"{'' if self._match is not None else ' (it starts a game)'}.")
+            raise errors.ProtocolError(
+                f"step() called {why}: call reset() to start an episode"
+                f"{'' if self._match is not None else ' (it starts a game)'}."
+            )
         try:
             if self._raw is not None:
                 return self._raw.encode(action), None
@@ -306,7 +326,9 @@ class SC2Env(gym.Env):
         self._episode_steps += 1
         self._episode_return += result.reward
         cap = self.config.max_episode_steps
-        truncated = result.truncated or (cap is not None and self._episode_steps >= cap and not result.terminated)
+        truncated = result.truncated or (
+            cap is not None and self._episode_steps >= cap and not result.terminated
+        )
         # Before decoding: a Ctrl-C there must still leave the episode's end known.
         self._needs_reset = "after the episode ended" if result.terminated or truncated else None
         obs = self._observe(result.observation, result.then)
@@ -345,7 +367,11 @@ class SC2Env(gym.Env):
         seed = int(seed)
         # The game takes 31 bits. Larger seeds (64-bit ones from a SeedSequence, say) are hashed down, not
         # cut: seeds that differ only in their high bits must still play different games.
-        return seed if seed < _SEED_BOUND else int(np.random.SeedSequence(seed).generate_state(1)[0]) % _SEED_BOUND
+        return (
+            seed
+            if seed < _SEED_BOUND
+            else int(np.random.SeedSequence(seed).generate_state(1)[0]) % _SEED_BOUND
+        )
 
     def _observe(self, response, answered: list = ()) -> dict[str, np.ndarray]:
         self._last = self._decoder.decode(response, defer_layers=self._packer.defers_layers)
@@ -354,8 +380,9 @@ class SC2Env(gym.Env):
         if self._raw is not None:
             out["last_actions"] = self._raw.last_actions(response.actions, len(out["last_actions"]))
             try:
-                out["action_mask"] = self._raw.observe(self._last, answered, self._match.controller.query,
-                                                       self.episode_over)
+                out["action_mask"] = self._raw.observe(
+                    self._last, answered, self._match.controller.query, self.episode_over
+                )
             except errors.ConnectionError as error:
                 self._needs_reset = f"after the game was lost ({type(error).__name__})"
                 raise
@@ -403,18 +430,26 @@ class SC2Env(gym.Env):
         if self._renderer is None:
             from sc2env.viewer import EnvRenderer  # pygame only when rendering
 
-            self._renderer = EnvRenderer(self.render_mode, self.interface_format, self._match.game_info,
-                                         fps=self.metadata["render_fps"], size=self.config.render_size)
+            self._renderer = EnvRenderer(
+                self.render_mode,
+                self.interface_format,
+                self._match.game_info,
+                fps=self.metadata["render_fps"],
+                size=self.config.render_size,
+            )
         return self._renderer
 
     @classmethod
     def from_config(cls, config: EnvConfig, render_mode: str | None = None) -> SC2Env:
         """A new env (with its own game, started at reset()) playing as `config` says."""
-        return cls(render_mode=render_mode, **{field.name: getattr(config, field.name)
-                                                for field in dataclasses.fields(config)})
+        return cls(
+            render_mode=render_mode,
+            **{field.name: getattr(config, field.name) for field in dataclasses.fields(config)},
+        )
 
     def __getstate__(self):
-        raise TypeError("An SC2Env owns a game process and cannot be pickled; pickle its EnvConfig "
-                        "(env.config) and make the env anew with SC2Env.from_config(config), or pickle an env "
-                        "creator (see docs/rllib.md).")
-
+        raise TypeError(
+            "An SC2Env owns a game process and cannot be pickled; pickle its EnvConfig "
+            "(env.config) and make the env anew with SC2Env.from_config(config), or pickle an env "
+            "creator (see docs/rllib.md)."
+        )

@@ -45,7 +45,10 @@ class LayerSelection:
     compact: bool = True
 
     def __post_init__(self) -> None:
-        for given, table, what in ((self.screen, SCREEN_LAYERS, "screen"), (self.minimap, MINIMAP_LAYERS, "minimap")):
+        for given, table, what in (
+            (self.screen, SCREEN_LAYERS, "screen"),
+            (self.minimap, MINIMAP_LAYERS, "minimap"),
+        ):
             known = [layer.name for layer in table]
             unknown = [name for name in given if name not in known]
             if unknown:
@@ -93,7 +96,9 @@ class _LayerPacker:
             np.minimum(values, 255, out=out, casting="unsafe")
 
 
-def _box(shape: tuple[int, ...], low: int | None = None, high: int | None = None, dtype=np.int32) -> spaces.Box:
+def _box(
+    shape: tuple[int, ...], low: int | None = None, high: int | None = None, dtype=np.int32
+) -> spaces.Box:
     info = np.iinfo(dtype)
     return spaces.Box(info.min if low is None else low, info.max if high is None else high, shape, dtype)
 
@@ -101,17 +106,24 @@ def _box(shape: tuple[int, ...], low: int | None = None, high: int | None = None
 class ObservationPacker:
     """Builds the observation space and packs each decoded Observation into it (new arrays every time)."""
 
-    def __init__(self, spec: ActionSpec, layers: LayerSelection, *, max_units: int = 256,
-                 mask_size: int | None = None):
+    def __init__(
+        self, spec: ActionSpec, layers: LayerSelection, *, max_units: int = 256, mask_size: int | None = None
+    ):
         fmt = spec.fmt
         self.spec = spec
         self.fmt = fmt
         self.max_units = max_units
         self._screen = _LayerPacker("screen", SCREEN_LAYERS, layers.screen, layers.compact, fmt.screen_size)
-        self._minimap = _LayerPacker("minimap", MINIMAP_LAYERS, layers.minimap, layers.compact, fmt.minimap_size)
+        self._minimap = _LayerPacker(
+            "minimap", MINIMAP_LAYERS, layers.minimap, layers.compact, fmt.minimap_size
+        )
         n_unit_columns = len(FeatureUnit.__members__)
-        rows = {"multi_select": fmt.max_selected_units, "build_queue": QUEUE_ROWS, "production_queue": QUEUE_ROWS,
-                "cargo": fmt.max_cargo}
+        rows = {
+            "multi_select": fmt.max_selected_units,
+            "build_queue": QUEUE_ROWS,
+            "production_queue": QUEUE_ROWS,
+            "cargo": fmt.max_cargo,
+        }
         self._tables = rows
         items: dict[str, spaces.Space] = {}
         if fmt.screen_size is not None:
@@ -120,9 +132,12 @@ class ObservationPacker:
             if layers.minimap:
                 items["feature_minimap"] = self._minimap.space(fmt.minimap_size)
         if fmt.rgb_screen_size is not None:
-            items["rgb_screen"] = spaces.Box(0, 255, (fmt.rgb_screen_size[1], fmt.rgb_screen_size[0], 3), np.uint8)
-            items["rgb_minimap"] = spaces.Box(0, 255, (fmt.rgb_minimap_size[1], fmt.rgb_minimap_size[0], 3),
-                                              np.uint8)
+            items["rgb_screen"] = spaces.Box(
+                0, 255, (fmt.rgb_screen_size[1], fmt.rgb_screen_size[0], 3), np.uint8
+            )
+            items["rgb_minimap"] = spaces.Box(
+                0, 255, (fmt.rgb_minimap_size[1], fmt.rgb_minimap_size[0], 3), np.uint8
+            )
         items.update(
             player=_box((11,)),
             game_loop=_box((1,), 0),
@@ -200,9 +215,13 @@ class ObservationPacker:
         if "raw_units" in space:
             out["raw_units"] = _pad(obs.raw_units, self.max_units, np.int64)
         if "unit_counts" in space:
-            out["unit_counts"] = np.array([
-                min(len(t), self.max_units) if t is not None else 0 for t in (obs.feature_units, obs.raw_units)
-            ], np.int32)
+            out["unit_counts"] = np.array(
+                [
+                    min(len(t), self.max_units) if t is not None else 0
+                    for t in (obs.feature_units, obs.raw_units)
+                ],
+                np.int32,
+            )
         if self._packs_mask:
             out["action_mask"] = obs.masks.flat.astype(np.int8)
         if "screen_target_masks" in space:

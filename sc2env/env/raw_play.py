@@ -38,9 +38,11 @@ class RawPlay:
         grid = transforms.raw_grid_size
         resolution = self.space.resolution
         if grid != (resolution, resolution):
-            raise ValueError(f"actions='raw' with raw_resolution={resolution} needs a map whose raw grid is "
-                             f"{resolution}×{resolution}; this map's is {grid[0]}×{grid[1]}: pass "
-                             f"raw_resolution={max(grid)}")
+            raise ValueError(
+                f"actions='raw' with raw_resolution={resolution} needs a map whose raw grid is "
+                f"{resolution}×{resolution}; this map's is {grid[0]}×{grid[1]}: pass "
+                f"raw_resolution={max(grid)}"
+            )
         self._transforms = transforms
         self.worlds = self.space.world_masks(transforms)
 
@@ -48,11 +50,16 @@ class RawPlay:
         """The request to send behind the step's observation: what the units seen last can do after it."""
         return [("query", abilities_query(self._own_tags()))]
 
-    def observe(self, obs: Observation, answered: list, query: Callable[[query_pb2.RequestQuery], object],
-                episode_over: bool) -> np.ndarray:
+    def observe(
+        self,
+        obs: Observation,
+        answered: list,
+        query: Callable[[query_pb2.RequestQuery], object],
+        episode_over: bool,
+    ) -> np.ndarray:
         """The masks of a new observation, from the query sent with its step (`answered`, its answers) and, for
         units it did not ask about (new ones, or all after a reset), one more `query`; the flat mask (int8)."""
-        self._units = np.asarray(obs.raw_units)[:self.space.max_units]
+        self._units = np.asarray(obs.raw_units)[: self.space.max_units]
         abilities = list(answered[0].abilities) if answered and answered[0] is not None else []
         asked = {a.unit_tag for a in abilities}
         missing = [tag for tag in self._own_tags().tolist() if tag not in asked]
@@ -71,14 +78,16 @@ class RawPlay:
         chosen from (call before `observe` takes the new one); actions no raw function expresses are skipped
         (or, with `keep_none`, None in their place)."""
         tags = self._units[:, FeatureUnit.tag]
-        calls = [decode_raw_action(action, tags, self._transforms, self.hide_specific_actions) for action in echoed]
+        calls = [
+            decode_raw_action(action, tags, self._transforms, self.hide_specific_actions) for action in echoed
+        ]
         return calls if keep_none else [call for call in calls if call is not None]
 
     def last_actions(self, echoed, size: int) -> np.ndarray:
         """(size,) int32: the raw function ids of the actions the game echoed, -1 after them (as `calls`)."""
         out = np.full(size, -1, np.int32)
         ids = [call.function for call in self.calls(echoed)][:size]
-        out[:len(ids)] = ids
+        out[: len(ids)] = ids
         return out
 
     def flat_mask(self) -> np.ndarray:
@@ -90,8 +99,10 @@ class RawPlay:
     def call(self, action) -> RawFunctionCall:
         """The raw call of an action: a RawFunctionCall (checked) or a raw action vector."""
         if isinstance(action, FunctionCall):
-            raise errors.MalformedActionError(f"{action} is a feature-layer FunctionCall; with actions='raw' give "
-                                              "a RawFunctionCall (sc2env.interface.RAW_FUNCTIONS) or a raw vector")
+            raise errors.MalformedActionError(
+                f"{action} is a feature-layer FunctionCall; with actions='raw' give "
+                "a RawFunctionCall (sc2env.interface.RAW_FUNCTIONS) or a raw vector"
+            )
         if isinstance(action, RawFunctionCall):
             return RawFunctionCall.build(action.function, action.arguments)
         return self.space.to_call(action, self.masks)

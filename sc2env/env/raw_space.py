@@ -34,13 +34,21 @@ class RawActionSpace:
     names: tuple[str, ...] = field(default=RAW_COMPONENT_NAMES, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        nvec = np.array([len(RAW_FUNCTIONS), 2, self.max_units + 1, self.max_units, self.resolution ** 2], np.int64)
+        nvec = np.array(
+            [len(RAW_FUNCTIONS), 2, self.max_units + 1, self.max_units, self.resolution**2], np.int64
+        )
         offsets = np.concatenate([[0], np.cumsum(nvec)])
         for name, value in (("nvec", nvec), ("offsets", offsets)):
             value.setflags(write=False)
             object.__setattr__(self, name, value)
-        object.__setattr__(self, "_segments", {name: slice(int(a), int(b)) for name, a, b in
-                                               zip(RAW_COMPONENT_NAMES, offsets[:-1], offsets[1:])})
+        object.__setattr__(
+            self,
+            "_segments",
+            {
+                name: slice(int(a), int(b))
+                for name, a, b in zip(RAW_COMPONENT_NAMES, offsets[:-1], offsets[1:])
+            },
+        )
 
     @property
     def all_able(self) -> int:
@@ -60,13 +68,16 @@ class RawActionSpace:
         given = vector
         vector = np.asarray(vector)
         if vector.shape != (len(self.nvec),) or vector.dtype.kind not in "iu":
-            raise MalformedActionError(f"a raw action is a vector of {len(self.nvec)} integers "
-                                       f"({', '.join(RAW_COMPONENT_NAMES)}) or a RawFunctionCall; got {given!r:.80}")
+            raise MalformedActionError(
+                f"a raw action is a vector of {len(self.nvec)} integers "
+                f"({', '.join(RAW_COMPONENT_NAMES)}) or a RawFunctionCall; got {given!r:.80}"
+            )
         outside = (vector < 0) | (vector >= self.nvec)
         if outside.any():
             k = int(np.argmax(outside))
-            raise MalformedActionError(f"{RAW_COMPONENT_NAMES[k]} component {vector[k]} is outside "
-                                       f"0..{self.nvec[k] - 1}")
+            raise MalformedActionError(
+                f"{RAW_COMPONENT_NAMES[k]} component {vector[k]} is outside 0..{self.nvec[k] - 1}"
+            )
         func = RAW_FUNCTIONS[int(vector[0])]
         arguments = []
         for arg in func.args:
@@ -76,8 +87,10 @@ class RawActionSpace:
             elif arg.name == "unit_tags" and value == self.all_able:
                 rows = np.flatnonzero(masks.units_for(func.id)).tolist()
                 if not rows:
-                    raise InvalidActionError(f"{func.name}: units={self.all_able} (every able unit) names none: "
-                                             "no unit can use it now")
+                    raise InvalidActionError(
+                        f"{func.name}: units={self.all_able} (every able unit) names none: "
+                        "no unit can use it now"
+                    )
                 arguments.append(tuple(rows))
             else:
                 arguments.append((value,))
@@ -92,14 +105,18 @@ class RawActionSpace:
             k = _ARGUMENT_COMPONENT[arg.name]
             if arg.name == "world":
                 if not all(0 <= v < self.resolution for v in value):
-                    raise InvalidActionError(f"{call}: the point is outside the {self.resolution}×{self.resolution} "
-                                             "raw grid of the world component")
+                    raise InvalidActionError(
+                        f"{call}: the point is outside the {self.resolution}×{self.resolution} "
+                        "raw grid of the world component"
+                    )
                 vector[k] = value[1] * self.resolution + value[0]
             elif arg.name == "unit_tags" and len(value) > 1:
                 able = () if masks is None else tuple(np.flatnonzero(masks.units_for(func.id)).tolist())
                 if tuple(sorted(value)) != able:
-                    raise InvalidActionError(f"{call}: a raw action vector commands one unit or every unit able "
-                                             f"to (units={self.all_able}); give this call as a RawFunctionCall")
+                    raise InvalidActionError(
+                        f"{call}: a raw action vector commands one unit or every unit able "
+                        f"to (units={self.all_able}); give this call as a RawFunctionCall"
+                    )
                 vector[k] = self.all_able
             else:
                 if value[0] >= self.nvec[k]:
@@ -107,11 +124,15 @@ class RawActionSpace:
                 vector[k] = value[0]
         return vector
 
-    def world_mask(self, transforms: CoordinateTransforms, target: TargetClass = TargetClass.ANY) -> np.ndarray:
+    def world_mask(
+        self, transforms: CoordinateTransforms, target: TargetClass = TargetClass.ANY
+    ) -> np.ndarray:
         """(resolution²,) bool: the raw cells whose centre lies in the playable area, and for the pathable and
         placeable target classes also on the map's pathing or placement grid (as game_info gives them)."""
-        centres = (np.arange(self.resolution) + 0.5)
-        x, y = transforms.world_to_raw.back(np.stack(np.meshgrid(centres, centres), axis=-1)).transpose(2, 0, 1)
+        centres = np.arange(self.resolution) + 0.5
+        x, y = transforms.world_to_raw.back(np.stack(np.meshgrid(centres, centres), axis=-1)).transpose(
+            2, 0, 1
+        )
         info = transforms.map_info
         x0, y0, x1, y1 = info.playable_area
         inside = (x >= x0) & (x < x1) & (y >= y0) & (y < y1)
@@ -141,8 +162,13 @@ class RawActionSpace:
         out[self.segment("world")] = world
         return self._keep_one(out)
 
-    def conditional_mask(self, masks: RawActionMasks, function: int, worlds: Mapping[TargetClass, np.ndarray],
-                         units: int | None = None) -> np.ndarray:
+    def conditional_mask(
+        self,
+        masks: RawActionMasks,
+        function: int,
+        worlds: Mapping[TargetClass, np.ndarray],
+        units: int | None = None,
+    ) -> np.ndarray:
         """The mask given the chosen function (and, optionally, the chosen units value): the units able to
         use it (and all of them), the targets its class allows (not the one commanded unit itself), the
         cells of its class if it takes a point (`worlds`, from `world_masks`: building sites on the
@@ -154,8 +180,10 @@ class RawActionSpace:
         except TypeError:
             index = -1
         if not 0 <= index < len(RAW_FUNCTIONS):
-            raise ValueError(f"function must be a raw function id (the action's first component, 0.."
-                             f"{len(RAW_FUNCTIONS) - 1}), not {function!r}")
+            raise ValueError(
+                f"function must be a raw function id (the action's first component, 0.."
+                f"{len(RAW_FUNCTIONS) - 1}), not {function!r}"
+            )
         func = RAW_FUNCTIONS[index]
         out = np.zeros(self.total, bool)
         out[self.segment("function")][func.id] = True

@@ -70,6 +70,7 @@ def spec_property(config_of: Callable[[Any], Any]) -> property:
     config holds them (names; tuples of ints), and an AutoresetMode as its value, so that `env.spec.to_json()`
     works when objects or numpy numbers were given.
     """
+
     def get(env):
         return env.__dict__.get("_spec")
 
@@ -78,8 +79,10 @@ def spec_property(config_of: Callable[[Any], Any]) -> property:
         named = _registered_map(getattr(env_spec, "id", None))
         if named is not None and config.map_name != named:
             other = f"sc2env/{config.map_name}-v0, or " if config.map_name in MINI_GAMES else ""
-            raise ValueError(f"{env_spec.id} plays {named}, but map_name={config.map_name!r} was given: make "
-                             f"{other}{ANY_MAP_ID} with map_name={config.map_name!r}")
+            raise ValueError(
+                f"{env_spec.id} plays {named}, but map_name={config.map_name!r} was given: make "
+                f"{other}{ANY_MAP_ID} with map_name={config.map_name!r}"
+            )
         kwargs = env_spec.kwargs if env_spec is not None else {}
         for name, value in kwargs.items():  # as the config holds them: names, sizes, plain numbers (for JSON)
             if value is not None and name in config.__dataclass_fields__:

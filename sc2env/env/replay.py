@@ -31,8 +31,10 @@ from sc2env.interface import (
 from sc2env.interface.actions import decode_action
 
 log = logging.getLogger(__name__)
-_BUSY = ("this ReplayWatcher is already being iterated (it plays one game at a time): make another "
-         "watch_replay() to go through the replay twice at once")
+_BUSY = (
+    "this ReplayWatcher is already being iterated (it plays one game at a time): make another "
+    "watch_replay() to go through the replay twice at once"
+)
 
 
 @dataclasses.dataclass
@@ -74,22 +76,35 @@ class ReplayWatcher:
     viewer window, "rgb_array" makes `render()` return frames.
     """
 
-    def __init__(self, replay: str | os.PathLike[str] | bytes, config: EnvConfig | Mapping[str, Any] | None = None,
-                 *, observed_player_id: int = 0, render_mode: str | None = None, **env_kwargs: Any):
+    def __init__(
+        self,
+        replay: str | os.PathLike[str] | bytes,
+        config: EnvConfig | Mapping[str, Any] | None = None,
+        *,
+        observed_player_id: int = 0,
+        render_mode: str | None = None,
+        **env_kwargs: Any,
+    ):
         # keyword arguments over a config: watch_replay(path, env.unwrapped.config, step_mul=4)
-        if isinstance(config, Mapping):  # the env's keyword arguments as a dict (a training script's env_kwargs)
+        if isinstance(
+            config, Mapping
+        ):  # the env's keyword arguments as a dict (a training script's env_kwargs)
             env_kwargs = {**config, **env_kwargs}
             given_mode = env_kwargs.pop("render_mode", None)
             render_mode = given_mode if render_mode is None else render_mode
             config = None
         elif config is not None and not isinstance(config, EnvConfig):
-            raise TypeError(f"config must be an EnvConfig (env.unwrapped.config), a dict of SC2Env keyword "
-                            f"arguments, or None, not {type(config).__name__}")
+            raise TypeError(
+                f"config must be an EnvConfig (env.unwrapped.config), a dict of SC2Env keyword "
+                f"arguments, or None, not {type(config).__name__}"
+            )
         check_option_names(env_kwargs)
         map_name = env_kwargs.get("map_name", config.map_name if config is not None else "")
         if is_definition_path(map_name):  # the replay carries its map: the file need not be there any more
             env_kwargs["map_name"] = pathlib.PurePath(map_name).stem
-        self.config = dataclasses.replace(config, **env_kwargs) if config is not None else EnvConfig(**env_kwargs)
+        self.config = (
+            dataclasses.replace(config, **env_kwargs) if config is not None else EnvConfig(**env_kwargs)
+        )
         if render_mode not in (None, "human", "rgb_array"):
             raise ValueError(f"render_mode must be 'human', 'rgb_array' or None, not {render_mode!r}")
         self.render_mode = render_mode
@@ -100,10 +115,17 @@ class ReplayWatcher:
         self._raw = RawPlay(self.raw_space, self.config.hide_specific_actions) if self.raw_space else None
         self.action_space = spaces.MultiDiscrete((self.raw_space or self.action_spec).nvec)
         cfg = self.config
-        self._match = ReplayMatch(ReplayConfig(
-            replay=replay, interface_options=self.interface_format.to_interface_options(),
-            launch=cfg.launch_config(), step_mul=cfg.step_mul, observed_player_id=observed_player_id,
-            disable_fog=cfg.disable_fog, request_timeout_s=cfg.request_timeout_s))
+        self._match = ReplayMatch(
+            ReplayConfig(
+                replay=replay,
+                interface_options=self.interface_format.to_interface_options(),
+                launch=cfg.launch_config(),
+                step_mul=cfg.step_mul,
+                observed_player_id=observed_player_id,
+                disable_fog=cfg.disable_fog,
+                request_timeout_s=cfg.request_timeout_s,
+            )
+        )
         self._decoder: ObservationDecoder | None = None
         self._renderer = None
         self._last: tuple[Observation, sc_pb.ResponseObservation] | None = None
@@ -143,12 +165,15 @@ class ReplayWatcher:
         self._iterating = True
         try:
             response = match.start()
-            self._decoder = ObservationDecoder(self.interface_format, match.game_info,
-                                               functions=self.action_spec.functions)
+            self._decoder = ObservationDecoder(
+                self.interface_format, match.game_info, functions=self.action_spec.functions
+            )
             if self._raw is not None:
                 self._raw.start(self._decoder.transforms)
             # One player: a mini-game (a custom definition's too), whose reward is the score's change.
-            mini_game = match.info is not None and (match.info.map_name in MINI_GAMES or len(match.info.players) == 1)
+            mini_game = match.info is not None and (
+                match.info.map_name in MINI_GAMES or len(match.info.players) == 1
+            )
             observation, decoded = self._decode(response)
             self._show(decoded, response)
             steps, score = 0, 0.0
@@ -162,8 +187,14 @@ class ReplayWatcher:
                 calls = self._calls(response)
                 action = self._action(calls)
                 after, after_decoded = self._decode(response)
-                outcome = next((OUTCOMES.get(p.result, 0) for p in response.player_result
-                                if p.player_id == match.player_id), 0)
+                outcome = next(
+                    (
+                        OUTCOMES.get(p.result, 0)
+                        for p in response.player_result
+                        if p.player_id == match.player_id
+                    ),
+                    0,
+                )
                 terminated = bool(response.player_result)
                 truncated = match.ended and not terminated  # saved mid-game: the replay stops there
                 obs = response.observation
@@ -172,14 +203,28 @@ class ReplayWatcher:
                     score = float(obs.score.score)
                 else:
                     reward = float(outcome) if terminated else 0.0
-                info = {"game_loop": int(obs.game_loop), "score": int(obs.score.score),
-                        "score_details": dict(zip(SCORE_DETAIL_NAMES, after_decoded.score_cumulative.tolist())),
-                        "outcome": outcome, "episode_steps": steps}
-                yield ReplayStep(observation=observation, action=action, calls=calls, reward=reward,
-                                 terminated=terminated, truncated=truncated, info=info, decoded=decoded)
+                info = {
+                    "game_loop": int(obs.game_loop),
+                    "score": int(obs.score.score),
+                    "score_details": dict(zip(SCORE_DETAIL_NAMES, after_decoded.score_cumulative.tolist())),
+                    "outcome": outcome,
+                    "episode_steps": steps,
+                }
+                yield ReplayStep(
+                    observation=observation,
+                    action=action,
+                    calls=calls,
+                    reward=reward,
+                    terminated=terminated,
+                    truncated=truncated,
+                    info=info,
+                    decoded=decoded,
+                )
                 if match.controller is None:
-                    raise errors.ProtocolError("the ReplayWatcher was closed while its replay was being iterated: "
-                                               "the steps after this one are not known")
+                    raise errors.ProtocolError(
+                        "the ReplayWatcher was closed while its replay was being iterated: "
+                        "the steps after this one are not known"
+                    )
                 observation, decoded = after, after_decoded
                 self._show(decoded, response)
         finally:
@@ -194,9 +239,13 @@ class ReplayWatcher:
         if self._renderer is None:
             from sc2env.viewer import EnvRenderer  # pygame only when rendering
 
-            self._renderer = EnvRenderer(self.render_mode, self.interface_format, self._match.game_info,
-                                         fps=GAME_LOOPS_PER_SECOND / self.config.step_mul,
-                                         size=self.config.render_size)
+            self._renderer = EnvRenderer(
+                self.render_mode,
+                self.interface_format,
+                self._match.game_info,
+                fps=GAME_LOOPS_PER_SECOND / self.config.step_mul,
+                size=self.config.render_size,
+            )
         raw = None if self._raw is None else np.flatnonzero(self._raw.masks.functions).tolist()
         return self._renderer.render(*self._last, raw)
 
@@ -219,7 +268,9 @@ class ReplayWatcher:
         out = self._packer.pack(decoded, response)
         if self._raw is not None:  # the raw masks of what the recorded player could do, asked of the game
             out["last_actions"] = self._raw.last_actions(response.actions, len(out["last_actions"]))
-            out["action_mask"] = self._raw.observe(decoded, [], self._match.controller.query, self._match.ended)
+            out["action_mask"] = self._raw.observe(
+                decoded, [], self._match.controller.query, self._match.ended
+            )
         return out, decoded
 
     def _show(self, decoded: Observation, response: sc_pb.ResponseObservation) -> None:
@@ -241,8 +292,10 @@ class ReplayWatcher:
             elif call.function not in self.action_spec.function_ids:
                 why = f"{FUNCTIONS[call.function].name} (not in this env's functions)"
             elif (self.action_spec.to_vector(call) >= self.action_spec.nvec).any():
-                why = (f"{FUNCTIONS[call.function].name} with an argument beyond this env's ranges "
-                       f"(max_selected_units, max_cargo?)")
+                why = (
+                    f"{FUNCTIONS[call.function].name} with an argument beyond this env's ranges "
+                    f"(max_selected_units, max_cargo?)"
+                )
             else:
                 calls.append(call)
                 continue
@@ -258,9 +311,12 @@ class ReplayWatcher:
         for action, call in zip(response.actions, self._raw.calls(response.actions, keep_none=True)):
             why = None
             if call is None:
-                why = ("an action in no raw form (a selection or UI action: raw commands name their units "
-                       "themselves)" if not action.HasField("action_raw") else
-                       "a raw command whose units are not among the rows watched (a smaller max_units?)")
+                why = (
+                    "an action in no raw form (a selection or UI action: raw commands name their units "
+                    "themselves)"
+                    if not action.HasField("action_raw")
+                    else "a raw command whose units are not among the rows watched (a smaller max_units?)"
+                )
             else:
                 try:
                     self.raw_space.to_vector(call, self._raw.masks)
@@ -283,7 +339,8 @@ class ReplayWatcher:
         return np.zeros(len(self.action_spec.nvec), np.int64)  # a subset without no_op: its first function
 
 
-def watch_replay(replay: str | os.PathLike[str] | bytes, config: EnvConfig | Mapping[str, Any] | None = None,
-                 **kwargs: Any) -> ReplayWatcher:
+def watch_replay(
+    replay: str | os.PathLike[str] | bytes, config: EnvConfig | Mapping[str, Any] | None = None, **kwargs: Any
+) -> ReplayWatcher:
     """A ReplayWatcher for `replay` (a path or bytes); see ReplayWatcher for the keyword arguments."""
     return ReplayWatcher(replay, config, **kwargs)

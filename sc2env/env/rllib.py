@@ -21,7 +21,9 @@ SEED_STRIDE = 100_003
 
 def worker_seed(base_seed: int, worker_index: int = 0, vector_index: int = 0) -> int:
     """A seed for sub-env `vector_index` of worker `worker_index`, distinct for every pair."""
-    return base_seed + worker_index * SEED_STRIDE + vector_index  # the env hashes seeds beyond the game's 31 bits
+    return (
+        base_seed + worker_index * SEED_STRIDE + vector_index
+    )  # the env hashes seeds beyond the game's 31 bits
 
 
 def make_env(config: Mapping[str, Any]) -> SC2Env | SC2VectorEnv:
@@ -61,7 +63,8 @@ _NO_WORKER_INDEX = (
     "sc2env's make_env got a seed and num_envs but no worker_index: RLlib's gym_env_vectorize_mode="
     "'vector_entry_point' passes the env config as a plain dict, so every env runner seeds its games alike "
     "and plays the same episodes. Use RLlib's default vectorize mode (sync), whose EnvContext carries the "
-    "runner's index, or leave `seed` out (each game then seeds itself from fresh entropy).")
+    "runner's index, or leave `seed` out (each game then seeds itself from fresh entropy)."
+)
 
 
 def make_masked_env(config: Mapping[str, Any]) -> FlatObservationWithMask:
@@ -70,8 +73,10 @@ def make_masked_env(config: Mapping[str, Any]) -> FlatObservationWithMask:
     `flatten_keys` in the config picks the observation entries to flatten (default: all but the mask).
     """
     if config.get("num_envs") is not None:  # RLlib vectorises single envs itself (num_envs_per_env_runner)
-        raise ValueError("make_masked_env makes one env: leave num_envs out of its config and set RLlib's "
-                         "num_envs_per_env_runner instead (make_env takes num_envs for a vector env of its own)")
+        raise ValueError(
+            "make_masked_env makes one env: leave num_envs out of its config and set RLlib's "
+            "num_envs_per_env_runner instead (make_env takes num_envs for a vector env of its own)"
+        )
     return FlatObservationWithMask(make_env(config), config.get("flatten_keys"))
 
 
@@ -91,10 +96,12 @@ class FlatObservationWithMask(gym.ObservationWrapper):
         if unknown:
             raise ValueError(f"cannot flatten {unknown}; choose among {choices}")
         size = sum(int(np.prod(items[k].shape)) for k in self.keys)
-        self.observation_space = spaces.Dict({
-            "action_mask": spaces.Box(0.0, 1.0, items["action_mask"].shape, np.float32),
-            "observations": spaces.Box(-np.inf, np.inf, (size,), np.float32),
-        })
+        self.observation_space = spaces.Dict(
+            {
+                "action_mask": spaces.Box(0.0, 1.0, items["action_mask"].shape, np.float32),
+                "observations": spaces.Box(-np.inf, np.inf, (size,), np.float32),
+            }
+        )
 
     def observation(self, observation: dict) -> dict:
         flat = np.concatenate([observation[k].reshape(-1) for k in self.keys]).astype(np.float32)

@@ -24,8 +24,10 @@ RESELECT_EVERY = 200
 def _moves(env, rng: np.random.Generator, n: int) -> list[np.ndarray]:
     """Move_screen actions to `n` random points of the env's screen (whatever size the kwargs gave it)."""
     width, height = env.interface_format.screen_size
-    return [env.function_call_to_action(FUNCTIONS.Move_screen("now", (int(x), int(y))))
-            for x, y in zip(rng.integers(0, width, n), rng.integers(0, height, n))]
+    return [
+        env.function_call_to_action(FUNCTIONS.Move_screen("now", (int(x), int(y))))
+        for x, y in zip(rng.integers(0, width, n), rng.integers(0, height, n))
+    ]
 
 
 def env_steps_per_second(steps: int = 2000, map_name: str = "MoveToBeacon", **kwargs) -> float:
@@ -38,8 +40,9 @@ def env_steps_per_second(steps: int = 2000, map_name: str = "MoveToBeacon", **kw
         env.close()
 
 
-def timed_steps(env, steps: int, ready: Callable[[], None] = lambda: None,
-                clock: Callable[[], float] = time.perf_counter) -> tuple[float, float]:
+def timed_steps(
+    env, steps: int, ready: Callable[[], None] = lambda: None, clock: Callable[[], float] = time.perf_counter
+) -> tuple[float, float]:
     """Start a game in `env` and select the army, call `ready()`, then time `steps` random Move_screen steps
     (episodes that end are reset and the army selected again): the clock's readings before and after."""
     moves = _moves(env, np.random.default_rng(0), steps)
@@ -56,12 +59,18 @@ def timed_steps(env, steps: int, ready: Callable[[], None] = lambda: None,
     return start, clock()
 
 
-def vector_steps_per_second(num_envs: int, steps: int = 2000, map_name: str = "MoveToBeacon",
-                            mode: str = "vector_entry_point", **kwargs) -> float:
+def vector_steps_per_second(
+    num_envs: int,
+    steps: int = 2000,
+    map_name: str = "MoveToBeacon",
+    mode: str = "vector_entry_point",
+    **kwargs,
+) -> float:
     """Sub-env steps per second of a vector env with `num_envs` games (about `steps` in all): SC2VectorEnv, or
     Gymnasium's own with mode "sync" or "async"."""
-    envs = gym.make_vec(f"sc2env/{map_name}-v0", num_envs=num_envs, vectorization_mode=mode,
-                        **(BENCH_KWARGS | kwargs))
+    envs = gym.make_vec(
+        f"sc2env/{map_name}-v0", num_envs=num_envs, vectorization_mode=mode, **(BENCH_KWARGS | kwargs)
+    )
     try:
         rounds = max(1, steps // num_envs)
         rng = np.random.default_rng(0)

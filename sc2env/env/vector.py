@@ -37,32 +37,47 @@ class SC2VectorEnv(VectorEnv):
 
     spec = spec_property(lambda env: env.envs[0].config)
 
-    def __init__(self, num_envs: int = 1, map_name: str = "MoveToBeacon", render_mode: str | None = None,
-                 autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP, **kwargs: Any):
+    def __init__(
+        self,
+        num_envs: int = 1,
+        map_name: str = "MoveToBeacon",
+        render_mode: str | None = None,
+        autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
+        **kwargs: Any,
+    ):
         # What close() reads, first: Gymnasium's __del__ closes an env whose __init__ refused its arguments.
         self.envs: list[SC2Env] = []
         self._starts: _Starts | None = None  # games a Ctrl-C left starting in their threads
         require_count("num_envs", num_envs, "game")
-        named = AutoresetMode.__members__.get(str(autoreset_mode).upper())  # "same_step" as well as "SameStep"
+        named = AutoresetMode.__members__.get(
+            str(autoreset_mode).upper()
+        )  # "same_step" as well as "SameStep"
         try:
             self.autoreset_mode = named or AutoresetMode(autoreset_mode)
         except ValueError:
-            raise ValueError(f"autoreset_mode must be one of {[mode.value for mode in AutoresetMode]} (or "
-                             f"{', '.join(m.lower() for m in AutoresetMode.__members__)}), not {autoreset_mode!r}"
-                             ) from None
+            raise ValueError(
+                f"autoreset_mode must be one of {[mode.value for mode in AutoresetMode]} (or "
+                f"{', '.join(m.lower() for m in AutoresetMode.__members__)}), not {autoreset_mode!r}"
+            ) from None
         if render_mode == "human" and num_envs > 1:  # their windows would fight over the one pygame display
-            raise ValueError(f"render_mode='human' shows one game in the process's one window, not {num_envs}: "
-                             "use render_mode='rgb_array' (render() returns every game's frame) or num_envs=1")
+            raise ValueError(
+                f"render_mode='human' shows one game in the process's one window, not {num_envs}: "
+                "use render_mode='rgb_array' (render() returns every game's frame) or num_envs=1"
+            )
         seed = kwargs.pop("seed", None)
         require_seed("seed", seed)
-        self.envs = [SC2Env(map_name, render_mode=render_mode,
-                            seed=None if seed is None else seed + i, **kwargs) for i in range(num_envs)]
+        self.envs = [
+            SC2Env(map_name, render_mode=render_mode, seed=None if seed is None else seed + i, **kwargs)
+            for i in range(num_envs)
+        ]
         first = self.envs[0]
         self.num_envs = num_envs
         self.render_mode = render_mode
-        self.metadata = {"render_modes": first.metadata["render_modes"],
-                         "render_fps": GAME_LOOPS_PER_SECOND / first.config.step_mul,
-                         "autoreset_mode": self.autoreset_mode}
+        self.metadata = {
+            "render_modes": first.metadata["render_modes"],
+            "render_fps": GAME_LOOPS_PER_SECOND / first.config.step_mul,
+            "autoreset_mode": self.autoreset_mode,
+        }
         self.single_observation_space = first.observation_space
         self.single_action_space = first.action_space
         self.observation_space = batch_space(self.single_observation_space, num_envs)
@@ -81,12 +96,16 @@ class SC2VectorEnv(VectorEnv):
             seeds = [None if seed is None else int(seed) + i for i in range(self.num_envs)]
         elif isinstance(seed, (Sequence, np.ndarray)) and not isinstance(seed, (str, bytes)):
             seeds = list(seed)
-            for i, one in enumerate(seeds):  # checked before any game resets; Gymnasium takes Python ints only
+            for i, one in enumerate(
+                seeds
+            ):  # checked before any game resets; Gymnasium takes Python ints only
                 require_seed(f"reset(seed=...)[{i}]", one)
                 seeds[i] = None if one is None else int(one)
         else:
-            raise ValueError(f"reset(seed=...) takes an int (sub-env i gets seed + i), a list of {self.num_envs} "
-                             f"seeds, or None; not {seed!r}")
+            raise ValueError(
+                f"reset(seed=...) takes an int (sub-env i gets seed + i), a list of {self.num_envs} "
+                f"seeds, or None; not {seed!r}"
+            )
         if len(seeds) != self.num_envs:
             raise ValueError(f"reset(seed=...) got {len(seeds)} seeds for {self.num_envs} envs")
         options = dict(options or {})
@@ -94,8 +113,11 @@ class SC2VectorEnv(VectorEnv):
         if chosen is not None and (not self._observations or self.closed or self._lost):
             raise errors.ProtocolError(
                 "reset(options={'reset_mask': ...}) resets some sub-envs of a running vector env"
-                f"{f' (not after {self._lost})' if self._lost else ''}: call reset() without a mask first")
-        self.closed = False  # like one SC2Env, a closed vector env starts new games; close() must stop them again
+                f"{f' (not after {self._lost})' if self._lost else ''}: call reset() without a mask first"
+            )
+        self.closed = (
+            False  # like one SC2Env, a closed vector env starts new games; close() must stop them again
+        )
         indices = range(self.num_envs) if chosen is None else np.flatnonzero(chosen)
         try:
             results = self._reset_each(indices, [seeds[i] for i in indices], options or None)
@@ -118,21 +140,27 @@ class SC2VectorEnv(VectorEnv):
         if hasattr(actions, "function") and hasattr(actions, "arguments"):  # a tuple, but one action
             raise errors.MalformedActionError(
                 f"step() got one FunctionCall for {self.num_envs} envs: give one per sub-env, e.g. "
-                f"[call] * {self.num_envs}")
+                f"[call] * {self.num_envs}"
+            )
         actions = np.asarray(actions) if not isinstance(actions, (list, tuple)) else actions
         scalar = isinstance(actions, np.ndarray) and actions.ndim == 0  # None, a number: no len()
         if scalar or len(actions) != self.num_envs:
             got = repr(actions.item()) if scalar else f"{len(actions)} actions"
-            raise ValueError(f"step() got {got} for {self.num_envs} envs: give one per sub-env, "
-                             f"e.g. a ({self.num_envs}, {len(self.action_spec.nvec)}) array or a list of FunctionCalls")
+            raise ValueError(
+                f"step() got {got} for {self.num_envs} envs: give one per sub-env, "
+                f"e.g. a ({self.num_envs}, {len(self.action_spec.nvec)}) array or a list of FunctionCalls"
+            )
         if self._lost is not None:
-            raise errors.ProtocolError(f"step() called after {self._lost}: call reset() to start every sub-env's "
-                                       "next episode (a lost game is replaced by a new one).")
+            raise errors.ProtocolError(
+                f"step() called after {self._lost}: call reset() to start every sub-env's "
+                "next episode (a lost game is replaced by a new one)."
+            )
         to_reset = np.flatnonzero(self._autoreset)
         if len(to_reset) and self.autoreset_mode is AutoresetMode.DISABLED:
             raise errors.ProtocolError(
                 f"step() called after the episodes of sub-envs {to_reset.tolist()} ended (autoreset_mode "
-                f"DISABLED): reset them first, reset(options={{'reset_mask': mask}}) with mask[i] True for each")
+                f"DISABLED): reset them first, reset(options={{'reset_mask': mask}}) with mask[i] True for each"
+            )
         live = [i for i in range(self.num_envs) if not self._autoreset[i]]
         # Every action is checked before any is sent, so an invalid one (invalid_action="raise") leaves
         # all games where they were.
@@ -175,8 +203,10 @@ class SC2VectorEnv(VectorEnv):
         except BaseException as error:  # every game answered, but the caller gets nothing (a Ctrl-C, say)
             ended = [i for i, result in enumerate(results) if result[2] or result[3]]
             if ended:
-                self._lost = (f"sub-env {ended[0]}'s episode ended in a step that did not return "
-                              f"({type(error).__name__})")
+                self._lost = (
+                    f"sub-env {ended[0]}'s episode ended in a step that did not return "
+                    f"({type(error).__name__})"
+                )
             raise
 
     def _returned(self, results: list) -> tuple:
@@ -240,7 +270,7 @@ class SC2VectorEnv(VectorEnv):
             if i not in starting:  # those are closed by their own threads once started, not under their feet
                 try:
                     env.close()
-                except BaseException as error:  # noqa: BLE001 (raised below) a Ctrl-C in one close must not keep the others' games running
+                except BaseException as error:
                     failure = failure or error
         if failure is not None:
             raise failure
@@ -281,8 +311,10 @@ class SC2VectorEnv(VectorEnv):
                 starts.wait()  # the others' games are started and theirs, as after one reset that failed
                 raise
             self._starts = None
-        return [done[i] if i in done else self.envs[i].reset(seed=s, options=options)
-                for i, s in zip(indices, seeds)]
+        return [
+            done[i] if i in done else self.envs[i].reset(seed=s, options=options)
+            for i, s in zip(indices, seeds)
+        ]
 
     def _batch(self, observations: list[dict]) -> dict:
         """The sub-envs' observations stacked, key by key, into new arrays (np.stack took twice as long)."""
@@ -308,8 +340,10 @@ def _reset_mask(mask, num_envs: int) -> np.ndarray | None:
     if mask is None:
         return None
     if not (isinstance(mask, np.ndarray) and mask.dtype == np.bool_ and mask.shape == (num_envs,)):
-        raise ValueError(f"options['reset_mask'] must be a numpy bool array of shape ({num_envs},), one entry per "
-                         f"sub-env, not {mask!r}")
+        raise ValueError(
+            f"options['reset_mask'] must be a numpy bool array of shape ({num_envs},), one entry per "
+            f"sub-env, not {mask!r}"
+        )
     if not mask.any():
         raise ValueError("options['reset_mask'] must choose at least one sub-env to reset")
     return mask
@@ -349,8 +383,12 @@ class _Starts:
         # Waited on instead of Thread.join(): on CPython <= 3.12 a Ctrl-C inside join() marks the thread stopped
         # while it still runs, and the next join() returns at once.
         self._ended: dict[int, threading.Event] = {i: threading.Event() for i in jobs}
-        self._threads = [threading.Thread(target=self._run, args=(i, env, seed, options), daemon=True,
-                                          name=f"sc2env-start-{i}") for i, (env, seed) in jobs.items()]
+        self._threads = [
+            threading.Thread(
+                target=self._run, args=(i, env, seed, options), daemon=True, name=f"sc2env-start-{i}"
+            )
+            for i, (env, seed) in jobs.items()
+        ]
 
     def start(self) -> None:
         for thread in self._threads:
@@ -385,7 +423,7 @@ class _Starts:
             return
         try:
             future.set_result(env.reset(seed=seed, options=options))
-        except BaseException as error:  # noqa: BLE001 - handed to whoever waits on the future
+        except BaseException as error:
             future.set_exception(error)
         with self._lock:
             self._finished.add(i)

@@ -5,16 +5,55 @@ from __future__ import annotations
 import importlib
 
 # Loaded on first use: the map registry alone must not pull in the client (see sc2env.env.registration).
-_EXPORTS = {name: "sc2env.game.maps" for name in
-            ("MINI_GAMES", "MapSpec", "available_maps", "definition_map", "install_maps", "resolve_map")}
-_EXPORTS.update({name: "sc2env.game.match" for name in
-                 ("BUILDS", "DIFFICULTIES", "RACES", "Bot", "Match", "MatchConfig", "StepResult")})
-_EXPORTS.update({name: "sc2env.game.replay" for name in
-                 ("ReplayConfig", "ReplayError", "ReplayInfo", "ReplayMatch", "ReplayPlayer", "ReplayReader",
-                  "read_replay", "replay_info", "write_replay")})
-__all__ = ["BUILDS", "DIFFICULTIES", "MINI_GAMES", "RACES", "Bot", "MapSpec", "Match", "MatchConfig", "ReplayConfig",
-           "ReplayError", "ReplayInfo", "ReplayMatch", "ReplayPlayer", "ReplayReader", "StepResult", "available_maps",
-           "definition_map", "install_maps", "read_replay", "replay_info", "resolve_map", "write_replay"]
+_EXPORTS = dict.fromkeys(
+    ("MINI_GAMES", "MapSpec", "available_maps", "definition_map", "install_maps", "resolve_map"),
+    "sc2env.game.maps",
+)
+_EXPORTS.update(
+    dict.fromkeys(
+        ("BUILDS", "DIFFICULTIES", "RACES", "Bot", "Match", "MatchConfig", "StepResult"), "sc2env.game.match"
+    )
+)
+_EXPORTS.update(
+    dict.fromkeys(
+        (
+            "ReplayConfig",
+            "ReplayError",
+            "ReplayInfo",
+            "ReplayMatch",
+            "ReplayPlayer",
+            "ReplayReader",
+            "read_replay",
+            "replay_info",
+            "write_replay",
+        ),
+        "sc2env.game.replay",
+    )
+)
+__all__ = [
+    "BUILDS",
+    "DIFFICULTIES",
+    "MINI_GAMES",
+    "RACES",
+    "Bot",
+    "MapSpec",
+    "Match",
+    "MatchConfig",
+    "ReplayConfig",
+    "ReplayError",
+    "ReplayInfo",
+    "ReplayMatch",
+    "ReplayPlayer",
+    "ReplayReader",
+    "StepResult",
+    "available_maps",
+    "definition_map",
+    "install_maps",
+    "read_replay",
+    "replay_info",
+    "resolve_map",
+    "write_replay",
+]
 
 
 def __getattr__(name: str):

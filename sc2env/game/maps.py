@@ -57,20 +57,25 @@ def _mini_game(name: str, seconds: int) -> MapSpec:
 
 
 # The time limits are the maps' own timers (game seconds at 16 loops each), from their trigger scripts.
-MINI_GAMES: dict[str, MapSpec] = {spec.name: spec for spec in (
-    _mini_game("MoveToBeacon", 120),
-    _mini_game("CollectMineralShards", 120),
-    _mini_game("FindAndDefeatZerglings", 180),
-    _mini_game("DefeatRoaches", 120),
-    _mini_game("DefeatZerglingsAndBanelings", 120),
-    _mini_game("CollectMineralsAndGas", 420),
-    _mini_game("BuildMarines", 900),
-)}
+MINI_GAMES: dict[str, MapSpec] = {
+    spec.name: spec
+    for spec in (
+        _mini_game("MoveToBeacon", 120),
+        _mini_game("CollectMineralShards", 120),
+        _mini_game("FindAndDefeatZerglings", 180),
+        _mini_game("DefeatRoaches", 120),
+        _mini_game("DefeatZerglingsAndBanelings", 120),
+        _mini_game("CollectMineralsAndGas", 420),
+        _mini_game("BuildMarines", 900),
+    )
+}
 
 
 def _definition_help() -> str:
-    return (f"docs/engine.md#map-definitions describes the format, and the shipped mini-games in {definitions_dir()} "
-            "are examples to start from")
+    return (
+        f"docs/engine.md#map-definitions describes the format, and the shipped mini-games in {definitions_dir()} "
+        "are examples to start from"
+    )
 
 
 def is_definition_path(name: str | os.PathLike[str]) -> bool:
@@ -80,8 +85,10 @@ def is_definition_path(name: str | os.PathLike[str]) -> bool:
 
 def definition_needs_builtin(name: str) -> str:
     """What to say when a definition file is to be played by StarCraft II."""
-    return (f"{name} is a mini-game definition, which only the built-in engine plays, but engine='sc2' was asked "
-            "for (or $SC2ENV_ENGINE): use engine='builtin' or 'auto' (on the command line: --engine builtin)")
+    return (
+        f"{name} is a mini-game definition, which only the built-in engine plays, but engine='sc2' was asked "
+        "for (or $SC2ENV_ENGINE): use engine='builtin' or 'auto' (on the command line: --engine builtin)"
+    )
 
 
 def definition_map(path: str | os.PathLike[str]) -> MapSpec:
@@ -96,25 +103,32 @@ def definition_map(path: str | os.PathLike[str]) -> MapSpec:
     try:
         data = file.read_bytes()
     except OSError as error:
-        raise UnknownMapError(f"Cannot read the mini-game definition {os.fspath(path)!r}: "
-                              f"{error.strerror or error}. Give the path of a .json definition "
-                              f"(relative to {os.getcwd()}, or absolute); {_definition_help()}.") from None
+        raise UnknownMapError(
+            f"Cannot read the mini-game definition {os.fspath(path)!r}: "
+            f"{error.strerror or error}. Give the path of a .json definition "
+            f"(relative to {os.getcwd()}, or absolute); {_definition_help()}."
+        ) from None
     try:  # UTF-8, as the engine reads it (a byte order mark is allowed)
         spec = json.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise UnknownMapError(f"{file} is no mini-game definition: it is not JSON in UTF-8 ({error}); "
-                              f"{_definition_help()}.") from None
+        raise UnknownMapError(
+            f"{file} is no mini-game definition: it is not JSON in UTF-8 ({error}); {_definition_help()}."
+        ) from None
     if not isinstance(spec, dict) or spec.get("format") != DEFINITION_FORMAT:
         found = spec.get("format") if isinstance(spec, dict) else type(spec).__name__
-        raise UnknownMapError(f'{file} is no mini-game definition: its "format" must be "{DEFINITION_FORMAT}", '
-                              f"not {found!r}; {_definition_help()}.")
+        raise UnknownMapError(
+            f'{file} is no mini-game definition: its "format" must be "{DEFINITION_FORMAT}", '
+            f"not {found!r}; {_definition_help()}."
+        )
     name, limit = spec.get("name"), spec.get("time_limit")
     if not isinstance(name, str) or not name:
         raise UnknownMapError(f'{file}: "name" must be the mini-game\'s name, not {name!r}')
     whole = isinstance(limit, (int, float)) and not isinstance(limit, bool) and float(limit).is_integer()
     if not whole or not 0 < limit <= MAX_GAME_LOOPS:
-        raise UnknownMapError(f'{file}: "time_limit" must be a whole number of game loops from 1 to '
-                              f"{MAX_GAME_LOOPS}, not {limit!r}")
+        raise UnknownMapError(
+            f'{file}: "time_limit" must be a whole number of game loops from 1 to '
+            f"{MAX_GAME_LOOPS}, not {limit!r}"
+        )
     # The path is only a label (the engine takes the definition from map_data), and a protobuf string: a file
     # name that is no UTF-8 gets replacement characters there.
     label = os.fsencode(file.name).decode("utf-8", "replace")
@@ -157,5 +171,7 @@ def resolve_map(name: str, maps_dir: pathlib.Path | None = None) -> MapSpec:
         if wanted in (spec.name.lower(), spec.path.lower().removesuffix(".sc2map")):
             return spec
     where = f" or under {maps_dir}" if maps_dir is not None else ""
-    raise UnknownMapError(f"Unknown map {name!r}: not a mini-game{where}, nor a definition file (.json). Known "
-                          f"maps: {', '.join(sorted(maps))}.")
+    raise UnknownMapError(
+        f"Unknown map {name!r}: not a mini-game{where}, nor a definition file (.json). Known "
+        f"maps: {', '.join(sorted(maps))}."
+    )

@@ -29,14 +29,32 @@ from sc2env.launch.install import USE_BUILTIN
 
 log = logging.getLogger(__name__)
 
-RACES = {"terran": common_pb2.Terran, "zerg": common_pb2.Zerg, "protoss": common_pb2.Protoss,
-         "random": common_pb2.Random}
-DIFFICULTIES = {"very_easy": sc_pb.VeryEasy, "easy": sc_pb.Easy, "medium": sc_pb.Medium,
-                "medium_hard": sc_pb.MediumHard, "hard": sc_pb.Hard, "harder": sc_pb.Harder,
-                "very_hard": sc_pb.VeryHard, "cheat_vision": sc_pb.CheatVision,
-                "cheat_money": sc_pb.CheatMoney, "cheat_insane": sc_pb.CheatInsane}
-BUILDS = {"random": sc_pb.RandomBuild, "rush": sc_pb.Rush, "timing": sc_pb.Timing, "power": sc_pb.Power,
-          "macro": sc_pb.Macro, "air": sc_pb.Air}
+RACES = {
+    "terran": common_pb2.Terran,
+    "zerg": common_pb2.Zerg,
+    "protoss": common_pb2.Protoss,
+    "random": common_pb2.Random,
+}
+DIFFICULTIES = {
+    "very_easy": sc_pb.VeryEasy,
+    "easy": sc_pb.Easy,
+    "medium": sc_pb.Medium,
+    "medium_hard": sc_pb.MediumHard,
+    "hard": sc_pb.Hard,
+    "harder": sc_pb.Harder,
+    "very_hard": sc_pb.VeryHard,
+    "cheat_vision": sc_pb.CheatVision,
+    "cheat_money": sc_pb.CheatMoney,
+    "cheat_insane": sc_pb.CheatInsane,
+}
+BUILDS = {
+    "random": sc_pb.RandomBuild,
+    "rush": sc_pb.Rush,
+    "timing": sc_pb.Timing,
+    "power": sc_pb.Power,
+    "macro": sc_pb.Macro,
+    "air": sc_pb.Air,
+}
 OUTCOMES = {sc_pb.Victory: 1, sc_pb.Defeat: -1, sc_pb.Tie: 0, sc_pb.Undecided: 0}
 
 # Safety net for maps without a timer of their own: an hour of game time (PySC2 caps at 524,000 loops).
@@ -67,9 +85,12 @@ class Bot:
         _choice(BUILDS, self.build, "bot build")
 
     def player_setup(self) -> sc_pb.PlayerSetup:
-        return sc_pb.PlayerSetup(type=sc_pb.Computer, race=_choice(RACES, self.race, "race"),
-                                 difficulty=_choice(DIFFICULTIES, self.difficulty, "difficulty"),
-                                 ai_build=_choice(BUILDS, self.build, "build"))
+        return sc_pb.PlayerSetup(
+            type=sc_pb.Computer,
+            race=_choice(RACES, self.race, "race"),
+            difficulty=_choice(DIFFICULTIES, self.difficulty, "difficulty"),
+            ai_build=_choice(BUILDS, self.build, "build"),
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -102,11 +123,15 @@ class MatchConfig:
         require_seconds("request_timeout_s", self.request_timeout_s)
         _choice(RACES, self.race, "race")
         if self.bot is not None and not isinstance(self.bot, Bot):
-            raise TypeError(f"bot must be an sc2env.game.Bot, e.g. Bot(race='zerg', difficulty='easy'), or None "
-                            f"(Bot() on two-player maps), not {self.bot!r}")
+            raise TypeError(
+                f"bot must be an sc2env.game.Bot, e.g. Bot(race='zerg', difficulty='easy'), or None "
+                f"(Bot() on two-player maps), not {self.bot!r}"
+            )
         if self.bot is not None and _mini_game_name(self.map_name):  # it would be left out without a word
-            raise ValueError(f"{self.map_name} is a single-player mini-game: bot= sets the opponent on two-player "
-                             "maps (engine='sc2', e.g. map_name='Simple64'); leave it out here")
+            raise ValueError(
+                f"{self.map_name} is a single-player mini-game: bot= sets the opponent on two-player "
+                "maps (engine='sc2', e.g. map_name='Simple64'); leave it out here"
+            )
 
 
 def _mini_game_name(map_name: str) -> bool:
@@ -115,7 +140,7 @@ def _mini_game_name(map_name: str) -> bool:
     if is_definition_path(map_name):
         return True
     stem = pathlib.PurePath(map_name).name
-    stem = stem[:-len(".SC2Map")] if stem.lower().endswith(".sc2map") else stem
+    stem = stem[: -len(".SC2Map")] if stem.lower().endswith(".sc2map") else stem
     return stem.lower() in {name.lower() for name in MINI_GAMES}
 
 
@@ -141,7 +166,9 @@ def require_seconds(name: str, value) -> None:
 
 def require_seed(name: str, value) -> None:
     """Raise ValueError unless `value` is None or a whole number >= 0 (numpy integers too, bools not)."""
-    if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0):
+    if value is not None and (
+        isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0
+    ):
         raise ValueError(f"{name} must be a whole number >= 0 or None, not {value!r}")
 
 
@@ -206,8 +233,12 @@ class Match:
     @property
     def running(self) -> bool:
         """The game process is alive and connected."""
-        return (self.controller is not None and not self.controller.closed
-                and self.process is not None and self.process.running)
+        return (
+            self.controller is not None
+            and not self.controller.closed
+            and self.process is not None
+            and self.process.running
+        )
 
     def reset(self, seed: int | None = None) -> sc_pb.ResponseObservation:
         """Start a new episode and return its first observation.
@@ -233,7 +264,11 @@ class Match:
         status = self.controller.status
         if status in (sc_pb.launched, sc_pb.in_replay):  # no game to restart: create one
             self._needs_create = True
-        elif status not in (sc_pb.in_game, sc_pb.ended, sc_pb.init_game):  # quit, unknown: the game is of no use
+        elif status not in (
+            sc_pb.in_game,
+            sc_pb.ended,
+            sc_pb.init_game,
+        ):  # quit, unknown: the game is of no use
             log.warning("the game reported status %s; starting a new one", status_name(status))
             self._start()
         if self.controller.status == sc_pb.init_game:  # a Ctrl-C fell between create_game and join_game:
@@ -258,14 +293,17 @@ class Match:
         """Send the actions, advance `step_mul` game loops and observe; pipelined in one round trip."""
         return self.finish_step(self.begin_step(actions))
 
-    def begin_step(self, actions: Iterable[sc_pb.Action] = (), then: Sequence[tuple[str, Message]] = ()
-                   ) -> Pending | sc_pb.ResponseObservation:
+    def begin_step(
+        self, actions: Iterable[sc_pb.Action] = (), then: Sequence[tuple[str, Message]] = ()
+    ) -> Pending | sc_pb.ResponseObservation:
         """The sending half of step(): the game works on it while the caller does something else. `then`:
         requests to send after the observation in the same round trip (their answers: StepResult.then, None
         for one the game refused)."""
         if self.controller is None or self._ended:
-            raise errors.ProtocolError("step() needs a running episode: call reset() first "
-                                       "(the last episode ended or the game was never started).")
+            raise errors.ProtocolError(
+                "step() needs a running episode: call reset() first "
+                "(the last episode ended or the game was never started)."
+            )
         cfg = self.config
         try:
             self.controller.abandon_pending()  # the last step's, if a Ctrl-C came before it read its answers
@@ -276,11 +314,17 @@ class Match:
                 self._ended = True
                 raise errors.ProtocolError(
                     f"the game reported status {status_name(self.controller.status)} in the middle of an episode; "
-                    "call reset(): it starts the episode anew (a new game if need be)")
+                    "call reset(): it starts the episode anew (a new game if need be)"
+                )
             if cfg.realtime:
                 self.controller.action(actions)
-                return self.controller.begin([("observation", sc_pb.RequestObservation(
-                    game_loop=self._last_loop + cfg.step_mul)), *then], optional=len(then))
+                return self.controller.begin(
+                    [
+                        ("observation", sc_pb.RequestObservation(game_loop=self._last_loop + cfg.step_mul)),
+                        *then,
+                    ],
+                    optional=len(then),
+                )
             return self.controller.begin_act_step_observe(actions, cfg.step_mul, then=then)
         except errors.ConnectionError:
             self._ended = True  # the game is gone; reset() will start a new one
@@ -295,14 +339,16 @@ class Match:
             raise
         at = next(i for i, answer in enumerate(answers) if isinstance(answer, sc_pb.ResponseObservation))
         result = self._score(answers[at])
-        result.then = answers[at + 1:]
+        result.then = answers[at + 1 :]
         return result
 
     def save_replay(self) -> bytes:
         """The replay of the episode being played or just finished, as the game records it (its bytes)."""
         if not self.running:
-            raise errors.ProtocolError("save_replay() needs a game: call reset() first (the game was never "
-                                       "started, or it was closed or lost)")
+            raise errors.ProtocolError(
+                "save_replay() needs a game: call reset() first (the game was never "
+                "started, or it was closed or lost)"
+            )
         self.controller.abandon_pending()  # a step a Ctrl-C cut off after sending: its answers come first
         return self.controller.save_replay().data
 
@@ -334,16 +380,20 @@ class Match:
         if plan.engine == "sc2" and spec.file is None:
             raise errors.LaunchError(
                 f"{spec.name} is not installed under {maps_dir}: put {spec.path} there (the mini-games come "
-                f"with PySC2's repository), {USE_BUILTIN}.")
+                f"with PySC2's repository), {USE_BUILTIN}."
+            )
         process = launch_plan(plan)
         try:
             timeout_s = self.config.request_timeout_s
             # Loading a real map can take minutes on a cold disk cache; the built-in engine loads in
             # milliseconds, so its caller's timeout holds for every request.
             slow = max(timeout_s, _MAP_LOAD_TIMEOUT_S) if plan.engine == "sc2" else timeout_s
-            self.controller = Controller(process, timeout_s=timeout_s,
-                                         timeouts={"create_game": slow, "join_game": slow},
-                                         spin_wait_s=DEFAULT_SPIN_WAIT_S if self.config.launch.spin_wait else 0)
+            self.controller = Controller(
+                process,
+                timeout_s=timeout_s,
+                timeouts={"create_game": slow, "join_game": slow},
+                spin_wait_s=DEFAULT_SPIN_WAIT_S if self.config.launch.spin_wait else 0,
+            )
         except BaseException:
             process.close()
             raise
@@ -372,8 +422,9 @@ class Match:
 
     def _join(self) -> None:
         cfg = self.config
-        join = sc_pb.RequestJoinGame(race=RACES[cfg.race.lower()], options=cfg.interface_options,
-                                     player_name=cfg.player_name[:32])
+        join = sc_pb.RequestJoinGame(
+            race=RACES[cfg.race.lower()], options=cfg.interface_options, player_name=cfg.player_name[:32]
+        )
         self.player_id = self.controller.join_game(join).player_id or 1
         self.game_info = self.controller.game_info()
 
@@ -396,7 +447,9 @@ class Match:
             result.reward = float(result.outcome)
         cap = cfg.max_game_loops
         if cap is None:
-            cap = (self.map.game_loops + _TIMER_MARGIN_LOOPS) if self.map.game_loops else DEFAULT_MAX_GAME_LOOPS
+            cap = (
+                (self.map.game_loops + _TIMER_MARGIN_LOOPS) if self.map.game_loops else DEFAULT_MAX_GAME_LOOPS
+            )
         result.truncated = not result.terminated and obs.game_loop - self._start_loop >= cap
         self._ended = result.terminated or result.truncated
         return result

@@ -21,9 +21,18 @@ from sc2env.launch import GameProcess, LaunchConfig, launch_plan, plan_launch
 log = logging.getLogger(__name__)
 
 REPLAY_SUFFIX = ".SC2Replay"
-_RACE_NAMES = {common_pb2.Terran: "terran", common_pb2.Zerg: "zerg", common_pb2.Protoss: "protoss",
-               common_pb2.Random: "random"}
-_RESULT_NAMES = {sc_pb.Victory: "victory", sc_pb.Defeat: "defeat", sc_pb.Tie: "tie", sc_pb.Undecided: "undecided"}
+_RACE_NAMES = {
+    common_pb2.Terran: "terran",
+    common_pb2.Zerg: "zerg",
+    common_pb2.Protoss: "protoss",
+    common_pb2.Random: "random",
+}
+_RESULT_NAMES = {
+    sc_pb.Victory: "victory",
+    sc_pb.Defeat: "defeat",
+    sc_pb.Tie: "tie",
+    sc_pb.Undecided: "undecided",
+}
 
 
 class ReplayError(errors.SC2EnvError):
@@ -61,20 +70,32 @@ class ReplayInfo:
     @classmethod
     def from_response(cls, response: sc_pb.ResponseReplayInfo) -> ReplayInfo:
         players = tuple(
-            ReplayPlayer(player_id=extra.player_info.player_id,
-                         race=_RACE_NAMES.get(extra.player_info.race_actual or extra.player_info.race_requested,
-                                              "unknown"),
-                         result=_RESULT_NAMES.get(extra.player_result.result) if extra.HasField("player_result")
-                         else None,
-                         name=extra.player_info.player_name, apm=extra.player_apm)
-            for extra in response.player_info)
-        return cls(map_name=response.map_name, map_path=response.local_map_path,
-                   game_loops=response.game_duration_loops,
-                   # a float32 on the wire: 85.7 arrives as 85.69999694824219
-                   seconds=round(response.game_duration_seconds or response.game_duration_loops / LOOPS_PER_REAL_SECOND,
-                                 3),
-                   players=players, game_version=response.game_version, base_build=response.base_build,
-                   data_version=response.data_version)
+            ReplayPlayer(
+                player_id=extra.player_info.player_id,
+                race=_RACE_NAMES.get(
+                    extra.player_info.race_actual or extra.player_info.race_requested, "unknown"
+                ),
+                result=_RESULT_NAMES.get(extra.player_result.result)
+                if extra.HasField("player_result")
+                else None,
+                name=extra.player_info.player_name,
+                apm=extra.player_apm,
+            )
+            for extra in response.player_info
+        )
+        return cls(
+            map_name=response.map_name,
+            map_path=response.local_map_path,
+            game_loops=response.game_duration_loops,
+            # a float32 on the wire: 85.7 arrives as 85.69999694824219
+            seconds=round(
+                response.game_duration_seconds or response.game_duration_loops / LOOPS_PER_REAL_SECOND, 3
+            ),
+            players=players,
+            game_version=response.game_version,
+            base_build=response.base_build,
+            data_version=response.data_version,
+        )
 
 
 def write_replay(data: bytes, replay_dir: str | os.PathLike[str], prefix: str) -> pathlib.Path:
@@ -83,15 +104,21 @@ def write_replay(data: bytes, replay_dir: str | os.PathLike[str], prefix: str) -
     The name never replaces a file: several envs saving in the same microsecond get `-1`, `-2`, ... added.
     """
     if not data:
-        raise ReplayError("the game returned an empty replay: this game (or its version) does not record replays")
+        raise ReplayError(
+            "the game returned an empty replay: this game (or its version) does not record replays"
+        )
     if "/" in prefix or os.sep in prefix:
-        raise ReplayError(f"the replay's file name prefix {prefix!r} has a path separator: give the folder as "
-                          f"replay_dir and a plain name as prefix")
+        raise ReplayError(
+            f"the replay's file name prefix {prefix!r} has a path separator: give the folder as "
+            f"replay_dir and a plain name as prefix"
+        )
     folder = pathlib.Path(replay_dir).expanduser()
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except FileExistsError:
-        raise ReplayError(f"replay_dir {folder} is a file, not a folder: give a folder for the replays") from None
+        raise ReplayError(
+            f"replay_dir {folder} is a file, not a folder: give a folder for the replays"
+        ) from None
     except OSError as error:
         raise ReplayError(f"cannot make the replay folder {folder}: {error.strerror or error}") from error
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H-%M-%S.%f")
@@ -129,7 +156,9 @@ def read_replay(replay: str | os.PathLike[str] | bytes) -> bytes:
         except OSError as error:
             raise ReplayError(f"could not read the replay {path}: {error.strerror or error}") from error
     if not data:
-        raise ReplayError(f"{where} is empty: it is no replay (a game that does not record replays wrote it?)")
+        raise ReplayError(
+            f"{where} is empty: it is no replay (a game that does not record replays wrote it?)"
+        )
     return data
 
 
@@ -155,10 +184,14 @@ class ReplayConfig:
     def __post_init__(self) -> None:
         require_count("step_mul", self.step_mul, "game loop")
         require_seconds("request_timeout_s", self.request_timeout_s)
-        if isinstance(self.observed_player_id, bool) or not isinstance(self.observed_player_id, int) \
-                or self.observed_player_id < 0:
-            raise ValueError(f"observed_player_id must be a player's id (1, 2, ...) or 0, not "
-                             f"{self.observed_player_id!r}")
+        if (
+            isinstance(self.observed_player_id, bool)
+            or not isinstance(self.observed_player_id, int)
+            or self.observed_player_id < 0
+        ):
+            raise ValueError(
+                f"observed_player_id must be a player's id (1, 2, ...) or 0, not {self.observed_player_id!r}"
+            )
 
 
 class ReplayMatch:
@@ -187,12 +220,18 @@ class ReplayMatch:
         self.close()
         self.process = launch_plan(plan_launch(cfg.launch))
         try:
-            self.controller = Controller(self.process, timeout_s=cfg.request_timeout_s,
-                                         spin_wait_s=DEFAULT_SPIN_WAIT_S if cfg.launch.spin_wait else 0)
+            self.controller = Controller(
+                self.process,
+                timeout_s=cfg.request_timeout_s,
+                spin_wait_s=DEFAULT_SPIN_WAIT_S if cfg.launch.spin_wait else 0,
+            )
             self.info = _ask_info(self.controller, self.data)
-            request = sc_pb.RequestStartReplay(replay_data=self.data, options=cfg.interface_options,
-                                               observed_player_id=cfg.observed_player_id,
-                                               disable_fog=cfg.disable_fog)
+            request = sc_pb.RequestStartReplay(
+                replay_data=self.data,
+                options=cfg.interface_options,
+                observed_player_id=cfg.observed_player_id,
+                disable_fog=cfg.disable_fog,
+            )
             map_data = _map_data(self.process, self.info)
             if map_data is not None:
                 request.map_data = map_data
@@ -211,12 +250,20 @@ class ReplayMatch:
     def step(self) -> sc_pb.ResponseObservation:
         """Advance `step_mul` game loops and observe (one round trip)."""
         if self.ended:
-            raise errors.ProtocolError("step() needs a replay being watched: call start() first (the replay "
-                                       "has ended or was never started)")
+            raise errors.ProtocolError(
+                "step() needs a replay being watched: call start() first (the replay "
+                "has ended or was never started)"
+            )
         try:
-            return self.controller.pipeline([("step", sc_pb.RequestStep(count=self.config.step_mul)),
-                                             ("observation", sc_pb.RequestObservation())])[-1]
-        except errors.ProtocolError as error:  # the game refused to go on: it diverged, or the replay is damaged
+            return self.controller.pipeline(
+                [
+                    ("step", sc_pb.RequestStep(count=self.config.step_mul)),
+                    ("observation", sc_pb.RequestObservation()),
+                ]
+            )[-1]
+        except (
+            errors.ProtocolError
+        ) as error:  # the game refused to go on: it diverged, or the replay is damaged
             self.close()
             raise ReplayError(f"the replay could not be played to its end: {error}") from error
 
@@ -281,9 +328,11 @@ def _ask_info(controller: Controller, data: bytes) -> ReplayInfo:
         raise ReplayError(f"the game cannot read this replay: {error.details or error}") from error
     build = controller.ping().base_build
     if info.base_build and build and info.base_build != build:
-        raise ReplayError(f"the replay was recorded with game build {info.base_build} ({info.game_version}), but "
-                          f"the game started is build {build}: start that build (LaunchConfig(version="
-                          f"{info.base_build}), or --version) to watch it")
+        raise ReplayError(
+            f"the replay was recorded with game build {info.base_build} ({info.game_version}), but "
+            f"the game started is build {build}: start that build (LaunchConfig(version="
+            f"{info.base_build}), or --version) to watch it"
+        )
     return info
 
 

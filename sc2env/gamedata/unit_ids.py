@@ -1088,4 +1088,4 @@ class Protoss(enum.IntEnum):
     Zealot = 73
 
 
-__all__ = ['Neutral', 'Protoss', 'Terran', 'Zerg']
+__all__ = ["Neutral", "Protoss", "Terran", "Zerg"]

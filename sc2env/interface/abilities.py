@@ -21,8 +21,12 @@ class AbilityIndex:
     """Precomputed ability lookups of one function table (the feature-layer or the raw one) under one
     `hide_specific_actions` setting (immutable once built)."""
 
-    def __init__(self, hide_specific_actions: bool, functions: Iterable = FUNCTIONS,
-                 offered_kinds: Mapping[bool, tuple[Enum, ...]] = OFFERED_KINDS):
+    def __init__(
+        self,
+        hide_specific_actions: bool,
+        functions: Iterable = FUNCTIONS,
+        offered_kinds: Mapping[bool, tuple[Enum, ...]] = OFFERED_KINDS,
+    ):
         functions = [f for f in functions if f.ability_id]
         by_ability: dict[int, list] = defaultdict(list)
         for f in functions:

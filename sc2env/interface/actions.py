@@ -32,9 +32,14 @@ _UI_FIELDS: dict[FunctionKind, tuple[str, tuple[tuple[str, int, int | None], ...
 
 def as_function_call(call: Any) -> FunctionCall:
     """Accept our FunctionCall, or anything with `.function` and `.arguments` (e.g. PySC2's)."""
-    if (isinstance(call, FunctionCall) and type(call.function) is int and type(call.arguments) is tuple
-            and all(type(argument) is tuple and all(type(v) is int for v in argument)
-                    for argument in call.arguments)):
+    if (
+        isinstance(call, FunctionCall)
+        and type(call.function) is int
+        and type(call.arguments) is tuple
+        and all(
+            type(argument) is tuple and all(type(v) is int for v in argument) for argument in call.arguments
+        )
+    ):
         return call  # as FunctionCall.build makes them
     try:
         function, arguments = call.function, call.arguments

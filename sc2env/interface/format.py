@@ -35,8 +35,10 @@ def _size(value: int | Size | None, what: str) -> Size | None:
     if width <= 0 or height <= 0:
         raise ValueError(f"{what} must be positive, got {width}×{height}")
     if max(width, height) > MAX_SIDE:
-        raise ValueError(f"{what} {width}×{height} is too large: at most {MAX_SIDE} pixels a side (feature "
-                         "layers are usually 32-128)")
+        raise ValueError(
+            f"{what} {width}×{height} is too large: at most {MAX_SIDE} pixels a side (feature "
+            "layers are usually 32-128)"
+        )
     return width, height
 
 
@@ -119,7 +121,9 @@ class InterfaceFormat:
         if self.screen_target_masks and not features:
             raise ValueError("screen_target_masks are drawn from the feature layers: set screen_size too")
         if self.screen_target_masks and self.action_space != "features":
-            raise ValueError("screen_target_masks are in feature-screen pixels: they need action_space='features'")
+            raise ValueError(
+                "screen_target_masks are in feature-screen pixels: they need action_space='features'"
+            )
 
     @property
     def raw(self) -> bool:
@@ -155,7 +159,9 @@ class InterfaceFormat:
             layer.crop_to_playable_area = self.crop_to_playable_area
             layer.allow_cheating_layers = self.allow_cheating_layers
         if self.rgb_screen_size is not None:
-            options.render.width = self.camera_width  # without it an RGB-only game shows 24, whatever we assume
+            options.render.width = (
+                self.camera_width
+            )  # without it an RGB-only game shows 24, whatever we assume
             options.render.resolution.x, options.render.resolution.y = self.rgb_screen_size
             options.render.minimap_resolution.x, options.render.minimap_resolution.y = self.rgb_minimap_size
         return options
@@ -184,7 +190,9 @@ class InterfaceFormat:
         if render is not None and self.rgb_screen_size is not None:
             compare("RGB screen size", self.rgb_screen_size, (render.resolution.x, render.resolution.y))
             if render.width:  # an echo without it (an older game) keeps the feature layers' width
-                compare("RGB camera width", float(np.float32(self.camera_width)), float(np.float32(render.width)))
+                compare(
+                    "RGB camera width", float(np.float32(self.camera_width)), float(np.float32(render.width))
+                )
             compare(
                 "RGB minimap size",
                 self.rgb_minimap_size,

@@ -133,7 +133,9 @@ class Functions(Sequence[Function]):
                 return self._by_name[key]
             except KeyError:
                 raise KeyError(f"no function named {key!r}") from None
-        if isinstance(key, numbers.Integral) and not 0 <= key < len(self._list):  # an id: -1 is none, not the last
+        if isinstance(key, numbers.Integral) and not 0 <= key < len(
+            self._list
+        ):  # an id: -1 is none, not the last
             raise IndexError(f"no function id {key}; ids run from 0 to {len(self._list) - 1}")
         return self._list[key]
 
@@ -205,8 +207,9 @@ class FunctionCall(NamedTuple):
         try:
             arguments = tuple(arguments)
         except TypeError:
-            raise MalformedActionError(f"{func.name}: arguments must be a sequence (one per argument); "
-                                       f"got {arguments!r}") from None
+            raise MalformedActionError(
+                f"{func.name}: arguments must be a sequence (one per argument); got {arguments!r}"
+            ) from None
         if len(arguments) != len(func.args):
             wanted = ", ".join(a.name for a in func.args) or "no arguments"
             raise MalformedActionError(
@@ -235,15 +238,21 @@ class FunctionCall(NamedTuple):
 def lookup_in(functions: Functions, function, what: str, where: str):
     """The entry of a function table an id, a name or the entry itself stands for; MalformedActionError naming
     what exists if none (`what`: "function" or "raw function", `where`: the table's name)."""
-    if isinstance(function, TableEntry) and 0 <= function.id < len(functions) and \
-            functions[function.id].name == function.name:
+    if (
+        isinstance(function, TableEntry)
+        and 0 <= function.id < len(functions)
+        and functions[function.id].name == function.name
+    ):
         return functions[function.id]  # this table's entry, also for a copy of it (pickled, deep-copied)
     if isinstance(function, str):
         if function not in functions:
             raise MalformedActionError(f"unknown {what} {function!r}; see sc2env.interface.{where}")
         return functions[function]
-    if isinstance(function, numbers.Integral) and not isinstance(function, (bool, np.bool_)) and \
-            0 <= int(function) < len(functions):  # a bool is no id, though Python counts True as 1
+    if (
+        isinstance(function, numbers.Integral)
+        and not isinstance(function, (bool, np.bool_))
+        and 0 <= int(function) < len(functions)
+    ):  # a bool is no id, though Python counts True as 1
         return functions[int(function)]
     raise MalformedActionError(f"unknown {what} id {function!r}; ids run from 0 to {len(functions) - 1}")
 
@@ -262,8 +271,9 @@ def floored_point(name: str, space: str, argument: str, value: object) -> tuple[
         x, y = (float(v) for v in value)  # type: ignore[union-attr]
         return int(np.floor(x)), int(np.floor(y))
     except (TypeError, ValueError, OverflowError):  # not two numbers, or NaN / infinite ones
-        raise MalformedActionError(f"{name} needs a {space} point (x, y) of finite numbers for {argument}; "
-                                   f"got {value!r}") from None
+        raise MalformedActionError(
+            f"{name} needs a {space} point (x, y) of finite numbers for {argument}; got {value!r}"
+        ) from None
 
 
 def _normalise(func: Function, arg_type: ArgumentType, value: object) -> tuple[int, ...]:

@@ -27,8 +27,11 @@ class StackDecoder:
     """
 
     def __init__(self, what: str, size: tuple[int, int], layers: Sequence[str] | None = None):
-        table, message = ((SCREEN_LAYERS, spatial_pb2.FeatureLayers) if what == "screen"
-                          else (MINIMAP_LAYERS, spatial_pb2.FeatureLayersMinimap))
+        table, message = (
+            (SCREEN_LAYERS, spatial_pb2.FeatureLayers)
+            if what == "screen"
+            else (MINIMAP_LAYERS, spatial_pb2.FeatureLayersMinimap)
+        )
         names = [layer.name for layer in table] if layers is None else list(layers)
         by_name = {layer.name: layer for layer in table}
         fields = message.DESCRIPTOR.fields_by_name

@@ -81,8 +81,14 @@ class ActionMasks:
 
     __slots__ = ("flat", "idle", "spec", "stand_in", "target_masks")
 
-    def __init__(self, spec: ActionSpec, flat: np.ndarray, target_masks: np.ndarray | None = None,
-                 stand_in: bool = False, idle: dict[int, str] | None = None):
+    def __init__(
+        self,
+        spec: ActionSpec,
+        flat: np.ndarray,
+        target_masks: np.ndarray | None = None,
+        stand_in: bool = False,
+        idle: dict[int, str] | None = None,
+    ):
         self.spec = spec
         self.flat = flat
         self.target_masks = target_masks
@@ -134,14 +140,18 @@ class ActionMasks:
             raise InvalidActionError(f"{func.name} is not in this action space")
         if self.stand_in:
             stand_in = FUNCTIONS[int(self.spec.function_ids[0])].name
-            raise InvalidActionError(f"no function of this action space can be called now: the mask offers only "
-                                     f"{stand_in} (the function component's value 0, every argument 0) as a "
-                                     "stand-in, so that no component is empty, and SC2Env plays that as no_op")
+            raise InvalidActionError(
+                f"no function of this action space can be called now: the mask offers only "
+                f"{stand_in} (the function component's value 0, every argument 0) as a "
+                "stand-in, so that no component is empty, and SC2Env plays that as no_op"
+            )
         if not self.flat[position]:
             if func.id in self.idle:
                 argument = self.idle[func.id]
-                raise InvalidActionError(f"{func.name} can't be called now: its {argument} has no allowed value "
-                                         f"({_NO_VALUE[argument]})")
+                raise InvalidActionError(
+                    f"{func.name} can't be called now: its {argument} has no allowed value "
+                    f"({_NO_VALUE[argument]})"
+                )
             raise InvalidActionError(
                 f"{func.name} is not available now; available: "
                 + ", ".join(FUNCTIONS[int(i)].name for i in self.available_function_ids)
@@ -160,8 +170,10 @@ class ActionMasks:
                     shown, hint = f"({value[0]}, {value[1]})", ""
                 elif arg_type.values is not None:  # with their names: "0 (recall)" says what was refused
                     shown = _named(arg_type.values, value[0])
-                    hint = "; allowed now: " + (", ".join(_named(arg_type.values, v) for v in
-                                                         np.flatnonzero(allowed).tolist()) or "none")
+                    hint = "; allowed now: " + (
+                        ", ".join(_named(arg_type.values, v) for v in np.flatnonzero(allowed).tolist())
+                        or "none"
+                    )
                 else:
                     shown, hint = str(value[0]), f"; allowed now: {np.flatnonzero(allowed).tolist()}"
                 raise InvalidActionError(f"{func.name}: {arg_type.name} {shown} is not allowed now{hint}")
@@ -239,10 +251,13 @@ class MaskBuilder:
                 self._built.clear()
             built = self._built[key] = self._build(available_ids, ui, None)
         flat, targets, stand_in, idle = built
-        return ActionMasks(self.spec, flat.copy(), targets, stand_in, dict(idle))  # copies: callers may change theirs
+        return ActionMasks(
+            self.spec, flat.copy(), targets, stand_in, dict(idle)
+        )  # copies: callers may change theirs
 
-    def _build(self, available_ids: list[int], ui: UiCounts, target_masks: np.ndarray | None
-               ) -> tuple[np.ndarray, np.ndarray | None, bool, dict[int, str]]:
+    def _build(
+        self, available_ids: list[int], ui: UiCounts, target_masks: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray | None, bool, dict[int, str]]:
         """ActionMasks' fields: the flat mask (see __call__), the target masks, whether it is the stand-in (see
         `ActionMasks.stand_in`), and the functions offered whose arguments have no value (`ActionMasks.idle`)."""
         drop: dict[int, str] = {}

@@ -51,8 +51,17 @@ class NamedArray(np.ndarray):
         module = sys.modules[cls.__module__]
         for ndim in range(cls._axis + 1, cls._ndim):
             name = f"{cls.__name__}{ndim}D"
-            fewer = type(cls)(name, (cls,), {"_ndim": ndim, "_row": None, "_fewer_axes": cls._fewer_axes,
-                                             "__module__": cls.__module__, "__qualname__": name})
+            fewer = type(cls)(
+                name,
+                (cls,),
+                {
+                    "_ndim": ndim,
+                    "_row": None,
+                    "_fewer_axes": cls._fewer_axes,
+                    "__module__": cls.__module__,
+                    "__qualname__": name,
+                },
+            )
             setattr(module, name, fewer)  # where pickle looks for it
             cls._fewer_axes[ndim] = fewer
 
@@ -63,8 +72,10 @@ class NamedArray(np.ndarray):
             if cls._axis == 0:
                 return self[index]
             return np.asarray(self)[(slice(None),) * cls._axis + (index,)]
-        raise AttributeError(f"{cls.__name__} has no attribute or name {name!r}"
-                             + ("" if self.ndim == cls._ndim else f" (names apply to its {cls._ndim}-D form)"))
+        raise AttributeError(
+            f"{cls.__name__} has no attribute or name {name!r}"
+            + ("" if self.ndim == cls._ndim else f" (names apply to its {cls._ndim}-D form)")
+        )
 
     def __getitem__(self, key):
         cls = type(self)
@@ -92,7 +103,9 @@ class NamedArray(np.ndarray):
         if name not in cls._names:
             super().__setattr__(name, value)
         elif self.ndim != cls._ndim:
-            raise AttributeError(f"cannot set {name!r}: names apply to the {cls._ndim}-D form of {cls.__name__}")
+            raise AttributeError(
+                f"cannot set {name!r}: names apply to the {cls._ndim}-D form of {cls.__name__}"
+            )
         else:
             self[(slice(None),) * cls._axis + (cls._names[name],)] = value
 
@@ -120,8 +133,10 @@ class NamedArray(np.ndarray):
             if isinstance(part, str):
                 names = cls._axis_names(axis)
                 if part not in names:
-                    raise KeyError(f"{cls.__name__} has no name {part!r} on axis {axis}; names (axis "
-                                   f"{cls._axis}): {', '.join(cls.names())}")
+                    raise KeyError(
+                        f"{cls.__name__} has no name {part!r} on axis {axis}; names (axis "
+                        f"{cls._axis}): {', '.join(cls.names())}"
+                    )
                 part = names[part]
             resolved.append(part)
         return tuple(resolved) if isinstance(key, tuple) else resolved[0]

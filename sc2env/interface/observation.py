@@ -65,9 +65,12 @@ _NO_SCORE = (0,) * (
     len(ScoreCumulative) + len(ScoreByCategory) * len(ScoreCategories) + len(ScoreByVital) * len(ScoreVitals)
 )
 _TURNED_ON_BY = {
-    "feature_screen": "feature layers come with screen_size", "feature_minimap": "feature layers come with screen_size",
-    "rgb_screen": "RGB images come with rgb_screen_size", "rgb_minimap": "RGB images come with rgb_screen_size",
-    "feature_units": "use_feature_units=True turns them on", "raw_units": "use_raw_units=True turns them on",
+    "feature_screen": "feature layers come with screen_size",
+    "feature_minimap": "feature layers come with screen_size",
+    "rgb_screen": "RGB images come with rgb_screen_size",
+    "rgb_minimap": "RGB images come with rgb_screen_size",
+    "feature_units": "use_feature_units=True turns them on",
+    "raw_units": "use_raw_units=True turns them on",
     "target_masks": "screen_target_masks=True turns them on",
 }
 """What makes each optional entry of an observation appear (the env's / InterfaceFormat's options); the camera_*
@@ -167,9 +170,17 @@ class Observation:
 
     def keys(self) -> list[str]:
         """The names of the arrays this observation holds (None ones left out), as PySC2's dict has them."""
-        held = [f.name for f in fields(self) if f.name not in ("layers", "masks") and getattr(self, f.name) is not None]
+        held = [
+            f.name
+            for f in fields(self)
+            if f.name not in ("layers", "masks") and getattr(self, f.name) is not None
+        ]
         # Without decoding deferred layers: they are there if a decoder waits for them.
-        layers = ("feature_screen", "feature_minimap") if callable(self.layers) or self.layers[0] is not None else ()
+        layers = (
+            ("feature_screen", "feature_minimap")
+            if callable(self.layers) or self.layers[0] is not None
+            else ()
+        )
         return [*held[:3], *layers, *held[3:]]
 
     def __getitem__(self, name: str):
@@ -178,8 +189,10 @@ class Observation:
         if isinstance(name, str) and name in _ITEM_NAMES:
             value = getattr(self, name)
             if value is None:  # as PySC2's dict: no key for what the interface leaves out
-                raise KeyError(f"{name!r}: this observation has none; "
-                               f"{_TURNED_ON_BY.get(name, 'it needs raw data (use_feature_units or use_raw_units)')}")
+                raise KeyError(
+                    f"{name!r}: this observation has none; "
+                    f"{_TURNED_ON_BY.get(name, 'it needs raw data (use_feature_units or use_raw_units)')}"
+                )
             return value
         raise KeyError(f"{name!r}: an observation holds {', '.join(self.keys())}")
 
@@ -252,13 +265,17 @@ class ObservationDecoder:
                 raise ProtocolError(
                     f"the game's game_info describes a map sc2env cannot lay out (map size "
                     f"{game_info.start_raw.map_size.x}×{game_info.start_raw.map_size.y}; {type(error).__name__}: "
-                    f"{error}): the game is misbehaving; close it and start a new one") from error
+                    f"{error}): the game is misbehaving; close it and start a new one"
+                ) from error
             width, height = self.transforms.minimap_size
             if self.transforms.minimap_rows_needed > height:
-                warnings.warn(f"the {width}×{height} minimap shows only the top {height} of the "
-                              f"{self.transforms.minimap_rows_needed} rows this map needs: minimap pixels are "
-                              "scaled by the minimap's width (as in PySC2), so a minimap less tall than it is "
-                              "wide cuts the map off; use a square minimap", stacklevel=2)
+                warnings.warn(
+                    f"the {width}×{height} minimap shows only the top {height} of the "
+                    f"{self.transforms.minimap_rows_needed} rows this map needs: minimap pixels are "
+                    "scaled by the minimap's width (as in PySC2), so a minimap less tall than it is "
+                    "wide cuts the map off; use a square minimap",
+                    stacklevel=2,
+                )
         if (fmt.use_feature_units or fmt.use_raw_units) and self.transforms is None:
             raise ValueError(
                 "feature_units and raw_units need the game_info: ObservationDecoder(fmt, game_info)"
@@ -268,7 +285,10 @@ class ObservationDecoder:
         self._masks = MaskBuilder(self.spec, target_masks=fmt.screen_target_masks)
         self._buffers = _BufferPool()
         if fmt.screen_size is not None:
-            self._stacks = (StackDecoder("screen", fmt.screen_size), StackDecoder("minimap", fmt.minimap_size))
+            self._stacks = (
+                StackDecoder("screen", fmt.screen_size),
+                StackDecoder("minimap", fmt.minimap_size),
+            )
         self._reported: set[tuple] = set()
         self._log = logging.getLogger(__name__)
 
@@ -294,8 +314,12 @@ class ObservationDecoder:
         ids = []
         for action in response.actions:
             function_id = action_function_id(action, self.fmt)
-            if function_id is None and action.HasField("action_raw") and not action.HasField(
-                    "action_feature_layer") and not action.HasField("action_render"):
+            if (
+                function_id is None
+                and action.HasField("action_raw")
+                and not action.HasField("action_feature_layer")
+                and not action.HasField("action_render")
+            ):
                 continue  # a raw command in raw form only: sent by a raw client, no feature function's to show
             if function_id is None:
                 kind = _action_kind(action)
@@ -316,7 +340,8 @@ class ObservationDecoder:
             raise ProtocolError(
                 f"the game's observation at game loop {response.observation.game_loop} could not be decoded "
                 f"({type(error).__name__}: {error}): it holds a value no array can take (NaN, an infinite or "
-                "out-of-range number), which a real game does not send; start a new game") from error
+                "out-of-range number), which a real game does not send; start a new game"
+            ) from error
 
     def _decode(self, response: sc_pb.ResponseObservation, *, defer_layers: bool = False) -> Observation:
         """Everything the agent sees in one `ResponseObservation`, with its action masks.
@@ -442,8 +467,9 @@ class ObservationDecoder:
     def _raw_units(self, raw) -> FeatureUnitTable:
         """All units in PySC2's default raw coordinates (`CoordinateTransforms.world_to_raw`)."""
         assert self.transforms is not None  # checked in __init__
-        return unit_rows(raw.units, self.transforms.world_to_raw, with_tags=True,
-                         type_of_tag=_add_on_types(raw)).view(FeatureUnitTable)
+        return unit_rows(
+            raw.units, self.transforms.world_to_raw, with_tags=True, type_of_tag=_add_on_types(raw)
+        ).view(FeatureUnitTable)
 
 
 class _BufferPool:

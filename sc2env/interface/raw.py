@@ -94,7 +94,9 @@ def _raw_function(row: tuple[int, str, str, int, int, str]) -> RawFunction:
     fid, name, kind, ability_id, general_id, target = row
     kind_ = RawFunctionKind(kind)
     args = tuple(getattr(RAW_ARGUMENT_TYPES, a) for a in RAW_KIND_ARGUMENTS[kind_])
-    return RawFunction(fid, name, kind_, ability_id, general_id, args, TargetClass[target.upper()] if target else None)
+    return RawFunction(
+        fid, name, kind_, ability_id, general_id, args, TargetClass[target.upper()] if target else None
+    )
 
 
 RAW_FUNCTIONS = Functions([_raw_function(row) for row in RAW_FUNCTION_TABLE])
@@ -128,12 +130,15 @@ class RawFunctionCall(NamedTuple):
         try:
             arguments = tuple(arguments)
         except TypeError:
-            raise MalformedActionError(f"{func.name}: arguments must be a sequence (one per argument); "
-                                       f"got {arguments!r}") from None
+            raise MalformedActionError(
+                f"{func.name}: arguments must be a sequence (one per argument); got {arguments!r}"
+            ) from None
         if len(arguments) != len(func.args):
             wanted = ", ".join(a.name for a in func.args) or "no arguments"
-            raise MalformedActionError(f"{func.name} takes {len(func.args)} argument(s) ({wanted}); "
-                                       f"got {len(arguments)}: {arguments!r}")
+            raise MalformedActionError(
+                f"{func.name} takes {len(func.args)} argument(s) ({wanted}); "
+                f"got {len(arguments)}: {arguments!r}"
+            )
         return cls(func.id, tuple(_normalise(func, t, v) for t, v in zip(func.args, arguments)))
 
     @property
@@ -144,8 +149,12 @@ class RawFunctionCall(NamedTuple):
         if not 0 <= self.function < len(RAW_FUNCTIONS):
             return f"RawFunctionCall({self.function}, {self.arguments!r})"
         func = RAW_FUNCTIONS[self.function]
-        shown = [Queued(v[0]).name if t.kind == "enum" and v[0] in (0, 1) else str(list(v) if t.kind == "units"
-                 else v if len(v) > 1 else v[0]) for t, v in zip(func.args, self.arguments)]
+        shown = [
+            Queued(v[0]).name
+            if t.kind == "enum" and v[0] in (0, 1)
+            else str(list(v) if t.kind == "units" else v if len(v) > 1 else v[0])
+            for t, v in zip(func.args, self.arguments)
+        ]
         return f"{func.name}({', '.join(shown)})"
 
 
@@ -158,7 +167,9 @@ def _row(func: RawFunction, arg: RawArgumentType, value: object) -> int:
     if isinstance(value, np.ndarray) and value.size == 1:
         value = value.reshape(()).item()
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or int(value) < 0:
-        raise MalformedActionError(f"{func.name}: {arg.name} takes rows of raw_units (ints from 0); got {value!r}")
+        raise MalformedActionError(
+            f"{func.name}: {arg.name} takes rows of raw_units (ints from 0); got {value!r}"
+        )
     return int(value)
 
 
@@ -172,10 +183,13 @@ def _normalise(func: RawFunction, arg: RawArgumentType, value: object) -> tuple[
         try:
             rows = tuple(_row(func, arg, v) for v in rows)  # type: ignore[union-attr]
         except TypeError:
-            raise MalformedActionError(f"{func.name}: {arg.name} takes a row of raw_units or a sequence of "
-                                       f"rows; got {value!r}") from None
+            raise MalformedActionError(
+                f"{func.name}: {arg.name} takes a row of raw_units or a sequence of rows; got {value!r}"
+            ) from None
         if not 1 <= len(rows) <= MAX_UNIT_TAGS:
-            raise MalformedActionError(f"{func.name}: {arg.name} names 1 to {MAX_UNIT_TAGS} units; got {len(rows)}")
+            raise MalformedActionError(
+                f"{func.name}: {arg.name} names 1 to {MAX_UNIT_TAGS} units; got {len(rows)}"
+            )
         return rows
     if isinstance(value, (list, tuple)) and len(value) == 1:
         value = value[0]

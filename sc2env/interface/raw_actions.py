@@ -46,8 +46,12 @@ def _target_kind(func) -> str | TargetClass | None:
 _TARGET_KIND = tuple(_target_kind(f) for f in RAW_FUNCTIONS)
 
 
-def encode_raw_action(call: RawFunctionCall, tags: np.ndarray, transforms: CoordinateTransforms,
-                      masks: RawActionMasks | None = None) -> sc_pb.Action:
+def encode_raw_action(
+    call: RawFunctionCall,
+    tags: np.ndarray,
+    transforms: CoordinateTransforms,
+    masks: RawActionMasks | None = None,
+) -> sc_pb.Action:
     """The `Action` (action_raw) for a raw call whose units are rows of `tags` (the observation's raw_units
     tag column); no_op is an empty Action. InvalidActionError names the row, point or function at fault; with
     `masks`, a function no named unit can use now, or a target its class excludes, is refused too."""
@@ -58,15 +62,18 @@ def encode_raw_action(call: RawFunctionCall, tags: np.ndarray, transforms: Coord
     for name in ("unit_tags", "target_unit_tag"):
         outside = [r for r in args.get(name, ()) if r >= len(tags)]
         if outside:
-            raise InvalidActionError(f"{func.name}: {name} row {outside[0]} names no unit: there are {len(tags)} "
-                                     "rows (units are named by their row in the latest observation's raw_units, "
-                                     "which the env cuts at max_units)")
+            raise InvalidActionError(
+                f"{func.name}: {name} row {outside[0]} names no unit: there are {len(tags)} "
+                "rows (units are named by their row in the latest observation's raw_units, "
+                "which the env cuts at max_units)"
+            )
     if "world" in args:
         width, height = transforms.raw_grid_size
         x, y = args["world"]
         if not (0 <= x < width and 0 <= y < height):
-            raise InvalidActionError(f"{func.name}: the point ({x}, {y}) is off the map: raw points lie in "
-                                     f"{width}×{height}")
+            raise InvalidActionError(
+                f"{func.name}: the point ({x}, {y}) is off the map: raw points lie in {width}×{height}"
+            )
     if masks is not None:
         masks.check(call)
     action = sc_pb.Action()
@@ -99,8 +106,12 @@ def _world(point: tuple[int, int], transforms: CoordinateTransforms) -> tuple[fl
     return x, y
 
 
-def decode_raw_action(action: sc_pb.Action, tags: np.ndarray, transforms: CoordinateTransforms,
-                      hide_specific_actions: bool = True) -> RawFunctionCall | None:
+def decode_raw_action(
+    action: sc_pb.Action,
+    tags: np.ndarray,
+    transforms: CoordinateTransforms,
+    hide_specific_actions: bool = True,
+) -> RawFunctionCall | None:
     """The raw call an `Action` expresses, its units as rows of `tags` (the raw_units the action was chosen
     from), or None when no raw function does: a UI or spatial action, an unknown ability, or a command whose
     units (or target) are all gone from `tags`. An empty Action is no_op."""
@@ -141,7 +152,9 @@ def _raw_point(x: float, y: float, transforms: CoordinateTransforms) -> tuple[in
     return px, py
 
 
-def abilities_query(tags: Iterable[int], ignore_resource_requirements: bool = False) -> query_pb2.RequestQuery:
+def abilities_query(
+    tags: Iterable[int], ignore_resource_requirements: bool = False
+) -> query_pb2.RequestQuery:
     """The RequestQuery asking what each unit of `tags` can do now (for `RawActionMasks`)."""
     query = query_pb2.RequestQuery(ignore_resource_requirements=ignore_resource_requirements)
     for tag in tags:
@@ -168,8 +181,12 @@ class RawActionMasks:
     no_op and raw_move_camera are always available.
     """
 
-    def __init__(self, units: np.ndarray, abilities: Sequence[query_pb2.ResponseQueryAvailableAbilities],
-                 hide_specific_actions: bool = True):
+    def __init__(
+        self,
+        units: np.ndarray,
+        abilities: Sequence[query_pb2.ResponseQueryAvailableAbilities],
+        hide_specific_actions: bool = True,
+    ):
         units = np.asarray(units).reshape(-1, len(FeatureUnit))
         self.units = units
         """The raw_units rows these masks cover."""
@@ -196,11 +213,14 @@ class RawActionMasks:
         resource = _IS_RESOURCE.take(units[:, FeatureUnit.unit_type], mode="clip")
         own = alliance == PlayerRelative.SELF
         return {
-            TargetClass.ANY: present, TargetClass.PATHABLE: present, TargetClass.PLACEABLE: present,
-            TargetClass.OWN_UNIT: own, TargetClass.ENEMY_UNIT: alliance == PlayerRelative.ENEMY,
+            TargetClass.ANY: present,
+            TargetClass.PATHABLE: present,
+            TargetClass.PLACEABLE: present,
+            TargetClass.OWN_UNIT: own,
+            TargetClass.ENEMY_UNIT: alliance == PlayerRelative.ENEMY,
             TargetClass.RESOURCE: resource,
-            "gather": (units[:, FeatureUnit.mineral_contents] > 0) | (
-                resource & own & (units[:, FeatureUnit.build_progress] >= 100)),
+            "gather": (units[:, FeatureUnit.mineral_contents] > 0)
+            | (resource & own & (units[:, FeatureUnit.build_progress] >= 100)),
             "geyser": (alliance == PlayerRelative.NEUTRAL) & (units[:, FeatureUnit.vespene_contents] > 0),
         }
 
@@ -231,18 +251,26 @@ class RawActionMasks:
         named = [*args.get("unit_tags", ()), *args.get("target_unit_tag", ())]
         beyond = [r for r in named if r >= len(self.units)]
         if beyond:
-            raise InvalidActionError(f"{func.name}: row {beyond[0]} is beyond the {len(self.units)} rows of raw_units "
-                                     "these masks cover (the env observes the first max_units)")
+            raise InvalidActionError(
+                f"{func.name}: row {beyond[0]} is beyond the {len(self.units)} rows of raw_units "
+                "these masks cover (the env observes the first max_units)"
+            )
         if func.kind in _UNIT_COMMANDS or func.kind is K.AUTOCAST:
             unable = [r for r in args["unit_tags"] if not self.unit_functions[r, func.id]]
             if unable:
-                raise InvalidActionError(f"{func.name}: the unit in raw_units row {unable[0]} can't use it now "
-                                         f"(RawActionMasks.units_for({func.id}) lists the rows that can)")
+                raise InvalidActionError(
+                    f"{func.name}: the unit in raw_units row {unable[0]} can't use it now "
+                    f"(RawActionMasks.units_for({func.id}) lists the rows that can)"
+                )
         if func.kind is K.UNIT:
             (target,) = args["target_unit_tag"]
             if args["unit_tags"] == (target,):
-                raise InvalidActionError(f"{func.name}: the unit in raw_units row {target} can't target itself")
+                raise InvalidActionError(
+                    f"{func.name}: the unit in raw_units row {target} can't target itself"
+                )
             if not self.targets_for(func.id)[target]:
                 kind = TargetClass(int(RAW_FUNCTION_TARGETS[func.id])).name.lower()
-                raise InvalidActionError(f"{func.name} can't target the unit in raw_units row {target} (it targets "
-                                         f"{kind} units; RawActionMasks.targets_for({func.id}) lists the rows)")
+                raise InvalidActionError(
+                    f"{func.name} can't target the unit in raw_units row {target} (it targets "
+                    f"{kind} units; RawActionMasks.targets_for({func.id}) lists the rows)"
+                )

@@ -89,7 +89,9 @@ class ActionSpec:
         try:
             i = COMPONENT_NAMES.index(name)
         except ValueError:
-            raise KeyError(f"no action component {name!r}; the components: {', '.join(COMPONENT_NAMES)}") from None
+            raise KeyError(
+                f"no action component {name!r}; the components: {', '.join(COMPONENT_NAMES)}"
+            ) from None
         return slice(int(self.offsets[i]), int(self.offsets[i + 1]))
 
     def split(self, flat: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -104,13 +106,16 @@ class ActionSpec:
         """`function_index` as an array of function component values, checked."""
         index = np.asarray(function_index)
         if index.dtype.kind not in "iu" or ((index < 0) | (index >= len(self.function_ids))).any():
-            raise IndexError(f"function_index must be positions in this action space's function component "
-                             f"(0..{len(self.function_ids) - 1}, the action vector's first value), not "
-                             f"{function_index!r}; ActionMasks.for_function takes a function id")
+            raise IndexError(
+                f"function_index must be positions in this action space's function component "
+                f"(0..{len(self.function_ids) - 1}, the action vector's first value), not "
+                f"{function_index!r}; ActionMasks.for_function takes a function id"
+            )
         return index
 
-    def conditional_mask(self, flat: np.ndarray, function_index, target_masks: np.ndarray | None = None
-                         ) -> np.ndarray:
+    def conditional_mask(
+        self, flat: np.ndarray, function_index, target_masks: np.ndarray | None = None
+    ) -> np.ndarray:
         """Masks given the chosen function component value(s): argument components that function doesn't
         use are pinned to their value 0 (a one-hot), so they add no entropy. Works on (total,) with an int,
         or (batch, total) with (batch,) indices (or one int for every row); returns a copy.
@@ -125,8 +130,10 @@ class ActionSpec:
         if index.ndim == 0:
             index = np.full(len(batch), index)
         elif index.shape != (len(batch),):  # rows left unconditioned, silently, before
-            raise ValueError(f"{index.size} function indices for {len(batch)} masks: give one per row of the "
-                             f"batch (shape ({len(batch)},)), or one int for all")
+            raise ValueError(
+                f"{index.size} function indices for {len(batch)} masks: give one per row of the "
+                f"batch (shape ({len(batch)},)), or one int for all"
+            )
         unused = ~self.function_arguments[index]
         for a in range(len(ARGUMENT_TYPES)):
             rows = np.flatnonzero(unused[:, a])
@@ -137,8 +144,10 @@ class ActionSpec:
         if target_masks is not None:
             masks = np.asarray(target_masks)
             if masks.ndim != out.ndim + 2 or masks.shape[:-3] != out.shape[:-1]:
-                raise ValueError(f"target_masks of shape {masks.shape} do not match masks of shape {out.shape}: "
-                                 "give (classes, h, w) with one flat mask, (batch, classes, h, w) with a batch")
+                raise ValueError(
+                    f"target_masks of shape {masks.shape} do not match masks of shape {out.shape}: "
+                    "give (classes, h, w) with one flat mask, (batch, classes, h, w) with a batch"
+                )
             masks = masks.reshape(len(batch), masks.shape[-3], -1)  # (batch, classes, pixels)
             classes = FUNCTION_TARGETS[self.function_ids[index]]
             rows = np.flatnonzero(classes >= 0)
@@ -168,8 +177,10 @@ class ActionSpec:
         index = function_index.detach().cpu().numpy() if hasattr(function_index, "detach") else function_index
         gate = self.gate(index)
         if tuple(values.shape) != gate.shape:
-            raise ValueError(f"values of shape {tuple(values.shape)} for function_index giving {gate.shape}: "
-                             f"give one value per component ({len(self.nvec)}) and per row")
+            raise ValueError(
+                f"values of shape {tuple(values.shape)} for function_index giving {gate.shape}: "
+                f"give one value per component ({len(self.nvec)}) and per row"
+            )
         # Selected, not multiplied: a masked-out value an ignored component holds (-inf) must not make NaN.
         if hasattr(values, "detach"):  # a torch tensor: the gate as a tensor on its device
             return values.where(values.new_tensor(gate, dtype=bool), values.new_zeros(())).sum(-1)
@@ -195,7 +206,9 @@ class ActionSpec:
         outside = (vector < 0) | (vector >= self.nvec)
         if outside.any():
             k = int(np.argmax(outside))
-            raise MalformedActionError(f"{COMPONENT_NAMES[k]} component {vector[k]} is outside 0..{self.nvec[k] - 1}")
+            raise MalformedActionError(
+                f"{COMPONENT_NAMES[k]} component {vector[k]} is outside 0..{self.nvec[k] - 1}"
+            )
         position = int(vector[0])
         func = FUNCTIONS[self.functions[position]]
         arguments = []

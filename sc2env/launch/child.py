@@ -75,8 +75,12 @@ class Child:
         self.argv = argv
         self.exited = threading.Event()
         started: concurrent.futures.Future[subprocess.Popen[bytes]] = concurrent.futures.Future()
-        self._keeper = threading.Thread(target=self._keep, args=(env, log, started),
-                                        name=f"sc2env-keeper:{pathlib.Path(argv[0]).name}", daemon=True)
+        self._keeper = threading.Thread(
+            target=self._keep,
+            args=(env, log, started),
+            name=f"sc2env-keeper:{pathlib.Path(argv[0]).name}",
+            daemon=True,
+        )
         try:  # re-raises the spawn error (missing file, no permission, ...)
             # In the try: a Ctrl-C in start()'s wait for the thread to begin leaves it running, and spawning.
             self._keeper.start()
@@ -85,8 +89,11 @@ class Child:
             _kill_once_started(started)
             raise LaunchError(
                 f"could not start {argv[0]} within {SPAWN_TIMEOUT_S:g} s: the thread starting it is stuck; "
-                "restart the Python process") from None
-        except BaseException:  # a Ctrl-C while the keeper spawns: the child may still start, and nobody owns it
+                "restart the Python process"
+            ) from None
+        except (
+            BaseException
+        ):  # a Ctrl-C while the keeper spawns: the child may still start, and nobody owns it
             _kill_once_started(started)
             raise
 
@@ -131,7 +138,7 @@ class Child:
     def _keep(self, env, log, started) -> None:
         try:
             popen = self._spawn(env, log)
-        except BaseException as error:  # noqa: BLE001 - handed to the launching thread
+        except BaseException as error:
             started.set_exception(error)
             return
         started.set_result(popen)
@@ -140,15 +147,23 @@ class Child:
 
     def _spawn(self, env, log) -> subprocess.Popen[bytes]:
         # Output goes to a file, never a pipe that nobody reads and that would block the game when full.
-        popen = functools.partial(subprocess.Popen, env=env, stdin=subprocess.DEVNULL, stdout=log,
-                                  stderr=subprocess.STDOUT, start_new_session=True)
+        popen = functools.partial(
+            subprocess.Popen,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         if not (_find_prctl() and sys.executable) or getattr(sys, "frozen", False):
             return popen(self.argv)  # no Python to run the guard with (a frozen app's executable is itself)
         read_end, write_end = os.pipe()
         with open(read_end, "rb") as report:
             try:
-                guard = popen([sys.executable, "-I", "-S", "-c", _GUARD, str(os.getpid()), str(write_end),
-                               *self.argv], pass_fds=(write_end,))
+                guard = popen(
+                    [sys.executable, "-I", "-S", "-c", _GUARD, str(os.getpid()), str(write_end), *self.argv],
+                    pass_fds=(write_end,),
+                )
             finally:
                 os.close(write_end)
             failed = report.read()  # nothing once the program runs

@@ -71,8 +71,10 @@ def plan_launch(cfg: LaunchConfig) -> LaunchPlan:
     except LaunchError as error:
         # A named install that is broken is a mistake to report, not a reason to switch engines silently.
         if cfg.sc2path is not None or os.environ.get("SC2PATH"):
-            raise LaunchError(f"{error} (engine='auto' uses the built-in engine only when no SC2PATH or "
-                              "sc2path names an install)") from None
+            raise LaunchError(
+                f"{error} (engine='auto' uses the built-in engine only when no SC2PATH or "
+                "sc2path names an install)"
+            ) from None
         return _builtin_plan(cfg)
     return _sc2_plan(cfg, install)
 
@@ -81,30 +83,47 @@ def _sc2_plan(cfg: LaunchConfig, install: Sc2Install) -> LaunchPlan:
     version = install.choose_version(cfg.version)
     env = dict(os.environ)
     env["LD_LIBRARY_PATH"] = ":".join(filter(None, [env.get("LD_LIBRARY_PATH"), f"{install.libs_dir}/"]))
-    return LaunchPlan(engine="sc2", version=version, program=(str(install.executables[version.build]),),
-                      data_dir=install.root, data_version_flag=version.data_version, env=env,
-                      install=install, config=cfg)
+    return LaunchPlan(
+        engine="sc2",
+        version=version,
+        program=(str(install.executables[version.build]),),
+        data_dir=install.root,
+        data_version_flag=version.data_version,
+        env=env,
+        install=install,
+        config=cfg,
+    )
 
 
 def _builtin_plan(cfg: LaunchConfig) -> LaunchPlan:
     requested = cfg.version
     asked_game_version = isinstance(requested, str) and not requested.isdigit() and requested != "latest"
-    matches = (requested in (None, "latest") or str(requested) == str(BUILTIN_VERSION.build)
-               or (asked_game_version and known_version(requested) == BUILTIN_VERSION))
+    matches = (
+        requested in (None, "latest")
+        or str(requested) == str(BUILTIN_VERSION.build)
+        or (asked_game_version and known_version(requested) == BUILTIN_VERSION)
+    )
     if not matches:
         raise LaunchError(
             f"The built-in engine provides only StarCraft II {BUILTIN_VERSION}, not version {requested!r}: "
-            "install that version and use engine='sc2', or leave version unset.")
+            "install that version and use engine='sc2', or leave version unset."
+        )
     env = dict(os.environ)
     # Engine output goes to a log file; unbuffered so a crash leaves its last lines there.
     env["PYTHONUNBUFFERED"] = "1"
     source_root = mapfiles.source_root()
     if source_root is not None:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(source_root), env.get("PYTHONPATH")]))
-    return LaunchPlan(engine="builtin", version=BUILTIN_VERSION,
-                      program=(sys.executable, "-m", "sc2env.engine"), data_dir=mapfiles.definitions_dir(),
-                      data_version_flag=BUILTIN_VERSION.data_version if asked_game_version else None,
-                      env=env, install=None, config=cfg)
+    return LaunchPlan(
+        engine="builtin",
+        version=BUILTIN_VERSION,
+        program=(sys.executable, "-m", "sc2env.engine"),
+        data_dir=mapfiles.definitions_dir(),
+        data_version_flag=BUILTIN_VERSION.data_version if asked_game_version else None,
+        env=env,
+        install=None,
+        config=cfg,
+    )
 
 
 def gl_flags() -> list[str]:
@@ -115,5 +134,6 @@ def gl_flags() -> list[str]:
             return [flag, name]
     logging.getLogger(__name__).warning(
         "No EGL or OSMesa library found, so StarCraft II will not render RGB; install libegl1 or "
-        "libosmesa6 for RGB observations.")
+        "libosmesa6 for RGB observations."
+    )
     return ["-headlessNoRender"]

@@ -67,7 +67,11 @@ class LaunchConfig:
         if isinstance(self.extra_args, (str, bytes)) or not isinstance(self.extra_args, Iterable):
             raise LaunchError(f"extra_args must be a sequence of flags, not {self.extra_args!r}")
         object.__setattr__(self, "extra_args", tuple(str(a) for a in self.extra_args))
-        for name, kind in (("port", int), ("timeout_s", float), ("version", int)):  # numpy numbers as Python's
+        for name, kind in (
+            ("port", int),
+            ("timeout_s", float),
+            ("version", int),
+        ):  # numpy numbers as Python's
             value = getattr(self, name)
             if isinstance(value, numbers.Real):
                 object.__setattr__(self, name, kind(value))
@@ -75,7 +79,9 @@ class LaunchConfig:
             raise LaunchError(f"timeout_s must be positive, not {self.timeout_s!r}")
         if self.port is not None and not 0 < self.port < 65536:
             raise LaunchError(f"port must be in 1..65535, not {self.port!r}")
-        if self.engine is not None:  # a misspelt engine fails here, not at the first launch ($SC2ENV_ENGINE: there)
+        if (
+            self.engine is not None
+        ):  # a misspelt engine fails here, not at the first launch ($SC2ENV_ENGINE: there)
             self.requested_engine()
 
     def requested_engine(self) -> str:

@@ -59,13 +59,15 @@ class Sc2Install:
             self._require_build(build, f"build {build}")
             return _version_of_build(build)
         if not isinstance(requested, str):
-            raise LaunchError(f"version must be a game version such as '4.10.0' or a build number, "
-                              f"not {requested!r}")
+            raise LaunchError(
+                f"version must be a game version such as '4.10.0' or a build number, not {requested!r}"
+            )
         version = known_version(requested)
         if version is None:
             raise LaunchError(
                 f"Unknown StarCraft II version {requested!r}. Installed under {self.root}: "
-                f"{self.describe_builds()}; pass one of those, a build number, or None for the newest.")
+                f"{self.describe_builds()}; pass one of those, a build number, or None for the newest."
+            )
         self._require_build(version.build, f"version {version.game_version}")
         return version
 
@@ -79,12 +81,15 @@ class Sc2Install:
 
     def _require_build(self, build: int, what: str) -> None:
         if build < MIN_API_BUILD:
-            raise LaunchError(f"{what} predates the SC2 API (it needs build {MIN_API_BUILD}, game 3.16.1, "
-                              f"or newer); installed: {self.describe_builds()}.")
+            raise LaunchError(
+                f"{what} predates the SC2 API (it needs build {MIN_API_BUILD}, game 3.16.1, "
+                f"or newer); installed: {self.describe_builds()}."
+            )
         if build not in self.executables:
             raise LaunchError(
                 f"{what} is not installed: no {self.root}/Versions/Base{build:05d}/{EXECUTABLE}. "
-                f"Installed: {self.describe_builds()}.")
+                f"Installed: {self.describe_builds()}."
+            )
 
 
 def _version_of_build(build: int) -> Version:
@@ -123,5 +128,6 @@ def find_install(sc2path: str | os.PathLike[str] | None = None) -> Sc2Install:
         hint = f" ({', '.join(map(str, not_executable))} not executable: chmod +x)" if not_executable else ""
         raise LaunchError(
             f"No runnable StarCraft II under {root}: expected {versions_dir}/Base<build>/{EXECUTABLE}{hint}. "
-            f"Reinstall the Linux package there, set SC2PATH, {USE_BUILTIN}.")
+            f"Reinstall the Linux package there, set SC2PATH, {USE_BUILTIN}."
+        )
     return Sc2Install(root=root, executables=executables)

@@ -55,14 +55,18 @@ def launch_plan(plan: LaunchPlan) -> GameProcess:
             # portpicker keeps a port from being handed out twice in this process only: another program can
             # take the one we picked before our game binds it. A port we picked is then picked again.
             taken = plan.config.port is None and (
-                process.port_taken or (not process.running and _PORT_TAKEN in process.output_tail()))
+                process.port_taken or (not process.running and _PORT_TAKEN in process.output_tail())
+            )
             if taken:  # not back to portpicker: a portserver would hand the same port out again first
                 process._resources.port_is_ours = False
             process.close()
             if not taken or attempt == _PORT_ATTEMPTS:
                 raise
-            log.warning("%s found port %d taken by another program; starting it on another port",
-                        process.description, process.port)
+            log.warning(
+                "%s found port %d taken by another program; starting it on another port",
+                process.description,
+                process.port,
+            )
             continue
         except BaseException:
             process.close()
@@ -144,8 +148,10 @@ class GameProcess:
         elif not workspace.port_is_free(plan.config.port):
             # Checked first: a game that cannot listen exits, but a probe would reach whatever serves the port
             # (another game, which the Controller would then drive) and call it ready.
-            raise LaunchError(f"port {plan.config.port} is in use (another game or program holds it): pass a "
-                              "free port, or none to have one picked")
+            raise LaunchError(
+                f"port {plan.config.port} is in use (another game or program holds it): pass a "
+                "free port, or none to have one picked"
+            )
         else:
             resources.port = plan.config.port
         self.port: int = resources.port
@@ -163,8 +169,11 @@ class GameProcess:
             resources.child = Child(self.argv, plan.env, resources.log)
         except (OSError, ValueError) as error:  # ValueError: an argument Popen refuses (a NUL byte)
             self.close()
-            advice = (f"Check that it is an executable file for this machine, {USE_BUILTIN}"
-                      if plan.engine == "sc2" else "Check the Python it runs and extra_args")
+            advice = (
+                f"Check that it is an executable file for this machine, {USE_BUILTIN}"
+                if plan.engine == "sc2"
+                else "Check the Python it runs and extra_args"
+            )
             raise LaunchError(f"Could not start {plan.description}: {error}. {advice}.") from None
         self._child = resources.child
 
@@ -232,7 +241,7 @@ class GameProcess:
 
     def _last_output(self, n_lines: int) -> str:
         tail = self.output_tail(n_lines)
-        shown = ("\n".join("  | " + line for line in tail.splitlines()) if tail else "  | (no output)")
+        shown = "\n".join("  | " + line for line in tail.splitlines()) if tail else "  | (no output)"
         return f"Its last output lines:\n{shown}"
 
     def wait_ready(self, timeout_s: float) -> None:
@@ -246,13 +255,15 @@ class GameProcess:
                 advice = _early_exit_advice(self.engine, self.returncode)
                 raise LaunchError(
                     f"{self.exit_summary()}\nIt exited {time.monotonic() - start:.1f} s after start, before "
-                    f"answering on {self.url}. Its output should say why; {advice}.")
+                    f"answering on {self.url}. Its output should say why; {advice}."
+                )
             listener = port_listener(self.port, self.pid)
             if listener is Listener.FOREIGN:
                 self.port_taken = True
                 raise LaunchError(
                     f"port {self.port} was taken by another program before {self.description} (pid {self.pid}) "
-                    "could listen on it; sc2env stops it now. Pass a free port, or none to have one picked.")
+                    "could listen on it; sc2env stops it now. Pass a free port, or none to have one picked."
+                )
             if listener is Listener.NONE:  # not listening yet: a probe could only be refused
                 last_error = f"nothing listened on port {self.port}"
                 # Looking costs a read of /proc, not a connection: often while a game starts (the built-in
@@ -272,7 +283,8 @@ class GameProcess:
                     f"{self.description} (pid {self.pid}) did not answer on {self.url} within {timeout_s:g} s "
                     f"(last attempt: {last_error}); sc2env stops it now. {self._last_output(20)}\n"
                     "A slow or busy machine may need a longer start-up timeout: launch_timeout_s= of gym.make / "
-                    "SC2Env, or LaunchConfig.timeout_s.")
+                    "SC2Env, or LaunchConfig.timeout_s."
+                )
             self._child.exited.wait(min(wait, remaining))
 
     def _probe(self, deadline: float) -> tuple[websocket.WebSocket | None, str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pathlib
 import re
@@ -34,10 +35,9 @@ def make_temp_dir() -> tuple[pathlib.Path, BinaryIO]:
     try:
         log = open(staging / LOG_NAME, "ab+")  # noqa: SIM115 - the caller closes it after remove_temp_dir()
         if fcntl is not None:
-            try:
+            # A file system without locks (ENOLCK): the owner's pid alone tells then.
+            with contextlib.suppress(OSError):
                 fcntl.flock(log, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:  # a file system without locks (ENOLCK): the owner's pid alone tells then
-                pass
         path = staging.with_name(staging.name[1:])
         staging.rename(path)
     except BaseException:
@@ -66,8 +66,11 @@ def sweep_orphaned_temp_dirs(base: str | os.PathLike[str] | None = None) -> list
         return removed
     for entry in entries:
         match = _OWNED.match(entry.name)
-        if match and entry.is_dir(follow_symlinks=False) and not _in_use(pathlib.Path(entry.path),
-                                                                         int(match.group(1))):
+        if (
+            match
+            and entry.is_dir(follow_symlinks=False)
+            and not _in_use(pathlib.Path(entry.path), int(match.group(1)))
+        ):
             remove_temp_dir(pathlib.Path(entry.path))
             removed.append(pathlib.Path(entry.path))
     return removed

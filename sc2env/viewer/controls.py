@@ -14,10 +14,19 @@ from sc2env.viewer.layout import Layout
 _F = FUNCTIONS
 NOTHING_KNOWN = Situation()
 _DRAG_PX = 5
-_ARGUMENT_FREE = {FunctionKind.QUICK, FunctionKind.NO_OP, FunctionKind.SELECT_ARMY, FunctionKind.SELECT_LARVA,
-                  FunctionKind.SELECT_WARP_GATES, FunctionKind.SELECT_IDLE_WORKER, FunctionKind.AUTOCAST}
-HELP = ("click/drag select · right-click smart · M A P + click · S stop · H hold · B build · 0-9 groups"
-        " · F1 idle · F2 army · arrows camera · Tab layers · Space pause · +/- speed")
+_ARGUMENT_FREE = {
+    FunctionKind.QUICK,
+    FunctionKind.NO_OP,
+    FunctionKind.SELECT_ARMY,
+    FunctionKind.SELECT_LARVA,
+    FunctionKind.SELECT_WARP_GATES,
+    FunctionKind.SELECT_IDLE_WORKER,
+    FunctionKind.AUTOCAST,
+}
+HELP = (
+    "click/drag select · right-click smart · M A P + click · S stop · H hold · B build · 0-9 groups"
+    " · F1 idle · F2 army · arrows camera · Tab layers · Space pause · +/- speed"
+)
 WATCH_HELP = "Space pause · Tab/Shift+Tab feature layers · +/- speed · close the window to stop"
 
 
@@ -36,9 +45,15 @@ Command = FunctionCall | ViewerCommand
 
 # Keys that change only the view (pause, speed; Tab turns pages, Shift+Tab back): they leave the last prompt or
 # complaint up.
-_VIEW_KEYS = {"space": ViewerCommand.PAUSE, "=": ViewerCommand.FASTER, "+": ViewerCommand.FASTER,
-              "[+]": ViewerCommand.FASTER, "-": ViewerCommand.SLOWER, "[-]": ViewerCommand.SLOWER,
-              "tab": ViewerCommand.NEXT_PAGE}
+_VIEW_KEYS = {
+    "space": ViewerCommand.PAUSE,
+    "=": ViewerCommand.FASTER,
+    "+": ViewerCommand.FASTER,
+    "[+]": ViewerCommand.FASTER,
+    "-": ViewerCommand.SLOWER,
+    "[-]": ViewerCommand.SLOWER,
+    "tab": ViewerCommand.NEXT_PAGE,
+}
 
 
 class Controls:
@@ -74,17 +89,28 @@ class Controls:
         self._camera_drag = False
         self.message = ""
 
-    def handle(self, event: pygame.event.Event, available: Sequence[int], *,
-               camera_minimap: tuple[int, int] | None = None,
-               function_rows: Sequence[tuple[pygame.Rect, int]] = (),
-               situation: Situation = NOTHING_KNOWN) -> list[Command]:
+    def handle(
+        self,
+        event: pygame.event.Event,
+        available: Sequence[int],
+        *,
+        camera_minimap: tuple[int, int] | None = None,
+        function_rows: Sequence[tuple[pygame.Rect, int]] = (),
+        situation: Situation = NOTHING_KNOWN,
+    ) -> list[Command]:
         """The commands one event stands for (often none). `available`: the function ids available now;
         `situation`: what the player has, to open a worker's build menu and to say why a key does nothing."""
         if event.type == pygame.QUIT:
             return [ViewerCommand.QUIT]
-        if (event.type in (pygame.KEYDOWN, pygame.MOUSEBUTTONDOWN) and self.pending is None and self.menu is None
-                and not (event.type == pygame.KEYDOWN and pygame.key.name(event.key) in _VIEW_KEYS)):
-            self.message = ""  # a new input: the last one's prompt or complaint is over (not a pause or page turn)
+        if (
+            event.type in (pygame.KEYDOWN, pygame.MOUSEBUTTONDOWN)
+            and self.pending is None
+            and self.menu is None
+            and not (event.type == pygame.KEYDOWN and pygame.key.name(event.key) in _VIEW_KEYS)
+        ):
+            self.message = (
+                ""  # a new input: the last one's prompt or complaint is over (not a pause or page turn)
+            )
         if event.type == pygame.KEYDOWN:
             return self._key(event, available, camera_minimap, situation)
         if not self.interactive:
@@ -141,8 +167,11 @@ class Controls:
     def _hotkey(self, key: str, shift: bool, available, situation: Situation) -> list[Command]:
         # As in the game, a worker's build menu opens even when nothing in it is affordable: its keys then
         # say what is missing instead of falling through to the main card (S would stop the worker).
-        if self.menu is None and key in MENU_KEYS and (menu_available(MENU_KEYS[key], available) or
-                                                       situation.builder):
+        if (
+            self.menu is None
+            and key in MENU_KEYS
+            and (menu_available(MENU_KEYS[key], available) or situation.builder)
+        ):
             self.menu = MENU_KEYS[key]
             self.message = f"{self.menu} menu: press a building's key (Esc closes)"
             return []
@@ -158,8 +187,11 @@ class Controls:
         """Call a function that needs no target now, or wait for the target click of one that does."""
         if function.kind in (FunctionKind.SCREEN, FunctionKind.MINIMAP):
             self.pending = function
-            where = "the view" + (" or the minimap" if minimap_variant(function) else "") \
-                if function.kind == FunctionKind.SCREEN else "the minimap"
+            where = (
+                "the view" + (" or the minimap" if minimap_variant(function) else "")
+                if function.kind == FunctionKind.SCREEN
+                else "the minimap"
+            )
             self.message = f"{function.name}: left-click a target on {where} (shift queues, Esc cancels)"
             return []
         if function.kind in _ARGUMENT_FREE:
@@ -206,12 +238,16 @@ class Controls:
         function = self.pending
         if function.kind == FunctionKind.SCREEN and screen is not None:
             call = function(queued, screen)
-        elif minimap is not None and (twin := minimap_variant(function) or
-                                      (function if function.kind == FunctionKind.MINIMAP else None)):
+        elif minimap is not None and (
+            twin := minimap_variant(function) or (function if function.kind == FunctionKind.MINIMAP else None)
+        ):
             call = twin(queued, minimap)
         else:
-            where = "the minimap" if function.kind == FunctionKind.MINIMAP else (
-                "the view or the minimap" if minimap_variant(function) else "the view")
+            where = (
+                "the minimap"
+                if function.kind == FunctionKind.MINIMAP
+                else ("the view or the minimap" if minimap_variant(function) else "the view")
+            )
             self.message = f"{function.name}: click a target on {where}"
             return []
         self.pending = None
@@ -240,7 +276,11 @@ class Controls:
         end = event.pos
         first = self.layout.to_screen(start, clamp=True)
         if abs(end[0] - start[0]) < _DRAG_PX and abs(end[1] - start[1]) < _DRAG_PX:
-            act = ("add_all_type" if shift else "select_all_type") if ctrl else ("toggle" if shift else "select")
+            act = (
+                ("add_all_type" if shift else "select_all_type")
+                if ctrl
+                else ("toggle" if shift else "select")
+            )
             return [_F.select_point(act, first)]
         return [_F.select_rect("add" if shift else "select", first, self.layout.to_screen(end, clamp=True))]
 

@@ -82,7 +82,9 @@ class MapPainter:
         bottom_right = self._minimap_point((float(width), 0.0))
         size = (max(1, round(bottom_right[0] - top_left[0])), max(1, round(bottom_right[1] - top_left[1])))
         terrain = pygame.surfarray.make_surface(self._terrain_colours().swapaxes(0, 1))
-        surface.blit(pygame.transform.smoothscale(terrain, size), (top_left[0] - rect.x, top_left[1] - rect.y))
+        surface.blit(
+            pygame.transform.smoothscale(terrain, size), (top_left[0] - rect.x, top_left[1] - rect.y)
+        )
         return surface
 
     # --- coordinates -------------------------------------------------------------------------------
@@ -104,7 +106,9 @@ class MapPainter:
         k = self.pixels_per_unit
         height = self.map_info.size[1]
         cx, cy = scene.camera
-        source = pygame.Rect(round((cx * k) - view.w / 2), round((height - cy) * k - view.h / 2), view.w, view.h)
+        source = pygame.Rect(
+            round((cx * k) - view.w / 2), round((height - cy) * k - view.h / 2), view.w, view.h
+        )
         surface.blit(self._terrain, view.topleft, source)
         previous_clip = surface.get_clip()
         surface.set_clip(view)
@@ -159,7 +163,9 @@ class MapPainter:
             else:
                 self._draw_unit(surface, units, i, x, y, r, colour, label_size)
                 health, progress = units.health[i], units.build_progress[i]
-                if progress < 1.0:  # its hit points grow with the build: a progress bar, not a "damaged" red one
+                if (
+                    progress < 1.0
+                ):  # its hit points grow with the build: a progress bar, not a "damaged" red one
                     if units.selected[i]:
                         bars.append((x, y, r, progress, style.PROGRESS, np.nan))
                 elif not np.isnan(health) and (units.selected[i] or health < 1.0):
@@ -187,8 +193,9 @@ class MapPainter:
             pygame.draw.circle(surface, dark, (x, y), r, width=2)
         label = _abbreviation(int(units.unit_type[i]))
         if label and r >= 9:
-            style.fit_text(surface, label, (x, y + 1), 2 * r - 2, label_size, (15, 18, 20), anchor="center",
-                           smallest=8)
+            style.fit_text(
+                surface, label, (x, y + 1), 2 * r - 2, label_size, (15, 18, 20), anchor="center", smallest=8
+            )
 
     @staticmethod
     def _bar(surface, x, y, width, fraction, colour) -> None:
@@ -204,18 +211,29 @@ class MapPainter:
         surface.blit(self._minimap_terrain, rect.topleft)
         previous_clip = surface.get_clip()
         surface.set_clip(rect)
-        scale = rect.w / self.layout.minimap_size[0] * self.transforms.world_to_minimap.scale[0]  # px per unit
+        scale = (
+            rect.w / self.layout.minimap_size[0] * self.transforms.world_to_minimap.scale[0]
+        )  # px per unit
         units = scene.units
         for i in range(len(units)):
             kind = int(units.unit_type[i])
             colour = _MINIMAP_COLOURS.get(kind)
             if colour is None:
-                colour = style.MINERAL if kind in _MINERALS else style.VESPENE if kind in _GEYSERS else \
-                    style.ALLIANCE.get(int(units.alliance[i]), style.TEXT)
+                colour = (
+                    style.MINERAL
+                    if kind in _MINERALS
+                    else style.VESPENE
+                    if kind in _GEYSERS
+                    else style.ALLIANCE.get(int(units.alliance[i]), style.TEXT)
+                )
             # Players' units at least 5 px across: at 1.5 px a Marine was a speck on the terrain.
             smallest = 1.5 if units.alliance[i] == raw_pb2.Neutral else 2.5
-            pygame.draw.circle(surface, colour, self._minimap_point((units.x[i], units.y[i])),
-                               max(smallest, units.radius[i] * scale))
+            pygame.draw.circle(
+                surface,
+                colour,
+                self._minimap_point((units.x[i], units.y[i])),
+                max(smallest, units.radius[i] * scale),
+            )
         layers = scene.observation.feature_minimap
         if layers is not None:
             alpha = _FOG_ALPHA[np.clip(layers.visibility_map, 0, 3)]
@@ -234,4 +252,6 @@ class MapPainter:
         half_h = half_w * screen[1] / screen[0]
         left, top = self._minimap_point((cx - half_w, cy + half_h))
         right, bottom = self._minimap_point((cx + half_w, cy - half_h))
-        pygame.draw.rect(surface, (255, 255, 255), pygame.Rect(left, top, right - left, bottom - top), width=2)
+        pygame.draw.rect(
+            surface, (255, 255, 255), pygame.Rect(left, top, right - left, bottom - top), width=2
+        )

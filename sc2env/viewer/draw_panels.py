@@ -31,7 +31,7 @@ def layer_pages() -> tuple[LayerPage, ...]:
     per_page = LAYER_COLUMNS * LAYER_ROWS
     pages = []
     for stack, table in (("screen", SCREEN_LAYERS), ("minimap", MINIMAP_LAYERS)):
-        chunks = [table[i: i + per_page] for i in range(0, len(table), per_page)]
+        chunks = [table[i : i + per_page] for i in range(0, len(table), per_page)]
         pages += [LayerPage(stack, tuple(chunk), n + 1, len(chunks)) for n, chunk in enumerate(chunks)]
     return tuple(pages)
 
@@ -41,14 +41,17 @@ def _palette(layer: Layer) -> np.ndarray:
     return palette(layer)
 
 
-def draw_status(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, *, paused: bool, speed: str,
-                episode: int = 0) -> None:
+def draw_status(
+    surface: pygame.Surface, rect: pygame.Rect, scene: Scene, *, paused: bool, speed: str, episode: int = 0
+) -> None:
     """Map, score, game time against the map's limit, minerals, vespene, supply, and the playback state."""
     surface.fill(style.PANEL, rect)
     pygame.draw.line(surface, style.BORDER, (rect.left, rect.bottom - 1), (rect.right - 1, rect.bottom - 1))
     player = scene.observation.player
     spec = MINI_GAMES.get(scene.map_name)
-    clock = game_time(scene.game_loop) + (f" / {game_time(spec.game_loops)}" if spec and spec.game_loops else "")
+    clock = game_time(scene.game_loop) + (
+        f" / {game_time(spec.game_loops)}" if spec and spec.game_loops else ""
+    )
     items = [
         (scene.map_name or "sc2env", style.ACCENT),
         (f"Score {scene.score}", style.TEXT),
@@ -65,23 +68,38 @@ def draw_status(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, *, pau
     for value, colour in items:
         x = style.text(surface, value, (x, rect.centery), size, colour, anchor="midleft").right + 22
     state = f"PAUSED (speed {speed})" if paused else ("GAME OVER" if scene.ended else f"speed {speed}")
-    style.text(surface, state, (rect.right - 12, rect.centery), size,
-               style.WARN if paused or scene.ended else style.DIM, anchor="midright")
+    style.text(
+        surface,
+        state,
+        (rect.right - 12, rect.centery),
+        size,
+        style.WARN if paused or scene.ended else style.DIM,
+        anchor="midright",
+    )
 
 
 _ROW_HEIGHTS = range(17, 10, -1)  # pixels, tallest first; the font is as tall as the row
 _MIN_COLUMN_W = 96  # narrower columns leave a name only a few letters
 
 
-def draw_functions(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, *, pending: int | None = None,
-                   menu: str | None = None) -> list[tuple[pygame.Rect, int]]:
+def draw_functions(
+    surface: pygame.Surface,
+    rect: pygame.Rect,
+    scene: Scene,
+    *,
+    pending: int | None = None,
+    menu: str | None = None,
+) -> list[tuple[pygame.Rect, int]]:
     """The available functions with their keys; returns each row's rect and function id (rows are clickable).
     Under raw actions, the raw functions some unit can use (no keys, nothing to click)."""
     raw = scene.raw_functions is not None
     table = RAW_FUNCTIONS if raw else FUNCTIONS
-    title = ("Available raw functions" if raw else "Available functions") + (f"  ({menu} menu)" if menu else "")
+    title = ("Available raw functions" if raw else "Available functions") + (
+        f"  ({menu} menu)" if menu else ""
+    )
     inner = style.panel(surface, rect, title)
     ids = [int(i) for i in (scene.raw_functions if raw else scene.observation.available_actions)]
+
     # The fewest columns (wide columns keep names whole) that hold every row at some row height, then the
     # tallest rows that keep that many columns. Columns never get narrower than _MIN_COLUMN_W: a panel too
     # small for every row lists what fits and how many more there are (their keys still work).
@@ -119,15 +137,26 @@ def draw_functions(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, *, 
             pygame.draw.rect(surface, (70, 60, 25), cell, border_radius=3)
         name_x = cell.x + label_w
         style.text(surface, labels[fid], (cell.x + 2, cell.centery), size, style.ACCENT, anchor="midleft")
-        style.text(surface, _elided(function.name, cell.right - name_x, size), (name_x, cell.centery), size,
-                   style.ACCENT if highlighted else style.TEXT, anchor="midleft")
+        style.text(
+            surface,
+            _elided(function.name, cell.right - name_x, size),
+            (name_x, cell.centery),
+            size,
+            style.ACCENT if highlighted else style.TEXT,
+            anchor="midleft",
+        )
         if not raw:
             rows.append((cell, fid))
     if hidden:
         col, row = divmod(len(ids), rows_per_column)
-        style.text(surface, f"+{hidden} more (keys work)", (inner.x + col * column_w + 2,
-                                                            inner.y + row * row_h + row_h // 2), size, style.DIM,
-                   anchor="midleft")
+        style.text(
+            surface,
+            f"+{hidden} more (keys work)",
+            (inner.x + col * column_w + 2, inner.y + row * row_h + row_h // 2),
+            size,
+            style.DIM,
+            anchor="midleft",
+        )
     return rows
 
 
@@ -146,7 +175,9 @@ def _elided(name: str, width: int, size: int) -> str:
 
 def draw_layers(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, page: LayerPage) -> None:
     """One page of feature layers, each coloured by its palette and named, in a grid."""
-    inner = style.panel(surface, rect, f"Feature layers: {page.stack} {page.number}/{page.of}   (Tab: next page)")
+    inner = style.panel(
+        surface, rect, f"Feature layers: {page.stack} {page.number}/{page.of}   (Tab: next page)"
+    )
     stack = scene.observation.feature_screen if page.stack == "screen" else scene.observation.feature_minimap
     if stack is None:
         style.text(surface, "no feature layers in this observation", inner.topleft, 18, style.DIM)
@@ -160,15 +191,24 @@ def draw_layers(surface: pygame.Surface, rect: pygame.Rect, scene: Scene, page: 
         values = np.asarray(stack[layer.index])
         side = min(cell.w - 8, cell.h - label_h - 6)
         height, width = values.shape
-        image_rect = pygame.Rect(0, 0, side, int(side * height / width)) if width >= height else \
-            pygame.Rect(0, 0, int(side * width / height), side)
+        image_rect = (
+            pygame.Rect(0, 0, side, int(side * height / width))
+            if width >= height
+            else pygame.Rect(0, 0, int(side * width / height), side)
+        )
         image_rect.midtop = (cell.centerx, cell.y + 2)
         surface.blit(pygame.transform.scale(_layer_surface(layer, values), image_rect.size), image_rect)
         pygame.draw.rect(surface, style.BORDER, image_rect, width=1)
         top = int(values.max()) if values.size else 0
-        style.fit_text(surface, layer.name + (f"  max {top}" if not layer.categorical else ""),
-                       (cell.centerx, image_rect.bottom + 3), cell.w - 6, 16, style.TEXT if top else style.DIM,
-                       anchor="midtop")
+        style.fit_text(
+            surface,
+            layer.name + (f"  max {top}" if not layer.categorical else ""),
+            (cell.centerx, image_rect.bottom + 3),
+            cell.w - 6,
+            16,
+            style.TEXT if top else style.DIM,
+            anchor="midtop",
+        )
 
 
 def _layer_surface(layer: Layer, values: np.ndarray) -> pygame.Surface:
@@ -181,14 +221,26 @@ def _layer_surface(layer: Layer, values: np.ndarray) -> pygame.Surface:
     return pygame.surfarray.make_surface(colours[index].swapaxes(0, 1))
 
 
-def draw_hints(surface: pygame.Surface, rect: pygame.Rect, message: str, warning: bool, help_text: str) -> None:
+def draw_hints(
+    surface: pygame.Surface, rect: pygame.Rect, message: str, warning: bool, help_text: str
+) -> None:
     """The bottom bar: the current prompt or problem on the left, the controls on the right."""
     surface.fill(style.PANEL, rect)
     pygame.draw.line(surface, style.BORDER, rect.topleft, rect.topright)
     size = max(16, rect.h - 10)
     used = rect.x + 12
     if message:
-        used = style.fit_text(surface, message, (used, rect.centery), rect.w - 24, size,
-                              style.WARN if warning else style.ACCENT, anchor="midleft").right + 24
+        used = (
+            style.fit_text(
+                surface,
+                message,
+                (used, rect.centery),
+                rect.w - 24,
+                size,
+                style.WARN if warning else style.ACCENT,
+                anchor="midleft",
+            ).right
+            + 24
+        )
     if style.font(size).size(help_text)[0] <= rect.right - 12 - used:  # the controls only where they fit
         style.text(surface, help_text, (rect.right - 12, rect.centery), size, style.DIM, anchor="midright")

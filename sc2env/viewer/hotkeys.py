@@ -61,8 +61,12 @@ MENU_KEY = {menu: key for key, menu in MENU_KEYS.items()}
 
 def key_functions(key: str, menu: str | None) -> list[Function]:
     """Every function `key` may stand for in `menu`, in the order they are tried."""
-    return [FUNCTIONS[name] for hotkey in HOTKEYS if hotkey.key == key and hotkey.menu == menu
-            for name in hotkey.functions]
+    return [
+        FUNCTIONS[name]
+        for hotkey in HOTKEYS
+        if hotkey.key == key and hotkey.menu == menu
+        for name in hotkey.functions
+    ]
 
 
 def find_hotkey(key: str, menu: str | None, available: Iterable[int]) -> Function | None:
@@ -83,9 +87,16 @@ def key_label(function: Function) -> str:
         if function.name in hotkey.functions:
             key = hotkey.key.upper()
             return f"{MENU_KEY[hotkey.menu].upper()} {key}" if hotkey.menu else key
-    return {"select_army": "F2", "select_idle_worker": "F1", "Smart_screen": "R-click",
-            "Smart_minimap": "R-click", "move_camera": "arrows", "select_point": "click",
-            "select_rect": "drag", "select_control_group": "0-9"}.get(function.name, "")
+    return {
+        "select_army": "F2",
+        "select_idle_worker": "F1",
+        "Smart_screen": "R-click",
+        "Smart_minimap": "R-click",
+        "move_camera": "arrows",
+        "select_point": "click",
+        "select_rect": "drag",
+        "select_control_group": "0-9",
+    }.get(function.name, "")
 
 
 def minimap_variant(function: Function) -> Function | None:
@@ -124,8 +135,13 @@ class Situation:
             units = scene.units
             mine = (units.alliance == 1) & (units.build_progress >= 1)
             owned = frozenset(_COUNTS_AS.get(t, t) for t in units.unit_type[mine].tolist())
-        return cls(int(player.minerals), int(player.vespene), int(player.food_cap) - int(player.food_used),
-                   frozenset(selected), owned)
+        return cls(
+            int(player.minerals),
+            int(player.vespene),
+            int(player.food_cap) - int(player.food_used),
+            frozenset(selected),
+            owned,
+        )
 
     @property
     def builder(self) -> bool:
@@ -147,13 +163,19 @@ class Situation:
 
     def _shortfall(self, made: UnitType) -> str:
         if made.mineral_cost > self.minerals or made.vespene_cost > self.vespene:
-            cost = f"{made.mineral_cost} minerals" + (f" and {made.vespene_cost} gas" if made.vespene_cost else "")
+            cost = f"{made.mineral_cost} minerals" + (
+                f" and {made.vespene_cost} gas" if made.vespene_cost else ""
+            )
             have = f"{self.minerals}" + (f" and {self.vespene}" if made.vespene_cost else "")
             return f"not enough resources: it costs {cost}, you have {have}"
         if made.food_required > self.free_supply:
-            return (f"not enough supply: it takes {made.food_required:g}, {self.free_supply} free "
-                    "(build a Supply Depot)")
+            return (
+                f"not enough supply: it takes {made.food_required:g}, {self.free_supply} free "
+                "(build a Supply Depot)"
+            )
         need = made.tech_requirement
         if need and self.owned is not None and need not in self.owned:
-            return f"it needs a finished {UNIT_TYPES[need].name if need in UNIT_TYPES else f'unit type {need}'}"
+            return (
+                f"it needs a finished {UNIT_TYPES[need].name if need in UNIT_TYPES else f'unit type {need}'}"
+            )
         return ""

@@ -20,7 +20,9 @@ def check_size(size: tuple[int, int]) -> None:
     """Refuse a frame size the viewer can't lay out, or that would not fit in memory (ValueError)."""
     width, height = size
     if width < MIN_SIZE[0] or height < MIN_SIZE[1]:  # below, the status bar and function names overlap
-        raise ValueError(f"the viewer needs at least {MIN_SIZE[0]}×{MIN_SIZE[1]} pixels, not {width}×{height}")
+        raise ValueError(
+            f"the viewer needs at least {MIN_SIZE[0]}×{MIN_SIZE[1]} pixels, not {width}×{height}"
+        )
     if width > MAX_SIZE[0] or height > MAX_SIZE[1]:
         raise ValueError(f"the viewer draws at most {MAX_SIZE[0]}×{MAX_SIZE[1]} pixels, not {width}×{height}")
 
@@ -65,9 +67,17 @@ class Layout:
         functions = pygame.Rect(right + mini_side + gap, body_top + gap, right_w - mini_side - gap, mini_side)
         layers_top = minimap_rect.top + mini_side + 2 * gap
         layers = pygame.Rect(right, layers_top, right_w, body_top + body_height - gap - layers_top)
-        return cls(size=size, screen_size=screen, minimap_size=minimap,
-                   status=pygame.Rect(0, 0, width, bar), view=view, minimap=minimap_rect, functions=functions,
-                   layers=layers, hints=pygame.Rect(0, height - bar, width, bar))
+        return cls(
+            size=size,
+            screen_size=screen,
+            minimap_size=minimap,
+            status=pygame.Rect(0, 0, width, bar),
+            view=view,
+            minimap=minimap_rect,
+            functions=functions,
+            layers=layers,
+            hints=pygame.Rect(0, height - bar, width, bar),
+        )
 
     def to_screen(self, pos, clamp: bool = False) -> tuple[int, int] | None:
         """The feature-screen pixel under a frame position in the main view, or None outside it (unless

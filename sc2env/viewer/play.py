@@ -16,8 +16,9 @@ from sc2env.viewer.window import ViewerClosed
 _END_HOLD_S = 1.5
 
 
-def play(env: gym.Env, *, episodes: int | None = None,
-         on_episode: Callable[[int, dict], None] | None = None) -> list[int]:
+def play(
+    env: gym.Env, *, episodes: int | None = None, on_episode: Callable[[int, dict], None] | None = None
+) -> list[int]:
     """Let a human play `env` (made with render_mode="human") until the window closes or `episodes` end.
 
     The game advances one env step per frame at the env's render_fps (times the viewer's speed); each step
@@ -44,7 +45,9 @@ def play(env: gym.Env, *, episodes: int | None = None,
             queue_calls(calls, new)
             if viewer.viewer.paused:
                 if new:  # said, or a click while paused would seem lost until it happens on resuming
-                    viewer.viewer.notice = f"paused: {len(calls)} order(s) go to the game when you press Space"
+                    viewer.viewer.notice = (
+                        f"paused: {len(calls)} order(s) go to the game when you press Space"
+                    )
                     viewer.redraw()
                 continue
             call = calls.popleft() if calls else FUNCTIONS.no_op()

@@ -26,16 +26,25 @@ class EnvRenderer:
                returns the human's function calls.
     """
 
-    def __init__(self, render_mode: str, interface_format: InterfaceFormat, game_info, fps: float | None = None,
-                 size: tuple[int, int] | None = None):
+    def __init__(
+        self,
+        render_mode: str,
+        interface_format: InterfaceFormat,
+        game_info,
+        fps: float | None = None,
+        size: tuple[int, int] | None = None,
+    ):
         if render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be one of {RENDER_MODES}, not {render_mode!r}")
         self.render_mode = render_mode
         self.fps = fps
         kwargs = {} if size is None else {"size": size}
         self.viewer = Viewer(interface_format, game_info, **kwargs)
-        self.window = Window(self.viewer.layout.size, f"sc2env: {self.viewer.map_name}") \
-            if render_mode == "human" else None
+        self.window = (
+            Window(self.viewer.layout.size, f"sc2env: {self.viewer.map_name}")
+            if render_mode == "human"
+            else None
+        )
         self._last_frame = time.perf_counter()
 
     @property
@@ -52,8 +61,12 @@ class EnvRenderer:
 
     def render(self, observation: Observation, response=None, raw_functions=None) -> np.ndarray | None:
         """Draw one observation (`raw_functions`: under raw actions, the raw function ids on offer)."""
-        scene = Scene.from_observation(observation, response, map_name=self.viewer.map_name,
-                                       raw_functions=None if raw_functions is None else tuple(raw_functions))
+        scene = Scene.from_observation(
+            observation,
+            response,
+            map_name=self.viewer.map_name,
+            raw_functions=None if raw_functions is None else tuple(raw_functions),
+        )
         canvas = self.viewer.draw(scene)
         if self.window is None:
             return self.viewer.frame()

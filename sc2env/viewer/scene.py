@@ -50,10 +50,20 @@ class Units:
         for u in raw_units:
             if u.display_type == _DISPLAY_HIDDEN:
                 continue
-            rows.append((u.pos.x, u.pos.y, u.radius, u.unit_type, u.alliance,
-                         u.health / u.health_max if u.health_max > 0 else np.nan,
-                         u.shield / u.shield_max if u.shield_max > 0 else np.nan,
-                         u.is_selected, u.build_progress, u.display_type == 2))
+            rows.append(
+                (
+                    u.pos.x,
+                    u.pos.y,
+                    u.radius,
+                    u.unit_type,
+                    u.alliance,
+                    u.health / u.health_max if u.health_max > 0 else np.nan,
+                    u.shield / u.shield_max if u.shield_max > 0 else np.nan,
+                    u.is_selected,
+                    u.build_progress,
+                    u.display_type == 2,
+                )
+            )
         rows.sort(key=lambda r: (r[4] != 3, -r[2]))  # neutral first, then the biggest under the smallest
         return cls.from_columns(rows)
 
@@ -80,9 +90,15 @@ class Scene:
         return int(self.observation.score_cumulative[0])
 
     @classmethod
-    def from_observation(cls, observation: Observation, response=None, *, map_name: str = "",
-                         default_camera: tuple[float, float] = (0.0, 0.0),
-                         raw_functions: tuple[int, ...] | None = None) -> Scene:
+    def from_observation(
+        cls,
+        observation: Observation,
+        response=None,
+        *,
+        map_name: str = "",
+        default_camera: tuple[float, float] = (0.0, 0.0),
+        raw_functions: tuple[int, ...] | None = None,
+    ) -> Scene:
         """The scene of an observation; `response` (the raw `ResponseObservation`) supplies the units and the
         exact camera when the game sends raw data."""
         units = Units.empty()

@@ -37,8 +37,14 @@ def font(size: int) -> pygame.font.Font:
     return pygame.font.Font(None, size)
 
 
-def text(surface: pygame.Surface, value: str, pos: tuple[float, float], size: int = 18,
-         colour=TEXT, anchor: str = "topleft") -> pygame.Rect:
+def text(
+    surface: pygame.Surface,
+    value: str,
+    pos: tuple[float, float],
+    size: int = 18,
+    colour=TEXT,
+    anchor: str = "topleft",
+) -> pygame.Rect:
     """Draw one line of text anchored at `pos` ("topleft", "center", "midtop", ...); returns its rect."""
     image = font(size).render(value, True, colour)
     rect = image.get_rect(**{anchor: (round(pos[0]), round(pos[1]))})
@@ -46,8 +52,16 @@ def text(surface: pygame.Surface, value: str, pos: tuple[float, float], size: in
     return rect
 
 
-def fit_text(surface: pygame.Surface, value: str, pos: tuple[float, float], width: int, size: int = 18,
-             colour=TEXT, anchor: str = "topleft", smallest: int = 13) -> pygame.Rect:
+def fit_text(
+    surface: pygame.Surface,
+    value: str,
+    pos: tuple[float, float],
+    width: int,
+    size: int = 18,
+    colour=TEXT,
+    anchor: str = "topleft",
+    smallest: int = 13,
+) -> pygame.Rect:
     """Like text(), shrinking the font (down to `smallest`) and then cutting the text to fit `width` pixels."""
     while size > smallest and font(size).size(value)[0] > width:
         size -= 1

@@ -22,8 +22,10 @@ def video_support() -> dict[str, str | None]:
     imageio = importlib.util.find_spec("imageio") is not None
     ffmpeg = importlib.util.find_spec("imageio_ffmpeg") is not None
     pillow = importlib.util.find_spec("PIL") is not None  # imageio's own dependency
-    return {".mp4": None if imageio and ffmpeg else INSTALL_HINT,
-            ".gif": None if pillow else "pip install pillow  (or 'sc2env-rl[video]', which brings it)"}
+    return {
+        ".mp4": None if imageio and ffmpeg else INSTALL_HINT,
+        ".gif": None if pillow else "pip install pillow  (or 'sc2env-rl[video]', which brings it)",
+    }
 
 
 class VideoWriter:
@@ -58,8 +60,14 @@ class VideoWriter:
             else:
                 import imageio.v2 as imageio
 
-                self._stream = imageio.get_writer(self.path, fps=self.fps, codec="libx264", quality=7,
-                                                  macro_block_size=16, ffmpeg_log_level="error")
+                self._stream = imageio.get_writer(
+                    self.path,
+                    fps=self.fps,
+                    codec="libx264",
+                    quality=7,
+                    macro_block_size=16,
+                    ffmpeg_log_level="error",
+                )
         self._stream.append_data(frame)
         self.frames += 1
 
@@ -80,8 +88,9 @@ class VideoWriter:
 def _check_writable(path: pathlib.Path) -> None:
     """VideoError unless a file can be written at `path` (tried, and removed again if it was not there)."""
     if path.is_dir():
-        raise VideoError(f"cannot write the video to {path}: that is a folder; give a file name ending in "
-                         ".mp4 or .gif")
+        raise VideoError(
+            f"cannot write the video to {path}: that is a folder; give a file name ending in .mp4 or .gif"
+        )
     if not path.parent.is_dir():
         what = "is not a folder" if path.parent.exists() else "does not exist"
         raise VideoError(f"cannot write {path}: {path.parent} {what}")
@@ -113,8 +122,9 @@ class _GifStream:
             header, _ = GifImagePlugin.getheader(image.copy(), info={"loop": 0})
             self._file.write(b"".join(header))
             self._started = True
-        self._file.write(b"".join(GifImagePlugin.getdata(image, duration=self._duration_ms,
-                                                         include_color_table=True)))
+        self._file.write(
+            b"".join(GifImagePlugin.getdata(image, duration=self._duration_ms, include_color_table=True))
+        )
         self._file.flush()  # a run that is killed still leaves every frame so far on disk
 
     def close(self) -> None:

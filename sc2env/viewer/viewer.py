@@ -26,8 +26,14 @@ class Viewer:
     `controls` the human's input state. `handle(event)` applies viewer commands and returns game commands.
     """
 
-    def __init__(self, fmt: InterfaceFormat, game_info, *, size: tuple[int, int] = DEFAULT_SIZE,
-                 interactive: bool = False):
+    def __init__(
+        self,
+        fmt: InterfaceFormat,
+        game_info,
+        *,
+        size: tuple[int, int] = DEFAULT_SIZE,
+        interactive: bool = False,
+    ):
         if not pygame.font.get_init():
             pygame.font.init()
         self.fmt = fmt
@@ -63,17 +69,28 @@ class Viewer:
         canvas.fill(style.BACKGROUND)
         if scene is None:
             return canvas
-        draw_status(canvas, layout.status, scene, paused=self.paused, speed=self.speed_label, episode=self.episode)
+        draw_status(
+            canvas, layout.status, scene, paused=self.paused, speed=self.speed_label, episode=self.episode
+        )
         self.painter.draw_view(canvas, scene)
         self.painter.draw_minimap(canvas, scene)
         controls = self.controls
-        self.function_rows = draw_functions(canvas, layout.functions, scene,
-                                            pending=controls.pending.id if controls.pending else None,
-                                            menu=controls.menu)
+        self.function_rows = draw_functions(
+            canvas,
+            layout.functions,
+            scene,
+            pending=controls.pending.id if controls.pending else None,
+            menu=controls.menu,
+        )
         draw_layers(canvas, layout.layers, scene, self.pages[self.page])
         message = controls.message or self.notice
-        draw_hints(canvas, layout.hints, message, warning=not controls.message and bool(self.notice),
-                   help_text=controls.help)
+        draw_hints(
+            canvas,
+            layout.hints,
+            message,
+            warning=not controls.message and bool(self.notice),
+            help_text=controls.help,
+        )
         self._draw_input(canvas)
         return canvas
 
@@ -90,9 +107,12 @@ class Viewer:
             camera = tuple(int(v) for v in scene.observation.camera_minimap)
         out = []
         # Only keys need it, and mouse motion comes many times a frame.
-        situation = Situation.of(scene) if scene is not None and event.type == pygame.KEYDOWN else NOTHING_KNOWN
-        for command in self.controls.handle(event, available, camera_minimap=camera,
-                                            function_rows=self.function_rows, situation=situation):
+        situation = (
+            Situation.of(scene) if scene is not None and event.type == pygame.KEYDOWN else NOTHING_KNOWN
+        )
+        for command in self.controls.handle(
+            event, available, camera_minimap=camera, function_rows=self.function_rows, situation=situation
+        ):
             if command is ViewerCommand.PAUSE:
                 self.paused = not self.paused
             elif command is ViewerCommand.NEXT_PAGE:
@@ -115,7 +135,9 @@ class Viewer:
             box = pygame.Rect(min(x0, x1), min(y0, y1), abs(x1 - x0), abs(y1 - y0)).clip(self.layout.view)
             pygame.draw.rect(canvas, style.SELECTION, box, width=1)
         if controls.pending is not None and controls.pointer is not None and pygame.mouse.get_focused():
-            x, y = controls.pointer  # not pygame.mouse.get_pos(): in a resized window that is in window pixels
+            x, y = (
+                controls.pointer
+            )  # not pygame.mouse.get_pos(): in a resized window that is in window pixels
             if self.layout.view.collidepoint(x, y) or self.layout.minimap.collidepoint(x, y):
                 pygame.draw.circle(canvas, style.ACCENT, (x, y), 10, width=2)
                 pygame.draw.line(canvas, style.ACCENT, (x - 14, y), (x + 14, y))

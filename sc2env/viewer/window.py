@@ -8,8 +8,10 @@ import pygame
 
 from sc2env.errors import SC2EnvError
 
-_NO_DISPLAY = ("cannot open a window ({}). Without a display, run headless (render_mode='rgb_array', "
-               "sc2env run --save-video out.mp4) or under a virtual display (xvfb-run sc2env ...)")
+_NO_DISPLAY = (
+    "cannot open a window ({}). Without a display, run headless (render_mode='rgb_array', "
+    "sc2env run --save-video out.mp4) or under a virtual display (xvfb-run sc2env ...)"
+)
 
 
 _MOUSE_EVENTS = (pygame.MOUSEBUTTONDOWN, pygame.MOUSEBUTTONUP, pygame.MOUSEMOTION)
@@ -41,7 +43,9 @@ def require_display() -> None:
 
 def _window_problem() -> str | None:
     """Why no visible window opens here (None: one does); an SDL driver asked for on purpose is taken as is."""
-    if not (os.environ.get("SDL_VIDEODRIVER") or os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+    if not (
+        os.environ.get("SDL_VIDEODRIVER") or os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    ):
         # SDL would fall back to an invisible window here; say so instead of playing to nobody.
         return "no display: neither DISPLAY nor WAYLAND_DISPLAY is set"
     return _opening_problem()
@@ -57,10 +61,15 @@ def _opening_problem() -> str | None:
         # SDL_VIDEODRIVER may list drivers to try ("x11,offscreen"), in any case
         requested = [name.strip().lower() for name in os.environ.get("SDL_VIDEODRIVER", "").split(",")]
         if driver in ("offscreen", "dummy") and driver not in requested:
-            where = ", ".join(f"{name}={os.environ[name]!r}" for name in ("DISPLAY", "WAYLAND_DISPLAY")
-                              if os.environ.get(name))
-            return (f"no display server answers at {where or 'the display'} (SDL fell back to its invisible "
-                    f"{driver!r} driver)")
+            where = ", ".join(
+                f"{name}={os.environ[name]!r}"
+                for name in ("DISPLAY", "WAYLAND_DISPLAY")
+                if os.environ.get(name)
+            )
+            return (
+                f"no display server answers at {where or 'the display'} (SDL fell back to its invisible "
+                f"{driver!r} driver)"
+            )
         return None
     except pygame.error as error:
         return f"pygame cannot open a display ({error})"
@@ -77,8 +86,10 @@ class Window:
 
     def __init__(self, size: tuple[int, int], title: str = "sc2env"):
         if pygame.display.get_surface() is not None:  # another env's window: they would fight over it
-            raise SC2EnvError("a viewer window is already open in this process (pygame has one): show one game "
-                              "with render_mode='human' and render the others with render_mode='rgb_array'")
+            raise SC2EnvError(
+                "a viewer window is already open in this process (pygame has one): show one game "
+                "with render_mode='human' and render the others with render_mode='rgb_array'"
+            )
         require_display()
         # The window's class for taskbars and Alt-Tab; SDL takes it from the program, "__main__.py" under
         # `python -m sc2env`. A class the user set stays.

@@ -26,9 +26,15 @@ from sc2env.interface.named_array import ScreenLayers
 # scores on the same map, well below what the scripts average (docs/calibration.md has both). DefeatRoaches'
 # went from 40 to 30 when the first attack after a chase began to take its whole damage point, which took the
 # script's average from 78 to 62 (random: 6.5).
-THRESHOLDS = {"MoveToBeacon": 20, "CollectMineralShards": 100, "FindAndDefeatZerglings": 15,
-              "DefeatRoaches": 30, "DefeatZerglingsAndBanelings": 120, "CollectMineralsAndGas": 2500,
-              "BuildMarines": 20}
+THRESHOLDS = {
+    "MoveToBeacon": 20,
+    "CollectMineralShards": 100,
+    "FindAndDefeatZerglings": 15,
+    "DefeatRoaches": 30,
+    "DefeatZerglingsAndBanelings": 120,
+    "CollectMineralsAndGas": 2500,
+    "BuildMarines": 20,
+}
 
 
 def test_every_mini_game_has_a_script():
@@ -60,7 +66,9 @@ class _Recorder(Agent):
         self.seen.append((reward, terminated, truncated, info["invalid_action"]))
 
 
-def test_observe_gets_every_steps_reward_and_the_episodes_end_and_invalid_actions_are_counted(make_env, capsys):
+def test_observe_gets_every_steps_reward_and_the_episodes_end_and_invalid_actions_are_counted(
+    make_env, capsys
+):
     from sc2env.cli import Progress, results_table
 
     env = make_env("MoveToBeacon", step_mul=480, screen_size=32, minimap_size=32)  # 1,920 loops: 4 steps
@@ -97,7 +105,9 @@ def test_banelings_script_splits_the_marines_beyond_one_burst_before_the_fight(m
     assert len(marines) == 9 and len(table[table.alliance == Alliance.ENEMY]) == 10  # nothing fought yet
     world = np.stack([marines.x, marines.y], axis=1) / pixels_per_unit(obs, env.unwrapped.config.camera_width)
     apart = np.linalg.norm(world[:, None] - world[None], axis=2)[np.triu_indices(len(world), 1)]
-    burst = UNIT_TYPES[unit_type_by_name("Baneling").unit_id].burst.radius + unit_type_by_name("Marine").radius
+    burst = (
+        UNIT_TYPES[unit_type_by_name("Baneling").unit_id].burst.radius + unit_type_by_name("Marine").radius
+    )
     assert apart.min() > burst  # a burst on one Marine reaches no other
 
 
@@ -144,7 +154,7 @@ def test_agents_load_by_name():
     assert isinstance(make_agent("random", "MoveToBeacon", seed=3), RandomAgent)
     with pytest.raises(ValueError, match="no scripted agent for Simple64"):
         agent_class("scripted", "Simple64")
-    with pytest.raises(ValueError, match="random, scripted or package.module:Class"):
+    with pytest.raises(ValueError, match=r"random, scripted or package.module:Class"):
         agent_class("clever", "MoveToBeacon")
     with pytest.raises(ValueError, match="cannot import"):
         agent_class("no_such_module:Agent", "MoveToBeacon")
@@ -152,8 +162,11 @@ def test_agents_load_by_name():
         agent_class("sc2env.agents:SCRIPTED_AGENTS", "MoveToBeacon")
     pysc2_agents = pytest.importorskip("pysc2_evolved.agents.random_agent")
     # PySC2's own agent: it failed deep in the run ("has no attribute 'env_kwargs'", then 'setup').
-    with pytest.raises(ValueError, match=r"'pysc2_evolved.agents.random_agent:RandomAgent' is not an sc2env agent "
-                                         r"\(it has no env_kwargs\): subclass sc2env.agents.Agent"):
+    with pytest.raises(
+        ValueError,
+        match=r"'pysc2_evolved.agents.random_agent:RandomAgent' is not an sc2env agent "
+        r"\(it has no env_kwargs\): subclass sc2env.agents.Agent",
+    ):
         agent_class("pysc2_evolved.agents.random_agent:RandomAgent", "MoveToBeacon")
     assert pysc2_agents.RandomAgent
     with pytest.raises(TypeError):
@@ -167,7 +180,8 @@ def test_an_agents_own_init_error_is_raised_as_it_is(tmp_path, monkeypatch):
         "class Broken(RandomAgent):\n"
         "    def __init__(self, width=32):\n"
         "        super().__init__()\n"
-        "        self.width = width + 'px'\n")
+        "        self.width = width + 'px'\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     assert agent_class("brokenagent:Broken", "MoveToBeacon").__name__ == "Broken"
     with pytest.raises(TypeError, match="unsupported operand"):
@@ -214,7 +228,10 @@ def test_unit_pixel_clicks_where_the_layer_shows_the_unit():
 
     assert unit_pixel(Obs, (8.2, 5.1), 48) == (9, 5)
     assert unit_pixel(Obs, (8.2, 5.1), [341, 483]) == (8, 5)
-    assert unit_pixel(Obs, (20.0, -3.0), 105) == (15, 0)  # nothing of that type shown: the point, kept on screen
+    assert unit_pixel(Obs, (20.0, -3.0), 105) == (
+        15,
+        0,
+    )  # nothing of that type shown: the point, kept on screen
 
 
 def test_setup_comes_once_after_the_first_reset_with_the_game_info_and_transforms(make_env):
@@ -234,8 +251,10 @@ def test_setup_comes_once_after_the_first_reset_with_the_game_info_and_transform
     assert "MoveToBeacon" in calls[0][1]
 
 
-@pytest.mark.parametrize(("name", "threshold"), [("DefeatRoaches", 20), ("FindAndDefeatZerglings", 15),
-                                                 ("DefeatZerglingsAndBanelings", 20)])
+@pytest.mark.parametrize(
+    ("name", "threshold"),
+    [("DefeatRoaches", 20), ("FindAndDefeatZerglings", 15), ("DefeatZerglingsAndBanelings", 20)],
+)
 def test_raw_focus_fire_plays_the_combat_maps_with_raw_commands(make_env, name, threshold):
     env = make_env(name, screen_size=32, minimap_size=32, **RawFocusFire.env_kwargs)
     (episode,) = run_agent(env, RawFocusFire(), 1, seed=11)
@@ -259,11 +278,15 @@ def test_random_agent_draws_raw_actions_from_the_raw_masks(make_env):
     assert episode.steps == 150 and episode.invalid_actions == 0
     functions = {RAW_FUNCTIONS[int(v[0])].name for v in agent.sent}
     # SCVs gather and return cargo, the Command Center trains and rallies (BuildMarines has no Move): none refused.
-    assert {"Harvest_Gather_unit", "Train_SCV_quick", "Rally_Workers_pt", "Smart_pt", "no_op"} <= functions, functions
+    assert {"Harvest_Gather_unit", "Train_SCV_quick", "Rally_Workers_pt", "Smart_pt", "no_op"} <= functions, (
+        functions
+    )
 
 
-@pytest.mark.parametrize(("name", "kwargs"), [("MoveToBeacon", {}), ("DefeatRoaches", {}),
-                                              ("CollectMineralsAndGas", {"max_units": 16})])
+@pytest.mark.parametrize(
+    ("name", "kwargs"),
+    [("MoveToBeacon", {}), ("DefeatRoaches", {}), ("CollectMineralsAndGas", {"max_units": 16})],
+)
 def test_what_the_raw_conditional_masks_allow_the_game_takes(make_env, name, kwargs):
     # Drawn from raw_conditional_mask: nothing the env refuses, and no error from the game either.
     env = make_env(name, screen_size=32, minimap_size=32, actions="raw", invalid_action="raise", **kwargs)

@@ -14,16 +14,26 @@ REALDATA = ROOT.parent / "shared" / "realdata"
 
 RUNS = {
     "ping_roundtrip": (["--pings", "60", "--batch", "3"], r"pipelined, 3 per write\s+[\d.]+ us"),
-    "engine_steps": (["--steps", "30", "--map", "MoveToBeacon"],
-                     (r"MoveToBeacon\s+\d+\s+\d+\s+\d+(.|\n)*"
-                      r"target MoveToBeacon >= 2,000 agent steps/s: \d+, (met|NOT met)")),
-    "env_steps": (["--steps", "40", "--repeat", "2", "--vector", "2", "--no-pysc2", "--gym-async", "2"],
-                  (r"SC2VectorEnv, 2 games:\s+\d+ \(\d+-\d+\)\s+[\d.]+ \([\d.]+-[\d.]+\)x one SC2Env(.|\n)*"
-                   r"AsyncVectorEnv, 2 games:\s+\d+ (.|\n)*"
-                   r"two SC2Envs, 2 processes:\s+\d+ (.|\n)*bare client, 4 games:\s+\d+ (.|\n)*"
-                   r"target one env >= 1,000 steps/s: \d+, (met|NOT met)")),
-    "calibrate_minigames": (["--episodes", "1", "--maps", "MoveToBeacon", "--agents", "scripted", "--jobs", "1"],
-                            r"MoveToBeacon\s+scripted scores \[\d+\]"),
+    "engine_steps": (
+        ["--steps", "30", "--map", "MoveToBeacon"],
+        (
+            r"MoveToBeacon\s+\d+\s+\d+\s+\d+(.|\n)*"
+            r"target MoveToBeacon >= 2,000 agent steps/s: \d+, (met|NOT met)"
+        ),
+    ),
+    "env_steps": (
+        ["--steps", "40", "--repeat", "2", "--vector", "2", "--no-pysc2", "--gym-async", "2"],
+        (
+            r"SC2VectorEnv, 2 games:\s+\d+ \(\d+-\d+\)\s+[\d.]+ \([\d.]+-[\d.]+\)x one SC2Env(.|\n)*"
+            r"AsyncVectorEnv, 2 games:\s+\d+ (.|\n)*"
+            r"two SC2Envs, 2 processes:\s+\d+ (.|\n)*bare client, 4 games:\s+\d+ (.|\n)*"
+            r"target one env >= 1,000 steps/s: \d+, (met|NOT met)"
+        ),
+    ),
+    "calibrate_minigames": (
+        ["--episodes", "1", "--maps", "MoveToBeacon", "--agents", "scripted", "--jobs", "1"],
+        r"MoveToBeacon\s+scripted scores \[\d+\]",
+    ),
     "decode_masks": (["--seconds", "0.05"], r"64×64\s+[\d.]+ / [\d.]+"),
 }
 
@@ -33,7 +43,13 @@ def test_benchmark_runs_and_prints_its_figure(name):
     if name == "decode_masks" and not REALDATA.is_dir():
         pytest.skip("decode_masks reads ../shared/realdata")
     args, figure = RUNS[name]
-    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / f"{name}.py"), *args], capture_output=True,
-                          text=True, timeout=300, check=False, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / f"{name}.py"), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        cwd=ROOT,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert re.search(figure, done.stdout), done.stdout[-3000:]

@@ -30,8 +30,19 @@ def run_cli(capsys, *args):
 
 
 def test_run_prints_progress_and_a_table_per_map(capsys):
-    code, out, err = run_cli(capsys, "run", "--map", "MoveToBeacon,CollectMineralShards", "--agent", "scripted",
-                             "--episodes", "2", "--max-steps", "40", *BUILTIN)
+    code, out, err = run_cli(
+        capsys,
+        "run",
+        "--map",
+        "MoveToBeacon,CollectMineralShards",
+        "--agent",
+        "scripted",
+        "--episodes",
+        "2",
+        "--max-steps",
+        "40",
+        *BUILTIN,
+    )
     assert code == 0, err
     lines = out.splitlines()
     assert lines[0].split() == ["map", "agent", "episodes", "mean", "max", "min", "steps/s", "invalid"]
@@ -61,8 +72,19 @@ def test_the_live_progress_line_counts_episodes_per_map_as_the_episode_lines_do(
 def test_run_saves_a_gif_of_the_viewer(tmp_path, capsys):
     pytest.importorskip("PIL")
     out_file = tmp_path / "run.gif"
-    code, _, err = run_cli(capsys, "run", "--agent", "random", "--max-steps", "5", "--seed", "1",
-                           "--save-video", str(out_file), *BUILTIN)
+    code, _, err = run_cli(
+        capsys,
+        "run",
+        "--agent",
+        "random",
+        "--max-steps",
+        "5",
+        "--seed",
+        "1",
+        "--save-video",
+        str(out_file),
+        *BUILTIN,
+    )
     assert code == 0, err
     from PIL import Image
 
@@ -77,7 +99,7 @@ def test_run_saves_an_mp4(tmp_path, capsys):
     code, _, err = run_cli(capsys, "run", "--max-steps", "6", "--save-video", str(out_file), *BUILTIN)
     assert code == 0, err
     with imageio.get_reader(out_file) as reader:
-        frames = [frame for frame in reader]
+        frames = [frame for frame in reader]  # noqa: C416 - list() asks len(), which is inf for a stream
     assert len(frames) == 1 + 6 and frames[0].shape == (720, 1280, 3)  # the episode's start was missing
 
 
@@ -128,40 +150,56 @@ def test_a_game_lost_mid_run_keeps_the_finished_episodes_in_the_table(capsys, mo
     assert "MoveToBeacon" in out and " 2 " in out.splitlines()[-1], "the table of the two episodes"
 
 
-@pytest.mark.parametrize("args, message", [
-    (["run", "--map", "Nowhere"], "Known maps: BuildMarines"),
-    (["run", "--agent", "clever"], "use random, scripted or package.module:Class"),
-    (["run", "--save-video", "out.avi"], "videos are .mp4 or .gif"),
-    (["run", "--episodes", "x"], "--episodes"),
-    (["run", "--episodes", "0"], "--episodes=0: 0 is not a positive integer"),
-    (["run", "--max-steps", "0"], "--max-steps=0: 0 is not a positive integer"),
-    (["run", "--step-mul", "0"], "--step-mul=0: 0 is not an integer in the range [1, 4294967295]"),
-    (["run", "--step-mul", "4294967296"], "not an integer in the range [1, 4294967295]"),  # a protobuf error
-    (["run", "--map", "MoveToBeacon,movetobeacon"], "MoveToBeacon given more than once in --map"),
-    (["run", "--map", "MoveToBeacon,"], "--map 'MoveToBeacon,' has an empty name (a stray comma?)"),
-    (["run", "--save-video", ""], "--save-video needs a file name"),
-    (["bench", "--steps", "20"], "--steps=20: 20 is not integer >= 100"),  # 20 steps time start-up noise
-    (["run", "--seed", "-5"], "--seed=-5: -5 is not a non-negative integer"),
-    (["run", "--bogus"], "Unknown command line flag 'bogus'"),
-    (["fly"], "unknown command 'fly'"),
-    (["run", "--map", ""], "no map given: --map takes a mini-game"),
-    (["run", "--map", "all,MoveToBeacon"], "'all' stands alone"),
-    (["run", "--screen-size", "100000"], "screen_size 100000×100000 is too large: at most 2048"),
-    (["run", "--save-video", "."], "cannot write '.': videos are .mp4 or .gif files"),
-    (["run", "--save-video", "clips"], "cannot write 'clips': videos are .mp4 or .gif files"),
-    (["run", "--save-video", f"{__file__}/out.mp4"], f"cannot write {__file__}/out.mp4: {__file__} is not a folder"),
-    (["run", "--agent", "mypackage/agents.py:GoRight"], "(mypackage.agents:GoRight), not as a file path"),
-    (["run", "--agent", "sc2env.agents:Goright"], ("sc2env.agents has no 'Goright'; its agent classes: "
-                                                   "BuildMarines, CollectMineralShards")),  # not the base, Agent
-    (["run", "--agent", "sc2env.agents:Agent"], "'sc2env.agents:Agent' cannot be made: it does not define step"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["run", "--map", "Nowhere"], "Known maps: BuildMarines"),
+        (["run", "--agent", "clever"], "use random, scripted or package.module:Class"),
+        (["run", "--save-video", "out.avi"], "videos are .mp4 or .gif"),
+        (["run", "--episodes", "x"], "--episodes"),
+        (["run", "--episodes", "0"], "--episodes=0: 0 is not a positive integer"),
+        (["run", "--max-steps", "0"], "--max-steps=0: 0 is not a positive integer"),
+        (["run", "--step-mul", "0"], "--step-mul=0: 0 is not an integer in the range [1, 4294967295]"),
+        (
+            ["run", "--step-mul", "4294967296"],
+            "not an integer in the range [1, 4294967295]",
+        ),  # a protobuf error
+        (["run", "--map", "MoveToBeacon,movetobeacon"], "MoveToBeacon given more than once in --map"),
+        (["run", "--map", "MoveToBeacon,"], "--map 'MoveToBeacon,' has an empty name (a stray comma?)"),
+        (["run", "--save-video", ""], "--save-video needs a file name"),
+        (["bench", "--steps", "20"], "--steps=20: 20 is not integer >= 100"),  # 20 steps time start-up noise
+        (["run", "--seed", "-5"], "--seed=-5: -5 is not a non-negative integer"),
+        (["run", "--bogus"], "Unknown command line flag 'bogus'"),
+        (["fly"], "unknown command 'fly'"),
+        (["run", "--map", ""], "no map given: --map takes a mini-game"),
+        (["run", "--map", "all,MoveToBeacon"], "'all' stands alone"),
+        (["run", "--screen-size", "100000"], "screen_size 100000×100000 is too large: at most 2048"),
+        (["run", "--save-video", "."], "cannot write '.': videos are .mp4 or .gif files"),
+        (["run", "--save-video", "clips"], "cannot write 'clips': videos are .mp4 or .gif files"),
+        (
+            ["run", "--save-video", f"{__file__}/out.mp4"],
+            f"cannot write {__file__}/out.mp4: {__file__} is not a folder",
+        ),
+        (["run", "--agent", "mypackage/agents.py:GoRight"], "(mypackage.agents:GoRight), not as a file path"),
+        (
+            ["run", "--agent", "sc2env.agents:Goright"],
+            ("sc2env.agents has no 'Goright'; its agent classes: BuildMarines, CollectMineralShards"),
+        ),  # not the base, Agent
+        (
+            ["run", "--agent", "sc2env.agents:Agent"],
+            "'sc2env.agents:Agent' cannot be made: it does not define step",
+        ),
+    ],
+)
 def test_errors_are_one_line(capsys, args, message):
     code, _, err = run_cli(capsys, *args, *BUILTIN[: 2 if args[0] == "run" else 0])
     # A flag value, a map, an agent, a video file or an env option that no run could use is a usage error (2),
     # as absl's flag errors are, found before any game starts.
     assert code == 2, (code, err)
     assert message in err
-    assert "Traceback" not in err and len([line for line in err.splitlines() if line.startswith("sc2env")]) == 1
+    assert (
+        "Traceback" not in err and len([line for line in err.splitlines() if line.startswith("sc2env")]) == 1
+    )
 
 
 def test_a_video_path_that_is_a_folder_is_refused_before_the_game(capsys, tmp_path):
@@ -196,15 +234,26 @@ class Small(Agent):
 """
 
 
-@pytest.mark.parametrize("agent, extra, message", [
-    ("NeedsArg", [], "'cliagents:NeedsArg' cannot be made without arguments (it needs size)"),
-    ("Small", ["--minimap-size", "3000"], "minimap_size 3000×3000 is too large"),  # found before the game
-    ("Typo", [], "asks for the env option 'use_feature_unitz' in its env_kwargs, which is not one"),
-    ("Renders", [], "asks for the env option 'render_mode'"),
-    ("Small", ["--screen-size", "84"], "plays with screen_size=32 (its env_kwargs), but --screen-size 84 was given"),
-    ("Small", ["--actions", "raw"], "'cliagents:Small' plays features actions, not --actions raw"),
-    ("RawOnly", ["--actions", "features"], "plays raw actions, not --actions features: pass --actions raw"),
-])
+@pytest.mark.parametrize(
+    "agent, extra, message",
+    [
+        ("NeedsArg", [], "'cliagents:NeedsArg' cannot be made without arguments (it needs size)"),
+        ("Small", ["--minimap-size", "3000"], "minimap_size 3000×3000 is too large"),  # found before the game
+        ("Typo", [], "asks for the env option 'use_feature_unitz' in its env_kwargs, which is not one"),
+        ("Renders", [], "asks for the env option 'render_mode'"),
+        (
+            "Small",
+            ["--screen-size", "84"],
+            "plays with screen_size=32 (its env_kwargs), but --screen-size 84 was given",
+        ),
+        ("Small", ["--actions", "raw"], "'cliagents:Small' plays features actions, not --actions raw"),
+        (
+            "RawOnly",
+            ["--actions", "features"],
+            "plays raw actions, not --actions features: pass --actions raw",
+        ),
+    ],
+)
 def test_agent_mistakes_are_one_line_and_start_no_game(capsys, tmp_path, monkeypatch, agent, extra, message):
     (tmp_path / "cliagents.py").write_text(AGENTS_MODULE)
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -218,10 +267,13 @@ def test_an_agents_env_kwargs_apply_unless_a_flag_says_otherwise(capsys, tmp_pat
     monkeypatch.syspath_prepend(str(tmp_path))
     made = []
     real_make = sc2env.agents.make_agent
-    monkeypatch.setattr(sc2env.agents, "make_agent", lambda *a, **k: made.append(real_make(*a, **k)) or made[-1])
+    monkeypatch.setattr(
+        sc2env.agents, "make_agent", lambda *a, **k: made.append(real_make(*a, **k)) or made[-1]
+    )
     # A flag that agrees with the agent is no conflict; the agent's own options reach the env.
-    code, _, err = run_cli(capsys, "run", "--agent", "cliagents:Small", "--screen-size", "32", "--max-steps", "2",
-                           *BUILTIN)
+    code, _, err = run_cli(
+        capsys, "run", "--agent", "cliagents:Small", "--screen-size", "32", "--max-steps", "2", *BUILTIN
+    )
     assert code == 0, err
     assert made[0].seen[1:] == (32, 32)
 
@@ -229,17 +281,40 @@ def test_an_agents_env_kwargs_apply_unless_a_flag_says_otherwise(capsys, tmp_pat
 def test_an_agent_of_raw_actions_only_gets_them_unasked(capsys, tmp_path, monkeypatch):
     (tmp_path / "cliagents.py").write_text(AGENTS_MODULE)
     monkeypatch.syspath_prepend(str(tmp_path))
-    code, out, err = run_cli(capsys, "run", "--agent", "cliagents:RawOnly", "--map", "DefeatRoaches",
-                             "--max-steps", "5", *BUILTIN)
+    code, out, err = run_cli(
+        capsys, "run", "--agent", "cliagents:RawOnly", "--map", "DefeatRoaches", "--max-steps", "5", *BUILTIN
+    )
     assert code == 0 and out.split()[-1] == "0", out + err
 
 
 def test_raw_agents_run_with_raw_actions(capsys):
-    code, out, err = run_cli(capsys, "run", "--map", "DefeatRoaches", "--agent", "random", "--actions", "raw",
-                             "--max-steps", "20", "--engine", "builtin")
+    code, out, err = run_cli(
+        capsys,
+        "run",
+        "--map",
+        "DefeatRoaches",
+        "--agent",
+        "random",
+        "--actions",
+        "raw",
+        "--max-steps",
+        "20",
+        "--engine",
+        "builtin",
+    )
     assert code == 0 and out.split()[-1] == "0", out + err  # the last column: invalid actions
-    code, out, err = run_cli(capsys, "run", "--map", "DefeatRoaches", "--agent", "sc2env.agents:RawFocusFire",
-                             "--max-steps", "30", "--engine", "builtin")
+    code, out, err = run_cli(
+        capsys,
+        "run",
+        "--map",
+        "DefeatRoaches",
+        "--agent",
+        "sc2env.agents:RawFocusFire",
+        "--max-steps",
+        "30",
+        "--engine",
+        "builtin",
+    )
     assert code == 0 and "DefeatRoaches" in out, err
 
 
@@ -260,16 +335,25 @@ def test_the_table_shows_the_whole_agent_name():
 
 
 def test_verbose_logs_the_launch_and_the_game():
-    done = subprocess.run([sys.executable, "-m", "sc2env", "run", "--max-steps", "2", "--verbose", *BUILTIN],
-                          capture_output=True, text=True, timeout=120, check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "sc2env", "run", "--max-steps", "2", "--verbose", *BUILTIN],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     assert "the built-in engine" in done.stderr and "ready at ws://127.0.0.1:" in done.stderr
     assert "creating MoveToBeacon (seed " in done.stderr
     assert "Logging before flag parsing" not in done.stderr
 
 
 def test_sigterm_closes_the_games_and_prints_what_finished(tmp_path):
-    run = subprocess.Popen([sys.executable, "-m", "sc2env", "run", "--episodes", "500", *BUILTIN],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "sc2env", "run", "--episodes", "500", *BUILTIN],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         run.stderr.readline()  # the first progress line: a game is running
         run.send_signal(signal.SIGTERM)
@@ -289,7 +373,10 @@ def test_maps_lists_the_mini_games(capsys, monkeypatch, tmp_path):
     assert [row[0] for row in rows] == list(MINI_GAMES)
     assert rows[0] == ["MoveToBeacon", "120", "s", "-"] and rows[-1] == ["BuildMarines", "900", "s", "-"]
     # SC2PATH names a folder that holds no install: the reason is shown, not "set SC2PATH".
-    assert f"The built-in engine plays all of them (their definitions are in {definitions_dir()})" in out and "No StarCraft II under /nonexistent/StarCraftII" in out
+    assert (
+        f"The built-in engine plays all of them (their definitions are in {definitions_dir()})" in out
+        and "No StarCraft II under /nonexistent/StarCraftII" in out
+    )
     monkeypatch.delenv("SC2PATH")
     monkeypatch.setenv("HOME", str(tmp_path))  # no ~/StarCraftII either
     assert "No StarCraft II install found (set SC2PATH to use one)." in run_cli(capsys, "maps")[1]
@@ -308,13 +395,21 @@ def test_doctor_reports_the_builtin_engine_and_the_display(capsys, monkeypatch, 
     assert "--  display: SDL_VIDEODRIVER=dummy" in out
 
 
-@pytest.mark.parametrize("variable, value, fix", [
-    ("SC2PATH", "/nonexistent/StarCraftII", "point SC2PATH at a StarCraft II install, or unset it"),
-    ("SC2ENV_ENGINE", "biultin", "set SC2ENV_ENGINE to one of auto, builtin, sc2, or unset it"),
-    ("SC2ENV_ENGINE", "sc2", "set SC2PATH to a StarCraft II install, or SC2ENV_ENGINE to builtin or auto"),
-])
-def test_doctor_flags_settings_that_make_the_default_engine_fail(capsys, monkeypatch, tmp_path, variable, value,
-                                                                  fix):
+@pytest.mark.parametrize(
+    "variable, value, fix",
+    [
+        ("SC2PATH", "/nonexistent/StarCraftII", "point SC2PATH at a StarCraft II install, or unset it"),
+        ("SC2ENV_ENGINE", "biultin", "set SC2ENV_ENGINE to one of auto, builtin, sc2, or unset it"),
+        (
+            "SC2ENV_ENGINE",
+            "sc2",
+            "set SC2PATH to a StarCraft II install, or SC2ENV_ENGINE to builtin or auto",
+        ),
+    ],
+)
+def test_doctor_flags_settings_that_make_the_default_engine_fail(
+    capsys, monkeypatch, tmp_path, variable, value, fix
+):
     # They used to pass as "All good", and then `sc2env run` failed.
     monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
     monkeypatch.delenv("SC2PATH", raising=False)
@@ -331,9 +426,16 @@ def test_the_console_script_imports_an_agent_from_the_working_directory(tmp_path
     (tmp_path / "mypackage").mkdir()
     (tmp_path / "mypackage" / "__init__.py").write_text("")
     (tmp_path / "mypackage" / "agents.py").write_text(
-        "from sc2env.agents import RandomAgent\n\nclass Mine(RandomAgent):\n    pass\n")
-    done = subprocess.run([str(script), "run", "--agent", "mypackage.agents:Mine", "--max-steps", "3", *BUILTIN],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False)
+        "from sc2env.agents import RandomAgent\n\nclass Mine(RandomAgent):\n    pass\n"
+    )
+    done = subprocess.run(
+        [str(script), "run", "--agent", "mypackage.agents:Mine", "--max-steps", "3", *BUILTIN],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "mypackage.agents:Mine" in done.stdout
 
@@ -347,8 +449,14 @@ def test_bench_prints_steps_per_second(capsys):
 def test_play_without_a_display_says_how_to_run_headless():
     hidden = ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER", "PYGAME_HIDE_SUPPORT_PROMPT")
     env = {k: v for k, v in os.environ.items() if k not in hidden}
-    done = subprocess.run([sys.executable, "-m", "sc2env", "play", "--engine", "builtin"], env=env,
-                          capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "sc2env", "play", "--engine", "builtin"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 1
     assert done.stderr.startswith("sc2env play: cannot open a window") and "xvfb-run" in done.stderr
     assert "Traceback" not in done.stderr
@@ -359,12 +467,24 @@ def test_play_with_a_display_variable_but_no_display_server_refuses_the_invisibl
     # SDL fell back to its invisible "offscreen" driver: play ran into a window nobody could see.
     env = {k: v for k, v in os.environ.items() if k not in ("WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
     env["DISPLAY"] = ":87"  # no X server there
-    done = subprocess.run([sys.executable, "-m", "sc2env", "play", "--engine", "builtin"], env=env,
-                          capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "sc2env", "play", "--engine", "builtin"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 1, done.stderr
     assert "no display server answers at DISPLAY=':87'" in done.stderr and "xvfb-run" in done.stderr
-    doctor = subprocess.run([sys.executable, "-m", "sc2env", "doctor"], env=env, capture_output=True, text=True,
-                            timeout=120, check=False)
+    doctor = subprocess.run(
+        [sys.executable, "-m", "sc2env", "doctor"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert "--  display: no display server answers at DISPLAY=':87'" in doctor.stdout, doctor.stdout
 
 
@@ -383,18 +503,29 @@ for what, make in (("env", lambda: SC2Env("MoveToBeacon", render_mode="human", e
 """
 
 
-@pytest.mark.parametrize("settings, opens", [
-    ({"DISPLAY": ":87"}, False),  # no server there: refused when the env is made, not at its first frame
-    ({"DISPLAY": ":87", "SDL_VIDEODRIVER": "OFFSCREEN"}, True),  # invisible on purpose: any case
-    ({"DISPLAY": ":87", "SDL_VIDEODRIVER": "x11,offscreen"}, True),  # SDL's list of drivers to try
-])
+@pytest.mark.parametrize(
+    "settings, opens",
+    [
+        ({"DISPLAY": ":87"}, False),  # no server there: refused when the env is made, not at its first frame
+        ({"DISPLAY": ":87", "SDL_VIDEODRIVER": "OFFSCREEN"}, True),  # invisible on purpose: any case
+        ({"DISPLAY": ":87", "SDL_VIDEODRIVER": "x11,offscreen"}, True),  # SDL's list of drivers to try
+    ],
+)
 def test_an_invisible_display_is_refused_unless_asked_for(settings, opens):
     env = {k: v for k, v in os.environ.items() if k not in ("WAYLAND_DISPLAY", "SDL_VIDEODRIVER")} | settings
-    done = subprocess.run([sys.executable, "-c", _DISPLAY_CHECKS], env=env, capture_output=True, text=True,
-                          timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", _DISPLAY_CHECKS],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     if opens:
-        assert "problem: None" in done.stdout and "env opened" in done.stdout and "window opened" in done.stdout
+        assert (
+            "problem: None" in done.stdout and "env opened" in done.stdout and "window opened" in done.stdout
+        )
     else:
         assert "problem: no display server answers at DISPLAY=':87'" in done.stdout
         assert "env refused" in done.stdout and "window refused" in done.stdout
@@ -408,7 +539,9 @@ def test_play_says_what_an_episode_cut_by_closing_the_window_had_scored(capsys):
 
     def close_the_window():
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not (pygame.display.get_init() and pygame.display.get_surface()):
+        while time.monotonic() < deadline and not (
+            pygame.display.get_init() and pygame.display.get_surface()
+        ):
             time.sleep(0.05)
         time.sleep(0.5)  # a few steps of play
         pygame.event.post(pygame.event.Event(pygame.QUIT))
@@ -428,8 +561,9 @@ def test_play_takes_one_map(capsys, maps):
 
 
 def test_python_dash_m_shows_the_commands():
-    done = subprocess.run([sys.executable, "-m", "sc2env", "--help"], capture_output=True, text=True,
-                          timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "sc2env", "--help"], capture_output=True, text=True, timeout=60, check=False
+    )
     assert done.returncode == 0
     assert "usage: sc2env <command>" in done.stdout and "doctor" in done.stdout
 
@@ -440,12 +574,15 @@ def test_version(capsys):
 
 def test_importing_the_library_leaves_the_environment_alone():
     # gymnasium sets PYGAME_HIDE_SUPPORT_PROMPT when first imported: import it, then take its setting away.
-    code = ("import os, gymnasium; os.environ.pop('PYGAME_HIDE_SUPPORT_PROMPT', None); "
-            "before = dict(os.environ); import sc2env.viewer, sc2env.agents, sc2env.cli; "
-            "assert dict(os.environ) == before, set(os.environ.items()) ^ set(before.items())")
+    code = (
+        "import os, gymnasium; os.environ.pop('PYGAME_HIDE_SUPPORT_PROMPT', None); "
+        "before = dict(os.environ); import sc2env.viewer, sc2env.agents, sc2env.cli; "
+        "assert dict(os.environ) == before, set(os.environ.items()) ^ set(before.items())"
+    )
     env = {k: v for k, v in os.environ.items() if k != "PYGAME_HIDE_SUPPORT_PROMPT"}
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60,
-                          check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
     assert done.returncode == 0, done.stderr
 
 
@@ -462,7 +599,10 @@ def test_a_one_line_error_does_not_end_on_a_colon_with_nothing_after():
     from sc2env.cli import _one_line
 
     died = RuntimeError("the game died (pid 7) killed by SIGKILL. Its last output lines:\n  | (no output)")
-    assert _one_line(died) == "the game died (pid 7) killed by SIGKILL. Its last output lines (--verbose shows them)"
+    assert (
+        _one_line(died)
+        == "the game died (pid 7) killed by SIGKILL. Its last output lines (--verbose shows them)"
+    )
     assert _one_line(RuntimeError("first\nsecond")) == "first (--verbose for details)"
     assert _one_line(RuntimeError("alone")) == "alone"
 
@@ -470,8 +610,11 @@ def test_a_one_line_error_does_not_end_on_a_colon_with_nothing_after():
 def test_a_map_of_the_install_goes_through_sc2_v0(capsys, tmp_path, monkeypatch):
     # `sc2env maps` lists an install's other maps to play; run and play built sc2env/<name>-v0 and died on
     # Gymnasium's NameNotFound with a traceback.
-    subprocess.run([sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(tmp_path)], check=True,
-                   capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(tmp_path)],
+        check=True,
+        capture_output=True,
+    )
     (tmp_path / "Maps" / "Ladder").mkdir(parents=True)
     (tmp_path / "Maps" / "Ladder" / "Simple64.SC2Map").write_bytes(b"not a map the built-in engine plays")
     monkeypatch.setenv("SC2PATH", str(tmp_path))
@@ -493,7 +636,9 @@ def test_help_of_a_command_and_a_bare_call(capsys):
     assert code == 2 and "no command 'fly'" in err
     code = main(["sc2env"])
     out, err = capsys.readouterr()
-    assert code == 2 and out == "" and err.startswith("usage: sc2env <command>")  # a usage error goes to stderr
+    assert (
+        code == 2 and out == "" and err.startswith("usage: sc2env <command>")
+    )  # a usage error goes to stderr
 
 
 @pytest.mark.parametrize("unbuffered", ["1", ""])
@@ -503,11 +648,19 @@ def test_a_closed_pipe_ends_the_command_quietly(unbuffered):
     read, write = os.pipe()
     os.close(read)  # the reader is gone before the first line
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"} | (
-        {"PYTHONUNBUFFERED": unbuffered} if unbuffered else {})
+        {"PYTHONUNBUFFERED": unbuffered} if unbuffered else {}
+    )
     try:
         for args in (["maps"], ["--help"]):
-            done = subprocess.run([sys.executable, "-m", "sc2env", *args], stdout=write, stderr=subprocess.PIPE,
-                                  env=env, text=True, timeout=60, check=False)
+            done = subprocess.run(
+                [sys.executable, "-m", "sc2env", *args],
+                stdout=write,
+                stderr=subprocess.PIPE,
+                env=env,
+                text=True,
+                timeout=60,
+                check=False,
+            )
             assert (done.returncode, done.stderr) == (141, ""), args
     finally:
         os.close(write)
@@ -612,8 +765,14 @@ def test_a_sigterm_while_the_video_is_finished_still_ends_the_run_as_terminated(
 
 def test_a_closed_stdout_and_help_flags_after_help():
     # `sc2env --version >&-`: Python sets sys.stdout to None, and the flush at the end failed (exit 1).
-    done = subprocess.run(f"{sys.executable} -m sc2env --version >&-", shell=True, capture_output=True, text=True,
-                          timeout=60, check=False)
+    done = subprocess.run(
+        f"{sys.executable} -m sc2env --version >&-",
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert (done.returncode, done.stderr) == (0, "")
     for flag in ("-h", "--help"):  # `sc2env help -h` is a request for the usage, not for a command "-h"
         assert main(["sc2env", "help", flag]) == 0
@@ -624,8 +783,9 @@ def test_run_plays_a_definition_file_and_names_it_by_its_file(capsys, tmp_path, 
     spec.update(name="ShortBeacon", time_limit=160)
     (tmp_path / "ShortBeacon.json").write_text(json.dumps(spec))
     monkeypatch.chdir(tmp_path)
-    code, out, err = run_cli(capsys, "run", "--map", "ShortBeacon.json", "--agent", "random", "--episodes", "2",
-                             *BUILTIN)
+    code, out, err = run_cli(
+        capsys, "run", "--map", "ShortBeacon.json", "--agent", "random", "--episodes", "2", *BUILTIN
+    )
     assert code == 0, err
     (row,) = [line.split() for line in out.splitlines()[2:]]
     assert row[:3] == ["ShortBeacon.json", "random", "2"]
@@ -634,8 +794,9 @@ def test_run_plays_a_definition_file_and_names_it_by_its_file(capsys, tmp_path, 
     assert code == 2 and "Cannot read the mini-game definition 'Missing.json'" in err, err
     assert len(err.strip().splitlines()) == 1
     # The same file twice, by two paths, would be played twice and merged into one row.
-    code, _, err = run_cli(capsys, "run", "--map", "ShortBeacon.json,./ShortBeacon.json", "--agent", "random",
-                           *BUILTIN)
+    code, _, err = run_cli(
+        capsys, "run", "--map", "ShortBeacon.json,./ShortBeacon.json", "--agent", "random", *BUILTIN
+    )
     assert code == 2 and "ShortBeacon.json given more than once in --map" in err, err
     # With StarCraft II asked for, the definition is what is wrong, whether or not the game is installed.
     code, _, err = run_cli(capsys, "run", "--map", "ShortBeacon.json", "--agent", "random", "--engine", "sc2")

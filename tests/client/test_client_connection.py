@@ -71,7 +71,7 @@ def test_a_game_that_keeps_sending_without_answering_times_out(pair, drip):
     sender.start()
     start = time.monotonic()
     try:
-        with pytest.raises(TimeoutError, match="no answer within 0.5 s"):
+        with pytest.raises(TimeoutError, match=r"no answer within 0.5 s"):
             connection.receive(0.5)
     finally:
         stop.set()
@@ -81,6 +81,7 @@ def test_a_game_that_keeps_sending_without_answering_times_out(pair, drip):
 
 def test_a_send_after_an_answer_that_came_near_its_deadline_gets_the_whole_request_timeout(pair):
     connection, game = pair
+
     # An answer that trickles in just before its 0.5 s deadline leaves the socket with the few ms that were left.
     def trickle():
         game.sendall(b"\x82\x03a")
@@ -159,8 +160,9 @@ def test_a_handshake_answered_a_byte_at_a_time_is_cut_off_at_the_deadline():
     thread.start()
     start = time.monotonic()
     try:
-        with pytest.raises(websocket.WebSocketTimeoutException, match="did not complete the websocket handshake "
-                                                                      "within 1 s"):
+        with pytest.raises(
+            websocket.WebSocketTimeoutException, match="did not complete the websocket handshake within 1 s"
+        ):
             open_websocket(f"ws://127.0.0.1:{port}/sc2api", 1.0)
         assert time.monotonic() - start < 1.5
     finally:

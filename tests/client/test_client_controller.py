@@ -25,10 +25,12 @@ def test_connect_pings_and_learns_the_status(serve_game):
 def test_methods_send_their_request_and_return_the_sub_response(serve_game):
     observation = sc_pb.ResponseObservation()
     observation.observation.game_loop = 24
-    game = StubGame(status=sc_pb.launched,
-                    create_game=lambda r: reply(r, sc_pb.init_game),
-                    join_game=lambda r: reply(r, sc_pb.in_game, join_game={"player_id": 1}),
-                    observation=lambda r: reply(r, sc_pb.in_game, observation=observation))
+    game = StubGame(
+        status=sc_pb.launched,
+        create_game=lambda r: reply(r, sc_pb.init_game),
+        join_game=lambda r: reply(r, sc_pb.in_game, join_game={"player_id": 1}),
+        observation=lambda r: reply(r, sc_pb.in_game, observation=observation),
+    )
     with Controller.connect(serve_game(game)) as ctrl:
         ctrl.create_game(sc_pb.RequestCreateGame())
         assert ctrl.status == sc_pb.init_game
@@ -42,8 +44,19 @@ def test_methods_send_their_request_and_return_the_sub_response(serve_game):
         assert isinstance(ctrl.save_replay(), sc_pb.ResponseSaveReplay)
         assert isinstance(ctrl.available_maps(), sc_pb.ResponseAvailableMaps)
         assert isinstance(ctrl.restart_game(), sc_pb.ResponseRestartGame)
-    assert game.received == ["ping", "create_game", "join_game", "game_info", "data", "observation", "action",
-                             "step", "save_replay", "available_maps", "restart_game"]
+    assert game.received == [
+        "ping",
+        "create_game",
+        "join_game",
+        "game_info",
+        "data",
+        "observation",
+        "action",
+        "step",
+        "save_replay",
+        "available_maps",
+        "restart_game",
+    ]
 
 
 def test_invalid_request_is_refused_before_sending(serve_game):
@@ -72,13 +85,13 @@ def test_timeout_names_the_request_and_seconds_then_closes(serve_game):
 
 
 def test_unknown_timeout_names_are_rejected(serve_game):
-    with pytest.raises(ValueError, match="unknown requests.*'stepp'"):
+    with pytest.raises(ValueError, match=r"unknown requests.*'stepp'"):
         Controller.connect(serve_game(StubGame()), timeouts={"stepp": 1})
 
 
 def test_dropped_connection_without_a_process(serve_game):
     with Controller.connect(serve_game(StubGame(step=lambda r: CLOSE))) as ctrl:
-        with pytest.raises(errors.ConnectionError, match="Lost the connection .* during `step`") as raised:
+        with pytest.raises(errors.ConnectionError, match=r"Lost the connection .* during `step`") as raised:
             ctrl.step()
         assert not isinstance(raised.value, errors.GameCrashedError)
         assert ctrl.closed
@@ -87,21 +100,25 @@ def test_dropped_connection_without_a_process(serve_game):
 def test_response_error_becomes_protocol_error(serve_game):
     game = StubGame(game_info=lambda r: reply(r, error=["Not in a game", "really"]))
     with Controller.connect(serve_game(game)) as ctrl:
-        with pytest.raises(errors.ProtocolError, match="refused `game_info`.*Not in a game; really"):
+        with pytest.raises(errors.ProtocolError, match=r"refused `game_info`.*Not in a game; really"):
             ctrl.game_info()
         assert not ctrl.closed  # an error answer leaves the connection usable
         ctrl.ping()
 
 
 def test_typed_error_becomes_request_error(serve_game):
-    failed = sc_pb.ResponseCreateGame(error=sc_pb.ResponseCreateGame.MissingMap,
-                                      error_details="no such map: x")
+    failed = sc_pb.ResponseCreateGame(
+        error=sc_pb.ResponseCreateGame.MissingMap, error_details="no such map: x"
+    )
     game = StubGame(status=sc_pb.launched, create_game=lambda r: reply(r, sc_pb.launched, create_game=failed))
     with Controller.connect(serve_game(game)) as ctrl:
         with pytest.raises(errors.RequestError) as raised:
             ctrl.create_game(sc_pb.RequestCreateGame())
         assert (raised.value.request, raised.value.error, raised.value.details) == (
-            "create_game", "MissingMap", "no such map: x")
+            "create_game",
+            "MissingMap",
+            "no such map: x",
+        )
         assert ctrl.status == sc_pb.launched
 
 
@@ -165,7 +182,7 @@ def test_act_step_observe_is_one_round_trip(serve_game):
 def test_a_failure_mid_pipeline_reads_the_rest_and_stays_in_step(serve_game):
     game = StubGame(step=lambda r: reply(r, error=["Step refused"]))
     with Controller.connect(serve_game(game)) as ctrl:
-        with pytest.raises(errors.ProtocolError, match="refused `step`.*Step refused"):
+        with pytest.raises(errors.ProtocolError, match=r"refused `step`.*Step refused"):
             ctrl.act_step_observe([], 8)
         # The observation answer was consumed: the next answer matches the next request.
         assert ctrl.game_info() == sc_pb.ResponseGameInfo()
@@ -178,7 +195,8 @@ def test_game_already_ended_is_an_episode_end_not_an_error(serve_game):
     game = StubGame(
         action=lambda r: reply(r, sc_pb.in_game, error=["Game has already ended"]),
         step=lambda r: reply(r, sc_pb.ended, error=["Game has already ended"]),
-        observation=lambda r: reply(r, sc_pb.ended, observation=observation))
+        observation=lambda r: reply(r, sc_pb.ended, observation=observation),
+    )
     with Controller.connect(serve_game(game)) as ctrl:
         result = ctrl.act_step_observe([], 8)
         assert result.player_result[0].result == sc_pb.Victory
@@ -192,9 +210,11 @@ def test_requests_behind_the_observation_may_be_refused_without_failing_the_step
     # the step's observation (its player_result) must still come back; the query's answer is None.
     observation = sc_pb.ResponseObservation()
     observation.player_result.add(player_id=1, result=sc_pb.Defeat)
-    game = StubGame(step=lambda r: reply(r, sc_pb.ended),
-                    observation=lambda r: reply(r, sc_pb.ended, observation=observation),
-                    query=lambda r: reply(r, sc_pb.ended, error=["query is not valid in status ended"]))
+    game = StubGame(
+        step=lambda r: reply(r, sc_pb.ended),
+        observation=lambda r: reply(r, sc_pb.ended, observation=observation),
+        query=lambda r: reply(r, sc_pb.ended, error=["query is not valid in status ended"]),
+    )
     with Controller.connect(serve_game(game)) as ctrl:
         answers = ctrl.begin_act_step_observe([], 8, then=[("query", query_pb2.RequestQuery())]).finish()
         assert answers[2].player_result[0].result == sc_pb.Defeat and answers[3] is None
@@ -237,7 +257,9 @@ def test_replay_info_needs_a_replay(serve_game):
 
 def test_pings_fragments_and_large_answers_are_read_whole(serve_game):
     big = sc_pb.ResponseObservation()
-    big.observation.feature_layer_data.renders.unit_type.data = bytes(range(256)) * 4096  # 1 MiB: the buffer grows
+    big.observation.feature_layer_data.renders.unit_type.data = (
+        bytes(range(256)) * 4096
+    )  # 1 MiB: the buffer grows
     pongs = []
 
     def handler(connection):
@@ -249,8 +271,11 @@ def test_pings_fragments_and_large_answers_are_read_whole(serve_game):
                 data = reply(request, sc_pb.in_game, observation=big).SerializeToString()
                 connection.send([data[:1000], data[1000:5000], data[5000:]])  # three fragments
             else:
-                connection.send(reply(request, sc_pb.in_game,
-                                      **({"ping": {"base_build": 1}} if kind == "ping" else {})).SerializeToString())
+                connection.send(
+                    reply(
+                        request, sc_pb.in_game, **({"ping": {"base_build": 1}} if kind == "ping" else {})
+                    ).SerializeToString()
+                )
 
     with Controller.connect(serve_game(handler)) as ctrl:
         expected = big.observation.feature_layer_data.renders.unit_type.data
@@ -260,13 +285,17 @@ def test_pings_fragments_and_large_answers_are_read_whole(serve_game):
     assert len(pongs) == 2 and all(pong.wait(5) for pong in pongs)  # our pongs arrived
 
 
-def test_a_resumed_finish_whose_answer_a_ctrl_c_lost_has_the_next_request_ask_the_status_first(serve_game,
-                                                                                                monkeypatch):
+def test_a_resumed_finish_whose_answer_a_ctrl_c_lost_has_the_next_request_ask_the_status_first(
+    serve_game, monkeypatch
+):
     # leave_game's answer was taken off the stream and lost to a Ctrl-C, and with it the status it brought
     # (launched). The caller finished the Pending again; join_game, valid now, was then refused as if the
     # game were still in_game.
-    game = StubGame(status=sc_pb.in_game, leave_game=lambda r: reply(r, sc_pb.launched),
-                    join_game=lambda r: reply(r, sc_pb.in_game, join_game={"player_id": 2}))
+    game = StubGame(
+        status=sc_pb.in_game,
+        leave_game=lambda r: reply(r, sc_pb.launched),
+        join_game=lambda r: reply(r, sc_pb.in_game, join_game={"player_id": 2}),
+    )
     with Controller.connect(serve_game(game)) as ctrl:
         real_read = ctrl._protocol.read_response
 

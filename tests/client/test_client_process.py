@@ -61,6 +61,7 @@ def test_connecting_to_a_dead_game(start, fake_install):
 
 # --- the built-in engine, for real ------------------------------------------------------------------
 
+
 def move_to_beacon(ctrl: Controller) -> None:
     create = sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path="mini_games/MoveToBeacon.SC2Map"))
     create.player_setup.add(type=sc_pb.Participant)
@@ -92,7 +93,9 @@ def test_builtin_engine_plays_pipelined_steps_and_quits(start):
     with pytest.raises(errors.ProtocolError, match="`join_game` while the game is in_game"):
         ctrl.join_game(sc_pb.RequestJoinGame())
     with pytest.raises(errors.RequestError) as raised:
-        ctrl.create_game(sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path="mini_games/Nowhere.SC2Map")))
+        ctrl.create_game(
+            sc_pb.RequestCreateGame(local_map=sc_pb.LocalMap(map_path="mini_games/Nowhere.SC2Map"))
+        )
     assert raised.value.request == "create_game" and raised.value.error
     ctrl.quit()
     assert process.wait(10) is not None  # it exits by itself on quit

@@ -12,8 +12,11 @@ STATUSES = [sc_pb.launched, sc_pb.init_game, sc_pb.in_game, sc_pb.in_replay, sc_
 
 # The status table of sc2-api-notes.md section 1, with the relaxations real clients rely on.
 EXPECTED = {
-    "ping": set(STATUSES), "available_maps": set(STATUSES), "replay_info": set(STATUSES),
-    "save_map": set(STATUSES), "quit": set(STATUSES),
+    "ping": set(STATUSES),
+    "available_maps": set(STATUSES),
+    "replay_info": set(STATUSES),
+    "save_map": set(STATUSES),
+    "quit": set(STATUSES),
     "create_game": {sc_pb.launched, sc_pb.ended, sc_pb.in_game, sc_pb.in_replay},
     "start_replay": {sc_pb.launched, sc_pb.ended, sc_pb.in_game, sc_pb.in_replay},
     "join_game": {sc_pb.init_game, sc_pb.launched},
@@ -97,13 +100,16 @@ def test_response_error_lists_all_texts():
         protocol.read_response(request, answer(request, status=sc_pb.in_game, error=["a", "b"]))
 
 
-@pytest.mark.parametrize("kind, message, enum", [
-    ("create_game", sc_pb.RequestCreateGame(), sc_pb.ResponseCreateGame),
-    ("join_game", sc_pb.RequestJoinGame(), sc_pb.ResponseJoinGame),
-    ("restart_game", sc_pb.RequestRestartGame(), sc_pb.ResponseRestartGame),
-    ("start_replay", sc_pb.RequestStartReplay(), sc_pb.ResponseStartReplay),
-    ("replay_info", sc_pb.RequestReplayInfo(), sc_pb.ResponseReplayInfo),
-])
+@pytest.mark.parametrize(
+    "kind, message, enum",
+    [
+        ("create_game", sc_pb.RequestCreateGame(), sc_pb.ResponseCreateGame),
+        ("join_game", sc_pb.RequestJoinGame(), sc_pb.ResponseJoinGame),
+        ("restart_game", sc_pb.RequestRestartGame(), sc_pb.ResponseRestartGame),
+        ("start_replay", sc_pb.RequestStartReplay(), sc_pb.ResponseStartReplay),
+        ("replay_info", sc_pb.RequestReplayInfo(), sc_pb.ResponseReplayInfo),
+    ],
+)
 def test_typed_errors_carry_enum_name_and_details(kind, message, enum):
     status = min(EXPECTED[kind])
     protocol = Protocol(status)
@@ -159,7 +165,7 @@ def test_answer_to_another_request_is_a_connection_error():
 def test_garbage_is_a_connection_error():
     protocol = Protocol()
     request = protocol.make_request("ping", sc_pb.RequestPing())
-    with pytest.raises(errors.ConnectionError, match="not an SC2 API Response.*HTTP/1.1"):
+    with pytest.raises(errors.ConnectionError, match=r"not an SC2 API Response.*HTTP/1.1"):
         protocol.read_response(request, b"HTTP/1.1 200 OK\r\n\r\n" + b"\xff" * 8)
 
 

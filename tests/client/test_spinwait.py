@@ -34,7 +34,9 @@ def test_any_of_several_sockets_ends_the_wait(pair):
     writer.send(b"x")
     try:
         assert SpinWait(10.0).wait(quiet.fileno(), reader.fileno()) is True
-        assert SpinWait(10.0).wait(reader.fileno(), -1) is False  # a closed one among them: left to its reader
+        assert (
+            SpinWait(10.0).wait(reader.fileno(), -1) is False
+        )  # a closed one among them: left to its reader
     finally:
         quiet.close()
 

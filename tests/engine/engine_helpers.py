@@ -13,15 +13,36 @@ from s2clientprotocol import common_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 RES = 64
-SEVEN_MINI_GAMES = ("MoveToBeacon", "CollectMineralShards", "FindAndDefeatZerglings", "DefeatRoaches",
-                    "DefeatZerglingsAndBanelings", "CollectMineralsAndGas", "BuildMarines")
+SEVEN_MINI_GAMES = (
+    "MoveToBeacon",
+    "CollectMineralShards",
+    "FindAndDefeatZerglings",
+    "DefeatRoaches",
+    "DefeatZerglingsAndBanelings",
+    "CollectMineralsAndGas",
+    "BuildMarines",
+)
 
 
 def start_engine(*extra: str) -> tuple[subprocess.Popen, int]:
     """The engine process on a free port, as a launcher starts it (answering once it listens)."""
     port = portpicker.pick_unused_port()
-    proc = subprocess.Popen([sys.executable, "-m", "sc2env.engine", "-listen", "127.0.0.1", "-port", str(port),
-                             "-dataDir", "/nonexistent", "-tempDir", "/tmp", *extra])
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "sc2env.engine",
+            "-listen",
+            "127.0.0.1",
+            "-port",
+            str(port),
+            "-dataDir",
+            "/nonexistent",
+            "-tempDir",
+            "/tmp",
+            *extra,
+        ]
+    )
     return proc, port
 
 
@@ -37,8 +58,9 @@ def connect(port: int, path: str = "/sc2api") -> websocket.WebSocket:
             time.sleep(0.02)
 
 
-def interface(screen: int = RES, minimap: int = RES, raw: bool = True, width: float = 24,
-              crop: bool = False) -> sc_pb.InterfaceOptions:
+def interface(
+    screen: int = RES, minimap: int = RES, raw: bool = True, width: float = 24, crop: bool = False
+) -> sc_pb.InterfaceOptions:
     options = sc_pb.InterfaceOptions(raw=raw, score=True)
     fl = options.feature_layer
     fl.width = width
@@ -100,23 +122,41 @@ def units_of(obs: sc_pb.ResponseObservation, unit_type: int) -> list:
     return [u for u in obs.observation.raw_data.units if u.unit_type == unit_type]
 
 
-def screen_pixel(x: float, y: float, camera=(33.0001, 25.0), width: float = 24, res: int = RES) -> tuple[int, int]:
+def screen_pixel(
+    x: float, y: float, camera=(33.0001, 25.0), width: float = 24, res: int = RES
+) -> tuple[int, int]:
     """The screen pixel holding world point (x, y), from sc2-api-notes §7.6."""
     wpp = width / res
     return int((x - camera[0]) / wpp + res / 2), int((camera[1] - y) / wpp + res / 2)
 
 
-def arena(setup: list, *, triggers: list | None = None, vision: str = "reveal_playable", time_limit: int = 4000,
-          minerals: int = 0, cards: dict | None = None, area=(10, 10, 54, 54), **extra) -> bytes:
+def arena(
+    setup: list,
+    *,
+    triggers: list | None = None,
+    vision: str = "reveal_playable",
+    time_limit: int = 4000,
+    minerals: int = 0,
+    cards: dict | None = None,
+    area=(10, 10, 54, 54),
+    **extra,
+) -> bytes:
     """A small mini-game definition for tests: a flat 64x64 map, `setup` actions, optional triggers."""
     import json
 
     spec = {
-        "format": "sc2env-minigame/1", "name": "TestArena", "map_size": [64, 64],
-        "playable_area": list(area), "camera_start": [32, 32], "vision": vision, "time_limit": time_limit,
+        "format": "sc2env-minigame/1",
+        "name": "TestArena",
+        "map_size": [64, 64],
+        "playable_area": list(area),
+        "camera_start": [32, 32],
+        "vision": vision,
+        "time_limit": time_limit,
         "players": [{"player_id": 1, "race": "Terran"}],
         "setup": [{"set_player": {"player": 1, "minerals": minerals}}] + setup,
-        "triggers": triggers or [], "command_cards": cards or {}, **extra,
+        "triggers": triggers or [],
+        "command_cards": cards or {},
+        **extra,
     }
     return json.dumps(spec).encode()
 

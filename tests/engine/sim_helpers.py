@@ -11,8 +11,14 @@ from sc2env.engine.session import Session
 class Sim:
     """One engine Session playing a definition; requests in, decoded responses out."""
 
-    def __init__(self, map_data: bytes = b"", map_name: str = "TestArena", seed: int = 1, disable_fog: bool = False,
-                 options=None):
+    def __init__(
+        self,
+        map_data: bytes = b"",
+        map_name: str = "TestArena",
+        seed: int = 1,
+        disable_fog: bool = False,
+        options=None,
+    ):
         self.session = Session()
         create = create_request(map_name, seed)
         create.disable_fog = disable_fog
@@ -55,8 +61,11 @@ class Sim:
         return self.act(action)[0]
 
     def units(self, unit_type: int | None = None, owner: int | None = None) -> list:
-        return [u for u in self.obs().observation.raw_data.units
-                if (unit_type is None or u.unit_type == unit_type) and (owner is None or u.owner == owner)]
+        return [
+            u
+            for u in self.obs().observation.raw_data.units
+            if (unit_type is None or u.unit_type == unit_type) and (owner is None or u.owner == owner)
+        ]
 
     def select(self, *tags: int) -> None:
         self.game.player.selection = list(tags)

@@ -19,8 +19,8 @@ ATTACK, MOVE, STOP, HOLD = 23, 16, 4, 18
 
 def test_marine_kills_a_zergling_with_six_damage_shots():
     sim = Sim(arena([unit("Marine", 30, 30, group="m"), unit("Zergling", 34, 30, owner=2, group="z")]))
-    marine, = sim.units(MARINE)
-    zergling, = sim.units(ZERGLING)
+    (marine,) = sim.units(MARINE)
+    (zergling,) = sim.units(ZERGLING)
     assert sim.raw(ATTACK, marine.tag, target=zergling.tag) == 1
     health, loops = [35.0], 0
     while sim.units(ZERGLING):
@@ -38,8 +38,8 @@ def test_marine_kills_a_zergling_with_six_damage_shots():
 def marine_shooting_a_roach():
     """A Marine holding position and ordered to attack a Roach 4.5 away: (sim, the Marine, the Roach)."""
     sim = Sim(arena([unit("Marine", 30, 30), unit("Roach", 34.5, 30, owner=2)]))
-    marine, = sim.units(MARINE)
-    roach, = sim.units(ROACH)
+    (marine,) = sim.units(MARINE)
+    (roach,) = sim.units(ROACH)
     sim.raw(HOLD, marine.tag)
     sim.raw(ATTACK, marine.tag, target=roach.tag)
     return sim, marine, roach
@@ -86,7 +86,10 @@ def test_the_first_attack_after_a_chase_takes_its_whole_damage_point(attacker, g
     for loop in range(1, 200):
         sim.step(1)
         i = w.slot(a.tag)
-        if arrived is None and math.dist(w.pos[i], w.pos[target]) - w.radius[i] - w.radius[target] <= reach + 1e-6:
+        if (
+            arrived is None
+            and math.dist(w.pos[i], w.pos[target]) - w.radius[i] - w.radius[target] <= reach + 1e-6
+        ):
             arrived = loop
         if w.health[target] < 1e6:
             break
@@ -96,8 +99,10 @@ def test_the_first_attack_after_a_chase_takes_its_whole_damage_point(attacker, g
 def test_roach_armor_and_bonus_free_damage():
     sim, _, _ = marine_shooting_a_roach()
     sim.step(6)
-    roach, = sim.units(ROACH)
-    assert roach.health_max - roach.health == pytest.approx(5, abs=0.1), "6 - 1 armor (plus a sliver of regeneration)"
+    (roach,) = sim.units(ROACH)
+    assert roach.health_max - roach.health == pytest.approx(5, abs=0.1), (
+        "6 - 1 armor (plus a sliver of regeneration)"
+    )
 
 
 def test_an_acquired_target_gives_way_to_a_better_one_that_comes_into_range():
@@ -105,7 +110,7 @@ def test_an_acquired_target_gives_way_to_a_better_one_that_comes_into_range():
     # shooting the depot until it died), and goes back to the depot once the Zergling is dead.
     sim = Sim(arena([unit("Marine", 30, 30), unit("SupplyDepot", 34, 30, owner=2)]))
     w = sim.game.world
-    marine, = sim.units(MARINE)
+    (marine,) = sim.units(MARINE)
     depot = sim.units(owner=2)[0].tag
     sim.step(40)
     assert w.engaged[w.slot(marine.tag)] == depot
@@ -122,11 +127,11 @@ def test_idle_units_acquire_enemies_within_scan_range_and_fight_back():
     sim = Sim(arena([unit("Marine", 30, 30), unit("Roach", 36.5, 30, owner=2)]))
     sim.step(40)
     assert all(u.health == u.health_max for u in sim.units()), "out of scan range: nobody fights"
-    roach, = sim.units(ROACH)
+    (roach,) = sim.units(ROACH)
     sim.game.world.move_to(sim.game.world.slot(roach.tag), point=(35, 30))
     sim.step(40)
-    marine, = sim.units(MARINE)
-    roach, = sim.units(ROACH)
+    (marine,) = sim.units(MARINE)
+    (roach,) = sim.units(ROACH)
     assert roach.health < roach.health_max, "the idle Marine acquired the Roach in scan range"
     assert marine.health < marine.health_max, "the Roach (idle, offensive) fights back"
 
@@ -134,9 +139,17 @@ def test_idle_units_acquire_enemies_within_scan_range_and_fight_back():
 def test_a_damaged_unit_responds_and_calls_idle_allies_within_four():
     # Three Zerglings in a row; the Marine outranges them and shoots the first: it and its neighbour (within 4)
     # come for the Marine, the far one (9 away) stays.
-    sim = Sim(arena([unit("Marine", 20, 30), unit("Zergling", 25.5, 30, owner=2), unit("Zergling", 28, 30, owner=2),
-                     unit("Zergling", 34.5, 30, owner=2)]))
-    marine, = sim.units(MARINE)
+    sim = Sim(
+        arena(
+            [
+                unit("Marine", 20, 30),
+                unit("Zergling", 25.5, 30, owner=2),
+                unit("Zergling", 28, 30, owner=2),
+                unit("Zergling", 34.5, 30, owner=2),
+            ]
+        )
+    )
+    (marine,) = sim.units(MARINE)
     near = min(sim.units(ZERGLING), key=lambda u: u.pos.x)
     sim.raw(ATTACK, marine.tag, target=near.tag)
     sim.step(16)
@@ -149,26 +162,26 @@ def test_move_ignores_enemies_and_attack_move_engages_them():
     setup = [unit("Marine", 20, 30), unit("Zergling", 30, 33, owner=2, group="z")]
     for ability, engages in ((MOVE, False), (ATTACK, True)):
         sim = Sim(arena(setup))
-        marine, = sim.units(MARINE)
+        (marine,) = sim.units(MARINE)
         sim.raw(ability, marine.tag, point=(40, 30))
         sim.step(60)
-        zergling, = sim.units(ZERGLING)
+        (zergling,) = sim.units(ZERGLING)
         assert (zergling.health < 35) == engages
 
 
 def test_hold_position_fires_in_range_but_never_chases():
     sim = Sim(arena([unit("Marine", 30, 30), unit("Zergling", 37, 30, owner=2)]))
-    marine, = sim.units(MARINE)
+    (marine,) = sim.units(MARINE)
     sim.raw(HOLD, marine.tag)
     sim.step(40)
-    m, = sim.units(MARINE)
+    (m,) = sim.units(MARINE)
     assert (m.pos.x, m.pos.y) == (30, 30) and sim.units(ZERGLING)[0].health == 35
 
 
 def test_roach_missile_lands_after_its_flight():
     sim = Sim(arena([unit("Marine", 30, 30), unit("Roach", 34.7, 30, owner=2)]))
-    roach, = sim.units(ROACH)
-    marine, = sim.units(MARINE)
+    (roach,) = sim.units(ROACH)
+    (marine,) = sim.units(MARINE)
     sim.raw(HOLD, marine.tag)  # the Marine doesn't shoot back before the Roach is ordered
     sim.raw(STOP, marine.tag)
     sim.game.world.mode[sim.game.world.slot(marine.tag)] = 0  # passive target
@@ -186,16 +199,19 @@ def test_roach_missile_lands_after_its_flight():
     assert sim.units(MARINE)[0].health == 45 - 16
 
 
-@pytest.mark.parametrize("attacker, x, dies_after, damage", [
-    ("Zergling", 30.85, 1, 0),  # killed 1 loop into its 3-loop bite: the bite never lands
-    ("Roach", 34.0, 1, 0),  # killed before its missile leaves
-    ("Roach", 34.0, 4, 16),  # killed with its missile in flight: the missile lands
-])
+@pytest.mark.parametrize(
+    "attacker, x, dies_after, damage",
+    [
+        ("Zergling", 30.85, 1, 0),  # killed 1 loop into its 3-loop bite: the bite never lands
+        ("Roach", 34.0, 1, 0),  # killed before its missile leaves
+        ("Roach", 34.0, 4, 16),  # killed with its missile in flight: the missile lands
+    ],
+)
 def test_an_attacker_that_dies_during_its_damage_point_lands_nothing(attacker, x, dies_after, damage):
     # The whole attack used to be committed when it started, so Zerg killed mid-swing still dealt damage.
     sim = Sim(arena([unit("Marine", 30, 30), unit(attacker, x, 30, owner=2)]))
     w = sim.game.world
-    marine, = sim.units(MARINE)
+    (marine,) = sim.units(MARINE)
     w.mode[w.slot(marine.tag)] = 0  # a passive target, so it doesn't kill the attacker itself
     for _ in range(8):
         sim.step(1)
@@ -216,8 +232,8 @@ def test_a_zergling_shot_dead_mid_bite_never_bites_whatever_the_step(step):
     # together: the rule held only at 1-loop steps.
     sim = Sim(arena([unit("Marine", 30, 30), unit("Zergling", 30.85, 30, owner=2)]))
     w, combat = sim.game.world, sim.game.combat
-    marine, = sim.units(MARINE)
-    zergling, = sim.units(ZERGLING)
+    (marine,) = sim.units(MARINE)
+    (zergling,) = sim.units(ZERGLING)
     w.mode[w.slot(marine.tag)] = 0  # passive until the bite has started
     for _ in range(8):
         sim.step(1)
@@ -254,14 +270,31 @@ def test_every_death_of_the_last_loop_is_scored():
     # The maps' triggers run once per death: -1 per Marine lost, the defeat when none is left, +5 per Zerg
     # death. A burst that kills the last two Marines ended the game at the first Marine's trigger, and the
     # other Marine and the Baneling went unscored (-1 instead of +5 - 2).
-    setup = [unit("Marine", 30, 30, group="marines", health=10), unit("Marine", 30, 31, group="marines", health=10),
-             unit("Baneling", 29.3, 30.5, owner=2)]
+    setup = [
+        unit("Marine", 30, 30, group="marines", health=10),
+        unit("Marine", 30, 31, group="marines", health=10),
+        unit("Baneling", 29.3, 30.5, owner=2),
+    ]
     # After the end only score actions run: the Baneling's trigger spawns nothing into the ended game.
-    triggers = [{"when": {"unit_died": {"owner": 2}}, "do": [
-                    {"spawn": {"type": "Marine", "owner": 1, "at": {"point": [40, 40]}}}, {"score": {"add": 5}}]},
-                {"when": {"unit_died": {"owner": 1}}, "do": [
-                    {"score": {"add": -1}},
-                    {"if": {"group_count": {"group": "marines", "at_most": 0}}, "then": [{"end_game": {"result": "Defeat"}}]}]}]
+    triggers = [
+        {
+            "when": {"unit_died": {"owner": 2}},
+            "do": [
+                {"spawn": {"type": "Marine", "owner": 1, "at": {"point": [40, 40]}}},
+                {"score": {"add": 5}},
+            ],
+        },
+        {
+            "when": {"unit_died": {"owner": 1}},
+            "do": [
+                {"score": {"add": -1}},
+                {
+                    "if": {"group_count": {"group": "marines", "at_most": 0}},
+                    "then": [{"end_game": {"result": "Defeat"}}],
+                },
+            ],
+        },
+    ]
     sim = Sim(arena(setup, triggers=triggers))
     for marine in sim.units(MARINE):  # standing still without a weapon order, so the Baneling connects
         sim.raw(16, marine.tag, point=(marine.pos.x + 0.01, marine.pos.y))
@@ -273,7 +306,9 @@ def test_every_death_of_the_last_loop_is_scored():
 
 
 def test_marines_shoot_a_lone_baneling_before_it_connects():
-    setup = [unit("Marine", 30, 30 + dy) for dy in (-3, -2, -1, 0, 1, 2, 3)] + [unit("Baneling", 34, 30, owner=2)]
+    setup = [unit("Marine", 30, 30 + dy) for dy in (-3, -2, -1, 0, 1, 2, 3)] + [
+        unit("Baneling", 34, 30, owner=2)
+    ]
     sim = Sim(arena(setup))
     sim.step(16)
     assert not sim.units(BANELING) and all(m.health == 45 for m in sim.units(MARINE))
@@ -282,7 +317,7 @@ def test_marines_shoot_a_lone_baneling_before_it_connects():
 def test_a_baneling_shot_dead_bursts_where_it_dies():
     setup = [unit("Marine", 30, 30), unit("Marine", 31, 30), unit("Baneling", 31.9, 31.5, owner=2)]
     sim = Sim(arena(setup))
-    bane, = sim.units(BANELING)
+    (bane,) = sim.units(BANELING)
     marine = sim.units(MARINE)[0]
     w = sim.game.world
     w.health[w.slot(bane.tag)] = 1.0
@@ -297,7 +332,7 @@ def test_a_baneling_shot_dead_bursts_where_it_dies():
 def test_zerg_regenerate():
     sim = Sim(arena([unit("Zergling", 30, 30, owner=2, health=20)]))
     sim.step(160)
-    zergling, = sim.units(ZERGLING)
+    (zergling,) = sim.units(ZERGLING)
     assert zergling.health == pytest.approx(20 + 10 * 0.2734, abs=1e-6), "0.2734 hit points per game second"
 
 
@@ -307,7 +342,7 @@ def test_attack_on_an_own_unit_and_on_invulnerable_units():
     sim.raw(ATTACK, a.tag, target=b.tag)
     sim.step(4)
     assert min(u.health for u in sim.units(MARINE)) == 39, "an explicit Attack may target an own unit"
-    mineral, = sim.units(341)
+    (mineral,) = sim.units(341)
     assert sim.raw(ATTACK, a.tag, target=mineral.tag) == 1
     order = sim.units(MARINE)[0].orders[0]
     assert order.ability_id == ATTACK and not order.target_unit_tag, "an invulnerable target becomes a point"
@@ -369,7 +404,7 @@ def test_find_and_defeat_zerglings_respawns_25_away_from_the_marines_and_scores_
 def test_defeat_zerglings_and_banelings_waves_bring_four_marines_and_new_zerg():
     sim = Sim(map_name="DefeatZerglingsAndBanelings", seed=2)
     score = 0
-    for wave in range(1, 3):
+    for _wave in range(1, 3):
         zerg = len(sim.units(ZERGLING)) + len(sim.units(BANELING))
         marines = len(sim.units(MARINE))
         _kill_all(sim, ZERGLING)

@@ -35,16 +35,16 @@ def test_move_to_beacon_full_episode(controller):
     obs = controller.act_step_observe([select_rect(0, 0, 63, 63)], 1)
     scores, jumps = [], 0
     while not obs.player_result:
-        marine, = units_of(obs, MARINE)
-        beacon, = units_of(obs, BEACON)
+        (marine,) = units_of(obs, MARINE)
+        (beacon,) = units_of(obs, BEACON)
         target = screen_pixel(beacon.pos.x, beacon.pos.y)
         before = obs.observation.score.score
         obs = controller.act_step_observe([move_screen(*target)], 8)
         after = obs.observation.score.score
         assert after - before in (0, 1)
         if after > before:
-            marine, = units_of(obs, MARINE)
-            new_beacon, = units_of(obs, BEACON)
+            (marine,) = units_of(obs, MARINE)
+            (new_beacon,) = units_of(obs, BEACON)
             jumps += 1
             assert (new_beacon.pos.x, new_beacon.pos.y) != (beacon.pos.x, beacon.pos.y)
             assert np.hypot(new_beacon.pos.x - marine.pos.x, new_beacon.pos.y - marine.pos.y) >= 5.0
@@ -115,15 +115,47 @@ def test_restart_from_in_game_and_after_the_end(controller):
 
 
 SCREEN_BPP = {
-    "height_map": 8, "visibility_map": 8, "creep": 1, "power": 1, "player_id": 8, "player_relative": 8,
-    "unit_type": 32, "selected": 1, "unit_hit_points": 32, "unit_hit_points_ratio": 8, "unit_energy": 32,
-    "unit_energy_ratio": 8, "unit_shields": 32, "unit_shields_ratio": 8, "unit_density": 8,
-    "unit_density_aa": 8, "effects": 8, "hallucinations": 1, "cloaked": 1, "blip": 1, "buffs": 32,
-    "buff_duration": 8, "active": 1, "build_progress": 8, "pathable": 1, "buildable": 1, "placeholder": 1,
+    "height_map": 8,
+    "visibility_map": 8,
+    "creep": 1,
+    "power": 1,
+    "player_id": 8,
+    "player_relative": 8,
+    "unit_type": 32,
+    "selected": 1,
+    "unit_hit_points": 32,
+    "unit_hit_points_ratio": 8,
+    "unit_energy": 32,
+    "unit_energy_ratio": 8,
+    "unit_shields": 32,
+    "unit_shields_ratio": 8,
+    "unit_density": 8,
+    "unit_density_aa": 8,
+    "effects": 8,
+    "hallucinations": 1,
+    "cloaked": 1,
+    "blip": 1,
+    "buffs": 32,
+    "buff_duration": 8,
+    "active": 1,
+    "build_progress": 8,
+    "pathable": 1,
+    "buildable": 1,
+    "placeholder": 1,
 }
 # The minimap's unit_type is a cheating layer (unit types under the fog): sent only with allow_cheating_layers.
-MINIMAP_BPP = {"height_map": 8, "visibility_map": 8, "creep": 1, "camera": 1, "player_id": 8,
-               "player_relative": 8, "selected": 1, "alerts": 1, "pathable": 1, "buildable": 1}
+MINIMAP_BPP = {
+    "height_map": 8,
+    "visibility_map": 8,
+    "creep": 1,
+    "camera": 1,
+    "player_id": 8,
+    "player_relative": 8,
+    "selected": 1,
+    "alerts": 1,
+    "pathable": 1,
+    "buildable": 1,
+}
 
 
 def test_the_minimap_unit_type_layer_comes_only_with_cheating_layers(controller):
@@ -138,7 +170,10 @@ def test_the_minimap_unit_type_layer_comes_only_with_cheating_layers(controller)
 def test_layer_shapes_bpp_and_geometry(controller):
     obs = start(controller, "MoveToBeacon", seed=11, options=interface(screen=84, minimap=48))
     info = controller.game_info()
-    assert info.options.feature_layer.resolution.x == 84 and info.options.feature_layer.minimap_resolution.x == 48
+    assert (
+        info.options.feature_layer.resolution.x == 84
+        and info.options.feature_layer.minimap_resolution.x == 48
+    )
     assert info.start_raw.map_size.x == 64 and info.player_info[0].race_requested == 1
     renders = obs.observation.feature_layer_data.renders
     minimap = obs.observation.feature_layer_data.minimap_renders
@@ -148,12 +183,12 @@ def test_layer_shapes_bpp_and_geometry(controller):
         assert layer(obs, name).shape == (84, 84)
     for name in MINIMAP_BPP:
         assert layer(obs, name, minimap=True).shape == (48, 48)
-    marine, = units_of(obs, MARINE)
+    (marine,) = units_of(obs, MARINE)
     i, j = screen_pixel(marine.pos.x, marine.pos.y, res=84)
     assert layer(obs, "unit_type")[j, i] == MARINE, "row 0 is the top of the screen"
     assert layer(obs, "player_relative")[j, i] == 1 and layer(obs, "unit_hit_points")[j, i] == 45
     assert layer(obs, "unit_hit_points_ratio")[j, i] == 255 and layer(obs, "player_id")[j, i] == 1
-    beacon, = units_of(obs, BEACON)
+    (beacon,) = units_of(obs, BEACON)
     bi, bj = screen_pixel(beacon.pos.x, beacon.pos.y, res=84)
     assert layer(obs, "unit_type")[bj, bi] == BEACON and layer(obs, "player_id")[bj, bi] == 16
     # The playable area (y 20..36) sits in the upper part of a screen centred 3 below its centre: pixel row
@@ -165,21 +200,34 @@ def test_layer_shapes_bpp_and_geometry(controller):
     assert (layer(obs, "visibility_map") == 2 * pathable).all()
     # Minimap: scale 64/48 from the top-left; the marine is drawn where its world point falls.
     s = 64 / 48
-    assert layer(obs, "player_relative", minimap=True)[int((64 - marine.pos.y) / s), int(marine.pos.x / s)] == 1
+    assert (
+        layer(obs, "player_relative", minimap=True)[int((64 - marine.pos.y) / s), int(marine.pos.x / s)] == 1
+    )
     camera = layer(obs, "camera", minimap=True)
     rows, cols = np.nonzero(camera)
-    assert cols.min() == pytest.approx((33 - 12) / s, abs=1) and cols.max() == pytest.approx((33 + 12) / s, abs=1)
+    assert cols.min() == pytest.approx((33 - 12) / s, abs=1) and cols.max() == pytest.approx(
+        (33 + 12) / s, abs=1
+    )
 
 
 def test_selection_abilities_ui_and_control_groups(controller):
     obs = start(controller, "CollectMineralShards", seed=2)
     a, b = units_of(obs, MARINE)
-    obs = controller.act_step_observe([spatial("unit_selection_point",
-                                               selection_screen_coord=screen_pixel(a.pos.x, a.pos.y))], 1)
+    obs = controller.act_step_observe(
+        [spatial("unit_selection_point", selection_screen_coord=screen_pixel(a.pos.x, a.pos.y))], 1
+    )
     assert {(x.ability_id, x.requires_point) for x in obs.observation.abilities} == {
-        (1, True), (4, False), (16, True), (17, True), (18, False), (23, True)}
+        (1, True),
+        (4, False),
+        (16, True),
+        (17, True),
+        (18, False),
+        (23, True),
+    }
     assert obs.observation.ui_data.single.unit.unit_type == MARINE
-    assert layer(obs, "selected").sum() >= 1 and [u.is_selected for u in units_of(obs, MARINE)].count(True) == 1
+    assert (
+        layer(obs, "selected").sum() >= 1 and [u.is_selected for u in units_of(obs, MARINE)].count(True) == 1
+    )
     toggle = spatial("unit_selection_point", selection_screen_coord=screen_pixel(b.pos.x, b.pos.y), type=2)
     obs = controller.act_step_observe([toggle], 1)
     assert len(obs.observation.ui_data.multi.units) == 2
@@ -189,7 +237,8 @@ def test_selection_abilities_ui_and_control_groups(controller):
     obs = controller.act_step_observe([set_group, click_empty], 1)
     assert not obs.observation.abilities and not obs.observation.ui_data.HasField("multi")
     assert [(g.control_group_index, g.leader_unit_type, g.count) for g in obs.observation.ui_data.groups] == [
-        (4, MARINE, 2)]
+        (4, MARINE, 2)
+    ]
     recall = sc_pb.Action()
     recall.action_ui.control_group.action, recall.action_ui.control_group.control_group_index = 1, 4
     obs = controller.act_step_observe([recall], 1)
@@ -202,7 +251,9 @@ def test_selection_abilities_ui_and_control_groups(controller):
     army.action_ui.select_army.selection_add = False
     obs = controller.act_step_observe([army], 1)
     assert len(obs.observation.ui_data.multi.units) == 2 and obs.observation.player_common.army_count == 2
-    assert [a.action_ui.select_army for a in obs.actions] == [army.action_ui.select_army], "actions are echoed"
+    assert [a.action_ui.select_army for a in obs.actions] == [army.action_ui.select_army], (
+        "actions are echoed"
+    )
 
 
 def test_select_all_of_a_type_add_and_enemies(controller):
@@ -210,8 +261,9 @@ def test_select_all_of_a_type_add_and_enemies(controller):
     marines, roach = units_of(obs, MARINE), units_of(obs, 110)[0]
 
     def click(unit, kind):
-        return spatial("unit_selection_point", selection_screen_coord=screen_pixel(unit.pos.x, unit.pos.y),
-                       type=kind)
+        return spatial(
+            "unit_selection_point", selection_screen_coord=screen_pixel(unit.pos.x, unit.pos.y), type=kind
+        )
 
     def selected(obs):
         return sorted(u.unit_type for u in obs.observation.raw_data.units if u.is_selected)
@@ -221,7 +273,9 @@ def test_select_all_of_a_type_add_and_enemies(controller):
     obs = controller.act_step_observe([click(marines[0], 3)], 1)  # AllType: every Marine on the screen
     assert selected(obs) == [MARINE] * 9
     i, j = screen_pixel(marines[3].pos.x, marines[3].pos.y)
-    obs = controller.act_step_observe([click(marines[0], 1), select_rect(i - 1, j - 1, i + 1, j + 1, add=True)], 1)
+    obs = controller.act_step_observe(
+        [click(marines[0], 1), select_rect(i - 1, j - 1, i + 1, j + 1, add=True)], 1
+    )
     assert selected(obs) == [MARINE] * 2, "a rectangle with selection_add adds to the selection"
     obs = controller.act_step_observe([click(roach, 4)], 1)  # AddAllType on an enemy: not mixed in
     assert selected(obs) == [MARINE] * 2
@@ -234,13 +288,17 @@ def test_move_orders_queue_and_general_specific_ids(controller):
     obs = start(controller, "MoveToBeacon", seed=4)
     controller.act_step_observe([select_rect(0, 0, 63, 63)], 1)
     left, right = (8, 10), (56, 10)
-    obs = controller.act_step_observe([move_screen(*left, ability=16), move_screen(*right, 3794, queued=True)], 1)
-    marine, = units_of(obs, MARINE)
+    obs = controller.act_step_observe(
+        [move_screen(*left, ability=16), move_screen(*right, 3794, queued=True)], 1
+    )
+    (marine,) = units_of(obs, MARINE)
     assert [o.ability_id for o in marine.orders] == [16, 16], "general ids are reported as specific ones"
     before = marine.pos
     obs = controller.act_step_observe([], 16)
     after = units_of(obs, MARINE)[0].pos
-    assert np.hypot(after.x - before.x, after.y - before.y) == pytest.approx(2.25, abs=1e-3), "16 loops at 2.25/s"
+    assert np.hypot(after.x - before.x, after.y - before.y) == pytest.approx(2.25, abs=1e-3), (
+        "16 loops at 2.25/s"
+    )
     assert after.x < before.x, "heading for the first order's point"
     obs = controller.act_step_observe([spatial("unit_command", ability_id=3665)], 1)
     assert not units_of(obs, MARINE)[0].orders
@@ -257,8 +315,10 @@ def test_camera_moves_clamp_and_show_on_the_minimap(controller):
     assert (camera.x, camera.y) == pytest.approx((33.0001, 25)), "the single-screen maps lock the camera"
     start(controller, "FindAndDefeatZerglings", seed=1)
     obs = controller.act_step_observe([spatial("camera_move", center_minimap=(32, 32))], 1)
-    assert (obs.observation.raw_data.player.camera.x, obs.observation.raw_data.player.camera.y) == pytest.approx(
-        (32.5, 31.5))
+    assert (
+        obs.observation.raw_data.player.camera.x,
+        obs.observation.raw_data.player.camera.y,
+    ) == pytest.approx((32.5, 31.5))
     obs = controller.act_step_observe([spatial("camera_move", center_minimap=(0, 0))], 1)
     camera = obs.observation.raw_data.player.camera
     assert (camera.x, camera.y) == (10, 44), "clamped to the map's camera bounds"
@@ -308,6 +368,8 @@ def test_raw_actions_are_echoed_with_their_feature_layer_form(controller):
     assert (feature.target_screen_coord.x, feature.target_screen_coord.y) == screen_pixel(30.0, 28.0)
     feature = echoed_attack.action_feature_layer.unit_command
     assert (feature.ability_id, feature.target_screen_coord.x, feature.target_screen_coord.y) == (
-        3674, *screen_pixel(roach.pos.x, roach.pos.y))  # where the Roach stood
+        3674,
+        *screen_pixel(roach.pos.x, roach.pos.y),
+    )  # where the Roach stood
     minimap = echoed_camera.action_feature_layer.camera_move.center_minimap
     assert (minimap.x, minimap.y) == (20, 23)  # the 64x64 minimap over the 64x64 map: row 23 holds y 40-41

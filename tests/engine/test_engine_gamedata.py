@@ -19,16 +19,24 @@ def test_unit_types_match_real_data(realdata, stem):
             assert real[1680].name == ""
             continue
         r = real[t.unit_id]
-        assert (t.name, t.mineral_cost, t.vespene_cost, t.race) == (r.name, r.mineral_cost, r.vespene_cost, r.race)
+        assert (t.name, t.mineral_cost, t.vespene_cost, t.race) == (
+            r.name,
+            r.mineral_cost,
+            r.vespene_cost,
+            r.race,
+        )
         assert t.speed == pytest.approx(r.movement_speed) and t.armor == pytest.approx(r.armor)
         assert t.sight == pytest.approx(r.sight_range) and t.food_required == pytest.approx(r.food_required)
         assert t.food_provided == pytest.approx(r.food_provided)
-        assert sorted(t.attributes) == sorted(type(r).DESCRIPTOR.fields_by_name["attributes"].enum_type
-                                              .values_by_number[a].name for a in r.attributes)
+        assert sorted(t.attributes) == sorted(
+            type(r).DESCRIPTOR.fields_by_name["attributes"].enum_type.values_by_number[a].name
+            for a in r.attributes
+        )
         if r.weapons:
             w = r.weapons[0]
             assert (t.weapon.damage, t.weapon.range, t.weapon.cooldown, t.weapon.target) == pytest.approx(
-                (w.damage, w.range, w.speed, w.type))
+                (w.damage, w.range, w.speed, w.type)
+            )
         else:
             assert t.weapon is None
 
@@ -45,7 +53,12 @@ def test_the_engines_response_data_reports_what_the_game_does(realdata, stem):
             continue
         r = real[u.unit_id]
         assert (u.has_minerals, u.has_vespene, list(u.tech_alias), u.unit_alias, u.tech_requirement) == (
-            r.has_minerals, r.has_vespene, list(r.tech_alias), r.unit_alias, r.tech_requirement), u.name
+            r.has_minerals,
+            r.has_vespene,
+            list(r.tech_alias),
+            r.unit_alias,
+            r.tech_requirement,
+        ), u.name
         assert u.ability_id == r.ability_id or (u.ability_id == 0 and u.race == 2), u.name  # 2: Zerg
         assert u.build_time == pytest.approx(r.build_time) or u.unit_id == 47, u.name
 
@@ -56,16 +69,32 @@ def test_abilities_match_real_data(realdata, stem):
     for a in ABILITIES.values():
         r = real[a.ability_id]
         assert (a.link_name, a.link_index, a.button_name, a.friendly_name) == (
-            r.link_name, r.link_index, r.button_name, r.friendly_name)
+            r.link_name,
+            r.link_index,
+            r.button_name,
+            r.friendly_name,
+        )
         if stem == STEMS[0]:  # hotkeys differ between recordings (layouts); the table follows the first
             assert a.hotkey == r.hotkey
-        assert (a.remaps_to, int(a.target), a.allow_minimap) == (r.remaps_to_ability_id, r.target, r.allow_minimap)
+        assert (a.remaps_to, int(a.target), a.allow_minimap) == (
+            r.remaps_to_ability_id,
+            r.target,
+            r.allow_minimap,
+        )
         assert a.footprint_radius == pytest.approx(r.footprint_radius)
 
 
 def test_general_and_specific_ids_resolve_through_the_command_card():
     card = unit_type_by_name("Marine").command_card
-    assert [specific_ability(i, card) for i in (3794, 16, 3674, 3665, 3793, 3795, 1)] == [16, 16, 23, 4, 18, 17, 1]
+    assert [specific_ability(i, card) for i in (3794, 16, 3674, 3665, 3793, 3795, 1)] == [
+        16,
+        16,
+        23,
+        4,
+        18,
+        17,
+        1,
+    ]
     assert specific_ability(295, card) is None and specific_ability(3666, card) is None
     assert specific_ability(3671, UNIT_TYPES[21].command_card) == 306
     assert specific_ability(3671, UNIT_TYPES[18].command_card) == 308
@@ -80,7 +109,9 @@ def test_unit_ids_by_race_agree_with_the_engines_types_and_pysc2():
     for t in UNIT_TYPES.values():
         if t.unit_id != 1680:  # the campaign's shard is in no ladder recording
             assert by_race[t.race][t.name] == t.unit_id
-    assert unit_ids.Terran.Marine == 48 and unit_ids.Zerg.Baneling == 9 and unit_ids.Neutral.MineralField == 341
+    assert (
+        unit_ids.Terran.Marine == 48 and unit_ids.Zerg.Baneling == 9 and unit_ids.Neutral.MineralField == 341
+    )
     pysc2_units = pytest.importorskip("pysc2_evolved.lib.units")  # a reference: same name, same id
     for race in ("Neutral", "Terran", "Zerg", "Protoss"):
         ours = getattr(unit_ids, race).__members__

@@ -32,6 +32,7 @@ GOLDEN = {
     "BuildMarines": "8fe9b86d300c2e89d2e3398623d95a08e8d46ff0f271da794f757caf63dee7d6",
 }
 
+
 def _options() -> sc_pb.InterfaceOptions:
     options = sc_pb.InterfaceOptions(raw=True, score=True)
     fl = options.feature_layer
@@ -71,7 +72,8 @@ def play(map_name: str, steps: int = 250) -> str:
 @pytest.mark.parametrize("map_name", SEVEN_MINI_GAMES)
 def test_same_play_gives_the_same_bytes(map_name):
     assert play(map_name) == GOLDEN[map_name], (
-        "the engine's answers changed; if that is intended, regenerate GOLDEN (see the module docstring)")
+        "the engine's answers changed; if that is intended, regenerate GOLDEN (see the module docstring)"
+    )
 
 
 if __name__ == "__main__":

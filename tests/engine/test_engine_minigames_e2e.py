@@ -53,7 +53,9 @@ def test_defeat_roaches_scores_kills_and_losses_and_brings_waves(controller):
         roaches = units_of(obs, ROACH)
         target = min(roaches, key=lambda r: r.health)  # focus fire, through the feature screen
         before = obs
-        obs = controller.act_step_observe([move_screen(*screen_pixel(target.pos.x, target.pos.y), ability=3674)], 8)
+        obs = controller.act_step_observe(
+            [move_screen(*screen_pixel(target.pos.x, target.pos.y), ability=3674)], 8
+        )
         delta = obs.observation.score.score - before.observation.score.score
         killed = len(units_of(before, ROACH)) - len(units_of(obs, ROACH))
         died = len(units_of(before, MARINE)) - len(units_of(obs, MARINE))
@@ -85,8 +87,12 @@ def test_defeat_zerglings_and_banelings_losing_all_marines_ends_the_game(control
     while not obs.player_result:
         obs = controller.act_step_observe([], 8)
         marines_lost = len(units_of(previous, MARINE)) - len(units_of(obs, MARINE))
-        zerg_dead = (len(units_of(previous, ZERGLING)) + len(units_of(previous, BANELING))
-                     - len(units_of(obs, ZERGLING)) - len(units_of(obs, BANELING)))
+        zerg_dead = (
+            len(units_of(previous, ZERGLING))
+            + len(units_of(previous, BANELING))
+            - len(units_of(obs, ZERGLING))
+            - len(units_of(obs, BANELING))
+        )
         assert obs.observation.score.score - previous.observation.score.score == 5 * zerg_dead - marines_lost
         previous = obs
     assert obs.player_result[0].result == sc_pb.Defeat and not units_of(obs, MARINE)
@@ -106,8 +112,11 @@ def test_find_and_defeat_zerglings_fog_camera_and_timer(controller):
         visible = units_of(obs, ZERGLING)
         if visible:
             target = visible[0]
-        action = raw_command(23, [u.tag for u in units_of(obs, MARINE)], target=target.tag) if visible else \
-            raw_command(23, [u.tag for u in units_of(obs, MARINE)], point=(target.pos.x, target.pos.y))
+        action = (
+            raw_command(23, [u.tag for u in units_of(obs, MARINE)], target=target.tag)
+            if visible
+            else raw_command(23, [u.tag for u in units_of(obs, MARINE)], point=(target.pos.x, target.pos.y))
+        )
         obs = controller.act_step_observe([action], 8)
         if obs.observation.score.score > score:
             score = obs.observation.score.score
@@ -132,12 +141,16 @@ def test_collect_minerals_and_gas_gathering_raises_the_score(controller):
     obs = controller.act_step_observe([select_rect(0, 0, 63, 63)], 1)
     assert obs.observation.score.score == 0, "from the first loop the score follows the collected total"
     field = min(units_of(obs, MINERAL), key=lambda u: (u.pos.x - 24) ** 2 + (u.pos.y - 25.5) ** 2)
-    obs = controller.act_step_observe([move_screen(*screen_pixel(field.pos.x, field.pos.y, camera=ECONOMY_CAMERA),
-                                                   ability=3666)], 8)
+    obs = controller.act_step_observe(
+        [move_screen(*screen_pixel(field.pos.x, field.pos.y, camera=ECONOMY_CAMERA), ability=3666)], 8
+    )
     assert all(u.orders[0].ability_id == 295 for u in units_of(obs, SCV))
     obs = controller.act_step_observe([], 800)
     collected = obs.observation.score.score_details.collected_minerals
-    assert obs.observation.score.score == collected > 200 and obs.observation.player_common.minerals == 50 + collected
+    assert (
+        obs.observation.score.score == collected > 200
+        and obs.observation.player_common.minerals == 50 + collected
+    )
     obs = until_end(controller, obs, 2000)
     assert obs.observation.game_loop == 6720 and obs.player_result[0].result == sc_pb.Tie
     assert obs.observation.score.score > 2000
@@ -160,7 +173,7 @@ def test_build_marines_depot_barracks_marine_and_timer(controller):
     obs = controller.act_step_observe([raw_command(321, [scv.tag], point=(38.5, 25.5))], 8)
     while not [u for u in units_of(obs, BARRACKS) if u.build_progress == 1]:
         obs = controller.act_step_observe([], 64)
-    rax, = units_of(obs, BARRACKS)
+    (rax,) = units_of(obs, BARRACKS)
     obs = controller.act_step_observe([raw_command(560, [rax.tag])], 8)
     assert obs.observation.score.score == 0
     obs = controller.act_step_observe([], 400)

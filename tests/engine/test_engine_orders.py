@@ -141,8 +141,8 @@ def _roach_mid_swing() -> tuple[Sim, int, int]:
     """Our Roach told to attack a passive enemy Marine, its first attack inside its damage point (3 loops)."""
     sim = Sim(arena([unit("Marine", 30, 30, owner=2), unit("Roach", 34.0, 30)]))
     w, combat = sim.game.world, sim.game.combat
-    marine, = sim.units(MARINE)
-    roach, = sim.units(ROACH)
+    (marine,) = sim.units(MARINE)
+    (roach,) = sim.units(ROACH)
     w.mode[w.slot(marine.tag)] = 0  # a passive target, so that only the Roach fights
     assert sim.raw(ATTACK, roach.tag, target=marine.tag) == 1
     for _ in range(8):
@@ -153,19 +153,30 @@ def _roach_mid_swing() -> tuple[Sim, int, int]:
     return sim, roach.tag, marine.tag
 
 
-@pytest.mark.parametrize("order, lands", [
-    ({"ability": MOVE, "point": (40, 30)}, False),
-    ({"ability": STOP}, False),
-    ({"ability": HOLD}, False),
-    ({"ability": MOVE, "point": (40, 30), "queued": True}, True),  # after the attack: it goes on
-    ({"ability": ATTACK, "target": "marine"}, True),  # the same attack again
-])
+@pytest.mark.parametrize(
+    "order, lands",
+    [
+        ({"ability": MOVE, "point": (40, 30)}, False),
+        ({"ability": STOP}, False),
+        ({"ability": HOLD}, False),
+        ({"ability": MOVE, "point": (40, 30), "queued": True}, True),  # after the attack: it goes on
+        ({"ability": ATTACK, "target": "marine"}, True),  # the same attack again
+    ],
+)
 def test_an_order_away_during_the_damage_point_cancels_the_attack(order, lands):
     # An attack used to be committed once started: a unit moved off mid-swing still dealt its damage.
     sim, roach, marine = _roach_mid_swing()
     target = marine if order.get("target") == "marine" else None
-    assert sim.raw(order["ability"], roach, point=order.get("point"), target=target,
-                   queued=order.get("queued", False)) == 1
+    assert (
+        sim.raw(
+            order["ability"],
+            roach,
+            point=order.get("point"),
+            target=target,
+            queued=order.get("queued", False),
+        )
+        == 1
+    )
     w = sim.game.world
     pending = [hit for hit in sim.game.combat.hits if hit.attacker == roach]
     assert bool(pending) == lands

@@ -9,8 +9,14 @@ from s2clientprotocol import score_pb2
 from sc2env.engine.panels import encode_score
 from sc2env.engine.players import CATEGORIES, Stats
 
-_CATEGORY_STATS = ("killed_minerals", "killed_vespene", "lost_minerals", "lost_vespene", "total_used_minerals",
-                   "total_used_vespene")
+_CATEGORY_STATS = (
+    "killed_minerals",
+    "killed_vespene",
+    "lost_minerals",
+    "lost_vespene",
+    "total_used_minerals",
+    "total_used_vespene",
+)
 
 
 def reference(points, stats, rates, used, values) -> bytes:
@@ -26,8 +32,12 @@ def reference(points, stats, rates, used, values) -> bytes:
         d.collection_rate_minerals, d.collection_rate_vespene = rates
     d.spent_minerals, d.spent_vespene = stats.spent_minerals, stats.spent_vespene
     sums = {name: getattr(stats, name) for name in _CATEGORY_STATS}
-    sums.update({name: dict(zip(CATEGORIES, s)) for name, s in zip(("used_minerals", "used_vespene", "food_used"),
-                                                                    used)})
+    sums.update(
+        {
+            name: dict(zip(CATEGORIES, s))
+            for name, s in zip(("used_minerals", "used_vespene", "food_used"), used)
+        }
+    )
     for name, values_by_category in sums.items():
         for category in CATEGORIES:
             if values_by_category.get(category):
@@ -43,12 +53,28 @@ def test_encoded_score_matches_protobuf(seed):
 
     def value():  # zeros often (unset categories), whole numbers, fractions, big values
         kind = rng.integers(4)
-        return 0.0 if kind == 0 else float(rng.integers(0, 5000)) if kind == 1 else float(
-            rng.uniform(0, 3)) if kind == 2 else float(rng.uniform(0, 1e7))
+        return (
+            0.0
+            if kind == 0
+            else float(rng.integers(0, 5000))
+            if kind == 1
+            else float(rng.uniform(0, 3))
+            if kind == 2
+            else float(rng.uniform(0, 1e7))
+        )
 
-    stats = Stats(idle_production_loops=value(), idle_worker_loops=value(), killed_value_units=value(),
-                  killed_value_structures=value(), collected_minerals=value(), collected_vespene=value(),
-                  spent_minerals=value(), spent_vespene=value(), damage_dealt=value(), damage_taken=value())
+    stats = Stats(
+        idle_production_loops=value(),
+        idle_worker_loops=value(),
+        killed_value_units=value(),
+        killed_value_structures=value(),
+        collected_minerals=value(),
+        collected_vespene=value(),
+        spent_minerals=value(),
+        spent_vespene=value(),
+        damage_dealt=value(),
+        damage_taken=value(),
+    )
     for name in _CATEGORY_STATS:
         getattr(stats, name).update({c: value() for c in CATEGORIES})
     rates = None if seed % 3 == 0 else (value(), value())

@@ -18,8 +18,16 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 # -headlessNoRender (PySC2 and sc2env send it for RGB without a GL library) once stopped the engine: argparse
 # read it as -h with "eadlessNoRender" attached.
-UNKNOWN_SC2_FLAGS = ["-dataVersion", "B89B5D6FA7CBF6452E721311BFBC6CB2", "-eglpath", "libEGL.so", "-verbose",
-                     "-displayMode", "0", "-headlessNoRender"]
+UNKNOWN_SC2_FLAGS = [
+    "-dataVersion",
+    "B89B5D6FA7CBF6452E721311BFBC6CB2",
+    "-eglpath",
+    "libEGL.so",
+    "-verbose",
+    "-displayMode",
+    "0",
+    "-headlessNoRender",
+]
 
 
 def ask(ws: websocket.WebSocket, request: sc_pb.Request, text: bool = True) -> sc_pb.Response:
@@ -88,8 +96,12 @@ def test_fragments_large_frames_pings_and_close(running):
 
 def test_unmasked_frames_and_one_byte_closes_are_protocol_errors(running):
     _, port, ws = running
-    unmasked = websocket.ABNF(fin=1, opcode=websocket.ABNF.OPCODE_BINARY, mask_value=0,
-                              data=sc_pb.Request(ping=sc_pb.RequestPing()).SerializeToString())
+    unmasked = websocket.ABNF(
+        fin=1,
+        opcode=websocket.ABNF.OPCODE_BINARY,
+        mask_value=0,
+        data=sc_pb.Request(ping=sc_pb.RequestPing()).SerializeToString(),
+    )
     ws.sock.sendall(unmasked.format())
     opcode, data = ws.recv_data(control_frame=True)
     assert (opcode, data[:2]) == (websocket.ABNF.OPCODE_CLOSE, (1002).to_bytes(2, "big"))
@@ -106,7 +118,10 @@ def test_wrong_status_and_unsupported_requests_get_errors(running):
     step = ask(ws, sc_pb.Request(id=3, step=sc_pb.RequestStep(count=1)))
     assert step.id == 3 and step.status == sc_pb.launched and "not valid in status launched" in step.error[0]
     replay = ask(ws, sc_pb.Request(id=4, start_replay=sc_pb.RequestStartReplay(replay_path="x.SC2Replay")))
-    assert replay.start_replay.error == sc_pb.ResponseStartReplay.InvalidReplayPath and replay.status == sc_pb.launched
+    assert (
+        replay.start_replay.error == sc_pb.ResponseStartReplay.InvalidReplayPath
+        and replay.status == sc_pb.launched
+    )
     query = ask(ws, sc_pb.Request(id=5, query=query_pb2.RequestQuery()))
     assert "query is not valid in status launched" in query.error[0]
     debug = ask(ws, sc_pb.Request(id=6, debug=sc_pb.RequestDebug()))
@@ -138,11 +153,13 @@ def test_wrong_status_and_unsupported_requests_get_errors(running):
 
 def test_pipelined_requests_are_answered_in_order(running):
     _, _, ws = running
-    requests = [sc_pb.Request(id=10, create_game=create_request("MoveToBeacon")),
-                sc_pb.Request(id=11, join_game=join_request()),
-                sc_pb.Request(id=12, action=sc_pb.RequestAction(actions=[sc_pb.Action()])),
-                sc_pb.Request(id=13, step=sc_pb.RequestStep(count=8)),
-                sc_pb.Request(id=14, observation=sc_pb.RequestObservation())]
+    requests = [
+        sc_pb.Request(id=10, create_game=create_request("MoveToBeacon")),
+        sc_pb.Request(id=11, join_game=join_request()),
+        sc_pb.Request(id=12, action=sc_pb.RequestAction(actions=[sc_pb.Action()])),
+        sc_pb.Request(id=13, step=sc_pb.RequestStep(count=8)),
+        sc_pb.Request(id=14, observation=sc_pb.RequestObservation()),
+    ]
     for r in requests:
         ws.send_binary(r.SerializeToString())
     answers = [sc_pb.Response.FromString(ws.recv()) for _ in requests]
@@ -157,16 +174,25 @@ def test_pipelined_requests_are_answered_in_order(running):
     move = sc_pb.Action()
     move.action_feature_layer.unit_command.ability_id = 16  # Move to the screen's top-left corner
     move.action_feature_layer.unit_command.target_screen_coord.x = 0
-    together = [sc_pb.Request(observation=sc_pb.RequestObservation()),
-                sc_pb.Request(action=sc_pb.RequestAction(actions=[move])), sc_pb.Request(step=sc_pb.RequestStep(count=16)),
-                sc_pb.Request(observation=sc_pb.RequestObservation())]
-    ws.sock.sendall(b"".join(websocket.ABNF.create_frame(r.SerializeToString(), websocket.ABNF.OPCODE_BINARY)
-                             .format() for r in together))
+    together = [
+        sc_pb.Request(observation=sc_pb.RequestObservation()),
+        sc_pb.Request(action=sc_pb.RequestAction(actions=[move])),
+        sc_pb.Request(step=sc_pb.RequestStep(count=16)),
+        sc_pb.Request(observation=sc_pb.RequestObservation()),
+    ]
+    ws.sock.sendall(
+        b"".join(
+            websocket.ABNF.create_frame(r.SerializeToString(), websocket.ABNF.OPCODE_BINARY).format()
+            for r in together
+        )
+    )
     first, _, _, second = [sc_pb.Response.FromString(ws.recv()) for _ in range(len(together) + 1)][1:]
     screens = [o.observation.observation.feature_layer_data.renders.selected.data for o in (first, second)]
     assert first.observation.observation.game_loop == 8 and second.observation.observation.game_loop == 24
     assert any(screens[0]) and any(screens[1]), "the marine is selected in both frames"
-    unit_types = [o.observation.observation.feature_layer_data.renders.unit_type.data for o in (first, second)]
+    unit_types = [
+        o.observation.observation.feature_layer_data.renders.unit_type.data for o in (first, second)
+    ]
     assert unit_types[0] != unit_types[1], "the marine walked on: two different frames, each intact"
 
 
@@ -194,8 +220,19 @@ def test_data_dir_with_definitions_replaces_the_shipped_ones(tmp_path):
 
     (tmp_path / "MyBeacon.json").write_bytes(builtin_definitions()["MoveToBeacon"])
     port = portpicker.pick_unused_port()
-    proc = subprocess.Popen([sys.executable, "-m", "sc2env.engine", "-listen", "127.0.0.1", "-port", str(port),
-                             "-dataDir", str(tmp_path)])
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "sc2env.engine",
+            "-listen",
+            "127.0.0.1",
+            "-port",
+            str(port),
+            "-dataDir",
+            str(tmp_path),
+        ]
+    )
     try:
         ws = connect(port)
         maps = ask(ws, sc_pb.Request(available_maps=sc_pb.RequestAvailableMaps())).available_maps
@@ -219,8 +256,11 @@ def test_quit_exits_promptly():
 
 def test_sigterm_exits_and_says_so():
     port = portpicker.pick_unused_port()
-    proc = subprocess.Popen([sys.executable, "-m", "sc2env.engine", "-listen", "127.0.0.1", "-port", str(port)],
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sc2env.engine", "-listen", "127.0.0.1", "-port", str(port)],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     connect(port).close()
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(5) == 0
@@ -231,12 +271,18 @@ def test_sigterm_exits_and_says_so():
 def test_exits_when_its_parent_dies(tmp_path):
     port = portpicker.pick_unused_port()
     pid_file = tmp_path / "pid"
-    parent = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+    parent = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
         import subprocess, sys, time
         p = subprocess.Popen([sys.executable, "-m", "sc2env.engine", "-port", "{port}"])
         open({str(pid_file)!r}, "w").write(str(p.pid))
         time.sleep(60)
-    """)])
+    """),
+        ]
+    )
     connect(port).close()
     engine_pid = int(pid_file.read_text())
     parent.kill()
@@ -256,8 +302,13 @@ def test_port_in_use_is_a_clear_failure():
     proc, port = start_engine()
     try:
         connect(port).close()
-        second = subprocess.run([sys.executable, "-m", "sc2env.engine", "-port", str(port)], capture_output=True,
-                                text=True, timeout=10, check=False)
+        second = subprocess.run(
+            [sys.executable, "-m", "sc2env.engine", "-port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
         assert second.returncode == 1 and f"cannot listen on 127.0.0.1:{port}" in second.stderr
     finally:
         proc.terminate()
@@ -265,8 +316,13 @@ def test_port_in_use_is_a_clear_failure():
 
 
 def test_make_sc2path_writes_an_install_that_runs_the_engine(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(tmp_path)],
-                          capture_output=True, text=True, timeout=30, check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
     binary = tmp_path / "Versions" / "Base75689" / "SC2_x64"
     assert str(binary) in done.stdout and os.access(binary, os.X_OK)
     maps = sorted(p.name for p in (tmp_path / "Maps" / "mini_games").iterdir())
@@ -313,8 +369,13 @@ def test_an_idle_engine_sleeps(spin):
 
 
 def test_bad_spin_wait_is_refused():
-    done = subprocess.run([sys.executable, "-m", "sc2env.engine", "-port", "1", "--spin-wait", "-1"],
-                          capture_output=True, text=True, timeout=30, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "sc2env.engine", "-port", "1", "--spin-wait", "-1"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
     assert done.returncode == 2 and "--spin-wait must be >= 0 seconds" in done.stderr
 
 
@@ -326,7 +387,9 @@ def test_a_connection_that_never_says_hello_does_not_keep_the_slot(monkeypatch):
 
     monkeypatch.setattr(server_module, "HANDSHAKE_TIMEOUT_S", 1.5)  # ample for a loaded machine's 409
     answered = []
-    server = server_module.Server("127.0.0.1", 0, lambda data: answered.append(data) or [b"ok"], lambda: False)
+    server = server_module.Server(
+        "127.0.0.1", 0, lambda data: answered.append(data) or [b"ok"], lambda: False
+    )
     port = server.listener.getsockname()[1]
     stop = threading.Event()
     thread = threading.Thread(target=server.serve, args=(stop.is_set, 0.05), daemon=True)

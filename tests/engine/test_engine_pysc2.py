@@ -97,29 +97,51 @@ env.close()
 """
 
 
-INTERPRETERS = [pytest.param(sys.executable, "pysc2_evolved", id="pysc2-evolved"),
-                pytest.param(os.environ.get("SC2ENV_PYSC2_4_PYTHON"), "pysc2", id="pysc2-4.0")]
+INTERPRETERS = [
+    pytest.param(sys.executable, "pysc2_evolved", id="pysc2-evolved"),
+    pytest.param(os.environ.get("SC2ENV_PYSC2_4_PYTHON"), "pysc2", id="pysc2-4.0"),
+]
 
 
 @pytest.mark.parametrize("python, package", INTERPRETERS)
 def test_pysc2_sc2env_plays_mini_games_with_restarts(tmp_path, python, package):
     if package == "pysc2_evolved":
-        pytest.importorskip("pysc2_evolved", reason="pysc2-evolved (test extra, Python >= 3.11) is not installed")
+        pytest.importorskip(
+            "pysc2_evolved", reason="pysc2-evolved (test extra, Python >= 3.11) is not installed"
+        )
     elif not python:
-        pytest.skip("set SC2ENV_PYSC2_4_PYTHON to a Python <= 3.10 with pysc2==4.0.0, protobuf 3.20, numpy < 2")
-    subprocess.run([sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(tmp_path)], check=True,
-                   capture_output=True)
+        pytest.skip(
+            "set SC2ENV_PYSC2_4_PYTHON to a Python <= 3.10 with pysc2==4.0.0, protobuf 3.20, numpy < 2"
+        )
+    subprocess.run(
+        [sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(tmp_path)],
+        check=True,
+        capture_output=True,
+    )
     env = dict(os.environ, SC2PATH=str(tmp_path), SDL_VIDEODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1")
-    done = subprocess.run([python, "-c", PLAY.replace("pysc2_evolved", package)], env=env, capture_output=True,
-                          text=True, timeout=240, check=False)
+    done = subprocess.run(
+        [python, "-c", PLAY.replace("pysc2_evolved", package)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     output = done.stdout.splitlines()
-    lines = [line.split(maxsplit=5) for line in output if line.startswith(("MoveToBeacon", "CollectMineralShards",
-                                                                          "DefeatRoaches"))]
+    lines = [
+        line.split(maxsplit=5)
+        for line in output
+        if line.startswith(("MoveToBeacon", "CollectMineralShards", "DefeatRoaches"))
+    ]
     assert output[-1] == "closed"
-    assert [(m, e) for m, e, *_ in lines] == [("MoveToBeacon", "0"), ("MoveToBeacon", "1"),
-                                              ("CollectMineralShards", "0"), ("CollectMineralShards", "1"),
-                                              ("DefeatRoaches", "0")]
+    assert [(m, e) for m, e, *_ in lines] == [
+        ("MoveToBeacon", "0"),
+        ("MoveToBeacon", "1"),
+        ("CollectMineralShards", "0"),
+        ("CollectMineralShards", "1"),
+        ("DefeatRoaches", "0"),
+    ]
     _, _, steps, score, step_type, available = lines.pop()
     assert step_type in LAST and int(score) >= 30, "killed Roaches through PySC2's feature units"
     marine_functions = [0, 1, 2, 3, 4, 7, 12, 13, 274, 331, 332, 333, 334, 451, 452, 453]
@@ -133,8 +155,9 @@ def test_pysc2_sc2env_plays_mini_games_with_restarts(tmp_path, python, package):
         expected = marine_functions if name == "MoveToBeacon" else sorted(marine_functions + [5])
         assert available == str(expected)
     # Both runs quit their engine: no SC2_x64 child survives the client.
-    leftovers = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True,
-                               check=False).stdout.split()
+    leftovers = subprocess.run(
+        ["pgrep", "-f", str(tmp_path)], capture_output=True, text=True, check=False
+    ).stdout.split()
     assert not leftovers
 
 
@@ -168,16 +191,32 @@ def test_pysc2_reads_a_replay_of_raw_commands_through_feature_layers(tmp_path, m
     pytest.importorskip("pysc2_evolved", reason="pysc2-evolved (test extra, Python >= 3.11) is not installed")
     from sc2env.agents import RawFocusFire, run_agent
 
-    env = make_env("DefeatRoaches", max_episode_steps=30, save_replay_episodes=1, replay_dir=str(tmp_path / "r"),
-                   **RawFocusFire.env_kwargs)
+    env = make_env(
+        "DefeatRoaches",
+        max_episode_steps=30,
+        save_replay_episodes=1,
+        replay_dir=str(tmp_path / "r"),
+        **RawFocusFire.env_kwargs,
+    )
     run_agent(env, RawFocusFire(), 1, seed=3)
     env.close()
     (replay,) = (tmp_path / "r").glob("*.SC2Replay")
-    subprocess.run([sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(tmp_path / "sc2")], check=True,
-                   capture_output=True)
-    env = dict(os.environ, SC2PATH=str(tmp_path / "sc2"), SDL_VIDEODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1")
-    done = subprocess.run([sys.executable, "-c", WATCH_RAW_REPLAY, str(replay)], env=env, capture_output=True,
-                          text=True, timeout=240, check=False)
+    subprocess.run(
+        [sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(tmp_path / "sc2")],
+        check=True,
+        capture_output=True,
+    )
+    env = dict(
+        os.environ, SC2PATH=str(tmp_path / "sc2"), SDL_VIDEODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", WATCH_RAW_REPLAY, str(replay)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     # The raw Attack_unit commands come with their feature-layer form, which PySC2 reads as Attack_screen.
     assert "'Attack_screen'" in done.stdout, done.stdout
@@ -185,29 +224,55 @@ def test_pysc2_reads_a_replay_of_raw_commands_through_feature_layers(tmp_path, m
 
 def test_pysc2s_raw_action_space_plays_the_engine(tmp_path):
     pytest.importorskip("pysc2_evolved", reason="pysc2-evolved (test extra, Python >= 3.11) is not installed")
-    subprocess.run([sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(tmp_path)], check=True,
-                   capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(tmp_path)],
+        check=True,
+        capture_output=True,
+    )
     env = dict(os.environ, SC2PATH=str(tmp_path), SDL_VIDEODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1")
-    done = subprocess.run([sys.executable, "-c", PLAY_RAW], env=env, capture_output=True, text=True, timeout=240,
-                          check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", PLAY_RAW], env=env, capture_output=True, text=True, timeout=240, check=False
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     _, steps, score, step_type = done.stdout.split()[-4:]
     assert step_type in LAST and int(steps) <= 240 and int(score) >= 30, done.stdout
 
 
-@pytest.mark.parametrize("tool, args, printed", [
-    # a human's game in PySC2's window: one Computer player added, raw data cropped to the playable area
-    ("play", ["--map_name", "DefeatRoaches", "--no_realtime", "--max_game_steps", "60", "--render"], "fps"),
-    ("benchmark_observe", ["--map", "MoveToBeacon", "--count", "60"], "step.read"),
-])
+@pytest.mark.parametrize(
+    "tool, args, printed",
+    [
+        # a human's game in PySC2's window: one Computer player added, raw data cropped to the playable area
+        (
+            "play",
+            ["--map_name", "DefeatRoaches", "--no_realtime", "--max_game_steps", "60", "--render"],
+            "fps",
+        ),
+        ("benchmark_observe", ["--map", "MoveToBeacon", "--count", "60"], "step.read"),
+    ],
+)
 def test_pysc2s_own_tools_run_on_the_engine(tmp_path, tool, args, printed):
     pytest.importorskip("pysc2_evolved", reason="pysc2-evolved (test extra, Python >= 3.11) is not installed")
-    subprocess.run([sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(tmp_path)], check=True,
-                   capture_output=True)
-    env = dict(os.environ, SC2PATH=str(tmp_path), SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy",
-               PYGAME_HIDE_SUPPORT_PROMPT="1")
-    done = subprocess.run([sys.executable, "-m", f"pysc2_evolved.bin.{tool}", *args], env=env, capture_output=True,
-                          text=True, timeout=120, check=False, cwd=tmp_path)
+    subprocess.run(
+        [sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(tmp_path)],
+        check=True,
+        capture_output=True,
+    )
+    env = dict(
+        os.environ,
+        SC2PATH=str(tmp_path),
+        SDL_VIDEODRIVER="dummy",
+        SDL_AUDIODRIVER="dummy",
+        PYGAME_HIDE_SUPPORT_PROMPT="1",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", f"pysc2_evolved.bin.{tool}", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert printed in done.stdout + done.stderr
     leftovers = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True, check=False)

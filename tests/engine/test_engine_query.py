@@ -32,7 +32,13 @@ def test_available_abilities_per_unit_in_the_order_asked(controller):
     assert (mine.unit_tag, mine.unit_type_id) == (marine.tag, MARINE)
     # The same buttons the command card shows for a selected marine (Smart, Stop, Move, Patrol, Hold, Attack).
     assert {(a.ability_id, a.requires_point) for a in mine.abilities} == {
-        (1, True), (4, False), (16, True), (17, True), (18, False), (23, True)}
+        (1, True),
+        (4, False),
+        (16, True),
+        (17, True),
+        (18, False),
+        (23, True),
+    }
     assert (theirs.unit_tag, theirs.unit_type_id, len(theirs.abilities)) == (roach.tag, ROACH, 0)
     assert (missing.unit_tag, missing.unit_type_id, len(missing.abilities)) == (999_999, 0, 0)
 
@@ -52,13 +58,22 @@ def test_building_placement_answers_as_the_build_order_would(controller):
     cc = units_of(obs, COMMAND_CENTER)[0]
     field = units_of(obs, MINERAL_FIELD)[0]
     query = query_pb2.RequestQuery()
-    for x, y, ability in ((cc.pos.x + 8, cc.pos.y + 8, SUPPLY_DEPOT), (cc.pos.x, cc.pos.y, SUPPLY_DEPOT),
-                          (field.pos.x, field.pos.y, SUPPLY_DEPOT), (cc.pos.x + 8, cc.pos.y + 8, MOVE),
-                          (-50, -50, SUPPLY_DEPOT)):
+    for x, y, ability in (
+        (cc.pos.x + 8, cc.pos.y + 8, SUPPLY_DEPOT),
+        (cc.pos.x, cc.pos.y, SUPPLY_DEPOT),
+        (field.pos.x, field.pos.y, SUPPLY_DEPOT),
+        (cc.pos.x + 8, cc.pos.y + 8, MOVE),
+        (-50, -50, SUPPLY_DEPOT),
+    ):
         query.placements.add(ability_id=ability, target_pos=common_pb2.Point2D(x=x, y=y))
     results = [p.result for p in controller.query(query).placements]
-    assert results == [error_pb2.Success, error_pb2.CantBuildOnThat, error_pb2.CantBuildOnThat, error_pb2.Error,
-                       error_pb2.CantBuildLocationInvalid]
+    assert results == [
+        error_pb2.Success,
+        error_pb2.CantBuildOnThat,
+        error_pb2.CantBuildOnThat,
+        error_pb2.Error,
+        error_pb2.CantBuildLocationInvalid,
+    ]
 
 
 def test_pathing_distance_from_a_unit_or_a_point(controller):
@@ -77,7 +92,9 @@ def test_pathing_distance_from_a_unit_or_a_point(controller):
 
 
 def test_query_outside_a_game_is_refused(session):
-    answer = sc_pb.Response.FromString(session.handle(sc_pb.Request(query=abilities_query([1])).SerializeToString()))
+    answer = sc_pb.Response.FromString(
+        session.handle(sc_pb.Request(query=abilities_query([1])).SerializeToString())
+    )
     assert answer.error == ["query is not valid in status launched (valid in: in_game, in_replay, ended)"]
     assert not answer.HasField("query")
 
@@ -89,9 +106,13 @@ def test_queries_take_raw_cropped_coordinates(controller):
     cc = units_of(obs, COMMAND_CENTER)[0]
     query = query_pb2.RequestQuery()
     for dx in (8, 0):
-        query.placements.add(ability_id=SUPPLY_DEPOT, target_pos=common_pb2.Point2D(x=cc.pos.x + dx, y=cc.pos.y + dx))
-    query.pathing.add(start_pos=common_pb2.Point2D(x=cc.pos.x + 4, y=cc.pos.y),
-                      end_pos=common_pb2.Point2D(x=cc.pos.x + 4, y=cc.pos.y + 2))
+        query.placements.add(
+            ability_id=SUPPLY_DEPOT, target_pos=common_pb2.Point2D(x=cc.pos.x + dx, y=cc.pos.y + dx)
+        )
+    query.pathing.add(
+        start_pos=common_pb2.Point2D(x=cc.pos.x + 4, y=cc.pos.y),
+        end_pos=common_pb2.Point2D(x=cc.pos.x + 4, y=cc.pos.y + 2),
+    )
     answer = controller.query(query)
     assert [p.result for p in answer.placements] == [error_pb2.Success, error_pb2.CantBuildOnThat]
     assert answer.pathing[0].distance == pytest.approx(2.0)

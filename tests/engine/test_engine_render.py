@@ -25,7 +25,9 @@ def test_minimap_scale_and_crop():
     full = minimap_view(d, (32, 32), crop=False)
     assert full.scale == 2 and full.pixel_to_world(0, 0) == (1, 63)
     crop = minimap_view(d, (64, 64), crop=True)
-    assert crop.scale == pytest.approx(22 / 64, abs=1e-5) and crop.pixel_to_world(0, 0)[0] == pytest.approx(22.0002 + 11 / 64)
+    assert crop.scale == pytest.approx(22 / 64, abs=1e-5) and crop.pixel_to_world(0, 0)[0] == pytest.approx(
+        22.0002 + 11 / 64
+    )
 
 
 def test_one_bit_images_are_msb_first_without_row_padding():

@@ -31,6 +31,8 @@ from sc2env.gamedata import BASE_BUILD, DATA_BUILD, DATA_VERSION, GAME_VERSION
 
 MIXED = (8, 1, 16, 3, 8, 5)
 ALREADY_ENDED = "Game has already ended"
+
+
 def ask(session: Session, **request) -> sc_pb.Response:
     return sc_pb.Response.FromString(session.handle(sc_pb.Request(**request).SerializeToString()))
 
@@ -51,8 +53,14 @@ class Recording:
     data: bytes = b""
 
 
-def start(map_name: str = "MoveToBeacon", seed: int = 1, options=None, map_data: bytes = b"",
-          realtime: bool = False, join: sc_pb.RequestJoinGame | None = None) -> Session:
+def start(
+    map_name: str = "MoveToBeacon",
+    seed: int = 1,
+    options=None,
+    map_data: bytes = b"",
+    realtime: bool = False,
+    join: sc_pb.RequestJoinGame | None = None,
+) -> Session:
     session = Session()
     create = create_request(map_name, seed)
     create.local_map.map_data, create.realtime = map_data, realtime
@@ -87,8 +95,10 @@ def save(session: Session) -> bytes:
 
 def watch(data: bytes, options=None, session: Session | None = None, **fields) -> Session:
     session = session or Session()
-    started = ask(session, start_replay=sc_pb.RequestStartReplay(replay_data=data, options=options or interface(),
-                                                                 **fields))
+    started = ask(
+        session,
+        start_replay=sc_pb.RequestStartReplay(replay_data=data, options=options or interface(), **fields),
+    )
     assert not started.start_replay.HasField("error"), started.start_replay.error_details
     assert started.status == sc_pb.in_replay
     return session
@@ -97,8 +107,11 @@ def watch(data: bytes, options=None, session: Session | None = None, **fields) -
 def echoed(actions: list[sc_pb.Action]) -> list[sc_pb.Action]:
     """What the engine echoes in ResponseObservation.actions: feature-layer, render, UI and raw actions (with
     the other form added to raw and feature-layer commands: see `as_sent`)."""
-    return [a for a in actions if a.HasField("action_feature_layer") or a.HasField("action_ui")
-            or a.HasField("action_raw")]
+    return [
+        a
+        for a in actions
+        if a.HasField("action_feature_layer") or a.HasField("action_ui") or a.HasField("action_raw")
+    ]
 
 
 def as_sent(echoes, sent: list[sc_pb.Action]) -> list[sc_pb.Action]:
@@ -116,7 +129,9 @@ def as_sent(echoes, sent: list[sc_pb.Action]) -> list[sc_pb.Action]:
 
 # ---- a replay plays the game again -------------------------------------------------------------------
 @pytest.mark.parametrize("counts", [(8,), MIXED], ids=["step8", "mixed"])
-@pytest.mark.parametrize("map_name", ["MoveToBeacon", "CollectMineralShards", "DefeatRoaches", "BuildMarines"])
+@pytest.mark.parametrize(
+    "map_name", ["MoveToBeacon", "CollectMineralShards", "DefeatRoaches", "BuildMarines"]
+)
 def test_a_replay_shows_every_observation_again(map_name, counts):
     recording = play(start(map_name, seed=5), 60, counts, seed=len(map_name))
     watcher = watch(recording.data)
@@ -214,10 +229,19 @@ def test_replay_info_describes_the_replay():
     assert (info.map_name, info.local_map_path) == ("DefeatRoaches", "mini_games/DefeatRoaches.SC2Map")
     assert (info.game_duration_loops, info.game_duration_seconds) == (96, pytest.approx(96 / 22.4))
     assert (info.game_version, info.data_version, info.data_build, info.base_build) == (
-        GAME_VERSION, DATA_VERSION, DATA_BUILD, BASE_BUILD)
+        GAME_VERSION,
+        DATA_VERSION,
+        DATA_BUILD,
+        BASE_BUILD,
+    )
     (player,) = info.player_info
-    assert player.player_info == sc_pb.PlayerInfo(player_id=1, type=sc_pb.Participant, player_name="Ada",
-                                                  race_requested=common_pb2.Random, race_actual=common_pb2.Terran)
+    assert player.player_info == sc_pb.PlayerInfo(
+        player_id=1,
+        type=sc_pb.Participant,
+        player_name="Ada",
+        race_requested=common_pb2.Random,
+        race_actual=common_pb2.Terran,
+    )
     assert not player.HasField("player_result"), "the game had not ended"
     acted = sum(1 for sent in recording.sent for a in sent if a.ByteSize())  # no-ops don't count
     assert acted == 11 and player.player_apm == round(acted * 60 / (96 / 22.4))
@@ -244,8 +268,13 @@ def test_a_realtime_game_replays_and_can_be_watched_in_realtime():
     rng = np.random.default_rng(4)
     originals = {0: ask(session, observation=sc_pb.RequestObservation()).observation}
     for n in range(4):
-        ask(session, action=sc_pb.RequestAction(actions=[random_action(rng, n, session.game.world.tag.tolist())]))
-        obs = ask(session, observation=sc_pb.RequestObservation(game_loop=session.game.game_loop + 3)).observation
+        ask(
+            session,
+            action=sc_pb.RequestAction(actions=[random_action(rng, n, session.game.world.tag.tolist())]),
+        )
+        obs = ask(
+            session, observation=sc_pb.RequestObservation(game_loop=session.game.game_loop + 3)
+        ).observation
         originals[obs.observation.game_loop] = obs
     data = save(session)
     watcher = watch(data)
@@ -265,8 +294,13 @@ def test_a_realtime_game_replays_and_can_be_watched_in_realtime():
 # ---- what the watcher sees ---------------------------------------------------------------------------
 def test_a_watcher_with_other_resolutions_sees_the_same_game_in_its_own_pixels():
     session = start("CollectMineralShards", seed=3)
-    sent = [[select_rect(0, 0, 63, 63)], [move_screen(63, 10)], [spatial("camera_move", center_minimap=(63, 32))],
-            [spatial("unit_command", ability_id=3794, target_minimap_coord=(20, 40))], [move_screen(5, 60)]]
+    sent = [
+        [select_rect(0, 0, 63, 63)],
+        [move_screen(63, 10)],
+        [spatial("camera_move", center_minimap=(63, 32))],
+        [spatial("unit_command", ability_id=3794, target_minimap_coord=(20, 40))],
+        [move_screen(5, 60)],
+    ]
     recording = Recording(session)
     for actions in sent:
         ask(session, action=sc_pb.RequestAction(actions=actions))
@@ -280,7 +314,10 @@ def test_a_watcher_with_other_resolutions_sees_the_same_game_in_its_own_pixels()
     for original in recording.observations:
         ask(watcher, step=sc_pb.RequestStep(count=8))
         obs = ask(watcher, observation=sc_pb.RequestObservation()).observation
-        assert layer(obs, "unit_type").shape == (32, 32) and layer(obs, "camera", minimap=True).shape == (48, 48)
+        assert layer(obs, "unit_type").shape == (32, 32) and layer(obs, "camera", minimap=True).shape == (
+            48,
+            48,
+        )
         units = [(u.tag, u.pos.x, u.pos.y, u.health) for u in obs.observation.raw_data.units]
         assert units == [(u.tag, u.pos.x, u.pos.y, u.health) for u in original.observation.raw_data.units]
         assert obs.observation.score == original.observation.score
@@ -294,9 +331,13 @@ def test_a_watcher_with_other_resolutions_sees_the_same_game_in_its_own_pixels()
     assert [echo.HasField("action_raw") for echo in echoes] == [False, True, True, True, True]
     for echo in echoes:
         echo.ClearField("action_raw")
-    assert echoes == [select_rect(3, 3, 28, 28), move_screen(28, 7),
-                      spatial("camera_move", center_minimap=(47, 24)),
-                      spatial("unit_command", ability_id=3794, target_minimap_coord=(15, 30)), move_screen(5, 27)]
+    assert echoes == [
+        select_rect(3, 3, 28, 28),
+        move_screen(28, 7),
+        spatial("camera_move", center_minimap=(47, 24)),
+        spatial("unit_command", ability_id=3794, target_minimap_coord=(15, 30)),
+        move_screen(5, 27),
+    ]
 
 
 def test_pysc2_reads_a_replay_watched_at_another_resolution():
@@ -305,10 +346,14 @@ def test_pysc2_reads_a_replay_watched_at_another_resolution():
     rng = np.random.default_rng(0)
     for n in range(24):  # actions PySC2 can reverse (the random agent above sends some it can't)
         x, y = (int(v) for v in rng.integers(0, 64, 2))
-        action = (select_rect(0, 0, 63, 63), move_screen(x, y), move_screen(x, y, ability=3674),
-                  spatial("camera_move", center_minimap=(x, y)),
-                  spatial("unit_command", ability_id=3794, target_minimap_coord=(x, y)),
-                  spatial("unit_selection_point", selection_screen_coord=(x, y), type=2))[n % 6]
+        action = (
+            select_rect(0, 0, 63, 63),
+            move_screen(x, y),
+            move_screen(x, y, ability=3674),
+            spatial("camera_move", center_minimap=(x, y)),
+            spatial("unit_command", ability_id=3794, target_minimap_coord=(x, y)),
+            spatial("unit_selection_point", selection_screen_coord=(x, y), type=2),
+        )[n % 6]
         ask(session, action=sc_pb.RequestAction(actions=[action]))
         ask(session, step=sc_pb.RequestStep(count=8))
     watcher = watch(save(session), options=interface(screen=32, minimap=48))
@@ -328,7 +373,9 @@ def test_a_watcher_without_fog_sees_everything_while_the_game_stays_the_same():
     for original in recording.observations:
         for watcher in (foggy, clear):
             ask(watcher, step=sc_pb.RequestStep(count=8))
-        mine, everything = (ask(w, observation=sc_pb.RequestObservation()).observation for w in (foggy, clear))
+        mine, everything = (
+            ask(w, observation=sc_pb.RequestObservation()).observation for w in (foggy, clear)
+        )
         assert mine == original
         assert len(everything.observation.raw_data.units) > len(mine.observation.raw_data.units)
         assert (layer(everything, "visibility_map") != 1).all(), "nothing is fogged"
@@ -337,8 +384,12 @@ def test_a_watcher_without_fog_sees_everything_while_the_game_stays_the_same():
 
 
 def test_a_custom_mini_game_replays_where_it_is_not_installed(tmp_path):
-    definition = arena([{"spawn": {"type": "Marine", "owner": 1, "count": 3, "at": {"region": "playable_area"}}},
-                        {"spawn": {"type": "Zergling", "owner": 2, "count": 2, "at": {"point": [40, 40]}}}])
+    definition = arena(
+        [
+            {"spawn": {"type": "Marine", "owner": 1, "count": 3, "at": {"region": "playable_area"}}},
+            {"spawn": {"type": "Zergling", "owner": 2, "count": 2, "at": {"point": [40, 40]}}},
+        ]
+    )
     recording = play(start("TestArena", map_data=definition), 15, MIXED, seed=8)
     (tmp_path / "Other.json").write_bytes(builtin_definitions()["MoveToBeacon"])
     elsewhere = Session(data_dir=str(tmp_path))  # its only mini-game is another one
@@ -385,7 +436,9 @@ def test_what_a_replay_accepts_and_refuses():
     assert "start_replay again" in ask(session, restart_game=sc_pb.RequestRestartGame()).error[0]
     assert ALREADY_ENDED in ask(session, action=sc_pb.RequestAction(actions=[move_screen(3, 3)])).error[0]
     watch(recording.data, session=session)  # from ended
-    assert ask(session, create_game=create_request("MoveToBeacon")).status == sc_pb.init_game  # from in_replay
+    assert (
+        ask(session, create_game=create_request("MoveToBeacon")).status == sc_pb.init_game
+    )  # from in_replay
     assert ask(session, join_game=join_request()).status == sc_pb.in_game
     assert ask(session, step=sc_pb.RequestStep(count=8)).step.simulation_loop == 8, "a game again"
 
@@ -404,22 +457,49 @@ def recompressed(body: bytes, version: bytes = b"1") -> bytes:
     return replay.MAGIC + version + b"\n" + zlib.compress(body)
 
 
-@pytest.mark.parametrize("make, kind, details", [
-    (lambda d: b"", "InvalidReplayData", "not an sc2env replay (empty data"),
-    (lambda d: b"some bytes that are not a replay", "InvalidReplayData", "not an sc2env replay (it starts with"),
-    (lambda d: b"MPQ\x1b" + bytes(200), "InvalidReplayData", "real StarCraft II binary"),
-    (lambda d: b"MPQ\x1a" + bytes(200), "InvalidReplayData", "recorded by the real game"),
-    (lambda d: d[: len(d) // 2], "ParsingError", "truncated"),
-    (lambda d: d[:40] + bytes([d[40] ^ 0xFF]) + d[41:], "ParsingError", "corrupted"),
-    (lambda d: d + b"!", "ParsingError", "unexpected bytes after"),
-    (lambda d: replay.MAGIC + b"x\n" + d[16:], "ParsingError", "first line is damaged"),
-    (lambda d: recompressed(b"{}", b"2"), "InvalidReplayData", "install a newer sc2env"),
-    (lambda d: recompressed(b"[1, 2"), "ParsingError", "not valid JSON"),
-    (lambda d: recompressed(b" " * (replay.MAX_INFLATED_BYTES + 1)), "InvalidReplayData",
-     "inflates to more than 256 MiB"),
-    (lambda d: recompressed(json.dumps({"player": {}}).encode()), "ParsingError", "'interface_options' is missing"),
-], ids=["empty", "garbage", "sc2replay", "mpq", "truncated", "corrupted", "trailing", "first-line", "newer-format",
-        "not-json", "bomb", "missing-field"])
+@pytest.mark.parametrize(
+    "make, kind, details",
+    [
+        (lambda d: b"", "InvalidReplayData", "not an sc2env replay (empty data"),
+        (
+            lambda d: b"some bytes that are not a replay",
+            "InvalidReplayData",
+            "not an sc2env replay (it starts with",
+        ),
+        (lambda d: b"MPQ\x1b" + bytes(200), "InvalidReplayData", "real StarCraft II binary"),
+        (lambda d: b"MPQ\x1a" + bytes(200), "InvalidReplayData", "recorded by the real game"),
+        (lambda d: d[: len(d) // 2], "ParsingError", "truncated"),
+        (lambda d: d[:40] + bytes([d[40] ^ 0xFF]) + d[41:], "ParsingError", "corrupted"),
+        (lambda d: d + b"!", "ParsingError", "unexpected bytes after"),
+        (lambda d: replay.MAGIC + b"x\n" + d[16:], "ParsingError", "first line is damaged"),
+        (lambda d: recompressed(b"{}", b"2"), "InvalidReplayData", "install a newer sc2env"),
+        (lambda d: recompressed(b"[1, 2"), "ParsingError", "not valid JSON"),
+        (
+            lambda d: recompressed(b" " * (replay.MAX_INFLATED_BYTES + 1)),
+            "InvalidReplayData",
+            "inflates to more than 256 MiB",
+        ),
+        (
+            lambda d: recompressed(json.dumps({"player": {}}).encode()),
+            "ParsingError",
+            "'interface_options' is missing",
+        ),
+    ],
+    ids=[
+        "empty",
+        "garbage",
+        "sc2replay",
+        "mpq",
+        "truncated",
+        "corrupted",
+        "trailing",
+        "first-line",
+        "newer-format",
+        "not-json",
+        "bomb",
+        "missing-field",
+    ],
+)
 def test_bad_replay_data_is_refused_with_what_was_wrong(saved, make, kind, details):
     data = make(saved)
     info = ask(Session(), replay_info=sc_pb.RequestReplayInfo(replay_data=data)).replay_info
@@ -429,11 +509,15 @@ def test_bad_replay_data_is_refused_with_what_was_wrong(saved, make, kind, detai
     start_kind = "InvalidReplayData" if kind == "ParsingError" else kind  # start_replay has no ParsingError
     assert started.start_replay.error == sc_pb.ResponseStartReplay.Error.Value(start_kind)
     assert details in started.start_replay.error_details
-    assert started.status == sc_pb.in_game and session.replay is None, "a refused replay leaves the game as it was"
+    assert started.status == sc_pb.in_game and session.replay is None, (
+        "a refused replay leaves the game as it was"
+    )
 
 
 def test_a_real_starcraft_replay_is_explained():
-    details = ask(Session(), replay_info=sc_pb.RequestReplayInfo(replay_data=b"MPQ\x1b" + bytes(64))).replay_info
+    details = ask(
+        Session(), replay_info=sc_pb.RequestReplayInfo(replay_data=b"MPQ\x1b" + bytes(64))
+    ).replay_info
     assert "plays only replays it recorded itself" in details.error_details
     assert "real StarCraft II binary (engine='sc2')" in details.error_details
 
@@ -460,7 +544,9 @@ def test_replay_paths_are_read_or_refused(saved, tmp_path):
     for bad in (tmp_path / "missing.SC2Replay", tmp_path):
         info = ask(session, replay_info=sc_pb.RequestReplayInfo(replay_path=str(bad))).replay_info
         assert info.error == sc_pb.ResponseReplayInfo.InvalidReplayPath and str(bad) in info.error_details
-        started = ask(session, start_replay=sc_pb.RequestStartReplay(replay_path=str(bad), options=interface()))
+        started = ask(
+            session, start_replay=sc_pb.RequestStartReplay(replay_path=str(bad), options=interface())
+        )
         assert started.start_replay.error == sc_pb.ResponseStartReplay.InvalidReplayPath
     empty = ask(session, replay_info=sc_pb.RequestReplayInfo(replay_path="")).replay_info
     assert "replay_path is empty" in empty.error_details
@@ -472,8 +558,12 @@ def test_replay_paths_are_read_or_refused(saved, tmp_path):
 
 @pytest.mark.parametrize("player_id, ok", [(0, True), (1, True), (2, False), (-1, False)])
 def test_only_the_recorded_player_can_be_observed(saved, player_id, ok):
-    answer = ask(Session(), start_replay=sc_pb.RequestStartReplay(replay_data=saved, options=interface(),
-                                                                   observed_player_id=player_id))
+    answer = ask(
+        Session(),
+        start_replay=sc_pb.RequestStartReplay(
+            replay_data=saved, options=interface(), observed_player_id=player_id
+        ),
+    )
     if ok:
         assert answer.status == sc_pb.in_replay and not answer.start_replay.HasField("error")
     else:
@@ -491,18 +581,26 @@ def test_start_replay_needs_options_it_can_serve_and_the_replay_s_own_map(saved)
     tiny = interface()
     tiny.feature_layer.resolution.x = 0
     bad = refusal(options=tiny)
-    assert bad.error == sc_pb.ResponseStartReplay.LaunchError and "feature_layer.resolution" in bad.error_details
+    assert (
+        bad.error == sc_pb.ResponseStartReplay.LaunchError and "feature_layer.resolution" in bad.error_details
+    )
     other = refusal(options=interface(), map_data=builtin_definitions()["CollectMineralShards"])
     assert other.error == sc_pb.ResponseStartReplay.InvalidMapData
     assert "differs from the definition" in other.error_details
     mpq = refusal(options=interface(), map_data=b"MPQ\x1a" + bytes(64))
-    assert mpq.error == sc_pb.ResponseStartReplay.InvalidMapData and "leave map_data empty" in mpq.error_details
+    assert (
+        mpq.error == sc_pb.ResponseStartReplay.InvalidMapData and "leave map_data empty" in mpq.error_details
+    )
 
 
 def test_a_replay_whose_inside_was_edited_into_nonsense_is_invalid_data(saved):
     for changes in ({"map_definition": b"{}"}, {"player": replay.RecordedPlayer(7, 1, 1, "x")}):
-        answer = ask(Session(), start_replay=sc_pb.RequestStartReplay(replay_data=rewritten(saved, **changes),
-                                                                       options=interface()))
+        answer = ask(
+            Session(),
+            start_replay=sc_pb.RequestStartReplay(
+                replay_data=rewritten(saved, **changes), options=interface()
+            ),
+        )
         assert answer.start_replay.error == sc_pb.ResponseStartReplay.InvalidReplayData, changes
 
 
@@ -517,7 +615,10 @@ def test_save_and_watch_a_replay_through_the_engine_process(controller, tmp_path
     data = controller.save_replay().data
     assert data.startswith(b"sc2env-replay/1\n")
     info = controller.replay_info(replay_data=data)
-    assert info.map_name == "CollectMineralShards" and info.game_duration_loops == originals[-1].observation.game_loop
+    assert (
+        info.map_name == "CollectMineralShards"
+        and info.game_duration_loops == originals[-1].observation.game_loop
+    )
     path = tmp_path / "shards.SC2Replay"
     path.write_bytes(data)
     controller.start_replay(sc_pb.RequestStartReplay(replay_path=str(path), options=interface()))
@@ -529,10 +630,19 @@ def test_save_and_watch_a_replay_through_the_engine_process(controller, tmp_path
     assert controller.status == sc_pb.ended
 
 
-@pytest.mark.parametrize("changes", [
-    {"result": 7}, {"base_build": -1}, {"score": 2**40},
-    {"player": replay.RecordedPlayer(2**40, 1, 1, "x")}, {"player": replay.RecordedPlayer(1, 99, 1, "x")},
-], ids=["result", "base_build", "score", "player_id", "race"])
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"result": 7},
+        {"base_build": -1},
+        {"score": 2**40},
+        {"player": replay.RecordedPlayer(2**40, 1, 1, "x")},
+        {"player": replay.RecordedPlayer(1, 99, 1, "x")},
+    ],
+    ids=["result", "base_build", "score", "player_id", "race"],
+)
 def test_a_header_edited_out_of_range_is_a_parsing_error_not_an_engine_fault(saved, changes):
-    info = ask(Session(), replay_info=sc_pb.RequestReplayInfo(replay_data=rewritten(saved, **changes))).replay_info
+    info = ask(
+        Session(), replay_info=sc_pb.RequestReplayInfo(replay_data=rewritten(saved, **changes))
+    ).replay_info
     assert info.error == sc_pb.ResponseReplayInfo.ParsingError and "is out of its range" in info.error_details

@@ -22,8 +22,10 @@ def frame(request: sc_pb.Request, opcode: int = BINARY) -> bytes:
 
 def handshake(port: int, path: str = "/sc2api") -> bytes:
     key = base64.b64encode(os.urandom(16)).decode()
-    return (f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode()
+    return (
+        f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    ).encode()
 
 
 def ping(n: int) -> sc_pb.Request:
@@ -57,11 +59,14 @@ def test_a_second_client_that_resets_before_it_is_refused_does_not_stop_the_engi
     ws.recv()
     options = join_request().options
     options.feature_layer.resolution.x = options.feature_layer.resolution.y = 512
-    ws.send_binary(sc_pb.Request(join_game=sc_pb.RequestJoinGame(race=1, options=options)).SerializeToString())
+    ws.send_binary(
+        sc_pb.Request(join_game=sc_pb.RequestJoinGame(race=1, options=options)).SerializeToString()
+    )
     ws.recv()
-    for attempt in range(3):
-        ws.sock.sendall(b"".join(frame(sc_pb.Request(id=i, observation=sc_pb.RequestObservation()))
-                                 for i in range(6)))
+    for _attempt in range(3):
+        ws.sock.sendall(
+            b"".join(frame(sc_pb.Request(id=i, observation=sc_pb.RequestObservation())) for i in range(6))
+        )
         time.sleep(0.02)  # the engine is rendering
         second = socket.create_connection(("127.0.0.1", port))
         second.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
@@ -98,19 +103,27 @@ def test_pipelined_observations_are_answered_without_holding_every_answer(engine
     size = len(ws.recv())
     before = _peak_rss_mb(proc.pid)
     n = (300 << 20) // size  # 300 MB of answers
-    ws.sock.sendall(b"".join(frame(sc_pb.Request(id=i, observation=sc_pb.RequestObservation())) for i in range(n)))
+    ws.sock.sendall(
+        b"".join(frame(sc_pb.Request(id=i, observation=sc_pb.RequestObservation())) for i in range(n))
+    )
     for i in range(n):
         assert sc_pb.Response.FromString(ws.recv()).id == i
     assert _peak_rss_mb(proc.pid) - before < 100, "the answers were held, not sent as they were made"
     ws.close()
 
 
-@pytest.mark.parametrize("path, says", [
-    ("fifo", "not a regular file"),  # opening a FIFO waited for a writer: the engine served nobody, for ever
-    ("/dev/zero", "not a regular file"),  # read until memory ran out
-    ("/", "Is a directory"),
-    ("a\x00b", "embedded null byte"),  # an internal error, "please report it"
-])
+@pytest.mark.parametrize(
+    "path, says",
+    [
+        (
+            "fifo",
+            "not a regular file",
+        ),  # opening a FIFO waited for a writer: the engine served nobody, for ever
+        ("/dev/zero", "not a regular file"),  # read until memory ran out
+        ("/", "Is a directory"),
+        ("a\x00b", "embedded null byte"),  # an internal error, "please report it"
+    ],
+)
 def test_a_replay_path_that_is_no_file_is_refused_at_once(engine, tmp_path, path, says):
     _, port = engine
     if path == "fifo":
@@ -118,7 +131,9 @@ def test_a_replay_path_that_is_no_file_is_refused_at_once(engine, tmp_path, path
         os.mkfifo(path)
     ws = connect(port)
     ws.settimeout(10)
-    ws.send_binary(sc_pb.Request(id=5, replay_info=sc_pb.RequestReplayInfo(replay_path=path)).SerializeToString())
+    ws.send_binary(
+        sc_pb.Request(id=5, replay_info=sc_pb.RequestReplayInfo(replay_path=path)).SerializeToString()
+    )
     answer = sc_pb.Response.FromString(ws.recv())
     assert answer.id == 5 and answer.replay_info.error == sc_pb.ResponseReplayInfo.InvalidReplayPath
     assert says in answer.replay_info.error_details and "internal error" not in str(answer.error)
@@ -150,8 +165,11 @@ def test_frames_written_with_the_handshake_are_served(engine):
 def test_frames_after_a_refused_handshake_are_not_served(engine, request_head):
     # A quit frame written right after a handshake the engine refused (404, 426) was run: the engine exited.
     proc, port = engine
-    head = (handshake(port, request_head) if request_head.startswith("/")
-            else b"GET /sc2api HTTP/1.1\r\nHost: x\r\n\r\n")
+    head = (
+        handshake(port, request_head)
+        if request_head.startswith("/")
+        else b"GET /sc2api HTTP/1.1\r\nHost: x\r\n\r\n"
+    )
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
         sock.sendall(head + frame(sc_pb.Request(quit=sc_pb.RequestQuit())))
         assert sock.recv(100).split(b" ")[1] in (b"404", b"426")

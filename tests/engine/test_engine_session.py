@@ -43,7 +43,9 @@ def test_restart_replays_init_and_same_seed_gives_the_same_game(session, seed):
         ask(s, action=sc_pb.RequestAction(actions=[select_rect(0, 0, 63, 63), move_screen(5, 5)]))
         ask(s, step=sc_pb.RequestStep(count=40))
         obs = ask(s, observation=sc_pb.RequestObservation()).observation
-        traces.append([(u.unit_type, round(u.pos.x, 6), round(u.pos.y, 6)) for u in obs.observation.raw_data.units])
+        traces.append(
+            [(u.unit_type, round(u.pos.x, 6), round(u.pos.y, 6)) for u in obs.observation.raw_data.units]
+        )
         restarted = ask(s, restart_game=sc_pb.RequestRestartGame())
         assert restarted.status == sc_pb.in_game
         obs = ask(s, observation=sc_pb.RequestObservation()).observation
@@ -66,51 +68,69 @@ def test_a_definition_sent_as_map_data_is_a_new_mini_game(session):
     assert info.map_name == "TwoBeacons"
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"time_limit": -3}, "time_limit"),
-    ({"playable_area": [5, 5, 1, 1]}, "empty rectangle"),
-    ({"setup": [{"teleport_everyone": {}}]}, "unknown action 'teleport_everyone'"),
-    ({"setup": [{"spawn": {"type": "Marines", "owner": 1}}]}, "unknown unit type 'Marines'"),
-    ({"triggers": [{"when": {"sometimes": {}}, "do": []}]}, "triggers[0].when"),
-    ({"format": "something-else"}, "sc2env-minigame/1"),
-    ({"time_limit": float("inf")}, "time_limit: expected a whole number, got inf"),
-    ({"time_limit": 16.7}, "time_limit: expected a whole number, got 16.7"),
-    ({"time_limit": True}, "time_limit: expected a whole number, got True"),
-    ({"time_limit": 0}, "time_limit: a positive number of game loops"),
-    ({"map_size": [0, 0]}, "map_size: 1 to 256 cells"),
-    ({"map_size": [1e400, 64]}, "map_size: expected a whole number, got inf"),
-    ({"map_size": [10**400, 64]}, "map_size: 1 to 256 cells"),
-    ({"players": []}, "players: at least one"),
-    ({"camera_start": [float("nan"), 3]}, "camera_start: expected a finite"),
-    ({"playable_area": [0, 0, float("inf"), 5]}, "playable_area: expected finite numbers"),
-    # These passed create_game, then failed later as internal errors (game_info, join, the time limit's step).
-    ({"name": 7}, "name: expected a non-empty string, got 7"),
-    ({"start_locations": [[1]]}, "start_locations: expected finite [x, y] pairs"),
-    ({"terrain_height": float("nan")}, "terrain_height: expected a finite number, got nan"),
-    ({"timeout_result": "Win"}, "timeout_result: expected one of ('Victory', 'Defeat', 'Tie', 'Undecided')"),
-    ({"time_limit": 10**12}, "time_limit: a positive number of game loops up to 2147483647"),
-    ({"triggers": [5]}, "triggers: expected a list of objects, got [5]"),
-    ({"setup": [{"end_game": {"result": "Win"}}]}, "setup[0].end_game.result: expected one of"),
-    ({"players": [{"player_id": 1, "race": "Elf"}]}, "players[0].race: expected one of"),
-    ({"players": [5]}, "players[0]: expected an object"),
-    ({"players": [{"player_id": 1, "race": ["Terran"]}]}, "players[0].race: expected one of"),
-    ({"setup": [{"end_game": "Victory"}]}, "setup[0].end_game: expected an object"),
-    ({"timeout_result": ["Tie"]}, "timeout_result: expected one of"),
-    # Misspelt optional fields took their defaults without a word.
-    ({"vison": "reveal_all"}, "the definition: unknown field 'vison'; did you mean 'vision'?"),
-    ({"setup": [{"spawn": {"type": "Marine", "cuont": 3}}]}, "setup[0].spawn: unknown field 'cuont'; did you mean 'count'?"),
-    ({"setup": [{"spawn": {"type": "Marine"}, "group": "army"}]}, "setup[0]: unknown field 'group'"),
-    ({"setup": [{"spawn": {"type": "Marine", "at": {"point": [5, 5], "ofsets": [[1, 0]]}}}]},
-     "setup[0].spawn.at: unknown field 'ofsets'; did you mean 'offsets'?"),
-    ({"setup": [{"if": {"group_count": {"group": "a", "atleast": 1}}, "then": []}]},
-     "setup[0].if.group_count: unknown field 'atleast'; did you mean 'at_least'?"),
-    ({"setup": [{"if": {"group_count": {"group": "a"}}, "than": []}]}, "setup[0]: unknown field 'than'"),
-    ({"triggers": [{"when": {"near": {"group": "a", "other": "b", "distanse": 1}}, "do": []}]},
-     "triggers[0].when.near: unknown field 'distanse'; did you mean 'distance'?"),
-    ({"triggers": [{"when": {"every_loop": {}}, "then": []}]}, "triggers[0]: unknown field 'then'"),
-    ({"players": [{"player_id": 1, "rase": "Zerg"}]}, "players[0]: unknown field 'rase'; did you mean 'race'?"),
-    ({"regions": {"r": {"rect": [0, 0, 1, 1], "minos": []}}}, "regions.r: unknown field 'minos'"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"time_limit": -3}, "time_limit"),
+        ({"playable_area": [5, 5, 1, 1]}, "empty rectangle"),
+        ({"setup": [{"teleport_everyone": {}}]}, "unknown action 'teleport_everyone'"),
+        ({"setup": [{"spawn": {"type": "Marines", "owner": 1}}]}, "unknown unit type 'Marines'"),
+        ({"triggers": [{"when": {"sometimes": {}}, "do": []}]}, "triggers[0].when"),
+        ({"format": "something-else"}, "sc2env-minigame/1"),
+        ({"time_limit": float("inf")}, "time_limit: expected a whole number, got inf"),
+        ({"time_limit": 16.7}, "time_limit: expected a whole number, got 16.7"),
+        ({"time_limit": True}, "time_limit: expected a whole number, got True"),
+        ({"time_limit": 0}, "time_limit: a positive number of game loops"),
+        ({"map_size": [0, 0]}, "map_size: 1 to 256 cells"),
+        ({"map_size": [1e400, 64]}, "map_size: expected a whole number, got inf"),
+        ({"map_size": [10**400, 64]}, "map_size: 1 to 256 cells"),
+        ({"players": []}, "players: at least one"),
+        ({"camera_start": [float("nan"), 3]}, "camera_start: expected a finite"),
+        ({"playable_area": [0, 0, float("inf"), 5]}, "playable_area: expected finite numbers"),
+        # These passed create_game, then failed later as internal errors (game_info, join, the time limit's step).
+        ({"name": 7}, "name: expected a non-empty string, got 7"),
+        ({"start_locations": [[1]]}, "start_locations: expected finite [x, y] pairs"),
+        ({"terrain_height": float("nan")}, "terrain_height: expected a finite number, got nan"),
+        (
+            {"timeout_result": "Win"},
+            "timeout_result: expected one of ('Victory', 'Defeat', 'Tie', 'Undecided')",
+        ),
+        ({"time_limit": 10**12}, "time_limit: a positive number of game loops up to 2147483647"),
+        ({"triggers": [5]}, "triggers: expected a list of objects, got [5]"),
+        ({"setup": [{"end_game": {"result": "Win"}}]}, "setup[0].end_game.result: expected one of"),
+        ({"players": [{"player_id": 1, "race": "Elf"}]}, "players[0].race: expected one of"),
+        ({"players": [5]}, "players[0]: expected an object"),
+        ({"players": [{"player_id": 1, "race": ["Terran"]}]}, "players[0].race: expected one of"),
+        ({"setup": [{"end_game": "Victory"}]}, "setup[0].end_game: expected an object"),
+        ({"timeout_result": ["Tie"]}, "timeout_result: expected one of"),
+        # Misspelt optional fields took their defaults without a word.
+        ({"vison": "reveal_all"}, "the definition: unknown field 'vison'; did you mean 'vision'?"),
+        (
+            {"setup": [{"spawn": {"type": "Marine", "cuont": 3}}]},
+            "setup[0].spawn: unknown field 'cuont'; did you mean 'count'?",
+        ),
+        ({"setup": [{"spawn": {"type": "Marine"}, "group": "army"}]}, "setup[0]: unknown field 'group'"),
+        (
+            {"setup": [{"spawn": {"type": "Marine", "at": {"point": [5, 5], "ofsets": [[1, 0]]}}}]},
+            "setup[0].spawn.at: unknown field 'ofsets'; did you mean 'offsets'?",
+        ),
+        (
+            {"setup": [{"if": {"group_count": {"group": "a", "atleast": 1}}, "then": []}]},
+            "setup[0].if.group_count: unknown field 'atleast'; did you mean 'at_least'?",
+        ),
+        ({"setup": [{"if": {"group_count": {"group": "a"}}, "than": []}]}, "setup[0]: unknown field 'than'"),
+        (
+            {"triggers": [{"when": {"near": {"group": "a", "other": "b", "distanse": 1}}, "do": []}]},
+            "triggers[0].when.near: unknown field 'distanse'; did you mean 'distance'?",
+        ),
+        ({"triggers": [{"when": {"every_loop": {}}, "then": []}]}, "triggers[0]: unknown field 'then'"),
+        (
+            {"players": [{"player_id": 1, "rase": "Zerg"}]},
+            "players[0]: unknown field 'rase'; did you mean 'race'?",
+        ),
+        ({"regions": {"r": {"rect": [0, 0, 1, 1], "minos": []}}}, "regions.r: unknown field 'minos'"),
+    ],
+)
 def test_broken_definitions_are_rejected_with_the_field_named(session, change, message):
     spec = json.loads(builtin_definitions()["MoveToBeacon"])
     spec.update(change)
@@ -230,8 +250,9 @@ def test_game_info_names_the_player_as_join_game_did(session):
         join.player_name = name
         ask(session, join_game=join)
         player = ask(session, game_info=sc_pb.RequestGameInfo()).game_info.player_info[0]
-        assert player.player_name == (name or json.loads(builtin_definitions()["MoveToBeacon"])["players"][0].get(
-            "name", "Player 1"))
+        assert player.player_name == (
+            name or json.loads(builtin_definitions()["MoveToBeacon"])["players"][0].get("name", "Player 1")
+        )
 
 
 def test_the_score_is_sent_only_when_the_interface_asks_for_it(session):
@@ -244,7 +265,9 @@ def test_the_score_is_sent_only_when_the_interface_asks_for_it(session):
 
 def test_raw_commands_select_their_units_when_the_interface_says_so(session):
     for affects in (False, True):
-        assert join_with(session, "CollectMineralShards", raw_affects_selection=affects).status == sc_pb.in_game
+        assert (
+            join_with(session, "CollectMineralShards", raw_affects_selection=affects).status == sc_pb.in_game
+        )
         obs = ask(session, observation=sc_pb.RequestObservation()).observation.observation
         marines = [u.tag for u in obs.raw_data.units if u.unit_type == 48]
         assert len(marines) == 2 and not any(u.is_selected for u in obs.raw_data.units)
@@ -278,10 +301,12 @@ def test_raw_crop_to_playable_area_makes_the_playable_areas_corner_the_origin(se
         image = getattr(cropped, grid)
         assert (image.size.x, image.size.y) == (width, height), grid
     pairs = list(zip(whole_units.units, cropped_units.units))
-    assert pairs and all(a.tag == b.tag and (a.pos.x - x0, a.pos.y - y0) == pytest.approx((b.pos.x, b.pos.y))
-                         for a, b in pairs)
+    assert pairs and all(
+        a.tag == b.tag and (a.pos.x - x0, a.pos.y - y0) == pytest.approx((b.pos.x, b.pos.y)) for a, b in pairs
+    )
     assert (cropped_units.player.camera.x, cropped_units.player.camera.y) == pytest.approx(
-        (whole_units.player.camera.x - x0, whole_units.player.camera.y - y0))
+        (whole_units.player.camera.x - x0, whole_units.player.camera.y - y0)
+    )
     visibility = cropped_units.map_state.visibility
     assert (visibility.size.x, visibility.size.y) == (width, height)
     # A raw move to cropped (5, 6) walks to world (x0 + 5, y0 + 6).
@@ -289,11 +314,17 @@ def test_raw_crop_to_playable_area_makes_the_playable_areas_corner_the_origin(se
     move = sc_pb.Action()
     move.action_raw.unit_command.ability_id = 16
     move.action_raw.unit_command.unit_tags.append(marine.tag)
-    move.action_raw.unit_command.target_world_space_pos.x, move.action_raw.unit_command.target_world_space_pos.y = 5, 6
+    (
+        move.action_raw.unit_command.target_world_space_pos.x,
+        move.action_raw.unit_command.target_world_space_pos.y,
+    ) = 5, 6
     ask(session, action=sc_pb.RequestAction(actions=[move]))
     ask(session, step=sc_pb.RequestStep(count=2))
-    order = next(u for u in ask(session, observation=sc_pb.RequestObservation()).observation.observation
-                 .raw_data.units if u.tag == marine.tag).orders[0]
+    order = next(
+        u
+        for u in ask(session, observation=sc_pb.RequestObservation()).observation.observation.raw_data.units
+        if u.tag == marine.tag
+    ).orders[0]
     assert (order.target_world_space_pos.x, order.target_world_space_pos.y) == (5, 6)  # in cropped terms too
     world = session.game.world
     assert tuple(world.goal[world.slot(marine.tag)]) == (x0 + 5, y0 + 6)

@@ -11,8 +11,10 @@ MARINE, ZERGLING = 48, 105
 
 
 def fog_arena() -> bytes:
-    return arena([unit("Marine", 20, 30), unit("Zergling", 26, 30, owner=2), unit("Zergling", 40, 30, owner=2)],
-                 vision="fog")
+    return arena(
+        [unit("Marine", 20, 30), unit("Zergling", 26, 30, owner=2), unit("Zergling", 40, 30, owner=2)],
+        vision="fog",
+    )
 
 
 def test_units_see_their_sight_range_and_remember_what_they_saw():
@@ -65,10 +67,12 @@ def test_find_and_defeat_zerglings_starts_with_two_zerglings_in_sight():
         sim = Sim(map_name="FindAndDefeatZerglings", seed=seed)
         world = sim.game.world
         assert int((world.type_id == ZERGLING).sum()) == 25
-        seen = [u for u in sim.units(ZERGLING)]
+        seen = list(sim.units(ZERGLING))
         assert len(seen) == 2, "only the two placed within sight range are visible"
         zerglings = world.pos[world.type_id == ZERGLING]
-        d = np.hypot(zerglings[:, None, 0] - zerglings[None, :, 0], zerglings[:, None, 1] - zerglings[None, :, 1])
+        d = np.hypot(
+            zerglings[:, None, 0] - zerglings[None, :, 0], zerglings[:, None, 1] - zerglings[None, :, 1]
+        )
         assert (d + np.eye(25) * 99).min() >= 5.0
         assert len(sim.obs().observation.abilities) == 6, "the Marines start selected"
 

@@ -48,10 +48,45 @@ def test_scv_accelerates_to_its_top_speed():
 
 # An SCV sent 4 cells in the game, its distance after each loop (sc2math.wordpress.com, "SCV Acceleration",
 # measured with the map editor): it speeds up at 2.5/256 per loop^2 and slows down at the same rate to stop.
-SCV_4_CELLS = (0.0293, 0.0586, 0.0977, 0.1465, 0.2051, 0.2734, 0.3516, 0.4395, 0.5371, 0.6445, 0.7617, 0.8887,
-               1.0254, 1.1719, 1.3281, 1.4941, 1.6699, 1.8457, 2.0215, 2.1973, 2.3730, 2.5488, 2.7148, 2.8711,
-               3.0176, 3.1543, 3.2813, 3.3984, 3.5059, 3.6035, 3.6914, 3.7695, 3.8379, 3.8965, 3.9453, 3.9844,
-               4.0000)
+SCV_4_CELLS = (
+    0.0293,
+    0.0586,
+    0.0977,
+    0.1465,
+    0.2051,
+    0.2734,
+    0.3516,
+    0.4395,
+    0.5371,
+    0.6445,
+    0.7617,
+    0.8887,
+    1.0254,
+    1.1719,
+    1.3281,
+    1.4941,
+    1.6699,
+    1.8457,
+    2.0215,
+    2.1973,
+    2.3730,
+    2.5488,
+    2.7148,
+    2.8711,
+    3.0176,
+    3.1543,
+    3.2813,
+    3.3984,
+    3.5059,
+    3.6035,
+    3.6914,
+    3.7695,
+    3.8379,
+    3.8965,
+    3.9453,
+    3.9844,
+    4.0000,
+)
 
 
 @pytest.mark.parametrize("batch", [1, 3, 16])
@@ -68,7 +103,7 @@ def test_scv_brakes_to_a_stop_as_in_the_game(batch):
         covered += [start + t for t in trajectory.travel[:k, 0].tolist()] if trajectory else [start] * k
         w.advance(trajectory, k)
     # Our first loop moves a, the game's first measured loop 3a: the same profile one loop later.
-    assert covered[1:len(SCV_4_CELLS) + 1] == pytest.approx(SCV_4_CELLS, abs=2e-4)
+    assert covered[1 : len(SCV_4_CELLS) + 1] == pytest.approx(SCV_4_CELLS, abs=2e-4)
     assert covered.index(4.0) == len(SCV_4_CELLS) and not w.moving[i] and w.velocity[i] == 0
 
 
@@ -84,9 +119,11 @@ def test_an_scv_brakes_as_in_the_game_when_another_unit_cuts_the_batch():
         trajectory = w.trajectory(k)
         start = w.pos[far, 0] - 10
         column = trajectory.m.tolist().index(far) if trajectory is not None and w.moving[far] else None
-        covered += [start + t for t in trajectory.travel[:k, column].tolist()] if column is not None else [start] * k
+        covered += (
+            [start + t for t in trajectory.travel[:k, column].tolist()] if column is not None else [start] * k
+        )
         w.advance(trajectory, k)
-    assert covered[1:len(SCV_4_CELLS) + 1] == pytest.approx(SCV_4_CELLS, abs=2e-4)
+    assert covered[1 : len(SCV_4_CELLS) + 1] == pytest.approx(SCV_4_CELLS, abs=2e-4)
 
 
 def test_an_scv_keeps_up_with_a_moving_unit_it_follows():
@@ -95,7 +132,7 @@ def test_an_scv_keeps_up_with_a_moving_unit_it_follows():
     marine = w.spawn(MARINE, 1, 14, 10)
     w.move_to(w.slot(marine), point=(60, 10))  # walks away, slower than the SCV
     w.move_to(w.slot(scv), tag=marine, reach=0.5)
-    for loops in range(4, 200, 4):  # until it catches up: no braking towards a goal that keeps moving
+    for loops in range(4, 200, 4):  # noqa: B007 - read after the loop; until it catches up: no braking towards a goal that keeps moving
         if scv in run(w, 4):
             break
     assert loops < 150
@@ -129,7 +166,9 @@ def test_units_walk_round_a_structure_instead_of_through_it():
             break
     path = np.array(path)
     assert w.pos[w.slot(tag)] == pytest.approx((24, 27.5))
-    inside = (np.abs(path[:, 0] - 30.5) < 2.5 + 0.375 - 1e-6) & (np.abs(path[:, 1] - 27.5) < 2.5 + 0.375 - 1e-6)
+    inside = (np.abs(path[:, 0] - 30.5) < 2.5 + 0.375 - 1e-6) & (
+        np.abs(path[:, 1] - 27.5) < 2.5 + 0.375 - 1e-6
+    )
     assert not inside.any(), "never inside the 5x5 footprint grown by its radius"
 
 
@@ -182,7 +221,9 @@ def test_removing_a_unit_keeps_the_other_rows_consistent():
     assert w.n == 11 and not w.exists(tags[3])
     assert all(w.tag[w.slot(t)] == t and w.pos[w.slot(t), 0] == x for x, t in enumerate(tags) if x != 3)
     rows, found = w.rows(np.array(tags))
-    assert found.tolist() == [x != 3 for x in range(12)] and (w.tag[rows[found]] == np.array(tags)[found]).all()
+    assert (
+        found.tolist() == [x != 3 for x in range(12)] and (w.tag[rows[found]] == np.array(tags)[found]).all()
+    )
 
 
 def test_coincident_units_part_in_opposite_directions():

@@ -76,7 +76,10 @@ def test_setting_a_control_group_with_nothing_selected_empties_it(make_env):
     env.step(FUNCTIONS.select_control_group("set", 4))
     env.step(FUNCTIONS.select_rect("select", (0, 0), (1, 1)))  # a corner without units: nothing selected
     _, _, _, _, info = env.step(FUNCTIONS.select_control_group("append", 4))  # appending nothing: no action
-    assert info["invalid_action"] and "control_group_act 2 (append) is not allowed now" in info["invalid_action_reason"]
+    assert (
+        info["invalid_action"]
+        and "control_group_act 2 (append) is not allowed now" in info["invalid_action_reason"]
+    )
     _, _, _, _, info = env.step(FUNCTIONS.select_control_group("set", 3))
     assert not info["invalid_action"], info["invalid_action_reason"]
     groups = env.unwrapped.last_observation.control_groups
@@ -113,22 +116,31 @@ def test_invalid_action_can_raise(make_env):
     env.step(FUNCTIONS.no_op())  # the env is still usable
 
 
-@pytest.mark.parametrize("action, message", [
-    (5, "got int of shape"), (None, "got NoneType"), ("select_army", "got str"),
-    (np.zeros((1, 14), int), r"shape \(1, 14\)"), (np.zeros(13, int), r"shape \(13,\)"),
-    (np.r_[573, np.zeros(13, int)], "function component 573 is outside 0..572"),
-    (np.r_[0, -1, np.zeros(12, int)], "screen component -1 is outside"),
-    (np.r_[np.zeros(13), 0.5], "unload_id component 0.5 is not a whole number"),
-    (np.r_[np.zeros(13), np.nan], "is not a whole number"),
-    (np.zeros(14, bool), "got bool array of shape"),  # a mask passed as the action
-    ([FUNCTIONS.no_op()], r"or one FunctionCall; got list: \[FunctionCall"),  # was numpy's ragged-array error
-    # The same mistakes in a FunctionCall (they used to be played as no_op): PySC2's 84-pixel coordinates on
-    # a smaller screen, an unknown id, arguments missing or not a sequence.
-    (FUNCTIONS.Move_screen("now", (70, 10)), r"needs a screen point; \(70, 10\) is outside 32×32"),
-    (FunctionCall(999, ()), "unknown function id 999"),
-    (FunctionCall(331, ((0,),)), "Move_screen takes 2 argument"),
-    (FunctionCall(331, None), "arguments must be a sequence"),
-])
+@pytest.mark.parametrize(
+    "action, message",
+    [
+        (5, "got int of shape"),
+        (None, "got NoneType"),
+        ("select_army", "got str"),
+        (np.zeros((1, 14), int), r"shape \(1, 14\)"),
+        (np.zeros(13, int), r"shape \(13,\)"),
+        (np.r_[573, np.zeros(13, int)], "function component 573 is outside 0..572"),
+        (np.r_[0, -1, np.zeros(12, int)], "screen component -1 is outside"),
+        (np.r_[np.zeros(13), 0.5], "unload_id component 0.5 is not a whole number"),
+        (np.r_[np.zeros(13), np.nan], "is not a whole number"),
+        (np.zeros(14, bool), "got bool array of shape"),  # a mask passed as the action
+        (
+            [FUNCTIONS.no_op()],
+            r"or one FunctionCall; got list: \[FunctionCall",
+        ),  # was numpy's ragged-array error
+        # The same mistakes in a FunctionCall (they used to be played as no_op): PySC2's 84-pixel coordinates on
+        # a smaller screen, an unknown id, arguments missing or not a sequence.
+        (FUNCTIONS.Move_screen("now", (70, 10)), r"needs a screen point; \(70, 10\) is outside 32×32"),
+        (FunctionCall(999, ()), "unknown function id 999"),
+        (FunctionCall(331, ((0,),)), "Move_screen takes 2 argument"),
+        (FunctionCall(331, None), "arguments must be a sequence"),
+    ],
+)
 def test_a_malformed_action_raises_even_under_noop(make_env, action, message):
     # Not an element of the MultiDiscrete space: a bug in the caller (a wrapper, a batching slip) that a
     # quiet no_op would hide from training.
@@ -146,7 +158,9 @@ def test_a_float_vector_of_whole_numbers_is_an_action(make_env):
     select_army = env.unwrapped.action_spec.to_vector(FUNCTIONS.select_army("select"))
     _, _, _, _, info = env.step(select_army.astype(np.float32))  # a policy's float output
     assert not info["invalid_action"]
-    assert FUNCTIONS.Move_screen.id in env.unwrapped.last_observation.available_actions  # the army is selected
+    assert (
+        FUNCTIONS.Move_screen.id in env.unwrapped.last_observation.available_actions
+    )  # the army is selected
 
 
 def test_an_rgb_only_env_plays_with_actions_in_rgb_pixels(make_env):
@@ -154,8 +168,9 @@ def test_an_rgb_only_env_plays_with_actions_in_rgb_pixels(make_env):
 
     from sc2env.agents import RandomAgent, run_agent
 
-    env = make_env(screen_size=None, minimap_size=None, rgb_screen_size=(96, 64), rgb_minimap_size=64,
-                   step_mul=32)
+    env = make_env(
+        screen_size=None, minimap_size=None, rgb_screen_size=(96, 64), rgb_minimap_size=64, step_mul=32
+    )
     check_env(env.unwrapped, skip_render_check=True)
     assert "feature_screen" not in env.observation_space.spaces
     assert env.action_space.nvec[1] == 96 * 64  # screen points are RGB pixels
@@ -222,8 +237,13 @@ def test_an_env_dropped_without_close_stops_its_game_without_the_cycle_collector
     gc.disable()
     try:
         if vector:
-            env = gym.make_vec("sc2env/MoveToBeacon-v0", num_envs=2, vectorization_mode="vector_entry_point",
-                               engine="builtin", **SMALL)
+            env = gym.make_vec(
+                "sc2env/MoveToBeacon-v0",
+                num_envs=2,
+                vectorization_mode="vector_entry_point",
+                engine="builtin",
+                **SMALL,
+            )
             env.reset(seed=0)
             env.step(np.zeros((2, 14), np.int64))
             pids = [sub.match.process.pid for sub in env.envs]
@@ -262,7 +282,9 @@ def test_episode_ends_on_the_game_timer_and_restarts(make_env):
             break
     assert terminated and not truncated
     assert steps == 1920 // 64 and info["game_loop"] == 1920
-    with pytest.raises(errors.ProtocolError, match=r"step\(\) called after the episode ended: call reset\(\)"):
+    with pytest.raises(
+        errors.ProtocolError, match=r"step\(\) called after the episode ended: call reset\(\)"
+    ):
         env.step(FUNCTIONS.no_op())
     obs, info = env.reset()  # the fast restart of the same game
     assert info["game_loop"] == 0 and obs["score_cumulative"][0] == 0
@@ -283,7 +305,9 @@ def test_close_is_idempotent_and_stops_the_game(make_env):
     env.close()
     env.close()
     assert not process.running and process.closed
-    with pytest.raises(errors.ProtocolError, match=r"called after close\(\): call reset\(\) .* \(it starts a game\)"):
+    with pytest.raises(
+        errors.ProtocolError, match=r"called after close\(\): call reset\(\) .* \(it starts a game\)"
+    ):
         env.step(FUNCTIONS.no_op())
 
 
@@ -309,8 +333,9 @@ def test_a_game_that_left_the_episode_is_reported_and_the_next_reset_plays_again
     env.reset(seed=8)
     env.step(FUNCTIONS.no_op())
     env.unwrapped.match.controller.leave_game()
-    with pytest.raises(errors.ProtocolError, match="reported status launched in the middle of an episode; call "
-                                                   "reset()"):
+    with pytest.raises(
+        errors.ProtocolError, match=r"reported status launched in the middle of an episode; call reset()"
+    ):
         env.step(FUNCTIONS.no_op())
     _, info = env.reset()
     assert info["game_loop"] == 0
@@ -339,8 +364,12 @@ def test_a_game_info_the_decoder_refuses_is_not_kept_for_the_next_reset(make_env
 
 
 def test_layer_selection_and_int32_values(make_env):
-    env = make_env(screen_layers=("player_relative", "unit_type"), minimap_layers=("camera",), compact_layers=False,
-                   **SMALL)
+    env = make_env(
+        screen_layers=("player_relative", "unit_type"),
+        minimap_layers=("camera",),
+        compact_layers=False,
+        **SMALL,
+    )
     obs, _ = env.reset(seed=9)
     assert obs["feature_screen"].shape == (2, 32, 32) and obs["feature_screen"].dtype == np.int32
     assert obs["feature_minimap"].shape == (1, 32, 32)
@@ -350,46 +379,96 @@ def test_layer_selection_and_int32_values(make_env):
         SC2Env(screen_layers=("nope",))
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"step_mul": 0}, "step_mul must be a whole number of at least 1 game loop, not 0"),
-    ({"step_mul": 2.5}, "step_mul must be a whole number .* not 2.5"),
-    ({"max_episode_steps": 0}, "max_episode_steps must be a whole number of at least 1 env step"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"step_mul": 0}, "step_mul must be a whole number of at least 1 game loop, not 0"),
+        ({"step_mul": 2.5}, "step_mul must be a whole number .* not 2.5"),
+        ({"max_episode_steps": 0}, "max_episode_steps must be a whole number of at least 1 env step"),
+    ],
+)
 def test_bad_step_counts_are_named(kwargs, message):
     with pytest.raises(ValueError, match=message):
         SC2Env(**kwargs)
     assert SC2Env(step_mul=np.int64(4)).metadata["render_fps"] == 22.4 / 4  # numpy integers are whole numbers
 
 
-@pytest.mark.parametrize("kwargs, error, message", [
-    ({"screen_size": "64"}, ValueError, "screen_size must be an int or a .* got '64'"),  # once read as 6×4
-    ({"minimap_size": (64.5, 64)}, ValueError, "minimap_size must be an int or a"),
-    ({"max_units": 0}, ValueError, "max_units must be a whole number of at least 1 row"),
-    ({"max_units": 10**9}, ValueError, "max_units=1000000000 is too large: at most 65536 rows"),  # was a MemoryError
-    ({"screen_sise": 32}, TypeError, "'screen_sise' is not an sc2env env option: did you mean screen_size"),
-    ({"bot": {"race": "zerg"}}, ValueError, "MoveToBeacon is a single-player mini-game: bot= sets the opponent"),
-    ({"engine": "builtn"}, errors.LaunchError, "Unknown engine engine='builtn': choose one of auto, builtin, sc2"),
-    # These were taken: "False" as True, the others failing later, deep down, or read letter by letter.
-    ({"compact_layers": "False"}, TypeError, "compact_layers must be True or False, not 'False'"),
-    ({"use_feature_units": "yes"}, TypeError, "use_feature_units must be True or False, not 'yes'"),
-    ({"functions": "Move_screen"}, TypeError, r"functions takes a list of names, not one string: functions=\['Mo"),
-    ({"screen_layers": "player_relative"}, TypeError, "screen_layers takes a list of names, not one string"),
-    ({"camera_width": "24"}, ValueError, "camera_width must be a positive number of world units, not '24'"),
-    ({"race": "terrans"}, ValueError, "Unknown race 'terrans'; choose one of terran, zerg, protoss, random"),
-    ({"bot": "easy"}, TypeError, r"bot must be an sc2env.game.Bot, e.g. Bot\(race='zerg', difficulty='easy'\)"),
-    ({"seed": "x"}, ValueError, "seed must be a whole number >= 0 or None, not 'x'"),
-    ({"seed": -1}, ValueError, "seed must be a whole number >= 0 or None, not -1"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error, message",
+    [
+        (
+            {"screen_size": "64"},
+            ValueError,
+            "screen_size must be an int or a .* got '64'",
+        ),  # once read as 6×4
+        ({"minimap_size": (64.5, 64)}, ValueError, "minimap_size must be an int or a"),
+        ({"max_units": 0}, ValueError, "max_units must be a whole number of at least 1 row"),
+        (
+            {"max_units": 10**9},
+            ValueError,
+            "max_units=1000000000 is too large: at most 65536 rows",
+        ),  # was a MemoryError
+        (
+            {"screen_sise": 32},
+            TypeError,
+            "'screen_sise' is not an sc2env env option: did you mean screen_size",
+        ),
+        (
+            {"bot": {"race": "zerg"}},
+            ValueError,
+            "MoveToBeacon is a single-player mini-game: bot= sets the opponent",
+        ),
+        (
+            {"engine": "builtn"},
+            errors.LaunchError,
+            "Unknown engine engine='builtn': choose one of auto, builtin, sc2",
+        ),
+        # These were taken: "False" as True, the others failing later, deep down, or read letter by letter.
+        ({"compact_layers": "False"}, TypeError, "compact_layers must be True or False, not 'False'"),
+        ({"use_feature_units": "yes"}, TypeError, "use_feature_units must be True or False, not 'yes'"),
+        (
+            {"functions": "Move_screen"},
+            TypeError,
+            r"functions takes a list of names, not one string: functions=\['Mo",
+        ),
+        (
+            {"screen_layers": "player_relative"},
+            TypeError,
+            "screen_layers takes a list of names, not one string",
+        ),
+        (
+            {"camera_width": "24"},
+            ValueError,
+            "camera_width must be a positive number of world units, not '24'",
+        ),
+        (
+            {"race": "terrans"},
+            ValueError,
+            "Unknown race 'terrans'; choose one of terran, zerg, protoss, random",
+        ),
+        (
+            {"bot": "easy"},
+            TypeError,
+            r"bot must be an sc2env.game.Bot, e.g. Bot\(race='zerg', difficulty='easy'\)",
+        ),
+        ({"seed": "x"}, ValueError, "seed must be a whole number >= 0 or None, not 'x'"),
+        ({"seed": -1}, ValueError, "seed must be a whole number >= 0 or None, not -1"),
+    ],
+)
 @pytest.mark.parametrize("vector", [False, True])
 def test_bad_settings_are_refused_when_the_env_is_made(kwargs, error, message, vector):
     with pytest.raises(error, match=message):
         if vector:
-            gym.make_vec("sc2env/MoveToBeacon-v0", num_envs=2, vectorization_mode="vector_entry_point", **kwargs)
+            gym.make_vec(
+                "sc2env/MoveToBeacon-v0", num_envs=2, vectorization_mode="vector_entry_point", **kwargs
+            )
         else:
             gym.make("sc2env/MoveToBeacon-v0", **kwargs)
 
 
-@pytest.mark.parametrize("map_name", ["movetobeacon", "MoveToBeacon.SC2Map", "mini_games/MoveToBeacon.SC2Map"])
+@pytest.mark.parametrize(
+    "map_name", ["movetobeacon", "MoveToBeacon.SC2Map", "mini_games/MoveToBeacon.SC2Map"]
+)
 def test_a_bot_is_refused_on_a_mini_game_however_it_is_named(map_name):
     from sc2env.game import Bot
 
@@ -406,9 +485,15 @@ def test_the_number_of_games_is_a_whole_number(num_envs):
 def test_a_vector_option_given_to_gymnasiums_own_vector_envs_says_where_it_goes():
     # SyncVectorEnv hands make_vec's keywords to each env; autoreset_mode is its own (vector_kwargs).
     with pytest.raises(TypeError, match=r"pass it as vector_kwargs=\{'autoreset_mode': ...\}"):
-        gym.make_vec("sc2env/MoveToBeacon-v0", num_envs=2, vectorization_mode="sync", autoreset_mode="same_step")
-    envs = gym.make_vec("sc2env/MoveToBeacon-v0", num_envs=2, vectorization_mode="sync",
-                        vector_kwargs={"autoreset_mode": "SameStep"})
+        gym.make_vec(
+            "sc2env/MoveToBeacon-v0", num_envs=2, vectorization_mode="sync", autoreset_mode="same_step"
+        )
+    envs = gym.make_vec(
+        "sc2env/MoveToBeacon-v0",
+        num_envs=2,
+        vectorization_mode="sync",
+        vector_kwargs={"autoreset_mode": "SameStep"},
+    )
     assert envs.metadata["autoreset_mode"].value == "SameStep"
     envs.close()
 
@@ -416,7 +501,9 @@ def test_a_vector_option_given_to_gymnasiums_own_vector_envs_says_where_it_goes(
 @pytest.mark.parametrize("make", [gym.make, lambda *a, **k: gym.make_vec(*a, num_envs=2, **k)])
 def test_a_mini_games_id_refuses_another_map(make):
     # Gymnasium merges keyword arguments over the id's own: this used to play DefeatRoaches as MoveToBeacon-v0.
-    with pytest.raises(ValueError, match="sc2env/MoveToBeacon-v0 plays MoveToBeacon, but map_name='DefeatRoaches'"):
+    with pytest.raises(
+        ValueError, match="sc2env/MoveToBeacon-v0 plays MoveToBeacon, but map_name='DefeatRoaches'"
+    ):
         make("sc2env/MoveToBeacon-v0", map_name="DefeatRoaches")
     env = make("sc2env/DefeatRoaches-v0", map_name="DefeatRoaches")
     assert env.spec.id == "sc2env/DefeatRoaches-v0"
@@ -456,8 +543,11 @@ def test_batched_conditional_masks_narrow_the_screen_to_the_functions_target_cla
     positions = np.flatnonzero(obs["action_mask"][: len(spec.functions)])
     assert len(positions) > 10
     n = len(positions)
-    batch = spec.conditional_mask(np.tile(obs["action_mask"], (n, 1)), positions,
-                                  np.broadcast_to(obs["screen_target_masks"], (n, *obs["screen_target_masks"].shape)))
+    batch = spec.conditional_mask(
+        np.tile(obs["action_mask"], (n, 1)),
+        positions,
+        np.broadcast_to(obs["screen_target_masks"], (n, *obs["screen_target_masks"].shape)),
+    )
     for row, position in zip(batch, positions):
         np.testing.assert_array_equal(row.astype(bool), masks.for_function(int(spec.function_ids[position])))
     narrowed = [p for p, row in zip(positions, batch) if row[spec.segment("screen")].sum() < 32 * 32]
@@ -468,8 +558,13 @@ def test_batched_conditional_masks_narrow_the_screen_to_the_functions_target_cla
 
 def test_with_target_masks_a_point_no_available_function_could_use_is_refused(make_env):
     # No selection function with a screen point (they take any pixel): the idle SCVs are picked by key.
-    env = make_env("CollectMineralsAndGas", screen_target_masks=True, invalid_action="raise",
-                   functions=["no_op", "select_idle_worker", "Harvest_Gather_screen"], **SMALL)
+    env = make_env(
+        "CollectMineralsAndGas",
+        screen_target_masks=True,
+        invalid_action="raise",
+        functions=["no_op", "select_idle_worker", "Harvest_Gather_screen"],
+        **SMALL,
+    )
     env.reset(seed=3)
     env.step(FUNCTIONS.select_idle_worker("select_all"))
     masks = env.unwrapped.last_observation.masks
@@ -477,7 +572,9 @@ def test_with_target_masks_a_point_no_available_function_could_use_is_refused(ma
     assert (masks.argument("screen") == resources.ravel()).all()
     inside, outside = np.argwhere(resources)[0], np.argwhere(~resources)[0]
     env.step(FUNCTIONS.Harvest_Gather_screen("now", (int(inside[1]), int(inside[0]))))
-    with pytest.raises(errors.InvalidActionError, match=r"Harvest_Gather_screen: screen .* is not allowed now"):
+    with pytest.raises(
+        errors.InvalidActionError, match=r"Harvest_Gather_screen: screen .* is not allowed now"
+    ):
         env.step(FUNCTIONS.Harvest_Gather_screen("now", (int(outside[1]), int(outside[0]))))
 
 
@@ -505,8 +602,10 @@ def test_compact_layers_are_the_game_values_narrowed(make_env):
     obs, _ = env.reset(seed=12)
     full = env.unwrapped.last_observation  # int32 stacks, decoded on first use
     lookup = {unit: i + 1 for i, unit in enumerate(COMPACT_UNIT_TYPES)}
-    for key, stack, table in (("feature_screen", full.feature_screen, SCREEN_LAYERS),
-                              ("feature_minimap", full.feature_minimap, MINIMAP_LAYERS)):
+    for key, stack, table in (
+        ("feature_screen", full.feature_screen, SCREEN_LAYERS),
+        ("feature_minimap", full.feature_minimap, MINIMAP_LAYERS),
+    ):
         for layer in table:
             got, values = obs[key][layer.index], np.asarray(stack[layer.index])
             if layer.name == "unit_type":
@@ -514,7 +613,9 @@ def test_compact_layers_are_the_game_values_narrowed(make_env):
             else:
                 expected = np.minimum(values, 255)
             assert np.array_equal(got, expected), (key, layer.name)
-    assert {lookup[341], lookup[45], lookup[18]} <= set(np.unique(obs["feature_screen"][6]))  # minerals, SCVs, CC
+    assert {lookup[341], lookup[45], lookup[18]} <= set(
+        np.unique(obs["feature_screen"][6])
+    )  # minerals, SCVs, CC
 
 
 def test_unit_tables_keep_real_game_tags(make_env):
@@ -578,12 +679,16 @@ def test_the_stand_in_pins_its_arguments_so_no_component_is_empty(make_env):
 
 def test_the_stand_in_is_named_when_another_function_of_the_subset_is_sent(make_env):
     # The message named the function sent as the stand-in, and said "send no_op", which the space lacks.
-    env = make_env("CollectMineralsAndGas", functions=["Train_SCV_quick", "Move_screen"], invalid_action="raise",
-                   **SMALL)
+    env = make_env(
+        "CollectMineralsAndGas", functions=["Train_SCV_quick", "Move_screen"], invalid_action="raise", **SMALL
+    )
     env.reset(seed=4)  # nothing selected: neither can be called
     assert env.unwrapped.last_observation.masks.stand_in
-    with pytest.raises(errors.InvalidActionError, match=r"offers only Train_SCV_quick \(the function component's "
-                                                        r"value 0, every argument 0\) as a stand-in"):
+    with pytest.raises(
+        errors.InvalidActionError,
+        match=r"offers only Train_SCV_quick \(the function component's "
+        r"value 0, every argument 0\) as a stand-in",
+    ):
         env.step(FUNCTIONS.Move_screen("now", (3, 3)))
     _, _, _, _, info = env.step(env.unwrapped.function_call_to_action(FUNCTIONS.Train_SCV_quick("now")))
     assert not info["invalid_action"]
@@ -612,9 +717,18 @@ CTRL_C_POINTS = {
     "before the step is written": (lambda c, once: once(c._connection, "send"), 8),
     "just after the step is written": (lambda c, once: once(c._connection, "send", after_call=1), 16),
     "before the answers are read": (lambda c, once: once(c, "_finish"), 16),
-    "just after the first answer is read": (lambda c, once: once(c._connection, "_read_message", after_call=1), 16),
-    "just after the observation is read": (lambda c, once: once(c._connection, "_read_message", after_call=3), 16),
-    "just after the observation is parsed": (lambda c, once: once(c._protocol, "read_response", after_call=3), 16),
+    "just after the first answer is read": (
+        lambda c, once: once(c._connection, "_read_message", after_call=1),
+        16,
+    ),
+    "just after the observation is read": (
+        lambda c, once: once(c._connection, "_read_message", after_call=3),
+        16,
+    ),
+    "just after the observation is parsed": (
+        lambda c, once: once(c._protocol, "read_response", after_call=3),
+        16,
+    ),
 }
 
 
@@ -629,7 +743,11 @@ def test_ctrl_c_anywhere_in_a_step_keeps_the_game(make_env, interrupt_once, wher
     with pytest.raises(KeyboardInterrupt):
         env.step(FUNCTIONS.no_op())
     _, _, _, _, info = env.step(FUNCTIONS.no_op())
-    assert info["game_loop"] == game_loop and env.unwrapped.match.controller is controller and not controller.closed
+    assert (
+        info["game_loop"] == game_loop
+        and env.unwrapped.match.controller is controller
+        and not controller.closed
+    )
     arm(controller, interrupt_once)
     with pytest.raises(KeyboardInterrupt):
         env.step(FUNCTIONS.no_op())
@@ -685,7 +803,9 @@ def test_ctrl_c_while_closing_still_stops_the_game(make_env, interrupt_once):
     assert not process.running
 
 
-def test_a_controller_used_directly_survives_a_ctrl_c_just_after_a_request_is_written(make_env, interrupt_once):
+def test_a_controller_used_directly_survives_a_ctrl_c_just_after_a_request_is_written(
+    make_env, interrupt_once
+):
     # Its Pending never reached the caller: the answer is read and dropped, not owed to a finish() nobody calls.
     env = make_env(**SMALL)
     env.reset(seed=4)
@@ -784,11 +904,14 @@ class _InterruptedAfterRecv:
         return getattr(self._sock, name)
 
 
-@pytest.mark.parametrize("cut, reason", [
-    (_PartWrite, "interrupted while it was being sent"),  # part of a request went out
-    # Bytes of an answer left the stream (this used to be misread as a broken frame).
-    (_InterruptedAfterRecv, "interrupted half-read"),
-])
+@pytest.mark.parametrize(
+    "cut, reason",
+    [
+        (_PartWrite, "interrupted while it was being sent"),  # part of a request went out
+        # Bytes of an answer left the stream (this used to be misread as a broken frame).
+        (_InterruptedAfterRecv, "interrupted half-read"),
+    ],
+)
 def test_a_ctrl_c_that_cuts_a_message_gives_up_the_game_with_the_reason(make_env, cut, reason):
     env = make_env(**SMALL)
     env.reset(seed=4)
@@ -818,7 +941,9 @@ def test_a_process_with_over_a_thousand_files_open_steps(make_env, vector, spin_
         while not held or held[-1] < 1030:  # every free descriptor below 1030 taken
             held.append(os.open(os.devnull, os.O_RDONLY))
         if vector:
-            env = gym.make_vec("sc2env/MoveToBeacon-v0", num_envs=2, engine="builtin", spin_wait=spin_wait, **SMALL)
+            env = gym.make_vec(
+                "sc2env/MoveToBeacon-v0", num_envs=2, engine="builtin", spin_wait=spin_wait, **SMALL
+            )
             games = env.envs
         else:
             env = make_env(spin_wait=spin_wait, **SMALL)
@@ -861,7 +986,9 @@ def test_ctrl_c_on_an_episodes_last_step_or_while_parsing_keeps_the_game(make_en
     _, _, terminated, _, info = env.step(FUNCTIONS.no_op())
     assert terminated and info["game_loop"] == 1920
     env.reset()
-    interrupt_once(env.unwrapped.match.controller._protocol, "read_response")  # while the first answer is parsed
+    interrupt_once(
+        env.unwrapped.match.controller._protocol, "read_response"
+    )  # while the first answer is parsed
     with pytest.raises(KeyboardInterrupt):
         env.step(FUNCTIONS.no_op())
     _, _, _, _, info = env.step(FUNCTIONS.no_op())
@@ -894,8 +1021,16 @@ def test_a_ctrl_c_at_any_bytecode_of_a_step_keeps_the_game_or_says_the_answer_wa
     import sc2env
 
     package = pathlib.Path(sc2env.__file__).parent
-    files = {str(package / name) for name in ("client/controller.py", "client/connection.py", "game/match.py",
-                                              "env/env.py", "spinwait.py")}
+    files = {
+        str(package / name)
+        for name in (
+            "client/controller.py",
+            "client/connection.py",
+            "game/match.py",
+            "env/env.py",
+            "spinwait.py",
+        )
+    }
     env = make_env(request_timeout_s=5, **SMALL)  # a lost track would show as this timeout
     env.reset(seed=1)
     kept, cut, at = 0, 0, 1
@@ -937,4 +1072,6 @@ def test_a_numpy_integer_seed_is_a_seed(make_env):
     env = make_env(**SMALL)
     obs, _ = env.reset(seed=np.int64(3))
     again, _ = env.reset(seed=3)
-    assert np.array_equal(obs["feature_screen"], again["feature_screen"]) and env.unwrapped.np_random_seed == 3
+    assert (
+        np.array_equal(obs["feature_screen"], again["feature_screen"]) and env.unwrapped.np_random_seed == 3
+    )

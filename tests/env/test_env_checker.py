@@ -14,7 +14,10 @@ def test_check_env_passes(name, make_env, recwarn):
     env = make_env(name, screen_size=32, minimap_size=32)
     # The render check makes fresh envs (each with its own game) for every render mode; headless pygame.
     check_env(env.unwrapped)
-    problems = [str(w.message) for w in recwarn if issubclass(w.category, (UserWarning, DeprecationWarning))
-                and "gymnasium" in str(w.filename)]
+    problems = [
+        str(w.message)
+        for w in recwarn
+        if issubclass(w.category, (UserWarning, DeprecationWarning)) and "gymnasium" in str(w.filename)
+    ]
     assert not problems, problems
     assert isinstance(env.unwrapped, gym.Env)

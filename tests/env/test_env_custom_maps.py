@@ -49,8 +49,9 @@ def test_a_definition_file_plays_its_own_rules(make_env, definition):
     rewards, steps, terminated = [], 1, False
     while not terminated:
         ys, xs = np.nonzero(obs["feature_screen"][PLAYER_RELATIVE] == 3)  # the beacon
-        obs, reward, terminated, truncated, info = env.step(FUNCTIONS.Move_screen("now", (int(xs.mean()),
-                                                                                        int(ys.mean()))))
+        obs, reward, terminated, truncated, info = env.step(
+            FUNCTIONS.Move_screen("now", (int(xs.mean()), int(ys.mean())))
+        )
         assert not truncated and not info["invalid_action"], info["invalid_action_reason"]
         rewards.append(reward)
         steps += 1
@@ -64,8 +65,12 @@ def test_the_config_keeps_the_absolute_path_and_takes_a_path_object(definition, 
     assert EnvConfig(map_name=definition.name).map_name == str(definition.resolve())
     assert EnvConfig(map_name=definition).map_name == str(definition.resolve())
     spec = resolve_map(definition.name)
-    assert (spec.name, spec.game_loops, spec.mini_game, spec.definition) == ("ThreeMarineBeacon", TIME_LIMIT,
-                                                                             True, True)
+    assert (spec.name, spec.game_loops, spec.mini_game, spec.definition) == (
+        "ThreeMarineBeacon",
+        TIME_LIMIT,
+        True,
+        True,
+    )
     assert spec.read_data() == definition.read_bytes()  # sent whole as map_data
     assert not any(shipped.definition for shipped in MINI_GAMES.values())
 
@@ -74,13 +79,20 @@ def test_files_that_are_no_definition_are_refused_when_the_env_is_made(tmp_path,
     cases = {
         "missing.json": (None, "Cannot read the mini-game definition"),
         "text.json": ("beacon, marines", "is not JSON in UTF-8"),
-        "other.json": (json.dumps({"format": "something/2", "name": "X"}), "\"format\" must be \"sc2env-minigame/1\""),
+        "other.json": (
+            json.dumps({"format": "something/2", "name": "X"}),
+            '"format" must be "sc2env-minigame/1"',
+        ),
         "list.json": ("[1, 2]", "not 'list'"),
         "noname.json": (json.dumps({"format": "sc2env-minigame/1", "time_limit": 100}), '"name" must be'),
-        "nolimit.json": (json.dumps({"format": "sc2env-minigame/1", "name": "X", "time_limit": -1}),
-                         '"time_limit" must be a whole number of game loops from 1 to 2147483647, not -1'),
-        "fraction.json": (json.dumps({"format": "sc2env-minigame/1", "name": "X", "time_limit": 480.5}),
-                          '"time_limit" must be a whole number'),
+        "nolimit.json": (
+            json.dumps({"format": "sc2env-minigame/1", "name": "X", "time_limit": -1}),
+            '"time_limit" must be a whole number of game loops from 1 to 2147483647, not -1',
+        ),
+        "fraction.json": (
+            json.dumps({"format": "sc2env-minigame/1", "name": "X", "time_limit": 480.5}),
+            '"time_limit" must be a whole number',
+        ),
     }
     for name, (text, message) in cases.items():
         path = tmp_path / name
@@ -92,15 +104,18 @@ def test_files_that_are_no_definition_are_refused_when_the_env_is_made(tmp_path,
             definition_map(path)
 
 
-def test_a_broken_definition_fails_create_game_naming_the_field_and_leaves_no_game(make_env, tmp_path,
-                                                                                  marked_games):
+def test_a_broken_definition_fails_create_game_naming_the_field_and_leaves_no_game(
+    make_env, tmp_path, marked_games
+):
     spec = three_marine_beacon()
     spec["camera_lockd"] = spec.pop("camera_locked")
     path = tmp_path / "Broken.json"
     path.write_text(json.dumps(spec))
     env = make_env("sc2env/SC2-v0", map_name=str(path), **SMALL)
-    with pytest.raises(errors.RequestError, match="InvalidMapData.*unknown field 'camera_lockd'; did you mean "
-                                                  "'camera_locked'"):
+    with pytest.raises(
+        errors.RequestError,
+        match=r"InvalidMapData.*unknown field 'camera_lockd'; did you mean 'camera_locked'",
+    ):
         env.reset()
     spec["camera_locked"] = spec.pop("camera_lockd")  # mended, the same env plays it
     path.write_text(json.dumps(spec))
@@ -117,15 +132,19 @@ def test_the_real_game_is_not_asked_to_play_a_definition(definition, monkeypatch
     else:
         monkeypatch.setenv("SC2ENV_ENGINE", "sc2")
         env = SC2Env(str(definition))
-    with env, pytest.raises(errors.LaunchError, match="only the built-in engine plays, but engine='sc2' was asked"):
+    with (
+        env,
+        pytest.raises(errors.LaunchError, match="only the built-in engine plays, but engine='sc2' was asked"),
+    ):
         env.reset()
     assert env.match is None or env.match.process is None  # nothing was started
 
 
 def test_a_replay_of_a_custom_mini_game_rewards_its_score(make_env, definition, tmp_path):
     replays = tmp_path / "replays"
-    env = make_env("sc2env/SC2-v0", map_name=str(definition), save_replay_episodes=1, replay_dir=str(replays),
-                   **SMALL)
+    env = make_env(
+        "sc2env/SC2-v0", map_name=str(definition), save_replay_episodes=1, replay_dir=str(replays), **SMALL
+    )
     obs, _ = env.reset(seed=5)
     obs, *_ = env.step(FUNCTIONS.select_army("select"))
     score = 0
@@ -154,7 +173,9 @@ def test_a_relative_path_is_found_from_another_working_directory(definition, tmp
 def test_odd_files_that_are_definitions_all_the_same(tmp_path, make_env):
     spec = three_marine_beacon()
     spec["time_limit"] = 480.0  # a whole number, as the engine reads it
-    (tmp_path / "v3.json").write_bytes(codecs.BOM_UTF8 + json.dumps(spec).encode())  # an editor's byte order mark
+    (tmp_path / "v3.json").write_bytes(
+        codecs.BOM_UTF8 + json.dumps(spec).encode()
+    )  # an editor's byte order mark
     (tmp_path / "Current.json").symlink_to(tmp_path / "v3.json")
     odd = tmp_path / os.fsdecode(b"caf\xe9.json")  # a file name that is no UTF-8
     odd.write_bytes((tmp_path / "v3.json").read_bytes())
@@ -203,13 +224,20 @@ def test_a_replay_plays_with_the_config_after_its_definition_is_gone(make_env, d
 def test_a_registered_definition_is_made_by_its_id(definition, tmp_path):
     env_id = register_minigame(definition)
     try:
-        assert env_id == "sc2env/ThreeMarineBeacon-v0" and register_minigame(definition) == env_id  # again: a no-op
+        assert (
+            env_id == "sc2env/ThreeMarineBeacon-v0" and register_minigame(definition) == env_id
+        )  # again: a no-op
         env = gym.make(env_id, **SMALL)
         try:
             env.reset(seed=0)
-            assert env.unwrapped.config.map_name == str(definition) and env.unwrapped.match.map.game_loops == 480
-            with pytest.raises(ValueError, match=r"ThreeMarineBeacon-v0 plays .*ThreeMarineBeacon.json, but "
-                                                 r"map_name='DefeatRoaches' was given"):
+            assert (
+                env.unwrapped.config.map_name == str(definition) and env.unwrapped.match.map.game_loops == 480
+            )
+            with pytest.raises(
+                ValueError,
+                match=r"ThreeMarineBeacon-v0 plays .*ThreeMarineBeacon.json, but "
+                r"map_name='DefeatRoaches' was given",
+            ):
                 gym.make(env_id, map_name="DefeatRoaches")
         finally:
             env.close()
@@ -223,10 +251,15 @@ def test_a_registered_definition_is_made_by_its_id(definition, tmp_path):
                 envs.close()
         other = tmp_path / "Other.json"
         other.write_text(json.dumps(three_marine_beacon()))  # the same name in another file
-        with pytest.raises(ValueError, match="ThreeMarineBeacon-v0 is registered already, for .*"
-                                             "ThreeMarineBeacon.json: give register_minigame another env_id"):
+        with pytest.raises(
+            ValueError,
+            match=r"ThreeMarineBeacon-v0 is registered already, for .*"
+            "ThreeMarineBeacon.json: give register_minigame another env_id",
+        ):
             register_minigame(other)
-        with pytest.raises(ValueError, match="sc2env/MoveToBeacon-v0 is registered already, for MoveToBeacon"):
+        with pytest.raises(
+            ValueError, match="sc2env/MoveToBeacon-v0 is registered already, for MoveToBeacon"
+        ):
             register_minigame(other, env_id="sc2env/MoveToBeacon-v0")
         assert register_minigame(other, env_id="mine/Other-v0") == "mine/Other-v0"
     finally:

@@ -18,7 +18,9 @@ def test_a_dict_action_plays_as_the_vector_it_names(make_env):
     spec = env.unwrapped.action_spec
     assert isinstance(env.action_space, gym.spaces.Dict)
     # In the vector's order (gymnasium sorts a plain dict's keys): flattening the Dict lines up with ActionSpec.
-    assert [(name, space.n) for name, space in env.action_space.items()] == list(zip(spec.names, spec.nvec.tolist()))
+    assert [(name, space.n) for name, space in env.action_space.items()] == list(
+        zip(spec.names, spec.nvec.tolist())
+    )
     env.reset(seed=0)
     _, _, _, _, info = env.step({"function": 1})  # select_army; the components it doesn't take left out
     assert not info["invalid_action"]
@@ -34,14 +36,17 @@ def test_a_dict_action_plays_as_the_vector_it_names(make_env):
     assert not info["invalid_action"]
 
 
-@pytest.mark.parametrize("action, message", [
-    ({"screen": 3}, "an action dict needs its 'function'"),
-    ({"function": 0, "scren": 3}, "no action component 'scren'; did you mean 'screen'?"),
-    ([1, 2], "DictActions takes a dict of action components .* or a FunctionCall, not list"),
-    ({"function": 5}, r"function component 5 is outside 0\.\.2"),
-    ({"function": "1"}, r"the action dict's 'function' must be one integer, not '1'"),
-    ({"function": 0, "screen": [1, 2]}, r"the action dict's 'screen' must be one integer, not \[1, 2\]"),
-])
+@pytest.mark.parametrize(
+    "action, message",
+    [
+        ({"screen": 3}, "an action dict needs its 'function'"),
+        ({"function": 0, "scren": 3}, "no action component 'scren'; did you mean 'screen'?"),
+        ([1, 2], "DictActions takes a dict of action components .* or a FunctionCall, not list"),
+        ({"function": 5}, r"function component 5 is outside 0\.\.2"),
+        ({"function": "1"}, r"the action dict's 'function' must be one integer, not '1'"),
+        ({"function": 0, "screen": [1, 2]}, r"the action dict's 'screen' must be one integer, not \[1, 2\]"),
+    ],
+)
 def test_a_wrong_dict_is_refused_and_the_game_goes_on(make_env, action, message):
     env = DictActions(make_env(functions=["no_op", "select_army", "Move_screen"], **SMALL))
     env.reset(seed=0)
@@ -53,8 +58,14 @@ def test_a_wrong_dict_is_refused_and_the_game_goes_on(make_env, action, message)
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_vector_envs_take_dict_actions(mode):
-    envs = gym.make_vec("sc2env/MoveToBeacon-v0", num_envs=2, vectorization_mode=mode, wrappers=[DictActions],
-                        engine="builtin", **SMALL)
+    envs = gym.make_vec(
+        "sc2env/MoveToBeacon-v0",
+        num_envs=2,
+        vectorization_mode=mode,
+        wrappers=[DictActions],
+        engine="builtin",
+        **SMALL,
+    )
     try:
         envs.reset(seed=1)
         envs.action_space.seed(0)
@@ -88,11 +99,11 @@ def test_raw_actions_as_a_dict(make_env):
     assert list(env.action_space) == ["function", "queued", "units", "target", "world"]
     assert env.action_space["units"].n == 257 and env.action_space["world"].n == 64 * 64
     obs, _ = env.reset(seed=1)
-    roach = int(np.flatnonzero(obs["raw_units"][:obs["unit_counts"][1], FeatureUnit.alliance] == 4)[0])
+    roach = int(np.flatnonzero(obs["raw_units"][: obs["unit_counts"][1], FeatureUnit.alliance] == 4)[0])
     action = {"function": RAW_FUNCTIONS.Attack_unit.id, "units": 256, "target": roach}
     assert env.reverse_action(env.action(action)) == {**action, "queued": 0, "world": 0}
     obs, _, _, _, info = env.step(action)
     assert not info["invalid_action"]
-    marines = obs["raw_units"][:obs["unit_counts"][1]]
+    marines = obs["raw_units"][: obs["unit_counts"][1]]
     marines = marines[marines[:, FeatureUnit.alliance] == 1]
     assert (marines[:, FeatureUnit.order_id_0] == 23).all(), "every Marine attacks"  # Attack_Attack, specific

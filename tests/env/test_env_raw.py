@@ -29,8 +29,19 @@ def test_spaces_and_unconditional_masks(make_env):
     assert env.observation_space.contains(obs) and obs["action_mask"].shape == (space.total,)
     mask = obs["action_mask"].astype(bool)
     assert {F[i].name for i in np.flatnonzero(mask[space.segment("function")])} == {
-        "no_op", "raw_move_camera", "Smart_pt", "Smart_unit", "Attack_pt", "Attack_unit", "Move_pt", "Move_unit",
-        "Patrol_pt", "Patrol_unit", "HoldPosition_quick", "Stop_quick"}
+        "no_op",
+        "raw_move_camera",
+        "Smart_pt",
+        "Smart_unit",
+        "Attack_pt",
+        "Attack_unit",
+        "Move_pt",
+        "Move_unit",
+        "Patrol_pt",
+        "Patrol_unit",
+        "HoldPosition_quick",
+        "Stop_quick",
+    }
     marines, roaches = rows(obs, FeatureUnit.unit_type, MARINE), rows(obs, FeatureUnit.unit_type, ROACH)
     units = mask[space.segment("units")]
     assert len(marines) == 9 and len(roaches) == 4
@@ -49,7 +60,8 @@ def test_group_focus_fire_kills_roaches(make_env):
     for _ in range(80):
         roaches = rows(obs, FeatureUnit.alliance, ENEMY)
         obs, reward, terminated, _truncated, info = env.step(
-            np.array([F.Attack_unit.id, 0, space.all_able, roaches[0], 0]))
+            np.array([F.Attack_unit.id, 0, space.all_able, roaches[0], 0])
+        )
         assert not info["invalid_action"], info["invalid_action_reason"]
         assert obs["last_actions"][:2].tolist() == [F.Attack_unit.id, -1]  # the game echoed the raw command
         total += reward
@@ -105,12 +117,14 @@ def test_invalid_raw_actions_become_no_op_or_raise(make_env):
     marine = int(rows(obs, FeatureUnit.alliance, SELF)[0])
     roach = int(rows(obs, FeatureUnit.alliance, ENEMY)[0])
     _, _, _, _, info = env.step(F.Harvest_Gather_unit("now", [marine], roach))
-    assert info["invalid_action"] and "Harvest_Gather_unit is not available now" in info["invalid_action_reason"]
+    assert (
+        info["invalid_action"] and "Harvest_Gather_unit is not available now" in info["invalid_action_reason"]
+    )
     _, _, _, _, info = env.step(F.Attack_unit("now", [roach], marine))
     assert info["invalid_action"] and f"row {roach} can't use it now" in info["invalid_action_reason"]
     with pytest.raises(errors.MalformedActionError, match="feature-layer FunctionCall"):
         env.step(FUNCTIONS.no_op())
-    with pytest.raises(errors.MalformedActionError, match="units component 300 is outside 0..256"):
+    with pytest.raises(errors.MalformedActionError, match=r"units component 300 is outside 0..256"):
         env.step(np.array([F.Stop_quick.id, 0, 300, 0, 0]))
     with pytest.raises(errors.InvalidActionError, match="commands one unit or every unit able"):
         env.unwrapped.function_call_to_action(F.Stop_quick("now", [0, 1]))
@@ -149,8 +163,11 @@ def test_vector_env_steps_raw_actions(make_vec):
 def test_gymnasiums_checker_passes(make_env, recwarn):
     env = make_env("DefeatRoaches", **SMALL)
     check_env(env.unwrapped, skip_render_check=True)
-    problems = [str(w.message) for w in recwarn if issubclass(w.category, (UserWarning, DeprecationWarning))
-                and "gymnasium" in str(w.filename)]
+    problems = [
+        str(w.message)
+        for w in recwarn
+        if issubclass(w.category, (UserWarning, DeprecationWarning)) and "gymnasium" in str(w.filename)
+    ]
     assert not problems, problems
 
 
@@ -166,7 +183,9 @@ def test_only_the_rows_the_observation_holds_are_named(make_env):
     able = np.flatnonzero(seen[:, FeatureUnit.alliance] == SELF)
     units = obs["action_mask"][space.segment("units")].astype(bool)
     assert units[space.all_able] == bool(len(able))
-    assert np.flatnonzero(units).tolist() == (able.tolist() + [space.all_able] if len(able) else [0])  # 0: pinned
+    assert np.flatnonzero(units).tolist() == (
+        able.tolist() + [space.all_able] if len(able) else [0]
+    )  # 0: pinned
     with pytest.raises(errors.InvalidActionError, match="row 10 names no unit: there are 4 rows"):
         env.step(F.Stop_quick("now", [10]))
     with pytest.raises(errors.InvalidActionError, match="outside the 64×64 raw grid"):
@@ -226,15 +245,18 @@ def test_a_feature_players_replay_reads_back_as_raw_commands(make_env, tmp_path,
 
     from sc2env.env import watch_replay
 
-    env = make_env("MoveToBeacon", screen_size=32, minimap_size=32, save_replay_episodes=1,
-                   replay_dir=str(tmp_path))
+    env = make_env(
+        "MoveToBeacon", screen_size=32, minimap_size=32, save_replay_episodes=1, replay_dir=str(tmp_path)
+    )
     env.reset(seed=1)
     env.step(FUNCTIONS.select_army("select"))
     env.step(FUNCTIONS.Move_screen("now", (3, 4)))
     env.close()
     (path,) = tmp_path.glob("*.SC2Replay")
     with caplog.at_level(logging.WARNING, logger="sc2env.env.replay"):
-        steps = list(watch_replay(path, {"actions": "raw", **{k: 32 for k in ("screen_size", "minimap_size")}}))
+        steps = list(
+            watch_replay(path, {"actions": "raw", **dict.fromkeys(("screen_size", "minimap_size"), 32)})
+        )
     # The selection has no raw form (left out, logged); the click becomes the Marine's raw Move to that place.
     assert [int(step.action[0]) for step in steps] == [F.no_op.id, F.Move_pt.id]
     marine = int(np.flatnonzero(steps[1].observation["raw_units"][:, FeatureUnit.alliance] == SELF)[0])

@@ -62,8 +62,9 @@ def _same_call(call):
 
 @pytest.mark.parametrize("name", ["CollectMineralShards", "DefeatRoaches", "BuildMarines"])
 def test_a_saved_replay_plays_back_the_episode_observation_for_observation(tmp_path, name):
-    path, (observations, sent, rewards, _), env = _recorded_episode(tmp_path, name, 3, 11, prefix="test",
-                                                                     max_episode_steps=30, use_feature_units=True)
+    path, (observations, sent, rewards, _), env = _recorded_episode(
+        tmp_path, name, 3, 11, prefix="test", max_episode_steps=30, use_feature_units=True
+    )
     config = env.config
     assert path.parent == tmp_path and path.name.startswith("test_")
     with watch_replay(path, config) as replay:
@@ -76,7 +77,8 @@ def test_a_saved_replay_plays_back_the_episode_observation_for_observation(tmp_p
         for key, value in observations[t].items():
             np.testing.assert_array_equal(step.observation[key], value, err_msg=f"step {t}: {key}")
         assert [(c.function, c.arguments) for c in step.calls] == [
-            (c.function, c.arguments) for c in map(_same_call, sent[t])], t
+            (c.function, c.arguments) for c in map(_same_call, sent[t])
+        ], t
         expected = _same_call(sent[t][0]) if sent[t] else FUNCTIONS.no_op()
         assert step.action.tolist() == config.action_spec().to_vector(expected).tolist()
         assert step.reward == rewards[t]
@@ -95,13 +97,20 @@ def test_a_replay_of_a_finished_episode_ends_with_the_games_result(tmp_path):
     facts = replay_info(path, BUILTIN)
     assert (facts.map_name, facts.game_loops, facts.seconds) == ("MoveToBeacon", 1920, round(1920 / 22.4, 3))
     # MoveToBeacon's timer ends it in a tie (outcome 0), as the env reported
-    assert info["outcome"] == 0 and [(p.player_id, p.race, p.result) for p in facts.players] == [(1, "terran", "tie")]
+    assert info["outcome"] == 0 and [(p.player_id, p.race, p.result) for p in facts.players] == [
+        (1, "terran", "tie")
+    ]
 
 
 def test_save_replay_episodes_saves_every_second_episode(tmp_path):
     # max_episode_steps through SC2Env itself: the env sees the end and names the replay in that step's info
-    env = sc2env.env.SC2Env("MoveToBeacon", engine="builtin", max_episode_steps=3, save_replay_episodes=2,
-                            replay_dir=str(tmp_path / "replays"))
+    env = sc2env.env.SC2Env(
+        "MoveToBeacon",
+        engine="builtin",
+        max_episode_steps=3,
+        save_replay_episodes=2,
+        replay_dir=str(tmp_path / "replays"),
+    )
     saved = []
     try:
         for episode in range(4):
@@ -114,7 +123,8 @@ def test_save_replay_episodes_saves_every_second_episode(tmp_path):
         env.close()
     assert saved[0] is None and saved[2] is None
     assert saved[1] != saved[3] and sorted(p.name for p in (tmp_path / "replays").iterdir()) == sorted(
-        p.rsplit("/", 1)[-1] for p in (saved[1], saved[3]))
+        p.rsplit("/", 1)[-1] for p in (saved[1], saved[3])
+    )
     # each covers its own episode, from its restart on: 3 steps of 8 loops
     assert [len(list(watch_replay(p))) for p in (saved[1], saved[3])] == [3, 3]
 
@@ -132,11 +142,19 @@ def test_episodes_a_wrapper_cuts_are_saved_at_the_next_reset_and_at_close(tmp_pa
             return obs, reward, terminated, truncated or self.steps == 2, info
 
     if wrapped == "own":
-        env = CutAtTwo(sc2env.env.SC2Env("MoveToBeacon", engine="builtin", save_replay_episodes=1,
-                                         replay_dir=str(tmp_path)))
+        env = CutAtTwo(
+            sc2env.env.SC2Env(
+                "MoveToBeacon", engine="builtin", save_replay_episodes=1, replay_dir=str(tmp_path)
+            )
+        )
     else:  # gym.make's max_episode_steps
-        env = gym.make("sc2env/MoveToBeacon-v0", engine="builtin", max_episode_steps=2, save_replay_episodes=1,
-                       replay_dir=str(tmp_path))
+        env = gym.make(
+            "sc2env/MoveToBeacon-v0",
+            engine="builtin",
+            max_episode_steps=2,
+            save_replay_episodes=1,
+            replay_dir=str(tmp_path),
+        )
     resets = []
     try:
         for episode in range(3):
@@ -161,10 +179,16 @@ def test_a_replay_watched_at_another_resolution_gives_that_resolution(tmp_path):
     for step, calls in zip(steps, sent):
         assert [c.function for c in step.calls] == [c.function for c in calls]
         for ours, theirs in zip(step.calls, map(_same_call, calls)):
-            for arg_type, mine, original in zip(FUNCTIONS[ours.function].args, ours.arguments, theirs.arguments):
-                if arg_type.kind == "point":  # the same point in the coarser grid: 1/2 (screen), 1/4 (minimap)
+            for arg_type, mine, original in zip(
+                FUNCTIONS[ours.function].args, ours.arguments, theirs.arguments
+            ):
+                if (
+                    arg_type.kind == "point"
+                ):  # the same point in the coarser grid: 1/2 (screen), 1/4 (minimap)
                     scale = 2 if arg_type.name.startswith("screen") else 4
-                    assert all(abs(m - o / scale) <= 1 and 0 <= m < 64 / scale for m, o in zip(mine, original))
+                    assert all(
+                        abs(m - o / scale) <= 1 and 0 <= m < 64 / scale for m, o in zip(mine, original)
+                    )
                     compared += 1
     assert compared > 0
 
@@ -176,8 +200,10 @@ def test_the_config_may_be_a_dict_of_env_keyword_arguments(tmp_path):
         assert (replay.config.screen_size, replay.config.minimap_size) == ((32, 32), (8, 8))
         steps = list(replay)
     assert steps[0].observation["feature_minimap"].shape[1:] == (8, 8)
-    with pytest.raises(TypeError, match="config must be an EnvConfig .*, a dict of SC2Env keyword arguments, or "
-                                        "None, not list"):
+    with pytest.raises(
+        TypeError,
+        match=r"config must be an EnvConfig .*, a dict of SC2Env keyword arguments, or None, not list",
+    ):
         watch_replay(path, [("screen_size", 32)])
 
 
@@ -202,10 +228,13 @@ def test_save_replay_before_a_game_says_to_reset(tmp_path):
     env.close()
 
 
-@pytest.mark.parametrize("data, message", [
-    (b"not a replay at all", "the game cannot read this replay"),
-    (b"MPQ\x1b" + bytes(100), "real StarCraft II"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"not a replay at all", "the game cannot read this replay"),
+        (b"MPQ\x1b" + bytes(100), "real StarCraft II"),
+    ],
+)
 def test_a_replay_the_engine_cannot_play_is_a_clear_error(data, message):
     with pytest.raises(ReplayError, match=message):
         replay_info(data, BUILTIN)
@@ -213,11 +242,14 @@ def test_a_replay_the_engine_cannot_play_is_a_clear_error(data, message):
         list(watch_replay(data, engine="builtin"))
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"save_replay_episodes": -1}, "save_replay_episodes must be a whole number of at least 1"),
-    ({"save_replay_episodes": True}, "save_replay_episodes must be a whole number of at least 1"),
-    ({"replay_dir": ""}, "replay_dir must name a folder"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"save_replay_episodes": -1}, "save_replay_episodes must be a whole number of at least 1"),
+        ({"save_replay_episodes": True}, "save_replay_episodes must be a whole number of at least 1"),
+        ({"replay_dir": ""}, "replay_dir must name a folder"),
+    ],
+)
 def test_replay_options_are_checked(kwargs, message):
     with pytest.raises((ValueError, TypeError), match=message):
         gym.make("sc2env/MoveToBeacon-v0", **kwargs)
@@ -225,8 +257,22 @@ def test_replay_options_are_checked(kwargs, message):
 
 def test_the_command_line_saves_and_watches_replays(tmp_path, capsys):
     folder = tmp_path / "replays"
-    code = main(["sc2env", "run", "--map", "MoveToBeacon", "--episodes", "2", "--max-steps", "10",
-                 "--engine", "builtin", "--save-replay", str(folder)])
+    code = main(
+        [
+            "sc2env",
+            "run",
+            "--map",
+            "MoveToBeacon",
+            "--episodes",
+            "2",
+            "--max-steps",
+            "10",
+            "--engine",
+            "builtin",
+            "--save-replay",
+            str(folder),
+        ]
+    )
     out, err = capsys.readouterr()
     assert code == 0, err
     files = sorted(folder.iterdir())
@@ -240,11 +286,14 @@ def test_the_command_line_saves_and_watches_replays(tmp_path, capsys):
     assert "Move_screen" in out
 
 
-@pytest.mark.parametrize("args, message, code", [
-    (["replay"], "no replay given: sc2env replay FILE", 2),
-    (["replay", "/nonexistent/x.SC2Replay"], "no replay at /nonexistent/x.SC2Replay", 2),
-    (["replay", "a", "b"], "unexpected argument(s) a b", 2),
-])
+@pytest.mark.parametrize(
+    "args, message, code",
+    [
+        (["replay"], "no replay given: sc2env replay FILE", 2),
+        (["replay", "/nonexistent/x.SC2Replay"], "no replay at /nonexistent/x.SC2Replay", 2),
+        (["replay", "a", "b"], "unexpected argument(s) a b", 2),
+    ],
+)
 def test_replay_command_usage_errors(capsys, args, message, code):
     assert main(["sc2env", *args]) == code
     assert message in capsys.readouterr().err
@@ -260,16 +309,24 @@ def test_replay_command_help_names_the_file_argument(capsys):
 def beacon_replay(tmp_path_factory):
     """A scripted MoveToBeacon episode (Move_screen on the beacon's centre, every step) at 64x64."""
     folder = tmp_path_factory.mktemp("beacon")
-    env = gym.make("sc2env/MoveToBeacon-v0", engine="builtin", max_episode_steps=60, save_replay_episodes=1,
-                   replay_dir=str(folder))
+    env = gym.make(
+        "sc2env/MoveToBeacon-v0",
+        engine="builtin",
+        max_episode_steps=60,
+        save_replay_episodes=1,
+        replay_dir=str(folder),
+    )
     run_agent(env, make_agent("scripted", "MoveToBeacon"), 1, seed=4)
     env.close()
     (path,) = folder.iterdir()
     return path
 
 
-@pytest.mark.parametrize("settings", [{}, {"screen_size": (84, 48)}, {"screen_size": (48, 84)},
-                                      {"camera_width": 30.0}], ids=["same", "wide", "tall", "camera-width"])
+@pytest.mark.parametrize(
+    "settings",
+    [{}, {"screen_size": (84, 48)}, {"screen_size": (48, 84)}, {"camera_width": 30.0}],
+    ids=["same", "wide", "tall", "camera-width"],
+)
 def test_the_players_clicks_land_where_they_did_in_the_watchers_pixels(beacon_replay, settings):
     hits = moves = 0
     for step in watch_replay(beacon_replay, **settings):
@@ -286,8 +343,12 @@ def test_the_players_clicks_land_where_they_did_in_the_watchers_pixels(beacon_re
 
 def test_a_watcher_with_rgb_only_gets_the_feature_layer_players_actions(beacon_replay):
     features = [[(c.function, c.arguments) for c in step.calls] for step in watch_replay(beacon_replay)]
-    rgb = [[(c.function, c.arguments) for c in step.calls] for step in watch_replay(
-        beacon_replay, screen_size=None, minimap_size=None, rgb_screen_size=64, rgb_minimap_size=64)]
+    rgb = [
+        [(c.function, c.arguments) for c in step.calls]
+        for step in watch_replay(
+            beacon_replay, screen_size=None, minimap_size=None, rgb_screen_size=64, rgb_minimap_size=64
+        )
+    ]
     # 64 RGB pixels over the same 24 world units as the 64 feature pixels: the very same points
     assert rgb == features and sum(len(calls) for calls in rgb) > 50
 
@@ -295,22 +356,26 @@ def test_a_watcher_with_rgb_only_gets_the_feature_layer_players_actions(beacon_r
 def test_minimap_targets_keep_their_world_place_on_a_cropped_minimap(tmp_path):
     compared = 0
     for rng_seed in (2, 3, 4):  # a random episode may end early: several give enough minimap clicks
-        path, (_, sent, _, _), env = _recorded_episode(tmp_path, "FindAndDefeatZerglings", rng_seed, 1,
-                                                       prefix=f"r{rng_seed}", max_episode_steps=80)
+        path, (_, sent, _, _), env = _recorded_episode(
+            tmp_path, "FindAndDefeatZerglings", rng_seed, 1, prefix=f"r{rng_seed}", max_episode_steps=80
+        )
         recorded = env.transforms
         with watch_replay(path, crop_to_playable_area=True, minimap_size=48) as replay:
             steps = list(replay)
             watched = replay.transforms
         for step, calls in zip(steps, sent):
             for ours, theirs in zip(step.calls, map(_same_call, calls)):
-                for arg_type, mine, original in zip(FUNCTIONS[ours.function].args, ours.arguments,
-                                                    theirs.arguments):
+                for arg_type, mine, original in zip(
+                    FUNCTIONS[ours.function].args, ours.arguments, theirs.arguments
+                ):
                     if arg_type.name == "minimap":
                         there = recorded.world_to_minimap.back_pixel(original)
                         here = watched.world_to_minimap.back_pixel(mine)
                         pixel = watched.world_to_minimap.fwd(there)
                         if not ((pixel >= 0) & (pixel < 48)).all():
-                            assert min(mine) == 0 or max(mine) == 47  # beyond the cropped minimap: on its edge
+                            assert (
+                                min(mine) == 0 or max(mine) == 47
+                            )  # beyond the cropped minimap: on its edge
                             continue
                         # the watcher's pixel holding the recorded pixel's centre: at most half its width away
                         half = 0.5 / np.abs(watched.world_to_minimap.scale).min()
@@ -374,7 +439,7 @@ def test_a_replay_that_diverges_is_a_replay_error(beacon_replay, tmp_path):
     recorded = engine_replay.decode(beacon_replay.read_bytes())
     edited = tmp_path / "edited.SC2Replay"
     edited.write_bytes(engine_replay.encode(dataclasses.replace(recorded, score=recorded.score + 5)))
-    with pytest.raises(ReplayError, match="could not be played to its end: .*diverged from its recording"):
+    with pytest.raises(ReplayError, match=r"could not be played to its end: .*diverged from its recording"):
         list(watch_replay(edited))
 
 
@@ -400,8 +465,11 @@ def test_a_watcher_with_feature_layers_and_rgb_gets_the_actions_of_an_rgb_record
     env = gym.make("sc2env/MoveToBeacon-v0", engine="builtin", **rgb_only)
     try:
         env.reset(seed=0)
-        sent = [FUNCTIONS.select_army("select"), FUNCTIONS.Move_screen("now", (10, 20)),
-                FUNCTIONS.Move_screen("now", (40, 30))]
+        sent = [
+            FUNCTIONS.select_army("select"),
+            FUNCTIONS.Move_screen("now", (10, 20)),
+            FUNCTIONS.Move_screen("now", (40, 30)),
+        ]
         for call in sent:
             env.step(call)
         path = env.unwrapped.save_replay(tmp_path)
@@ -413,7 +481,9 @@ def test_a_watcher_with_feature_layers_and_rgb_gets_the_actions_of_an_rgb_record
 
 
 def test_a_step_cut_off_before_close_still_leaves_its_replay(tmp_path):
-    env = sc2env.env.SC2Env("MoveToBeacon", engine="builtin", save_replay_episodes=1, replay_dir=str(tmp_path))
+    env = sc2env.env.SC2Env(
+        "MoveToBeacon", engine="builtin", save_replay_episodes=1, replay_dir=str(tmp_path)
+    )
     env.reset(seed=0)
     env.step(FUNCTIONS.no_op())
     env.begin_step(FUNCTIONS.no_op())  # sent, never finished: as a Ctrl-C between the halves leaves it
@@ -441,17 +511,37 @@ def test_a_replay_that_could_not_be_written_leaves_no_partial_file(tmp_path, mon
             self.file.write(data[:2])
             raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(builtins, "open", lambda path, mode="r", *a, **k: Full(real_open(path, mode, *a, **k))
-                        if mode == "xb" else real_open(path, mode, *a, **k))
-    with pytest.raises(ReplayError, match="cannot write the replay .*No space left on device"):
+    monkeypatch.setattr(
+        builtins,
+        "open",
+        lambda path, mode="r", *a, **k: (
+            Full(real_open(path, mode, *a, **k)) if mode == "xb" else real_open(path, mode, *a, **k)
+        ),
+    )
+    with pytest.raises(ReplayError, match=r"cannot write the replay .*No space left on device"):
         write_replay(b"0123456789", tmp_path, "X")
     assert list(tmp_path.iterdir()) == []
 
 
 def test_the_command_line_lists_a_folder_of_replays_and_prints_one_without_playing_it(tmp_path, capsys):
     folder = tmp_path / "replays"
-    assert main(["sc2env", "run", "--map", "MoveToBeacon,DefeatRoaches", "--max-steps", "5", "--engine", "builtin",
-                 "--save-replay", str(folder)]) == 0
+    assert (
+        main(
+            [
+                "sc2env",
+                "run",
+                "--map",
+                "MoveToBeacon,DefeatRoaches",
+                "--max-steps",
+                "5",
+                "--engine",
+                "builtin",
+                "--save-replay",
+                str(folder),
+            ]
+        )
+        == 0
+    )
     (folder / "broken.SC2Replay").write_bytes(b"not a replay")
     capsys.readouterr()
     assert main(["sc2env", "replay", str(folder), "--engine", "builtin"]) == 0
@@ -460,8 +550,10 @@ def test_the_command_line_lists_a_folder_of_replays_and_prints_one_without_playi
     assert lines[0].split() == ["replay", "map", "loops", "time", "result", "APM"]
     rows = {line.split()[0]: line.split()[1:] for line in lines[1:]}
     assert rows["broken.SC2Replay"][:3] == ["cannot", "be", "read:"]
-    assert sorted(row[0] for name, row in rows.items() if name != "broken.SC2Replay") == ["DefeatRoaches",
-                                                                                          "MoveToBeacon"]
+    assert sorted(row[0] for name, row in rows.items() if name != "broken.SC2Replay") == [
+        "DefeatRoaches",
+        "MoveToBeacon",
+    ]
     # 5 steps of 8 loops: 40 loops, 2.5 game seconds, shown as the viewer's clock shows them
     assert all(row[1:3] == ["40", "0:02"] for name, row in rows.items() if name != "broken.SC2Replay")
     assert f"3 replays in {folder}, 1 unreadable" in err
@@ -486,8 +578,15 @@ def test_a_replay_reader_reads_many_replays_with_one_game(beacon_replay):
 
 def test_an_exported_episode_holds_what_the_env_gave(tmp_path):
     path, (observations, sent, rewards, info), env = _recorded_episode(
-        tmp_path, "CollectMineralShards", 4, 12, max_episode_steps=30, use_feature_units=True, screen_size=32,
-        minimap_size=16)
+        tmp_path,
+        "CollectMineralShards",
+        4,
+        12,
+        max_episode_steps=30,
+        use_feature_units=True,
+        screen_size=32,
+        minimap_size=16,
+    )
     episode = export_replay(path, tmp_path / "episode.npz", env.config)
     assert len(episode) == 30 and list(episode.calls) == [len(calls) for calls in sent]
     for name, stacked in episode.observations.items():  # step i starts from the env's observation i
@@ -501,7 +600,8 @@ def test_an_exported_episode_holds_what_the_env_gave(tmp_path):
 
     with np.load(tmp_path / "episode.npz", allow_pickle=False) as data:  # numpy alone reads it
         assert {"actions", "rewards", "meta", "observation.feature_screen", "observation.action_mask"} <= set(
-            data.files)
+            data.files
+        )
         meta = json.loads(str(data["meta"]))
     assert meta["format"] == "sc2env-episode/1" and meta["sc2env_version"] == sc2env.__version__
     assert meta["map_name"] == "CollectMineralShards" and meta["replay"] == path.name
@@ -526,9 +626,11 @@ def test_an_export_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
         export_replay(path, out / "episode.npz")
     assert list(out.iterdir()) == []
     monkeypatch.undo()
-    with pytest.raises(ValueError, match="give a path ending in .npz, not"):
+    with pytest.raises(ValueError, match=r"give a path ending in .npz, not"):
         export_replay(path, out / "episode.h5")
-    with pytest.raises(FileNotFoundError, match=r"cannot write .*missing/episode.npz: No such file or directory"):
+    with pytest.raises(
+        FileNotFoundError, match=r"cannot write .*missing/episode.npz: No such file or directory"
+    ):
         export_replay(path, tmp_path / "missing" / "episode.npz")
     (tmp_path / "taken.npz").mkdir()  # not written to: found before the replay is played, and nothing left
     with pytest.raises(IsADirectoryError):
@@ -545,13 +647,28 @@ def test_the_command_line_exports_a_folder_of_replays(tmp_path, capsys):
     for seed in (1, 2):
         _recorded_episode(replays, "MoveToBeacon", seed, seed, max_episode_steps=4)
     (replays / "broken.SC2Replay").write_bytes(b"not a replay")
-    code = main(["sc2env", "replay", str(replays), "--export", str(tmp_path / "npz"), "--screen-size", "16",
-                 "--engine", "builtin"])
+    code = main(
+        [
+            "sc2env",
+            "replay",
+            str(replays),
+            "--export",
+            str(tmp_path / "npz"),
+            "--screen-size",
+            "16",
+            "--engine",
+            "builtin",
+        ]
+    )
     out, err = capsys.readouterr()
     assert code == 1  # one replay could not be exported
     assert sorted(p.name for p in (tmp_path / "npz").iterdir()) == sorted(
-        p.name.removesuffix(".SC2Replay") + ".npz" for p in replays.iterdir() if p.name != "broken.SC2Replay")
+        p.name.removesuffix(".SC2Replay") + ".npz" for p in replays.iterdir() if p.name != "broken.SC2Replay"
+    )
     assert out.count(": 4 steps, final score") == 2
     assert "broken.SC2Replay: not exported:" in err and "exported 2 of 3 replay(s), 8 steps in all" in err
     episode = load_episode(next((tmp_path / "npz").iterdir()))
-    assert episode.observations["feature_screen"].shape[2:] == (16, 16) and episode.config.screen_size == (16, 16)
+    assert episode.observations["feature_screen"].shape[2:] == (16, 16) and episode.config.screen_size == (
+        16,
+        16,
+    )

@@ -26,8 +26,19 @@ class EnvContext(dict):
 
 def test_creator_pickles_and_starts_nothing_until_reset():
     creator = pickle.loads(cloudpickle.dumps(make_env))
-    env = creator(EnvContext({"map_name": "MoveToBeacon", "engine": "builtin", "screen_size": 32,
-                              "minimap_size": 32, "seed": 7}, worker_index=2, vector_index=1))
+    env = creator(
+        EnvContext(
+            {
+                "map_name": "MoveToBeacon",
+                "engine": "builtin",
+                "screen_size": 32,
+                "minimap_size": 32,
+                "seed": 7,
+            },
+            worker_index=2,
+            vector_index=1,
+        )
+    )
     try:
         assert isinstance(env, SC2Env) and env.match is None  # lazy: no process yet
         assert env.config.seed == worker_seed(7, 2, 1)
@@ -55,7 +66,9 @@ def test_the_envs_of_one_context_count_their_vector_index(monkeypatch):
     assert [env.config.seed for env in envs] == [worker_seed(7, 2, k) for k in range(3)]
     assert make_env(EnvContext(dict(context), worker_index=3)).config.seed == worker_seed(7, 3, 0)
     # A vector env's games take a range of indices: the next env from the context starts after them.
-    vectors = EnvContext({"map_name": "MoveToBeacon", "engine": "builtin", "seed": 7, "num_envs": 2}, worker_index=1)
+    vectors = EnvContext(
+        {"map_name": "MoveToBeacon", "engine": "builtin", "seed": 7, "num_envs": 2}, worker_index=1
+    )
     first = make_env(vectors)
     after = make_env(vectors)
     assert [e.config.seed for e in first.envs] == [worker_seed(7, 1, 0), worker_seed(7, 1, 1)]
@@ -64,7 +77,9 @@ def test_the_envs_of_one_context_count_their_vector_index(monkeypatch):
     after.close()
     # RLlib's vector_entry_point mode passes a plain dict (no worker index): every runner would seed alike.
     monkeypatch.setitem(sys.modules, "ray", sys.modules.get("ray", types.ModuleType("ray")))
-    with pytest.warns(UserWarning, match="no worker_index: RLlib's gym_env_vectorize_mode='vector_entry_point'"):
+    with pytest.warns(
+        UserWarning, match="no worker_index: RLlib's gym_env_vectorize_mode='vector_entry_point'"
+    ):
         vector = make_env({"map_name": "MoveToBeacon", "engine": "builtin", "seed": 7, "num_envs": 2})
     vector.close()
     for env in envs:
@@ -108,23 +123,35 @@ def test_a_config_travels_by_pickle_and_json_and_makes_the_same_env():
     assert by_object.functions == ("no_op", "Move_screen") and by_object.screen_size == (48, 32)
     assert pickle.loads(pickle.dumps(by_object)) == by_object
     # A square size given as an int was kept as the int: 64 and (64, 64) made configs that differed.
-    assert EnvConfig(screen_size=64, minimap_size=[64, 64], rgb_screen_size=96, rgb_minimap_size=32) == EnvConfig(
-        screen_size=(64, 64), minimap_size=64, rgb_screen_size=(96, 96), rgb_minimap_size=(32, 32))
+    assert EnvConfig(
+        screen_size=64, minimap_size=[64, 64], rgb_screen_size=96, rgb_minimap_size=32
+    ) == EnvConfig(screen_size=(64, 64), minimap_size=64, rgb_screen_size=(96, 96), rgb_minimap_size=(32, 32))
     assert EnvConfig(rgb_screen_size=96, rgb_minimap_size=32).rgb_screen_size == (96, 96)
     # Sizes given as numpy ints: the config made ints of them, but the spec kept numpy's, and to_json() failed.
-    numpy_sized = gym.make("sc2env/MoveToBeacon-v0", engine="builtin", screen_size=np.int64(48),
-                           render_size=(np.int64(1024), np.int64(576)))
+    numpy_sized = gym.make(
+        "sc2env/MoveToBeacon-v0",
+        engine="builtin",
+        screen_size=np.int64(48),
+        render_size=(np.int64(1024), np.int64(576)),
+    )
     assert EnvSpec.from_json(numpy_sized.spec.to_json()).kwargs["render_size"] == [1024, 576]
     numpy_sized.close()
     # Numpy scalars elsewhere (a sweep's seed, step_mul, a switch) broke to_json() and Gymnasium's seeding.
-    swept = gym.make("sc2env/MoveToBeacon-v0", engine="builtin", seed=np.int64(3), step_mul=np.int64(8),
-                     use_feature_units=np.bool_(True), camera_width=np.float32(24))
+    swept = gym.make(
+        "sc2env/MoveToBeacon-v0",
+        engine="builtin",
+        seed=np.int64(3),
+        step_mul=np.int64(8),
+        use_feature_units=np.bool_(True),
+        camera_width=np.float32(24),
+    )
     try:
         kwargs = EnvSpec.from_json(swept.spec.to_json()).kwargs
         assert (kwargs["seed"], kwargs["step_mul"], kwargs["use_feature_units"]) == (3, 8, True)
         config = swept.unwrapped.config
-        assert [type(v) for v in (config.seed, config.step_mul, config.use_feature_units, config.camera_width)] == [
-            int, int, bool, float]
+        assert [
+            type(v) for v in (config.seed, config.step_mul, config.use_feature_units, config.camera_width)
+        ] == [int, int, bool, float]
         swept.reset()  # Gymnasium's seeding took only Python ints
     finally:
         swept.close()
@@ -136,10 +163,16 @@ def test_a_config_travels_by_pickle_and_json_and_makes_the_same_env():
     back = EnvSpec.from_json(versus.to_json())
     assert back.kwargs["bot"] == {"race": "zerg", "difficulty": "hard", "build": "random"}
     assert EnvConfig(**back.kwargs).bot == Bot("zerg", "hard") == EnvConfig(**versus.kwargs).bot
-    with pytest.raises(TypeError, match=r"bot as a dict takes the keys \['build', 'difficulty', 'race'\], not"):
+    with pytest.raises(
+        TypeError, match=r"bot as a dict takes the keys \['build', 'difficulty', 'race'\], not"
+    ):
         EnvConfig(map_name="Simple64", bot={"race": "zerg", "level": "hard"})
-    env = gym.make("sc2env/MoveToBeacon-v0", engine="builtin", functions=[FUNCTIONS.no_op, FUNCTIONS.Move_screen],
-                   screen_size=(48, 32))
+    env = gym.make(
+        "sc2env/MoveToBeacon-v0",
+        engine="builtin",
+        functions=[FUNCTIONS.no_op, FUNCTIONS.Move_screen],
+        screen_size=(48, 32),
+    )
     again = gym.make(EnvSpec.from_json(env.spec.to_json()))
     rebuilt = SC2Env.from_config(pickle.loads(pickle.dumps(env.unwrapped.config)))
     try:
@@ -151,9 +184,18 @@ def test_a_config_travels_by_pickle_and_json_and_makes_the_same_env():
 
 
 def test_masked_layout_for_rllib_action_masking_module():
-    env = make_masked_env(EnvContext({"map_name": "MoveToBeacon", "engine": "builtin", "screen_size": 16,
-                                      "minimap_size": 16, "screen_layers": ["player_relative"],
-                                      "flatten_keys": ["feature_screen", "player"]}))
+    env = make_masked_env(
+        EnvContext(
+            {
+                "map_name": "MoveToBeacon",
+                "engine": "builtin",
+                "screen_size": 16,
+                "minimap_size": 16,
+                "screen_layers": ["player_relative"],
+                "flatten_keys": ["feature_screen", "player"],
+            }
+        )
+    )
     try:
         obs, _ = env.reset()
         assert env.observation_space.contains(obs)
@@ -163,5 +205,7 @@ def test_masked_layout_for_rllib_action_masking_module():
             FlatObservationWithMask(env.env, ["action_mask"])
     finally:
         env.close()
-    with pytest.raises(ValueError, match="makes one env: leave num_envs out"):  # was a TypeError from Gymnasium
+    with pytest.raises(
+        ValueError, match="makes one env: leave num_envs out"
+    ):  # was a TypeError from Gymnasium
         make_masked_env(EnvContext({"map_name": "MoveToBeacon", "engine": "builtin", "num_envs": 2}))

@@ -22,8 +22,10 @@ def test_random_masked_policy_never_acts_invalidly(name, make_env):
         # MultiDiscrete.sample draws every component independently; only the chosen function's arguments
         # matter, and each was drawn from its own value mask.
         obs, _, terminated, truncated, info = env.step(action)
-        assert not info["invalid_action"], (env.unwrapped.action_to_function_call(action),
-                                            info["invalid_action_reason"])
+        assert not info["invalid_action"], (
+            env.unwrapped.action_to_function_call(action),
+            info["invalid_action_reason"],
+        )
         steps += 1
         if terminated or truncated:
             episodes += 1
@@ -48,10 +50,24 @@ def test_maskable_ppo_learns_from_masked_rollouts(make_env, tmp_path, monkeypatc
     monkeypatch.setenv("SB3_LOGDIR", str(tmp_path))  # SB3 would make a new folder in /tmp for every learn()
     import torch
 
-    env = make_env("MoveToBeacon", screen_size=36, minimap_size=36, screen_layers=("player_relative", "selected"),
-                   minimap_layers=("player_relative",), functions=["no_op", "select_army", "Move_screen"])
-    model = sb3_contrib.MaskablePPO("MultiInputPolicy", env, n_steps=256, batch_size=128, n_epochs=1, seed=0,
-                                    policy_kwargs={"net_arch": [32]}, device="cpu")
+    env = make_env(
+        "MoveToBeacon",
+        screen_size=36,
+        minimap_size=36,
+        screen_layers=("player_relative", "selected"),
+        minimap_layers=("player_relative",),
+        functions=["no_op", "select_army", "Move_screen"],
+    )
+    model = sb3_contrib.MaskablePPO(
+        "MultiInputPolicy",
+        env,
+        n_steps=256,
+        batch_size=128,
+        n_epochs=1,
+        seed=0,
+        policy_kwargs={"net_arch": [32]},
+        device="cpu",
+    )
     before = [p.detach().clone() for p in model.policy.parameters()]
     model.learn(total_timesteps=3072)
     assert model.num_timesteps >= 3072
@@ -73,10 +89,24 @@ def test_maskable_ppo_runs_on_the_whole_function_space(make_env, tmp_path, monke
     # All 573 functions and every argument component: the masks MaskablePPO splits over 14 heads.
     sb3_contrib = pytest.importorskip("sb3_contrib")
     monkeypatch.setenv("SB3_LOGDIR", str(tmp_path))
-    env = make_env("BuildMarines", screen_size=36, minimap_size=36, screen_layers=("player_relative",),
-                   minimap_layers=("player_relative",), step_mul=16)
-    model = sb3_contrib.MaskablePPO("MultiInputPolicy", env, n_steps=128, batch_size=128, n_epochs=1, seed=0,
-                                    policy_kwargs={"net_arch": [16]}, device="cpu")
+    env = make_env(
+        "BuildMarines",
+        screen_size=36,
+        minimap_size=36,
+        screen_layers=("player_relative",),
+        minimap_layers=("player_relative",),
+        step_mul=16,
+    )
+    model = sb3_contrib.MaskablePPO(
+        "MultiInputPolicy",
+        env,
+        n_steps=128,
+        batch_size=128,
+        n_epochs=1,
+        seed=0,
+        policy_kwargs={"net_arch": [16]},
+        device="cpu",
+    )
     model.learn(total_timesteps=256)
     assert model.num_timesteps >= 256
     masks = model.rollout_buffer.action_masks.reshape(-1, env.unwrapped.action_spec.total)
@@ -108,10 +138,25 @@ def test_the_game_accepts_what_a_policy_following_per_function_masks_chooses(nam
 def test_maskable_ppo_trains_on_raw_actions(make_env, tmp_path, monkeypatch):
     sb3_contrib = pytest.importorskip("sb3_contrib")
     monkeypatch.setenv("SB3_LOGDIR", str(tmp_path))
-    env = make_env("DefeatRoaches", actions="raw", max_units=16, screen_size=36, minimap_size=36,
-                   screen_layers=("player_relative",), minimap_layers=("player_relative",))
-    model = sb3_contrib.MaskablePPO("MultiInputPolicy", env, n_steps=128, batch_size=128, n_epochs=1, seed=0,
-                                    policy_kwargs={"net_arch": [16]}, device="cpu")
+    env = make_env(
+        "DefeatRoaches",
+        actions="raw",
+        max_units=16,
+        screen_size=36,
+        minimap_size=36,
+        screen_layers=("player_relative",),
+        minimap_layers=("player_relative",),
+    )
+    model = sb3_contrib.MaskablePPO(
+        "MultiInputPolicy",
+        env,
+        n_steps=128,
+        batch_size=128,
+        n_epochs=1,
+        seed=0,
+        policy_kwargs={"net_arch": [16]},
+        device="cpu",
+    )
     model.learn(total_timesteps=256)
     space = env.unwrapped.raw_space
     masks = model.rollout_buffer.action_masks.reshape(-1, space.total)

@@ -71,7 +71,9 @@ def test_next_step_autoreset(make_vec):
 
 
 def test_next_step_autoreset_after_the_game_ends(make_vec):
-    envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", step_mul=960, **SMALL)  # 1,920 loops: 2 steps
+    envs = make_vec(
+        num_envs=2, vectorization_mode="vector_entry_point", step_mul=960, **SMALL
+    )  # 1,920 loops: 2 steps
     envs.reset(seed=1)
     noop = np.zeros((2, 14), np.int64)
     _, _, terminated, truncated, _ = envs.step(noop)
@@ -87,8 +89,10 @@ def _play_both(make_vec, steps: int, autoreset_mode: AutoresetMode):
     """The same seeded no-op steps through our vector env and Gymnasium's SyncVectorEnv (episodes of 2 and 3
     steps, so the two sub-envs end at different steps); each step's results of both."""
     played = []
-    for mode, how in (("vector_entry_point", {"autoreset_mode": autoreset_mode.name.lower()}),
-                      ("sync", {"vector_kwargs": {"autoreset_mode": autoreset_mode}})):
+    for mode, how in (
+        ("vector_entry_point", {"autoreset_mode": autoreset_mode.name.lower()}),
+        ("sync", {"vector_kwargs": {"autoreset_mode": autoreset_mode}}),
+    ):
         envs = make_vec(num_envs=2, vectorization_mode=mode, **SMALL, **how)
         envs.reset(seed=3)
         for env, cap in zip(envs.envs, (2, 3)):  # one env's own TimeLimit-free truncation, per sub-env
@@ -109,7 +113,7 @@ def _same(a, b) -> bool:
 def test_autoreset_matches_gymnasiums_sync_vector_env(make_vec, autoreset_mode):
     ours, theirs = _play_both(make_vec, 5, autoreset_mode)
     ended = 0
-    for (obs, rewards, terminated, truncated, infos), expected in zip(ours, theirs):
+    for (obs, rewards, _terminated, truncated, infos), expected in zip(ours, theirs):
         assert _same(obs, expected[0]) and _same(infos, expected[4])
         assert np.array_equal(truncated, expected[3]) and np.array_equal(rewards, expected[1])
         if truncated.any() and autoreset_mode is AutoresetMode.NEXT_STEP:
@@ -124,8 +128,9 @@ def test_autoreset_matches_gymnasiums_sync_vector_env(make_vec, autoreset_mode):
 
 
 def test_disabled_autoreset_waits_for_a_masked_reset(make_vec):
-    envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", autoreset_mode=AutoresetMode.DISABLED,
-                    **SMALL)
+    envs = make_vec(
+        num_envs=2, vectorization_mode="vector_entry_point", autoreset_mode=AutoresetMode.DISABLED, **SMALL
+    )
     assert envs.metadata["autoreset_mode"] is AutoresetMode.DISABLED
     obs, _ = envs.reset(seed=3)
     envs.envs[0].config = dataclasses.replace(envs.envs[0].config, max_episode_steps=1)
@@ -141,7 +146,9 @@ def test_disabled_autoreset_waits_for_a_masked_reset(make_vec):
     assert list(infos["game_loop"]) == [8, 16]
 
 
-@pytest.mark.parametrize("mask", [np.array([1, 0]), np.array([False, False]), [True, False], np.array([True])])
+@pytest.mark.parametrize(
+    "mask", [np.array([1, 0]), np.array([False, False]), [True, False], np.array([True])]
+)
 def test_a_wrong_reset_mask_is_refused(make_vec, mask):
     envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", **SMALL)
     envs.reset(seed=3)
@@ -154,12 +161,17 @@ def test_human_rendering_of_several_games_is_refused():
     # a raw pygame error from the other game.
     from sc2env.env import SC2VectorEnv
 
-    with pytest.raises(ValueError, match=r"render_mode='human' shows one game .* not 2: use render_mode='rgb_array'"):
+    with pytest.raises(
+        ValueError, match=r"render_mode='human' shows one game .* not 2: use render_mode='rgb_array'"
+    ):
         SC2VectorEnv(2, render_mode="human", engine="builtin")
 
 
 def test_an_unknown_autoreset_mode_is_refused_with_the_choices(make_vec):
-    with pytest.raises(ValueError, match=r"autoreset_mode must be one of \['NextStep', 'SameStep', 'Disabled'\] \(or next_step, same_step, "):
+    with pytest.raises(
+        ValueError,
+        match=r"autoreset_mode must be one of \['NextStep', 'SameStep', 'Disabled'\] \(or next_step, same_step, ",
+    ):
         make_vec(num_envs=2, vectorization_mode="vector_entry_point", autoreset_mode="every_step", **SMALL)
 
 
@@ -172,9 +184,13 @@ def test_the_vector_env_reports_its_sub_envs_seeds(make_vec):
     assert envs.np_random_seed == (5, 6)
     envs.reset(seed=range(8, 10))  # any sequence of seeds
     assert envs.np_random_seed == (8, 9)
-    envs.reset(seed=np.array([3, 4], np.uint32))  # numpy ints, which Gymnasium refused (and the env was stuck)
+    envs.reset(
+        seed=np.array([3, 4], np.uint32)
+    )  # numpy ints, which Gymnasium refused (and the env was stuck)
     assert envs.np_random_seed == (3, 4)
-    with pytest.raises(ValueError, match=r"reset\(seed=...\)\[1\] must be a whole number >= 0 or None, not 2.5"):
+    with pytest.raises(
+        ValueError, match=r"reset\(seed=...\)\[1\] must be a whole number >= 0 or None, not 2.5"
+    ):
         envs.reset(seed=[1, 2.5])
     envs.step([FUNCTIONS.no_op()] * 2)  # a seed refused before any game reset leaves the env playing
     envs.reset(seed=5)
@@ -201,7 +217,9 @@ def test_a_malformed_action_names_its_sub_env(make_vec):
     with pytest.raises(errors.MalformedActionError, match=r"sub-env 1: function component 999 is outside"):
         envs.step([np.zeros(14, int), np.r_[999, np.zeros(13, int)]])
     envs.step(np.zeros((2, 14), int))  # nothing was sent: both games still answer
-    with pytest.raises(ValueError, match=r"14 actions for 2 envs: give one per sub-env, e\.g\. a \(2, 14\) array"):
+    with pytest.raises(
+        ValueError, match=r"14 actions for 2 envs: give one per sub-env, e\.g\. a \(2, 14\) array"
+    ):
         envs.step(np.zeros(14, int))  # one env's action
     for nothing in (None, 5):  # used to be a bare "len() of unsized object"
         with pytest.raises(ValueError, match=rf"step\(\) got {nothing} for 2 envs: give one per sub-env"):
@@ -219,7 +237,7 @@ def test_hung_games_fail_a_vector_step_after_one_request_timeout_not_one_each(ma
         os.kill(pid, signal.SIGSTOP)  # hung, not dead
     try:
         start = time.monotonic()
-        with pytest.raises(errors.RequestTimeoutError, match="sub-env 0: .* within 2 s"):
+        with pytest.raises(errors.RequestTimeoutError, match=r"sub-env 0: .* within 2 s"):
             envs.step(np.zeros((3, 14), int))
         # Each game's wait counts from the send: it was 3 x (2 s + a 1 s poll) when read one after another.
         assert time.monotonic() - start < 4.5
@@ -269,10 +287,16 @@ def _wait_until(predicate, timeout_s: float) -> bool:
 
 
 @pytest.mark.parametrize("then", ["reset", "close", "close, then reset"])
-def test_a_ctrl_c_during_the_parallel_start_returns_at_once_and_leaves_no_game(tmp_path, then, ctrl_c,
-                                                                               marked_games):
-    envs = gym.make_vec("sc2env/MoveToBeacon-v0", num_envs=2, engine="sc2",
-                        sc2path=_slow_sc2path(tmp_path / "sc2", 2.0), **SMALL)
+def test_a_ctrl_c_during_the_parallel_start_returns_at_once_and_leaves_no_game(
+    tmp_path, then, ctrl_c, marked_games
+):
+    envs = gym.make_vec(
+        "sc2env/MoveToBeacon-v0",
+        num_envs=2,
+        engine="sc2",
+        sc2path=_slow_sc2path(tmp_path / "sc2", 2.0),
+        **SMALL,
+    )
     try:
         ctrl_c(0.5)
         start = time.monotonic()
@@ -295,8 +319,9 @@ def test_a_ctrl_c_during_the_parallel_start_returns_at_once_and_leaves_no_game(t
 
 
 @pytest.mark.parametrize("then", ["reset", "close"])
-def test_a_ctrl_c_between_the_starts_of_two_resets_leaves_neither_untracked(make_vec, monkeypatch, then,
-                                                                             marked_games):
+def test_a_ctrl_c_between_the_starts_of_two_resets_leaves_neither_untracked(
+    make_vec, monkeypatch, then, marked_games
+):
     # A Ctrl-C handled inside Thread.start() (it waits for the new thread to run) once the first sub-env's
     # start had begun: that start went on untracked, and the next reset() reset sub-env 0 a second time beside
     # it ("Cannot send `action` while the game is launched" at the next step, 6 runs in 20).
@@ -321,11 +346,14 @@ def test_a_ctrl_c_between_the_starts_of_two_resets_leaves_neither_untracked(make
         assert len(marked_games()) == 2  # one game each: no second start of sub-env 0
     envs.close()  # a start still running stops its own game once started
     assert _wait_until(lambda: not marked_games(), 10), "a game outlived close()"
-    assert _wait_until(lambda: not [t for t in threading.enumerate() if t.name.startswith("sc2env-start-")], 10)
+    assert _wait_until(
+        lambda: not [t for t in threading.enumerate() if t.name.startswith("sc2env-start-")], 10
+    )
 
 
 def test_a_ctrl_c_while_reset_waits_for_the_starts_left_running_still_resets_each_sub_env_once(
-        make_vec, monkeypatch, ctrl_c, marked_games):
+    make_vec, monkeypatch, ctrl_c, marked_games
+):
     # On CPython 3.10-3.12 a Ctrl-C inside Thread.join() marks the thread stopped while it still runs: the
     # third reset() took sub-env 0's start, still under way, for ended, and started sub-env 0 again beside it.
     from sc2env.game import match
@@ -396,8 +424,9 @@ def test_a_crashed_game_fails_the_step_and_the_vector_env_recovers_at_reset(make
     with pytest.raises(errors.GameCrashedError, match="sub-env 1"):
         envs.step(np.zeros((2, 14), np.int64))
     # Sub-env 0 did that step, unseen: stepping on would run its episode across a restart without a boundary.
-    with pytest.raises(errors.ProtocolError,
-                       match=r"after sub-env 1's step failed \(GameCrashedError\): call reset\(\)"):
+    with pytest.raises(
+        errors.ProtocolError, match=r"after sub-env 1's step failed \(GameCrashedError\): call reset\(\)"
+    ):
         envs.step(np.zeros((2, 14), np.int64))
     _obs, infos = envs.reset()
     assert list(infos["game_loop"]) == [0, 0] and envs.envs[1].match.process is not victim
@@ -458,7 +487,9 @@ def test_ctrl_c_in_a_vector_step_keeps_every_game(make_vec, interrupt_once):
     assert list(infos["game_loop"]) == [16, 16], "both games did the interrupted step and this one"
 
 
-def test_ctrl_c_while_sending_or_after_an_episode_ended_keeps_the_vector_env_stepping(make_vec, interrupt_once):
+def test_ctrl_c_while_sending_or_after_an_episode_ended_keeps_the_vector_env_stepping(
+    make_vec, interrupt_once
+):
     envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", step_mul=960, **SMALL)
     envs.reset(seed=3)
     noop = np.zeros((2, 14), np.int64)
@@ -496,7 +527,9 @@ def test_ctrl_c_as_a_sub_env_decodes_its_episodes_last_observation_waits_for_res
 
 @pytest.mark.parametrize("mode", ["next_step", "same_step"])
 def test_ctrl_c_after_a_sub_envs_episode_end_was_read_waits_for_reset(make_vec, mode):
-    envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", step_mul=960, autoreset_mode=mode, **SMALL)
+    envs = make_vec(
+        num_envs=2, vectorization_mode="vector_entry_point", step_mul=960, autoreset_mode=mode, **SMALL
+    )
     envs.reset(seed=3)
     noop = np.zeros((2, 14), np.int64)
     envs.step(noop)  # both games end at the next step (1,920 loops)
@@ -510,6 +543,7 @@ def test_ctrl_c_after_a_sub_envs_episode_end_was_read_waits_for_reset(make_vec, 
             if len(read) == 2:
                 raise KeyboardInterrupt
             return finish(sent)
+
         return finish_step
 
     for env in envs.envs:
@@ -520,7 +554,9 @@ def test_ctrl_c_after_a_sub_envs_episode_end_was_read_waits_for_reset(make_vec, 
         del env.finish_step
     # The first game's end was read but never returned: it used to be reset quietly, its end lost.
     first = envs.envs.index(read[0])
-    with pytest.raises(errors.ProtocolError, match=f"sub-env {first}'s episode ended in the interrupted step"):
+    with pytest.raises(
+        errors.ProtocolError, match=f"sub-env {first}'s episode ended in the interrupted step"
+    ):
         envs.step(noop)
     _, infos = envs.reset()
     assert list(infos["game_loop"]) == [0, 0]
@@ -535,8 +571,10 @@ def test_same_step_reset_that_fails_waits_for_reset(make_vec, interrupt_once):
     with pytest.raises(KeyboardInterrupt):
         envs.step(noop)
     # It used to step on, returning sub-env 0 as a bare reset: its episode's end never reported.
-    with pytest.raises(errors.ProtocolError,
-                       match=r"sub-env 0's episode ended in a step that did not return \(KeyboardInterrupt\)"):
+    with pytest.raises(
+        errors.ProtocolError,
+        match=r"sub-env 0's episode ended in a step that did not return \(KeyboardInterrupt\)",
+    ):
         envs.step(noop)
     _, infos = envs.reset()
     assert list(infos["game_loop"]) == [0, 0]
@@ -554,7 +592,9 @@ def test_ctrl_c_after_every_game_answered_an_ending_step_waits_for_reset(make_ve
     # Sub-env 0 used to be reset quietly (its end never reported) and the other game stepped on.
     with pytest.raises(errors.ProtocolError, match="sub-env 0's episode ended in a step that did not return"):
         envs.step(noop)
-    with pytest.raises(errors.ProtocolError, match=r"\(not after sub-env 0's episode ended .*without a mask first"):
+    with pytest.raises(
+        errors.ProtocolError, match=r"\(not after sub-env 0's episode ended .*without a mask first"
+    ):
         envs.reset(options={"reset_mask": np.array([True, False])})
     _, infos = envs.reset()
     assert list(infos["game_loop"]) == [0, 0]
@@ -619,8 +659,9 @@ def test_a_vector_envs_spec_with_an_autoreset_mode_goes_through_json(make_vec):
     import gymnasium as gym
     from gymnasium.envs.registration import EnvSpec
 
-    envs = make_vec(num_envs=2, vectorization_mode="vector_entry_point", autoreset_mode=AutoresetMode.SAME_STEP,
-                    **SMALL)
+    envs = make_vec(
+        num_envs=2, vectorization_mode="vector_entry_point", autoreset_mode=AutoresetMode.SAME_STEP, **SMALL
+    )
     again = gym.make_vec(EnvSpec.from_json(envs.spec.to_json()))  # the enum broke to_json()
     try:
         assert again.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP

@@ -10,8 +10,12 @@ from sc2env.game import MINI_GAMES, available_maps, install_maps, resolve_map
 
 @pytest.fixture
 def maps_dir(tmp_path):
-    for relative in ("mini_games/MoveToBeacon.SC2Map", "Melee/Simple64.SC2Map", "Ladder/2000AtmospheresAIE.SC2Map",
-                     "Custom/MoveToBeacon.SC2Map"):
+    for relative in (
+        "mini_games/MoveToBeacon.SC2Map",
+        "Melee/Simple64.SC2Map",
+        "Ladder/2000AtmospheresAIE.SC2Map",
+        "Custom/MoveToBeacon.SC2Map",
+    ):
         path = tmp_path / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(b"MPQ" + relative.encode())
@@ -20,9 +24,15 @@ def maps_dir(tmp_path):
 
 def test_mini_games_carry_their_timers():
     loops = {name: spec.game_loops for name, spec in MINI_GAMES.items()}
-    assert loops == {"MoveToBeacon": 1920, "CollectMineralShards": 1920, "FindAndDefeatZerglings": 2880,
-                     "DefeatRoaches": 1920, "DefeatZerglingsAndBanelings": 1920,
-                     "CollectMineralsAndGas": 6720, "BuildMarines": 14400}
+    assert loops == {
+        "MoveToBeacon": 1920,
+        "CollectMineralShards": 1920,
+        "FindAndDefeatZerglings": 2880,
+        "DefeatRoaches": 1920,
+        "DefeatZerglingsAndBanelings": 1920,
+        "CollectMineralsAndGas": 6720,
+        "BuildMarines": 14400,
+    }
     assert all(spec.mini_game and spec.file is None for spec in MINI_GAMES.values())
 
 
@@ -43,5 +53,5 @@ def test_resolve_by_name_case_or_path(maps_dir):
 
 
 def test_unknown_map_lists_the_known_ones(maps_dir):
-    with pytest.raises(LaunchError, match="Unknown map 'Nowhere'.*Simple64"):
+    with pytest.raises(LaunchError, match=r"Unknown map 'Nowhere'.*Simple64"):
         resolve_map("Nowhere", maps_dir)

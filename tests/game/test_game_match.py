@@ -83,25 +83,39 @@ def test_safety_cap_truncates():
         with pytest.raises(errors.ProtocolError):
             match.step()
     assert [(r.game_loop, r.terminated, r.truncated) for r in results] == [
-        (16, False, False), (32, False, False), (48, False, True)]
+        (16, False, False),
+        (32, False, False),
+        (48, False, True),
+    ]
 
 
 def test_real_game_path_sends_the_map_file(tmp_path):
     # An install-shaped folder whose SC2_x64 runs the built-in engine: the `engine="sc2"` code path for real.
-    subprocess.run([sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(tmp_path)], check=True,
-                   capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(tmp_path)],
+        check=True,
+        capture_output=True,
+    )
     with Match(config(launch=LaunchConfig(engine="sc2", sc2path=tmp_path))) as match:
         match.reset(seed=2)
-        assert match.process.engine == "sc2" and match.map.file == tmp_path / "Maps/mini_games/MoveToBeacon.SC2Map"
+        assert (
+            match.process.engine == "sc2"
+            and match.map.file == tmp_path / "Maps/mini_games/MoveToBeacon.SC2Map"
+        )
         assert match.step().game_loop == 8
 
 
 def test_real_game_without_the_map_file_fails_before_starting(tmp_path):
-    subprocess.run([sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(tmp_path)], check=True,
-                   capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(tmp_path)],
+        check=True,
+        capture_output=True,
+    )
     (tmp_path / "Maps/mini_games/CollectMineralShards.SC2Map").unlink()
-    match = Match(config(map_name="CollectMineralShards", launch=LaunchConfig(engine="sc2", sc2path=tmp_path)))
-    with pytest.raises(errors.LaunchError, match="CollectMineralShards is not installed.*engine='builtin'"):
+    match = Match(
+        config(map_name="CollectMineralShards", launch=LaunchConfig(engine="sc2", sc2path=tmp_path))
+    )
+    with pytest.raises(errors.LaunchError, match=r"CollectMineralShards is not installed.*engine='builtin'"):
         match.reset()
     assert match.process is None
 
@@ -127,12 +141,17 @@ class RecordingController:
 def test_two_player_maps_add_the_bot(tmp_path):
     map_file = tmp_path / "Simple64.SC2Map"
     map_file.write_bytes(b"MPQ-simple64")
-    match = Match(config(map_name="Simple64", race="zerg", bot=Bot("protoss", "hard", "macro"), realtime=True))
+    match = Match(
+        config(map_name="Simple64", race="zerg", bot=Bot("protoss", "hard", "macro"), realtime=True)
+    )
     match.map = MapSpec("Simple64", "Melee/Simple64.SC2Map", players=2, file=map_file)
     match.controller = RecordingController()
     match._create_and_join(seed=9)
     created, joined = match.controller.created, match.controller.joined
-    assert created.local_map.map_path == "Melee/Simple64.SC2Map" and created.local_map.map_data == b"MPQ-simple64"
+    assert (
+        created.local_map.map_path == "Melee/Simple64.SC2Map"
+        and created.local_map.map_data == b"MPQ-simple64"
+    )
     assert created.random_seed == 9 and created.realtime
     assert [p.type for p in created.player_setup] == [sc_pb.Participant, sc_pb.Computer]
     bot = created.player_setup[1]

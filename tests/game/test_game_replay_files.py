@@ -35,16 +35,25 @@ def test_write_replay_adds_a_number_when_the_name_is_taken(tmp_path, monkeypatch
 
 
 def test_an_empty_replay_is_not_written(tmp_path):
-    with pytest.raises(ReplayError, match="empty replay: this game .* does not record replays"):
+    with pytest.raises(ReplayError, match=r"empty replay: this game .* does not record replays"):
         write_replay(b"", tmp_path, "X")
     assert not list(tmp_path.iterdir())
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda tmp: tmp / "missing.SC2Replay", "no replay at .*missing.SC2Replay: give the path of a .SC2Replay"),
-    (lambda tmp: tmp, "is a folder: give the path of a .SC2Replay file in it"),
-    (lambda tmp: (tmp / "empty.SC2Replay", (tmp / "empty.SC2Replay").write_bytes(b""))[0], "empty: it is no replay"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (
+            lambda tmp: tmp / "missing.SC2Replay",
+            "no replay at .*missing.SC2Replay: give the path of a .SC2Replay",
+        ),
+        (lambda tmp: tmp, "is a folder: give the path of a .SC2Replay file in it"),
+        (
+            lambda tmp: (tmp / "empty.SC2Replay", (tmp / "empty.SC2Replay").write_bytes(b""))[0],
+            "empty: it is no replay",
+        ),
+    ],
+)
 def test_read_replay_says_what_is_wrong(tmp_path, make, message):
     with pytest.raises(ReplayError, match=message):
         read_replay(make(tmp_path))
@@ -57,9 +66,15 @@ def test_read_replay_takes_a_path_or_bytes(tmp_path):
 
 
 def test_replay_info_from_the_games_answer():
-    response = sc_pb.ResponseReplayInfo(map_name="MoveToBeacon", local_map_path="mini_games/MoveToBeacon.SC2Map",
-                                        game_duration_loops=1920, game_duration_seconds=85.7, game_version="4.10.0",
-                                        base_build=75689, data_version="B89B")
+    response = sc_pb.ResponseReplayInfo(
+        map_name="MoveToBeacon",
+        local_map_path="mini_games/MoveToBeacon.SC2Map",
+        game_duration_loops=1920,
+        game_duration_seconds=85.7,
+        game_version="4.10.0",
+        base_build=75689,
+        data_version="B89B",
+    )
     player = response.player_info.add(player_apm=42)
     player.player_info.player_id = 1
     player.player_info.race_requested = common_pb2.Random
@@ -71,17 +86,27 @@ def test_replay_info_from_the_games_answer():
     unfinished.player_info.player_id = 2
     unfinished.player_info.race_requested = common_pb2.Zerg
     info = ReplayInfo.from_response(response)
-    assert (info.map_name, info.game_loops, info.seconds, info.base_build) == ("MoveToBeacon", 1920, 85.7, 75689)
+    assert (info.map_name, info.game_loops, info.seconds, info.base_build) == (
+        "MoveToBeacon",
+        1920,
+        85.7,
+        75689,
+    )
     assert [(p.player_id, p.race, p.result, p.name, p.apm) for p in info.players] == [
-        (1, "terran", "victory", "me", 42), (2, "zerg", None, "", 0)]
+        (1, "terran", "victory", "me", 42),
+        (2, "zerg", None, "", 0),
+    ]
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"step_mul": 0}, "step_mul must be a whole number of at least 1"),
-    ({"observed_player_id": -1}, "observed_player_id must be a player's id"),
-    ({"observed_player_id": True}, "observed_player_id must be a player's id"),
-    ({"request_timeout_s": 0}, "request_timeout_s must be a finite number of seconds"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"step_mul": 0}, "step_mul must be a whole number of at least 1"),
+        ({"observed_player_id": -1}, "observed_player_id must be a player's id"),
+        ({"observed_player_id": True}, "observed_player_id must be a player's id"),
+        ({"request_timeout_s": 0}, "request_timeout_s must be a finite number of seconds"),
+    ],
+)
 def test_replay_config_refuses_bad_values(kwargs, message):
     with pytest.raises(ValueError, match=message):
         ReplayConfig(replay=b"x", **kwargs)

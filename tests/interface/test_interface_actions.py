@@ -40,7 +40,9 @@ def test_construction_by_name_int_enum_and_pysc2_list_form():
     assert FunctionCall.build(331, [[1], [3, 4]]) == FunctionCall(331, ((1,), (3, 4)))
     assert FunctionCall.build("select_army", [True]) == FunctionCall(7, ((1,),))
     assert FUNCTIONS.select_control_group("recall", np.int64(3)).arguments == ((0,), (3,))
-    assert FUNCTIONS.select_army(np.array(1)).arguments == ((1,),)  # 0-d, as torch's argmax(...).numpy() gives
+    assert FUNCTIONS.select_army(np.array(1)).arguments == (
+        (1,),
+    )  # 0-d, as torch's argmax(...).numpy() gives
     assert str(FUNCTIONS.select_point("toggle", (5, 6))) == "select_point(toggle, (5, 6))"
     function, arguments = FUNCTIONS.no_op()  # a named tuple, like PySC2's
     assert (function, arguments) == (0, ())
@@ -56,7 +58,10 @@ def test_construction_by_name_int_enum_and_pysc2_list_form():
         (lambda: FUNCTIONS.Move_screen("later", (3, 4)), "queued must be one of now, queued; got 'later'"),
         (lambda: FUNCTIONS.Move_screen(2, (3, 4)), "queued must be one of 0=now, 1=queued; got 2"),
         (lambda: FUNCTIONS.Move_screen("now", 7), "Move_screen needs a screen point"),
-        (lambda: FUNCTIONS.Move_screen("now", (float("nan"), 3)), "point .* of finite numbers .* got \\(nan, 3\\)"),
+        (
+            lambda: FUNCTIONS.Move_screen("now", (float("nan"), 3)),
+            "point .* of finite numbers .* got \\(nan, 3\\)",
+        ),
         (lambda: FUNCTIONS.select_army(np.array(0.5)), "select_add must be an int or a name; got 0.5"),
         (lambda: FUNCTIONS.select_control_group("recall", 10), r"control_group_id must be in 0..9; got 10"),
         (lambda: FunctionCall.build(573, ()), "unknown function id 573"),
@@ -166,16 +171,22 @@ def test_masks_make_validation_refuse_unavailable_functions_and_values(fmt64):
     with pytest.raises(InvalidActionError, match="Move_screen is not available now; available: no_op"):
         encode_action(FUNCTIONS.Move_screen("now", (5, 5)), fmt64, obs.masks)
     # Enum values come with their names (the bare numbers read as jargon in the viewer's bottom bar).
-    with pytest.raises(InvalidActionError, match=r"select_control_group: control_group_act 0 \(recall\) is not "
-                       r"allowed now; allowed now: 1 \(set\), 2 \(append\), 3 \(set_and_steal\), "
-                       r"4 \(append_and_steal\)$"):
+    with pytest.raises(
+        InvalidActionError,
+        match=r"select_control_group: control_group_act 0 \(recall\) is not "
+        r"allowed now; allowed now: 1 \(set\), 2 \(append\), 3 \(set_and_steal\), "
+        r"4 \(append_and_steal\)$",
+    ):
         encode_action(FUNCTIONS.select_control_group("recall", 1), fmt64, obs.masks)
     # Offered by the game (available_actions lists it) but with nothing to act on: the message said it was
     # "not available" and listed the available functions without it, which read as a contradiction.
     bare = decoder.decode(observation())
     assert FUNCTIONS.select_control_group.id in bare.available_actions
-    with pytest.raises(InvalidActionError, match=r"^select_control_group can't be called now: its control_group_id "
-                       r"has no allowed value \(no control group holds units, and nothing is selected"):
+    with pytest.raises(
+        InvalidActionError,
+        match=r"^select_control_group can't be called now: its control_group_id "
+        r"has no allowed value \(no control group holds units, and nothing is selected",
+    ):
         encode_action(FUNCTIONS.select_control_group("recall", 1), fmt64, bare.masks)
 
 
@@ -219,7 +230,10 @@ def test_specific_forms_without_a_function_roll_up_like_pysc2(pysc2_features, hi
     redirect = sc_pb.Action()
     redirect.action_feature_layer.unit_command.ability_id = 1682  # Attack_Redirect
     redirect.action_feature_layer.unit_command.target_minimap_coord.x = 5
-    for action, general in ((autocast, FUNCTIONS.BurrowUp_autocast.id), (redirect, FUNCTIONS.Attack_minimap.id)):
+    for action, general in (
+        (autocast, FUNCTIONS.BurrowUp_autocast.id),
+        (redirect, FUNCTIONS.Attack_minimap.id),
+    ):
         ours = decode_action(action, fmt)
         if hide:
             assert ours.function == general == theirs.reverse_action(action).function

@@ -156,7 +156,9 @@ def test_conditional_masks_pin_what_the_chosen_function_ignores(fmt64):
     with pytest.raises(KeyError, match="no action component 'screen_2'; the components: function, screen"):
         masks.argument("screen_2")
     subset = ActionSpec.from_format(fmt64, ["no_op", "select_army", "Move_screen"])
-    with pytest.raises(IndexError, match=r"positions in this action space's function component \(0\.\.2.*not 331"):
+    with pytest.raises(
+        IndexError, match=r"positions in this action space's function component \(0\.\.2.*not 331"
+    ):
         subset.conditional_mask(np.ones(subset.total, np.int8), FUNCTIONS.Move_screen.id)
 
 
@@ -169,7 +171,7 @@ def test_vectors_and_calls_convert_both_ways(fmt64):
     assert vector[0] == FUNCTIONS.select_rect.id and vector[1] == 60 * 64 + 3 and vector[3] == 63
     assert spec.to_call(vector) == call
     assert spec.to_call(spec.nvec - 1) == FunctionCall(572, ((1,),))  # unused components ignored
-    with pytest.raises(InvalidActionError, match="function component 573 is outside 0..572"):
+    with pytest.raises(InvalidActionError, match=r"function component 573 is outside 0..572"):
         spec.to_call(np.r_[573, np.zeros(13, int)])
 
 

@@ -164,7 +164,9 @@ def test_raw_units_and_camera_on_non_square_maps_are_pysc2s(realdata, pysc2_feat
     np.testing.assert_array_equal(obs.camera_position, theirs["camera_position"])
     np.testing.assert_array_equal(obs.camera_size, theirs["camera_size"])
     # Without use_camera_position PySC2 leaves both out; sc2env gave them whenever raw data was on.
-    without = ObservationDecoder(InterfaceFormat(screen_size=1, minimap_size=1, use_raw_units=True), game_info)
+    without = ObservationDecoder(
+        InterfaceFormat(screen_size=1, minimap_size=1, use_raw_units=True), game_info
+    )
     theirs = pysc2_features(1, 1, size, use_raw_units=True).transform_obs(response)
     decoded = without.decode(response)
     assert "camera_position" not in theirs and decoded.camera_position is None and decoded.camera_size is None
@@ -187,7 +189,11 @@ def test_named_access_and_dict_access(realdata):
     with pytest.raises(KeyError, match="'feature_units': this observation has none; use_feature_units=True"):
         obs["feature_units"]  # was None, so `for unit in obs["feature_units"]` failed on NoneType
     assert obs["masks"] is obs.masks and obs["function_mask"] is not None  # as before the dict methods
-    assert list(obs) == obs.keys() and len(obs) == len(obs.keys()) and dict(obs.items()).keys() == set(obs.keys())
+    assert (
+        list(obs) == obs.keys()
+        and len(obs) == len(obs.keys())
+        and dict(obs.items()).keys() == set(obs.keys())
+    )
     assert obs.feature_screen[0].ndim == 2 and not hasattr(obs.feature_screen[0], "player_relative")
     assert type(np.asarray(obs.feature_screen)) is np.ndarray
     restored = pickle.loads(pickle.dumps(obs.feature_screen))
@@ -203,7 +209,10 @@ def test_rows_and_names_as_pysc2_agents_use_them(realdata):
     units = obs.feature_units
     assert len(units) > 1
     assert [unit.alliance for unit in units] == units.alliance.tolist()
-    assert units[1].x == units[1, "x"] == units.x[1] and units[:, "unit_type"].tolist() == units.unit_type.tolist()
+    assert (
+        units[1].x == units[1, "x"] == units.x[1]
+        and units[:, "unit_type"].tolist() == units.unit_type.tolist()
+    )
     mine = units[units.alliance == 1]
     assert mine.x.tolist() == units.x[units.alliance == 1].tolist()  # a masked table keeps its names
     assert obs.player["minerals"] == obs.player.minerals == 125
@@ -238,7 +247,11 @@ def test_rows_and_names_as_pysc2_agents_use_them(realdata):
     # no names left (they pointed at the wrong entries: player[1:3].minerals gave 0).
     total = by_category.food_used.sum()
     assert np.isscalar(total) and hash(total) == hash(int(total))
-    for cut in (lambda: obs.player[1:3].minerals, lambda: units[0][10:].x, lambda: obs.feature_screen[5:7].unit_type):
+    for cut in (
+        lambda: obs.player[1:3].minerals,
+        lambda: units[0][10:].x,
+        lambda: obs.feature_screen[5:7].unit_type,
+    ):
         with pytest.raises(AttributeError):
             cut()
     # PySC2's constants and layer lookup by name.
@@ -265,12 +278,17 @@ def test_a_layer_with_the_wrong_byte_count_is_a_clear_error():
         decoder.decode(response)
 
 
-@pytest.mark.parametrize("spoil", [
-    lambda o: setattr(o.observation.score.score_details, "collected_minerals", float("nan")),  # ValueError
-    lambda o: setattr(o.observation.score.score_details, "collected_minerals", 1e30),  # OverflowError
-    lambda o: setattr(o.observation.player_common, "minerals", 2**32 - 1),  # beyond int32
-    lambda o: o.observation.raw_data.units.add(tag=1, pos={"x": float("nan"), "y": 1}),
-])
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        lambda o: setattr(
+            o.observation.score.score_details, "collected_minerals", float("nan")
+        ),  # ValueError
+        lambda o: setattr(o.observation.score.score_details, "collected_minerals", 1e30),  # OverflowError
+        lambda o: setattr(o.observation.player_common, "minerals", 2**32 - 1),  # beyond int32
+        lambda o: o.observation.raw_data.units.add(tag=1, pos={"x": float("nan"), "y": 1}),
+    ],
+)
 def test_values_no_array_can_hold_are_a_protocol_error_naming_the_loop(spoil):
     response = with_layers(observation(), 64)
     response.observation.game_loop = 77
@@ -279,7 +297,9 @@ def test_values_no_array_can_hold_are_a_protocol_error_naming_the_loop(spoil):
     decoder = ObservationDecoder(fmt, game_info_for(fmt, (64, 64)))
     with pytest.raises(ProtocolError, match="observation at game loop 77 could not be decoded") as raised:
         decoder.decode(response)
-    assert isinstance(raised.value.__cause__, (ArithmeticError, ValueError))  # kept, should it be a bug of ours
+    assert isinstance(
+        raised.value.__cause__, (ArithmeticError, ValueError)
+    )  # kept, should it be a bug of ours
 
 
 def test_ui_panels_become_padded_unit_tables(fmt64):

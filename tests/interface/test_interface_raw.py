@@ -27,9 +27,15 @@ MARINE, ROACH, MINERAL_FIELD, SCV, GEYSER, REFINERY = 48, 110, 341, 45, 342, 20
 
 def transforms(width: int = 64, height: int = 64) -> CoordinateTransforms:
     grid = np.ones((height, width), bool)
-    info = MapInfo(name="test", size=(width, height), playable_area=(0.0, 0.0, float(width), float(height)),
-                   pathing=grid, placement=grid, terrain_height=np.zeros((height, width), np.uint8),
-                   start_locations=np.zeros((0, 2)))
+    info = MapInfo(
+        name="test",
+        size=(width, height),
+        playable_area=(0.0, 0.0, float(width), float(height)),
+        pathing=grid,
+        placement=grid,
+        terrain_height=np.zeros((height, width), np.uint8),
+        start_locations=np.zeros((0, 2)),
+    )
     return CoordinateTransforms(InterfaceFormat(use_raw_units=True), info)
 
 
@@ -60,9 +66,19 @@ def test_table_kinds_and_pysc2_ids():
     kinds = [f.kind for f in F]
     assert len(F) == 564 and [f.id for f in F] == list(range(564))
     assert {k: kinds.count(k) for k in RawFunctionKind} == {
-        RawFunctionKind.NO_OP: 1, RawFunctionKind.MOVE_CAMERA: 1, RawFunctionKind.QUICK: 343,
-        RawFunctionKind.POINT: 126, RawFunctionKind.UNIT: 72, RawFunctionKind.AUTOCAST: 21}
-    assert (F[0].name, F[1].name, F[3].name, F[168].name) == ("no_op", "Smart_pt", "Attack_unit", "raw_move_camera")
+        RawFunctionKind.NO_OP: 1,
+        RawFunctionKind.MOVE_CAMERA: 1,
+        RawFunctionKind.QUICK: 343,
+        RawFunctionKind.POINT: 126,
+        RawFunctionKind.UNIT: 72,
+        RawFunctionKind.AUTOCAST: 21,
+    }
+    assert (F[0].name, F[1].name, F[3].name, F[168].name) == (
+        "no_op",
+        "Smart_pt",
+        "Attack_unit",
+        "raw_move_camera",
+    )
     assert [a.name for a in F.Attack_unit.args] == ["queued", "unit_tags", "target_unit_tag"]
     assert F.Harvest_Gather_unit.target.name == "RESOURCE" and F.Effect_Repair_unit.target.name == "OWN_UNIT"
 
@@ -72,7 +88,11 @@ def test_table_matches_pysc2():
     assert len(actions.RAW_FUNCTIONS) == len(F)
     for theirs in actions.RAW_FUNCTIONS:
         ours = F[int(theirs.id)]
-        assert (ours.name, ours.ability_id, ours.general_id) == (theirs.name, theirs.ability_id, theirs.general_id)
+        assert (ours.name, ours.ability_id, ours.general_id) == (
+            theirs.name,
+            theirs.ability_id,
+            theirs.general_id,
+        )
         assert [a.name for a in ours.args] == [a.name for a in theirs.args], ours.name
     assert [t.name for t in RAW_ARGUMENT_TYPES] == [t.name for t in actions.RAW_TYPES]
 
@@ -116,7 +136,11 @@ def test_encoding_sets_the_unit_command_and_the_cell_centre():
     action = encode_raw_action(F.Attack_unit("queued", [0, 1], 2), TAGS, t)
     command = action.action_raw.unit_command
     assert (command.ability_id, list(command.unit_tags), command.target_unit_tag, command.queue_command) == (
-        3674, [100, 200], 300, True)
+        3674,
+        [100, 200],
+        300,
+        True,
+    )
     point = encode_raw_action(F.Move_pt("now", [4], (10, 20)), TAGS, t).action_raw.unit_command
     # Raw coordinates count from the top-left: cell (10, 20) is world (10.5, 64 - 20.5).
     assert (point.target_world_space_pos.x, point.target_world_space_pos.y) == (10.5, 43.5)
@@ -132,7 +156,9 @@ def test_non_square_maps_scale_as_pysc2_does():
     # PySC2's raw frame on a 184x176 map: cell (10, 20) is world (10.5, 176 - 20.5 * 184 / 176).
     t = transforms(184, 176)
     assert t.raw_grid_size == (184, 169)
-    pos = encode_raw_action(F.Move_pt("now", [0], (10, 20)), TAGS, t).action_raw.unit_command.target_world_space_pos
+    pos = encode_raw_action(
+        F.Move_pt("now", [0], (10, 20)), TAGS, t
+    ).action_raw.unit_command.target_world_space_pos
     assert (pos.x, pos.y) == pytest.approx((10.5, 154.5682), abs=1e-4)
 
 
@@ -148,8 +174,14 @@ def test_rows_and_points_outside_are_refused():
 
 def test_decoding_reads_rows_back_and_drops_units_that_are_gone():
     t = transforms()
-    for call in (F.Attack_unit("queued", [0, 1], 2), F.Move_pt("now", [4], (10, 20)), F.Stop_quick("now", [1]),
-                 F.raw_move_camera((32, 8)), F.Build_Interceptors_autocast([1]), F.no_op()):
+    for call in (
+        F.Attack_unit("queued", [0, 1], 2),
+        F.Move_pt("now", [4], (10, 20)),
+        F.Stop_quick("now", [1]),
+        F.raw_move_camera((32, 8)),
+        F.Build_Interceptors_autocast([1]),
+        F.no_op(),
+    ):
         assert decode_raw_action(encode_raw_action(call, TAGS, t), TAGS, t) == call
     action = encode_raw_action(F.Attack_unit("now", [0, 1], 2), TAGS, t)
     assert decode_raw_action(action, TAGS[1:], t) == F.Attack_unit("now", [0], 1)  # row 0 died: rows shift
@@ -171,14 +203,21 @@ def test_encoding_and_decoding_agree_with_pysc2():
     t = transforms()
     size = sc_pb.ResponseGameInfo().start_raw.map_size
     size.x = size.y = 64
-    theirs = features.Features(features.AgentInterfaceFormat(action_space=actions.ActionSpace.RAW, use_raw_units=True),
-                               map_size=size)
+    theirs = features.Features(
+        features.AgentInterfaceFormat(action_space=actions.ActionSpace.RAW, use_raw_units=True), map_size=size
+    )
     obs = sc_pb.Observation()
     for tag in TAGS:
         obs.raw_data.units.add(tag=int(tag), unit_type=MARINE, owner=1, alliance=1)
     transformed = theirs.transform_obs(sc_pb.ResponseObservation(observation=obs))  # its rows -> tags
-    for call in (F.Attack_unit("queued", [0, 1], 2), F.Move_pt("now", [4], (10, 20)), F.Stop_quick("now", [1]),
-                 F.raw_move_camera((32, 8)), F.Smart_pt("now", [0, 3], (63, 0)), F.Build_Interceptors_autocast([1])):
+    for call in (
+        F.Attack_unit("queued", [0, 1], 2),
+        F.Move_pt("now", [4], (10, 20)),
+        F.Stop_quick("now", [1]),
+        F.raw_move_camera((32, 8)),
+        F.Smart_pt("now", [0, 3], (63, 0)),
+        F.Build_Interceptors_autocast([1]),
+    ):
         ours = encode_raw_action(call, TAGS, t)
         pysc2_call = actions.FunctionCall(call.function, [list(a) for a in call.arguments])
         assert ours == theirs.transform_action(obs, pysc2_call, skip_available=True), call
@@ -187,13 +226,29 @@ def test_encoding_and_decoding_agree_with_pysc2():
 
 
 def test_masks_come_from_each_units_abilities():
-    answers = [abilities(100, *MARINE_BUTTONS), abilities(200, *MARINE_BUTTONS), abilities(500, (295, True)),
-               abilities(999, (4, False))]  # a tag no longer in the table is skipped
+    answers = [
+        abilities(100, *MARINE_BUTTONS),
+        abilities(200, *MARINE_BUTTONS),
+        abilities(500, (295, True)),
+        abilities(999, (4, False)),
+    ]  # a tag no longer in the table is skipped
     masks = RawActionMasks(TABLE, answers)
     offered = {F[i].name for i in np.flatnonzero(masks.functions)}
-    assert offered == {"no_op", "raw_move_camera", "Smart_pt", "Smart_unit", "Stop_quick", "Move_pt", "Move_unit",
-                       "Patrol_pt", "Patrol_unit", "HoldPosition_quick", "Attack_pt", "Attack_unit",
-                       "Harvest_Gather_unit"}
+    assert offered == {
+        "no_op",
+        "raw_move_camera",
+        "Smart_pt",
+        "Smart_unit",
+        "Stop_quick",
+        "Move_pt",
+        "Move_unit",
+        "Patrol_pt",
+        "Patrol_unit",
+        "HoldPosition_quick",
+        "Attack_pt",
+        "Attack_unit",
+        "Harvest_Gather_unit",
+    }
     assert masks.units_for(F.Attack_unit.id).tolist() == [True, True, False, False, False]
     assert masks.units_for(F.Harvest_Gather_unit.id).tolist() == [False, False, False, False, True]
     assert masks.targets_for(F.Harvest_Gather_unit.id).tolist() == [False, False, False, True, False]
@@ -202,7 +257,9 @@ def test_masks_come_from_each_units_abilities():
     encode_raw_action(F.Harvest_Gather_unit("now", [4], 3), TAGS, t, masks)
     with pytest.raises(InvalidActionError, match="row 0 can't use it now"):
         encode_raw_action(F.Harvest_Gather_unit("now", [0], 3), TAGS, t, masks)
-    with pytest.raises(InvalidActionError, match=r"can.t target the unit in raw_units row 2 \(it targets resource"):
+    with pytest.raises(
+        InvalidActionError, match=r"can.t target the unit in raw_units row 2 \(it targets resource"
+    ):
         encode_raw_action(F.Harvest_Gather_unit("now", [4], 2), TAGS, t, masks)
     with pytest.raises(InvalidActionError, match="Build_Barracks_pt is not available now"):
         encode_raw_action(F.Build_Barracks_pt("now", [4], (3, 3)), TAGS, t, masks)

@@ -89,7 +89,7 @@ def test_every_ability_id_exists_in_real_response_data(realdata, stem):
 
 def test_resource_types_and_layer_scales_cover_real_data(realdata):
     data = realdata("python-sc2_2000AtmospheresAIE.data")
-    assert RESOURCE_UNIT_TYPES == {u.unit_id for u in data.units if u.has_minerals or u.has_vespene}
+    assert {u.unit_id for u in data.units if u.has_minerals or u.has_vespene} == RESOURCE_UNIT_TYPES
     for stem in DATA_FILES:
         data = realdata(stem)
         unit_type = next(layer for layer in SCREEN_LAYERS if layer.name == "unit_type")

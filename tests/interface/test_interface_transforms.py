@@ -52,7 +52,9 @@ def test_a_point_exactly_on_a_pixel_edge_is_in_the_pixel_it_starts():
 
     # 25 - 23.5 = 1.5 world units below the camera is exactly 4 pixels: row 36. The affine form gave
     # 35.99999999999999 and row 35, one off PySC2's feature_units for grid-aligned units (DefeatRoaches).
-    transforms = CoordinateTransforms(InterfaceFormat(screen_size=64, minimap_size=64, camera_width=24), map_info())
+    transforms = CoordinateTransforms(
+        InterfaceFormat(screen_size=64, minimap_size=64, camera_width=24), map_info()
+    )
     to_screen = transforms.world_to_screen((33.0, 25.0))
     assert to_screen.fwd_pixel((33.0, 23.5)).tolist() == [32, 36]
     unit = sc_pb.ResponseObservation().observation.raw_data.units.add(unit_type=48, alliance=1)
@@ -74,7 +76,9 @@ def test_minimap_covers_the_map_or_the_playable_area_by_its_longer_side():
     assert cropped.world_to_minimap.fwd_pixel((43.9, 20.1)).tolist() == [63, 46]
 
 
-@pytest.mark.parametrize("minimap, rows, warned", [(64, 64, False), ((64, 32), 64, True), ((32, 64), 32, False)])
+@pytest.mark.parametrize(
+    "minimap, rows, warned", [(64, 64, False), ((64, 32), 64, True), ((32, 64), 32, False)]
+)
 def test_a_minimap_that_cuts_the_map_off_is_warned_of(minimap, rows, warned):
     # Pixels scale by the minimap's width (as in PySC2): a 64x32 minimap showed the top half of a square map,
     # with the camera and most units outside it, and nothing said so.
@@ -90,9 +94,17 @@ def test_a_minimap_that_cuts_the_map_off_is_warned_of(minimap, rows, warned):
         warnings.simplefilter("always")
         ObservationDecoder(fmt, game_info)
     messages = [str(w.message) for w in caught]
-    assert messages == ([("the 64×32 minimap shows only the top 32 of the 64 rows this map needs: minimap pixels "
-                          "are scaled by the minimap's width (as in PySC2), so a minimap less tall than it is wide "
-                          "cuts the map off; use a square minimap")] if warned else [])
+    assert messages == (
+        [
+            (
+                "the 64×32 minimap shows only the top 32 of the 64 rows this map needs: minimap pixels "
+                "are scaled by the minimap's width (as in PySC2), so a minimap less tall than it is wide "
+                "cuts the map off; use a square minimap"
+            )
+        ]
+        if warned
+        else []
+    )
 
 
 def test_transforms_compose_and_invert():
@@ -186,8 +198,9 @@ def test_interface_options_and_the_echo_check():
     odd_echo.options.feature_layer.width = 24.4
     with pytest.raises(ProtocolError, match="camera width"):
         odd.check_game_info(odd_echo)
-    rgb = InterfaceFormat(screen_size=None, minimap_size=None, rgb_screen_size=(128, 96), rgb_minimap_size=64,
-                          camera_width=30)
+    rgb = InterfaceFormat(
+        screen_size=None, minimap_size=None, rgb_screen_size=(128, 96), rgb_minimap_size=64, camera_width=30
+    )
     assert rgb.action_space == "rgb" and rgb.to_interface_options().render.resolution.y == 96
     assert not rgb.to_interface_options().HasField("feature_layer")
     # The render camera's width was never sent: an RGB-only game showed 24 world units while the transforms

@@ -25,10 +25,16 @@ import pytest
 
 from sc2env.launch import launch
 
-ENV_VARS = ("SC2ENV_ENGINE", "SC2PATH", "FAKE_SC2_MODE", "FAKE_SC2_DELAY_S", "FAKE_SC2_FAULT",
-            "FAKE_SC2_EXIT_CODE")
+ENV_VARS = (
+    "SC2ENV_ENGINE",
+    "SC2PATH",
+    "FAKE_SC2_MODE",
+    "FAKE_SC2_DELAY_S",
+    "FAKE_SC2_FAULT",
+    "FAKE_SC2_EXIT_CODE",
+)
 
-GAME_SCRIPT = textwrap.dedent('''\
+GAME_SCRIPT = textwrap.dedent("""\
     #!{python}
     import json, os, pathlib, signal, subprocess, sys, time
 
@@ -87,11 +93,12 @@ GAME_SCRIPT = textwrap.dedent('''\
 
     with serve(handle, args["-listen"], int(args["-port"]), max_size=None) as server:
         server.serve_forever()
-''')
+""")
 
 
-def make_fake_install(root: pathlib.Path, builds=(75689,), *, executable: bool = True,
-                      script: str | None = None) -> pathlib.Path:
+def make_fake_install(
+    root: pathlib.Path, builds=(75689,), *, executable: bool = True, script: str | None = None
+) -> pathlib.Path:
     """Create an SC2-install-shaped folder with one fake `SC2_x64` per build; returns `root`."""
     for name in ("Libs", "Maps/mini_games", "Replays"):
         (root / name).mkdir(parents=True, exist_ok=True)
@@ -126,7 +133,6 @@ def wait_until(predicate, timeout_s: float = 10.0, interval_s: float = 0.02) -> 
             return bool(predicate())
         time.sleep(interval_s)
     return True
-
 
 
 @pytest.fixture(autouse=True)

@@ -21,8 +21,19 @@ SOURCE_ROOT = pathlib.Path(sc2env.__file__).resolve().parents[1]
 def test_builtin_engine_is_started_like_sc2_x64(tmp_path):
     plan = plan_launch(LaunchConfig(engine="builtin"))
     argv = plan.argv(5123, tmp_path / "t")
-    assert argv == [sys.executable, "-m", "sc2env.engine", "-listen", "127.0.0.1", "-port", "5123",
-                    "-dataDir", str(SOURCE_ROOT / "maps"), "-tempDir", str(tmp_path / "t")]
+    assert argv == [
+        sys.executable,
+        "-m",
+        "sc2env.engine",
+        "-listen",
+        "127.0.0.1",
+        "-port",
+        "5123",
+        "-dataDir",
+        str(SOURCE_ROOT / "maps"),
+        "-tempDir",
+        str(tmp_path / "t"),
+    ]
     assert plan.engine == "builtin" and plan.version == BUILTIN_VERSION and plan.install is None
     assert plan.env["PYTHONUNBUFFERED"] == "1"
     # The engine process imports the same sc2env as this one, from whatever working directory.
@@ -30,10 +41,14 @@ def test_builtin_engine_is_started_like_sc2_x64(tmp_path):
 
 
 def test_spin_wait_off_reaches_the_builtin_engine_only(fake_install, tmp_path):
-    assert plan_launch(LaunchConfig(engine="builtin", spin_wait=False)).argv(1, tmp_path)[-2:] == ["--spin-wait", "0"]
+    assert plan_launch(LaunchConfig(engine="builtin", spin_wait=False)).argv(1, tmp_path)[-2:] == [
+        "--spin-wait",
+        "0",
+    ]
     assert "--spin-wait" not in plan_launch(LaunchConfig(engine="builtin")).argv(1, tmp_path)
-    assert "--spin-wait" not in plan_launch(LaunchConfig(engine="sc2", sc2path=fake_install,
-                                                         spin_wait=False)).argv(1, tmp_path)
+    assert "--spin-wait" not in plan_launch(
+        LaunchConfig(engine="sc2", sc2path=fake_install, spin_wait=False)
+    ).argv(1, tmp_path)
 
 
 def test_sc2_command_line_and_library_path(fake_install, tmp_path, monkeypatch):
@@ -41,8 +56,17 @@ def test_sc2_command_line_and_library_path(fake_install, tmp_path, monkeypatch):
     plan = plan_launch(LaunchConfig(engine="sc2", sc2path=fake_install, extra_args=["-verbose"]))
     exe = fake_install / "Versions" / "Base75689" / "SC2_x64"
     assert plan.argv(5124, tmp_path / "t") == [
-        str(exe), "-listen", "127.0.0.1", "-port", "5124", "-dataDir", str(fake_install),
-        "-tempDir", str(tmp_path / "t"), "-verbose"]
+        str(exe),
+        "-listen",
+        "127.0.0.1",
+        "-port",
+        "5124",
+        "-dataDir",
+        str(fake_install),
+        "-tempDir",
+        str(tmp_path / "t"),
+        "-verbose",
+    ]
     assert plan.env["LD_LIBRARY_PATH"] == f"/opt/gl:{fake_install}/Libs/"
 
 
@@ -97,7 +121,7 @@ def test_auto_without_an_install_uses_the_builtin_engine():
 
 
 def test_auto_with_a_broken_named_install_is_an_error(tmp_path, monkeypatch):
-    with pytest.raises(LaunchError, match="No StarCraft II under .*nowhere.*engine='auto'"):
+    with pytest.raises(LaunchError, match=r"No StarCraft II under .*nowhere.*engine='auto'"):
         plan_launch(LaunchConfig(engine="auto", sc2path=tmp_path / "nowhere"))
     monkeypatch.setenv("SC2PATH", str(tmp_path / "nowhere"))
     with pytest.raises(LaunchError, match="nowhere"):
@@ -112,15 +136,26 @@ def test_unknown_engine_names_its_source(monkeypatch):
         plan_launch(LaunchConfig())
 
 
-@pytest.mark.parametrize("field, value, message", [
-    ("port", "5000", "port must be a port number, not '5000'"),  # was a TypeError from comparing str and int
-    ("port", True, "port must be a port number, not True"),
-    ("timeout_s", "30", "timeout_s must be a number of seconds"),
-    ("extra_args", None, "extra_args must be a sequence of flags, not None"),
-    ("spin_wait", "no", "spin_wait must be True or False, not 'no'"),  # was taken as True
-    ("sc2path", 123, r"sc2path must be a path \(str or pathlib.Path\), not 123"),  # was a TypeError at launch
-    ("host", None, "host must be a host name or address, not None"),
-])
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        (
+            "port",
+            "5000",
+            "port must be a port number, not '5000'",
+        ),  # was a TypeError from comparing str and int
+        ("port", True, "port must be a port number, not True"),
+        ("timeout_s", "30", "timeout_s must be a number of seconds"),
+        ("extra_args", None, "extra_args must be a sequence of flags, not None"),
+        ("spin_wait", "no", "spin_wait must be True or False, not 'no'"),  # was taken as True
+        (
+            "sc2path",
+            123,
+            r"sc2path must be a path \(str or pathlib.Path\), not 123",
+        ),  # was a TypeError at launch
+        ("host", None, "host must be a host name or address, not None"),
+    ],
+)
 def test_a_launch_option_of_the_wrong_type_is_named(field, value, message):
     with pytest.raises(LaunchError, match=message):
         LaunchConfig(**{field: value})
@@ -133,7 +168,7 @@ def test_numpy_numbers_are_launch_options_too():
 
 
 def test_sc2_engine_without_install_says_what_to_do():
-    with pytest.raises(LaunchError, match="set SC2PATH.*engine='builtin'"):
+    with pytest.raises(LaunchError, match=r"set SC2PATH.*engine='builtin'"):
         plan_launch(LaunchConfig(engine="sc2"))
 
 
@@ -164,12 +199,16 @@ def test_config_validation():
 
 def test_client_side_never_imports_the_engine():
     # Every client-side package, and a whole env played for a step with rendering, without sc2env.engine.
-    code = ("import os, sys; os.environ['SDL_VIDEODRIVER'] = 'dummy'\n"
-            "import gymnasium as gym, sc2env, sc2env.launch, sc2env.client, sc2env.interface, sc2env.game, "
-            "sc2env.env, sc2env.agents, sc2env.viewer, sc2env.cli\n"
-            "env = gym.make('sc2env/MoveToBeacon-v0', engine='builtin', render_mode='rgb_array', "
-            "screen_size=16, minimap_size=16)\n"
-            "env.reset(seed=0); env.step(env.action_space.sample()); env.render(); env.close()\n"
-            "print([m for m in sys.modules if m.startswith('sc2env.engine')])")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    code = (
+        "import os, sys; os.environ['SDL_VIDEODRIVER'] = 'dummy'\n"
+        "import gymnasium as gym, sc2env, sc2env.launch, sc2env.client, sc2env.interface, sc2env.game, "
+        "sc2env.env, sc2env.agents, sc2env.viewer, sc2env.cli\n"
+        "env = gym.make('sc2env/MoveToBeacon-v0', engine='builtin', render_mode='rgb_array', "
+        "screen_size=16, minimap_size=16)\n"
+        "env.reset(seed=0); env.step(env.action_space.sample()); env.render(); env.close()\n"
+        "print([m for m in sys.modules if m.startswith('sc2env.engine')])"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
     assert result.stdout.strip().splitlines()[-1] == "[]"

@@ -60,11 +60,18 @@ def test_a_socket_another_process_listens_on_is_foreign(listening):
 def test_a_game_a_wrapper_started_in_its_group_is_ours(tmp_path):
     # An SC2_x64 that is a script starting the real binary as its child: the listener is in the group.
     port = portpicker.pick_unused_port()
-    listener = (f"import socket, time; s = socket.create_server(('127.0.0.1', {port})); "
-                f"open({str(tmp_path / 'up')!r}, 'w').close(); time.sleep(60)")
-    wrapper = subprocess.Popen([sys.executable, "-c",
-                                f"import subprocess, sys; subprocess.run([sys.executable, '-c', {listener!r}])"],
-                               start_new_session=True)
+    listener = (
+        f"import socket, time; s = socket.create_server(('127.0.0.1', {port})); "
+        f"open({str(tmp_path / 'up')!r}, 'w').close(); time.sleep(60)"
+    )
+    wrapper = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"import subprocess, sys; subprocess.run([sys.executable, '-c', {listener!r}])",
+        ],
+        start_new_session=True,
+    )
     try:
         assert wait_until(lambda: (tmp_path / "up").exists(), timeout_s=30)
         assert port_listener(port, wrapper.pid) is Listener.OURS

@@ -44,9 +44,17 @@ def test_starts_sc2_x64_with_its_flags_env_and_a_ready_endpoint(start, fake_inst
     # Ready means answering now, with no retry on our side.
     assert raw_ping(process).base_build == 75689
     call = read_call(fake_install, process.pid)
-    assert call["argv"] == [str(fake_install / "Versions/Base75689/SC2_x64"), "-listen", "127.0.0.1",
-                            "-port", str(process.port), "-dataDir", str(fake_install),
-                            "-tempDir", str(process.temp_dir)]
+    assert call["argv"] == [
+        str(fake_install / "Versions/Base75689/SC2_x64"),
+        "-listen",
+        "127.0.0.1",
+        "-port",
+        str(process.port),
+        "-dataDir",
+        str(fake_install),
+        "-tempDir",
+        str(process.temp_dir),
+    ]
     assert call["env"]["LD_LIBRARY_PATH"] == f"/opt/gl:{fake_install}/Libs/"
     assert call["ppid"] == os.getpid()
     assert process.url == f"ws://127.0.0.1:{process.port}/sc2api"
@@ -107,7 +115,7 @@ def test_silent_game_times_out_and_is_stopped(fake_install, monkeypatch):
 
 def test_binary_that_cannot_be_executed(tmp_path):
     root = make_fake_install(tmp_path / "sc2", script="this is not a program\n")
-    with pytest.raises(LaunchError, match="Could not start StarCraft II.*Exec format error"):
+    with pytest.raises(LaunchError, match=r"Could not start StarCraft II.*Exec format error"):
         launch(engine="sc2", sc2path=root)
 
 
@@ -130,7 +138,9 @@ def test_close_kills_a_game_that_ignores_sigterm(fake_install, monkeypatch):
     assert process.returncode == -signal.SIGKILL and not pid_alive(process.pid)
 
 
-def test_a_ctrl_c_while_close_waits_still_kills_the_game_and_removes_its_dir(fake_install, monkeypatch, ctrl_c):
+def test_a_ctrl_c_while_close_waits_still_kills_the_game_and_removes_its_dir(
+    fake_install, monkeypatch, ctrl_c
+):
     monkeypatch.setenv("FAKE_SC2_MODE", "stubborn")
     process = launch(engine="sc2", sc2path=fake_install)
     temp_dir, port = process.temp_dir, process.port
@@ -211,8 +221,12 @@ PARENT_SCRIPT = textwrap.dedent("""
 
 
 def run_parent(fake_install, then: str, engine: str = "sc2", env=None) -> tuple[subprocess.Popen, dict]:
-    parent = subprocess.Popen([sys.executable, "-c", PARENT_SCRIPT, str(fake_install), then, engine],
-                              stdout=subprocess.PIPE, text=True, env=env)
+    parent = subprocess.Popen(
+        [sys.executable, "-c", PARENT_SCRIPT, str(fake_install), then, engine],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     line = parent.stdout.readline()
     assert line, "the parent process failed to launch the game"
     return parent, json.loads(line)
@@ -295,8 +309,12 @@ def test_a_file_system_without_locks_still_gives_a_temp_dir_and_leaves_no_stagin
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     path, log = workspace.make_temp_dir()  # owned by pid alone, as before locks
     log.close()
-    assert [p.name for p in tmp_path.iterdir()] == [path.name] and path.name.startswith(f"sc2env-{os.getpid()}-")
-    monkeypatch.setattr(workspace.pathlib.Path, "rename", lambda *args: (_ for _ in ()).throw(OSError("full")))
+    assert [p.name for p in tmp_path.iterdir()] == [path.name] and path.name.startswith(
+        f"sc2env-{os.getpid()}-"
+    )
+    monkeypatch.setattr(
+        workspace.pathlib.Path, "rename", lambda *args: (_ for _ in ()).throw(OSError("full"))
+    )
     with pytest.raises(OSError, match="full"):
         workspace.make_temp_dir()
     assert [p.name for p in tmp_path.iterdir()] == [path.name]  # the failed one's staging dir is gone
@@ -329,27 +347,35 @@ def test_sigkill_of_our_process_leaves_nothing_of_a_builtin_engine(fake_install,
 
 def test_a_builtin_engine_that_fails_shows_its_output(monkeypatch):
     monkeypatch.setenv("SC2ENV_ENGINE", "builtin")
-    with pytest.raises(LaunchError, match=r"(?s)exited with code 2.*\| .*invalid int value: 'not-a-number'") as info:
+    with pytest.raises(
+        LaunchError, match=r"(?s)exited with code 2.*\| .*invalid int value: 'not-a-number'"
+    ) as info:
         launch(extra_args=("-port", "not-a-number"))  # read back from its unlinked log file
     assert "use the built-in engine" not in str(info.value) and "extra_args" in str(info.value)
 
 
 def test_a_game_killed_while_starting_is_not_blamed_on_its_flags(fake_install, monkeypatch):
     monkeypatch.setenv("FAKE_SC2_MODE", "killed")
-    with pytest.raises(LaunchError, match=r"(?s)was killed by SIGKILL.*something killed it: another process, or "
-                                          r"the kernel's out-of-memory killer") as info:
+    with pytest.raises(
+        LaunchError,
+        match=r"(?s)was killed by SIGKILL.*something killed it: another process, or "
+        r"the kernel's out-of-memory killer",
+    ) as info:
         launch(engine="sc2", sc2path=fake_install, timeout_s=60)
     assert "check the install" not in str(info.value)
 
 
-@pytest.mark.parametrize("engine, returncode, advice", [
-    ("sc2", -signal.SIGKILL, "something killed it"),
-    ("sc2", -signal.SIGSEGV, "check the install and version"),  # a game that crashes by itself
-    ("sc2", 3, "check the install and version"),
-    ("sc2", -signal.SIGTERM, "something stopped it"),
-    ("builtin", 0, "something stopped it"),  # the engine's own exit on SIGTERM or SIGINT
-    ("builtin", 2, "check the flags it was given"),
-])
+@pytest.mark.parametrize(
+    "engine, returncode, advice",
+    [
+        ("sc2", -signal.SIGKILL, "something killed it"),
+        ("sc2", -signal.SIGSEGV, "check the install and version"),  # a game that crashes by itself
+        ("sc2", 3, "check the install and version"),
+        ("sc2", -signal.SIGTERM, "something stopped it"),
+        ("builtin", 0, "something stopped it"),  # the engine's own exit on SIGTERM or SIGINT
+        ("builtin", 2, "check the flags it was given"),
+    ],
+)
 def test_the_advice_for_a_game_that_exits_while_starting_fits_how_it_exited(engine, returncode, advice):
     from sc2env.launch.process import _early_exit_advice
 
@@ -415,7 +441,7 @@ def test_a_stuck_spawn_is_an_error_not_a_hang(monkeypatch):
     _spawned_after(1.0, spawned, monkeypatch)
     monkeypatch.setattr(child, "SPAWN_TIMEOUT_S", 0.1)
     with tempfile.TemporaryFile() as log:  # open until the late child has started
-        with pytest.raises(LaunchError, match="within 0.1 s: the thread starting it is stuck"):
+        with pytest.raises(LaunchError, match=r"within 0.1 s: the thread starting it is stuck"):
             child.Child([sys.executable, "-c", "import time; time.sleep(60)"], dict(os.environ), log)
         assert wait_until(lambda: spawned and spawned[0].poll() is not None, 10), "the late child was killed"
 
@@ -469,8 +495,11 @@ def test_a_game_listening_on_our_picked_port_is_never_taken_for_ours(monkeypatch
     from sc2env.launch import workspace
 
     busy = portpicker.pick_unused_port()
-    other = subprocess.Popen([sys.executable, "-m", "sc2env.engine", "-port", str(busy)],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    other = subprocess.Popen(
+        [sys.executable, "-m", "sc2env.engine", "-port", str(busy)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         assert wait_until(lambda: not workspace.port_is_free(busy), timeout_s=30)
         picks = iter([busy])
@@ -505,7 +534,9 @@ def test_a_given_port_another_program_takes_before_our_game_listens_fails_the_la
     busy = taken.getsockname()[1]
     monkeypatch.setattr(workspace, "port_is_free", lambda port: True)  # it was free when checked
     try:
-        with pytest.raises(LaunchError, match=f"port {busy} was taken by another program .* Pass a free port"):
+        with pytest.raises(
+            LaunchError, match=f"port {busy} was taken by another program .* Pass a free port"
+        ):
             launch(engine="builtin", port=busy)
     finally:
         taken.close()

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.skipif(video_support()[".gif"] is not None, reason="GIF
 
 def _frame(k: int) -> np.ndarray:
     frame = np.full((72, 128, 3), (20, 30, 20), np.uint8)
-    frame[10:30, 5 * k:5 * k + 10] = (200, 50, 50)  # a red square walking right
+    frame[10:30, 5 * k : 5 * k + 10] = (200, 50, 50)  # a red square walking right
     return frame
 
 

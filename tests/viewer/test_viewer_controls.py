@@ -15,8 +15,19 @@ from sc2env.viewer.hotkeys import HOTKEYS, Situation, find_hotkey, key_label
 
 F = FUNCTIONS
 FMT = InterfaceFormat(screen_size=64, minimap_size=64)
-UNITS = [F.no_op.id, F.select_point.id, F.select_rect.id, F.Move_screen.id, F.Move_minimap.id, F.Attack_screen.id,
-         F.Attack_minimap.id, F.Stop_quick.id, F.HoldPosition_quick.id, F.Patrol_screen.id, F.Smart_screen.id]
+UNITS = [
+    F.no_op.id,
+    F.select_point.id,
+    F.select_rect.id,
+    F.Move_screen.id,
+    F.Move_minimap.id,
+    F.Attack_screen.id,
+    F.Attack_minimap.id,
+    F.Stop_quick.id,
+    F.HoldPosition_quick.id,
+    F.Patrol_screen.id,
+    F.Smart_screen.id,
+]
 SCV = UNITS + [F.Build_SupplyDepot_screen.id, F.Build_Barracks_screen.id, F.Harvest_Gather_screen.id]
 
 
@@ -63,14 +74,17 @@ def test_drag_is_a_rectangle_selection_and_shift_adds(controls):
     assert feed(controls, drag(start, end)) == [F.select_rect("select", (5, 6), (40, 33))]
     pygame.key.set_mods(pygame.KMOD_SHIFT)
     # Dragging out of the view clamps to its edge.
-    assert feed(controls, drag(start, (layout.view.right + 50, layout.view.bottom + 50))) == \
-        [F.select_rect("add", (5, 6), (63, 63))]
+    assert feed(controls, drag(start, (layout.view.right + 50, layout.view.bottom + 50))) == [
+        F.select_rect("add", (5, 6), (63, 63))
+    ]
 
 
 def test_right_click_is_smart_on_the_view_and_the_minimap(controls):
     layout = controls.layout
     assert feed(controls, click(layout.from_screen((12, 50)), button=3)) == [F.Smart_screen("now", (12, 50))]
-    assert feed(controls, click(layout.from_minimap((33, 25)), button=3)) == [F.Smart_minimap("now", (33, 25))]
+    assert feed(controls, click(layout.from_minimap((33, 25)), button=3)) == [
+        F.Smart_minimap("now", (33, 25))
+    ]
 
 
 def test_ability_hotkey_waits_for_a_target_click(controls):
@@ -102,7 +116,9 @@ def test_build_menu_then_building_then_placement(controls):
     layout = controls.layout
     assert feed(controls, [key("b")], SCV) == [] and controls.menu == "build"
     assert feed(controls, [key("s")], SCV) == [] and controls.pending is F.Build_SupplyDepot_screen
-    assert feed(controls, click(layout.from_screen((44, 20))), SCV) == [F.Build_SupplyDepot_screen("now", (44, 20))]
+    assert feed(controls, click(layout.from_screen((44, 20))), SCV) == [
+        F.Build_SupplyDepot_screen("now", (44, 20))
+    ]
     feed(controls, [key("b"), key("b")], SCV)
     assert controls.pending is F.Build_Barracks_screen
     feed(controls, [key("escape")], SCV)
@@ -112,11 +128,16 @@ def test_build_menu_then_building_then_placement(controls):
 
 def test_a_workers_build_menu_opens_when_nothing_is_affordable_and_says_what_is_missing(controls):
     # B opened nothing when no building was affordable, so B S stopped the mining SCV (S on the main card).
-    poor = Situation(minerals=45, vespene=0, free_supply=3, selected=frozenset({45}), owned=frozenset({18, 45}))
+    poor = Situation(
+        minerals=45, vespene=0, free_supply=3, selected=frozenset({45}), owned=frozenset({18, 45})
+    )
     mining = [*UNITS, F.Harvest_Gather_screen.id]
     assert feed(controls, [key("b"), key("s")], mining, situation=poor) == []
-    assert controls.message == ("B S: Build_SupplyDepot_screen: not enough resources: it costs 100 minerals, "
-                                "you have 45") and controls.menu is None
+    assert (
+        controls.message
+        == ("B S: Build_SupplyDepot_screen: not enough resources: it costs 100 minerals, you have 45")
+        and controls.menu is None
+    )
     rich = dataclasses.replace(poor, minerals=400)
     assert feed(controls, [key("b"), key("b")], mining, situation=rich) == []
     assert controls.message == "B B: Build_Barracks_screen: it needs a finished SupplyDepot"
@@ -125,8 +146,9 @@ def test_a_workers_build_menu_opens_when_nothing_is_affordable_and_says_what_is_
     # A Command Center at full supply: S trains no SCV, and says why.
     centre = Situation(minerals=200, free_supply=0, selected=frozenset({18}), owned=frozenset({18}))
     assert feed(controls, [key("s")], [F.no_op.id], situation=centre) == []
-    assert controls.message == ("S: Train_SCV_quick: not enough supply: it takes 1, 0 free (build a Supply "
-                                "Depot)")
+    assert controls.message == (
+        "S: Train_SCV_quick: not enough supply: it takes 1, 0 free (build a Supply Depot)"
+    )
     assert feed(controls, [key("b")], UNITS, situation=Situation(selected=frozenset())) == []
     assert controls.message == "B: nothing is selected" and controls.menu is None
     # Pausing to read it, turning a layer page or changing speed leaves it up; the next real input clears it.
@@ -139,7 +161,9 @@ def test_a_workers_build_menu_opens_when_nothing_is_affordable_and_says_what_is_
 
 def test_the_pointer_is_tracked_in_frame_pixels(controls):
     # The target crosshair was drawn at pygame.mouse.get_pos(), window pixels: off in a resized window.
-    controls.handle(pygame.event.Event(pygame.MOUSEMOTION, pos=(300, 200), rel=(0, 0), buttons=(0, 0, 0)), UNITS)
+    controls.handle(
+        pygame.event.Event(pygame.MOUSEMOTION, pos=(300, 200), rel=(0, 0), buttons=(0, 0, 0)), UNITS
+    )
     assert controls.pointer == (300, 200)
     feed(controls, click((310, 220), button=3))
     assert controls.pointer == (310, 220)
@@ -159,7 +183,9 @@ def test_control_groups_idle_workers_army_and_camera_keys(controls):
 
 def test_arrow_presses_add_up_until_the_game_moves_the_camera(controls):
     assert feed(controls, [key("right"), key("right")], camera_minimap=(33, 39)) == [
-        F.move_camera((37, 39)), F.move_camera((41, 39))]
+        F.move_camera((37, 39)),
+        F.move_camera((41, 39)),
+    ]
     # The game has moved the camera elsewhere (a minimap click, say): pan from where it is now.
     assert feed(controls, [key("up")], camera_minimap=(10, 10)) == [F.move_camera((10, 6))]
 
@@ -183,7 +209,9 @@ def test_a_minimap_ability_waiting_for_its_target_asks_for_the_minimap(controls)
     controls.pending = F.Attack_minimap  # as picked from the function list
     assert feed(controls, click(controls.layout.view.center)) == []
     assert controls.message == "Attack_minimap: click a target on the minimap"  # it said "the view or" too
-    assert feed(controls, click(controls.layout.from_minimap((10, 50)))) == [F.Attack_minimap("now", (10, 50))]
+    assert feed(controls, click(controls.layout.from_minimap((10, 50)))) == [
+        F.Attack_minimap("now", (10, 50))
+    ]
 
 
 def test_a_complaint_lasts_until_the_next_input_and_says_why(controls):
@@ -235,15 +263,38 @@ def test_a_select_all_of_workers_lists_its_functions_in_two_columns():
     from sc2env.viewer.draw_panels import draw_functions
 
     pygame.font.init()
-    names = ["no_op", "move_camera", "select_point", "select_rect", "select_control_group", "select_unit",
-             "select_idle_worker", "Attack_screen", "Attack_minimap", "Effect_Repair_screen",
-             "Effect_Repair_autocast", "Harvest_Gather_screen", "HoldPosition_quick", "Move_screen",
-             "Move_minimap", "Patrol_screen", "Patrol_minimap", "Rally_Workers_screen", "Rally_Workers_minimap",
-             "Smart_screen", "Smart_minimap", "Stop_quick", "Train_SCV_quick"]
+    names = [
+        "no_op",
+        "move_camera",
+        "select_point",
+        "select_rect",
+        "select_control_group",
+        "select_unit",
+        "select_idle_worker",
+        "Attack_screen",
+        "Attack_minimap",
+        "Effect_Repair_screen",
+        "Effect_Repair_autocast",
+        "Harvest_Gather_screen",
+        "HoldPosition_quick",
+        "Move_screen",
+        "Move_minimap",
+        "Patrol_screen",
+        "Patrol_minimap",
+        "Rally_Workers_screen",
+        "Rally_Workers_minimap",
+        "Smart_screen",
+        "Smart_minimap",
+        "Stop_quick",
+        "Train_SCV_quick",
+    ]
     ids = np.array(sorted(getattr(F, name).id for name in names))
     panel = Layout.build(FMT).functions
-    rows = draw_functions(pygame.Surface((1280, 720)), panel, SimpleNamespace(
-        observation=SimpleNamespace(available_actions=ids), raw_functions=None))
+    rows = draw_functions(
+        pygame.Surface((1280, 720)),
+        panel,
+        SimpleNamespace(observation=SimpleNamespace(available_actions=ids), raw_functions=None),
+    )
     assert [fid for _, fid in rows] == ids.tolist()  # every function has a clickable row
     assert len({rect.x for rect, _ in rows}) == 2  # three columns cut names like Rally_Workers_minimap
     assert all(panel.contains(rect) for rect, _ in rows)
@@ -251,22 +302,41 @@ def test_a_select_all_of_workers_lists_its_functions_in_two_columns():
     # ("B.._screenM"); two columns keep every name readable.
     ids = np.array(sorted(getattr(F, name).id for name in names))
     panel = Layout.build(FMT, (960, 540)).functions
-    rows = draw_functions(pygame.Surface((960, 540)), panel, SimpleNamespace(
-        observation=SimpleNamespace(available_actions=ids), raw_functions=None))
+    rows = draw_functions(
+        pygame.Surface((960, 540)),
+        panel,
+        SimpleNamespace(observation=SimpleNamespace(available_actions=ids), raw_functions=None),
+    )
     assert [fid for _, fid in rows] == ids.tolist() and all(panel.contains(rect) for rect, _ in rows)
     assert len({rect.x for rect, _ in rows}) == 2
     # More functions than fit (an SCV and a Barracks selected; a wide screen leaves a narrow panel): columns
     # narrowed without limit and names ran over the next column's keys. What fits is listed, and a count.
-    names += ["Build_CommandCenter_screen", "Build_EngineeringBay_screen", "Build_Refinery_screen",
-              "Build_SupplyDepot_screen", "Build_Barracks_screen", "Build_Bunker_screen",
-              "Build_MissileTurret_screen", "Build_SensorTower_screen", "Train_Marine_quick", "Rally_Units_screen",
-              "Rally_Units_minimap", "Harvest_Return_quick", "Cancel_quick", "Cancel_Last_quick", "build_queue"]
+    names += [
+        "Build_CommandCenter_screen",
+        "Build_EngineeringBay_screen",
+        "Build_Refinery_screen",
+        "Build_SupplyDepot_screen",
+        "Build_Barracks_screen",
+        "Build_Bunker_screen",
+        "Build_MissileTurret_screen",
+        "Build_SensorTower_screen",
+        "Train_Marine_quick",
+        "Rally_Units_screen",
+        "Rally_Units_minimap",
+        "Harvest_Return_quick",
+        "Cancel_quick",
+        "Cancel_Last_quick",
+        "build_queue",
+    ]
     ids = np.array(sorted(getattr(F, name).id for name in names))
     panel = Layout.build(InterfaceFormat(screen_size=(84, 64), minimap_size=64), (960, 540)).functions
-    rows = draw_functions(pygame.Surface((960, 540)), panel, SimpleNamespace(
-        observation=SimpleNamespace(available_actions=ids), raw_functions=None))
+    rows = draw_functions(
+        pygame.Surface((960, 540)),
+        panel,
+        SimpleNamespace(observation=SimpleNamespace(available_actions=ids), raw_functions=None),
+    )
     assert 20 <= len(rows) < len(ids) and all(panel.contains(rect) for rect, _ in rows)
-    assert min(rect.w for rect, _ in rows) >= 90 and [fid for _, fid in rows] == ids[:len(rows)].tolist()
+    assert min(rect.w for rect, _ in rows) >= 90 and [fid for _, fid in rows] == ids[: len(rows)].tolist()
 
 
 def test_under_raw_actions_the_panel_lists_the_raw_functions_on_offer(make_env):

@@ -21,7 +21,9 @@ def frame_position(env, world):
     """Where the viewer draws a world point: through the interface's transforms and the layout."""
     unwrapped = env.unwrapped
     layout = unwrapped.renderer.viewer.layout
-    transforms = CoordinateTransforms(unwrapped.interface_format, MapInfo.from_game_info(unwrapped.match.game_info))
+    transforms = CoordinateTransforms(
+        unwrapped.interface_format, MapInfo.from_game_info(unwrapped.match.game_info)
+    )
     sx, sy = transforms.world_to_screen(unwrapped.last_observation.camera_world).fwd(world)
     width, height = layout.screen_size
     return layout.view.x + sx * layout.view.w / width, layout.view.y + sy * layout.view.h / height
@@ -29,7 +31,7 @@ def frame_position(env, world):
 
 def colour_near(frame, pos, colour, radius=6) -> bool:
     x, y = int(pos[0]), int(pos[1])
-    patch = frame[y - radius: y + radius + 1, x - radius: x + radius + 1]
+    patch = frame[y - radius : y + radius + 1, x - radius : x + radius + 1]
     return bool((np.abs(patch.astype(int) - colour).sum(axis=2) <= 12).any())
 
 
@@ -45,8 +47,12 @@ def test_rgb_array_draws_units_where_the_game_has_them(make_env):
     assert frame.shape == (720, 1280, 3) and frame.dtype == np.uint8
     marines, shards = raw_units(env, 48), raw_units(env, 1680)
     assert len(marines) == 2 and len(shards) == 20
-    for unit, colour in ((marines[0], style.ALLIANCE[1]), (marines[1], style.ALLIANCE[1]),
-                         (shards[0], style.SHARD), (shards[7], style.SHARD)):
+    for unit, colour in (
+        (marines[0], style.ALLIANCE[1]),
+        (marines[1], style.ALLIANCE[1]),
+        (shards[0], style.SHARD),
+        (shards[7], style.SHARD),
+    ):
         assert colour_near(frame, frame_position(env, (unit.pos.x, unit.pos.y)), colour)
     # Frames follow the game: after a move the first marine is drawn elsewhere.
     env.step(F.select_army("select"))
@@ -90,7 +96,9 @@ def test_watching_keys_change_pages_and_speed_and_closing_stops_the_env(make_env
     for event in (key("tab"), key("tab"), key("="), key("m")):
         pygame.event.post(event)
     env.step(F.no_op())
-    assert viewer.page == 2 and viewer.speed == 2.0 and viewer.controls.pending is None  # M: not while watching
+    assert (
+        viewer.page == 2 and viewer.speed == 2.0 and viewer.controls.pending is None
+    )  # M: not while watching
     pygame.event.post(pygame.event.Event(pygame.QUIT))
     with pytest.raises(ViewerClosed):
         env.step(F.no_op())
@@ -127,7 +135,9 @@ def test_orders_given_while_paused_are_said_to_wait_and_go_on_resuming(make_env)
     unwrapped = env.unwrapped
     seen = {}
 
-    def until(condition) -> None:  # a loaded machine handles the window's events late: wait for them, not 0.3 s
+    def until(
+        condition,
+    ) -> None:  # a loaded machine handles the window's events late: wait for them, not 0.3 s
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and not condition():
             time.sleep(0.01)
@@ -177,7 +187,7 @@ def test_health_bars_are_drawn_over_neighbouring_units(make_env):
     covered = 0
     for marine in raw_units(env, 48):
         x, y = frame_position(env, (marine.pos.x, marine.pos.y))
-        bar = frame[int(y - max(3.0, marine.radius * k) - 7), int(x) - 3:int(x) + 4].astype(int)
+        bar = frame[int(y - max(3.0, marine.radius * k) - 7), int(x) - 3 : int(x) + 4].astype(int)
         covered += bool((np.abs(bar - body).sum(axis=1) <= 12).any())
     assert covered == 0, f"{covered} of 9 bars show a Marine's body through them"
 
@@ -186,14 +196,16 @@ def test_a_selected_mineral_field_is_ringed(make_env):
     env = make_env("CollectMineralsAndGas", render_mode="rgb_array", **SMALL)
     env.reset(seed=1)
     field = raw_units(env, 341)[0]
-    transforms = CoordinateTransforms(env.unwrapped.interface_format,
-                                      MapInfo.from_game_info(env.unwrapped.match.game_info))
+    transforms = CoordinateTransforms(
+        env.unwrapped.interface_format, MapInfo.from_game_info(env.unwrapped.match.game_info)
+    )
     point = transforms.world_to_screen(env.unwrapped.last_observation.camera_world).fwd_pixel(
-        (field.pos.x, field.pos.y))
+        (field.pos.x, field.pos.y)
+    )
     env.step(F.select_point("select", tuple(int(v) for v in point)))
     selected = [u for u in raw_units(env, 341) if u.is_selected]
     assert len(selected) == 1  # that field, or a neighbour sharing the clicked pixel
-    field, = selected
+    (field,) = selected
     frame = env.render()
     k = env.unwrapped.renderer.viewer.layout.view.w / env.unwrapped.interface_format.camera_width
     x, y = frame_position(env, (field.pos.x, field.pos.y))
@@ -278,8 +290,10 @@ def test_a_poor_workers_build_keys_say_what_is_missing_instead_of_stopping_it(ma
     for event in (key("b"), key("s")):
         pygame.event.post(event)
     assert renderer.wait(0) == []
-    assert renderer.viewer.controls.message == (f"B S: Build_SupplyDepot_screen: not enough resources: it costs "
-                                                f"100 minerals, you have {obs.player.minerals}")
+    assert renderer.viewer.controls.message == (
+        f"B S: Build_SupplyDepot_screen: not enough resources: it costs "
+        f"100 minerals, you have {obs.player.minerals}"
+    )
 
 
 def test_play_shows_its_first_frame_as_play_and_holds_the_last_one(make_env, monkeypatch):

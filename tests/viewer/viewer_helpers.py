@@ -17,17 +17,22 @@ def game_info(size=(64, 64), playable=(22, 20, 44, 36), name="Synthetic") -> sc_
 
 def key(name: str, mod: int = 0) -> pygame.event.Event:
     code = pygame.key.key_code(name)
-    return pygame.event.Event(pygame.KEYDOWN, key=code, mod=mod, unicode=name if len(name) == 1 else "",
-                              scancode=0)
+    return pygame.event.Event(
+        pygame.KEYDOWN, key=code, mod=mod, unicode=name if len(name) == 1 else "", scancode=0
+    )
 
 
 def click(pos, button: int = 1) -> list[pygame.event.Event]:
-    return [pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=tuple(map(int, pos)), button=button),
-            pygame.event.Event(pygame.MOUSEBUTTONUP, pos=tuple(map(int, pos)), button=button)]
+    return [
+        pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=tuple(map(int, pos)), button=button),
+        pygame.event.Event(pygame.MOUSEBUTTONUP, pos=tuple(map(int, pos)), button=button),
+    ]
 
 
 def drag(start, end) -> list[pygame.event.Event]:
     start, end = tuple(map(int, start)), tuple(map(int, end))
-    return [pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=start, button=1),
-            pygame.event.Event(pygame.MOUSEMOTION, pos=end, rel=(0, 0), buttons=(1, 0, 0)),
-            pygame.event.Event(pygame.MOUSEBUTTONUP, pos=end, button=1)]
+    return [
+        pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=start, button=1),
+        pygame.event.Event(pygame.MOUSEMOTION, pos=end, rel=(0, 0), buttons=(1, 0, 0)),
+        pygame.event.Event(pygame.MOUSEBUTTONUP, pos=end, button=1),
+    ]
