@@ -284,6 +284,21 @@ def test_an_unknown_call_is_an_error_not_a_dropped_action():
         triggers.read_triggers(script, {})
 
 
+def test_an_early_return_is_an_error_not_a_skipped_rest():
+    script = galaxy.parse(
+        "void gt_T_Func (bool testConds, bool runActions) {\n"
+        "  if ((UnitGroupCount(gv_g, c_unitCountAlive) == 0)) { return true; }\n"
+        "  VisEnable(c_visTypeFog, false);\n"
+        "  return true;\n"
+        "}\n"
+        'void gt_T_Init () { gt_T = TriggerCreate("gt_T_Func"); TriggerAddEventMapInit(gt_T); }\n'
+        "void InitTriggers () { gt_T_Init(); }\n"
+        "unitgroup gv_g;\n"
+    )
+    with pytest.raises(triggers.ScriptError, match="line 2: a return before the end"):
+        triggers.read_triggers(script, {})
+
+
 def test_layers_check_their_magic_and_sizes(described, smac_dir):
     with pytest.raises(layers.LayerError, match="not b'CLIF'"):
         layers.read_cliff_levels(b"XXXX" + bytes(60))

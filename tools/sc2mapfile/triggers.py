@@ -206,19 +206,25 @@ class _Scope:
             raise ScriptError(f"line {call.line}: {call.function}(...) is not a call this reader knows")
         return _EXPRESSIONS[call.function](*(self.term(arg) for arg in call.args))
 
-    def actions(self, statements: tuple[Stmt, ...]) -> list[Json]:
+    def actions(self, statements: tuple[Stmt, ...], nested: bool = False) -> list[Json]:
         done: list[Json] = []
         for statement in statements:
             if isinstance(statement, VarDecl):
                 continue
             if isinstance(statement, Return):
+                if nested or statement is not statements[-1]:
+                    # An early return would skip what follows; the JSON vocabulary has no way to say so.
+                    raise ScriptError(f"line {statement.line}: a return before the end of the function")
                 break
             if isinstance(statement, Assign):
                 self.assign(statement)
             elif isinstance(statement, If):
-                branch = {"condition": self.term(statement.condition), "then": self.actions(statement.then)}
+                branch = {
+                    "condition": self.term(statement.condition),
+                    "then": self.actions(statement.then, True),
+                }
                 if statement.orelse:
-                    branch["else"] = self.actions(statement.orelse)
+                    branch["else"] = self.actions(statement.orelse, True)
                 done.append({"if": branch})
             elif isinstance(statement, For):
                 done.append(self.for_each(statement))
@@ -262,7 +268,7 @@ class _Scope:
             raise ScriptError(f"line {loop.line}: a for loop that does not walk a unit group")
         inner = _Scope(self.script, self.points, dict(self.values), count["count"]["units"])
         inner.values[counter] = 1
-        return {"for_each_unit": {"in": count["count"]["units"], "do": inner.actions(loop.body)}}
+        return {"for_each_unit": {"in": count["count"]["units"], "do": inner.actions(loop.body, True)}}
 
 
 def _trigger_function(script: Script, points: dict[int, str], function: Function) -> tuple[list, list]:
