@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 
 import pygame
 
@@ -15,6 +16,8 @@ _NO_DISPLAY = (
 
 
 _MOUSE_EVENTS = (pygame.MOUSEBUTTONDOWN, pygame.MOUSEBUTTONUP, pygame.MOUSEMOTION)
+_INVISIBLE_DRIVERS = ("offscreen", "dummy")
+_RETRY_PAUSE_S = 0.5  # an X server that hiccuped usually answers again by then
 
 
 class NoDisplayError(SC2EnvError):
@@ -57,24 +60,37 @@ def _opening_problem() -> str | None:
         return None
     try:
         pygame.display.init()
-        driver = pygame.display.get_driver()
-        # SDL_VIDEODRIVER may list drivers to try ("x11,offscreen"), in any case
-        requested = [name.strip().lower() for name in os.environ.get("SDL_VIDEODRIVER", "").split(",")]
-        if driver in ("offscreen", "dummy") and driver not in requested:
-            where = ", ".join(
-                f"{name}={os.environ[name]!r}"
-                for name in ("DISPLAY", "WAYLAND_DISPLAY")
-                if os.environ.get(name)
-            )
-            return (
-                f"no display server answers at {where or 'the display'} (SDL fell back to its invisible "
-                f"{driver!r} driver)"
-            )
-        return None
+        driver = _unasked_fallback()
+        return None if driver is None else _fallback_problem(driver)
     except pygame.error as error:
         return f"pygame cannot open a display ({error})"
     finally:
         pygame.display.quit()
+
+
+def _unasked_fallback() -> str | None:
+    """The invisible driver SDL opened the display with though nobody asked for one, or None.
+
+    SDL falls back to its offscreen driver when every real one fails (an X server that hiccups, printing only
+    "XDG_RUNTIME_DIR is invalid or not set" from the Wayland attempt); a driver named in SDL_VIDEODRIVER (which
+    may list several to try, "x11,offscreen", in any case) was asked for.
+    """
+    driver = pygame.display.get_driver()
+    return driver if driver in _INVISIBLE_DRIVERS and driver not in _requested_drivers() else None
+
+
+def _requested_drivers() -> list[str]:
+    return [name.strip().lower() for name in os.environ.get("SDL_VIDEODRIVER", "").split(",")]
+
+
+def _fallback_problem(driver: str) -> str:
+    where = ", ".join(
+        f"{name}={os.environ[name]!r}" for name in ("DISPLAY", "WAYLAND_DISPLAY") if os.environ.get(name)
+    )
+    return (
+        f"no display server answers at {where or 'the display'} (SDL fell back to its invisible {driver!r} "
+        "driver)"
+    )
 
 
 class Window:
@@ -94,15 +110,34 @@ class Window:
         # The window's class for taskbars and Alt-Tab; SDL takes it from the program, "__main__.py" under
         # `python -m sc2env`. A class the user set stays.
         os.environ.setdefault("SDL_VIDEO_X11_WMCLASS", "sc2env")
-        try:
-            pygame.display.init()
-            pygame.display.set_mode(size, pygame.RESIZABLE)
-        except pygame.error as error:
-            raise NoDisplayError(_NO_DISPLAY.format(error)) from None
+        self._open(size)
         pygame.display.set_caption(title)
         pygame.key.set_repeat(300, 60)  # a held arrow key keeps the camera moving
         self.closed = False
         self._fit = (1.0, 0, 0)  # the last frame's scale and offset in the window
+
+    @staticmethod
+    def _open(size: tuple[int, int]) -> None:
+        """Open the display and its window; raise NoDisplayError rather than play into an invisible one.
+
+        The display was fine a moment ago (require_display), so an invisible fallback driver now is a display
+        server that hiccuped: it gets one more try before the error (it happened in 1 of 6 human resets).
+        """
+        for attempt in ("first", "retry"):
+            if attempt == "retry":
+                time.sleep(_RETRY_PAUSE_S)
+            try:
+                pygame.display.init()
+                pygame.display.set_mode(size, pygame.RESIZABLE)
+            except pygame.error as error:
+                pygame.display.quit()
+                raise NoDisplayError(_NO_DISPLAY.format(error)) from None
+            fallback = _unasked_fallback()
+            if fallback is None:
+                return
+            pygame.display.quit()
+            if attempt == "retry":
+                raise NoDisplayError(_NO_DISPLAY.format(_fallback_problem(fallback) + ", twice"))
 
     def show(self, canvas: pygame.Surface) -> None:
         window = pygame.display.get_surface()  # a resize replaces it
