@@ -78,8 +78,12 @@ def draw_status(
     )
 
 
-_ROW_HEIGHTS = range(17, 10, -1)  # pixels, tallest first; the font is as tall as the row
+_SIZES = range(
+    20, 10, -1
+)  # font sizes, largest first (pygame's font draws letters about 0.7 of its size tall)
+_ROW_SPACE = 6  # pixels a row may have beyond its font's size; rows need no less than the size
 _MIN_COLUMN_W = 96  # narrower columns leave a name only a few letters
+_KEY_GAP = 6
 
 
 def draw_functions(
@@ -99,37 +103,16 @@ def draw_functions(
     )
     inner = style.panel(surface, rect, title)
     ids = [int(i) for i in (scene.raw_functions if raw else scene.observation.available_actions)]
-
-    # The fewest columns (wide columns keep names whole) that hold every row at some row height, then the
-    # tallest rows that keep that many columns. Columns never get narrower than _MIN_COLUMN_W: a panel too
-    # small for every row lists what fits and how many more there are (their keys still work).
-    def columns_at(height: int) -> int:
-        return -(-len(ids) // max(1, inner.h // height))
-
-    columns = min(max(1, columns_at(_ROW_HEIGHTS[-1])), max(1, inner.w // _MIN_COLUMN_W))
-    row_h = next((h for h in _ROW_HEIGHTS if columns_at(h) <= columns), _ROW_HEIGHTS[-1])
-    rows_per_column = max(1, inner.h // row_h)
-    column_w = inner.w // columns
-    hidden = max(0, len(ids) - columns * rows_per_column)
+    labels = {fid: "" if raw else key_label(FUNCTIONS[fid]) for fid in ids}
+    grid = _function_grid(inner, [table[fid].name for fid in ids], list(labels.values()))
+    hidden = max(0, len(ids) - grid.columns * grid.rows)
     if hidden:
         hidden += 1  # the last row says how many are not shown
         ids = ids[:-hidden]
-    labels = {fid: "" if raw else key_label(FUNCTIONS[fid]) for fid in ids}
-
-    def label_width(size: int) -> int:
-        return max((style.font(size).size(label)[0] for label in labels.values()), default=0) + 6
-
-    def all_fit(size: int) -> bool:
-        room = column_w - 4 - label_width(size)
-        return all(style.font(size).size(table[fid].name)[0] <= room for fid in ids)
-
-    # One size for every row, the largest at which every name is whole (mixed sizes read badly); names are
-    # cut in the middle only at the smallest.
-    size = next((h for h in range(row_h, _ROW_HEIGHTS[-1], -1) if all_fit(h)), _ROW_HEIGHTS[-1])
-    label_w = label_width(size)
+    row_h, column_w, size, label_w = grid.row_h, inner.w // grid.columns, grid.size, grid.label_w
     rows = []
     for n, fid in enumerate(ids):
-        col, row = divmod(n, rows_per_column)
+        col, row = divmod(n, grid.rows)
         cell = pygame.Rect(inner.x + col * column_w, inner.y + row * row_h, column_w - 4, row_h)
         function = table[fid]
         highlighted = fid == pending and not raw
@@ -148,7 +131,7 @@ def draw_functions(
         if not raw:
             rows.append((cell, fid))
     if hidden:
-        col, row = divmod(len(ids), rows_per_column)
+        col, row = divmod(len(ids), grid.rows)
         style.text(
             surface,
             f"+{hidden} more (keys work)",
@@ -158,6 +141,43 @@ def draw_functions(
             anchor="midleft",
         )
     return rows
+
+
+@dataclasses.dataclass(frozen=True)
+class _Grid:
+    columns: int
+    rows: int
+    row_h: int
+    size: int
+    label_w: int
+
+
+def _function_grid(inner: pygame.Rect, names: list[str], labels: list[str]) -> _Grid:
+    """How to lay out the function rows: the column count whose text can be largest with every row shown and
+    every name whole (ties: fewer columns). A list too long for any column count at the smallest size shows
+    what fits in the most columns of at least _MIN_COLUMN_W."""
+    most_columns = max(1, inner.w // _MIN_COLUMN_W)
+    best: _Grid | None = None
+    for columns in range(1, most_columns + 1):
+        rows = -(-len(names) // columns) if names else 1
+        column_w = inner.w // columns
+        for size in _SIZES:
+            label_w = _label_width(labels, size)
+            room = column_w - 4 - label_w
+            if rows * size <= inner.h and all(style.font(size).size(n)[0] <= room for n in names):
+                if best is None or size > best.size:
+                    best = _Grid(columns, rows, min(inner.h // rows, size + _ROW_SPACE), size, label_w)
+                break
+    if best is not None:
+        return best
+    size = _SIZES[-1]  # no layout keeps every name whole: the smallest size, names cut in the middle
+    row_h = size
+    columns = min(most_columns, max(1, -(-len(names) // max(1, inner.h // row_h))))
+    return _Grid(columns, max(1, inner.h // row_h), row_h, size, _label_width(labels, size))
+
+
+def _label_width(labels: list[str], size: int) -> int:
+    return max((style.font(size).size(label)[0] for label in labels), default=0) + _KEY_GAP
 
 
 def _elided(name: str, width: int, size: int) -> str:
