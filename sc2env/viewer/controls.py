@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import pygame
 
@@ -92,7 +92,7 @@ class Controls:
     def handle(
         self,
         event: pygame.event.Event,
-        available: Sequence[int],
+        available: Collection[int],
         *,
         camera_minimap: tuple[int, int] | None = None,
         function_rows: Sequence[tuple[pygame.Rect, int]] = (),
@@ -223,7 +223,7 @@ class Controls:
                 self.menu = None
                 return self._use(FUNCTIONS[fid], shift)
         if self.pending is not None:
-            return self._target(queued, screen, minimap)
+            return self._target(self.pending, queued, screen, minimap)
         if screen is not None:
             self.drag_start = self.drag_now = tuple(event.pos)
             return []
@@ -234,8 +234,8 @@ class Controls:
             return [_F.move_camera(minimap)]
         return []
 
-    def _target(self, queued: str, screen, minimap) -> list[Command]:
-        function = self.pending
+    def _target(self, function: Function, queued: str, screen, minimap) -> list[Command]:
+        """The call of the waiting `function` at the clicked screen or minimap point."""
         if function.kind == FunctionKind.SCREEN and screen is not None:
             call = function(queued, screen)
         elif minimap is not None and (

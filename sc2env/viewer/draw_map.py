@@ -140,7 +140,7 @@ class MapPainter:
             kind = int(units.unit_type[i])
             colour = style.ALLIANCE.get(int(units.alliance[i]), style.TEXT)
             if units.snapshot[i]:
-                colour = tuple(c // 2 for c in colour)
+                colour = (colour[0] // 2, colour[1] // 2, colour[2] // 2)
             if units.selected[i]:  # any unit, a mineral field or geyser too: a click on it shows it took
                 pygame.draw.circle(surface, style.SELECTION, (x, y), r + 4, width=2)
             if kind in _MINERALS:

@@ -102,7 +102,8 @@ def draw_functions(
         f"  ({menu} menu)" if menu else ""
     )
     inner = style.panel(surface, rect, title)
-    ids = [int(i) for i in (scene.raw_functions if raw else scene.observation.available_actions)]
+    offered = scene.observation.available_actions if scene.raw_functions is None else scene.raw_functions
+    ids = [int(i) for i in offered]
     labels = {fid: "" if raw else key_label(FUNCTIONS[fid]) for fid in ids}
     grid = _function_grid(inner, [table[fid].name for fid in ids], list(labels.values()))
     hidden = max(0, len(ids) - grid.columns * grid.rows)

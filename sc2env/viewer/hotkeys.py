@@ -104,7 +104,10 @@ def minimap_variant(function: Function) -> Function | None:
     if not function.name.endswith("_screen"):
         return None
     name = function.name[: -len("_screen")] + "_minimap"
-    return FUNCTIONS[name] if name in FUNCTIONS else None  # noqa: SIM401  (Functions is no dict: no .get)
+    try:
+        return FUNCTIONS[name]
+    except KeyError:
+        return None
 
 
 _NOTHING_AVAILABLE = "nothing available to this selection now"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -25,7 +26,7 @@ def play(
     sends the next of the human's calls, or no_op. Space pauses. Returns the final score of each finished
     episode; `on_episode(number, info)` is called as each ends.
     """
-    unwrapped = env.unwrapped
+    unwrapped: Any = env.unwrapped  # an SC2Env: its renderer and decoded observations are used
     if unwrapped.render_mode != "human":
         raise ValueError("play() needs an env made with render_mode='human'")
     scores: list[int] = []

@@ -8,6 +8,7 @@ import numpy as np
 
 from sc2env.interface import FunctionCall, InterfaceFormat, Observation
 from sc2env.viewer.controls import ViewerCommand
+from sc2env.viewer.layout import DEFAULT_SIZE
 from sc2env.viewer.scene import Scene
 from sc2env.viewer.viewer import Viewer
 from sc2env.viewer.window import ViewerClosed, Window
@@ -38,8 +39,7 @@ class EnvRenderer:
             raise ValueError(f"render_mode must be one of {RENDER_MODES}, not {render_mode!r}")
         self.render_mode = render_mode
         self.fps = fps
-        kwargs = {} if size is None else {"size": size}
-        self.viewer = Viewer(interface_format, game_info, **kwargs)
+        self.viewer = Viewer(interface_format, game_info, size=size or DEFAULT_SIZE)
         self.window = (
             Window(self.viewer.layout.size, f"sc2env: {self.viewer.map_name}")
             if render_mode == "human"
@@ -118,14 +118,18 @@ class EnvRenderer:
 
     def _pump(self) -> list[FunctionCall]:
         """Handle the pending window events; redraw if any; raise ViewerClosed on a close request."""
-        events = self.window.events()
-        calls = []
+        window = self.window
+        if window is None:  # rgb_array: no window, no input
+            return []
+        events = window.events()
+        calls: list[FunctionCall] = []
         for event in events:
             for command in self.viewer.handle(event):
                 if command is ViewerCommand.QUIT:
-                    self.window.close()
+                    window.close()
                     raise ViewerClosed("the viewer window was closed")
-                calls.append(command)
+                if isinstance(command, FunctionCall):  # the viewer's own commands are applied already
+                    calls.append(command)
         if events and self.viewer.scene is not None:
             self.redraw()
         return calls

@@ -39,8 +39,8 @@ class Units:
     @classmethod
     def from_columns(cls, rows: list[tuple]) -> Units:
         kinds = (float, float, float, int, int, float, float, bool, float, bool)
-        columns = list(zip(*rows)) if rows else [()] * len(kinds)
-        values = [np.array(c, dtype=k) for c, k in zip(columns, kinds)]
+        columns: list[tuple] = list(zip(*rows)) if rows else [()] * len(kinds)
+        values: list[np.ndarray] = [np.array(c, dtype=k) for c, k in zip(columns, kinds)]
         return cls(*values)
 
     @classmethod

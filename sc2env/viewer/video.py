@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import pathlib
+from typing import Protocol
 
 import numpy as np
 
@@ -50,7 +51,7 @@ class VideoWriter:
         _check_writable(self.path)
         self.suffix = suffix
         self.frames = 0
-        self._stream = None
+        self._stream: _Stream | None = None
 
     def add(self, frame: np.ndarray) -> None:
         frame = np.asarray(frame, np.uint8)
@@ -102,6 +103,14 @@ def _check_writable(path: pathlib.Path) -> None:
         raise VideoError(f"cannot write {path}: {error.strerror or error}") from None
     if not existed:
         path.unlink()
+
+
+class _Stream(Protocol):
+    """What frames are written to: imageio's writer, or _GifStream."""
+
+    def append_data(self, frame: np.ndarray) -> None: ...
+
+    def close(self) -> None: ...
 
 
 class _GifStream:

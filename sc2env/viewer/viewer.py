@@ -104,8 +104,9 @@ class Viewer:
         available = scene.observation.available_actions if scene is not None else ()
         camera = None
         if scene is not None and scene.observation.camera_minimap is not None:
-            camera = tuple(int(v) for v in scene.observation.camera_minimap)
-        out = []
+            x, y = (int(v) for v in scene.observation.camera_minimap)
+            camera = (x, y)
+        out: list[FunctionCall | ViewerCommand] = []
         # Only keys need it, and mouse motion comes many times a frame.
         situation = (
             Situation.of(scene) if scene is not None and event.type == pygame.KEYDOWN else NOTHING_KNOWN
