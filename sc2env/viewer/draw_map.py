@@ -36,6 +36,7 @@ class MapPainter:
         self.layout = layout
         self.transforms = CoordinateTransforms(fmt, map_info, rgb=fmt.action_space == "rgb")
         self.pixels_per_unit = layout.view.w / fmt.camera_width
+        self.world_to_minimap_frame = self.transforms.world_to_minimap.then(layout.minimap_transform)
         self._terrain = self._terrain_surface(self.pixels_per_unit, grid=True)
         self._minimap_terrain = self._minimap_background()
 
@@ -74,17 +75,19 @@ class MapPainter:
         return surface
 
     def _minimap_background(self) -> pygame.Surface:
+        """The whole map's terrain at the minimap's scale, positioned so that the shown region fills the
+        minimap rect (its origin is the rect's top-left)."""
         rect = self.layout.minimap
+        width, height = self.map_info.size
+        left, top = self.world_to_minimap_frame.fwd((0.0, float(height)))
+        right, bottom = self.world_to_minimap_frame.fwd((float(width), 0.0))
+        terrain = pygame.surfarray.make_surface(self._terrain_colours().swapaxes(0, 1))
+        scaled = pygame.transform.smoothscale(
+            terrain, (max(1, round(right - left)), max(1, round(bottom - top)))
+        )
         surface = pygame.Surface(rect.size)
         surface.fill(style.OUTSIDE)
-        width, height = self.map_info.size
-        top_left = self._minimap_point((0.0, float(height)))
-        bottom_right = self._minimap_point((float(width), 0.0))
-        size = (max(1, round(bottom_right[0] - top_left[0])), max(1, round(bottom_right[1] - top_left[1])))
-        terrain = pygame.surfarray.make_surface(self._terrain_colours().swapaxes(0, 1))
-        surface.blit(
-            pygame.transform.smoothscale(terrain, size), (top_left[0] - rect.x, top_left[1] - rect.y)
-        )
+        surface.blit(scaled, (round(left - rect.x), round(top - rect.y)))
         return surface
 
     # --- coordinates -------------------------------------------------------------------------------
@@ -92,11 +95,6 @@ class MapPainter:
     def _view_point(self, camera, x, y):
         view, k = self.layout.view, self.pixels_per_unit
         return view.centerx + (x - camera[0]) * k, view.centery - (y - camera[1]) * k
-
-    def _minimap_point(self, world) -> tuple[float, float]:
-        rect, size = self.layout.minimap, self.layout.minimap_size
-        mx, my = self.transforms.world_to_minimap.fwd(world)
-        return rect.x + mx * rect.w / size[0], rect.y + my * rect.h / size[1]
 
     # --- the main view -----------------------------------------------------------------------------
 
@@ -207,14 +205,17 @@ class MapPainter:
     # --- the minimap -------------------------------------------------------------------------------
 
     def draw_minimap(self, surface: pygame.Surface, scene: Scene) -> None:
-        rect = self.layout.minimap
+        """The playable area filling the minimap's box: terrain, units, fog and the camera."""
+        box, rect = self.layout.minimap_box, self.layout.minimap
+        pygame.draw.rect(surface, style.PANEL, box, border_radius=6)
+        pygame.draw.rect(surface, style.BORDER, box, width=1, border_radius=6)
         surface.blit(self._minimap_terrain, rect.topleft)
         previous_clip = surface.get_clip()
         surface.set_clip(rect)
-        scale = (
-            rect.w / self.layout.minimap_size[0] * self.transforms.world_to_minimap.scale[0]
-        )  # px per unit
+        to_frame = self.world_to_minimap_frame
+        scale = to_frame.scale[0]  # frame px per world unit
         units = scene.units
+        points = to_frame.fwd(np.stack([units.x, units.y], axis=1)) if len(units) else np.zeros((0, 2))
         for i in range(len(units)):
             kind = int(units.unit_type[i])
             colour = _MINIMAP_COLOURS.get(kind)
@@ -228,30 +229,42 @@ class MapPainter:
                 )
             # Players' units at least 5 px across: at 1.5 px a Marine was a speck on the terrain.
             smallest = 1.5 if units.alliance[i] == raw_pb2.Neutral else 2.5
-            pygame.draw.circle(
-                surface,
-                colour,
-                self._minimap_point((units.x[i], units.y[i])),
-                max(smallest, units.radius[i] * scale),
-            )
-        layers = scene.observation.feature_minimap
-        if layers is not None:
-            alpha = _FOG_ALPHA[np.clip(layers.visibility_map, 0, 3)]
-            if alpha.any():
-                fog = pygame.Surface(alpha.shape[::-1], pygame.SRCALPHA)
-                pygame.surfarray.pixels_alpha(fog)[:] = alpha.T
-                surface.blit(pygame.transform.smoothscale(fog, rect.size), rect.topleft)
+            pygame.draw.circle(surface, colour, points[i], max(smallest, units.radius[i] * scale))
+        self._draw_minimap_fog(surface, scene)
         self._draw_camera(surface, scene)
         surface.set_clip(previous_clip)
         pygame.draw.rect(surface, style.BORDER, rect, width=1)
 
+    def _draw_minimap_fog(self, surface: pygame.Surface, scene: Scene) -> None:
+        layers = scene.observation.feature_minimap
+        if layers is None:
+            return
+        alpha = _FOG_ALPHA[np.clip(layers.visibility_map, 0, 3)]
+        # The pixels of the shown region only, scaled to the rect (the whole minimap at this scale would be
+        # several times the frame's size).
+        x0, y0, x1, y1 = self.layout.minimap_region
+        left, top = int(np.floor(x0)), int(np.floor(y0))
+        right, bottom = int(np.ceil(x1)), int(np.ceil(y1))
+        crop = alpha[top:bottom, left:right]
+        if not crop.any():
+            return
+        fog = pygame.Surface(crop.shape[::-1], pygame.SRCALPHA)
+        pygame.surfarray.pixels_alpha(fog)[:] = crop.T
+        (fx0, fy0), (fx1, fy1) = self.layout.minimap_transform.fwd([(left, top), (right, bottom)])
+        size = (max(1, round(fx1 - fx0)), max(1, round(fy1 - fy0)))
+        surface.blit(pygame.transform.smoothscale(fog, size), (round(fx0), round(fy0)))
+
     def _draw_camera(self, surface, scene: Scene) -> None:
+        """The camera's frame, cut to the minimap: a camera wider than the playable area (a mini-game's
+        locked one) is framed by the minimap's own edges."""
         cx, cy = scene.camera
         half_w = self.fmt.camera_width / 2
         screen = self.layout.screen_size
         half_h = half_w * screen[1] / screen[0]
-        left, top = self._minimap_point((cx - half_w, cy + half_h))
-        right, bottom = self._minimap_point((cx + half_w, cy - half_h))
-        pygame.draw.rect(
-            surface, (255, 255, 255), pygame.Rect(left, top, right - left, bottom - top), width=2
+        (left, top), (right, bottom) = self.world_to_minimap_frame.fwd(
+            [(cx - half_w, cy + half_h), (cx + half_w, cy - half_h)]
         )
+        frame = pygame.Rect(round(left), round(top), round(right - left), round(bottom - top))
+        frame = frame.clip(self.layout.minimap)
+        if frame.w and frame.h:
+            pygame.draw.rect(surface, (255, 255, 255), frame, width=2)

@@ -7,7 +7,7 @@ import math
 
 import pygame
 
-from sc2env.interface import InterfaceFormat
+from sc2env.interface import CoordinateTransforms, InterfaceFormat, Linear2D
 
 DEFAULT_SIZE = (1280, 720)
 """The viewer's frame (and rgb_array) size: 16:9, and a multiple of 16 for video encoders."""
@@ -27,12 +27,30 @@ def check_size(size: tuple[int, int]) -> None:
         raise ValueError(f"the viewer draws at most {MAX_SIZE[0]}×{MAX_SIZE[1]} pixels, not {width}×{height}")
 
 
+Region = tuple[float, float, float, float]
+"""(x0, y0, x1, y1): a rectangle of minimap pixels (continuous: pixel (i, j) spans i..i+1, j..j+1)."""
+
+
+def playable_region(transforms: CoordinateTransforms, minimap_size: tuple[int, int]) -> Region:
+    """The minimap pixels the map's playable area covers: what the minimap panel shows, as the game's minimap
+    does (the feature minimap spans the whole map, of which a mini-game plays in a third)."""
+    x0, y0, x1, y1 = transforms.map_info.playable_area
+    left, top = transforms.world_to_minimap.fwd((x0, y1))
+    right, bottom = transforms.world_to_minimap.fwd((x1, y0))
+    width, height = minimap_size
+    region = (max(left, 0.0), max(top, 0.0), min(right, float(width)), min(bottom, float(height)))
+    if region[2] - region[0] < 1 or region[3] - region[1] < 1:  # no playable area to speak of: all of it
+        return (0.0, 0.0, float(width), float(height))
+    return region
+
+
 @dataclasses.dataclass(frozen=True)
 class Layout:
     """Panel rectangles of one frame size and one interface format.
 
-    status (top bar), view (the camera's area, same aspect as the feature screen), minimap, functions (the
-    available functions), layers (the feature-layer page) and hints (bottom bar).
+    status (top bar), view (the camera's area, same aspect as the feature screen), minimap (the shown
+    `minimap_region` scaled to fill `minimap_box`, aspect kept), functions (the available functions), layers
+    (the feature-layer page) and hints (bottom bar).
     """
 
     size: tuple[int, int]
@@ -40,13 +58,18 @@ class Layout:
     minimap_size: tuple[int, int]
     status: pygame.Rect
     view: pygame.Rect
+    minimap_box: pygame.Rect
     minimap: pygame.Rect
+    minimap_region: Region
     functions: pygame.Rect
     layers: pygame.Rect
     hints: pygame.Rect
 
     @classmethod
-    def build(cls, fmt: InterfaceFormat, size: tuple[int, int] = DEFAULT_SIZE) -> Layout:
+    def build(
+        cls, fmt: InterfaceFormat, size: tuple[int, int] = DEFAULT_SIZE, minimap_region: Region | None = None
+    ) -> Layout:
+        """The layout of frames of `size`; the minimap panel shows `minimap_region` (default: all of it)."""
         check_size(size)
         width, height = size
         screen = fmt.action_screen_size
@@ -62,10 +85,14 @@ class Layout:
         right = view.right + 2 * gap
         right_w = width - right - gap
         mini_side = min(int(body_height * 0.34), right_w // 2)
-        mscale = mini_side / max(minimap)
-        minimap_rect = pygame.Rect(right, body_top + gap, int(minimap[0] * mscale), int(minimap[1] * mscale))
+        box = pygame.Rect(right, body_top + gap, mini_side, mini_side)
+        region = minimap_region or (0.0, 0.0, float(minimap[0]), float(minimap[1]))
+        region_w, region_h = region[2] - region[0], region[3] - region[1]
+        mscale = min((box.w - 2) / region_w, (box.h - 2) / region_h)  # inside the box's 1 px frame
+        minimap_rect = pygame.Rect(0, 0, round(region_w * mscale), round(region_h * mscale))
+        minimap_rect.center = box.center
         functions = pygame.Rect(right + mini_side + gap, body_top + gap, right_w - mini_side - gap, mini_side)
-        layers_top = minimap_rect.top + mini_side + 2 * gap
+        layers_top = box.bottom + 2 * gap
         layers = pygame.Rect(right, layers_top, right_w, body_top + body_height - gap - layers_top)
         return cls(
             size=size,
@@ -73,7 +100,9 @@ class Layout:
             minimap_size=minimap,
             status=pygame.Rect(0, 0, width, bar),
             view=view,
+            minimap_box=box,
             minimap=minimap_rect,
+            minimap_region=region,
             functions=functions,
             layers=layers,
             hints=pygame.Rect(0, height - bar, width, bar),
@@ -82,28 +111,55 @@ class Layout:
     def to_screen(self, pos, clamp: bool = False) -> tuple[int, int] | None:
         """The feature-screen pixel under a frame position in the main view, or None outside it (unless
         `clamp`: then the nearest edge pixel)."""
-        return _to_grid(self.view, self.screen_size, pos, clamp)
+        width, height = self.screen_size
+        return _to_grid(self.view, (0.0, 0.0, float(width), float(height)), self.screen_size, pos, clamp)
 
     def to_minimap(self, pos, clamp: bool = False) -> tuple[int, int] | None:
-        """The minimap pixel under a frame position, or None outside the minimap (unless `clamp`)."""
-        return _to_grid(self.minimap, self.minimap_size, pos, clamp)
+        """The minimap pixel under a frame position, or None outside the minimap (unless `clamp`: then the
+        nearest pixel the minimap shows)."""
+        return _to_grid(self.minimap, self.minimap_region, self.minimap_size, pos, clamp)
 
     def from_screen(self, point) -> tuple[float, float]:
         """The frame position of the centre of a feature-screen pixel (the inverse of to_screen)."""
-        return _from_grid(self.view, self.screen_size, point)
+        return self.screen_to_frame((point[0] + 0.5, point[1] + 0.5))
 
     def from_minimap(self, point) -> tuple[float, float]:
-        return _from_grid(self.minimap, self.minimap_size, point)
+        """The frame position of the centre of a minimap pixel (the inverse of to_minimap)."""
+        return self.minimap_to_frame((point[0] + 0.5, point[1] + 0.5))
+
+    def screen_to_frame(self, point) -> tuple[float, float]:
+        """Continuous feature-screen coordinates to frame pixels."""
+        width, height = self.screen_size
+        x, y = _region_to_rect(self.view, (0.0, 0.0, float(width), float(height))).fwd(point)
+        return float(x), float(y)
+
+    def minimap_to_frame(self, point) -> tuple[float, float]:
+        """Continuous minimap coordinates to frame pixels (outside the shown region: outside the rect)."""
+        x, y = self.minimap_transform.fwd(point)
+        return float(x), float(y)
+
+    @property
+    def minimap_transform(self) -> Linear2D:
+        """Continuous minimap coordinates -> frame pixels."""
+        return _region_to_rect(self.minimap, self.minimap_region)
 
 
-def _to_grid(rect: pygame.Rect, grid: tuple[int, int], pos, clamp: bool = False) -> tuple[int, int] | None:
+def _region_to_rect(rect: pygame.Rect, region: Region) -> Linear2D:
+    x0, y0, x1, y1 = region
+    scale = (rect.w / (x1 - x0), rect.h / (y1 - y0))
+    return Linear2D(scale, (rect.x - x0 * scale[0], rect.y - y0 * scale[1]))
+
+
+def _to_grid(
+    rect: pygame.Rect, region: Region, grid: tuple[int, int], pos, clamp: bool = False
+) -> tuple[int, int] | None:
     x, y = pos
     if not clamp and not rect.collidepoint(x, y):
         return None
-    gx = math.floor((x - rect.x) * grid[0] / rect.w)
-    gy = math.floor((y - rect.y) * grid[1] / rect.h)
-    return min(max(gx, 0), grid[0] - 1), min(max(gy, 0), grid[1] - 1)
-
-
-def _from_grid(rect: pygame.Rect, grid: tuple[int, int], point) -> tuple[float, float]:
-    return rect.x + (point[0] + 0.5) * rect.w / grid[0], rect.y + (point[1] + 0.5) * rect.h / grid[1]
+    x0, y0, x1, y1 = region
+    gx = math.floor(x0 + (x - rect.x) * (x1 - x0) / rect.w)
+    gy = math.floor(y0 + (y - rect.y) * (y1 - y0) / rect.h)
+    # Never a pixel outside the region shown (a click on its edge, or clamped from afar).
+    low_x, low_y = max(math.floor(x0), 0), max(math.floor(y0), 0)
+    high_x, high_y = min(math.ceil(x1), grid[0]) - 1, min(math.ceil(y1), grid[1]) - 1
+    return min(max(gx, low_x), high_x), min(max(gy, low_y), high_y)

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pygame
 
-from sc2env.interface import FunctionCall, InterfaceFormat, MapInfo
+from sc2env.interface import CoordinateTransforms, FunctionCall, InterfaceFormat, MapInfo
 from sc2env.viewer import style
 from sc2env.viewer.controls import NOTHING_KNOWN, Controls, ViewerCommand
 from sc2env.viewer.draw_map import MapPainter
 from sc2env.viewer.draw_panels import draw_functions, draw_hints, draw_layers, draw_status, layer_pages
 from sc2env.viewer.hotkeys import Situation
-from sc2env.viewer.layout import DEFAULT_SIZE, Layout
+from sc2env.viewer.layout import DEFAULT_SIZE, Layout, playable_region
 from sc2env.viewer.scene import Scene
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, float("inf"))
@@ -38,8 +38,10 @@ class Viewer:
             pygame.font.init()
         self.fmt = fmt
         self.map_name = game_info.map_name
-        self.layout = Layout.build(fmt, size)
-        self.painter = MapPainter(fmt, MapInfo.from_game_info(game_info), self.layout)
+        map_info = MapInfo.from_game_info(game_info)
+        transforms = CoordinateTransforms(fmt, map_info, rgb=fmt.action_space == "rgb")
+        self.layout = Layout.build(fmt, size, playable_region(transforms, fmt.action_minimap_size))
+        self.painter = MapPainter(fmt, map_info, self.layout)
         self.controls = Controls(self.layout, interactive)
         self.canvas = pygame.Surface(size)
         self.pages = layer_pages()

@@ -1,0 +1,90 @@
+"""What the viewer draws, asserted on its frames: the selection panel, order lines and markers, readable crowds,
+the functions list and the minimap (games on the built-in engine, rendered headless as rgb_array)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pygame
+import pytest
+from viewer_helpers import click, game_info
+
+from sc2env.interface import FUNCTIONS, CoordinateTransforms, InterfaceFormat, MapInfo
+from sc2env.viewer import Layout, style
+from sc2env.viewer.layout import playable_region
+
+F = FUNCTIONS
+SMALL = {"screen_size": 48, "minimap_size": 48}
+MARINE, ROACH = 48, 110
+
+
+def viewer_of(env):
+    return env.unwrapped.renderer.viewer
+
+
+def screen_pixel(env, unit_type):
+    """A feature-screen pixel showing a unit of `unit_type`."""
+    ys, xs = np.nonzero(env.unwrapped.last_observation.feature_screen.unit_type == unit_type)
+    return int(xs[len(xs) // 2]), int(ys[len(ys) // 2])
+
+
+def ink_height(frame: np.ndarray, rect: pygame.Rect, colour) -> int:
+    """How many pixel rows of `rect` hold text of `colour` (anti-aliased text: its brightest pixels)."""
+    patch = frame[rect.top : rect.bottom, rect.left : rect.right].astype(int)
+    rows = np.flatnonzero((np.abs(patch - colour).sum(axis=2) <= 60).any(axis=1))
+    return int(rows.max() - rows.min() + 1) if len(rows) else 0
+
+
+# --- the minimap ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("size", "playable"),
+    [((64, 64), (22, 20, 44, 36)), ((64, 64), (10, 12, 54, 44)), ((96, 64), (0, 0, 96, 64))],
+)
+def test_the_minimap_shows_the_playable_area_filling_its_box(size, playable):
+    fmt = InterfaceFormat(screen_size=64, minimap_size=64)
+    info = MapInfo.from_game_info(game_info(size, playable))
+    transforms = CoordinateTransforms(fmt, info)
+    layout = Layout.build(fmt, minimap_region=playable_region(transforms, fmt.action_minimap_size))
+    box, rect = layout.minimap_box, layout.minimap
+    assert box.contains(rect) and (rect.w >= box.w - 2 or rect.h >= box.h - 2)  # one side fills the box
+    width, height = playable[2] - playable[0], playable[3] - playable[1]
+    assert abs(rect.w / rect.h - width / height) < 0.02  # aspect kept
+    # Clicks map to the minimap pixels of the world points under them, both ways.
+    for world in [
+        (playable[0] + 1, playable[3] - 1),
+        ((playable[0] + playable[2]) / 2, (playable[1] + playable[3]) / 2),
+    ]:
+        pixel = tuple(int(v) for v in transforms.world_to_minimap.fwd_pixel(world))
+        assert layout.to_minimap(layout.from_minimap(pixel)) == pixel
+        assert rect.collidepoint(layout.from_minimap(pixel))
+    corner = layout.to_minimap((rect.right + 50, rect.bottom + 50), clamp=True)
+    assert corner == tuple(
+        int(v) for v in transforms.world_to_minimap.fwd_pixel((playable[2] - 0.01, playable[1] + 0.01))
+    )
+
+
+def test_the_minimap_panel_is_mostly_map_and_its_clicks_move_units_there(make_env):
+    env = make_env("CollectMineralShards", render_mode="rgb_array", **SMALL)
+    env.reset(seed=2)
+    frame = env.render()
+    viewer = viewer_of(env)
+    box = viewer.layout.minimap_box
+    patch = frame[box.top : box.bottom, box.left : box.right].astype(int)
+    background = [style.PANEL, style.OUTSIDE, style.BORDER]
+    empty = np.zeros(patch.shape[:2], bool)
+    for colour in background:
+        empty |= np.abs(patch - colour).sum(axis=2) <= 6
+    assert 1 - empty.mean() >= 0.6, "the map covers most of the box (a tenth of it before)"
+    # A right-click on the minimap sends the selected Marines to the world point drawn there.
+    env.step(F.select_army("select"))
+    env.render()
+    target = (36.0, 24.0)
+    viewer.controls.interactive = True
+    pos = viewer.painter.world_to_minimap_frame.fwd(target)
+    (call,) = [c for e in click(pos, button=3) for c in viewer.handle(e)]
+    assert call.function == F.Smart_minimap.id
+    env.step(call)
+    units = env.unwrapped.match.controller.observation().observation.raw_data.units
+    orders = [u.orders[0].target_world_space_pos for u in units if u.unit_type == MARINE]
+    assert len(orders) == 2 and all(np.hypot(p.x - target[0], p.y - target[1]) < 1.0 for p in orders)
