@@ -3,6 +3,8 @@ the functions list and the minimap (games on the built-in engine, rendered headl
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pygame
 import pytest
@@ -10,6 +12,7 @@ from viewer_helpers import click, game_info
 
 from sc2env.interface import FUNCTIONS, CoordinateTransforms, InterfaceFormat, MapInfo
 from sc2env.viewer import Layout, style
+from sc2env.viewer.draw_panels import draw_functions
 from sc2env.viewer.layout import playable_region
 
 F = FUNCTIONS
@@ -32,6 +35,46 @@ def ink_height(frame: np.ndarray, rect: pygame.Rect, colour) -> int:
     patch = frame[rect.top : rect.bottom, rect.left : rect.right].astype(int)
     rows = np.flatnonzero((np.abs(patch - colour).sum(axis=2) <= 60).any(axis=1))
     return int(rows.max() - rows.min() + 1) if len(rows) else 0
+
+
+# --- the functions list --------------------------------------------------------------------------------------
+
+
+def test_seventeen_functions_are_listed_in_two_columns_at_a_readable_size(make_env):
+    # A Marine's 17 functions were one column of 11 px rows, letters 8 px tall, beside an empty half-panel.
+    env = make_env("DefeatRoaches", render_mode="rgb_array", **SMALL)
+    env.reset(seed=1)
+    env.step(F.select_army("select"))
+    frame = env.render()
+    rows = viewer_of(env).function_rows
+    assert len(rows) == 17 == len(env.unwrapped.last_observation.available_actions)
+    assert len({rect.x for rect, _ in rows}) == 2
+    # Names like Move_screen span a capital's height and the underscore below: 10 px at font size 16, 11 at 18;
+    # the old size 11 drew them 6 px tall.
+    capitals = [rect for rect, fid in rows if F[fid].name[0].isupper()]
+    heights = [ink_height(frame, rect, style.TEXT) for rect in capitals]
+    assert len(capitals) >= 8 and min(heights) >= 10, heights
+
+
+def test_short_lists_get_large_text_and_long_ones_keep_every_name_whole():
+    pygame.font.init()
+    panel = Layout.build(InterfaceFormat(screen_size=64, minimap_size=64)).functions
+    surface = pygame.Surface((1280, 720))
+
+    def draw(ids):
+        scene = SimpleNamespace(
+            observation=SimpleNamespace(available_actions=np.array(ids)), raw_functions=None
+        )
+        surface.fill((0, 0, 0))
+        rows = draw_functions(surface, panel, scene)
+        frame = pygame.surfarray.array3d(surface).swapaxes(0, 1)
+        return rows, min(ink_height(frame, rect, style.TEXT) for rect, _ in rows)
+
+    rows, height = draw([F.Stop_quick.id, F.Move_screen.id, F.Attack_screen.id, F.HoldPosition_quick.id])
+    assert len({r.x for r, _ in rows}) == 1 and height >= 11
+    many = sorted(f.id for f in F if f.name.startswith(("Build_", "Train_")))[:30]
+    rows, height = draw(many)
+    assert [fid for _, fid in rows] == many and height >= 7  # all thirty, in columns
 
 
 # --- the minimap ---------------------------------------------------------------------------------------------
