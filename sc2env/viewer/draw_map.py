@@ -1,4 +1,4 @@
-"""The main view (the camera's area: terrain, units, selection, health) and the minimap with the camera frame."""
+"""The main view (the camera's area: terrain, units, fog) and the minimap with the camera frame."""
 
 from __future__ import annotations
 
@@ -6,25 +6,14 @@ import numpy as np
 import pygame
 from s2clientprotocol import raw_pb2
 
-from sc2env.gamedata import UNIT_TYPES
-from sc2env.interface import CoordinateTransforms, InterfaceFormat, MapInfo
+from sc2env.interface import CoordinateTransforms, InterfaceFormat, Linear2D, MapInfo
 from sc2env.viewer import style
+from sc2env.viewer.draw_units import BEACON, GEYSERS, MINERALS, SHARD, draw_units
 from sc2env.viewer.layout import Layout
 from sc2env.viewer.scene import Scene
 
-_MINERALS = {341, 483, 146, 147, 884, 885, 665, 666, 796, 797, 1960, 1961}
-_GEYSERS = {342, 343, 344, 880, 881, 608}
-_BEACON, _SHARD = 317, 1680
-_MINIMAP_COLOURS = {_BEACON: style.BEACON, _SHARD: style.SHARD}  # as the main view draws them
+_MINIMAP_COLOURS = {BEACON: style.BEACON, SHARD: style.SHARD}  # as the main view draws them
 _FOG_ALPHA = np.array([190, 120, 0, 190], np.uint8)  # visibility: hidden, fogged, visible, (full hidden)
-
-
-def _abbreviation(unit_type: int) -> str:
-    info = UNIT_TYPES.get(unit_type)
-    if info is None:
-        return ""
-    capitals = "".join(c for c in info.name if c.isupper())
-    return capitals if len(capitals) <= 3 else info.name[:2]
 
 
 class MapPainter:
@@ -90,15 +79,15 @@ class MapPainter:
         surface.blit(scaled, (round(left - rect.x), round(top - rect.y)))
         return surface
 
-    # --- coordinates -------------------------------------------------------------------------------
-
-    def _view_point(self, camera, x, y):
-        view, k = self.layout.view, self.pixels_per_unit
-        return view.centerx + (x - camera[0]) * k, view.centery - (y - camera[1]) * k
-
     # --- the main view -----------------------------------------------------------------------------
 
+    def world_to_view(self, camera: tuple[float, float]) -> Linear2D:
+        """World (x, y) -> frame pixels of the main view under a camera centred at world `camera`."""
+        view, k = self.layout.view, self.pixels_per_unit
+        return Linear2D((k, -k), (view.centerx - camera[0] * k, view.centery + camera[1] * k))
+
     def draw_view(self, surface: pygame.Surface, scene: Scene) -> None:
+        """Terrain, units and the fog of war."""
         view = self.layout.view
         surface.fill(style.OUTSIDE, view)
         k = self.pixels_per_unit
@@ -110,7 +99,7 @@ class MapPainter:
         surface.blit(self._terrain, view.topleft, source)
         previous_clip = surface.get_clip()
         surface.set_clip(view)
-        self._draw_units(surface, scene)
+        draw_units(surface, view, scene, k)
         self._draw_fog(surface, scene)
         surface.set_clip(previous_clip)
         pygame.draw.rect(surface, style.BORDER, view, width=1)
@@ -125,82 +114,6 @@ class MapPainter:
         fog = pygame.Surface(alpha.shape[::-1], pygame.SRCALPHA)
         pygame.surfarray.pixels_alpha(fog)[:] = alpha.T
         surface.blit(pygame.transform.smoothscale(fog, self.layout.view.size), self.layout.view.topleft)
-
-    def _draw_units(self, surface: pygame.Surface, scene: Scene) -> None:
-        units, k = scene.units, self.pixels_per_unit
-        label_size = max(14, int(k * 0.7))
-        bars = []  # drawn after every unit, so that a neighbour's circle cannot hide them
-        for i in range(len(units)):
-            x, y = self._view_point(scene.camera, units.x[i], units.y[i])
-            r = max(3.0, units.radius[i] * k)
-            if not self.layout.view.inflate(4 * r, 4 * r).collidepoint(x, y):
-                continue
-            kind = int(units.unit_type[i])
-            colour = style.ALLIANCE.get(int(units.alliance[i]), style.TEXT)
-            if units.snapshot[i]:
-                colour = (colour[0] // 2, colour[1] // 2, colour[2] // 2)
-            if units.selected[i]:  # any unit, a mineral field or geyser too: a click on it shows it took
-                pygame.draw.circle(surface, style.SELECTION, (x, y), r + 4, width=2)
-            if kind in _MINERALS:
-                box = pygame.Rect(0, 0, 2 * r * 0.95, r * 0.95)
-                box.center = (x, y)
-                pygame.draw.rect(surface, style.MINERAL, box, border_radius=int(r * 0.3))
-                pygame.draw.rect(surface, (30, 80, 140), box, width=2, border_radius=int(r * 0.3))
-            elif kind in _GEYSERS:
-                pygame.draw.circle(surface, (38, 96, 76), (x, y), r)
-                pygame.draw.circle(surface, style.VESPENE, (x, y), r * 0.55)
-            elif kind == _BEACON:
-                glow = pygame.Surface((2 * r + 4, 2 * r + 4), pygame.SRCALPHA)
-                pygame.draw.circle(glow, (*style.BEACON, 70), (r + 2, r + 2), r)
-                pygame.draw.circle(glow, (*style.BEACON, 230), (r + 2, r + 2), r, width=3)
-                surface.blit(glow, (x - r - 2, y - r - 2))
-            elif kind == _SHARD:
-                points = [(x, y - r), (x + r * 0.75, y), (x, y + r), (x - r * 0.75, y)]
-                pygame.draw.polygon(surface, style.SHARD, points)
-                pygame.draw.polygon(surface, (40, 110, 150), points, width=2)
-            else:
-                self._draw_unit(surface, units, i, x, y, r, colour, label_size)
-                health, progress = units.health[i], units.build_progress[i]
-                if (
-                    progress < 1.0
-                ):  # its hit points grow with the build: a progress bar, not a "damaged" red one
-                    if units.selected[i]:
-                        bars.append((x, y, r, progress, style.PROGRESS, np.nan))
-                elif not np.isnan(health) and (units.selected[i] or health < 1.0):
-                    bars.append((x, y, r, health, style.health_colour(health), units.shield[i]))
-        for x, y, r, fraction, fill, shield in bars:
-            self._bar(surface, x, y - r - 7, max(2 * r, 18), fraction, fill)
-            if not np.isnan(shield):
-                self._bar(surface, x, y - r - 12, max(2 * r, 18), shield, (90, 160, 255))
-
-    def _draw_unit(self, surface, units, i, x, y, r, colour, label_size: int) -> None:
-        info = UNIT_TYPES.get(int(units.unit_type[i]))
-        dark = tuple(c // 3 for c in colour)
-        if info is not None and info.structure:
-            box = pygame.Rect(0, 0, 1.8 * r, 1.8 * r)
-            box.center = (x, y)
-            pygame.draw.rect(surface, dark, box, border_radius=int(r * 0.25))
-            progress = units.build_progress[i]
-            filled = box.copy()
-            filled.height = max(1, int(box.height * progress))
-            filled.bottom = box.bottom
-            pygame.draw.rect(surface, colour, filled, border_radius=int(r * 0.25))
-            pygame.draw.rect(surface, colour, box, width=2, border_radius=int(r * 0.25))
-        else:
-            pygame.draw.circle(surface, colour, (x, y), r)
-            pygame.draw.circle(surface, dark, (x, y), r, width=2)
-        label = _abbreviation(int(units.unit_type[i]))
-        if label and r >= 9:
-            style.fit_text(
-                surface, label, (x, y + 1), 2 * r - 2, label_size, (15, 18, 20), anchor="center", smallest=8
-            )
-
-    @staticmethod
-    def _bar(surface, x, y, width, fraction, colour) -> None:
-        back = pygame.Rect(0, 0, width, 4)
-        back.center = (x, y)
-        pygame.draw.rect(surface, (10, 10, 10), back.inflate(2, 2))
-        pygame.draw.rect(surface, colour, (back.x, back.y, max(1, int(width * fraction)), 4))
 
     # --- the minimap -------------------------------------------------------------------------------
 
@@ -222,9 +135,9 @@ class MapPainter:
             if colour is None:
                 colour = (
                     style.MINERAL
-                    if kind in _MINERALS
+                    if kind in MINERALS
                     else style.VESPENE
-                    if kind in _GEYSERS
+                    if kind in GEYSERS
                     else style.ALLIANCE.get(int(units.alliance[i]), style.TEXT)
                 )
             # Players' units at least 5 px across: at 1.5 px a Marine was a speck on the terrain.

@@ -3,12 +3,39 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 
+from sc2env.gamedata import UNIT_TYPES
+from sc2env.gamedata.unit_ids import Neutral, Protoss, Terran, Zerg
 from sc2env.interface import Observation
 
 _DISPLAY_HIDDEN = 3  # raw.proto DisplayType.Hidden: known to exist, not seen
+
+
+@functools.cache
+def unit_name(unit_type: int) -> str:
+    """A unit type's name: the game data's, else the real game's id tables', else "type <id>"."""
+    info = UNIT_TYPES.get(unit_type)
+    if info is not None:
+        return info.name
+    for race in (Terran, Protoss, Zerg, Neutral):
+        try:
+            return race(unit_type).name
+        except ValueError:
+            pass
+    return f"type {unit_type}"
+
+
+@functools.cache
+def abbreviation(unit_type: int) -> str:
+    """The short label drawn on a unit: its name's capitals (SCV, CC, M), or its first two letters."""
+    name = unit_name(unit_type)
+    if name.startswith("type "):
+        return ""
+    capitals = "".join(c for c in name if c.isupper())
+    return capitals if len(capitals) <= 3 else name[:2]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -376,6 +376,7 @@ def test_a_structure_under_construction_shows_its_progress_not_a_damaged_health_
     from sc2env.interface import MapInfo
     from sc2env.viewer import style
     from sc2env.viewer.draw_map import MapPainter
+    from sc2env.viewer.draw_units import draw_units
     from sc2env.viewer.scene import Scene, Units
 
     layout = Layout.build(FMT)
@@ -384,8 +385,10 @@ def test_a_structure_under_construction_shows_its_progress_not_a_damaged_health_
     def bar_pixels(selected, progress, health):
         depot = Units.from_columns([(32.0, 28.0, 1.25, 19, 1, health, np.nan, selected, progress, False)])
         surface = pygame.Surface(layout.size)
-        painter._draw_units(surface, Scene(SimpleNamespace(), depot, (32.0, 28.0)))
-        x, y = painter._view_point((32.0, 28.0), 32.0, 28.0)
+        draw_units(
+            surface, layout.view, Scene(SimpleNamespace(), depot, (32.0, 28.0)), painter.pixels_per_unit
+        )
+        x, y = painter.world_to_view((32.0, 28.0)).fwd((32.0, 28.0))
         r = 1.25 * painter.pixels_per_unit
         return {tuple(surface.get_at((int(x + dx), int(y - r - 7)))[:3]) for dx in range(-int(r), int(r))}
 

@@ -174,22 +174,28 @@ def test_a_human_window_without_a_display_fails_before_any_game_starts(monkeypat
     SC2Env("MoveToBeacon", render_mode="rgb_array", engine="builtin").close()  # needs no display
 
 
-def test_health_bars_are_drawn_over_neighbouring_units(make_env):
-    # Each bar was drawn with its own unit, so a neighbour drawn later covered it with its body.
+def test_a_crowd_gets_one_bar_with_a_segment_per_unit_above_it_not_bars_over_bodies(make_env):
+    # Each Marine's bar was drawn above it: in a crowd, on its neighbours' bodies and labels, into noise.
     env = make_env("DefeatRoaches", render_mode="rgb_array", **SMALL)
     env.reset(seed=1)
     env.step(F.select_army("select"))
     for _ in range(4):  # crowd the Marines on one point
         env.step(F.Move_screen("now", (12, 24)))
     frame = env.render()
-    k = env.unwrapped.renderer.viewer.layout.view.w / env.unwrapped.interface_format.camera_width
-    body = np.array(style.ALLIANCE[1])
-    covered = 0
-    for marine in raw_units(env, 48):
-        x, y = frame_position(env, (marine.pos.x, marine.pos.y))
-        bar = frame[int(y - max(3.0, marine.radius * k) - 7), int(x) - 3 : int(x) + 4].astype(int)
-        covered += bool((np.abs(bar - body).sum(axis=1) <= 12).any())
-    assert covered == 0, f"{covered} of 9 bars show a Marine's body through them"
+    viewer = env.unwrapped.renderer.viewer
+    k = viewer.layout.view.w / env.unwrapped.interface_format.camera_width
+    full = np.array(style.health_colour(1.0))  # all are unhurt and selected: every bar is full
+    bar = (np.abs(frame.astype(int) - full).sum(axis=2) == 0).astype(int)
+    marines = raw_units(env, 48)
+    centres = [frame_position(env, (m.pos.x, m.pos.y)) for m in marines]
+    r = marines[0].radius * k
+    for x, y in centres:  # no bar pixel on any Marine's body
+        assert not bar[int(y - r + 3) : int(y + r - 2), int(x - r + 3) : int(x + r - 2)].any()
+    # One segment per Marine: count the runs along the top row of each bar, all above the crowd.
+    tops = np.flatnonzero(bar.any(axis=1) & ~np.roll(bar.any(axis=1), 1))
+    segments = sum(int((np.diff(np.concatenate([[0], bar[row], [0]])) == 1).sum()) for row in tops)
+    assert segments == 9
+    assert tops.max() < min(y for _, y in centres) - r
 
 
 def test_a_selected_mineral_field_is_ringed(make_env):
@@ -209,8 +215,11 @@ def test_a_selected_mineral_field_is_ringed(make_env):
     frame = env.render()
     k = env.unwrapped.renderer.viewer.layout.view.w / env.unwrapped.interface_format.camera_width
     x, y = frame_position(env, (field.pos.x, field.pos.y))
-    r = field.radius * k
-    assert colour_near(frame, (x, y - r - 4), style.SELECTION, radius=2), "the ring above the field"
+    half_height = field.radius * k * 0.95 / 2  # a field is drawn as a box, half as tall as it is wide
+    assert colour_near(frame, (x, y - half_height - 2), style.SELECTION, radius=1), (
+        "the outline above the box"
+    )
+    assert colour_near(frame, (x, y + half_height + 2), style.SELECTION, radius=1), "and below it"
 
 
 # gym.make's passive checker warns about any rgb_array render that is not an array; None is the point here.

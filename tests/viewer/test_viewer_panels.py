@@ -14,6 +14,8 @@ from sc2env.interface import FUNCTIONS, CoordinateTransforms, InterfaceFormat, M
 from sc2env.viewer import Layout, style
 from sc2env.viewer.draw_panels import draw_functions
 from sc2env.viewer.layout import playable_region
+from sc2env.viewer.scene import Scene, Units
+from sc2env.viewer.stacks import OVERLAP, TOUCH, group_labels
 
 F = FUNCTIONS
 SMALL = {"screen_size": 48, "minimap_size": 48}
@@ -35,6 +37,50 @@ def ink_height(frame: np.ndarray, rect: pygame.Rect, colour) -> int:
     patch = frame[rect.top : rect.bottom, rect.left : rect.right].astype(int)
     rows = np.flatnonzero((np.abs(patch - colour).sum(axis=2) <= 60).any(axis=1))
     return int(rows.max() - rows.min() + 1) if len(rows) else 0
+
+
+# --- crowds --------------------------------------------------------------------------------------------------
+
+
+def test_units_group_by_overlap_for_labels_and_by_touch_for_bars():
+    r = np.full(5, 10.0)
+    x = np.array([0.0, 5.0, 100.0, 120.5, 300.0])  # two overlapping, two touching, one alone
+    y = np.zeros(5)
+    kind = np.array([1, 1, 1, 1, 1])
+    assert group_labels(x, y, r, kind, OVERLAP).tolist() == [0, 0, 1, 2, 3]
+    assert group_labels(x, y, r, kind, TOUCH).tolist() == [0, 0, 1, 1, 2]
+    x[3] = 125.0  # 5 px apart: no longer touching, but a bar above one would still reach the other
+    assert group_labels(x, y, r, kind, TOUCH).tolist() == [0, 0, 1, 2, 3]
+    assert group_labels(x, y, r, kind, TOUCH, 10.0).tolist() == [0, 0, 1, 1, 2]
+    assert group_labels(x, y, r, np.array([1, 2, 1, 1, 1]), OVERLAP).tolist() == [
+        0,
+        1,
+        2,
+        3,
+        4,
+    ]  # kinds apart
+    chain = np.arange(6) * 15.0  # each overlaps the next: one pile through the chain
+    assert group_labels(chain, np.zeros(6), np.full(6, 10.0), np.ones(6), OVERLAP).tolist() == [0] * 6
+
+
+def test_a_pile_of_units_gets_one_label_and_a_count_badge():
+    from sc2env.viewer.draw_units import draw_units
+
+    fmt = InterfaceFormat(screen_size=64, minimap_size=64)
+    layout = Layout.build(fmt)
+    k = layout.view.w / fmt.camera_width
+    pile = [(32.0 + 0.05 * n, 28.0, 0.375, MARINE, 1, 1.0, np.nan, True, 1.0, False) for n in range(9)]
+    scene = Scene(SimpleNamespace(), Units.from_columns(pile), (32.0, 28.0))
+    surface = pygame.Surface(layout.size)
+    draw_units(surface, layout.view, scene, k)
+    frame = pygame.surfarray.array3d(surface).swapaxes(0, 1).astype(int)
+    badge = np.abs(frame - style.TEXT).sum(axis=2) == 0
+    ys, xs = np.nonzero(badge)
+    assert len(xs) >= 30 and xs.min() > layout.view.centerx  # one pill, to the pile's top-right
+    assert ys.max() - ys.min() < 20 and xs.max() - xs.min() < 25
+    segments = np.abs(frame - style.health_colour(1.0)).sum(axis=2) == 0
+    top_row = segments[np.flatnonzero(segments.any(axis=1))[0]]
+    assert (np.diff(np.concatenate([[0], top_row.astype(int), [0]])) == 1).sum() == 9
 
 
 # --- the functions list --------------------------------------------------------------------------------------
