@@ -1,6 +1,8 @@
-"""The main view (the camera's area: terrain, units, fog) and the minimap with the camera frame."""
+"""The main view (the camera's area: terrain, units, orders, fog) and the minimap with the camera frame."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 import pygame
@@ -10,6 +12,7 @@ from sc2env.interface import CoordinateTransforms, InterfaceFormat, Linear2D, Ma
 from sc2env.viewer import style
 from sc2env.viewer.draw_units import BEACON, GEYSERS, MINERALS, SHARD, draw_units
 from sc2env.viewer.layout import Layout
+from sc2env.viewer.markers import Marker, draw_markers, draw_paths
 from sc2env.viewer.scene import Scene
 
 _MINIMAP_COLOURS = {BEACON: style.BEACON, SHARD: style.SHARD}  # as the main view draws them
@@ -86,8 +89,10 @@ class MapPainter:
         view, k = self.layout.view, self.pixels_per_unit
         return Linear2D((k, -k), (view.centerx - camera[0] * k, view.centery + camera[1] * k))
 
-    def draw_view(self, surface: pygame.Surface, scene: Scene) -> None:
-        """Terrain, units and the fog of war."""
+    def draw_view(
+        self, surface: pygame.Surface, scene: Scene, markers: Sequence[tuple[Marker, float]] = ()
+    ) -> None:
+        """Terrain, units, the selected units' orders, the last clicks' markers and the fog of war."""
         view = self.layout.view
         surface.fill(style.OUTSIDE, view)
         k = self.pixels_per_unit
@@ -99,7 +104,16 @@ class MapPainter:
         surface.blit(self._terrain, view.topleft, source)
         previous_clip = surface.get_clip()
         surface.set_clip(view)
+        to_overlay = self.world_to_view(scene.camera).then(_shift(view))
+        if scene.paths:  # on the ground, under the units, as the game draws them; translucent: an overlay
+            overlay = pygame.Surface(view.size, pygame.SRCALPHA)
+            draw_paths(overlay, scene.paths, to_overlay)
+            surface.blit(overlay, view.topleft)
         draw_units(surface, view, scene, k)
+        if markers:
+            overlay = pygame.Surface(view.size, pygame.SRCALPHA)
+            draw_markers(overlay, markers, to_overlay)
+            surface.blit(overlay, view.topleft)
         self._draw_fog(surface, scene)
         surface.set_clip(previous_clip)
         pygame.draw.rect(surface, style.BORDER, view, width=1)
@@ -117,8 +131,10 @@ class MapPainter:
 
     # --- the minimap -------------------------------------------------------------------------------
 
-    def draw_minimap(self, surface: pygame.Surface, scene: Scene) -> None:
-        """The playable area filling the minimap's box: terrain, units, fog and the camera."""
+    def draw_minimap(
+        self, surface: pygame.Surface, scene: Scene, markers: Sequence[tuple[Marker, float]] = ()
+    ) -> None:
+        """The playable area filling the minimap's box: terrain, units, fog, the last clicks, the camera."""
         box, rect = self.layout.minimap_box, self.layout.minimap
         pygame.draw.rect(surface, style.PANEL, box, border_radius=6)
         pygame.draw.rect(surface, style.BORDER, box, width=1, border_radius=6)
@@ -144,6 +160,10 @@ class MapPainter:
             smallest = 1.5 if units.alliance[i] == raw_pb2.Neutral else 2.5
             pygame.draw.circle(surface, colour, points[i], max(smallest, units.radius[i] * scale))
         self._draw_minimap_fog(surface, scene)
+        if markers:
+            overlay = pygame.Surface(rect.size, pygame.SRCALPHA)
+            draw_markers(overlay, markers, to_frame.then(_shift(rect)), size=0.5)
+            surface.blit(overlay, rect.topleft)
         self._draw_camera(surface, scene)
         surface.set_clip(previous_clip)
         pygame.draw.rect(surface, style.BORDER, rect, width=1)
@@ -181,3 +201,8 @@ class MapPainter:
         frame = frame.clip(self.layout.minimap)
         if frame.w and frame.h:
             pygame.draw.rect(surface, (255, 255, 255), frame, width=2)
+
+
+def _shift(rect: pygame.Rect) -> Linear2D:
+    """Frame pixels -> pixels of a surface covering `rect`."""
+    return Linear2D((1.0, 1.0), (-float(rect.x), -float(rect.y)))

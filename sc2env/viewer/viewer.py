@@ -12,6 +12,7 @@ from sc2env.viewer.draw_map import MapPainter
 from sc2env.viewer.draw_panels import draw_functions, draw_hints, draw_layers, draw_status, layer_pages
 from sc2env.viewer.hotkeys import Situation
 from sc2env.viewer.layout import DEFAULT_SIZE, Layout, playable_region
+from sc2env.viewer.markers import MarkerTrail
 from sc2env.viewer.scene import Scene
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, float("inf"))
@@ -22,8 +23,8 @@ class Viewer:
     """One game's viewer: the main view, minimap, available functions, a page of feature layers, status and
     hints, drawn into `canvas` (a plain pygame Surface, so it works without any display).
 
-    It also keeps what the viewer itself controls: the layer page, pause, playback speed, and through
-    `controls` the human's input state. `handle(event)` applies viewer commands and returns game commands.
+    It also keeps what the viewer itself controls: the layer page, pause, playback speed, the fading markers
+    of the last clicks, and through `controls` the human's input state. `handle(event)` applies viewer commands and returns game commands.
     """
 
     def __init__(
@@ -42,6 +43,7 @@ class Viewer:
         transforms = CoordinateTransforms(fmt, map_info, rgb=fmt.action_space == "rgb")
         self.layout = Layout.build(fmt, size, playable_region(transforms, fmt.action_minimap_size))
         self.painter = MapPainter(fmt, map_info, self.layout)
+        self.markers = MarkerTrail(transforms)
         self.controls = Controls(self.layout, interactive)
         self.canvas = pygame.Surface(size)
         self.pages = layer_pages()
@@ -64,8 +66,9 @@ class Viewer:
 
     def draw(self, scene: Scene | None = None) -> pygame.Surface:
         """Draw `scene` (or the last one again, e.g. to show a drag box) and return the canvas."""
-        if scene is not None:
+        if scene is not None and scene is not self.scene:
             self.scene = scene
+            self.markers.update(scene)
         scene = self.scene
         canvas, layout = self.canvas, self.layout
         canvas.fill(style.BACKGROUND)
@@ -74,8 +77,9 @@ class Viewer:
         draw_status(
             canvas, layout.status, scene, paused=self.paused, speed=self.speed_label, episode=self.episode
         )
-        self.painter.draw_view(canvas, scene)
-        self.painter.draw_minimap(canvas, scene)
+        markers = self.markers.live(scene.game_loop)
+        self.painter.draw_view(canvas, scene, markers)
+        self.painter.draw_minimap(canvas, scene, markers)
         controls = self.controls
         self.function_rows = draw_functions(
             canvas,

@@ -3,6 +3,7 @@ the functions list and the minimap (games on the built-in engine, rendered headl
 
 from __future__ import annotations
 
+import dataclasses
 from types import SimpleNamespace
 
 import numpy as np
@@ -14,7 +15,8 @@ from sc2env.interface import FUNCTIONS, CoordinateTransforms, InterfaceFormat, M
 from sc2env.viewer import Layout, style
 from sc2env.viewer.draw_panels import draw_functions
 from sc2env.viewer.layout import playable_region
-from sc2env.viewer.scene import Scene, Units
+from sc2env.viewer.markers import COLOURS, MARKER_LOOPS
+from sc2env.viewer.scene import OrderKind, Scene, Units
 from sc2env.viewer.stacks import OVERLAP, TOUCH, group_labels
 
 F = FUNCTIONS
@@ -37,6 +39,80 @@ def ink_height(frame: np.ndarray, rect: pygame.Rect, colour) -> int:
     patch = frame[rect.top : rect.bottom, rect.left : rect.right].astype(int)
     rows = np.flatnonzero((np.abs(patch - colour).sum(axis=2) <= 60).any(axis=1))
     return int(rows.max() - rows.min() + 1) if len(rows) else 0
+
+
+# --- order lines and markers ---------------------------------------------------------------------------------
+
+
+def test_order_lines_run_from_selected_moving_units_to_their_target(make_env):
+    env = make_env("DefeatRoaches", render_mode="rgb_array", **SMALL)
+    env.reset(seed=1)
+    env.step(F.select_army("select"))
+    target = (40, 8)
+    env.step(F.Move_screen("now", target))
+    frame = env.render()
+    viewer = viewer_of(env)
+    scene = viewer.scene
+    assert len(scene.paths) == 9 and all(p.legs[0][2] is OrderKind.MOVE for p in scene.paths)
+    world = viewer.painter.transforms.world_to_screen(scene.camera).back(np.add(target, 0.5))
+    for path in scene.paths:
+        assert np.allclose(path.legs[0][:2], world, atol=0.5)
+    # Drawn: halfway along each line the frame is greener than the same scene drawn without the orders.
+    plain = viewer.draw(dataclasses.replace(scene, paths=()))
+    plain = pygame.surfarray.array3d(plain).swapaxes(0, 1)
+    to_view = viewer.painter.world_to_view(scene.camera)
+    greener = 0
+    for path in scene.paths:
+        x, y = to_view.fwd(np.add(path.start, path.legs[0][:2]) / 2)
+        greener += int(frame[int(y), int(x), 1]) > int(plain[int(y), int(x), 1]) + 20
+    assert greener >= 7  # a line may pass under another Marine
+    # Unselected units show no orders.
+    env.step(F.select_point("select", screen_pixel(env, ROACH)))
+    env.render()
+    assert viewer.scene.paths == ()
+
+
+def test_a_move_marker_appears_where_the_move_was_ordered_and_fades(make_env):
+    env = make_env("DefeatRoaches", render_mode="rgb_array", **SMALL)
+    env.reset(seed=1)
+    env.step(F.select_army("select"))
+    env.render()
+    env.step(F.Move_minimap("now", (25, 26)))  # a minimap command: its marker is on both the view and minimap
+    frame = env.render()
+    viewer = viewer_of(env)
+    markers = viewer.markers.live(viewer.scene.game_loop)
+    assert [m.kind for m, _ in markers] == [OrderKind.MOVE]
+    world = viewer.painter.transforms.world_to_minimap.back((25.5, 26.5))
+    marker = markers[0][0]
+    assert np.allclose(marker.point, world, atol=0.75)  # the game's raw echo: the point the move went to
+    x, y = viewer.painter.world_to_view(viewer.scene.camera).fwd(marker.point)
+    ring = frame[int(y) - 18 : int(y) + 19, int(x) - 18 : int(x) + 19].astype(int)
+    assert (np.abs(ring - COLOURS[OrderKind.MOVE]).sum(axis=2) <= 40).sum() >= 20
+    mx, my = viewer.painter.world_to_minimap_frame.fwd(marker.point)
+    dot = frame[int(my) - 8 : int(my) + 9, int(mx) - 8 : int(mx) + 9].astype(int)
+    assert (np.abs(dot - COLOURS[OrderKind.MOVE]).sum(axis=2) <= 60).any()
+    steps = -(-MARKER_LOOPS // env.unwrapped.config.step_mul)
+    for _ in range(steps):
+        env.step(F.no_op())
+        env.render()
+    assert viewer.markers.live(viewer.scene.game_loop) == []
+
+
+def test_selection_clicks_and_boxes_are_marked_too(make_env):
+    env = make_env("CollectMineralShards", render_mode="rgb_array", **SMALL)
+    env.reset(seed=1)
+    env.step(F.select_rect("select", (2, 2), (30, 20)))
+    env.render()
+    viewer = viewer_of(env)
+    ((marker, age),) = viewer.markers.live(viewer.scene.game_loop)
+    to_screen = viewer.painter.transforms.world_to_screen(viewer.scene.camera)
+    assert marker.kind is OrderKind.SELECT and age == 0
+    assert np.allclose(to_screen.fwd(marker.point), (2.5, 2.5)) and np.allclose(
+        to_screen.fwd(marker.corner), (30.5, 20.5)
+    )
+    env.reset(seed=1)  # a new episode forgets the last one's markers
+    env.render()
+    assert viewer.markers.live(viewer.scene.game_loop) == []
 
 
 # --- crowds --------------------------------------------------------------------------------------------------
