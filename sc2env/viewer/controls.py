@@ -8,6 +8,7 @@ from collections.abc import Collection, Sequence
 import pygame
 
 from sc2env.interface import FUNCTIONS, Function, FunctionCall, FunctionKind
+from sc2env.viewer.draw_console import Button, Console
 from sc2env.viewer.hotkeys import MENU_KEY, MENU_KEYS, Situation, find_hotkey, menu_available, minimap_variant
 from sc2env.viewer.layout import Layout
 
@@ -22,6 +23,23 @@ _ARGUMENT_FREE = {
     FunctionKind.SELECT_WARP_GATES,
     FunctionKind.SELECT_IDLE_WORKER,
     FunctionKind.AUTOCAST,
+}
+# The act a click on a selection panel button takes, by (shift, ctrl) held, as in the game: a unit's tile
+# selects it alone, Shift takes it out, Ctrl selects (Shift+Ctrl takes out) all of its type; a group recalls,
+# Shift adds it. Queue slots and passengers take no act (a click cancels or unloads).
+_BUTTON_ACTS = {
+    _F.select_unit.id: {
+        (False, False): "select",
+        (True, False): "deselect",
+        (False, True): "select_all_type",
+        (True, True): "deselect_all_type",
+    },
+    _F.select_control_group.id: {
+        (False, False): "recall",
+        (True, False): "append",
+        (False, True): "recall",
+        (True, True): "append",
+    },
 }
 HELP = (
     "click/drag select · right-click smart · M A P + click · S stop · H hold · B build · 0-9 groups"
@@ -97,9 +115,11 @@ class Controls:
         camera_minimap: tuple[int, int] | None = None,
         function_rows: Sequence[tuple[pygame.Rect, int]] = (),
         situation: Situation = NOTHING_KNOWN,
+        console: Console | None = None,
     ) -> list[Command]:
         """The commands one event stands for (often none). `available`: the function ids available now;
-        `situation`: what the player has, to open a worker's build menu and to say why a key does nothing."""
+        `situation`: what the player has, to open a worker's build menu and to say why a key does nothing;
+        `console`: the selection panel as drawn (clicks on it are its own, not the view's)."""
         if event.type == pygame.QUIT:
             return [ViewerCommand.QUIT]
         if (
@@ -118,7 +138,7 @@ class Controls:
         if event.type in (pygame.MOUSEMOTION, pygame.MOUSEBUTTONDOWN):
             self.pointer = tuple(event.pos)
         if event.type == pygame.MOUSEBUTTONDOWN:
-            return self._press(event, available, function_rows)
+            return self._press(event, available, function_rows, console)
         if event.type == pygame.MOUSEMOTION:
             return self._motion(event)
         if event.type == pygame.MOUSEBUTTONUP and event.button == 1:
@@ -202,9 +222,17 @@ class Controls:
 
     # --- mouse ---------------------------------------------------------------------------------------
 
-    def _press(self, event, available, function_rows) -> list[Command]:
-        shift = bool(_mods(event) & pygame.KMOD_SHIFT)
+    def _press(self, event, available, function_rows, console: Console | None) -> list[Command]:
+        mods = _mods(event)
+        shift, ctrl = bool(mods & pygame.KMOD_SHIFT), bool(mods & pygame.KMOD_CTRL)
         queued = "queued" if shift else "now"
+        if console is not None and console.rect.collidepoint(event.pos):
+            if event.button == 3 and (self.pending is not None or self.menu is not None):
+                self.cancel()
+            if event.button != 1:
+                return []
+            button = next((b for b in console.buttons if b.rect.collidepoint(event.pos)), None)
+            return [] if button is None else [_button_call(button, shift, ctrl)]
         screen = self.layout.to_screen(event.pos)
         minimap = self.layout.to_minimap(event.pos)
         if event.button == 3:
@@ -283,6 +311,13 @@ class Controls:
             )
             return [_F.select_point(act, first)]
         return [_F.select_rect("add" if shift else "select", first, self.layout.to_screen(end, clamp=True))]
+
+
+def _button_call(button: Button, shift: bool, ctrl: bool) -> FunctionCall:
+    """The call a click on a selection panel button makes (see _BUTTON_ACTS)."""
+    function = FUNCTIONS[button.function]
+    acts = _BUTTON_ACTS.get(button.function)
+    return function(acts[shift, ctrl], button.index) if acts else function(button.index)
 
 
 def _mods(event) -> int:

@@ -17,6 +17,10 @@ from sc2env.viewer.scene import Scene
 
 _MINIMAP_COLOURS = {BEACON: style.BEACON, SHARD: style.SHARD}  # as the main view draws them
 _FOG_ALPHA = np.array([190, 120, 0, 190], np.uint8)  # visibility: hidden, fogged, visible, (full hidden)
+CONSOLE_SHARE = (0.2, 0.3)
+"""The selection panel covers the bottom of the view: the band below the map's playable area (a mini-game's
+locked camera leaves 21 to 29 % empty there, where the game's own console sits), within these shares of the
+view's height."""
 
 
 class MapPainter:
@@ -88,6 +92,15 @@ class MapPainter:
         """World (x, y) -> frame pixels of the main view under a camera centred at world `camera`."""
         view, k = self.layout.view, self.pixels_per_unit
         return Linear2D((k, -k), (view.centerx - camera[0] * k, view.centery + camera[1] * k))
+
+    def console_rect(self, camera: tuple[float, float]) -> pygame.Rect:
+        """Where the selection panel goes: the bottom of the view, over the band below the playable area
+        (CONSOLE_SHARE bounds it: a free camera over open ground still gets its smallest share)."""
+        view = self.layout.view
+        _, playable_bottom = self.world_to_view(camera).fwd((0.0, self.map_info.playable_area[1]))
+        low, high = (round(view.h * share) for share in CONSOLE_SHARE)
+        height = min(max(round(view.bottom - playable_bottom), low), high)
+        return pygame.Rect(view.x, view.bottom - height, view.w, height)
 
     def draw_view(
         self, surface: pygame.Surface, scene: Scene, markers: Sequence[tuple[Marker, float]] = ()

@@ -158,8 +158,23 @@ class Click:
 
 
 @dataclasses.dataclass(frozen=True)
+class Vitals:
+    """Maximum health, shields and energy of a unit type (as the game reports them: upgrades included)."""
+
+    health: float
+    shields: float
+    energy: float
+
+    @classmethod
+    def of_type(cls, unit_type: int) -> Vitals:
+        """From the game data (0 for types it does not know)."""
+        info = UNIT_TYPES.get(unit_type)
+        return cls(info.health, info.shields, info.energy) if info else cls(0.0, 0.0, 0.0)
+
+
+@dataclasses.dataclass(frozen=True)
 class Scene:
-    """One frame's facts. `observation` gives the feature layers, masks, player and score arrays."""
+    """One frame's facts. `observation` gives the feature layers, masks, player, selection and score arrays."""
 
     observation: Observation
     units: Units
@@ -172,6 +187,8 @@ class Scene:
     paths: tuple[OrderPath, ...] = ()
     """The orders of the selected own units and the rally points of selected structures."""
     clicks: tuple[Click, ...] = ()
+    vitals: dict[int, Vitals] = dataclasses.field(default_factory=dict)
+    """Per unit type on the map, the largest maxima its units have (for the selection panel's bars)."""
 
     @property
     def game_loop(self) -> int:
@@ -180,6 +197,11 @@ class Scene:
     @property
     def score(self) -> int:
         return int(self.observation.score_cumulative[0])
+
+    def vitals_of(self, unit_type: int) -> Vitals:
+        """Maximum health, shields and energy of a unit type: as its units on the map have them, else the
+        game data's."""
+        return self.vitals.get(unit_type) or Vitals.of_type(unit_type)
 
     @classmethod
     def from_observation(
@@ -196,17 +218,19 @@ class Scene:
         units = Units.empty()
         paths: tuple[OrderPath, ...] = ()
         clicks: tuple[Click, ...] = ()
+        vitals: dict[int, Vitals] = {}
         ended = False
         if response is not None:
             raw_units = response.observation.raw_data.units
             units = Units.from_raw(raw_units)
             paths = _paths(raw_units)
             clicks = tuple(c for action in response.actions if (c := _click(action)) is not None)
+            vitals = _vitals(raw_units)
             ended = bool(response.player_result)
         camera = default_camera
         if observation.camera_world is not None:
             camera = (float(observation.camera_world[0]), float(observation.camera_world[1]))
-        return cls(observation, units, camera, map_name, ended, raw_functions, paths, clicks)
+        return cls(observation, units, camera, map_name, ended, raw_functions, paths, clicks, vitals)
 
 
 def _paths(raw_units) -> tuple[OrderPath, ...]:
@@ -271,3 +295,12 @@ def _click(action) -> Click | None:
 
 def _centre(point) -> tuple[float, float]:
     return point.x + 0.5, point.y + 0.5
+
+
+def _vitals(raw_units) -> dict[int, Vitals]:
+    out: dict[int, Vitals] = {}
+    for u in raw_units:
+        seen = out.get(u.unit_type)
+        if seen is None or u.health_max > seen.health:
+            out[u.unit_type] = Vitals(u.health_max, u.shield_max, u.energy_max)
+    return out

@@ -8,6 +8,7 @@ import pygame
 from sc2env.interface import CoordinateTransforms, FunctionCall, InterfaceFormat, MapInfo
 from sc2env.viewer import style
 from sc2env.viewer.controls import NOTHING_KNOWN, Controls, ViewerCommand
+from sc2env.viewer.draw_console import Console, draw_console
 from sc2env.viewer.draw_map import MapPainter
 from sc2env.viewer.draw_panels import draw_functions, draw_hints, draw_layers, draw_status, layer_pages
 from sc2env.viewer.hotkeys import Situation
@@ -20,11 +21,13 @@ SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, float("inf"))
 
 
 class Viewer:
-    """One game's viewer: the main view, minimap, available functions, a page of feature layers, status and
-    hints, drawn into `canvas` (a plain pygame Surface, so it works without any display).
+    """One game's viewer: the main view with the selection panel over its bottom, minimap, available
+    functions, a page of feature layers, status and hints, drawn into `canvas` (a plain pygame Surface, so it
+    works without any display).
 
     It also keeps what the viewer itself controls: the layer page, pause, playback speed, the fading markers
-    of the last clicks, and through `controls` the human's input state. `handle(event)` applies viewer commands and returns game commands.
+    of the last clicks, and through `controls` the human's input state. `handle(event)` applies viewer
+    commands and returns game commands.
     """
 
     def __init__(
@@ -55,6 +58,8 @@ class Viewer:
         """A message from outside the viewer (an invalid action's reason, an episode's end), shown in hints."""
         self.scene: Scene | None = None
         self.function_rows: list = []
+        self.console: Console | None = None
+        """The selection panel as last drawn (where its buttons are)."""
 
     @property
     def speed(self) -> float:
@@ -77,10 +82,13 @@ class Viewer:
         draw_status(
             canvas, layout.status, scene, paused=self.paused, speed=self.speed_label, episode=self.episode
         )
+        controls = self.controls
         markers = self.markers.live(scene.game_loop)
         self.painter.draw_view(canvas, scene, markers)
+        self.console = draw_console(
+            canvas, self.painter.console_rect(scene.camera), scene, interactive=controls.interactive
+        )
         self.painter.draw_minimap(canvas, scene, markers)
-        controls = self.controls
         self.function_rows = draw_functions(
             canvas,
             layout.functions,
@@ -118,7 +126,12 @@ class Viewer:
             Situation.of(scene) if scene is not None and event.type == pygame.KEYDOWN else NOTHING_KNOWN
         )
         for command in self.controls.handle(
-            event, available, camera_minimap=camera, function_rows=self.function_rows, situation=situation
+            event,
+            available,
+            camera_minimap=camera,
+            function_rows=self.function_rows,
+            situation=situation,
+            console=self.console,
         ):
             if command is ViewerCommand.PAUSE:
                 self.paused = not self.paused
@@ -145,7 +158,10 @@ class Viewer:
             x, y = (
                 controls.pointer
             )  # not pygame.mouse.get_pos(): in a resized window that is in window pixels
-            if self.layout.view.collidepoint(x, y) or self.layout.minimap.collidepoint(x, y):
+            on_panel = self.console is not None and self.console.rect.collidepoint(x, y)
+            if (self.layout.view.collidepoint(x, y) and not on_panel) or self.layout.minimap.collidepoint(
+                x, y
+            ):
                 pygame.draw.circle(canvas, style.ACCENT, (x, y), 10, width=2)
                 pygame.draw.line(canvas, style.ACCENT, (x - 14, y), (x + 14, y))
                 pygame.draw.line(canvas, style.ACCENT, (x, y - 14), (x, y + 14))

@@ -186,6 +186,7 @@ def test_a_crowd_gets_one_bar_with_a_segment_per_unit_above_it_not_bars_over_bod
     k = viewer.layout.view.w / env.unwrapped.interface_format.camera_width
     full = np.array(style.health_colour(1.0))  # all are unhurt and selected: every bar is full
     bar = (np.abs(frame.astype(int) - full).sum(axis=2) == 0).astype(int)
+    bar[viewer.console.rect.top :] = 0  # the selection panel's tiles have bars of their own
     marines = raw_units(env, 48)
     centres = [frame_position(env, (m.pos.x, m.pos.y)) for m in marines]
     r = marines[0].radius * k

@@ -12,7 +12,8 @@ import pytest
 from viewer_helpers import click, game_info
 
 from sc2env.interface import FUNCTIONS, CoordinateTransforms, InterfaceFormat, MapInfo
-from sc2env.viewer import Layout, style
+from sc2env.viewer import Controls, Layout, style
+from sc2env.viewer.draw_console import Button, Console
 from sc2env.viewer.draw_panels import draw_functions
 from sc2env.viewer.layout import playable_region
 from sc2env.viewer.markers import COLOURS, MARKER_LOOPS
@@ -39,6 +40,112 @@ def ink_height(frame: np.ndarray, rect: pygame.Rect, colour) -> int:
     patch = frame[rect.top : rect.bottom, rect.left : rect.right].astype(int)
     rows = np.flatnonzero((np.abs(patch - colour).sum(axis=2) <= 60).any(axis=1))
     return int(rows.max() - rows.min() + 1) if len(rows) else 0
+
+
+# --- the selection panel -------------------------------------------------------------------------------------
+
+
+def test_the_selection_panel_fills_the_empty_third_and_shows_what_is_selected(make_env):
+    # The view left its bottom third black (outside the map) where the game shows the selection.
+    env = make_env("DefeatRoaches", render_mode="rgb_array", **SMALL)
+    env.reset(seed=1)
+    env.step(F.select_point("select", (0, 47)))  # nothing there: the army the map selects is let go
+    before = env.render()
+    viewer = viewer_of(env)
+    view, panel = viewer.layout.view, viewer.console.rect
+    assert panel.bottom == view.bottom and panel.w == view.w and panel.h >= view.h * 0.2
+    # It covers no playable ground: its top is at or below the playable area's lower edge.
+    playable_bottom = viewer.painter.world_to_view(viewer.scene.camera).fwd(
+        (0, viewer.painter.map_info.playable_area[1])
+    )[1]
+    assert panel.top >= playable_bottom - 1
+    assert viewer.console.buttons == ()  # nothing selected
+
+    env.step(F.select_army("select"))
+    after = env.render()
+    inside = (slice(panel.top + 2, panel.bottom), slice(panel.left, panel.right))
+    changed = np.abs(after[inside].astype(int) - before[inside]).sum(axis=2) > 30
+    assert changed.mean() > 0.05, "the panel shows the nine selected Marines"
+    tiles = [b for b in viewer_of(env).console.buttons if b.function == F.select_unit.id]
+    assert [b.index for b in tiles] == list(range(9)) and all(panel.contains(b.rect) for b in tiles)
+    header = pygame.Rect(panel.x, panel.y, panel.w // 2, 36)
+    assert ink_height(after, header, style.SELECTION) >= 8, '"Selection:" in the header'
+    assert ink_height(before, header, style.SELECTION) == 0
+    # Each tile has a health bar, full: the Marines are unhurt.
+    full = np.array(style.health_colour(1.0))
+    for tile in tiles:
+        patch = after[tile.rect.top : tile.rect.bottom, tile.rect.left : tile.rect.right].astype(int)
+        assert (np.abs(patch - full).sum(axis=2) == 0).sum() >= tile.rect.w // 2
+
+
+def test_the_selection_header_counts_units_by_type():
+    from sc2env.viewer.draw_console import summary
+
+    assert summary(np.array([MARINE] * 9)) == "9 Marine"
+    assert summary(np.array([MARINE, 51, MARINE, 51, MARINE])) == "3 Marine, 2 Marauder"
+    assert summary(np.array([73, 73])) == "2 Zealot"  # a real-game type the engine lacks: named by its id
+
+
+def test_control_groups_are_listed_and_a_click_recalls_one(make_env):
+    env = make_env("CollectMineralShards", render_mode="rgb_array", **SMALL)
+    env.reset(seed=3)
+    env.step(F.select_point("select", screen_pixel(env, MARINE)))
+    env.step(F.select_control_group("set", 4))
+    env.step(F.select_army("select"))
+    env.step(F.select_control_group("set", 7))
+    env.render()
+    viewer = viewer_of(env)
+    groups = [b for b in viewer.console.buttons if b.function == F.select_control_group.id]
+    assert [b.index for b in groups] == [4, 7]
+    assert env.unwrapped.last_observation.control_groups[7].tolist() == [MARINE, 2]
+    # Clicking group 4 recalls it (in play); the game then has one Marine selected.
+    viewer.controls.interactive = True
+    (call,) = [c for e in click(groups[0].rect.center) for c in viewer.handle(e)]
+    assert call == F.select_control_group("recall", 4)
+    env.step(call)
+    assert len(env.unwrapped.last_observation.single_select) == 1
+
+
+def test_panel_clicks_select_a_unit_and_take_the_games_modifiers():
+    controls = Controls(Layout.build(InterfaceFormat(screen_size=64, minimap_size=64)), interactive=True)
+    view = controls.layout.view
+    panel = pygame.Rect(view.x, view.bottom - 150, view.w, 150)
+    tile = pygame.Rect(panel.x + 10, panel.y + 40, 40, 44)
+    console = Console(
+        panel, (Button(tile, F.select_unit.id, 3), Button(tile.move(200, 0), F.build_queue.id, 1))
+    )
+
+    def press(pos, mod=0, button=1):
+        event = pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=pos, button=button, mod=mod)
+        return controls.handle(event, [], console=console)
+
+    assert press(tile.center) == [F.select_unit("select", 3)]
+    assert press(tile.center, pygame.KMOD_SHIFT) == [F.select_unit("deselect", 3)]
+    assert press(tile.center, pygame.KMOD_CTRL) == [F.select_unit("select_all_type", 3)]
+    assert press(tile.center, pygame.KMOD_CTRL | pygame.KMOD_SHIFT) == [F.select_unit("deselect_all_type", 3)]
+    assert press(tile.move(200, 0).center) == [F.build_queue(1)]
+    # Elsewhere on the panel a click is the panel's: no select_point on the ground it covers.
+    assert press((panel.right - 20, panel.bottom - 10)) == [] and controls.drag_start is None
+    assert press((panel.right - 20, panel.bottom - 10), button=3) == []
+    assert press((panel.x + 10, panel.y - 20)) == [] and controls.drag_start is not None  # the view: a drag
+
+
+def test_a_single_selected_unit_shows_its_vitals_and_a_structure_its_queue(make_env):
+    env = make_env("BuildMarines", render_mode="rgb_array", **SMALL)
+    env.reset(seed=2)
+    env.step(F.select_point("select", screen_pixel(env, 18)))  # the Command Center
+    env.step(F.Train_SCV_quick("queued"))  # the 50 minerals of the start pay for one
+    frame = env.render()
+    viewer = viewer_of(env)
+    queue = [b for b in viewer.console.buttons if b.function == F.build_queue.id]
+    assert [b.index for b in queue] == [0] and len(env.unwrapped.last_observation.build_queue) == 1
+    # The card's health bar: full, the Command Center is unhurt; the first SCV in training has progress.
+    panel = viewer.console.rect
+    patch = frame[panel.top : panel.bottom, panel.left : queue[0].rect.left].astype(int)
+    assert (np.abs(patch - style.health_colour(1.0)).sum(axis=2) == 0).sum() >= 80
+    first = queue[0].rect
+    tile = frame[first.top : first.bottom, first.left : first.right].astype(int)
+    assert (np.abs(tile - style.PROGRESS).sum(axis=2) == 0).any(), "the first SCV's training progress"
 
 
 # --- order lines and markers ---------------------------------------------------------------------------------
