@@ -110,7 +110,10 @@ class Viewer:
 
     def frame(self) -> np.ndarray:
         """The canvas as an (height, width, 3) uint8 array (a copy)."""
-        return pygame.surfarray.array3d(self.canvas).swapaxes(0, 1).copy()
+        pixels = pygame.surfarray.pixels3d(self.canvas)  # a view: one copy, where array3d made two
+        frame = pixels.transpose(1, 0, 2).copy()
+        del pixels  # unlocks the canvas
+        return frame
 
     def handle(self, event: pygame.event.Event) -> list[FunctionCall | ViewerCommand]:
         """Apply one event: viewer commands change the viewer; game calls (and QUIT) are returned."""
