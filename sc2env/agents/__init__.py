@@ -1,13 +1,18 @@
 """Agents for sc2env: the agent protocol, a masked random agent, a scripted agent per mini-game, a runner."""
 
 from sc2env.agents.base import Action, Agent
-from sc2env.agents.combat import DefeatRoaches, DefeatZerglingsAndBanelings, FindAndDefeatZerglings, FocusFire
-from sc2env.agents.economy import BuildMarines, CollectMineralsAndGas, Economy, EconomyPlan
-from sc2env.agents.movement import CollectMineralShards, MoveToBeacon
 from sc2env.agents.random_agent import RandomAgent
-from sc2env.agents.raw_combat import RawFocusFire
 from sc2env.agents.registry import SCRIPTED_AGENTS, agent_class, make_agent
 from sc2env.agents.runner import Episode, Summary, run_agent, run_episode, summarise
+from sc2env.agents.scripted_combat import (
+    DefeatRoaches,
+    DefeatZerglingsAndBanelings,
+    FindAndDefeatZerglings,
+    FocusFire,
+)
+from sc2env.agents.scripted_economy import BuildMarines, CollectMineralsAndGas, Economy, EconomyPlan
+from sc2env.agents.scripted_movement import CollectMineralShards, MoveToBeacon
+from sc2env.agents.scripted_raw_combat import RawFocusFire
 
 __all__ = [
     "SCRIPTED_AGENTS",

@@ -6,10 +6,10 @@ import importlib
 import inspect
 
 from sc2env.agents.base import Agent
-from sc2env.agents.combat import DefeatRoaches, DefeatZerglingsAndBanelings, FindAndDefeatZerglings
-from sc2env.agents.economy import BuildMarines, CollectMineralsAndGas
-from sc2env.agents.movement import CollectMineralShards, MoveToBeacon
 from sc2env.agents.random_agent import RandomAgent
+from sc2env.agents.scripted_combat import DefeatRoaches, DefeatZerglingsAndBanelings, FindAndDefeatZerglings
+from sc2env.agents.scripted_economy import BuildMarines, CollectMineralsAndGas
+from sc2env.agents.scripted_movement import CollectMineralShards, MoveToBeacon
 
 SCRIPTED_AGENTS: dict[str, type[Agent]] = {
     "MoveToBeacon": MoveToBeacon,

@@ -16,7 +16,7 @@ from sc2env.agents import (
     run_agent,
     summarise,
 )
-from sc2env.agents.features import Alliance, building_site, pixels_per_unit, unit_pixel
+from sc2env.agents.screen_reading import Alliance, building_site, pixels_per_unit, unit_pixel
 from sc2env.errors import SC2EnvError
 from sc2env.gamedata import UNIT_TYPES, unit_type_by_name
 from sc2env.interface import FUNCTIONS, RAW_FUNCTIONS

@@ -7,7 +7,7 @@ from collections import deque
 import numpy as np
 
 from sc2env.agents.base import Agent
-from sc2env.agents.features import (
+from sc2env.agents.screen_reading import (
     FEATURE_UNITS_ENV,
     Alliance,
     ScreenScale,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from sc2env.agents.base import Agent
-from sc2env.agents.features import (
+from sc2env.agents.screen_reading import (
     FEATURE_UNITS_ENV,
     Alliance,
     ScreenScale,
