@@ -9,13 +9,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from sc2env.interface import FunctionCall, Observation
+from sc2env.interface import FunctionCall, Observation, RawFunctionCall
 
 if TYPE_CHECKING:
-    from sc2env.env import SC2Env
+    from sc2env.env.env import SC2Env
 
-Action = FunctionCall | np.ndarray
-"""What an agent returns: a `FunctionCall` or a MultiDiscrete action vector; `SC2Env.step` takes both."""
+Action = FunctionCall | RawFunctionCall | np.ndarray
+"""What an agent returns: a `FunctionCall` (a `RawFunctionCall` under actions="raw") or a MultiDiscrete action
+vector; `SC2Env.step` takes each."""
 
 
 class Agent(abc.ABC):

@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sc2env.agents.base import Agent
+from sc2env.errors import SC2EnvError
 from sc2env.interface import Observation
 
 if TYPE_CHECKING:
-    from sc2env.env import SC2Env
+    from sc2env.env.env import SC2Env
 
 
 class RandomAgent(Agent):
@@ -43,8 +44,10 @@ class RandomAgent(Agent):
         return vector
 
     def _raw_step(self, env: SC2Env) -> np.ndarray:
-        space = env.raw_space
-        function = int(self.rng.choice(np.flatnonzero(env.raw_masks.functions)))
+        space, masks = env.raw_space, env.raw_masks
+        if space is None or masks is None:  # setup() saw a raw env: it can't have lost its raw actions
+            raise SC2EnvError("RandomAgent was set up on an env of raw actions that has none now")
+        function = int(self.rng.choice(np.flatnonzero(masks.functions)))
         units = int(
             self.rng.choice(np.flatnonzero(env.raw_conditional_mask(function)[space.segment("units")]))
         )

@@ -11,6 +11,9 @@ from typing import Any
 import gymnasium as gym
 
 from sc2env.agents.base import Agent
+from sc2env.env.env import SC2Env
+from sc2env.errors import SC2EnvError
+from sc2env.interface import Observation
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,7 +49,7 @@ def run_episode(
 ) -> Episode:
     """Reset the env and the agent, play until the episode ends, and return its result. With `setup`, the
     agent's `setup(env.unwrapped)` comes between the env's reset (the game info is known then) and its own."""
-    unwrapped = env.unwrapped
+    unwrapped = _sc2env(env)
     start = time.perf_counter()
     _, info = env.reset(seed=seed)
     if setup:
@@ -58,11 +61,11 @@ def run_episode(
     done = False
     observe = getattr(agent, "observe", None)  # optional for agents written before it existed
     while not done:
-        action = agent.step(unwrapped.last_observation)
+        action = agent.step(_observation(unwrapped))
         _, reward, terminated, truncated, info = env.step(action)
         if observe is not None:
             observe(reward, terminated, truncated, info)
-        total += reward
+        total += float(reward)
         steps += 1
         invalid += bool(info["invalid_action"])
         done = terminated or truncated
@@ -78,6 +81,22 @@ def run_episode(
         outcome=int(info["outcome"]),
         invalid_actions=invalid,
     )
+
+
+def _sc2env(env: gym.Env) -> SC2Env:
+    """The SC2Env under `env`'s wrappers; TypeError for an env of another kind, which agents can't read."""
+    unwrapped = env.unwrapped
+    if not isinstance(unwrapped, SC2Env):
+        raise TypeError(f"agents play sc2env's SC2Env (under any wrappers), not {type(unwrapped).__name__}")
+    return unwrapped
+
+
+def _observation(env: SC2Env) -> Observation:
+    """The observation the agent acts on: the env's last, decoded."""
+    observation = env.last_observation
+    if observation is None:  # reset() made one: only a closed env has none
+        raise SC2EnvError("the env has no observation to act on: it was closed during the episode")
+    return observation
 
 
 def run_agent(

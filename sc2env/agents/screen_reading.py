@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
@@ -11,9 +12,10 @@ import numpy as np
 from sc2env.errors import SC2EnvError
 from sc2env.gamedata import unit_type_by_name
 from sc2env.interface import Observation, PlayerRelative
+from sc2env.interface.named_array import FeatureUnitTable, MinimapLayers, ScreenLayers
 
 if TYPE_CHECKING:
-    from sc2env.env import SC2Env
+    from sc2env.env.env import SC2Env
 
 Alliance = PlayerRelative
 """`feature_units.alliance` and the `player_relative` layer values (the interface's `PlayerRelative`)."""
@@ -34,7 +36,23 @@ FEATURE_UNITS_ENV = MappingProxyType({"use_feature_units": True})
 """The env option `units()` needs: agents that read units say `env_kwargs = FEATURE_UNITS_ENV`."""
 
 
-def units(obs: Observation, alliance: Alliance | None = None, *types: int) -> np.ndarray:
+def screen(obs: Observation) -> ScreenLayers:
+    """The feature screen layers; SC2EnvError when the env makes none (screen_size=None)."""
+    layers = obs.feature_screen
+    if layers is None:
+        raise SC2EnvError("this agent reads the feature screen: make the env with a screen_size")
+    return layers
+
+
+def minimap(obs: Observation) -> MinimapLayers:
+    """The feature minimap layers; SC2EnvError when the env makes none (minimap_size=None)."""
+    layers = obs.feature_minimap
+    if layers is None:
+        raise SC2EnvError("this agent reads the feature minimap: make the env with a minimap_size")
+    return layers
+
+
+def units(obs: Observation, alliance: Alliance | None = None, *types: int) -> FeatureUnitTable:
     """The on-screen units (`feature_units` rows) of one alliance and, if given, of those unit types."""
     table = obs.feature_units
     if table is None:
@@ -50,7 +68,7 @@ def units(obs: Observation, alliance: Alliance | None = None, *types: int) -> np
     return table[keep]
 
 
-def xy(table: np.ndarray) -> np.ndarray:
+def xy(table: FeatureUnitTable) -> np.ndarray:
     """(n, 2) float screen positions of unit rows."""
     return np.stack([table.x, table.y], axis=1).astype(np.float64) if len(table) else np.zeros((0, 2))
 
@@ -78,7 +96,8 @@ def screen_point(point, size: tuple[int, int]) -> tuple[int, int]:
 
 def screen_size(obs: Observation) -> tuple[int, int]:
     """The feature screen's (width, height) in pixels, as `screen_point` takes it."""
-    return obs.feature_screen.shape[2], obs.feature_screen.shape[1]
+    layers = screen(obs)
+    return layers.shape[2], layers.shape[1]
 
 
 def unit_pixel(obs: Observation, point, unit_types) -> tuple[int, int]:
@@ -86,7 +105,7 @@ def unit_pixel(obs: Observation, point, unit_types) -> tuple[int, int]:
     `unit_types` (an id or a collection of ids): a click there hits a unit of that type even where the position
     itself falls on a neighbour or on a pixel the unit doesn't cover (small screens). `screen_point(point)`
     when no pixel shows such a unit."""
-    shown = np.isin(obs.feature_screen.unit_type, np.atleast_1d(unit_types))
+    shown = np.isin(screen(obs).unit_type, np.atleast_1d(unit_types))
     ys, xs = np.nonzero(shown)
     if len(xs) == 0:
         return screen_point(point, screen_size(obs))
@@ -97,7 +116,7 @@ def unit_pixel(obs: Observation, point, unit_types) -> tuple[int, int]:
 
 def pixels_per_unit(obs: Observation, camera_width: float) -> float:
     """Screen pixels per world unit for a screen `camera_width` world units across."""
-    return obs.feature_screen.shape[2] / camera_width
+    return screen(obs).shape[2] / camera_width
 
 
 class ScreenScale:
@@ -120,16 +139,16 @@ def building_site(
     prefer,
     *,
     margin_px: float = 1.0,
-    exclude: list[tuple[float, float, float]] = (),
+    exclude: Sequence[tuple[float, float, float]] = (),
 ) -> tuple[int, int] | None:
     """The free screen point nearest to `prefer` where a square building `size_px` across fits.
 
     Free means buildable and empty of units with `margin_px` to spare on every side. `exclude` lists circles
     (x, y, radius) to keep clear, such as the path between a town hall and its minerals, or sites that failed.
     """
-    screen = obs.feature_screen
-    height, width = screen.shape[1:]
-    free = (screen.buildable > 0) & (screen.unit_type == 0)
+    layers = screen(obs)
+    height, width = layers.shape[1:]
+    free = (layers.buildable > 0) & (layers.unit_type == 0)
     ys, xs = np.mgrid[0:height, 0:width]
     for x, y, radius in exclude:
         free &= (xs - x) ** 2 + (ys - y) ** 2 > radius**2

@@ -11,7 +11,9 @@ from sc2env.agents.screen_reading import (
     FEATURE_UNITS_ENV,
     Alliance,
     ScreenScale,
+    minimap,
     nearest,
+    screen,
     screen_point,
     screen_size,
     unit_pixel,
@@ -19,6 +21,7 @@ from sc2env.agents.screen_reading import (
     xy,
 )
 from sc2env.interface import FUNCTIONS, FunctionCall, Observation
+from sc2env.interface.named_array import FeatureUnitTable, MinimapLayers
 
 _F = FUNCTIONS
 
@@ -40,7 +43,7 @@ class FocusFire(ScreenScale, Agent):
         self._health = 0
         self._since = 0
 
-    def priority(self, enemies: np.ndarray, army_centre: np.ndarray) -> np.ndarray:
+    def priority(self, enemies: FeatureUnitTable, army_centre: np.ndarray) -> np.ndarray:
         """Sort keys per enemy row: the enemy with the smallest key is attacked first (nearest by default)."""
         return np.linalg.norm(xy(enemies) - army_centre, axis=1)
 
@@ -76,7 +79,7 @@ class FocusFire(ScreenScale, Agent):
 class DefeatRoaches(FocusFire):
     """Focus fire: the weakest Roach first (nearest of equals), so Roaches die one by one as fast as possible."""
 
-    def priority(self, enemies, army_centre):
+    def priority(self, enemies: FeatureUnitTable, army_centre: np.ndarray) -> np.ndarray:
         return enemies.health * 1000.0 + super().priority(enemies, army_centre)
 
 
@@ -123,7 +126,9 @@ class DefeatZerglingsAndBanelings(ScreenScale, Agent):
                 return call
         return _F.no_op()
 
-    def _next(self, obs: Observation, marines: np.ndarray, enemies: np.ndarray) -> list[FunctionCall]:
+    def _next(
+        self, obs: Observation, marines: FeatureUnitTable, enemies: FeatureUnitTable
+    ) -> list[FunctionCall]:
         """The calls that end the current phase, when it is over."""
         late = self._since > self._PHASE_STEPS
         if self._phase == "split":  # over when the Marines stand still
@@ -148,7 +153,9 @@ class DefeatZerglingsAndBanelings(ScreenScale, Agent):
         self._seen = fight
         return self._draw(obs, marines, enemies) if self._since >= self._QUIET_STEPS else []
 
-    def _split(self, obs: Observation, marines: np.ndarray, enemies: np.ndarray) -> list[FunctionCall]:
+    def _split(
+        self, obs: Observation, marines: FeatureUnitTable, enemies: FeatureUnitTable
+    ) -> list[FunctionCall]:
         """Select and move each Marine that steps forward, then select the army."""
         m = xy(marines)
         forward = np.sign(xy(enemies)[:, 0].mean() - m[:, 0].mean()) or 1.0
@@ -163,7 +170,9 @@ class DefeatZerglingsAndBanelings(ScreenScale, Agent):
                 ]
         return [*calls, _F.select_army("select")]
 
-    def _draw(self, obs: Observation, marines: np.ndarray, enemies: np.ndarray) -> list[FunctionCall]:
+    def _draw(
+        self, obs: Observation, marines: FeatureUnitTable, enemies: FeatureUnitTable
+    ) -> list[FunctionCall]:
         """The healthiest Marine nearest the enemy attacks the nearest Zerg; it will run back behind the army."""
         m, e = xy(marines), xy(enemies)
         forward = np.sign(e[:, 0].mean() - m[:, 0].mean()) or 1.0
@@ -184,11 +193,11 @@ class DefeatZerglingsAndBanelings(ScreenScale, Agent):
 
     def _playable_x(self, obs: Observation) -> tuple[float, float]:
         """The leftmost and rightmost screen x a Marine can stand on (a world unit inside the playable area)."""
-        xs = np.nonzero(obs.feature_screen.pathable.any(axis=0))[0]
+        xs = np.nonzero(screen(obs).pathable.any(axis=0))[0]
         return xs.min() + self._ppu(obs), xs.max() - self._ppu(obs)
 
 
-def _zerg(enemies: np.ndarray) -> tuple[bytes, int]:
+def _zerg(enemies: FeatureUnitTable) -> tuple[bytes, int]:
     """The enemies' positions and total health, to tell when they move or take damage."""
     return np.round(np.sort(xy(enemies), axis=0)).tobytes(), int(enemies.health.sum())
 
@@ -213,8 +222,8 @@ class FindAndDefeatZerglings(Agent):
     def step(self, obs: Observation) -> FunctionCall:
         if _F.Attack_minimap.id not in obs.available_actions:
             return _F.select_army("select") if _F.select_army.id in obs.available_actions else _F.no_op()
-        minimap = obs.feature_minimap
-        relative = minimap.player_relative
+        layers = minimap(obs)
+        relative = layers.player_relative
         ys, xs = np.nonzero(relative == Alliance.SELF)
         if len(xs) == 0:
             return _F.no_op()
@@ -225,16 +234,16 @@ class FindAndDefeatZerglings(Agent):
             if (
                 self._target is not None
                 and self._since < self._RETARGET_STEPS
-                and minimap.visibility_map[int(self._target[1]), int(self._target[0])] != 2
+                and layers.visibility_map[int(self._target[1]), int(self._target[0])] != 2
             ):
                 return _F.no_op()
-            target = self._unexplored(minimap, army)
+            target = self._unexplored(layers, army)
             if target is None:
                 return _F.no_op()
         elif self._target is not None and np.linalg.norm(target - self._target) < 1.0:
             return _F.no_op()
         self._target, self._since = target, 0
-        return _F.Attack_minimap("now", screen_point(target, minimap.shape[:0:-1]))
+        return _F.Attack_minimap("now", screen_point(target, (layers.shape[2], layers.shape[1])))
 
     @staticmethod
     def _enemy(relative: np.ndarray, army: np.ndarray) -> np.ndarray | None:
@@ -244,9 +253,9 @@ class FindAndDefeatZerglings(Agent):
         points = np.stack([xs, ys], axis=1).astype(np.float64)
         return points[nearest(points, army)]
 
-    def _unexplored(self, minimap, army: np.ndarray) -> np.ndarray | None:
-        playable = minimap.pathable > 0
-        for hidden in (minimap.visibility_map == 0, minimap.visibility_map == 1):
+    def _unexplored(self, layers: MinimapLayers, army: np.ndarray) -> np.ndarray | None:
+        playable = layers.pathable > 0
+        for hidden in (layers.visibility_map == 0, layers.visibility_map == 1):
             ys, xs = np.nonzero(playable & hidden)
             if len(xs):
                 points = np.stack([xs, ys], axis=1).astype(np.float64)

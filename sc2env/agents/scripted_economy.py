@@ -24,6 +24,7 @@ from sc2env.agents.screen_reading import (
 from sc2env.gamedata import UNIT_TYPES
 from sc2env.interface import FUNCTIONS, FunctionCall, Observation
 from sc2env.interface.function_table import RESOURCE_UNIT_TYPES
+from sc2env.interface.named_array import FeatureUnitTable
 
 _F = FUNCTIONS
 _RESOURCE_TYPES = sorted(RESOURCE_UNIT_TYPES)
@@ -271,7 +272,7 @@ class Economy(ScreenScale, Agent):
         scvs = xy(rows[free] if free.any() else rows)
         if len(scvs) == 0:
             return []
-        everyone = xy(obs.feature_units)
+        everyone = xy(units(obs))
         gaps = np.array(
             [np.sort(np.linalg.norm(everyone - p, axis=1))[1] if len(everyone) > 1 else np.inf for p in scvs]
         )
@@ -326,7 +327,7 @@ class Economy(ScreenScale, Agent):
         return unit_pixel(obs, resources[best], _RESOURCE_TYPES)
 
     @staticmethod
-    def _own(obs: Observation, kind: int) -> np.ndarray:
+    def _own(obs: Observation, kind: int) -> FeatureUnitTable:
         return units(obs, Alliance.SELF, kind)
 
     @staticmethod

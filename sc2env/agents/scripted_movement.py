@@ -12,12 +12,14 @@ from sc2env.agents.screen_reading import (
     UnitId,
     centre,
     nearest,
+    screen,
     screen_point,
     screen_size,
     units,
     xy,
 )
 from sc2env.interface import FUNCTIONS, FunctionCall, Observation
+from sc2env.interface.named_array import FeatureUnitTable
 
 _F = FUNCTIONS
 
@@ -28,7 +30,7 @@ class MoveToBeacon(Agent):
     def step(self, obs: Observation) -> FunctionCall:
         if _F.Move_screen.id not in obs.available_actions:
             return _F.select_army("select")
-        beacon = centre(obs.feature_screen.player_relative == Alliance.NEUTRAL)
+        beacon = centre(screen(obs).player_relative == Alliance.NEUTRAL)
         if beacon is None:
             return _F.no_op()
         return _F.Move_screen("now", screen_point(beacon, screen_size(obs)))
@@ -92,7 +94,7 @@ class CollectMineralShards(ScreenScale, Agent):
         return _F.Move_screen("now", screen_point(target, screen_size(obs)))
 
     @staticmethod
-    def _other(marines) -> np.ndarray | None:
+    def _other(marines: FeatureUnitTable) -> np.ndarray | None:
         others = marines[marines.is_selected == 0]
         return xy(others)[0] if len(others) else None
 

@@ -7,11 +7,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sc2env.agents.base import Agent
-from sc2env.interface import RAW_FUNCTIONS, FeatureUnit, Observation, RawFunctionCall
+from sc2env.agents.base import Action, Agent
+from sc2env.agents.screen_reading import minimap
+from sc2env.errors import SC2EnvError
+from sc2env.interface import RAW_FUNCTIONS, FeatureUnit, Observation
 
 if TYPE_CHECKING:
-    from sc2env.env import SC2Env
+    from sc2env.env.env import SC2Env
 
 _ENEMY = 4
 _BANELING = 9  # they splash whoever stands together: killed first, before they reach the marines
@@ -34,16 +36,17 @@ class RawFocusFire(Agent):
     _REPEAT_STEPS = 8  # the order again now and then, in case a unit dropped it (it was chasing, say)
 
     def setup(self, env: SC2Env) -> None:
-        if env.raw_space is None:
-            raise ValueError("RawFocusFire plays with actions='raw'")
-        self._env = env
-        # The playable raw cells to explore, and the minimap pixel that shows whether each is in sight.
         space, transforms = env.raw_space, env.transforms
+        if space is None or transforms is None:
+            raise ValueError("RawFocusFire plays with actions='raw', set up after the env's first reset")
+        self._env = env
+        # The playable raw cells to explore, and the minimap pixel that shows whether each is in sight (kept
+        # on the minimap when the observation comes: its size is the layers').
         cells = np.flatnonzero(space.world_mask(transforms))
         self._cells = np.stack([cells % space.resolution, cells // space.resolution], axis=1)
-        pixels = transforms.world_to_minimap.fwd_pixel(transforms.world_to_raw.back(self._cells + 0.5))
-        width, height = env.interface_format.minimap_size
-        self._cell_pixels = np.clip(pixels, 0, (width - 1, height - 1))
+        self._cell_pixels = transforms.world_to_minimap.fwd_pixel(
+            transforms.world_to_raw.back(self._cells + 0.5)
+        )
 
     def reset(self) -> None:
         self._target_tag = 0
@@ -52,9 +55,12 @@ class RawFocusFire(Agent):
         self._enemies = 0
         self._queue: list[tuple[int, tuple[int, int]]] = []
 
-    def step(self, obs: Observation) -> RawFunctionCall:
+    def step(self, obs: Observation) -> Action:
+        masks = self._env.raw_masks
+        if masks is None or obs.raw_units is None:
+            raise SC2EnvError("RawFocusFire reads raw units and the raw masks: play it with actions='raw'")
         units = np.asarray(obs.raw_units)
-        able = np.flatnonzero(self._env.raw_masks.units_for(RAW_FUNCTIONS.Attack_unit.id))
+        able = np.flatnonzero(masks.units_for(RAW_FUNCTIONS.Attack_unit.id))
         if not len(able):
             return RAW_FUNCTIONS.no_op()
         enemies = np.flatnonzero(units[:, FeatureUnit.alliance] == _ENEMY) if len(units) else able[:0]
@@ -104,12 +110,12 @@ class RawFocusFire(Agent):
         order = np.lexsort((distance, health, units[enemies, FeatureUnit.unit_type] != _BANELING))
         return int(enemies[order[0]])
 
-    def _scout(self, obs: Observation, units: np.ndarray, able: np.ndarray) -> RawFunctionCall:
+    def _scout(self, obs: Observation, units: np.ndarray, able: np.ndarray) -> Action:
         """Attack-move to the nearest cell not in sight, least recently seen first; no_op while on the way."""
-        raw, pixels = self._cells, self._cell_pixels
-        seen = obs.feature_minimap.visibility_map[
-            pixels[:, 1], pixels[:, 0]
-        ]  # 0 never seen, 1 fogged, 2 in sight
+        visibility = minimap(obs).visibility_map  # 0 never seen, 1 fogged, 2 in sight
+        height, width = visibility.shape
+        raw, pixels = self._cells, np.clip(self._cell_pixels, 0, (width - 1, height - 1))
+        seen = visibility[pixels[:, 1], pixels[:, 0]]
         if self._waypoint is not None:
             row = np.flatnonzero((raw == self._waypoint).all(axis=1))
             if len(row) and seen[row[0]] != 2:
