@@ -69,7 +69,8 @@ class _Recorder(Agent):
 def test_observe_gets_every_steps_reward_and_the_episodes_end_and_invalid_actions_are_counted(
     make_env, capsys
 ):
-    from sc2env.cli import Progress, results_table
+    from sc2env.cli.progress import Progress
+    from sc2env.cli.results import results_table
 
     env = make_env("MoveToBeacon", step_mul=480, screen_size=32, minimap_size=32)  # 1,920 loops: 4 steps
     agent = _Recorder()

@@ -16,7 +16,9 @@ import time
 import pytest
 
 import sc2env.agents
-from sc2env.cli import exit_code, main, results_table
+from sc2env.cli import main
+from sc2env.cli.results import results_table
+from sc2env.cli.signals import exit_code
 from sc2env.game import MINI_GAMES
 from sc2env.mapfiles import definitions_dir
 
@@ -56,7 +58,7 @@ def test_run_prints_progress_and_a_table_per_map(capsys):
 def test_the_live_progress_line_counts_episodes_per_map_as_the_episode_lines_do():
     import io
 
-    from sc2env.cli import Progress
+    from sc2env.cli.progress import Progress
 
     class Terminal(io.StringIO):
         def isatty(self):
@@ -596,15 +598,15 @@ def test_literal_all_lists_exactly_the_lazy_exports(package):
 
 def test_a_one_line_error_does_not_end_on_a_colon_with_nothing_after():
     # "... killed by SIGKILL. Its last output lines: (--verbose for details)" promised lines it didn't show.
-    from sc2env.cli import _one_line
+    from sc2env.cli.text import one_line
 
     died = RuntimeError("the game died (pid 7) killed by SIGKILL. Its last output lines:\n  | (no output)")
     assert (
-        _one_line(died)
+        one_line(died)
         == "the game died (pid 7) killed by SIGKILL. Its last output lines (--verbose shows them)"
     )
-    assert _one_line(RuntimeError("first\nsecond")) == "first (--verbose for details)"
-    assert _one_line(RuntimeError("alone")) == "alone"
+    assert one_line(RuntimeError("first\nsecond")) == "first (--verbose for details)"
+    assert one_line(RuntimeError("alone")) == "alone"
 
 
 def test_a_map_of_the_install_goes_through_sc2_v0(capsys, tmp_path, monkeypatch):
@@ -619,10 +621,10 @@ def test_a_map_of_the_install_goes_through_sc2_v0(capsys, tmp_path, monkeypatch)
     (tmp_path / "Maps" / "Ladder" / "Simple64.SC2Map").write_bytes(b"not a map the built-in engine plays")
     monkeypatch.setenv("SC2PATH", str(tmp_path))
     made = []
-    from sc2env import cli
+    from sc2env.cli import run
 
-    real = cli._make_env
-    monkeypatch.setattr(cli, "_make_env", lambda name, **kwargs: made.append(name) or real(name, **kwargs))
+    real = run.make_env
+    monkeypatch.setattr(run, "make_env", lambda name, **kwargs: made.append(name) or real(name, **kwargs))
     code, _, err = run_cli(capsys, "run", "--map", "Simple64", "--agent", "random", "--engine", "sc2")
     assert made == ["Simple64"] and "Traceback" not in err and "NameNotFound" not in err
     # The stand-in's engine plays mini-games only: the game's own refusal, in one line.
@@ -669,14 +671,14 @@ def test_a_closed_pipe_ends_the_command_quietly(unbuffered):
 def test_doctor_names_the_variable_that_forces_the_slow_protobuf(monkeypatch):
     from google.protobuf.internal import api_implementation
 
-    from sc2env import cli
+    from sc2env.cli import doctor
 
     monkeypatch.setattr(api_implementation, "Type", lambda: "python")
     monkeypatch.setenv("PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION", "python")
-    status, _, fix = cli._check_packages()
+    status, _, fix = doctor._check_packages()
     assert status == "!!" and fix.startswith("unset PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION")
     monkeypatch.delenv("PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION")
-    assert cli._check_packages()[2].startswith("pip install 'protobuf>=6.31.1'")
+    assert doctor._check_packages()[2].startswith("pip install 'protobuf>=6.31.1'")
 
 
 def test_the_live_progress_line_fits_the_terminal_it_is_drawn_on(monkeypatch):
@@ -687,7 +689,7 @@ def test_the_live_progress_line_fits_the_terminal_it_is_drawn_on(monkeypatch):
     import struct
     import termios
 
-    from sc2env.cli import Progress
+    from sc2env.cli.progress import Progress
 
     monkeypatch.delenv("COLUMNS", raising=False)
     leader, follower = pty.openpty()
@@ -704,15 +706,15 @@ def test_the_live_progress_line_fits_the_terminal_it_is_drawn_on(monkeypatch):
 
 def test_a_second_ctrl_c_while_the_video_is_finished_is_held(capsys, ctrl_c):
     # Two quick Ctrl-Cs left a 48-byte, unplayable MP4: the second one interrupted the encoder's finish.
-    from sc2env.cli import _signals_held
+    from sc2env.cli.signals import signals_held
 
     finished = False
-    with _signals_held("finishing the video"):
+    with signals_held("finishing the video"):
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(0.05)
         finished = True
     assert finished and "finishing the video" in capsys.readouterr().err
-    with pytest.raises(KeyboardInterrupt), _signals_held("finishing the video"):  # a third press abandons it
+    with pytest.raises(KeyboardInterrupt), signals_held("finishing the video"):  # a third press abandons it
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(0.05)
         os.kill(os.getpid(), signal.SIGINT)
@@ -722,13 +724,13 @@ def test_a_second_ctrl_c_while_the_video_is_finished_is_held(capsys, ctrl_c):
 def test_a_signal_while_a_frame_is_written_acts_after_the_frame(ctrl_c):
     # SIGTERM during --save-video left an unplayable MP4 one run in three: an interrupt raised inside
     # imageio-ffmpeg's frame write makes it kill ffmpeg. Signals now wait for the frame.
-    from sc2env.cli import Terminated, _interrupt, _signals_held
+    from sc2env.cli.signals import Terminated, interrupt, signals_held
 
     for signum, raised in ((signal.SIGINT, KeyboardInterrupt), (signal.SIGTERM, Terminated)):
-        previous = signal.signal(signal.SIGTERM, _interrupt)
+        previous = signal.signal(signal.SIGTERM, interrupt)
         written = []
         try:
-            with pytest.raises(raised), _signals_held():
+            with pytest.raises(raised), signals_held():
                 os.kill(os.getpid(), signum)
                 time.sleep(0.05)
                 written.append("frame")  # the frame is finished before the signal acts
@@ -738,7 +740,7 @@ def test_a_signal_while_a_frame_is_written_acts_after_the_frame(ctrl_c):
         assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # handlers put back
         assert signal.getsignal(signal.SIGTERM) is previous
     # A second signal acts at once: a frame write stuck on a hung encoder must not hold Ctrl-C for good.
-    with pytest.raises(KeyboardInterrupt), _signals_held():
+    with pytest.raises(KeyboardInterrupt), signals_held():
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(0.05)
         os.kill(os.getpid(), signal.SIGINT)
@@ -749,18 +751,18 @@ def test_a_signal_while_a_frame_is_written_acts_after_the_frame(ctrl_c):
 
 def test_a_sigterm_while_the_video_is_finished_still_ends_the_run_as_terminated(ctrl_c):
     # The file is finished first; then the stop it was is what the run reports (143), not a clean exit.
-    from sc2env.cli import Terminated, _held_stop, _interrupt, _signals_held
+    from sc2env.cli.signals import Terminated, held_stop, interrupt, signals_held
 
-    previous = signal.signal(signal.SIGTERM, _interrupt)
+    previous = signal.signal(signal.SIGTERM, interrupt)
     try:
-        with _signals_held("finishing the video") as held:
+        with signals_held("finishing the video") as held:
             os.kill(os.getpid(), signal.SIGTERM)
             time.sleep(0.05)
     finally:
         signal.signal(signal.SIGTERM, previous)
-    stop = _held_stop(held)
+    stop = held_stop(held)
     assert isinstance(stop, Terminated) and exit_code(stop) == 143
-    assert _held_stop([]) is None and exit_code(_held_stop([signal.SIGINT])) == 130
+    assert held_stop([]) is None and exit_code(held_stop([signal.SIGINT])) == 130
 
 
 def test_a_closed_stdout_and_help_flags_after_help():

@@ -1,0 +1,214 @@
+"""`sc2env replay`: watch a saved replay, print what it holds, list a folder of them, or export them."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from typing import Any
+
+from sc2env.cli.env_options import (
+    engine_option,
+    env_kwargs,
+    minimap_size_option,
+    screen_size_option,
+    step_mul_option,
+)
+from sc2env.cli.options import Command, Options, UsageError, option
+from sc2env.cli.recording import add_frame, close_video, frame_of, video_writer
+from sc2env.cli.signals import exit_code
+from sc2env.cli.text import one_line
+from sc2env.errors import SC2EnvError
+from sc2env.game.maps import game_time
+
+
+@dataclasses.dataclass(frozen=True)
+class ReplayOptions(Options):
+    """The options of `sc2env replay`."""
+
+    file: str | None = option(
+        None,
+        "the replay, or a folder of them to list (also the argument: sc2env replay FILE)",
+        metavar="FILE",
+        argument=True,
+    )
+    engine: str | None = engine_option()
+    info: bool = option(False, "print what the replay holds, without playing it")
+    screen_size: int = screen_size_option()
+    minimap_size: int = minimap_size_option()
+    step_mul: int = step_mul_option(8, "game loops per step")
+    observed_player: int = option(0, "whose view to watch (0: the first player)", metavar="ID", at_least=0)
+    render: bool = option(False, "watch in the viewer window")
+    save_video: str | None = option(None, "write a video of the replay: out.mp4 or out.gif", metavar="FILE")
+    export: str | None = option(
+        None,
+        "write the replay (or each of a folder) to this folder as an .npz of the env's observations, "
+        "actions and rewards, at the sizes given",
+        metavar="DIR",
+    )
+
+
+def replay(options: ReplayOptions) -> int:
+    from sc2env.env.replay import watch_replay
+    from sc2env.game.replay import ReplayError, ReplayReader, read_replay
+    from sc2env.interface import FUNCTIONS
+    from sc2env.launch import LaunchConfig
+    from sc2env.viewer import ViewerClosed
+
+    if not options.file:
+        raise UsageError(
+            "no replay given: sc2env replay FILE (a .SC2Replay saved by sc2env run --save-replay "
+            "or env.save_replay()), or a folder of them"
+        )
+    file = os.path.expanduser(options.file)
+    if options.export is not None:
+        return _export_replays(file, os.path.expanduser(options.export), options)
+    if os.path.isdir(file):
+        return _list_replays(file, options.engine)
+    try:
+        data = read_replay(options.file)
+    except ReplayError as error:
+        raise UsageError(str(error)) from error
+    if options.info:
+        with ReplayReader(LaunchConfig(engine=options.engine)) as reader:
+            print(_replay_header(options.file, reader.info(data)))
+        return 0
+    writer = video_writer(options.save_video, options.step_mul)
+    render_mode = "human" if options.render else ("rgb_array" if writer is not None else None)
+    watcher = watch_replay(
+        data,
+        observed_player_id=options.observed_player,
+        render_mode=render_mode,
+        **env_kwargs(options),
+    )
+    used: dict[str, int] = {}
+    steps, score, closed = 0, 0, False
+
+    try:
+        for step in watcher:
+            if steps == 0:
+                print(_replay_header(options.file, watcher.info))
+            steps += 1
+            score = step.info["score"]
+            for call in step.calls:
+                name = FUNCTIONS[call.function].name
+                used[name] = used.get(name, 0) + 1
+            if writer is not None:
+                add_frame(writer, frame_of(watcher))
+        if writer is not None and steps:
+            add_frame(writer, frame_of(watcher))  # the final observation, which no step starts from
+        if options.render and watcher.renderer is not None:
+            watcher.renderer.wait(1.5)  # the final frame a moment longer, before the window goes
+    except ViewerClosed:  # closing the window is how a watcher stops: not a failure
+        closed = True
+    finally:
+        watcher.close()
+        late_stop = close_video(writer) if writer is not None else None
+    if steps == 0 and watcher.info is not None:  # a replay of no step at all
+        print(_replay_header(options.file, watcher.info))
+    top = ", ".join(f"{name} {count}" for name, count in sorted(used.items(), key=lambda kv: -kv[1])[:6])
+    print(
+        f"{'watched until the window closed: ' if closed else ''}{steps} steps, final score {score}; "
+        f"actions: {sum(used.values())}{' (' + top + ')' if top else ''}"
+    )
+    return 0 if late_stop is None else exit_code(late_stop)
+
+
+def _replays_in(folder: str) -> list[str]:
+    """The replay files in `folder`, sorted."""
+    from sc2env.game.replay import REPLAY_SUFFIX
+
+    return sorted(entry.path for entry in os.scandir(folder) if entry.name.endswith(REPLAY_SUFFIX))
+
+
+def _export_replays(source: str, out_dir: str, options: ReplayOptions) -> int:
+    """Write each replay of `source` (a file or a folder) to `out_dir`/<its name>.npz, as the env's arrays."""
+    from sc2env.env.dataset import export_replay
+    from sc2env.game.replay import REPLAY_SUFFIX, ReplayError
+
+    if os.path.isdir(source):
+        paths = _replays_in(source)
+        if not paths:
+            raise UsageError(f"no replays (.SC2Replay files) in {source} to export")
+    elif os.path.isfile(source):
+        paths = [source]
+    else:
+        raise UsageError(f"no replay at {source}: give a .SC2Replay file or a folder of them")
+    if os.path.isfile(out_dir):
+        raise UsageError(f"--export takes a folder for the .npz files, and {out_dir} is a file")
+    os.makedirs(out_dir, exist_ok=True)
+    failed = steps = 0
+    for path in paths:
+        target = os.path.join(out_dir, os.path.basename(path).removesuffix(REPLAY_SUFFIX) + ".npz")
+        try:
+            episode = export_replay(
+                path, target, observed_player_id=options.observed_player, **env_kwargs(options)
+            )
+        except (ReplayError, SC2EnvError, OSError) as error:  # OSError: the .npz could not be written
+            failed += 1
+            print(f"{os.path.basename(path)}: not exported: {one_line(error)}", file=sys.stderr)
+            continue
+        steps += len(episode)
+        print(f"{target}: {len(episode)} steps, final score {int(episode.scores[-1]) if len(episode) else 0}")
+    print(
+        f"exported {len(paths) - failed} of {len(paths)} replay(s), {steps} steps in all, to {out_dir} "
+        "(read them with sc2env.env.load_episode or numpy.load)",
+        file=sys.stderr,
+    )
+    return 1 if failed else 0
+
+
+def _list_replays(folder: str, engine: str | None) -> int:
+    """One line per replay in `folder` (read by one game process): map, length, result and APM."""
+    from sc2env.game.replay import ReplayError, ReplayReader
+    from sc2env.launch import LaunchConfig
+
+    paths = _replays_in(folder)
+    if not paths:
+        print(f"no replays (.SC2Replay files) in {folder}", file=sys.stderr)
+        return 1
+    width = max(len(os.path.basename(path)) for path in paths)
+    print(f"{'replay':<{width}}  {'map':<28} {'loops':>7} {'time':>6}  {'result':<10} {'APM':>4}")
+    unreadable = 0
+    with ReplayReader(LaunchConfig(engine=engine)) as reader:
+        for path in paths:
+            name = os.path.basename(path)
+            try:
+                info = reader.info(path)
+            except ReplayError as error:
+                unreadable += 1
+                print(f"{name:<{width}}  cannot be read: {one_line(error)}")
+                continue
+            player = info.players[0] if info.players else None
+            result = (player.result if player else None) or "-"
+            print(
+                f"{name:<{width}}  {info.map_name:<28} {info.game_loops:>7} {game_time(info.game_loops):>6}  "
+                f"{result:<10} {player.apm if player else 0:>4}"
+            )
+    print(
+        f"{len(paths)} replay{'s' if len(paths) != 1 else ''} in {folder}"
+        + (f", {unreadable} unreadable" if unreadable else ""),
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _replay_header(path: str, info: Any) -> str:
+    """The replay's facts in a few lines: map, length, players, game version."""
+    players = "; ".join(
+        f"player {p.player_id} {p.name or '?'} ({p.race}): {p.result or 'no result'}, {p.apm} APM"
+        for p in info.players
+    )
+    return (
+        f"{path}\n  map {info.map_name}, {info.game_loops} game loops ({game_time(info.game_loops)} of game "
+        f"time, as the viewer's clock shows it; {info.seconds:.1f} s at Faster speed)\n"
+        f"  {players}\n  recorded with {info.game_version} (build {info.base_build})"
+    )
+
+
+COMMAND = Command(
+    "replay",
+    "watch a saved replay, print what it holds, list a folder of them, or export them as arrays",
+    ReplayOptions,
+    replay,
+)
