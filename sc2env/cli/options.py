@@ -191,10 +191,20 @@ def _unknown_flag(word: str, options: list[Declared]) -> str:
     return f"Unknown command line flag {name!r}" + (f": did you mean {close[0]}?" if close else "")
 
 
+_ARGPARSE_WORDS = (
+    (re.compile(r"argument (--[\w-]+).*: expected one argument"), r"\1: expected a value"),
+    (re.compile(r"argument (--[\w-]+).*: ignored explicit argument (.*)"), r"\1 takes no value, got \2"),
+)
+"""argparse's messages that our words say better: pattern, replacement."""
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse without its exits: a mistake is a UsageError, for the command to report as all its errors."""
 
     def error(self, message: str) -> typing.NoReturn:
+        for pattern, words in _ARGPARSE_WORDS:
+            if pattern.fullmatch(message):
+                raise UsageError(pattern.sub(words, message))
         raise UsageError(message.removeprefix("argument "))
 
 

@@ -803,3 +803,64 @@ def test_run_plays_a_definition_file_and_names_it_by_its_file(capsys, tmp_path, 
     # With StarCraft II asked for, the definition is what is wrong, whether or not the game is installed.
     code, _, err = run_cli(capsys, "run", "--map", "ShortBeacon.json", "--agent", "random", "--engine", "sc2")
     assert code == 2 and "is a mini-game definition, which only the built-in engine plays" in err, err
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["run", "--episodes", "abc"], "--episodes: expected a whole number, got 'abc'"),
+        (["run", "--episodes", "1.5"], "--episodes: expected a whole number, got '1.5'"),
+        (["run", "--screen-size", "big"], "--screen-size: expected a whole number, got 'big'"),
+        (["run", "--engine", "builtn"], "--engine: expected one of auto, builtin, sc2, got 'builtn'"),
+        (["run", "--actions", "rwa"], "--actions: expected one of features, raw, got 'rwa'"),
+        (["run", "--render=yes"], "--render takes no value, got 'yes'"),
+        (["run", "--map"], "--map: expected a value"),
+        (["run", "--epsiodes", "3"], "Unknown command line flag 'epsiodes': did you mean --episodes?"),
+        (["replay", "--observed-player", "x"], "--observed-player: expected a whole number, got 'x'"),
+    ],
+)
+def test_an_option_value_of_the_wrong_kind_names_the_option_and_what_it_takes(capsys, args, message):
+    # `--episodes abc` printed "invalid literal for int() with base 10: 'abc'" (Python's words, no option).
+    code, out, err = run_cli(capsys, *args)
+    assert code == 2 and out == ""
+    assert err == f"sc2env {args[0]}: {message} (see sc2env {args[0]} --help)\n", err
+
+
+def test_options_parse_into_the_commands_typed_dataclass():
+    from sc2env.cli.options import parse
+    from sc2env.cli.run import COMMAND, RunOptions
+
+    options = parse(COMMAND, ["--map", "MoveToBeacon, DefeatRoaches", "--episodes", "3", "--no-render"])
+    assert isinstance(options, RunOptions)
+    assert options.map == ("MoveToBeacon", "DefeatRoaches") and options.episodes == 3
+    assert options.render is False and options.screen_size == 64  # a default
+    assert options.given == {"map", "episodes", "render"}  # what an agent's env_kwargs may not contradict
+    assert parse(COMMAND, ["--render"]).render is True and parse(COMMAND, []).given == frozenset()
+
+
+def test_help_reads_like_a_unix_tools(capsys):
+    code, out, _ = run_cli(capsys, "run", "--help")
+    assert code == 0 and out.startswith("usage: sc2env run [--flags]\n\nPlay an agent on mini-games")
+    for shown in (
+        "--map NAME[,NAME...]",
+        "--episodes N",
+        "--screen-size PIXELS",
+        "--engine {auto,builtin,sc2}",
+        "--render, --no-render",
+        "--save-video FILE",
+        "--save-replay DIR",
+        "-h, --help",
+        "(default: MoveToBeacon)",
+        "(default: 8)",
+    ):
+        assert shown in out, shown
+    code, out, _ = run_cli(capsys, "--help")
+    assert code == 0 and out.startswith("usage: sc2env <command> [--flags]")
+    assert [line.split()[0] for line in out.split("commands:\n")[1].split("\n\n")[0].splitlines()] == [
+        "run",
+        "replay",
+        "play",
+        "maps",
+        "doctor",
+        "bench",
+    ]
