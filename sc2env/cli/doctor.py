@@ -11,7 +11,7 @@ import time
 import sc2env
 from sc2env.cli.map_names import builtin_maps
 from sc2env.cli.options import Command, Options
-from sc2env.cli.text import one_line
+from sc2env.cli.text import one_line, shown
 from sc2env.errors import SC2EnvError
 from sc2env.launch import ENGINE_ENV_VAR, ENGINES
 
@@ -128,7 +128,8 @@ def _check_sc2() -> Check:
     minis = sum(1 for p in maps if p.startswith("mini_games/"))
     fix = None if minis else f"put the SC2LE mini-game maps under {install.maps_dir}/mini_games"
     what = (
-        f"StarCraft II at {install.root}: builds {install.describe_builds()}; {len(maps)} maps "
+        f"StarCraft II at {shown(str(install.root), None)}: builds {shown(install.describe_builds(), None)}; "
+        f"{len(maps)} maps "
         f"({minis} mini-games)"
     )
     return "ok", what, fix

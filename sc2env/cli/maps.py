@@ -7,7 +7,7 @@ import os
 import sys
 
 from sc2env.cli.options import Command, Options
-from sc2env.cli.text import in_columns
+from sc2env.cli.text import in_columns, shown
 from sc2env.errors import SC2EnvError
 from sc2env.game.maps import LOOPS_PER_GAME_SECOND
 
@@ -45,8 +45,11 @@ def maps(options: MapsOptions) -> int:
             else "No StarCraft II install found (set SC2PATH to use one)."
         )
     elif others:
-        print(f"\nOther maps of the StarCraft II install at {install.root} (play against the built-in AI):")
-        for line in in_columns(others, 4, sys.stdout):
+        print(
+            f"\nOther maps of the StarCraft II install at {shown(str(install.root), None)} (play against the "
+            "built-in AI):"
+        )
+        for line in in_columns([shown(name) for name in others], 4, sys.stdout):
             print("  " + line)
     return 0
 

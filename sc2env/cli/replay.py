@@ -17,7 +17,7 @@ from sc2env.cli.env_options import (
 from sc2env.cli.options import Command, Options, UsageError, option
 from sc2env.cli.recording import add_frame, close_video, frame_of, video_writer
 from sc2env.cli.signals import exit_code
-from sc2env.cli.text import one_line
+from sc2env.cli.text import one_line, shown
 from sc2env.errors import SC2EnvError
 from sc2env.game.maps import game_time
 
@@ -114,6 +114,10 @@ def replay(options: ReplayOptions) -> int:
     return 0 if late_stop is None else exit_code(late_stop)
 
 
+_FILE_LIMIT = 72
+"""The most characters a replay's file name takes in a listing (the longest saved by sc2env run are 64)."""
+
+
 def _replays_in(folder: str) -> list[str]:
     """The replay files in `folder`, sorted."""
     from sc2env.game.replay import REPLAY_SUFFIX
@@ -167,26 +171,43 @@ def _list_replays(folder: str, engine: str | None) -> int:
     if not paths:
         print(f"no replays (.SC2Replay files) in {folder}", file=sys.stderr)
         return 1
-    width = max(len(os.path.basename(path)) for path in paths)
-    print(f"{'replay':<{width}}  {'map':<28} {'loops':>7} {'time':>6}  {'result':<10} {'APM':>4}")
-    unreadable = 0
+    # Each file's name, and its columns or why it can't be read.
+    rows: list[tuple[str, tuple[str, ...] | str]] = []
     with ReplayReader(LaunchConfig(engine=engine)) as reader:
         for path in paths:
-            name = os.path.basename(path)
+            name = shown(os.path.basename(path), _FILE_LIMIT)
             try:
                 info = reader.info(path)
             except ReplayError as error:
-                unreadable += 1
-                print(f"{name:<{width}}  cannot be read: {one_line(error)}")
+                rows.append((name, f"cannot be read: {one_line(error)}"))
                 continue
             player = info.players[0] if info.players else None
             result = (player.result if player else None) or "-"
-            print(
-                f"{name:<{width}}  {info.map_name:<28} {info.game_loops:>7} {game_time(info.game_loops):>6}  "
-                f"{result:<10} {player.apm if player else 0:>4}"
+            columns = (
+                shown(info.map_name),
+                str(info.game_loops),
+                game_time(info.game_loops),
+                shown(result, 10),
             )
+            rows.append((name, (*columns, str(player.apm if player else 0))))
+    # Columns as wide as their longest entry, which shown() keeps short: a name of 5,000 characters stored in
+    # a replay pushed the rest of its row off the screen.
+    header = ("map", "loops", "time", "result", "APM")
+    readable = [header, *(columns for _, columns in rows if isinstance(columns, tuple))]
+    name_width = max(len("replay"), *(len(name) for name, _ in rows))
+    width = [max(len(columns[i]) for columns in readable) for i in range(len(header))]
+    for name, columns in [("replay", header), *rows]:
+        if isinstance(columns, str):
+            print(f"{name:<{name_width}}  {columns}")
+            continue
+        map_name, loops, time, result, apm = columns
+        print(
+            f"{name:<{name_width}}  {map_name:<{width[0]}} {loops:>{width[1]}} {time:>{width[2]}}  "
+            f"{result:<{width[3]}} {apm:>{width[4]}}"
+        )
+    unreadable = sum(isinstance(columns, str) for _, columns in rows)
     print(
-        f"{len(paths)} replay{'s' if len(paths) != 1 else ''} in {folder}"
+        f"{len(paths)} replay{'s' if len(paths) != 1 else ''} in {shown(folder, None)}"
         + (f", {unreadable} unreadable" if unreadable else ""),
         file=sys.stderr,
     )
@@ -196,13 +217,14 @@ def _list_replays(folder: str, engine: str | None) -> int:
 def _replay_header(path: str, info: Any) -> str:
     """The replay's facts in a few lines: map, length, players, game version."""
     players = "; ".join(
-        f"player {p.player_id} {p.name or '?'} ({p.race}): {p.result or 'no result'}, {p.apm} APM"
+        f"player {p.player_id} {shown(p.name or '?')} ({shown(p.race, 10)}): "
+        f"{shown(p.result or 'no result', 10)}, {p.apm} APM"
         for p in info.players
     )
     return (
-        f"{path}\n  map {info.map_name}, {info.game_loops} game loops ({game_time(info.game_loops)} of game "
-        f"time, as the viewer's clock shows it; {info.seconds:.1f} s at Faster speed)\n"
-        f"  {players}\n  recorded with {info.game_version} (build {info.base_build})"
+        f"{shown(path, None)}\n  map {shown(info.map_name)}, {info.game_loops} game loops "
+        f"({game_time(info.game_loops)} of game time, as the viewer's clock shows it; {info.seconds:.1f} s at "
+        f"Faster speed)\n  {players}\n  recorded with {shown(info.game_version)} (build {info.base_build})"
     )
 
 

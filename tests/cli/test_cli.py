@@ -864,3 +864,44 @@ def test_help_reads_like_a_unix_tools(capsys):
         "doctor",
         "bench",
     ]
+
+
+_NASTY = "Evil\x00Map\nSecond line\rOver\x1b[31mRed\x1b[0m\u202eesrever" + "L" * 5000
+
+
+def test_names_read_from_replays_are_printed_escaped_and_shortened(tmp_path, capsys):
+    # A map name with NUL, newline, CR and ANSI escapes (stored in its replays) reached the terminal raw, and
+    # a 5,000-character one pushed the rest of the table's row off the screen.
+    import dataclasses
+
+    from sc2env.engine import replay as engine_replay  # the format: to store names no game would
+
+    folder = tmp_path / "replays"
+    assert main(["sc2env", "run", "--max-steps", "2", "--save-replay", str(folder), *BUILTIN]) == 0
+    (saved,) = folder.iterdir()
+    recorded = engine_replay.decode(saved.read_bytes())
+    player = dataclasses.replace(recorded.player, name="Bob\x1b]0;pwned\x07")
+    saved.write_bytes(engine_replay.encode(dataclasses.replace(recorded, map_name=_NASTY, player=player)))
+    capsys.readouterr()
+    for args in ([str(folder)], ["--info", str(saved)]):
+        assert main(["sc2env", "replay", *args, *BUILTIN]) == 0
+        out, err = capsys.readouterr()
+        assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f\u202e]", out + err), repr(out + err)
+        assert "Evil\\x00Map\\nSecond line\\r" in out and "…LLLL" in out
+        assert max(len(line) for line in out.splitlines()) < 200
+        if args[0] == "--info":
+            assert "player 1 Bob\\x1b]0;pwned\\x07 (terran)" in out
+        else:
+            lines = out.splitlines()
+            assert len(lines) == 2 and lines[1].split()[-4:-2] == ["16", "0:01"], lines
+            assert lines[0].index("loops") + 5 == lines[1].index(" 16 ") + 3  # the row lines up
+
+
+def test_untrusted_text_is_escaped_and_shortened_in_the_middle():
+    from sc2env.cli.text import shown
+
+    assert shown("a\nb\rc\x00d\x1b[1me\u202ef\udcff") == "a\\nb\\rc\\x00d\\x1b[1me\\u202ef\\udcff"
+    assert shown("MoveToBeacon") == "MoveToBeacon" and shown("ÉtéMap") == "ÉtéMap"  # letters stay
+    long = shown("x" * 30 + "y" * 30, 20)
+    assert len(long) == 20 and long.startswith("x" * 13) and long.endswith("…" + "y" * 6)
+    assert shown("z" * 5000, None) == "z" * 5000
