@@ -69,6 +69,12 @@ def replay(options: ReplayOptions) -> int:
         data = read_replay(options.file)
     except ReplayError as error:
         raise UsageError(str(error)) from error
+    problem = not_a_replay(data)
+    if problem is not None:  # the game's answer to other bytes speaks to Python callers of save_replay
+        raise UsageError(
+            f"{shown(options.file, None)} is {problem}; give a replay saved by sc2env run --save-replay (or "
+            "env.save_replay()), or a folder of them"
+        )
     if options.info:
         with ReplayReader(LaunchConfig(engine=options.engine)) as reader:
             print(_replay_header(options.file, reader.info(data)))
@@ -118,6 +124,19 @@ _FILE_LIMIT = 72
 """The most characters a replay's file name takes in a listing (the longest saved by sc2env run are 64)."""
 
 
+def not_a_replay(data: bytes) -> str | None:
+    """Why `data` is no replay file, in the command's words, or None when it starts as a replay does."""
+    from sc2env.gamedata.replay_format import MPQ_HEADERS, SC2ENV_MAGIC, is_replay
+
+    if is_replay(data):
+        return None
+    head = shown(data[:16].decode("ascii", "backslashreplace"), None)
+    return (
+        f"not a replay file: it starts with '{head}', where an sc2env replay starts with "
+        f"'{SC2ENV_MAGIC.decode()}' and a StarCraft II replay (.SC2Replay) with '{MPQ_HEADERS[0][:3].decode()}'"
+    )
+
+
 def _replays_in(folder: str) -> list[str]:
     """The replay files in `folder`, sorted."""
     from sc2env.game.replay import REPLAY_SUFFIX
@@ -128,7 +147,7 @@ def _replays_in(folder: str) -> list[str]:
 def _export_replays(source: str, out_dir: str, options: ReplayOptions) -> int:
     """Write each replay of `source` (a file or a folder) to `out_dir`/<its name>.npz, as the env's arrays."""
     from sc2env.env.dataset import export_replay
-    from sc2env.game.replay import REPLAY_SUFFIX, ReplayError
+    from sc2env.game.replay import REPLAY_SUFFIX, ReplayError, read_replay
 
     if os.path.isdir(source):
         paths = _replays_in(source)
@@ -145,12 +164,19 @@ def _export_replays(source: str, out_dir: str, options: ReplayOptions) -> int:
     for path in paths:
         target = os.path.join(out_dir, os.path.basename(path).removesuffix(REPLAY_SUFFIX) + ".npz")
         try:
+            data = read_replay(path)
+            problem = not_a_replay(data)
+            if problem is not None:
+                raise ReplayError(problem)
             episode = export_replay(
-                path, target, observed_player_id=options.observed_player, **env_kwargs(options)
+                data, target, observed_player_id=options.observed_player, **env_kwargs(options)
             )
         except (ReplayError, SC2EnvError, OSError) as error:  # OSError: the .npz could not be written
             failed += 1
-            print(f"{os.path.basename(path)}: not exported: {one_line(error)}", file=sys.stderr)
+            print(
+                f"{shown(os.path.basename(path), _FILE_LIMIT)}: not exported: {one_line(error)}",
+                file=sys.stderr,
+            )
             continue
         steps += len(episode)
         print(f"{target}: {len(episode)} steps, final score {int(episode.scores[-1]) if len(episode) else 0}")
@@ -164,7 +190,7 @@ def _export_replays(source: str, out_dir: str, options: ReplayOptions) -> int:
 
 def _list_replays(folder: str, engine: str | None) -> int:
     """One line per replay in `folder` (read by one game process): map, length, result and APM."""
-    from sc2env.game.replay import ReplayError, ReplayReader
+    from sc2env.game.replay import ReplayError, ReplayReader, read_replay
     from sc2env.launch import LaunchConfig
 
     paths = _replays_in(folder)
@@ -177,35 +203,40 @@ def _list_replays(folder: str, engine: str | None) -> int:
         for path in paths:
             name = shown(os.path.basename(path), _FILE_LIMIT)
             try:
-                info = reader.info(path)
+                data = read_replay(path)
+                problem = not_a_replay(data)
+                if problem is not None:  # told without starting a game for it
+                    raise ReplayError(problem)
+                info = reader.info(data)
             except ReplayError as error:
                 rows.append((name, f"cannot be read: {one_line(error)}"))
                 continue
             player = info.players[0] if info.players else None
             result = (player.result if player else None) or "-"
-            columns = (
+            apm = str(player.apm if player else 0)
+            cells = (
                 shown(info.map_name),
                 str(info.game_loops),
                 game_time(info.game_loops),
                 shown(result, 10),
             )
-            rows.append((name, (*columns, str(player.apm if player else 0))))
+            rows.append((name, (*cells, apm)))
     # Columns as wide as their longest entry, which shown() keeps short: a name of 5,000 characters stored in
     # a replay pushed the rest of its row off the screen.
-    header = ("map", "loops", "time", "result", "APM")
-    readable = [header, *(columns for _, columns in rows if isinstance(columns, tuple))]
+    header: tuple[str, ...] = ("map", "loops", "time", "result", "APM")
+    readable = [header, *(row for _, row in rows if isinstance(row, tuple))]
     name_width = max(len("replay"), *(len(name) for name, _ in rows))
-    width = [max(len(columns[i]) for columns in readable) for i in range(len(header))]
-    for name, columns in [("replay", header), *rows]:
-        if isinstance(columns, str):
-            print(f"{name:<{name_width}}  {columns}")
+    width = [max(len(row[i]) for row in readable) for i in range(len(header))]
+    for name, row in [("replay", header), *rows]:
+        if isinstance(row, str):
+            print(f"{name:<{name_width}}  {row}")
             continue
-        map_name, loops, time, result, apm = columns
+        map_name, loops, time, result, apm = row
         print(
             f"{name:<{name_width}}  {map_name:<{width[0]}} {loops:>{width[1]}} {time:>{width[2]}}  "
             f"{result:<{width[3]}} {apm:>{width[4]}}"
         )
-    unreadable = sum(isinstance(columns, str) for _, columns in rows)
+    unreadable = sum(isinstance(row, str) for _, row in rows)
     print(
         f"{len(paths)} replay{'s' if len(paths) != 1 else ''} in {shown(folder, None)}"
         + (f", {unreadable} unreadable" if unreadable else ""),

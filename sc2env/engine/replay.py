@@ -19,13 +19,12 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2env import __version__
 from sc2env.engine.game import REALTIME_LOOPS_PER_SECOND, Game
 from sc2env.gamedata import BASE_BUILD, DATA_BUILD, DATA_VERSION, GAME_VERSION
+from sc2env.gamedata.replay_format import MPQ_HEADERS
+from sc2env.gamedata.replay_format import SC2ENV_MAGIC as MAGIC
 
-MAGIC = b"sc2env-replay/"
-"""A replay starts with MAGIC, the format version in ASCII digits and a newline: b"sc2env-replay/1\\n"."""
 FORMAT_VERSION = 1
 MAX_INFLATED_BYTES = 256 << 20
 """The most a replay's JSON may inflate to: far beyond any episode, short of a decompression bomb's cost."""
-_MPQ_HEADERS = (b"MPQ\x1a", b"MPQ\x1b")  # an MPQ archive, and one with a user-data header (.SC2Replay)
 _WRITE_HOW = "give the bytes that save_replay returned on sc2env's built-in engine"
 
 
@@ -187,7 +186,7 @@ def read(request: sc_pb.RequestReplayInfo | sc_pb.RequestStartReplay) -> Replay:
 
 def decode(data: bytes) -> Replay:
     """Parse replay bytes; ReplayError says what is wrong with them."""
-    if data[:4] in _MPQ_HEADERS:
+    if data[:4] in MPQ_HEADERS:
         raise ReplayError(
             "InvalidReplayData",
             (

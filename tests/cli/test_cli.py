@@ -905,3 +905,34 @@ def test_untrusted_text_is_escaped_and_shortened_in_the_middle():
     long = shown("x" * 30 + "y" * 30, 20)
     assert len(long) == 20 and long.startswith("x" * 13) and long.endswith("…" + "y" * 6)
     assert shown("z" * 5000, None) == "z" * 5000
+
+
+@pytest.mark.parametrize("flags", [[], ["--info"]])
+def test_a_file_that_is_no_replay_is_called_so_before_any_game(tmp_path, capsys, monkeypatch, flags):
+    # `sc2env replay /etc/passwd` answered with the engine's advice to Python callers: "give the bytes that
+    # save_replay returned". StarCraft II asked for where there is none: had a game been started, that failed.
+    monkeypatch.setenv("SC2PATH", str(tmp_path / "nowhere"))
+    passwd = tmp_path / "passwd"
+    passwd.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    code, out, err = run_cli(capsys, "replay", *flags, str(passwd), "--engine", "sc2")
+    assert code == 2 and out == ""
+    assert err.startswith(
+        f"sc2env replay: {passwd} is not a replay file: it starts with 'root:x:0:0:root:', where an sc2env "
+        "replay starts with 'sc2env-replay/' and a StarCraft II replay (.SC2Replay) with 'MPQ'; give a replay "
+        "saved by sc2env run --save-replay"
+    ), err
+    assert "save_replay returned" not in err and "StarCraft II under" not in err
+
+
+def test_a_folder_lists_and_exports_a_file_that_is_no_replay_as_such(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("SC2PATH", str(tmp_path / "nowhere"))
+    (tmp_path / "notes.SC2Replay").write_bytes(b"\x1b[2Jhello")
+    code, out, err = run_cli(capsys, "replay", str(tmp_path), "--engine", "sc2")
+    assert (
+        code == 0
+        and "notes.SC2Replay  cannot be read: not a replay file: it starts with '\\x1b[2Jhello'" in out
+    )
+    code, out, err = run_cli(
+        capsys, "replay", str(tmp_path), "--export", str(tmp_path / "out"), "--engine", "sc2"
+    )
+    assert code == 1 and "notes.SC2Replay: not exported: not a replay file" in err and "\x1b" not in err
