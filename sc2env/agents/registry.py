@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
 
 from sc2env.agents.base import Agent
 from sc2env.agents.random_agent import RandomAgent
 from sc2env.agents.scripted_combat import DefeatRoaches, DefeatZerglingsAndBanelings, FindAndDefeatZerglings
 from sc2env.agents.scripted_economy import BuildMarines, CollectMineralsAndGas
 from sc2env.agents.scripted_movement import CollectMineralShards, MoveToBeacon
+from sc2env.game.maps import definition_map, is_definition_path
 
 SCRIPTED_AGENTS: dict[str, type[Agent]] = {
     "MoveToBeacon": MoveToBeacon,
@@ -29,13 +31,7 @@ def agent_class(name: str, map_name: str) -> type[Agent]:
     if name.lower() == "random":
         return RandomAgent
     if name.lower() == "scripted":
-        try:
-            return SCRIPTED_AGENTS[map_name]
-        except KeyError:
-            raise ValueError(
-                f"no scripted agent for {map_name}; scripted agents play "
-                f"{', '.join(SCRIPTED_AGENTS)} (or use --agent random)"
-            ) from None
+        return scripted_agent(map_name)
     module_name, _, class_name = name.partition(":")
     if not module_name or not class_name:
         raise ValueError(f"unknown agent {name!r}: use random, scripted or package.module:Class")
@@ -79,6 +75,22 @@ def agent_class(name: str, map_name: str) -> type[Agent]:
             "give its __init__ defaults for every parameter"
         )
     return cls
+
+
+def scripted_agent(map_name: str) -> type[Agent]:
+    """The script of a mini-game: by its name, or by the name a definition file (Name.json) gives it, so that a
+    copy of MoveToBeacon.json saved as MyBeacon.json is played by MoveToBeacon's script."""
+    name, shown = map_name, map_name
+    if is_definition_path(map_name):
+        name = definition_map(map_name).name  # UnknownMapError (a LaunchError) if it can't be read
+        shown = f"{name!r} (the name {os.path.basename(map_name)} gives its mini-game)"
+    script = SCRIPTED_AGENTS.get(name)
+    if script is None:
+        raise ValueError(
+            f"no scripted agent for {shown}; scripted agents play {', '.join(SCRIPTED_AGENTS)} (or use "
+            "--agent random)"
+        )
+    return script
 
 
 def _required_parameters(cls: type) -> list[str]:

@@ -44,10 +44,11 @@ def play(options: PlayOptions) -> int:
             f"play takes one mini-game, not {options.map!r}: e.g. --map MoveToBeacon (sc2env maps lists them)"
         )
     try:
-        (name,) = resolve_maps([options.map], options.engine)
+        (planned,) = resolve_maps([options.map], options.engine)
     except UnknownMapError as error:
         raise UsageError(str(error)) from error
-    env = make_env(name, render_mode="human", **env_kwargs(options))
+    name = planned.label
+    env = make_env(planned.name, render_mode="human", **env_kwargs(options))
     try:
         scores = play_in_window(
             env,

@@ -6,8 +6,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any, TextIO
 
-from sc2env.cli.map_names import map_label
-from sc2env.cli.text import columns_of
+from sc2env.cli.text import columns_of, shown
 
 if TYPE_CHECKING:
     from sc2env.agents import Episode
@@ -30,7 +29,8 @@ class Progress:
         self.started = time.perf_counter()
         self._drawn = 0.0
 
-    def step(self, map_name: str, episode_steps: int, info: dict[str, Any]) -> None:
+    def step(self, label: str, episode_steps: int, info: dict[str, Any]) -> None:
+        """Redraw the bar for a step of the episode on the map `label` names (0 steps: its reset)."""
         self.steps += episode_steps > 0  # 0: the episode's reset
         now = time.perf_counter()
         if self.live and now - self._drawn > 0.1:
@@ -40,7 +40,7 @@ class Progress:
             rate = self.steps / max(now - self.started, 1e-9)
             # Counted per map, as the episode lines are; the bar is the whole run's.
             line = (
-                f"\r{map_label(map_name)} episode {self.done % self.per_map + 1}/{self.per_map} "
+                f"\r{label} episode {self.done % self.per_map + 1}/{self.per_map} "
                 f"[{'#' * filled}"
                 f"{'.' * (24 - filled)}] step {episode_steps} score {info['score']}  {rate:,.0f} steps/s"
             )
@@ -48,11 +48,12 @@ class Progress:
             self.stream.flush()
             self.pending = True
 
-    def episode(self, episode: Episode) -> None:
+    def episode(self, episode: Episode, label: str | None = None) -> None:
+        """The line of a finished episode, on the map `label` names (by default its name, as the env has it)."""
         self.done += 1
         number = (self.done - 1) % self.per_map + 1
         line = (
-            f"{map_label(episode.map_name)} episode {number}/{self.per_map}: score {episode.score} in "
+            f"{label or shown(episode.map_name)} episode {number}/{self.per_map}: score {episode.score} in "
             f"{episode.steps} steps ({episode.seconds:.1f} s)"
         )
         if episode.invalid_actions:  # played as no_op: an agent's bug would otherwise show only as low scores

@@ -84,7 +84,9 @@ def run(options: RunOptions) -> int:
     # Unknown maps and agents, an agent's conflicting options and env options out of range (usage errors) fail
     # before any game starts.
     try:
-        maps = resolve_maps(options.map, options.engine)
+        planned = resolve_maps(options.map, options.engine)
+        maps = [m.name for m in planned]
+        labels = {m.name: m.label for m in planned}
         classes = {name: agent_class(options.agent, name) for name in maps}
         env_kwargs = {name: agent_env_kwargs(options, options.agent, cls) for name, cls in classes.items()}
         for name, kwargs in env_kwargs.items():
@@ -115,11 +117,11 @@ def run(options: RunOptions) -> int:
             agent = make_agent(options.agent, name, seed=options.seed)
             env = make_env(name, render_mode=render_mode, **env_kwargs[name])
             try:
-                on_step = _step_callback(progress, name, env, writer)
+                on_step = _step_callback(progress, labels[name], env, writer)
 
                 def on_episode(episode: Any) -> None:
                     episodes.append(episode)
-                    progress.episode(episode)
+                    progress.episode(episode, labels[episode.map_name])
 
                 run_agent(
                     env, agent, options.episodes, seed=options.seed, on_step=on_step, on_episode=on_episode
@@ -152,7 +154,7 @@ def run(options: RunOptions) -> int:
             file=sys.stderr,
         )
     if episodes:
-        print(results_table(summarise(episodes), options.agent))
+        print(results_table(summarise(episodes), options.agent, labels))
     if failure is not None:
         raise failure
     return 0 if not interrupted or closed else code
@@ -182,10 +184,10 @@ def _replays_in(folder: str | None) -> set[str]:
 
 
 def _step_callback(
-    progress: Progress, name: str, env: gym.Env, writer: VideoWriter | None
+    progress: Progress, label: str, env: gym.Env, writer: VideoWriter | None
 ) -> Callable[[int, dict[str, Any]], None]:
     def on_step(steps: int, info: dict[str, Any]) -> None:
-        progress.step(name, steps, info)
+        progress.step(label, steps, info)
         if writer is not None:
             add_frame(writer, frame_of(env.unwrapped))
 

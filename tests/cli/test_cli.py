@@ -7,6 +7,7 @@ import json
 import os
 import pathlib
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -780,7 +781,7 @@ def test_a_closed_stdout_and_help_flags_after_help():
         assert main(["sc2env", "help", flag]) == 0
 
 
-def test_run_plays_a_definition_file_and_names_it_by_its_file(capsys, tmp_path, monkeypatch):
+def test_run_plays_a_definition_file_and_names_it_by_its_name(capsys, tmp_path, monkeypatch):
     spec = json.loads((definitions_dir() / "MoveToBeacon.json").read_text())
     spec.update(name="ShortBeacon", time_limit=160)
     (tmp_path / "ShortBeacon.json").write_text(json.dumps(spec))
@@ -790,8 +791,9 @@ def test_run_plays_a_definition_file_and_names_it_by_its_file(capsys, tmp_path, 
     )
     assert code == 0, err
     (row,) = [line.split() for line in out.splitlines()[2:]]
-    assert row[:3] == ["ShortBeacon.json", "random", "2"]
-    assert re.search(r"ShortBeacon.json episode 2/2: score \d+ in 20 steps", err), err  # its 160-loop timer
+    # Its own "name", as the shipped maps are named: the file would only tell it from another of that name.
+    assert row[:3] == ["ShortBeacon", "random", "2"]
+    assert re.search(r"ShortBeacon episode 2/2: score \d+ in 20 steps", err), err  # its 160-loop timer
     code, _, err = run_cli(capsys, "run", "--map", "Missing.json", "--agent", "scripted", *BUILTIN)
     assert code == 2 and "Cannot read the mini-game definition 'Missing.json'" in err, err
     assert len(err.strip().splitlines()) == 1
@@ -936,3 +938,34 @@ def test_a_folder_lists_and_exports_a_file_that_is_no_replay_as_such(tmp_path, c
         capsys, "replay", str(tmp_path), "--export", str(tmp_path / "out"), "--engine", "sc2"
     )
     assert code == 1 and "notes.SC2Replay: not exported: not a replay file" in err and "\x1b" not in err
+
+
+def test_a_copy_of_a_mini_game_is_played_by_its_script_and_named_with_its_file(capsys, tmp_path, monkeypatch):
+    # MoveToBeacon.json saved as MyBeacon.json (its "name" still MoveToBeacon) got "no scripted agent", and the
+    # table named maps by their full path.
+    (tmp_path / "maps").mkdir()
+    shutil.copy(definitions_dir() / "MoveToBeacon.json", tmp_path / "maps" / "MyBeacon.json")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli(capsys, "run", "--map", "maps/MyBeacon.json", "--max-steps", "60", *BUILTIN)
+    assert code == 0, err
+    (row,) = [line.split() for line in out.splitlines()[2:]]
+    assert row[:4] == ["MoveToBeacon", "(maps/MyBeacon.json)", "scripted", "1"]  # not the shipped one
+    assert float(row[4]) >= 2, out  # the script reached the beacon: random play scores 0 or 1 in 60 steps
+    assert "MoveToBeacon (maps/MyBeacon.json) episode 1/1: score" in err
+    # Two files that name their mini-games alike are told apart by their files; a file elsewhere, in full.
+    spec = json.loads((definitions_dir() / "MoveToBeacon.json").read_text()) | {"name": "Twin"}
+    for folder in (tmp_path / "a", tmp_path.parent / f"{tmp_path.name}-b"):
+        folder.mkdir()
+        (folder / "Twin.json").write_text(json.dumps(spec))
+    elsewhere = tmp_path.parent / f"{tmp_path.name}-b" / "Twin.json"
+    code, out, err = run_cli(
+        capsys, "run", "--map", f"a/Twin.json,{elsewhere}", "--agent", "random", "--max-steps", "2", *BUILTIN
+    )
+    assert code == 0, err
+    here, there = [line.split()[:2] for line in out.splitlines()[2:]]
+    assert here == ["Twin", "(a/Twin.json)"] and there[0] == "Twin"
+    assert there[1].startswith("(/") and there[1].endswith(
+        "-b/Twin.json)"
+    )  # in full, or shortened in the middle
+    code, _, err = run_cli(capsys, "run", "--map", "maps/MyBeacon.json,a/Twin.json", "--agent", "scripted")
+    assert code == 2 and "no scripted agent for 'Twin' (the name Twin.json gives its mini-game)" in err, err
