@@ -4,20 +4,30 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from sc2env.cli.text import columns_of, shown
 
 if TYPE_CHECKING:
     from sc2env.agents import Episode
+    from sc2env.game.maps import MapSpec
 
 
 class Progress:
-    """A one-line progress bar on stderr (redrawn in place on a terminal, one line per episode otherwise)."""
+    """A one-line progress bar on stderr (redrawn in place on a terminal, one line per episode otherwise).
 
-    def __init__(self, total_episodes: int, per_map: int, stream: TextIO | None = None):
-        self.total = total_episodes
+    The bar fills by env steps. Each episode counts for its map's step budget (`step_budget`: the map's time
+    limit over step_mul, or --max-steps when that is smaller); an episode that ends sooner (its army died)
+    fills the rest of its share as it ends. Where a map's budget is unknown (a map of a StarCraft II install,
+    which has no time limit, without --max-steps), the bar fills by episodes.
+    """
+
+    def __init__(self, per_map: int, budgets: Sequence[int | None], stream: TextIO | None = None):
         self.per_map = per_map
+        self.budgets = list(budgets)
+        """Each map's step budget, in the order the maps are played."""
+        self.total = per_map * len(self.budgets)
         self.stream = stream or sys.stderr
         self.live = self.stream.isatty()
         # One column short of the terminal: a full-width line wraps on some terminals, and a wrapped line
@@ -29,14 +39,24 @@ class Progress:
         self.started = time.perf_counter()
         self._drawn = 0.0
 
+    def fraction(self, episode_steps: int) -> float:
+        """How much of the run is done, `episode_steps` into the current episode."""
+        if not self.total:
+            return 0.0
+        if None in self.budgets:
+            return self.done / self.total
+        budgets = [budget or 0 for budget in self.budgets]
+        finished = sum(budgets[i // self.per_map] for i in range(min(self.done, self.total)))
+        current = budgets[self.done // self.per_map] if self.done < self.total else 0
+        return (finished + min(episode_steps, current)) / (self.per_map * sum(budgets))
+
     def step(self, label: str, episode_steps: int, info: dict[str, Any]) -> None:
         """Redraw the bar for a step of the episode on the map `label` names (0 steps: its reset)."""
         self.steps += episode_steps > 0  # 0: the episode's reset
         now = time.perf_counter()
         if self.live and now - self._drawn > 0.1:
             self._drawn = now
-            fraction = self.done / self.total if self.total else 0.0
-            filled = int(24 * fraction)
+            filled = int(24 * self.fraction(episode_steps))
             rate = self.steps / max(now - self.started, 1e-9)
             # Counted per map, as the episode lines are; the bar is the whole run's.
             line = (
@@ -68,3 +88,11 @@ class Progress:
             self.stream.write("\n")
             self.stream.flush()
             self.pending = False
+
+
+def step_budget(spec: MapSpec, step_mul: int, max_steps: int | None) -> int | None:
+    """The most env steps an episode on `spec` takes: its time limit in game loops over `step_mul` (rounded up:
+    the step that crosses the limit ends it), or `max_steps` when that is smaller; None when neither is known."""
+    timer = -(-spec.game_loops // step_mul) if spec.game_loops else None
+    limits = [limit for limit in (timer, max_steps) if limit is not None]
+    return min(limits) if limits else None

@@ -20,7 +20,7 @@ from sc2env.cli.env_options import (
 )
 from sc2env.cli.map_names import resolve_maps
 from sc2env.cli.options import Command, Options, UsageError, option
-from sc2env.cli.progress import Progress
+from sc2env.cli.progress import Progress, step_budget
 from sc2env.cli.recording import add_frame, close_video, frame_of, video_writer
 from sc2env.cli.results import results_table
 from sc2env.cli.signals import exit_code, stopped_by
@@ -105,7 +105,11 @@ def run(options: RunOptions) -> int:
     if replay_dir:  # made last: a run refused for another reason leaves no empty folder behind
         _replay_folder(replay_dir)
     render_mode = "human" if options.render else ("rgb_array" if writer is not None else None)
-    progress = Progress(len(maps) * options.episodes, options.episodes)
+    budgets = [
+        step_budget(m.spec, env_kwargs[m.name]["step_mul"], env_kwargs[m.name].get("max_episode_steps"))
+        for m in planned
+    ]
+    progress = Progress(options.episodes, budgets)
     episodes = []
     replays_before = _replays_in(replay_dir)
     interrupted = None

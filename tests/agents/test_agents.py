@@ -80,7 +80,7 @@ def test_observe_gets_every_steps_reward_and_the_episodes_end_and_invalid_action
     assert sum(reward for reward, *_ in agent.seen) == episode.reward
     assert episode.invalid_actions == 4 and all(invalid for *_, invalid in agent.seen)
     # The command line shows them: per episode, and as a column of the table.
-    Progress(1, 1).episode(episode)
+    Progress(1, [4]).episode(episode)
     assert "4 invalid actions played as no_op" in capsys.readouterr().err
     table = results_table(summarise([episode]), "recorder").splitlines()
     assert table[0].split()[-1] == "invalid" and table[2].split()[-1] == "4"

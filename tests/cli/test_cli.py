@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import io
 import json
 import os
 import pathlib
@@ -65,7 +66,7 @@ def test_the_live_progress_line_counts_episodes_per_map_as_the_episode_lines_do(
         def isatty(self):
             return True
 
-    progress = Progress(total_episodes=4, per_map=2, stream=Terminal())
+    progress = Progress(per_map=2, budgets=[240, 240], stream=Terminal())
     progress.done = 2  # both episodes of the first map are over
     progress.step("CollectMineralShards", 5, {"score": 3})
     line = progress.stream.getvalue()
@@ -696,7 +697,7 @@ def test_the_live_progress_line_fits_the_terminal_it_is_drawn_on(monkeypatch):
     leader, follower = pty.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 60, 0, 0))
     with os.fdopen(follower, "w") as stream:
-        progress = Progress(4, 2, stream)
+        progress = Progress(2, [240, 240], stream)
         progress.step("DefeatZerglingsAndBanelings", 123, {"score": 4567})
         progress.end_line()
     drawn = os.read(leader, 4096).decode()
@@ -969,3 +970,62 @@ def test_a_copy_of_a_mini_game_is_played_by_its_script_and_named_with_its_file(c
     )  # in full, or shortened in the middle
     code, _, err = run_cli(capsys, "run", "--map", "maps/MyBeacon.json,a/Twin.json", "--agent", "scripted")
     assert code == 2 and "no scripted agent for 'Twin' (the name Twin.json gives its mini-game)" in err, err
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_the_progress_bar_fills_by_steps_so_a_single_episode_shows_its_progress():
+    # It filled per finished episode: a run of one episode showed an empty bar until the episode was over.
+    from sc2env.cli.progress import Progress
+
+    progress = Progress(1, [240], _Terminal())
+    progress.step("MoveToBeacon", 120, {"score": 2})
+    assert (
+        "MoveToBeacon episode 1/1 [############............] step 120 score 2" in progress.stream.getvalue()
+    )
+    # Two maps of 100 and 300 steps, two episodes each: 800 steps; an episode over counts for its budget
+    # (one that ended early too).
+    progress = Progress(2, [100, 300], _Terminal())
+    progress.done = 1
+    assert progress.fraction(50) == (100 + 50) / 800
+    progress.done = 2
+    assert progress.fraction(150) == (200 + 150) / 800 and progress.fraction(1000) == (200 + 300) / 800
+    unknown = Progress(2, [None, 100], _Terminal())  # a map without a time limit: by episodes
+    unknown.done = 1
+    assert unknown.fraction(50) == 1 / 4
+
+
+def test_an_episodes_step_budget_is_its_timer_over_step_mul_or_max_steps():
+    from sc2env.cli.progress import step_budget
+    from sc2env.game.maps import MapSpec
+
+    beacon = MINI_GAMES["MoveToBeacon"]  # 120 game seconds: 1,920 loops
+    assert (step_budget(beacon, 8, None), step_budget(beacon, 7, None), step_budget(beacon, 8, 40)) == (
+        240,
+        275,  # 274 steps of 7 loops fall 2 loops short of the timer: the 275th ends the episode
+        40,
+    )
+    ladder = MapSpec("Simple64", "Melee/Simple64.SC2Map")  # no time limit
+    assert step_budget(ladder, 8, None) is None and step_budget(ladder, 8, 100) == 100
+
+
+def test_run_gives_the_progress_bar_each_maps_step_budget(capsys, monkeypatch, tmp_path):
+    from sc2env.cli import run
+
+    budgets = []
+
+    class Recorded(run.Progress):
+        def __init__(self, per_map, map_budgets, stream=None):
+            budgets.append((per_map, list(map_budgets)))
+            super().__init__(per_map, map_budgets, stream)
+
+    monkeypatch.setattr(run, "Progress", Recorded)
+    spec = json.loads((definitions_dir() / "MoveToBeacon.json").read_text()) | {"time_limit": 160}
+    (tmp_path / "ShortBeacon.json").write_text(json.dumps(spec))
+    args = ["--agent", "random", "--max-steps", "30", *BUILTIN]
+    code, _, err = run_cli(capsys, "run", "--map", f"MoveToBeacon,{tmp_path / 'ShortBeacon.json'}", *args)
+    assert code == 0, err
+    assert budgets == [(1, [30, 20])]  # --max-steps, and a 160-loop timer at step_mul 8
