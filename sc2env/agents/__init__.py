@@ -1,6 +1,6 @@
 """Agents for sc2env: the agent protocol, a masked random agent, a scripted agent per mini-game, a runner."""
 
-from sc2env.agents.base import Action, Agent
+from sc2env.agents.base import Action, Agent, ScriptedAgent
 from sc2env.agents.random_agent import RandomAgent
 from sc2env.agents.registry import SCRIPTED_AGENTS, agent_class, make_agent
 from sc2env.agents.runner import Episode, Summary, run_agent, run_episode, summarise
@@ -31,6 +31,7 @@ __all__ = [
     "MoveToBeacon",
     "RandomAgent",
     "RawFocusFire",
+    "ScriptedAgent",
     "Summary",
     "agent_class",
     "make_agent",

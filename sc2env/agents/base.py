@@ -35,6 +35,10 @@ class Agent(abc.ABC):
     actions: ClassVar[tuple[str, ...]] = ("features",)
     """The env action spaces (`actions=` values) the agent can play: its actions are FunctionCalls or
     feature-layer vectors unless it says it plays "raw" too."""
+    min_screen_size: ClassVar[int] = 1
+    min_minimap_size: ClassVar[int] = 1
+    """The smallest feature screen and minimap (pixels a side) the agent is made for. It still plays on
+    smaller ones, badly; `sc2env run` warns when the env's are smaller."""
 
     def setup(self, env: SC2Env) -> None:  # noqa: B027 - a hook agents may leave out
         """Called once with the unwrapped env after its first reset, before the first `reset()` and `step()`:
@@ -52,3 +56,11 @@ class Agent(abc.ABC):
     @abc.abstractmethod
     def step(self, observation: Observation) -> Action:
         """The action for this observation."""
+
+
+class ScriptedAgent(Agent):
+    """An agent whose play is written by hand, as sc2env's scripts are: made for feature layers of 16 pixels and
+    more, the size below which several units share a pixel and the suite no longer plays every script."""
+
+    min_screen_size = 16
+    min_minimap_size = 16

@@ -49,8 +49,8 @@ def agent_class(name: str, map_name: str) -> type[Agent]:
     if cls is None:
         classes = sorted(
             n
-            for n, v in vars(module).items()  # not the base class a module imports
-            if isinstance(v, type) and callable(getattr(v, "step", None)) and v is not Agent
+            for n, v in vars(module).items()  # not the base classes a module imports
+            if isinstance(v, type) and callable(getattr(v, "step", None)) and not inspect.isabstract(v)
         )
         raise ValueError(
             f"{module_name} has no {class_name!r}; its agent classes: {', '.join(classes) or 'none'}"

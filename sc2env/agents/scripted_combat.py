@@ -6,7 +6,7 @@ from collections import deque
 
 import numpy as np
 
-from sc2env.agents.base import Agent
+from sc2env.agents.base import ScriptedAgent
 from sc2env.agents.screen_reading import (
     FEATURE_UNITS_ENV,
     Alliance,
@@ -26,7 +26,7 @@ from sc2env.interface.named_array import FeatureUnitTable, MinimapLayers
 _F = FUNCTIONS
 
 
-class FocusFire(ScreenScale, Agent):
+class FocusFire(ScreenScale, ScriptedAgent):
     """The whole army attacks one enemy at a time until it dies, then the next (`priority` decides which).
 
     The target is followed from step to step (feature units carry no tags): the enemy nearest to where it was,
@@ -83,7 +83,7 @@ class DefeatRoaches(FocusFire):
         return enemies.health * 1000.0 + super().priority(enemies, army_centre)
 
 
-class DefeatZerglingsAndBanelings(ScreenScale, Agent):
+class DefeatZerglingsAndBanelings(ScreenScale, ScriptedAgent):
     """Split against splash: spread the Marines, hold position, and let one Marine draw the Zerg in.
 
     A wave starts with the Marines in a column one world unit apart, where one Baneling's burst (radius 2.2)
@@ -208,7 +208,7 @@ def _stirred(before: tuple, now: tuple) -> bool:
     return not before or now[0] != before[0] or now[1] < before[1] or now[2:] != before[2:]
 
 
-class FindAndDefeatZerglings(Agent):
+class FindAndDefeatZerglings(ScriptedAgent):
     """Attack-move the army on the minimap: to the nearest visible enemy, else to explore the nearest unseen
     (then fogged) part of the playable area. Needs no camera moves: Attack_minimap reaches the whole map."""
 

@@ -7,7 +7,7 @@ from collections import deque
 
 import numpy as np
 
-from sc2env.agents.base import Agent
+from sc2env.agents.base import ScriptedAgent
 from sc2env.agents.screen_reading import (
     FEATURE_UNITS_ENV,
     Alliance,
@@ -68,7 +68,7 @@ class EconomyPlan:
     """Build a depot when fewer than this many supply (plus two per Barracks) are free."""
 
 
-class Economy(ScreenScale, Agent):
+class Economy(ScreenScale, ScriptedAgent):
     """An economy driven by a small priority list, one function call per step.
 
     Each step either continues the current plan (a short sequence of calls, e.g. select an SCV, then order a

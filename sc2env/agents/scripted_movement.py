@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sc2env.agents.base import Agent
+from sc2env.agents.base import ScriptedAgent
 from sc2env.agents.screen_reading import (
     FEATURE_UNITS_ENV,
     Alliance,
@@ -24,7 +24,7 @@ from sc2env.interface.named_array import FeatureUnitTable
 _F = FUNCTIONS
 
 
-class MoveToBeacon(Agent):
+class MoveToBeacon(ScriptedAgent):
     """Select the marine, then move it to the beacon's centre (from the player_relative layer)."""
 
     def step(self, obs: Observation) -> FunctionCall:
@@ -36,7 +36,7 @@ class MoveToBeacon(Agent):
         return _F.Move_screen("now", screen_point(beacon, screen_size(obs)))
 
 
-class CollectMineralShards(ScreenScale, Agent):
+class CollectMineralShards(ScreenScale, ScriptedAgent):
     """Both marines, each in its own control group, each sent to the nearest shard the other isn't after.
 
     Setup puts marine 0 in control group 1 and marine 1 in group 2 (select_army, then one unit of the

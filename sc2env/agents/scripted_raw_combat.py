@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sc2env.agents.base import Action, Agent
+from sc2env.agents.base import Action, ScriptedAgent
 from sc2env.agents.screen_reading import minimap
 from sc2env.errors import SC2EnvError
 from sc2env.interface import RAW_FUNCTIONS, FeatureUnit, Observation
@@ -20,7 +20,7 @@ _BANELING = 9  # they splash whoever stands together: killed first, before they 
 _GAP = 3.4  # world units between split columns (a Baneling burst reaches 2.2), as the feature-layer script
 
 
-class RawFocusFire(Agent):
+class RawFocusFire(ScriptedAgent):
     """Every own unit that can attack attacks one enemy until it dies: Banelings first, then the enemy with
     the least health left, then the one nearest the army. A wave with Banelings is met by a column split in
     three first. With no enemy in sight the army attack-moves to the

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
@@ -90,6 +91,31 @@ def agent_env_kwargs(options: Options, agent: str, cls: type[Agent]) -> dict[str
             "an agent of that action space (random plays both)"
         )
     return kwargs
+
+
+def small_layers(agents: Sequence[tuple[type[Agent], Mapping[str, Any]]]) -> list[str]:
+    """Warnings for feature layers smaller than the agents are made for (their `min_screen_size` and
+    `min_minimap_size`), given each map's agent class and env options: a line per size that is too small."""
+    lines = []
+    for layers, least in (("screen_size", "min_screen_size"), ("minimap_size", "min_minimap_size")):
+        short: dict[tuple[int, int], set[str]] = {}  # (size, the size needed) -> the agents
+        for cls, kwargs in agents:
+            size, need = _side(kwargs.get(layers)), getattr(cls, least)
+            if size is not None and size < need:
+                short.setdefault((size, need), set()).add(cls.__name__)
+        for (size, need), names in sorted(short.items()):
+            lines.append(
+                f"warning: {flag_of(layers)} {size} is below the {need} pixels {', '.join(sorted(names))} "
+                f"{'is' if len(names) == 1 else 'are'} made for: expect poor play at this size"
+            )
+    return lines
+
+
+def _side(size: Any) -> int | None:
+    """The shorter side of a size an env option gives (an int, or (width, height))."""
+    if size is None:
+        return None
+    return min(size) if isinstance(size, (tuple, list)) else int(size)
 
 
 def sc2env_of(env: gym.Env) -> SC2Env:

@@ -16,6 +16,7 @@ from sc2env.cli.env_options import (
     make_env,
     minimap_size_option,
     screen_size_option,
+    small_layers,
     step_mul_option,
 )
 from sc2env.cli.map_names import resolve_maps
@@ -100,6 +101,8 @@ def run(options: RunOptions) -> int:
                 raise ValueError(str(error)) from error
     except (ValueError, UnknownMapError) as error:
         raise UsageError(str(error)) from error
+    for warning in small_layers([(classes[name], env_kwargs[name]) for name in maps]):
+        print(f"sc2env run: {warning}", file=sys.stderr)
     # In real time at the first map's step_mul.
     writer = video_writer(options.save_video, env_kwargs[maps[0]]["step_mul"])
     if replay_dir:  # made last: a run refused for another reason leaves no empty folder behind

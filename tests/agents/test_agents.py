@@ -11,6 +11,7 @@ from sc2env.agents import (
     MoveToBeacon,
     RandomAgent,
     RawFocusFire,
+    ScriptedAgent,
     agent_class,
     make_agent,
     run_agent,
@@ -39,11 +40,13 @@ THRESHOLDS = {
 
 def test_every_mini_game_has_a_script():
     assert set(SCRIPTED_AGENTS) == set(THRESHOLDS)
+    assert all(issubclass(cls, ScriptedAgent) for cls in SCRIPTED_AGENTS.values())
 
 
-# 16 pixels: a pixel is 1.5 world units, several units share one, and a unit's position can fall on a pixel
-# another unit covers. The scripts measure in world units and click where the layers show their target.
-@pytest.mark.parametrize("size", [64, 16])
+# The smallest size the scripts declare (16 pixels): a pixel is 1.5 world units, several units share one, and a
+# unit's position can fall on a pixel another unit covers. The scripts measure in world units and click where
+# the layers show their target.
+@pytest.mark.parametrize("size", [64, ScriptedAgent.min_screen_size])
 @pytest.mark.parametrize("name", list(THRESHOLDS))
 def test_scripted_agent_plays_its_map_well(make_env, name, size):
     cls = SCRIPTED_AGENTS[name]

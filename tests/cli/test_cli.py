@@ -1029,3 +1029,34 @@ def test_run_gives_the_progress_bar_each_maps_step_budget(capsys, monkeypatch, t
     code, _, err = run_cli(capsys, "run", "--map", f"MoveToBeacon,{tmp_path / 'ShortBeacon.json'}", *args)
     assert code == 0, err
     assert budgets == [(1, [30, 20])]  # --max-steps, and a 160-loop timer at step_mul 8
+
+
+def test_feature_layers_smaller_than_the_agent_is_made_for_are_warned_about(capsys):
+    # --screen-size 7 was taken in silence, and the scripted agent scored 3 where it scores 20 and more.
+    args = ["--max-steps", "2", *BUILTIN]
+    code, _, err = run_cli(capsys, "run", "--map", "MoveToBeacon,DefeatRoaches", "--screen-size", "7", *args)
+    assert code == 0, err
+    assert err.startswith(
+        "sc2env run: warning: --screen-size 7 is below the 16 pixels DefeatRoaches, MoveToBeacon are made for"
+    )
+    assert "minimap" not in err
+    for quiet in (
+        ["--agent", "random", "--screen-size", "7"],
+        ["--screen-size", "16", "--minimap-size", "16"],
+    ):
+        code, _, err = run_cli(capsys, "run", *quiet, *args)
+        assert code == 0 and "warning" not in err, err
+
+
+def test_an_agent_says_the_smallest_layers_it_is_made_for():
+    from sc2env.agents import Agent, RandomAgent
+    from sc2env.cli.env_options import small_layers
+
+    class Wide(RandomAgent):
+        min_minimap_size = 32
+
+    assert Agent.min_screen_size == Agent.min_minimap_size == 1
+    assert small_layers([(Wide, {"screen_size": 8, "minimap_size": (48, 24)})]) == [
+        "warning: --minimap-size 24 is below the 32 pixels Wide is made for: expect poor play at this size"
+    ]
+    assert small_layers([(Wide, {"screen_size": 8, "minimap_size": 32})]) == []
