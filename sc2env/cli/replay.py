@@ -15,7 +15,7 @@ from sc2env.cli.env_options import (
     step_mul_option,
 )
 from sc2env.cli.options import Command, Options, UsageError, option
-from sc2env.cli.recording import add_frame, close_video, frame_of, video_writer
+from sc2env.cli.recording import Recording, frame_of
 from sc2env.cli.signals import exit_code
 from sc2env.cli.text import one_line, shown
 from sc2env.errors import SC2EnvError
@@ -79,8 +79,8 @@ def replay(options: ReplayOptions) -> int:
         with ReplayReader(LaunchConfig(engine=options.engine)) as reader:
             print(_replay_header(options.file, reader.info(data)))
         return 0
-    writer = video_writer(options.save_video, options.step_mul)
-    render_mode = "human" if options.render else ("rgb_array" if writer is not None else None)
+    recording = Recording(options.save_video, options.step_mul) if options.save_video is not None else None
+    render_mode = "human" if options.render else ("rgb_array" if recording is not None else None)
     watcher = watch_replay(
         data,
         observed_player_id=options.observed_player,
@@ -99,17 +99,17 @@ def replay(options: ReplayOptions) -> int:
             for call in step.calls:
                 name = FUNCTIONS[call.function].name
                 used[name] = used.get(name, 0) + 1
-            if writer is not None:
-                add_frame(writer, frame_of(watcher))
-        if writer is not None and steps:
-            add_frame(writer, frame_of(watcher))  # the final observation, which no step starts from
+            if recording is not None and recording.active:
+                recording.add(frame_of(watcher))
+        if recording is not None and recording.active and steps:
+            recording.add(frame_of(watcher))  # the final observation, which no step starts from
         if options.render and watcher.renderer is not None:
             watcher.renderer.wait(1.5)  # the final frame a moment longer, before the window goes
     except ViewerClosed:  # closing the window is how a watcher stops: not a failure
         closed = True
     finally:
         watcher.close()
-        late_stop = close_video(writer) if writer is not None else None
+        late_stop = recording.close() if recording is not None else None
     if steps == 0 and watcher.info is not None:  # a replay of no step at all
         print(_replay_header(options.file, watcher.info))
     top = ", ".join(f"{name} {count}" for name, count in sorted(used.items(), key=lambda kv: -kv[1])[:6])
@@ -117,7 +117,9 @@ def replay(options: ReplayOptions) -> int:
         f"{'watched until the window closed: ' if closed else ''}{steps} steps, final score {score}; "
         f"actions: {sum(used.values())}{' (' + top + ')' if top else ''}"
     )
-    return 0 if late_stop is None else exit_code(late_stop)
+    if late_stop is not None:
+        return exit_code(late_stop)
+    return 1 if recording is not None and recording.failure is not None else 0
 
 
 _FILE_LIMIT = 72

@@ -6,7 +6,7 @@ import dataclasses
 import os
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import gymnasium as gym
 
@@ -22,13 +22,10 @@ from sc2env.cli.env_options import (
 from sc2env.cli.map_names import resolve_maps
 from sc2env.cli.options import Command, Options, UsageError, option
 from sc2env.cli.progress import Progress, step_budget
-from sc2env.cli.recording import add_frame, close_video, frame_of, video_writer
+from sc2env.cli.recording import Recording, frame_of
 from sc2env.cli.results import results_table
 from sc2env.cli.signals import exit_code, stopped_by
 from sc2env.errors import SC2EnvError, UnknownMapError
-
-if TYPE_CHECKING:
-    from sc2env.viewer import VideoWriter
 
 
 @dataclasses.dataclass(frozen=True)
@@ -93,21 +90,23 @@ def run(options: RunOptions) -> int:
         for name, kwargs in env_kwargs.items():
             if replay_dir:
                 kwargs.update(save_replay_episodes=1, replay_dir=replay_dir)
+            # A value of the wrong type is a usage error (an agent module's own TypeErrors stay bugs).
             try:
                 EnvConfig(map_name=name, **kwargs)
-            except (
-                TypeError
-            ) as error:  # a value of the wrong type (an agent module's own TypeErrors stay bugs)
+            except TypeError as error:
                 raise ValueError(str(error)) from error
     except (ValueError, UnknownMapError) as error:
         raise UsageError(str(error)) from error
     for warning in small_layers([(classes[name], env_kwargs[name]) for name in maps]):
         print(f"sc2env run: {warning}", file=sys.stderr)
-    # In real time at the first map's step_mul.
-    writer = video_writer(options.save_video, env_kwargs[maps[0]]["step_mul"])
+    recording = (  # in real time at the first map's step_mul
+        Recording(options.save_video, env_kwargs[maps[0]]["step_mul"])
+        if options.save_video is not None
+        else None
+    )
     if replay_dir:  # made last: a run refused for another reason leaves no empty folder behind
         _replay_folder(replay_dir)
-    render_mode = "human" if options.render else ("rgb_array" if writer is not None else None)
+    render_mode = "human" if options.render else ("rgb_array" if recording is not None else None)
     budgets = [
         step_budget(m.spec, env_kwargs[m.name]["step_mul"], env_kwargs[m.name].get("max_episode_steps"))
         for m in planned
@@ -124,7 +123,7 @@ def run(options: RunOptions) -> int:
             agent = make_agent(options.agent, name, seed=options.seed)
             env = make_env(name, render_mode=render_mode, **env_kwargs[name])
             try:
-                on_step = _step_callback(progress, labels[name], env, writer)
+                on_step = _step_callback(progress, labels[name], env, recording)
 
                 def on_episode(episode: Any) -> None:
                     episodes.append(episode)
@@ -138,13 +137,12 @@ def run(options: RunOptions) -> int:
     except KeyboardInterrupt as stop:
         interrupted, code = stopped_by(stop), exit_code(stop)
     except ViewerClosed as error:  # closing the window is how a watcher stops: not a failure
-        interrupted = str(error)
-        closed = True
+        interrupted, closed = str(error), True
     except SC2EnvError as error:  # a lost game, say: the finished episodes still count
         interrupted, failure = f"stopped by an error ({type(error).__name__})", error
     finally:
         progress.end_line()
-        late_stop = close_video(writer) if writer is not None else None
+        late_stop = recording.close() if recording is not None else None
         if late_stop is not None and not interrupted:  # the run had ended; it still reports the stop
             interrupted, code = stopped_by(late_stop), exit_code(late_stop)
         if replay_dir:  # counted in the folder: the env saves some at the next reset or at close
@@ -164,7 +162,9 @@ def run(options: RunOptions) -> int:
         print(results_table(summarise(episodes), options.agent, labels))
     if failure is not None:
         raise failure
-    return 0 if not interrupted or closed else code
+    if interrupted and not closed:
+        return code
+    return 1 if recording is not None and recording.failure is not None else 0
 
 
 def _replay_folder(path: str) -> None:
@@ -191,12 +191,12 @@ def _replays_in(folder: str | None) -> set[str]:
 
 
 def _step_callback(
-    progress: Progress, label: str, env: gym.Env, writer: VideoWriter | None
+    progress: Progress, label: str, env: gym.Env, recording: Recording | None
 ) -> Callable[[int, dict[str, Any]], None]:
     def on_step(steps: int, info: dict[str, Any]) -> None:
         progress.step(label, steps, info)
-        if writer is not None:
-            add_frame(writer, frame_of(env.unwrapped))
+        if recording is not None and recording.active:
+            recording.add(frame_of(env.unwrapped))
 
     return on_step
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import importlib
 import io
 import json
@@ -1060,3 +1061,67 @@ def test_an_agent_says_the_smallest_layers_it_is_made_for():
         "warning: --minimap-size 24 is below the 32 pixels Wide is made for: expect poor play at this size"
     ]
     assert small_layers([(Wide, {"screen_size": 8, "minimap_size": 32})]) == []
+
+
+@pytest.mark.skipif(
+    not os.path.exists("/dev/full"), reason="needs /dev/full, a device whose writes fail ENOSPC"
+)
+def test_a_video_on_a_full_disk_costs_the_video_not_the_runs_results(tmp_path, capsys):
+    # Its ENOSPC ended the run with no episode line and no table, and a second ENOSPC while the file was
+    # closed hid the first: "sc2env run: [Errno 28] No space left on device", naming no file.
+    pytest.importorskip("PIL")
+    video = tmp_path / "run.gif"
+    video.symlink_to("/dev/full")
+    code, out, err = run_cli(
+        capsys, "run", "--max-steps", "5", "--episodes", "2", "--save-video", str(video), *BUILTIN
+    )
+    assert code == 1
+    assert "MoveToBeacon episode 2/2: score" in err and out.splitlines()[2].split()[:3] == [
+        "MoveToBeacon",
+        "scripted",
+        "2",
+    ]
+    assert (
+        f"video: cannot write {video}: No space left on device; the recording stopped after 0 frame(s)" in err
+    )
+
+
+def test_a_video_write_that_fails_leaves_no_unfinished_file(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("PIL")
+    from sc2env.viewer import VideoWriter
+
+    real_add = VideoWriter.add
+
+    def add_until_the_disk_fills(writer, frame):
+        if writer.frames == 3:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real_add(writer, frame)
+
+    monkeypatch.setattr(VideoWriter, "add", add_until_the_disk_fills)
+    video = tmp_path / "run.gif"
+    code, out, err = run_cli(capsys, "run", "--max-steps", "8", "--save-video", str(video), *BUILTIN)
+    assert code == 1 and "MoveToBeacon episode 1/1: score" in err and "MoveToBeacon" in out
+    assert (
+        f"video: cannot write {video}: No space left on device; the recording stopped after 3 frame(s) and the "
+        "unfinished file was removed"
+    ) in err
+    assert not video.exists()  # three frames and no trailer: no GIF a viewer plays to its end
+
+
+def test_an_mp4_without_its_index_is_told_from_a_whole_one(tmp_path):
+    # ffmpeg writes the index (moov) last and exits quietly when it does not fit: the file was reported as
+    # written ("video: out.mp4 (31 frames)") though it played nowhere.
+    from sc2env.cli.recording import _mp4_complete
+
+    def box(kind, body):
+        return (8 + len(body)).to_bytes(4, "big") + kind + body
+
+    whole = box(b"ftyp", b"isom" * 3) + box(b"mdat", bytes(100)) + box(b"moov", bytes(40))
+    for name, data, complete in (
+        ("whole.mp4", whole, True),
+        ("cut.mp4", whole[:-10], False),  # the disk filled while the index was written
+        ("noindex.mp4", whole[: -len(box(b"moov", bytes(40)))], False),
+        ("empty.mp4", b"", False),
+    ):
+        (tmp_path / name).write_bytes(data)
+        assert _mp4_complete(tmp_path / name) is complete, name
