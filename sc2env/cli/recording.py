@@ -60,9 +60,10 @@ class Recording:
         except OSError as error:
             self._abandon(error)
 
-    def close(self) -> KeyboardInterrupt | None:
+    def close(self, report_empty: bool = True) -> KeyboardInterrupt | None:
         """Finish the video and say what was written; returns the stop (Ctrl-C or SIGTERM) that came meanwhile,
-        for the caller to end with.
+        for the caller to end with. `report_empty`: say so when no frame was recorded (not after an error that
+        ended the command before its first frame: that error is all there is to say).
 
         A Ctrl-C or SIGTERM while the file is finished (the second of an impatient user) would leave it
         unplayable: the first is held, with a word; only another one abandons the file.
@@ -81,10 +82,11 @@ class Recording:
         if self.failure is not None:
             print(f"video: {self.failure}", file=sys.stderr)
         elif path is None:
-            print(
-                f"video: no frame was recorded, so {shown(str(writer.path), None)} was not written",
-                file=sys.stderr,
-            )
+            if report_empty:
+                print(
+                    f"video: no frame was recorded, so {shown(str(writer.path), None)} was not written",
+                    file=sys.stderr,
+                )
         elif not path.is_file():
             print(
                 f"video: {shown(str(path), None)} was not written (the video encoder failed)", file=sys.stderr

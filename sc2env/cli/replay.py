@@ -89,6 +89,7 @@ def replay(options: ReplayOptions) -> int:
     )
     used: dict[str, int] = {}
     steps, score, closed = 0, 0, False
+    ended = False  # on its own or by the user: not by an error, which is then all there is to say
 
     try:
         for step in watcher:
@@ -105,11 +106,15 @@ def replay(options: ReplayOptions) -> int:
             recording.add(frame_of(watcher))  # the final observation, which no step starts from
         if options.render and watcher.renderer is not None:
             watcher.renderer.wait(1.5)  # the final frame a moment longer, before the window goes
+        ended = True
     except ViewerClosed:  # closing the window is how a watcher stops: not a failure
-        closed = True
+        closed = ended = True
+    except KeyboardInterrupt:
+        ended = True
+        raise
     finally:
         watcher.close()
-        late_stop = recording.close() if recording is not None else None
+        late_stop = recording.close(report_empty=ended) if recording is not None else None
     if steps == 0 and watcher.info is not None:  # a replay of no step at all
         print(_replay_header(options.file, watcher.info))
     top = ", ".join(f"{name} {count}" for name, count in sorted(used.items(), key=lambda kv: -kv[1])[:6])

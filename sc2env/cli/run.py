@@ -117,6 +117,7 @@ def run(options: RunOptions) -> int:
     interrupted = None
     failure: SC2EnvError | None = None
     closed = False
+    ended = False  # on its own or by the user: not by an error, which is then all there is to say
     code = 130
     try:
         for name in maps:
@@ -134,15 +135,16 @@ def run(options: RunOptions) -> int:
                 )
             finally:
                 env.close()
+        ended = True
     except KeyboardInterrupt as stop:
-        interrupted, code = stopped_by(stop), exit_code(stop)
+        interrupted, code, ended = stopped_by(stop), exit_code(stop), True
     except ViewerClosed as error:  # closing the window is how a watcher stops: not a failure
-        interrupted, closed = str(error), True
+        interrupted, closed, ended = str(error), True, True
     except SC2EnvError as error:  # a lost game, say: the finished episodes still count
         interrupted, failure = f"stopped by an error ({type(error).__name__})", error
     finally:
         progress.end_line()
-        late_stop = recording.close() if recording is not None else None
+        late_stop = recording.close(report_empty=ended) if recording is not None else None
         if late_stop is not None and not interrupted:  # the run had ended; it still reports the stop
             interrupted, code = stopped_by(late_stop), exit_code(late_stop)
         if replay_dir:  # counted in the folder: the env saves some at the next reset or at close

@@ -1125,3 +1125,29 @@ def test_an_mp4_without_its_index_is_told_from_a_whole_one(tmp_path):
     ):
         (tmp_path / name).write_bytes(data)
         assert _mp4_complete(tmp_path / name) is complete, name
+
+
+def test_without_a_display_render_and_save_video_report_only_the_display():
+    # "video: no frame was recorded, so out.gif was not written" came first, before the reason why.
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
+    with tempfile.TemporaryDirectory() as folder:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "sc2env",
+                "run",
+                "--render",
+                "--save-video",
+                f"{folder}/out.gif",
+                *BUILTIN,
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert done.returncode == 1 and done.stderr.startswith("sc2env run: cannot open a window"), done.stderr
+    assert "xvfb-run" in done.stderr and "video" not in done.stderr.split("(")[0]
+    assert len(done.stderr.strip().splitlines()) == 1
