@@ -1151,3 +1151,56 @@ def test_without_a_display_render_and_save_video_report_only_the_display():
     assert done.returncode == 1 and done.stderr.startswith("sc2env run: cannot open a window"), done.stderr
     assert "xvfb-run" in done.stderr and "video" not in done.stderr.split("(")[0]
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_replays_that_could_not_be_saved_are_named_and_fail_the_run(tmp_path, capsys, monkeypatch):
+    # On a full disk every replay was lost, and the run said "replays: 0 saved" and exited 0.
+    import builtins
+
+    real_open = builtins.open
+
+    def full_disk(path, mode="r", *args, **kwargs):
+        if mode == "xb" and str(path).endswith(".SC2Replay"):  # how a replay file is made
+            with real_open(path, mode, *args, **kwargs) as file:
+                file.write(b"sc")  # a start, then no room for the rest
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_open(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", full_disk)
+    folder = tmp_path / "replays"
+    args = ["--map", "MoveToBeacon,CollectMineralShards", "--episodes", "2", "--max-steps", "3"]
+    code, out, err = run_cli(capsys, "run", *args, "--save-replay", str(folder), *BUILTIN)
+    assert code == 1 and len(out.splitlines()) == 4, err  # the table of both maps still
+    assert f"replays: 0 of 4 saved in {folder}\n" in err
+    lost = [line for line in err.splitlines() if " not saved: " in line]
+    assert [line.split(" not saved: ")[0] for line in lost] == [
+        "replays: MoveToBeacon episode 1",
+        "replays: MoveToBeacon episode 2",
+        "replays: CollectMineralShards episode 1",
+        "replays: CollectMineralShards episode 2",
+    ]
+    assert all(
+        f"cannot write the replay {folder}/" in line and "No space left on device" in line for line in lost
+    )
+    assert list(folder.iterdir()) == []
+
+
+def test_the_replay_of_an_episode_stopped_by_ctrl_c_is_saved_too(tmp_path, capsys, monkeypatch):
+    from sc2env.interface import FUNCTIONS
+
+    real_run_agent = sc2env.agents.run_agent
+
+    def one_episode_and_a_ctrl_c(env, agent, episodes, **kwargs):
+        real_run_agent(env, agent, 1, **kwargs)
+        _, info = env.reset()
+        kwargs["on_step"](0, info)
+        _, _, _, _, info = env.step(FUNCTIONS.no_op())
+        kwargs["on_step"](1, info)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sc2env.agents, "run_agent", one_episode_and_a_ctrl_c)
+    folder = tmp_path / "replays"
+    code, out, err = run_cli(capsys, "run", "--max-steps", "3", "--save-replay", str(folder), *BUILTIN)
+    assert "MoveToBeacon" in out.splitlines()[2]  # the finished episode's row
+    assert code == 130 and "replays: 2 saved in" in err and "sc2env run: interrupted: results of the 1" in err
+    assert len(list(folder.iterdir())) == 2
