@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import sys
+from typing import Any
 
 from sc2env.cli.env_options import (
     engine_option,
@@ -15,6 +17,7 @@ from sc2env.cli.env_options import (
 )
 from sc2env.cli.map_names import resolve_maps
 from sc2env.cli.options import Command, Options, UsageError, option
+from sc2env.cli.signals import exit_code, stopped_by
 from sc2env.errors import UnknownMapError
 
 
@@ -49,24 +52,35 @@ def play(options: PlayOptions) -> int:
         raise UsageError(str(error)) from error
     name = planned.label
     env = make_env(planned.name, render_mode="human", **env_kwargs(options))
+    game = sc2env_of(env)
+    scores: list[int] = []
+    ended_on: list[object] = [None]  # the last observation of the last episode over
+
+    def on_episode(number: int, info: dict[str, Any]) -> None:
+        scores.append(int(info["score"]))
+        ended_on[0] = game.last_observation
+        print(f"{name} episode {number}: score {info['score']}")
+
+    stop = None
     try:
-        scores = play_in_window(
-            env,
-            episodes=options.episodes or None,
-            on_episode=lambda n, info: print(f"{name} episode {n}: score {info['score']}"),
-        )
-        game = sc2env_of(env)
-        if not game.episode_over and game.last_observation is not None:  # the window closed mid-episode
-            score = int(game.last_observation.score_cumulative[0])
-            print(
-                f"{name} episode {len(scores) + 1}: unfinished when the window closed, score {score} so far"
-            )
+        try:
+            play_in_window(env, episodes=options.episodes or None, on_episode=on_episode)
+        except KeyboardInterrupt as interrupt:  # Ctrl-C or SIGTERM: the score so far, then their exit status
+            stop = interrupt
+        last = game.last_observation
+        if last is not None and last is not ended_on[0]:  # an episode was under way
+            why = "the window closed" if stop is None else stopped_by(stop)
+            score = int(last.score_cumulative[0])
+            print(f"{name} episode {len(scores) + 1}: unfinished when {why}, score {score} so far")
     finally:
         env.close()
     if scores:
         print(
             f"{name}: {len(scores)} episode(s), mean score {sum(scores) / len(scores):.1f}, best {max(scores)}"
         )
+    if stop is not None:
+        print(f"sc2env play: {stopped_by(stop)}", file=sys.stderr)
+        return exit_code(stop)
     return 0
 
 

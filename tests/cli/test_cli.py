@@ -1204,3 +1204,32 @@ def test_the_replay_of_an_episode_stopped_by_ctrl_c_is_saved_too(tmp_path, capsy
     assert "MoveToBeacon" in out.splitlines()[2]  # the finished episode's row
     assert code == 130 and "replays: 2 saved in" in err and "sc2env run: interrupted: results of the 1" in err
     assert len(list(folder.iterdir())) == 2
+
+
+@pytest.mark.parametrize(
+    "signum, why, code", [(signal.SIGINT, "interrupted", 130), (signal.SIGTERM, "terminated by SIGTERM", 143)]
+)
+def test_play_stopped_by_ctrl_c_prints_the_score_so_far_and_exits_quietly(capsys, ctrl_c, signum, why, code):
+    # Ctrl-C printed "sc2env play: interrupted" and nothing of the game played.
+    import threading
+
+    import pygame
+
+    def stop_the_game():
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (
+            pygame.display.get_init() and pygame.display.get_surface()
+        ):
+            time.sleep(0.05)
+        time.sleep(0.5)  # a few steps of play
+        os.kill(os.getpid(), signum)
+
+    stopper = threading.Thread(target=stop_the_game)
+    stopper.start()
+    try:
+        result = run_cli(capsys, "play", "--map", "MoveToBeacon", *BUILTIN)
+    finally:
+        stopper.join()
+    assert result[0] == code
+    assert f"MoveToBeacon episode 1: unfinished when {why}, score 0 so far" in result[1]
+    assert result[2] == f"sc2env play: {why}\n"  # no traceback, nothing else
