@@ -221,4 +221,20 @@ def _play(
         env.close()
 
 
-COMMAND = Command("run", "play an agent on mini-games and print its scores", RunOptions, run)
+COMMAND = Command(
+    "run",
+    "play an agent on mini-games and print its scores",
+    RunOptions,
+    run,
+    epilog=(
+        "exit status:\n"
+        "  0 done (or the window closed); 1 a failure on the way (a lost game, a video or replay not\n"
+        "  written: the finished episodes are still printed); 2 a usage error; 130 Ctrl-C; 143 SIGTERM\n"
+        "\n"
+        "examples:\n"
+        "  sc2env run --map all --agent scripted --episodes 10\n"
+        "  sc2env run --map DefeatRoaches --agent mypackage.agents:MyAgent --save-replay replays\n"
+        "\n"
+        "docs/cli.md has more."
+    ),
+)
