@@ -71,6 +71,20 @@ MINI_GAMES: dict[str, MapSpec] = {
 }
 
 
+SMAC_MAPS_FOLDER = "SMAC_Maps"
+"""Where SMAC's scenario maps live under an install's `Maps/` (SMAC's own layout)."""
+
+
+def smac_maps() -> dict[str, MapSpec]:
+    """SMAC's (and SMACv2's) scenario maps, by file stem, at SMAC's paths; the built-in engine plays them by
+    path, StarCraft II from the install's `Maps/SMAC_Maps/` (install_maps). Two players: the agent's units
+    against the game's built-in AI, and no time limit of the map's own. The names come from the scenario
+    descriptions shipped in `maps/smac/source/` (docs/smac.md)."""
+    folder = definitions_dir() / "smac" / "source"
+    stems = sorted(path.stem for path in folder.glob("*.json"))
+    return {stem: MapSpec(stem, f"{SMAC_MAPS_FOLDER}/{stem}.SC2Map") for stem in stems}
+
+
 def _definition_help() -> str:
     return (
         f"docs/engine.md#map-definitions describes the format, and the shipped mini-games in {definitions_dir()} "
@@ -151,8 +165,9 @@ def install_maps(maps_dir: pathlib.Path | None) -> dict[str, MapSpec]:
 
 
 def available_maps(maps_dir: pathlib.Path | None = None) -> dict[str, MapSpec]:
-    """The mini-games (the built-in engine plays them) plus the maps of a real install, by name."""
-    return {**MINI_GAMES, **install_maps(maps_dir)}
+    """The mini-games and SMAC's maps (the built-in engine plays them) plus the maps of a real install, by
+    name (an installed map of the same name replaces SMAC's entry: it has the file to send)."""
+    return {**MINI_GAMES, **smac_maps(), **install_maps(maps_dir)}
 
 
 def resolve_map(name: str, maps_dir: pathlib.Path | None = None) -> MapSpec:
