@@ -1,0 +1,580 @@
+"""StarCraft2Env: SMAC's multi-agent env (its constructor, methods, layouts and rewards) on sc2env's games."""
+
+from __future__ import annotations
+
+import enum
+import logging
+import math
+import numbers
+import operator
+import pathlib
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from s2clientprotocol import sc2api_pb2 as sc_pb
+
+from sc2env import errors
+from sc2env.game.match import require_count, require_seed
+from sc2env.game.replay import write_replay
+from sc2env.launch import LaunchConfig
+from sc2env.smac import features
+from sc2env.smac.commands import target_index, unit_command
+from sc2env.smac.compat import SmacUnitMethods
+from sc2env.smac.episode import DRAW, LOST, WON, Roster, find_units
+from sc2env.smac.game import SmacGame, SocketGame
+from sc2env.smac.grids import MapGrids
+from sc2env.smac.heuristic import HeuristicPolicy
+from sc2env.smac.layout import FeatureOptions, Layout
+from sc2env.smac.multiagent import MultiAgentEnv
+from sc2env.smac.reward import DamageTracker, RewardConfig
+from sc2env.smac.scenarios import get_scenario
+from sc2env.smac.unit_kinds import MAP_FAMILIES, UnitTypes
+from sc2env.smac.units import Column
+
+log = logging.getLogger(__name__)
+
+DIFFICULTIES = {
+    "1": "very_easy",
+    "2": "easy",
+    "3": "medium",
+    "4": "medium_hard",
+    "5": "hard",
+    "6": "harder",
+    "7": "very_hard",
+    "8": "cheat_vision",
+    "9": "cheat_money",
+    "A": "cheat_insane",
+}
+"""SMAC's difficulty codes -> the game's built-in AI levels."""
+
+RESTART_LOOPS = 2
+"""Game loops SMAC lets pass after killing the last episode's units (the map respawns both sides)."""
+MAX_SPAWN_POLLS = 1000
+"""Single game loops to wait for a new episode's units before giving up (SMACv2's limit)."""
+
+
+class EpisodeState(enum.Enum):
+    NOT_STARTED = "not started"
+    RUNNING = "running"
+    OVER = "over"
+
+
+class SmacResetError(errors.SC2EnvError):
+    """A new episode's units did not appear."""
+
+
+class StarCraft2Env(SmacUnitMethods, MultiAgentEnv):
+    """SMAC's StarCraft2Env on sc2env: the same arguments, methods, observation and state vectors, actions,
+    rewards and info, playing the scenario on the built-in engine or StarCraft II over the SC2 API.
+
+    `from sc2env.smac import StarCraft2Env` in place of `from smac.env import StarCraft2Env` runs a SMAC
+    training script as it is. Beyond SMAC's arguments (all of them, with its defaults):
+
+    engine:  "builtin", "sc2" (StarCraft II with SMAC's maps under Maps/SMAC_Maps) or "auto"; None reads
+             $SC2ENV_ENGINE, else "auto" (a real install when there is one).
+    sc2path: the StarCraft II install (None: $SC2PATH, else ~/StarCraftII).
+    game:    a game to play on instead of starting one (anything with SmacGame's methods).
+
+    Where it differs from SMAC, on purpose (docs/smac.md): step() raises InvalidActionError for a wrong
+    action list and GameCrashedError when the game dies (the next reset() starts a new one; SMAC returns
+    a terminated step instead); with obs_timestep_number the observation is get_obs_size() long (SMAC's is
+    one longer); get_stats() gives a win rate of 0 before any battle.
+    """
+
+    def __init__(
+        self,
+        map_name: str = "8m",
+        step_mul: int = 8,
+        move_amount: float = 2,
+        difficulty: str = "7",
+        game_version: str | None = None,
+        seed: int | None = None,
+        continuing_episode: bool = False,
+        obs_all_health: bool = True,
+        obs_own_health: bool = True,
+        obs_last_action: bool = False,
+        obs_pathing_grid: bool = False,
+        obs_terrain_height: bool = False,
+        obs_instead_of_state: bool = False,
+        obs_timestep_number: bool = False,
+        state_last_action: bool = True,
+        state_timestep_number: bool = False,
+        reward_sparse: bool = False,
+        reward_only_positive: bool = True,
+        reward_death_value: float = 10,
+        reward_win: float = 200,
+        reward_defeat: float = 0,
+        reward_negative_scale: float = 0.5,
+        reward_scale: bool = True,
+        reward_scale_rate: float = 20,
+        replay_dir: str = "",
+        replay_prefix: str = "",
+        window_size_x: int = 1920,
+        window_size_y: int = 1200,
+        heuristic_ai: bool = False,
+        heuristic_rest: bool = False,
+        debug: bool = False,
+        *,
+        engine: str | None = None,
+        sc2path: str | pathlib.Path | None = None,
+        game: SmacGame | None = None,
+    ) -> None:
+        scenario = get_scenario(map_name)
+        require_count("step_mul", step_mul, "game loop")
+        require_seed("seed", seed)
+        if difficulty not in DIFFICULTIES:
+            raise ValueError(
+                f"difficulty must be one of {', '.join(DIFFICULTIES)} (SMAC's codes), not {difficulty!r}"
+            )
+        if not _positive_finite(move_amount):
+            raise ValueError(f"move_amount must be a distance above 0, not {move_amount!r}")
+        self.map_name = map_name
+        self.scenario = scenario
+        self.n_agents = scenario.n_agents
+        self.n_enemies = scenario.n_enemies
+        self.episode_limit = scenario.limit
+        self.map_type = scenario.map_type
+        self.difficulty = difficulty
+        self.game_version = game_version
+        self.continuing_episode = continuing_episode
+        self.heuristic_ai = heuristic_ai
+        self.heuristic_rest = heuristic_rest
+        self.debug = debug
+        self.window_size = (window_size_x, window_size_y)
+        self.replay_dir = replay_dir
+        self.replay_prefix = replay_prefix
+        self._step_mul = step_mul
+        self._move_amount = float(move_amount)
+        self._seed = seed
+        self.options = FeatureOptions(
+            obs_all_health=obs_all_health,
+            obs_own_health=obs_own_health,
+            obs_last_action=obs_last_action,
+            obs_pathing_grid=obs_pathing_grid,
+            obs_terrain_height=obs_terrain_height,
+            obs_instead_of_state=obs_instead_of_state,
+            obs_timestep_number=obs_timestep_number,
+            state_last_action=state_last_action,
+            state_timestep_number=state_timestep_number,
+        )
+        self.rewards = RewardConfig(
+            sparse=reward_sparse,
+            only_positive=reward_only_positive,
+            death_value=reward_death_value,
+            win=reward_win,
+            defeat=reward_defeat,
+            negative_scale=reward_negative_scale,
+            scale=reward_scale,
+            scale_rate=reward_scale_rate,
+        )
+        self.layout = Layout.of(scenario, self.options)
+        self.n_actions = self.layout.n_actions
+        self.shield_bits_ally = self.layout.shield_bits_ally
+        self.shield_bits_enemy = self.layout.shield_bits_enemy
+        self.unit_type_bits = scenario.unit_type_bits
+        self.ally_state_attr_names = self.layout.ally_state_names
+        self.enemy_state_attr_names = self.layout.enemy_state_names
+        self.max_reward = self.n_enemies * self.rewards.death_value + self.rewards.win
+        self._game: SmacGame = game or SocketGame(
+            scenario,
+            LaunchConfig(engine=engine, sc2path=sc2path, version=game_version),
+            DIFFICULTIES[difficulty],
+            step_mul,
+        )
+        self._family = MAP_FAMILIES[scenario.map_type]
+        self._grids: MapGrids | None = None
+        self._types: UnitTypes | None = None
+        self._roster: Roster | None = None
+        self._tracker = DamageTracker(self.rewards, self.n_agents, self.n_enemies)
+        self._heuristic = HeuristicPolicy(self.n_agents, heuristic_rest)
+        self._state = EpisodeState.NOT_STARTED
+        self._cache: dict[str, Any] = {}
+        self._unit_types: list[int] | None = None
+        self._episode_count = 0
+        self._episode_steps = 0
+        self._total_steps = 0
+        self.battles_won = 0
+        self.battles_game = 0
+        self.timeouts = 0
+        self.force_restarts = 0
+        self.reward = 0.0
+        self.win_counted = False
+        self.defeat_counted = False
+        self.last_action = np.zeros((self.n_agents, self.n_actions))
+        self.renderer: Any = None
+
+    # --- episodes ------------------------------------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None) -> tuple[list[np.ndarray], np.ndarray]:
+        """Start a new episode; returns (observations, state). The first reset starts the game; later ones kill
+        the last episode's units and let the map spawn both sides again, as SMAC does. `seed` (ours) starts a
+        new game with that random seed."""
+        require_seed("seed", seed)
+        if seed is not None:
+            self._seed = seed
+        self._episode_steps = 0
+        self._state = EpisodeState.OVER
+        if seed is not None or not self._game.running:
+            if seed is None and self._grids is not None:  # the game was lost or closed: SMAC counts a restart
+                self.force_restarts += 1
+            response = self._start_game()
+        else:
+            try:
+                response = self._restart()
+            except errors.ConnectionError as error:
+                log.warning("the game was lost while restarting (%s); starting a new one", error)
+                self.force_restarts += 1
+                response = self._start_game()
+        self._begin_episode(response)
+        return self.get_obs(), self.get_state()
+
+    def _start_game(self) -> sc_pb.ResponseObservation:
+        self._roster = None
+        response = self._game.start(self._seed)
+        self._grids = MapGrids.from_game_info(self._game.game_info)
+        return self._spawned(response)
+
+    def _restart(self) -> sc_pb.ResponseObservation:
+        roster = self._roster
+        if roster is not None:
+            alive = np.concatenate(
+                [roster.agents.tags[roster.agents.alive], roster.enemies.tags[roster.enemies.alive]]
+            )
+            if len(alive):
+                self._game.kill(alive.tolist())
+        return self._spawned(self._game.step_observe(RESTART_LOOPS))
+
+    def _spawned(self, response: sc_pb.ResponseObservation) -> sc_pb.ResponseObservation:
+        """Step one loop at a time until the map has spawned the episode's units."""
+        for _ in range(MAX_SPAWN_POLLS):
+            if find_units(response.observation.raw_data.units, self.n_agents, self.n_enemies):
+                return response
+            response = self._game.step_observe(1)
+        raise SmacResetError(
+            f"{self.map_name}: {MAX_SPAWN_POLLS} game loops after the reset the game still does not show "
+            f"{self.n_agents} agents (player 1) and {self.n_enemies} enemies (player 2); its map does not "
+            "spawn SMAC's scenario"
+        )
+
+    def _begin_episode(self, response: sc_pb.ResponseObservation) -> None:
+        units = response.observation.raw_data.units
+        found = find_units(units, self.n_agents, self.n_enemies)
+        assert found is not None  # _spawned waited for them
+        agents, enemies = found
+        if self._types is None:
+            if self.scenario.generated:
+                self._types = UnitTypes.from_type_count(self._family, self._game.unit_type_count())
+            else:
+                self._types = UnitTypes.from_first_ally_type(self._family, int(agents.unit_type.min()))
+            # SMAC's reward scale counts the first episode's enemies' health and shields.
+            e = enemies.values
+            self.max_reward += float((e[:, Column.health_max] + e[:, Column.shield_max]).sum())
+        self._roster = Roster.from_sides(agents, enemies, self._types, self.unit_type_bits)
+        self._unit_types = agents.unit_type.tolist() + enemies.unit_type.tolist()
+        self._tracker = DamageTracker(self.rewards, self.n_agents, self.n_enemies)
+        self._heuristic.reset()
+        self.last_action = np.zeros((self.n_agents, self.n_actions))
+        self.win_counted = self.defeat_counted = False
+        self._cache.clear()
+        self._state = EpisodeState.RUNNING
+        if self.debug:
+            log.debug("episode %d started", self._episode_count)
+
+    def step(self, actions: Sequence[int]) -> tuple[float, bool, dict[str, Any]]:
+        """Every agent's action (SMAC's ids: 0 no-op, 1 stop, 2-5 move north/south/east/west, 6+j attack
+        enemy j, or for a Medivac heal agent j); returns (reward, terminated, info)."""
+        roster = self._running()
+        numbers_ = self._action_numbers(actions)
+        self.last_action = np.eye(self.n_actions)[numbers_]
+        if self.heuristic_ai:
+            numbers_ = self._heuristic_actions()
+            if hasattr(actions, "__setitem__"):
+                for i, number in enumerate(numbers_):  # SMAC writes the actions taken back
+                    actions[i] = number
+        else:
+            self._check_available(numbers_)
+        before_a = roster.agents.health + roster.agents.shield
+        before_e = roster.enemies.health + roster.enemies.shield
+        commands = [c for i, n in enumerate(numbers_) if (c := self._command(roster, i, n)) is not None]
+        try:
+            response = self._game.act_step_observe(commands)
+        except errors.ConnectionError:
+            self._state = EpisodeState.OVER
+            self._game.close()
+            raise
+        self._total_steps += 1
+        self._episode_steps += 1
+        present = roster.update(response.observation.raw_data.units)
+        self._cache.clear()
+        end = roster.outcome(*present)
+        reward = 0.0
+        if not self.rewards.sparse:
+            reward = self._tracker.step(
+                before_a,
+                roster.agents.health + roster.agents.shield,
+                roster.agents.health,
+                before_e,
+                roster.enemies.health + roster.enemies.shield,
+                roster.enemies.health,
+            )
+        info: dict[str, Any] = {
+            "battle_won": False,
+            "dead_allies": int((roster.agents.health == 0).sum()),
+            "dead_enemies": int((roster.enemies.health == 0).sum()),
+        }
+        terminated = False
+        if end is not None:
+            terminated = True
+            self.battles_game += 1
+            if end == WON and not self.win_counted:
+                self.battles_won += 1
+                self.win_counted = True
+                info["battle_won"] = True
+                reward = 1.0 if self.rewards.sparse else reward + self.rewards.win
+            elif end == LOST and not self.defeat_counted:
+                self.defeat_counted = True
+                reward = -1.0 if self.rewards.sparse else reward + self.rewards.defeat
+            assert end in (WON, LOST, DRAW)
+        elif self._episode_steps >= self.episode_limit:
+            terminated = True
+            if self.continuing_episode:
+                info["episode_limit"] = True
+            self.battles_game += 1
+            self.timeouts += 1
+        if terminated:
+            self._episode_count += 1
+            self._state = EpisodeState.OVER
+        if self.rewards.scale:
+            reward /= self.max_reward / self.rewards.scale_rate
+        self.reward = reward
+        if self.debug:
+            log.debug("actions %s -> reward %s, terminated %s, info %s", numbers_, reward, terminated, info)
+        return reward, terminated, info
+
+    def _running(self) -> Roster:
+        if self._state is not EpisodeState.RUNNING or self._roster is None:
+            raise errors.ProtocolError(
+                f"step() needs a running episode, and the episode is {self._state.value}: call reset()"
+            )
+        return self._roster
+
+    def _action_numbers(self, actions: Sequence[int]) -> list[int]:
+        try:
+            values = list(actions)
+        except TypeError:
+            raise errors.InvalidActionError(
+                f"actions must be a sequence of {self.n_agents} action ids (one per agent), not {actions!r}"
+            ) from None
+        if len(values) != self.n_agents:
+            raise errors.InvalidActionError(
+                f"{self.map_name} has {self.n_agents} agents: step() needs {self.n_agents} actions, "
+                f"got {len(values)}"
+            )
+        numbers_ = []
+        for i, value in enumerate(values):
+            try:
+                number = operator.index(value)
+            except TypeError:
+                number = int(value) if isinstance(value, numbers.Real) and float(value).is_integer() else -1
+            if not 0 <= number < self.n_actions:
+                raise errors.InvalidActionError(
+                    f"agent {i}'s action {value!r} is no action id: ids are whole numbers from 0 to "
+                    f"{self.n_actions - 1} on {self.map_name}"
+                )
+            numbers_.append(number)
+        return numbers_
+
+    def _check_available(self, numbers_: list[int]) -> None:
+        avail = self._avail()
+        for i, number in enumerate(numbers_):
+            if not avail[i, number]:
+                raise errors.InvalidActionError(
+                    f"agent {i} cannot take action {number} ({action_name(number)}) now; its available actions "
+                    f"are {np.flatnonzero(avail[i]).tolist()} (get_avail_agent_actions({i}))"
+                )
+
+    def _command(self, roster: Roster, i: int, number: int) -> sc_pb.Action | None:
+        if not roster.agents.alive[i]:
+            return None
+        heals = bool(roster.a_heals[i])
+        target = 0
+        if number >= features.N_NO_ATTACK_ACTIONS:
+            side = roster.agents if heals else roster.enemies
+            target = int(side.tags[target_index(number)])
+        agent = roster.agents
+        return unit_command(
+            number, int(agent.tags[i]), float(agent.x[i]), float(agent.y[i]), self._move_amount, target, heals
+        )
+
+    def _heuristic_actions(self) -> list[int]:
+        roster = self._running()
+        a = roster.agents.values
+        full = a[:, Column.health] == a[:, Column.health_max]
+        grids = self._map()
+        diagonal = float(np.hypot(grids.max_distance_x, grids.max_distance_y))
+        return self._heuristic.actions(self._frame(), self._avail(), full, diagonal)
+
+    def get_agent_action(self, a_id: int, action: int) -> sc_pb.Action | None:
+        """The raw command agent `a_id`'s action stands for (None for a no-op); raises if unavailable."""
+        i = self._agent(a_id)
+        if not self._avail()[i, action]:
+            raise errors.InvalidActionError(f"agent {a_id} cannot perform action {action} now")
+        return self._command(self._roster_now(), i, action)
+
+    def get_agent_action_heuristic(self, a_id: int, action: int) -> tuple[sc_pb.Action | None, int]:
+        """The scripted policy's command for agent `a_id` and the action id it stands for (`action` is
+        ignored, as in SMAC)."""
+        i = self._agent(a_id)
+        number = self._heuristic_actions()[i]
+        return self._command(self._roster_now(), i, number), number
+
+    # --- what agents see -----------------------------------------------------------------------------
+
+    def _frame(self) -> features.Frame:
+        if "frame" not in self._cache:
+            self._cache["frame"] = self._roster_now().frame()
+        return self._cache["frame"]
+
+    def _avail(self) -> np.ndarray:
+        if "avail" not in self._cache:
+            self._cache["avail"] = features.available_actions(
+                self.layout, self._frame(), self._map(), self._move_amount
+            )
+        return self._cache["avail"]
+
+    def _obs(self) -> np.ndarray:
+        if "obs" not in self._cache:
+            self._cache["obs"] = features.observations(
+                self.layout,
+                self._frame(),
+                self._avail(),
+                self._map(),
+                self._move_amount,
+                self.last_action,
+                self._episode_steps / self.episode_limit,
+            )
+        return self._cache["obs"]
+
+    def get_obs(self) -> list[np.ndarray]:
+        """Every agent's observation (float32, get_obs_size() long), in agent id order."""
+        return list(self._obs().copy())
+
+    def get_obs_agent(self, agent_id: int) -> np.ndarray:
+        return self._obs()[self._agent(agent_id)].copy()
+
+    def get_state(self) -> np.ndarray:
+        """The global state (float32, get_state_size() long): allies, enemies [, last actions] [, progress]."""
+        if self.options.obs_instead_of_state:
+            return self._obs().reshape(-1).copy()
+        parts = self.get_state_dict()
+        flat = [parts["allies"].ravel(), parts["enemies"].ravel()]
+        if "last_action" in parts:
+            flat.append(parts["last_action"].ravel())
+        if "timestep" in parts:
+            flat.append(np.array([parts["timestep"]]))
+        return np.concatenate(flat).astype(np.float32)
+
+    def get_state_dict(self) -> dict[str, Any]:
+        """The state's parts: "allies" (n_agents × attributes), "enemies" (n_enemies × attributes),
+        "last_action" (n_agents × n_actions) and "timestep" (the episode's progress) when they are on."""
+        allies, enemies = features.state_parts(self.layout, self._frame(), self._map())
+        parts: dict[str, Any] = {"allies": allies, "enemies": enemies}
+        if self.options.state_last_action:
+            parts["last_action"] = self.last_action
+        if self.options.state_timestep_number:
+            parts["timestep"] = self._episode_steps / self.episode_limit
+        return parts
+
+    def get_avail_actions(self) -> list[list[int]]:
+        return self._avail().tolist()
+
+    def get_avail_agent_actions(self, agent_id: int) -> list[int]:
+        return self._avail()[self._agent(agent_id)].tolist()
+
+    def get_visibility_matrix(self) -> np.ndarray:
+        """(n_agents, n_agents + n_enemies) bool: the living units each living agent sees."""
+        return features.visibility(self._frame())
+
+    def get_obs_size(self) -> int:
+        return self.layout.obs_size
+
+    def get_state_size(self) -> int:
+        return self.layout.state_size
+
+    def get_total_actions(self) -> int:
+        return self.n_actions
+
+    def get_env_info(self) -> dict[str, Any]:
+        return {
+            "state_shape": self.get_state_size(),
+            "obs_shape": self.get_obs_size(),
+            "n_actions": self.get_total_actions(),
+            "n_agents": self.n_agents,
+            "episode_limit": self.episode_limit,
+            "agent_features": self.ally_state_attr_names,
+            "enemy_features": self.enemy_state_attr_names,
+        }
+
+    def get_stats(self) -> dict[str, float]:
+        return {
+            "battles_won": self.battles_won,
+            "battles_game": self.battles_game,
+            "battles_draw": self.timeouts,
+            "win_rate": self.battles_won / self.battles_game if self.battles_game else 0.0,
+            "timeouts": self.timeouts,
+            "restarts": self.force_restarts,
+        }
+
+    # --- the rest of SMAC's surface ------------------------------------------------------------------
+
+    def seed(self) -> int | None:
+        """The random seed the game was created with (SMAC's seed())."""
+        return self._seed
+
+    def full_restart(self) -> None:
+        """Stop the game (SMAC's full restart); the next reset() starts a new one and counts the restart."""
+        self._game.close()
+        self._state = EpisodeState.OVER
+
+    def save_replay(self) -> pathlib.Path:
+        """Save the game's replay as `<replay_dir>/<replay_prefix>_<UTC time>.SC2Replay` (replay_dir ""
+        means ./replays, the prefix "" the map's name); returns the path."""
+        path = write_replay(
+            self._game.save_replay(), self.replay_dir or "replays", self.replay_prefix or self.map_name
+        )
+        log.info("replay saved at %s", path)
+        return path
+
+    def render(self, mode: str = "human") -> np.ndarray | None:
+        """Draw the battle: "rgb_array" returns an image, "human" shows it in a window."""
+        from sc2env.smac.render import SmacRenderer
+
+        if self.renderer is None:
+            self.renderer = SmacRenderer(mode)
+        return self.renderer.render(self._map(), self._frame(), f"sc2env SMAC: {self.map_name}", mode)
+
+    def close(self) -> None:
+        """Stop the game and close the window, if any. Idempotent."""
+        if self.renderer is not None:
+            self.renderer.close()
+            self.renderer = None
+        self._game.close()
+        self._state = EpisodeState.OVER
+
+    def __enter__(self) -> StarCraft2Env:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def _positive_finite(value: object) -> bool:
+    """Whether `value` is a real number above 0 and finite (bools are not numbers here)."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and 0 < float(value) < math.inf
+
+
+def action_name(number: int) -> str:
+    """A readable name of a SMAC action id."""
+    names = ("no-op", "stop", "move north", "move south", "move east", "move west")
+    return names[number] if number < len(names) else f"target {target_index(number)}"

@@ -1,0 +1,122 @@
+"""One episode's units: SMAC's agent and enemy ids, their per-episode facts, and how a battle ends."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+import numpy as np
+from s2clientprotocol import raw_pb2
+
+from sc2env.smac.features import Frame
+from sc2env.smac.unit_kinds import KINDS, MedivacRule, UnitTypes, max_cooldown, max_shield
+from sc2env.smac.units import Column, Side, read_units, split_sides
+
+WON, LOST, DRAW = 1, -1, 0
+
+
+@dataclasses.dataclass
+class Roster:
+    """Both sides' units of one episode (a row per SMAC id) and what stays fixed while it runs: each unit's
+    kind, one-hot index and normalisers."""
+
+    agents: Side
+    enemies: Side
+    types: UnitTypes
+    agent_kinds: list[str]
+    enemy_kinds: list[str | None]
+    a_type: np.ndarray
+    e_type: np.ndarray
+    a_max_shield: np.ndarray
+    e_max_shield: np.ndarray
+    a_max_cooldown: np.ndarray
+    a_heals: np.ndarray
+    a_medivac: np.ndarray
+
+    @classmethod
+    def from_sides(cls, agents: Side, enemies: Side, types: UnitTypes, unit_type_bits: int) -> Roster:
+        agent_kinds = types.ally_kinds_of(agents.unit_type)
+        enemy_kinds = types.enemy_kinds_of(enemies.unit_type)
+        medivac = np.array([k == "medivac" for k in agent_kinds], bool)
+        heals = medivac & (types.family.medivac_rule is not MedivacRule.NONE)
+        no_type = np.zeros(0, np.int64)
+        return cls(
+            agents=agents,
+            enemies=enemies,
+            types=types,
+            agent_kinds=agent_kinds,
+            enemy_kinds=enemy_kinds,
+            a_type=types.ally_one_hot_index(agent_kinds) if unit_type_bits else no_type,
+            e_type=types.enemy_one_hot_index(enemies.unit_type) if unit_type_bits else no_type,
+            a_max_shield=max_shield(list(agent_kinds)),
+            e_max_shield=max_shield(enemy_kinds),
+            a_max_cooldown=max_cooldown(list(agent_kinds)),
+            a_heals=heals,
+            a_medivac=medivac,
+        )
+
+    def update(self, units: Sequence[raw_pb2.Unit]) -> tuple[int, int]:
+        """Take both sides from a new observation; returns how many of each are still in it."""
+        tags, values = read_units(units)
+        row_of_tag = {tag: row for row, tag in enumerate(tags.tolist())}
+        return self.agents.update(units, row_of_tag, values), self.enemies.update(units, row_of_tag, values)
+
+    def frame(self) -> Frame:
+        a, e = self.agents.values, self.enemies.values
+        alive = a[:, Column.health] > 0
+        energy_or_cooldown = np.where(self.a_heals, a[:, Column.energy], a[:, Column.weapon_cooldown])
+        return Frame(
+            ax=a[:, Column.x],
+            ay=a[:, Column.y],
+            a_alive=alive,
+            a_health=_ratio(a[:, Column.health], a[:, Column.health_max]),
+            a_shield=_ratio(a[:, Column.shield], self.a_max_shield),
+            a_type=self.a_type,
+            a_cooldown=energy_or_cooldown / self.a_max_cooldown,
+            a_heals=self.a_heals,
+            a_heal_target=alive & ~self.a_medivac,
+            ex=e[:, Column.x],
+            ey=e[:, Column.y],
+            e_alive=e[:, Column.health] > 0,
+            e_health=_ratio(e[:, Column.health], e[:, Column.health_max]),
+            e_shield=_ratio(e[:, Column.shield], self.e_max_shield),
+            e_type=self.e_type,
+        )
+
+    def outcome(self, agents_present: int, enemies_present: int) -> int | None:
+        """WON, LOST, DRAW (both sides gone) or None (the battle goes on), as SMAC decides after a step from
+        the units still observed, and on the Medivac maps from the living units that are no Medivacs."""
+        rule = self.types.family.medivac_rule
+        medivacs_only = False
+        enemy_beaten = False
+        if rule is not MedivacRule.NONE:
+            a_alive = self.agents.alive
+            medivacs_only = not (a_alive & ~self.a_medivac).any()
+            enemy_fighters = self.enemies.alive & (self.enemies.unit_type != KINDS["medivac"].real_id)
+            if rule is MedivacRule.SMAC:  # its last living unit is a Medivac
+                enemy_beaten = int(self.enemies.alive.sum()) == 1 and not enemy_fighters.any()
+            else:
+                enemy_beaten = not enemy_fighters.any()
+        if (agents_present == 0 and enemies_present > 0) or medivacs_only:
+            return LOST
+        if (agents_present > 0 and enemies_present == 0) or enemy_beaten:
+            return WON
+        if agents_present == 0 and enemies_present == 0:
+            return DRAW
+        return None
+
+
+def _ratio(value: np.ndarray, maximum: np.ndarray) -> np.ndarray:
+    """value / maximum, 0 where the maximum is 0 (a unit without shields)."""
+    out = np.zeros(np.broadcast(value, maximum).shape)
+    np.divide(value, maximum, out=out, where=np.broadcast_to(maximum, out.shape) > 0)
+    return out
+
+
+def find_units(units: Sequence[raw_pb2.Unit], n_agents: int, n_enemies: int) -> tuple[Side, Side] | None:
+    """The agents and enemies of a new episode, or None while the game has not spawned all of them."""
+    tags, values = read_units(units)
+    agents, enemies = split_sides(units, tags, values)
+    if len(agents) != n_agents or len(enemies) != n_enemies:
+        return None
+    return agents, enemies

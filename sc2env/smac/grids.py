@@ -1,0 +1,76 @@
+"""The map facts SMAC reads from game_info: size, playable extent, pathing and (y-flipped) terrain height."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from s2clientprotocol import sc2api_pb2 as sc_pb
+
+from sc2env.errors import ProtocolError
+
+
+@dataclasses.dataclass(frozen=True)
+class MapGrids:
+    """One map as SMAC sees it.
+
+    map_x, map_y:     the map's size in cells.
+    max_distance_x/y: the playable area's width and height (the state's position normalisers).
+    pathing:          bool (map_x, map_y), indexed [x, y]: whether ground units may stand on the cell.
+    terrain_height:   float (map_x, map_y), indexed [x, y], heights / 255 **flipped in y** (SMAC reads the grid
+                      upside down, and its observations carry that; kept for the same numbers).
+    """
+
+    map_x: int
+    map_y: int
+    max_distance_x: float
+    max_distance_y: float
+    pathing: np.ndarray
+    terrain_height: np.ndarray
+
+    @classmethod
+    def from_game_info(cls, info: sc_pb.ResponseGameInfo) -> MapGrids:
+        raw = info.start_raw
+        map_x, map_y = raw.map_size.x, raw.map_size.y
+        area = raw.playable_area
+        return cls(
+            map_x=map_x,
+            map_y=map_y,
+            max_distance_x=float(area.p1.x - area.p0.x),
+            max_distance_y=float(area.p1.y - area.p0.y),
+            pathing=_pathing(raw.pathing_grid, map_x, map_y),
+            terrain_height=_rows(raw.terrain_height, map_x, map_y, 8)[::-1].T / 255,
+        )
+
+    def lookup(self, grid: np.ndarray, x: np.ndarray, y: np.ndarray, outside: float) -> np.ndarray:
+        """grid[x, y] at integer cells, `outside` where a cell is off the map."""
+        inside = (x >= 0) & (x < self.map_x) & (y >= 0) & (y < self.map_y)
+        values = np.full(x.shape, outside, np.float64)
+        values[inside] = grid[x[inside], y[inside]]
+        return values
+
+
+def _rows(image, map_x: int, map_y: int, bits: int) -> np.ndarray:
+    """An ImageData as (rows from y = 0, columns x), checked against the map's size."""
+    width, height = image.size.x or map_x, image.size.y or map_y
+    if (
+        image.bits_per_pixel != bits
+        or (width, height) != (map_x, map_y)
+        or len(image.data) * 8 != width * height * bits
+    ):
+        raise ProtocolError(
+            f"game_info's grid is {width}x{height} at {image.bits_per_pixel} bits per pixel with "
+            f"{len(image.data)} bytes; expected {map_x}x{map_y} at {bits}"
+        )
+    data = np.frombuffer(image.data, np.uint8)
+    if bits == 1:
+        data = np.unpackbits(data)  # most significant bit first, as the game packs them
+    return data.reshape(height, width)
+
+
+def _pathing(image, map_x: int, map_y: int) -> np.ndarray:
+    if (
+        image.bits_per_pixel == 8
+    ):  # old builds: one byte per cell, 0 pathable, rows from the top (as SMAC reads)
+        return _rows(image, map_x, map_y, 8)[::-1].T == 0
+    return _rows(image, map_x, map_y, 1).T.astype(bool)

@@ -1,0 +1,144 @@
+"""The observation and state layout: which features, in which order, and every size derived from them."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from sc2env.smac.scenarios import Race, Scenario
+
+N_NO_ATTACK_ACTIONS = 6
+"""no-op, stop, move north, south, east, west; the target actions follow."""
+N_MOVE_ACTIONS = 4
+N_PATHING_POINTS = 8
+N_HEIGHT_POINTS = 9
+SIGHT_RANGE = 9.0
+"""SMAC's sight range for every unit (observations and the visibility matrix)."""
+SHOOT_RANGE = 6.0
+"""SMAC's shooting range for every unit (target action availability)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class FeatureOptions:
+    """SMAC's observation and state switches (its constructor arguments of the same names)."""
+
+    obs_all_health: bool = True
+    obs_own_health: bool = True
+    obs_last_action: bool = False
+    obs_pathing_grid: bool = False
+    obs_terrain_height: bool = False
+    obs_instead_of_state: bool = False
+    obs_timestep_number: bool = False
+    state_last_action: bool = True
+    state_timestep_number: bool = False
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if not isinstance(value, bool):
+                raise TypeError(f"{field.name} must be True or False, not {value!r}")
+        if self.obs_all_health:  # SMAC: all health implies own health
+            object.__setattr__(self, "obs_own_health", True)
+
+
+@dataclasses.dataclass(frozen=True)
+class Layout:
+    """Sizes of one scenario's observation, state and action vectors under some FeatureOptions."""
+
+    n_agents: int
+    n_enemies: int
+    unit_type_bits: int
+    shield_bits_ally: int
+    shield_bits_enemy: int
+    options: FeatureOptions
+
+    @classmethod
+    def of(
+        cls,
+        scenario: Scenario,
+        options: FeatureOptions,
+        n_agents: int | None = None,
+        n_enemies: int | None = None,
+    ) -> Layout:
+        return cls(
+            n_agents=scenario.n_agents if n_agents is None else n_agents,
+            n_enemies=scenario.n_enemies if n_enemies is None else n_enemies,
+            unit_type_bits=scenario.unit_type_bits,
+            shield_bits_ally=int(scenario.agent_race is Race.PROTOSS),
+            shield_bits_enemy=int(scenario.enemy_race is Race.PROTOSS),
+            options=options,
+        )
+
+    @property
+    def n_actions(self) -> int:
+        return N_NO_ATTACK_ACTIONS + self.n_enemies
+
+    # --- observation ---------------------------------------------------------------------------------
+
+    @property
+    def move_feats(self) -> int:
+        opts = self.options
+        return (
+            N_MOVE_ACTIONS
+            + N_PATHING_POINTS * opts.obs_pathing_grid
+            + N_HEIGHT_POINTS * opts.obs_terrain_height
+        )
+
+    @property
+    def enemy_feats(self) -> int:
+        """Features per enemy: attackable, distance, relative x and y, [health, [shield]], [type one-hot]."""
+        health = (1 + self.shield_bits_enemy) if self.options.obs_all_health else 0
+        return 4 + health + self.unit_type_bits
+
+    @property
+    def ally_feats(self) -> int:
+        """Features per other agent: visible, distance, relative x and y, [health, [shield]], [type],
+        [last action one-hot]."""
+        health = (1 + self.shield_bits_ally) if self.options.obs_all_health else 0
+        last = self.n_actions if self.options.obs_last_action else 0
+        return 4 + health + self.unit_type_bits + last
+
+    @property
+    def own_feats(self) -> int:
+        """The agent's own: [health, [shield]], [type one-hot]."""
+        health = (1 + self.shield_bits_ally) if self.options.obs_own_health else 0
+        return health + self.unit_type_bits
+
+    @property
+    def obs_size(self) -> int:
+        """The observation's length. With obs_timestep_number the episode's progress is its last value (SMAC
+        counts it in its size but appends it after a zero it leaves in its place: one too long)."""
+        return (
+            self.move_feats
+            + self.n_enemies * self.enemy_feats
+            + (self.n_agents - 1) * self.ally_feats
+            + self.own_feats
+            + self.options.obs_timestep_number
+        )
+
+    # --- state ---------------------------------------------------------------------------------------
+
+    @property
+    def ally_state_names(self) -> list[str]:
+        names = ["health", "energy/cooldown", "rel_x", "rel_y"]
+        return names + ["shield"] * self.shield_bits_ally + self._type_names
+
+    @property
+    def enemy_state_names(self) -> list[str]:
+        names = ["health", "rel_x", "rel_y"]
+        return names + ["shield"] * self.shield_bits_enemy + self._type_names
+
+    @property
+    def _type_names(self) -> list[str]:
+        return [f"type_{bit}" for bit in range(self.unit_type_bits)]
+
+    @property
+    def state_size(self) -> int:
+        opts = self.options
+        if opts.obs_instead_of_state:
+            return self.obs_size * self.n_agents
+        return (
+            self.n_agents * len(self.ally_state_names)
+            + self.n_enemies * len(self.enemy_state_names)
+            + self.n_agents * self.n_actions * opts.state_last_action
+            + opts.state_timestep_number
+        )
