@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import importlib
 
-# Loaded on first use: the scenario table alone must not start the env's imports (nor PettingZoo's).
+# Loaded on first use: the scenario table alone must not load the env (nor PettingZoo, an optional extra).
 _EXPORTS = {
     "StarCraft2Env": "sc2env.smac.env",
     "MultiAgentEnv": "sc2env.smac.multiagent",
@@ -15,6 +15,8 @@ _EXPORTS = {
     "SMAC_SCENARIOS": "sc2env.smac.scenarios",
     "Scenario": "sc2env.smac.scenarios",
     "get_scenario": "sc2env.smac.scenarios",
+    "parallel_env": "sc2env.smac.parallel",
+    "SmacParallelEnv": "sc2env.smac.parallel",
 }
 __all__ = sorted(_EXPORTS)
 

@@ -201,6 +201,8 @@ class StarCraft2Env(SmacUnitMethods, MultiAgentEnv):
         self.reward = 0.0
         self.win_counted = False
         self.defeat_counted = False
+        self.timed_out = False
+        """The last episode ended at its step limit, not in a battle's end (for time-limit truncation)."""
         self.last_action = np.zeros((self.n_agents, self.n_actions))
         self.renderer: Any = None
 
@@ -275,7 +277,7 @@ class StarCraft2Env(SmacUnitMethods, MultiAgentEnv):
         self._tracker = DamageTracker(self.rewards, self.n_agents, self.n_enemies)
         self._heuristic.reset()
         self.last_action = np.zeros((self.n_agents, self.n_actions))
-        self.win_counted = self.defeat_counted = False
+        self.win_counted = self.defeat_counted = self.timed_out = False
         self._cache.clear()
         self._state = EpisodeState.RUNNING
         if self.debug:
@@ -338,6 +340,7 @@ class StarCraft2Env(SmacUnitMethods, MultiAgentEnv):
             assert end in (WON, LOST, DRAW)
         elif self._episode_steps >= self.episode_limit:
             terminated = True
+            self.timed_out = True
             if self.continuing_episode:
                 info["episode_limit"] = True
             self.battles_game += 1
@@ -455,6 +458,11 @@ class StarCraft2Env(SmacUnitMethods, MultiAgentEnv):
                 self._episode_steps / self.episode_limit,
             )
         return self._cache["obs"]
+
+    @property
+    def agent_kinds(self) -> list[str]:
+        """Each agent's unit kind ("marine", "stalker", ...) in this episode, by agent id."""
+        return list(self._roster_now().agent_kinds)
 
     def get_obs(self) -> list[np.ndarray]:
         """Every agent's observation (float32, get_obs_size() long), in agent id order."""
