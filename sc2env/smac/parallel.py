@@ -9,6 +9,7 @@ from gymnasium import spaces
 
 from sc2env import errors
 from sc2env.smac.env import StarCraft2Env
+from sc2env.smac.render import MODES
 from sc2env.smac.scenarios import map_spawns
 from sc2env.smac.unit_kinds import KIND_OF_CATALOG, MAP_FAMILIES
 
@@ -59,13 +60,11 @@ class SmacParallelEnv(ParallelEnv):
     """
 
     # PettingZoo reads `metadata` from the class (as its base class declares it), before any env is made.
-    metadata = {"name": "sc2env_smac_v0", "render_modes": ["human", "rgb_array"], "is_parallelizable": True}  # noqa: RUF012
+    metadata = {"name": "sc2env_smac_v0", "render_modes": list(MODES), "is_parallelizable": True}  # noqa: RUF012
 
     def __init__(self, env: StarCraft2Env, max_cycles: int, render_mode: str | None = None) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode must be one of {self.metadata['render_modes']} or None, not {render_mode!r}"
-            )
+        if render_mode is not None and render_mode not in MODES:
+            raise ValueError(f"render_mode must be one of {', '.join(MODES)} or None, not {render_mode!r}")
         self.env = env
         self.max_cycles = max_cycles
         self.render_mode = render_mode
