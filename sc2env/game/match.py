@@ -289,12 +289,14 @@ class Match:
         self._ended = bool(response.player_result)
         return response
 
-    def step(self, actions: Iterable[sc_pb.Action] = ()) -> StepResult:
+    def step(self, actions: sc_pb.RequestAction | Iterable[sc_pb.Action] = ()) -> StepResult:
         """Send the actions, advance `step_mul` game loops and observe; pipelined in one round trip."""
         return self.finish_step(self.begin_step(actions))
 
     def begin_step(
-        self, actions: Iterable[sc_pb.Action] = (), then: Sequence[tuple[str, Message]] = ()
+        self,
+        actions: sc_pb.RequestAction | Iterable[sc_pb.Action] = (),
+        then: Sequence[tuple[str, Message]] = (),
     ) -> Pending | sc_pb.ResponseObservation:
         """The sending half of step(): the game works on it while the caller does something else. `then`:
         requests to send after the observation in the same round trip (their answers: StepResult.then, None

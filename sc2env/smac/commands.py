@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import enum
 
-from s2clientprotocol import raw_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.smac.features import EAST, NO_OP, NORTH, SOUTH, STOP, WEST
@@ -24,25 +23,36 @@ class Ability(enum.IntEnum):
 MOVES = {NORTH: (0, 1), SOUTH: (0, -1), EAST: (1, 0), WEST: (-1, 0)}
 
 
-def unit_command(
-    action: int, tag: int, x: float, y: float, move_amount: float, target_tag: int, heals: bool
-) -> sc_pb.Action | None:
-    """The command for one agent's action (None for a no-op): `tag` and (x, y) are the agent's unit, and
-    `target_tag` the unit a target action names (an enemy, or an ally for a Medivac that heals)."""
+def add_command(
+    request: sc_pb.RequestAction,
+    action: int,
+    tag: int,
+    x: float,
+    y: float,
+    move_amount: float,
+    target_tag: int,
+    heals: bool,
+) -> None:
+    """Append the raw unit command one agent's action stands for (nothing for a no-op), as SMAC sends it: one
+    command per agent, never queued. `tag` and (x, y) are the agent's unit; `target_tag` the unit a target
+    action names (an enemy, or an ally for a Medivac that heals)."""
     if action == NO_OP:
-        return None
-    command = raw_pb2.ActionRawUnitCommand(unit_tags=[tag], queue_command=False)
+        return
+    # Filled in place: building the nested messages and copying them in costs several times more.
+    command = request.actions.add().action_raw.unit_command
+    command.unit_tags.append(tag)
+    command.queue_command = False
     if action == STOP:
         command.ability_id = Ability.STOP
     elif action in MOVES:
         dx, dy = MOVES[action]
         command.ability_id = Ability.MOVE
-        command.target_world_space_pos.x = x + dx * move_amount
-        command.target_world_space_pos.y = y + dy * move_amount
+        point = command.target_world_space_pos
+        point.x = x + dx * move_amount
+        point.y = y + dy * move_amount
     else:
         command.ability_id = Ability.HEAL if heals else Ability.ATTACK
         command.target_unit_tag = target_tag
-    return sc_pb.Action(action_raw=raw_pb2.ActionRaw(unit_command=command))
 
 
 def target_index(action: int) -> int:

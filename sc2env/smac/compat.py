@@ -147,7 +147,7 @@ class SmacUnitMethods:
         return SIGHT_RANGE
 
     def get_unit_by_id(self, a_id: int) -> raw_pb2.Unit:
-        return self._roster_now().agents.messages[self._agent(a_id)]
+        return self._roster_now().agents.message(self._agent(a_id))
 
     def get_unit_types(self) -> list[int] | None:
         """The unit type of each agent, then of each enemy (None before the first reset)."""
@@ -185,12 +185,7 @@ class SmacUnitMethods:
     def can_move(self, unit: raw_pb2.Unit, direction: int) -> bool:
         """Whether the unit may move north (0), south (1), east (2) or west (3)."""
         x, y = features.move_probes(np.array([unit.pos.x]), np.array([unit.pos.y]), self._move_amount)
-        grids = self._map()
-        return bool(
-            grids.lookup(
-                grids.pathing, x[0, direction : direction + 1], y[0, direction : direction + 1], 0.0
-            )[0]
-        )
+        return bool(self._map().walkable(x[0, direction], y[0, direction]))
 
     def get_surrounding_points(self, unit: raw_pb2.Unit, include_self: bool = False) -> list[tuple[int, int]]:
         x, y = features.surrounding_cells(
@@ -199,16 +194,18 @@ class SmacUnitMethods:
         return list(zip(x[0].tolist(), y[0].tolist()))
 
     def get_surrounding_pathing(self, unit: raw_pb2.Unit) -> list[float]:
-        return self._surrounding(unit, False, self._map().pathing)
+        x, y = self._surrounding(unit, include_self=False)
+        return self._map().pathing_feature(x, y).tolist()
 
     def get_surrounding_height(self, unit: raw_pb2.Unit) -> list[float]:
-        return self._surrounding(unit, True, self._map().terrain_height)
+        x, y = self._surrounding(unit, include_self=True)
+        return self._map().height_feature(x, y).tolist()
 
-    def _surrounding(self, unit: raw_pb2.Unit, include_self: bool, grid: np.ndarray) -> list[float]:
+    def _surrounding(self, unit: raw_pb2.Unit, include_self: bool) -> tuple[np.ndarray, np.ndarray]:
         x, y = features.surrounding_cells(
             np.array([unit.pos.x]), np.array([unit.pos.y]), self._move_amount, include_self
         )
-        return self._map().lookup(grid, x[0], y[0], 1.0).tolist()
+        return x[0], y[0]
 
     def only_medivac_left(self, ally: bool) -> bool:
         """On the Medivac maps: whether the agents (`ally`) have no living unit but Medivacs, or the enemy's

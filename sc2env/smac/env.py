@@ -19,7 +19,7 @@ from sc2env.game.match import require_count, require_seed
 from sc2env.game.replay import write_replay
 from sc2env.launch import LaunchConfig
 from sc2env.smac import features
-from sc2env.smac.commands import target_index, unit_command
+from sc2env.smac.commands import add_command, target_index
 from sc2env.smac.compat import SmacUnitMethods
 from sc2env.smac.episode import DRAW, LOST, WON, Roster, find_units
 from sc2env.smac.game import SmacGame, SocketGame
@@ -272,7 +272,7 @@ class StarCraft2Env(SmacUnitMethods, MultiAgentEnv):
             # SMAC's reward scale counts the first episode's enemies' health and shields.
             e = enemies.values
             self.max_reward += float((e[:, Column.health_max] + e[:, Column.shield_max]).sum())
-        self._roster = Roster.from_sides(agents, enemies, self._types, self.unit_type_bits)
+        self._roster = Roster.from_sides(agents, enemies, self._types, self.layout)
         self._unit_types = agents.unit_type.tolist() + enemies.unit_type.tolist()
         self._tracker = DamageTracker(self.rewards, self.n_agents, self.n_enemies)
         self._heuristic.reset()
@@ -298,9 +298,11 @@ class StarCraft2Env(SmacUnitMethods, MultiAgentEnv):
             self._check_available(numbers_)
         before_a = roster.agents.health + roster.agents.shield
         before_e = roster.enemies.health + roster.enemies.shield
-        commands = [c for i, n in enumerate(numbers_) if (c := self._command(roster, i, n)) is not None]
+        request = sc_pb.RequestAction()
+        for i, number in enumerate(numbers_):
+            self._add_command(request, roster, i, number)
         try:
-            response = self._game.act_step_observe(commands)
+            response = self._game.act_step_observe(request)
         except errors.ConnectionError:
             self._state = EpisodeState.OVER
             self._game.close()
@@ -397,18 +399,23 @@ class StarCraft2Env(SmacUnitMethods, MultiAgentEnv):
                     f"are {np.flatnonzero(avail[i]).tolist()} (get_avail_agent_actions({i}))"
                 )
 
-    def _command(self, roster: Roster, i: int, number: int) -> sc_pb.Action | None:
-        if not roster.agents.alive[i]:
-            return None
-        heals = bool(roster.a_heals[i])
+    def _add_command(self, request: sc_pb.RequestAction, roster: Roster, i: int, number: int) -> None:
+        agents = roster.agents
+        if not agents.values[i, Column.health] > 0:  # the dead send nothing
+            return
+        heals = bool(roster.plan.heals[i])
         target = 0
-        if number >= features.N_NO_ATTACK_ACTIONS:
-            side = roster.agents if heals else roster.enemies
-            target = int(side.tags[target_index(number)])
-        agent = roster.agents
-        return unit_command(
-            number, int(agent.tags[i]), float(agent.x[i]), float(agent.y[i]), self._move_amount, target, heals
+        if number >= features.TARGETS:
+            target = int((agents if heals else roster.enemies).tags[target_index(number)])
+        x, y = agents.values[i, Column.x], agents.values[i, Column.y]
+        add_command(
+            request, number, int(agents.tags[i]), float(x), float(y), self._move_amount, target, heals
         )
+
+    def _command(self, i: int, number: int) -> sc_pb.Action | None:
+        request = sc_pb.RequestAction()
+        self._add_command(request, self._roster_now(), i, number)
+        return request.actions[0] if request.actions else None
 
     def _heuristic_actions(self) -> list[int]:
         roster = self._running()
@@ -416,21 +423,21 @@ class StarCraft2Env(SmacUnitMethods, MultiAgentEnv):
         full = a[:, Column.health] == a[:, Column.health_max]
         grids = self._map()
         diagonal = float(np.hypot(grids.max_distance_x, grids.max_distance_y))
-        return self._heuristic.actions(self._frame(), self._avail(), full, diagonal)
+        return self._heuristic.actions(roster.plan, self._frame(), self._avail(), full, diagonal)
 
     def get_agent_action(self, a_id: int, action: int) -> sc_pb.Action | None:
         """The raw command agent `a_id`'s action stands for (None for a no-op); raises if unavailable."""
         i = self._agent(a_id)
         if not self._avail()[i, action]:
             raise errors.InvalidActionError(f"agent {a_id} cannot perform action {action} now")
-        return self._command(self._roster_now(), i, action)
+        return self._command(i, action)
 
     def get_agent_action_heuristic(self, a_id: int, action: int) -> tuple[sc_pb.Action | None, int]:
         """The scripted policy's command for agent `a_id` and the action id it stands for (`action` is
         ignored, as in SMAC)."""
         i = self._agent(a_id)
         number = self._heuristic_actions()[i]
-        return self._command(self._roster_now(), i, number), number
+        return self._command(i, number), number
 
     # --- what agents see -----------------------------------------------------------------------------
 
@@ -442,14 +449,14 @@ class StarCraft2Env(SmacUnitMethods, MultiAgentEnv):
     def _avail(self) -> np.ndarray:
         if "avail" not in self._cache:
             self._cache["avail"] = features.available_actions(
-                self.layout, self._frame(), self._map(), self._move_amount
+                self._roster_now().plan, self._frame(), self._map(), self._move_amount
             )
         return self._cache["avail"]
 
     def _obs(self) -> np.ndarray:
         if "obs" not in self._cache:
             self._cache["obs"] = features.observations(
-                self.layout,
+                self._roster_now().plan,
                 self._frame(),
                 self._avail(),
                 self._map(),
@@ -486,7 +493,7 @@ class StarCraft2Env(SmacUnitMethods, MultiAgentEnv):
     def get_state_dict(self) -> dict[str, Any]:
         """The state's parts: "allies" (n_agents × attributes), "enemies" (n_enemies × attributes),
         "last_action" (n_agents × n_actions) and "timestep" (the episode's progress) when they are on."""
-        allies, enemies = features.state_parts(self.layout, self._frame(), self._map())
+        allies, enemies = features.state_parts(self._roster_now().plan, self._frame(), self._map())
         parts: dict[str, Any] = {"allies": allies, "enemies": enemies}
         if self.options.state_last_action:
             parts["last_action"] = self.last_action
@@ -502,7 +509,7 @@ class StarCraft2Env(SmacUnitMethods, MultiAgentEnv):
 
     def get_visibility_matrix(self) -> np.ndarray:
         """(n_agents, n_agents + n_enemies) bool: the living units each living agent sees."""
-        return features.visibility(self._frame())
+        return features.visibility(self._roster_now().plan, self._frame())
 
     def get_obs_size(self) -> int:
         return self.layout.obs_size

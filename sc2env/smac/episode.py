@@ -8,7 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 from s2clientprotocol import raw_pb2
 
-from sc2env.smac.features import Frame
+from sc2env.smac.features import Frame, Plan
+from sc2env.smac.layout import Layout
 from sc2env.smac.unit_kinds import KINDS, MedivacRule, UnitTypes, max_cooldown, max_shield
 from sc2env.smac.units import Column, Side, read_units, split_sides
 
@@ -18,69 +19,69 @@ WON, LOST, DRAW = 1, -1, 0
 @dataclasses.dataclass
 class Roster:
     """Both sides' units of one episode (a row per SMAC id) and what stays fixed while it runs: each unit's
-    kind, one-hot index and normalisers."""
+    kind and normalisers, and the features' plan."""
 
     agents: Side
     enemies: Side
     types: UnitTypes
     agent_kinds: list[str]
-    enemy_kinds: list[str | None]
-    a_type: np.ndarray
-    e_type: np.ndarray
-    a_max_shield: np.ndarray
-    e_max_shield: np.ndarray
-    a_max_cooldown: np.ndarray
-    a_heals: np.ndarray
+    plan: Plan
+    a_shield_divisor: np.ndarray
+    e_shield_divisor: np.ndarray
+    a_cooldown_divisor: np.ndarray
     a_medivac: np.ndarray
 
     @classmethod
-    def from_sides(cls, agents: Side, enemies: Side, types: UnitTypes, unit_type_bits: int) -> Roster:
+    def from_sides(cls, agents: Side, enemies: Side, types: UnitTypes, layout: Layout) -> Roster:
         agent_kinds = types.ally_kinds_of(agents.unit_type)
         enemy_kinds = types.enemy_kinds_of(enemies.unit_type)
         medivac = np.array([k == "medivac" for k in agent_kinds], bool)
         heals = medivac & (types.family.medivac_rule is not MedivacRule.NONE)
+        bits = layout.unit_type_bits
         no_type = np.zeros(0, np.int64)
+        plan = Plan.of(
+            layout,
+            types.ally_one_hot_index(agent_kinds) if bits else no_type,
+            types.enemy_one_hot_index(enemies.unit_type) if bits else no_type,
+            heals,
+            medivac,
+        )
         return cls(
             agents=agents,
             enemies=enemies,
             types=types,
             agent_kinds=agent_kinds,
-            enemy_kinds=enemy_kinds,
-            a_type=types.ally_one_hot_index(agent_kinds) if unit_type_bits else no_type,
-            e_type=types.enemy_one_hot_index(enemies.unit_type) if unit_type_bits else no_type,
-            a_max_shield=max_shield(list(agent_kinds)),
-            e_max_shield=max_shield(enemy_kinds),
-            a_max_cooldown=max_cooldown(list(agent_kinds)),
-            a_heals=heals,
+            plan=plan,
+            a_shield_divisor=_divisor(max_shield(list(agent_kinds))),
+            e_shield_divisor=_divisor(max_shield(enemy_kinds)),
+            a_cooldown_divisor=max_cooldown(list(agent_kinds)),
             a_medivac=medivac,
         )
 
     def update(self, units: Sequence[raw_pb2.Unit]) -> tuple[int, int]:
         """Take both sides from a new observation; returns how many of each are still in it."""
-        tags, values = read_units(units)
-        row_of_tag = {tag: row for row, tag in enumerate(tags.tolist())}
+        tags, values = read_units(units, every_column=False)
+        row_of_tag = dict(zip(tags, range(len(tags))))
         return self.agents.update(units, row_of_tag, values), self.enemies.update(units, row_of_tag, values)
 
     def frame(self) -> Frame:
         a, e = self.agents.values, self.enemies.values
-        alive = a[:, Column.health] > 0
-        energy_or_cooldown = np.where(self.a_heals, a[:, Column.energy], a[:, Column.weapon_cooldown])
+        heals = self.plan.heals
+        cooldown = a[:, Column.weapon_cooldown]
+        if heals.any():
+            cooldown = np.where(heals, a[:, Column.energy], cooldown)
         return Frame(
             ax=a[:, Column.x],
             ay=a[:, Column.y],
-            a_alive=alive,
-            a_health=_ratio(a[:, Column.health], a[:, Column.health_max]),
-            a_shield=_ratio(a[:, Column.shield], self.a_max_shield),
-            a_type=self.a_type,
-            a_cooldown=energy_or_cooldown / self.a_max_cooldown,
-            a_heals=self.a_heals,
-            a_heal_target=alive & ~self.a_medivac,
+            a_alive=a[:, Column.health] > 0,
+            a_health=a[:, Column.health] / a[:, Column.health_max],
+            a_shield=a[:, Column.shield] / self.a_shield_divisor,
+            a_cooldown=cooldown / self.a_cooldown_divisor,
             ex=e[:, Column.x],
             ey=e[:, Column.y],
             e_alive=e[:, Column.health] > 0,
-            e_health=_ratio(e[:, Column.health], e[:, Column.health_max]),
-            e_shield=_ratio(e[:, Column.shield], self.e_max_shield),
-            e_type=self.e_type,
+            e_health=e[:, Column.health] / e[:, Column.health_max],
+            e_shield=e[:, Column.shield] / self.e_shield_divisor,
         )
 
     def outcome(self, agents_present: int, enemies_present: int) -> int | None:
@@ -106,16 +107,14 @@ class Roster:
         return None
 
 
-def _ratio(value: np.ndarray, maximum: np.ndarray) -> np.ndarray:
-    """value / maximum, 0 where the maximum is 0 (a unit without shields)."""
-    out = np.zeros(np.broadcast(value, maximum).shape)
-    np.divide(value, maximum, out=out, where=np.broadcast_to(maximum, out.shape) > 0)
-    return out
+def _divisor(maximum: np.ndarray) -> np.ndarray:
+    """A shield normaliser to divide by: units without shields have none to show, so 1 does."""
+    return np.where(maximum > 0, maximum, 1.0)
 
 
 def find_units(units: Sequence[raw_pb2.Unit], n_agents: int, n_enemies: int) -> tuple[Side, Side] | None:
     """The agents and enemies of a new episode, or None while the game has not spawned all of them."""
-    tags, values = read_units(units)
+    tags, values = read_units(units, every_column=True)
     agents, enemies = split_sides(units, tags, values)
     if len(agents) != n_agents or len(enemies) != n_enemies:
         return None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 
@@ -10,17 +11,56 @@ from sc2env.smac.grids import MapGrids
 from sc2env.smac.layout import N_NO_ATTACK_ACTIONS, SHOOT_RANGE, SIGHT_RANGE, Layout
 
 NO_OP, STOP, NORTH, SOUTH, EAST, WEST = range(N_NO_ATTACK_ACTIONS)
+MOVES = slice(NORTH, WEST + 1)
+TARGETS = N_NO_ATTACK_ACTIONS
 
 
 @dataclasses.dataclass(frozen=True)
+class Plan:
+    """What one episode's features need that stays fixed while it runs.
+
+    others:        (n_agents, n_agents - 1) the ids of each agent's allies, in id order (its ally rows).
+    ally_one_hot:  (n_agents, unit_type_bits) each agent's type one-hot; enemy_one_hot likewise.
+    heals:         (n_agents,) the agent is a Medivac whose target actions heal allies.
+    heal_target:   (n_agents,) the agent may be healed (no Medivac).
+    """
+
+    layout: Layout
+    others: np.ndarray
+    ally_one_hot: np.ndarray
+    enemy_one_hot: np.ndarray
+    heals: np.ndarray
+    heal_target: np.ndarray
+
+    @classmethod
+    def of(
+        cls, layout: Layout, a_type: np.ndarray, e_type: np.ndarray, heals: np.ndarray, medivac: np.ndarray
+    ) -> Plan:
+        n = layout.n_agents
+        others = np.array([[j for j in range(n) if j != i] for i in range(n)], np.int64).reshape(n, n - 1)
+        return cls(
+            layout=layout,
+            others=others,
+            ally_one_hot=_one_hot(n, layout.unit_type_bits, a_type),
+            enemy_one_hot=_one_hot(layout.n_enemies, layout.unit_type_bits, e_type),
+            heals=heals,
+            heal_target=~medivac,
+        )
+
+
+def _one_hot(rows: int, width: int, index: np.ndarray) -> np.ndarray:
+    out = np.zeros((rows, width))
+    if width:
+        out[np.arange(rows), index] = 1
+    return out
+
+
+@dataclasses.dataclass
 class Frame:
     """Both sides at one step, as the features need them; a row per agent (a_*) and per enemy (e_*).
 
-    a_health ...: health and shield as fractions of their maxima (SMAC's normalisers).
-    *_type:       the unit's index in the type one-hot.
-    a_cooldown:   the state's second column: weapon cooldown (a healing Medivac: energy) over its normaliser.
-    a_heals:      the agent is a Medivac whose target actions heal allies (SMAC's MMM maps).
-    a_heal_target: the agent may be healed (alive and no Medivac).
+    *_health, *_shield: health and shield as fractions of their maxima (SMAC's normalisers).
+    a_cooldown:         the state's second column: weapon cooldown (a healing Medivac: energy) normalised.
     """
 
     ax: np.ndarray
@@ -28,39 +68,34 @@ class Frame:
     a_alive: np.ndarray
     a_health: np.ndarray
     a_shield: np.ndarray
-    a_type: np.ndarray
     a_cooldown: np.ndarray
-    a_heals: np.ndarray
-    a_heal_target: np.ndarray
     ex: np.ndarray
     ey: np.ndarray
     e_alive: np.ndarray
     e_health: np.ndarray
     e_shield: np.ndarray
-    e_type: np.ndarray
 
-    @property
+    @functools.cached_property
     def enemy_offsets(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(dx, dy, distance) from each agent (rows) to each enemy (columns)."""
-        dx = self.ex[None, :] - self.ax[:, None]
-        dy = self.ey[None, :] - self.ay[:, None]
+        dx = self.ex - self.ax[:, None]
+        dy = self.ey - self.ay[:, None]
         return dx, dy, np.hypot(dx, dy)
 
-    @property
-    def ally_offsets(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(dx, dy, distance) from each agent (rows) to each agent (columns)."""
-        dx = self.ax[None, :] - self.ax[:, None]
-        dy = self.ay[None, :] - self.ay[:, None]
+    def ally_offsets(self, others: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(dx, dy, distance) from each agent (rows) to the agents `others` names on its row."""
+        dx = self.ax[others] - self.ax[:, None]
+        dy = self.ay[others] - self.ay[:, None]
         return dx, dy, np.hypot(dx, dy)
 
 
 def move_probes(ax: np.ndarray, ay: np.ndarray, move_amount: float) -> tuple[np.ndarray, np.ndarray]:
     """The cells SMAC checks for the four moves (north, south, east, west) of units at (ax, ay): half the
     move's distance away, truncated to whole cells, as (x, y) int arrays of shape (n, 4)."""
-    half = move_amount / 2
-    x = np.stack([ax, ax, ax + half, ax - half], axis=1)
-    y = np.stack([ay + half, ay - half, ay, ay], axis=1)
-    return np.trunc(x).astype(np.int64), np.trunc(y).astype(np.int64)
+    half = np.array([0.0, 0.0, move_amount / 2, -move_amount / 2])
+    x = ax[:, None] + half
+    y = ay[:, None] + half[[2, 3, 0, 0]]
+    return x.astype(np.int64), y.astype(np.int64)  # astype truncates towards zero, as int() does
 
 
 def surrounding_cells(
@@ -75,38 +110,34 @@ def surrounding_cells(
     return np.trunc(x + dx).astype(np.int64), np.trunc(y + dy).astype(np.int64)
 
 
-def available_actions(layout: Layout, frame: Frame, grids: MapGrids, move_amount: float) -> np.ndarray:
+def available_actions(plan: Plan, frame: Frame, grids: MapGrids, move_amount: float) -> np.ndarray:
     """(n_agents, n_actions) int: a dead agent may only no-op; a living one may stop, move towards a pathable
     cell, and attack a living enemy (a Medivac: heal a living non-Medivac ally) within the shooting range."""
-    n_agents = len(frame.ax)
-    avail = np.zeros((n_agents, layout.n_actions), np.int64)
+    layout = plan.layout
     alive = frame.a_alive
-    avail[~alive, NO_OP] = 1
-    avail[alive, STOP] = 1
+    avail = np.zeros((layout.n_agents, layout.n_actions), np.int64)
+    avail[:, NO_OP] = ~alive
+    avail[:, STOP] = alive
     x, y = move_probes(frame.ax, frame.ay, move_amount)
-    avail[:, NORTH : WEST + 1] = grids.lookup(grids.pathing, x, y, outside=0.0) * alive[:, None]
-    _, _, distance = frame.enemy_offsets
-    attack = (distance <= SHOOT_RANGE) & frame.e_alive[None, :] & alive[:, None] & ~frame.a_heals[:, None]
-    avail[:, N_NO_ATTACK_ACTIONS : N_NO_ATTACK_ACTIONS + layout.n_enemies] = attack
-    if frame.a_heals.any():
-        _, _, ally_distance = frame.ally_offsets
-        heal = (
-            (ally_distance <= SHOOT_RANGE) & frame.a_heal_target[None, :] & (frame.a_heals & alive)[:, None]
-        )
-        healers = np.flatnonzero(frame.a_heals)
-        avail[healers, N_NO_ATTACK_ACTIONS : N_NO_ATTACK_ACTIONS + n_agents] = heal[healers]
+    np.copyto(avail[:, MOVES], grids.walkable(x, y), where=alive[:, None])
+    distance = frame.enemy_offsets[2]
+    fighter = alive & ~plan.heals
+    np.copyto(
+        avail[:, TARGETS : TARGETS + layout.n_enemies],
+        (distance <= SHOOT_RANGE) & frame.e_alive,
+        where=fighter[:, None],
+    )
+    if plan.heals.any():
+        healers = np.flatnonzero(plan.heals & alive)
+        dx = frame.ax[None, :] - frame.ax[healers, None]
+        dy = frame.ay[None, :] - frame.ay[healers, None]
+        heal = (np.hypot(dx, dy) <= SHOOT_RANGE) & (alive & plan.heal_target)
+        avail[healers, TARGETS : TARGETS + layout.n_agents] = heal
     return avail
 
 
-def _one_hot(rows: int, width: int, index: np.ndarray) -> np.ndarray:
-    out = np.zeros((rows, width))
-    if width:
-        out[np.arange(rows), index] = 1
-    return out
-
-
 def observations(
-    layout: Layout,
+    plan: Plan,
     frame: Frame,
     avail: np.ndarray,
     grids: MapGrids,
@@ -116,95 +147,123 @@ def observations(
 ) -> np.ndarray:
     """(n_agents, obs_size) float32: move features, enemy features, other agents' features, own features
     [, the episode's progress]; a dead agent's row is zero (but for the progress)."""
+    layout = plan.layout
     opts = layout.options
-    n_agents, n_enemies = len(frame.ax), len(frame.ex)
+    n_agents, n_enemies = layout.n_agents, layout.n_enemies
     alive = frame.a_alive
-    bits = layout.unit_type_bits
+    obs = np.zeros((n_agents, layout.obs_size), np.float32)
+    live = alive[:, None]
 
-    move = [avail[:, NORTH : WEST + 1].astype(np.float64)]
+    obs[:, :4] = avail[:, MOVES]
+    column = 4
     if opts.obs_pathing_grid:
         x, y = surrounding_cells(frame.ax, frame.ay, move_amount, include_self=False)
-        move.append(grids.lookup(grids.pathing, x, y, outside=1.0))
+        np.copyto(obs[:, column : column + 8], grids.pathing_feature(x, y), where=live)
+        column += 8
     if opts.obs_terrain_height:
         x, y = surrounding_cells(frame.ax, frame.ay, move_amount, include_self=True)
-        move.append(grids.lookup(grids.terrain_height, x, y, outside=1.0))
+        np.copyto(obs[:, column : column + 9], grids.height_feature(x, y), where=live)
+        column += 9
 
+    # Enemies: [attackable, distance, dx, dy, [health, [shield]], [type one-hot]] while seen, else zero.
     dx, dy, distance = frame.enemy_offsets
-    attackable = avail[:, N_NO_ATTACK_ACTIONS : N_NO_ATTACK_ACTIONS + n_enemies]
-    enemy = [attackable, distance / SIGHT_RANGE, dx / SIGHT_RANGE, dy / SIGHT_RANGE]
+    seen = (distance < SIGHT_RANGE) & frame.e_alive & live
+    enemy = np.zeros((n_agents, n_enemies, layout.enemy_feats))
+    columns = [
+        avail[:, TARGETS : TARGETS + n_enemies],
+        distance / SIGHT_RANGE,
+        dx / SIGHT_RANGE,
+        dy / SIGHT_RANGE,
+    ]
     if opts.obs_all_health:
-        enemy.append(np.broadcast_to(frame.e_health, distance.shape))
+        columns.append(frame.e_health)
         if layout.shield_bits_enemy:
-            enemy.append(np.broadcast_to(frame.e_shield, distance.shape))
-    enemy_feats = np.stack(enemy, axis=2)
-    if bits:
-        enemy_type = np.broadcast_to(_one_hot(n_enemies, bits, frame.e_type), (n_agents, n_enemies, bits))
-        enemy_feats = np.concatenate([enemy_feats, enemy_type], axis=2)
-    enemy_feats = np.where(((distance < SIGHT_RANGE) & frame.e_alive[None, :])[:, :, None], enemy_feats, 0.0)
+            columns.append(frame.e_shield)
+    for i, values in enumerate(columns):
+        np.copyto(enemy[:, :, i], values, where=seen)
+    if layout.unit_type_bits:
+        np.copyto(enemy[:, :, len(columns) :], plan.enemy_one_hot, where=seen[:, :, None])
+    end = column + enemy.size // n_agents
+    obs[:, column:end] = enemy.reshape(n_agents, -1)
+    column = end
 
-    dx, dy, distance = frame.ally_offsets
-    ally = [np.ones_like(distance), distance / SIGHT_RANGE, dx / SIGHT_RANGE, dy / SIGHT_RANGE]
-    if opts.obs_all_health:
-        ally.append(np.broadcast_to(frame.a_health, distance.shape))
-        if layout.shield_bits_ally:
-            ally.append(np.broadcast_to(frame.a_shield, distance.shape))
-    ally_feats = np.stack(ally, axis=2)
-    extra = []
-    if bits:
-        extra.append(_one_hot(n_agents, bits, frame.a_type))
-    if opts.obs_last_action:
-        extra.append(last_action)
-    if extra:  # each agent's own columns, seen by every other agent
-        columns = np.concatenate(extra, axis=1)
-        per_ally = np.broadcast_to(columns, (n_agents, *columns.shape))
-        ally_feats = np.concatenate([ally_feats, per_ally], axis=2)
-    ally_feats = np.where(((distance < SIGHT_RANGE) & alive[None, :])[:, :, None], ally_feats, 0.0)
-    others = ~np.eye(n_agents, dtype=bool)
-    ally_feats = ally_feats[others].reshape(n_agents, n_agents - 1, -1)
+    # Allies, each agent's others in id order: [visible, distance, dx, dy, [health, [shield]], [type],
+    # [last action]] while seen, else zero.
+    if n_agents > 1:
+        others = plan.others
+        dx, dy, distance = frame.ally_offsets(others)
+        seen = (distance < SIGHT_RANGE) & alive[others] & live
+        ally = np.zeros((n_agents, n_agents - 1, layout.ally_feats))
+        columns = [np.ones_like(distance), distance / SIGHT_RANGE, dx / SIGHT_RANGE, dy / SIGHT_RANGE]
+        if opts.obs_all_health:
+            columns.append(frame.a_health[others])
+            if layout.shield_bits_ally:
+                columns.append(frame.a_shield[others])
+        for i, values in enumerate(columns):
+            np.copyto(ally[:, :, i], values, where=seen)
+        tail = []
+        if layout.unit_type_bits:
+            tail.append(plan.ally_one_hot)
+        if opts.obs_last_action:
+            tail.append(last_action)
+        if tail:
+            per_agent = np.concatenate(tail, axis=1) if len(tail) > 1 else tail[0]
+            np.copyto(ally[:, :, len(columns) :], per_agent[others], where=seen[:, :, None])
+        end = column + ally.size // n_agents
+        obs[:, column:end] = ally.reshape(n_agents, -1)
+        column = end
 
-    own = []
+    # Own: [health, [shield]], [type one-hot].
     if opts.obs_own_health:
-        own.append(frame.a_health[:, None])
+        np.copyto(obs[:, column], frame.a_health, where=alive)
+        column += 1
         if layout.shield_bits_ally:
-            own.append(frame.a_shield[:, None])
-    if bits:
-        own.append(_one_hot(n_agents, bits, frame.a_type))
-
-    parts = [*move, enemy_feats.reshape(n_agents, -1), ally_feats.reshape(n_agents, -1), *own]
-    obs = np.zeros((n_agents, layout.obs_size), np.float32)
-    body = np.concatenate(parts, axis=1) if parts else np.zeros((n_agents, 0))
-    obs[:, : body.shape[1]] = np.where(alive[:, None], body, 0.0)  # where, not *: no -0.0 for the dead
+            np.copyto(obs[:, column], frame.a_shield, where=alive)
+            column += 1
+    if layout.unit_type_bits:
+        np.copyto(obs[:, column : column + layout.unit_type_bits], plan.ally_one_hot, where=live)
     if opts.obs_timestep_number:
         obs[:, -1] = progress
     return obs
 
 
-def state_parts(layout: Layout, frame: Frame, grids: MapGrids) -> tuple[np.ndarray, np.ndarray]:
+def state_parts(plan: Plan, frame: Frame, grids: MapGrids) -> tuple[np.ndarray, np.ndarray]:
     """The state's ally rows (n_agents, ally attributes) and enemy rows (n_enemies, enemy attributes), zero for
     the dead: health, [cooldown or energy], position from the map's centre over the playable extent,
     [shield], [type one-hot in the last columns]."""
-    n_agents, n_enemies = len(frame.ax), len(frame.ex)
-    bits = layout.unit_type_bits
-    rel_x = lambda x: (x - grids.map_x / 2) / grids.max_distance_x  # noqa: E731
-    rel_y = lambda y: (y - grids.map_y / 2) / grids.max_distance_y  # noqa: E731
-    allies = [frame.a_health, frame.a_cooldown, rel_x(frame.ax), rel_y(frame.ay)]
+    layout = plan.layout
+    half_x, half_y = grids.map_x / 2, grids.map_y / 2
+    allies = [
+        frame.a_health,
+        frame.a_cooldown,
+        (frame.ax - half_x) / grids.max_distance_x,
+        (frame.ay - half_y) / grids.max_distance_y,
+    ]
     if layout.shield_bits_ally:
         allies.append(frame.a_shield)
-    enemies = [frame.e_health, rel_x(frame.ex), rel_y(frame.ey)]
+    enemies = [
+        frame.e_health,
+        (frame.ex - half_x) / grids.max_distance_x,
+        (frame.ey - half_y) / grids.max_distance_y,
+    ]
     if layout.shield_bits_enemy:
         enemies.append(frame.e_shield)
-    ally_rows = np.column_stack(allies + [_one_hot(n_agents, bits, frame.a_type)] * bool(bits))
-    enemy_rows = np.column_stack(enemies + [_one_hot(n_enemies, bits, frame.e_type)] * bool(bits))
-    return np.where(frame.a_alive[:, None], ally_rows, 0.0), np.where(frame.e_alive[:, None], enemy_rows, 0.0)
+    ally_rows = np.zeros((layout.n_agents, len(layout.ally_state_names)))
+    enemy_rows = np.zeros((layout.n_enemies, len(layout.enemy_state_names)))
+    np.copyto(ally_rows, np.column_stack([*allies, plan.ally_one_hot]), where=frame.a_alive[:, None])
+    np.copyto(enemy_rows, np.column_stack([*enemies, plan.enemy_one_hot]), where=frame.e_alive[:, None])
+    return ally_rows, enemy_rows
 
 
-def visibility(frame: Frame) -> np.ndarray:
+def visibility(plan: Plan, frame: Frame) -> np.ndarray:
     """(n_agents, n_agents + n_enemies) bool: which living units each living agent sees (distance < sight
     range); never itself."""
-    _, _, ally_distance = frame.ally_offsets
-    _, _, enemy_distance = frame.enemy_offsets
-    alive = frame.a_alive[:, None]
-    sees_allies = (ally_distance < SIGHT_RANGE) & alive & frame.a_alive[None, :]
-    np.fill_diagonal(sees_allies, False)
-    sees_enemies = (enemy_distance < SIGHT_RANGE) & alive & frame.e_alive[None, :]
-    return np.concatenate([sees_allies, sees_enemies], axis=1)
+    n_agents = plan.layout.n_agents
+    live = frame.a_alive[:, None]
+    seen = np.zeros((n_agents, n_agents + plan.layout.n_enemies), bool)
+    if n_agents > 1:
+        distance = frame.ally_offsets(plan.others)[2]
+        rows = np.repeat(np.arange(n_agents), n_agents - 1).reshape(n_agents, n_agents - 1)
+        seen[rows, plan.others] = (distance < SIGHT_RANGE) & frame.a_alive[plan.others] & live
+    seen[:, n_agents:] = (frame.enemy_offsets[2] < SIGHT_RANGE) & frame.e_alive & live
+    return seen

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Protocol
 
 from s2clientprotocol import debug_pb2
@@ -28,7 +28,7 @@ class SmacGame(Protocol):
     def start(self, seed: int | None) -> sc_pb.ResponseObservation:
         """Create a new game (a new process if need be), join it, and observe."""
 
-    def act_step_observe(self, actions: Sequence[sc_pb.Action]) -> sc_pb.ResponseObservation:
+    def act_step_observe(self, actions: sc_pb.RequestAction) -> sc_pb.ResponseObservation:
         """Send the actions, advance the game by one agent step (its step_mul), observe."""
 
     def step_observe(self, count: int) -> sc_pb.ResponseObservation:
@@ -91,7 +91,7 @@ class SocketGame:
         self.match.close()  # a new game each time: a new seed, or after a crash
         return self.match.reset(seed)
 
-    def act_step_observe(self, actions: Sequence[sc_pb.Action]) -> sc_pb.ResponseObservation:
+    def act_step_observe(self, actions: sc_pb.RequestAction) -> sc_pb.ResponseObservation:
         return self.match.step(actions).observation
 
     def step_observe(self, count: int) -> sc_pb.ResponseObservation:

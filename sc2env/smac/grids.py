@@ -27,6 +27,18 @@ class MapGrids:
     max_distance_y: float
     pathing: np.ndarray
     terrain_height: np.ndarray
+    # The grids with a border of one cell holding what SMAC takes off the map (pathing for moves: no; pathing
+    # and height features: 1), so lookups need no bounds test: any cell off the map clips onto the border.
+    _walkable: np.ndarray = dataclasses.field(init=False, repr=False)
+    _pathing_feature: np.ndarray = dataclasses.field(init=False, repr=False)
+    _height_feature: np.ndarray = dataclasses.field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_walkable", np.pad(self.pathing, 1, constant_values=False))
+        object.__setattr__(
+            self, "_pathing_feature", np.pad(self.pathing.astype(np.float64), 1, constant_values=1.0)
+        )
+        object.__setattr__(self, "_height_feature", np.pad(self.terrain_height, 1, constant_values=1.0))
 
     @classmethod
     def from_game_info(cls, info: sc_pb.ResponseGameInfo) -> MapGrids:
@@ -42,12 +54,22 @@ class MapGrids:
             terrain_height=_rows(raw.terrain_height, map_x, map_y, 8)[::-1].T / 255,
         )
 
-    def lookup(self, grid: np.ndarray, x: np.ndarray, y: np.ndarray, outside: float) -> np.ndarray:
-        """grid[x, y] at integer cells, `outside` where a cell is off the map."""
-        inside = (x >= 0) & (x < self.map_x) & (y >= 0) & (y < self.map_y)
-        values = np.full(x.shape, outside, np.float64)
-        values[inside] = grid[x[inside], y[inside]]
-        return values
+    def walkable(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Whether each integer cell (x, y) is on the map and pathable."""
+        return self._at(self._walkable, x, y)
+
+    def pathing_feature(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """SMAC's pathing features: 1.0 pathable, 0.0 not, 1.0 off the map."""
+        return self._at(self._pathing_feature, x, y)
+
+    def height_feature(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """SMAC's (flipped) height features: height / 255, 1.0 off the map."""
+        return self._at(self._height_feature, x, y)
+
+    @staticmethod
+    def _at(padded: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        width, height = padded.shape
+        return padded[np.clip(x + 1, 0, width - 1), np.clip(y + 1, 0, height - 1)]
 
 
 def _rows(image, map_x: int, map_y: int, bits: int) -> np.ndarray:

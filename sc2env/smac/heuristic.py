@@ -6,7 +6,7 @@ import dataclasses
 
 import numpy as np
 
-from sc2env.smac.features import EAST, NO_OP, NORTH, SOUTH, WEST, Frame
+from sc2env.smac.features import EAST, NO_OP, NORTH, SOUTH, WEST, Frame, Plan
 from sc2env.smac.layout import N_NO_ATTACK_ACTIONS
 
 
@@ -29,22 +29,24 @@ class HeuristicPolicy:
         self.targets = [None] * self.n_agents
 
     def actions(
-        self, frame: Frame, avail: np.ndarray, a_full_health: np.ndarray, diagonal: float
+        self, plan: Plan, frame: Frame, avail: np.ndarray, a_full_health: np.ndarray, diagonal: float
     ) -> list[int]:
         """Each agent's action number (SMAC's ids; the env sends the command it stands for). a_full_health:
         the agents at full health (not worth healing)."""
-        return [self._act(i, frame, avail, a_full_health, diagonal) for i in range(self.n_agents)]
+        return [self._act(i, plan, frame, avail, a_full_health, diagonal) for i in range(self.n_agents)]
 
-    def _act(self, i: int, frame: Frame, avail: np.ndarray, full: np.ndarray, diagonal: float) -> int:
+    def _act(
+        self, i: int, plan: Plan, frame: Frame, avail: np.ndarray, full: np.ndarray, diagonal: float
+    ) -> int:
         if not frame.a_alive[i]:
             return NO_OP
-        heals = bool(frame.a_heals[i])
+        heals = bool(plan.heals[i])
         if heals:
             tx, ty = frame.ax, frame.ay
             keep = (
                 self.targets[i] is not None and frame.a_alive[self.targets[i]] and not full[self.targets[i]]
             )
-            candidates = frame.a_heal_target & ~full
+            candidates = frame.a_alive & plan.heal_target & ~full
         else:
             tx, ty = frame.ex, frame.ey
             keep = self.targets[i] is not None and frame.e_alive[self.targets[i]]

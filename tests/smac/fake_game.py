@@ -135,8 +135,9 @@ class FakeGame:
         self._respawn()
         return self._observe()
 
-    def act_step_observe(self, actions: Sequence[sc_pb.Action]) -> sc_pb.ResponseObservation:
+    def act_step_observe(self, request: sc_pb.RequestAction) -> sc_pb.ResponseObservation:
         self._require_running()
+        actions = list(request.actions)
         self.steps += 1
         if self.crash_at is not None and self.steps >= self.crash_at:
             self._running = False
