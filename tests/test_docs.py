@@ -21,6 +21,7 @@ FRAGMENTS = {
     "launching.md": "create_game(...) / join_game(...) stand for requests the page describes",
     "viewer.md": "alternative ways to make one env, listed side by side",
     "rllib.md": "a Ray training run: test_the_rllib_example_trains below runs it where Ray is installed",
+    "smac.md": "SMAC's scenarios on the built-in engine (issue 26's engine part) have not landed yet",
 }
 _BLOCK = re.compile(r"^```python\n(.*?)^```", re.DOTALL | re.MULTILINE)
 
