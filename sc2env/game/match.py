@@ -18,6 +18,7 @@ from sc2env.client import Controller, Pending, status_name
 from sc2env.client.connection import DEFAULT_SPIN_WAIT_S
 from sc2env.game.maps import (
     MINI_GAMES,
+    SMAC_MAPS_FOLDER,
     MapSpec,
     definition_map,
     definition_needs_builtin,
@@ -380,9 +381,10 @@ class Match:
         maps_dir = plan.install.maps_dir if plan.install is not None else None
         spec = resolve_map(self.config.map_name, maps_dir)
         if plan.engine == "sc2" and spec.file is None:
+            source = "SMAC's repository" if spec.path.startswith(SMAC_MAPS_FOLDER) else "PySC2's repository"
             raise errors.LaunchError(
-                f"{spec.name} is not installed under {maps_dir}: put {spec.path} there (the mini-games come "
-                f"with PySC2's repository), {USE_BUILTIN}."
+                f"{spec.name} is not installed under {maps_dir}: put {spec.path} there (it comes with "
+                f"{source}), {USE_BUILTIN}."
             )
         process = launch_plan(plan)
         try:

@@ -270,3 +270,16 @@ def test_observation_features_of_unseen_and_dead_enemies_are_zero(env3m):
     assert not obs[4:9].any()
     assert env.get_avail_agent_actions(2)[6] == 0
     assert not env.get_state_dict()["enemies"][0].any()
+
+
+def test_old_builds_eight_bit_pathing_grid_is_read_as_smac_reads_it():
+    """Builds before 4.x send pathing as a byte per cell, 0 for pathable, rows from the top (SMAC inverts and
+    flips it); the 1-bit grid of newer builds has rows from y = 0."""
+    info = game_info()
+    blocked = np.ones((32, 32), np.uint8)  # [row from the top, x]
+    blocked[31 - 16, 5] = 0  # only cell (5, 16) is pathable
+    grid = info.start_raw.pathing_grid
+    grid.bits_per_pixel, grid.data = 8, blocked.tobytes()
+    env = StarCraft2Env(map_name="3m", game=FakeGame(spawn=marines, info=info))
+    env.reset()
+    assert env.pathing_grid.sum() == 1 and env.pathing_grid[5, 16]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sc2env.errors import UnknownMapError
+from sc2env.errors import LaunchError, UnknownMapError
 from sc2env.smac import SCENARIOS, SMAC_SCENARIOS, StarCraft2Env, get_scenario
 from sc2env.smac.scenarios import map_spawns
 from sc2env.smac.unit_kinds import KIND_OF_CATALOG, MAP_FAMILIES
@@ -133,3 +133,19 @@ def test_an_unknown_scenario_is_named_with_close_ones():
 def test_bad_arguments_are_refused_by_name(argument, value, message):
     with pytest.raises((ValueError, TypeError), match=message):
         StarCraft2Env(map_name="3m", **{argument: value})
+
+
+def test_the_real_game_needs_smacs_maps_installed(tmp_path):
+    """engine="sc2" with an install that lacks Maps/SMAC_Maps: a clear error before any process starts."""
+    game = tmp_path / "StarCraftII"
+    exe = game / "Versions" / "Base75689" / "SC2_x64"
+    exe.parent.mkdir(parents=True)
+    exe.write_text("#!/bin/sh\nexit 3\n")
+    exe.chmod(0o755)
+    (game / "Maps").mkdir()
+    env = StarCraft2Env(map_name="2s3z", engine="sc2", sc2path=game)
+    with pytest.raises(
+        LaunchError, match=r"put SMAC_Maps/2s3z\.SC2Map there \(it comes with SMAC's repository\)"
+    ):
+        env.reset()
+    env.close()
