@@ -1,0 +1,118 @@
+"""What the agents and a centralised learner see: observations, state, available actions, sizes, env info."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from sc2env.smac import features
+from sc2env.smac.compat import SmacUnitMethods
+
+if TYPE_CHECKING:
+    from sc2env.smac.layout import FeatureOptions
+
+
+class AgentViews(SmacUnitMethods):
+    """StarCraft2Env's SMAC methods that read the current step: each computed once per step, for all agents
+    at once, and cached until the next step or reset."""
+
+    if TYPE_CHECKING:
+        options: FeatureOptions
+        n_actions: int
+        episode_limit: int
+        last_action: np.ndarray
+        ally_state_attr_names: list[str]
+        enemy_state_attr_names: list[str]
+        _cache: dict[str, Any]
+        _episode_steps: int
+
+    def _frame(self) -> features.Frame:
+        if "frame" not in self._cache:
+            self._cache["frame"] = self._roster_now().frame()
+        return self._cache["frame"]
+
+    def _avail(self) -> np.ndarray:
+        if "avail" not in self._cache:
+            self._cache["avail"] = features.available_actions(
+                self._roster_now().plan, self._frame(), self._map(), self._move_amount
+            )
+        return self._cache["avail"]
+
+    def _obs(self) -> np.ndarray:
+        if "obs" not in self._cache:
+            self._cache["obs"] = features.observations(
+                self._roster_now().plan,
+                self._frame(),
+                self._avail(),
+                self._map(),
+                self._move_amount,
+                self.last_action,
+                self._episode_steps / self.episode_limit,
+            )
+        return self._cache["obs"]
+
+    @property
+    def agent_kinds(self) -> list[str]:
+        """Each agent's unit kind ("marine", "stalker", ...) in this episode, by agent id."""
+        return list(self._roster_now().agent_kinds)
+
+    def get_obs(self) -> list[np.ndarray]:
+        """Every agent's observation (float32, get_obs_size() long), in agent id order."""
+        return list(self._obs().copy())
+
+    def get_obs_agent(self, agent_id: int) -> np.ndarray:
+        return self._obs()[self._agent(agent_id)].copy()
+
+    def get_state(self) -> np.ndarray:
+        """The global state (float32, get_state_size() long): allies, enemies [, last actions] [, progress]."""
+        if self.options.obs_instead_of_state:
+            return self._obs().reshape(-1).copy()
+        parts = self.get_state_dict()
+        flat = [parts["allies"].ravel(), parts["enemies"].ravel()]
+        if "last_action" in parts:
+            flat.append(parts["last_action"].ravel())
+        if "timestep" in parts:
+            flat.append(np.array([parts["timestep"]]))
+        return np.concatenate(flat).astype(np.float32)
+
+    def get_state_dict(self) -> dict[str, Any]:
+        """The state's parts: "allies" (n_agents × attributes), "enemies" (n_enemies × attributes),
+        "last_action" (n_agents × n_actions) and "timestep" (the episode's progress) when they are on."""
+        allies, enemies = features.state_parts(self._roster_now().plan, self._frame(), self._map())
+        parts: dict[str, Any] = {"allies": allies, "enemies": enemies}
+        if self.options.state_last_action:
+            parts["last_action"] = self.last_action
+        if self.options.state_timestep_number:
+            parts["timestep"] = self._episode_steps / self.episode_limit
+        return parts
+
+    def get_avail_actions(self) -> list[list[int]]:
+        return self._avail().tolist()
+
+    def get_avail_agent_actions(self, agent_id: int) -> list[int]:
+        return self._avail()[self._agent(agent_id)].tolist()
+
+    def get_visibility_matrix(self) -> np.ndarray:
+        """(n_agents, n_agents + n_enemies) bool: the living units each living agent sees."""
+        return features.visibility(self._roster_now().plan, self._frame())
+
+    def get_obs_size(self) -> int:
+        return self.layout.obs_size
+
+    def get_state_size(self) -> int:
+        return self.layout.state_size
+
+    def get_total_actions(self) -> int:
+        return self.n_actions
+
+    def get_env_info(self) -> dict[str, Any]:
+        return {
+            "state_shape": self.get_state_size(),
+            "obs_shape": self.get_obs_size(),
+            "n_actions": self.get_total_actions(),
+            "n_agents": self.n_agents,
+            "episode_limit": self.episode_limit,
+            "agent_features": self.ally_state_attr_names,
+            "enemy_features": self.enemy_state_attr_names,
+        }
