@@ -35,6 +35,10 @@ RUNS = {
         r"MoveToBeacon\s+scripted scores \[\d+\]",
     ),
     "decode_masks": (["--seconds", "0.05"], r"64×64\s+[\d.]+ / [\d.]+"),
+    "smac_steps": (
+        ["--seconds", "0.5", "--map", "3m", "--no-smax"],
+        r"3m\s+\d+\s+\d+%\s+\d+\s+n/a(.|\n)*target 3m >= 1,500 env steps/s: \d+, (met|NOT met)",
+    ),
 }
 
 
@@ -42,6 +46,8 @@ RUNS = {
 def test_benchmark_runs_and_prints_its_figure(name):
     if name == "decode_masks" and not REALDATA.is_dir():
         pytest.skip("decode_masks reads ../shared/realdata")
+    if name == "smac_steps" and not _engine_plays_smac():
+        pytest.skip("the built-in engine does not play SMAC's maps yet")
     args, figure = RUNS[name]
     done = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / f"{name}.py"), *args],
@@ -53,3 +59,17 @@ def test_benchmark_runs_and_prints_its_figure(name):
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert re.search(figure, done.stdout), done.stdout[-3000:]
+
+
+def _engine_plays_smac() -> bool:
+    from sc2env.errors import RequestError
+    from sc2env.smac import StarCraft2Env
+
+    with StarCraft2Env(map_name="3m", engine="builtin") as env:
+        try:
+            env.reset()
+        except RequestError as error:
+            if "MissingMap" in str(error):
+                return False
+            raise
+    return True
