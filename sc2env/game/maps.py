@@ -186,7 +186,9 @@ def resolve_map(name: str, maps_dir: pathlib.Path | None = None) -> MapSpec:
         if wanted in (spec.name.lower(), spec.path.lower().removesuffix(".sc2map")):
             return spec
     where = f" or under {maps_dir}" if maps_dir is not None else ""
+    smac = sorted(n for n, spec in maps.items() if spec.path.startswith(f"{SMAC_MAPS_FOLDER}/"))
+    others = sorted(set(maps) - set(smac))
     raise UnknownMapError(
-        f"Unknown map {name!r}: not a mini-game{where}, nor a definition file (.json). Known "
-        f"maps: {', '.join(sorted(maps))}."
+        f"Unknown map {name!r}: not a mini-game, nor one of SMAC's maps{where}, nor a definition file "
+        f"(.json). Known maps: {', '.join(others)}; SMAC's: {', '.join(smac)}."
     )

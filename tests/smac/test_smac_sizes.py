@@ -149,3 +149,13 @@ def test_the_real_game_needs_smacs_maps_installed(tmp_path):
     ):
         env.reset()
     env.close()
+
+
+def test_an_unknown_map_lists_the_mini_games_then_smacs():
+    from sc2env.game import resolve_map
+
+    with pytest.raises(
+        UnknownMapError, match=r"Known maps: BuildMarines, .*MoveToBeacon; SMAC's: 10m_vs_11m, 1c3s5z"
+    ):
+        resolve_map("Nowhere")
+    assert resolve_map("3m").path == "SMAC_Maps/3m.SC2Map"
