@@ -124,7 +124,12 @@ class PPOConfig:
     threads: Annotated[int, "torch threads (1 is fastest for these small networks on a CPU)"] = 1
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "masks", MaskMode(self.masks))
+        try:
+            object.__setattr__(self, "masks", MaskMode(self.masks))
+        except ValueError:
+            modes = ", ".join(mode.value for mode in MaskMode)
+            raise ValueError(f"masks must be one of {modes}, not {self.masks!r}") from None
+        self.layers()  # unknown layer names are refused here, before any game starts
         for name in ("total_timesteps", "num_envs", "num_steps", "screen_size", "step_mul", "threads"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}")
@@ -395,7 +400,13 @@ class ReturnScaler:
         return rewards / math.sqrt(self.var + 1e-8)
 
     def state_dict(self) -> dict[str, Any]:
-        return {"returns": self.returns.tolist(), "mean": self.mean, "var": self.var, "count": self.count}
+        # Plain floats: a checkpoint loads with torch.load(weights_only=True), which refuses numpy scalars.
+        return {
+            "returns": self.returns.tolist(),
+            "mean": float(self.mean),
+            "var": float(self.var),
+            "count": float(self.count),
+        }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.returns = np.array(state["returns"], float)

@@ -1,0 +1,210 @@
+"""The PPO baseline: its masked, function-conditioned distribution, and a short run on the built-in engine that
+checkpoints, resumes where it stopped and is plotted."""
+
+from __future__ import annotations
+
+import csv
+import signal
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("matplotlib", reason="the plot needs the test extra: pip install -e '.[test]'")
+pytest.importorskip("tensorboard", reason="the trainer's logs need the test extra: pip install -e '.[test]'")
+
+from sc2env.baselines import plot, ppo  # noqa: E402
+from sc2env.interface.format import InterfaceFormat  # noqa: E402
+from sc2env.interface.spec import ActionSpec  # noqa: E402
+
+SPEC = ActionSpec.from_format(InterfaceFormat(screen_size=8, minimap_size=8))
+
+
+def random_masks(rng: np.random.Generator, rows: int) -> np.ndarray:
+    """Observation-like flat masks: a few functions available, every argument with some allowed values."""
+    masks = rng.random((rows, SPEC.total)) < 0.3
+    functions = int(SPEC.nvec[0])
+    masks[:, :functions] = rng.random((rows, functions)) < 0.02
+    masks[:, 0] = True  # no_op, always available
+    for a, b in zip(SPEC.offsets[1:-1], SPEC.offsets[2:]):
+        masks[np.arange(rows), rng.integers(a, b, rows)] = True
+    return masks
+
+
+def test_full_masks_draw_only_allowed_calls_and_zero_the_arguments_not_taken():
+    rng = np.random.default_rng(0)
+    observed = random_masks(rng, 400)
+    logits = torch.randn(400, SPEC.total)
+    actions, masks = ppo.sample_actions(
+        logits, observed, ppo.MaskMode.FULL, SPEC, torch.Generator().manual_seed(0)
+    )
+    assert observed[np.arange(400), actions[:, 0]].all()
+    np.testing.assert_array_equal(masks, SPEC.conditional_mask(observed, actions[:, 0]))
+    gate = SPEC.gate(actions[:, 0])
+    assert gate[:, 1:].any(), "some drawn function takes arguments"
+    for i in range(1, len(SPEC.nvec)):
+        values = actions[:, i]
+        assert (values[~gate[:, i]] == 0).all()
+        allowed = masks[np.arange(400), SPEC.offsets[i] + values]
+        assert allowed[gate[:, i]].all(), f"component {SPEC.names[i]} drew a masked value"
+
+
+@pytest.mark.parametrize("mode", [ppo.MaskMode.FUNCTION, ppo.MaskMode.NONE])
+def test_weaker_mask_modes_leave_arguments_or_functions_free(mode):
+    rng = np.random.default_rng(1)
+    observed = random_masks(rng, 400)
+    actions, masks = ppo.sample_actions(
+        torch.zeros(400, SPEC.total), observed, mode, SPEC, torch.Generator().manual_seed(1)
+    )
+    functions = int(SPEC.nvec[0])
+    assert masks[:, functions:].all(), "arguments are never masked in these modes"
+    available = observed[np.arange(400), actions[:, 0]]
+    if mode is ppo.MaskMode.FUNCTION:
+        assert available.all()
+        np.testing.assert_array_equal(masks[:, :functions], observed[:, :functions])
+    else:  # uniform over 573 functions, about 2% available: most draws are unavailable
+        assert masks.all()
+        assert available.mean() < 0.2
+
+
+def test_log_prob_and_entropy_count_the_function_and_only_the_arguments_it_takes():
+    rng = np.random.default_rng(2)
+    observed = random_masks(rng, 64)
+    logits = torch.randn(64, SPEC.total, requires_grad=True)
+    actions, masks = ppo.sample_actions(
+        logits.detach(), observed, ppo.MaskMode.FULL, SPEC, torch.Generator().manual_seed(2)
+    )
+    log_prob, entropy = ppo.evaluate(logits, torch.from_numpy(masks), torch.from_numpy(actions), SPEC)
+    expected_lp, expected_ent = torch.zeros(64), torch.zeros(64)
+    gate = SPEC.gate(actions[:, 0])
+    for i in range(len(SPEC.nvec)):
+        a, b = int(SPEC.offsets[i]), int(SPEC.offsets[i + 1])
+        for row in range(64):
+            if gate[row, i]:
+                allowed = torch.from_numpy(masks[row, a:b])
+                dist = torch.distributions.Categorical(logits=logits[row, a:b][allowed])
+                position = int(allowed[: actions[row, i]].sum())  # the value among the allowed ones
+                expected_lp[row] += dist.log_prob(torch.tensor(position))
+                expected_ent[row] += dist.entropy()
+    torch.testing.assert_close(log_prob, expected_lp, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(entropy, expected_ent, rtol=1e-5, atol=1e-5)
+    (log_prob.sum() + entropy.sum()).backward()
+    assert torch.isfinite(logits.grad).all()
+
+
+def test_fullyconv_gives_a_logit_per_value_of_every_component_and_a_value():
+    config = ppo.PPOConfig(screen_size=8)
+    screen, minimap = config.layers()
+    agent = ppo.FullyConv(SPEC, 8, screen, minimap, fc_pool=4)
+    logits, value = agent(
+        torch.zeros(3, len(screen), 8, 8, dtype=torch.uint8),
+        torch.zeros(3, len(minimap), 8, 8, dtype=torch.uint8),
+        torch.zeros(3, ppo.PLAYER_FIELDS, dtype=torch.int64),
+        torch.ones(3, int(SPEC.nvec[0]), dtype=torch.bool),
+    )
+    assert logits.shape == (3, SPEC.total) and value.shape == (3,)
+    with pytest.raises(ValueError, match="both must be 16×16"):
+        ppo.FullyConv(SPEC, 16, screen, minimap)
+
+
+def test_bad_settings_are_refused_with_what_to_do(tmp_path):
+    with pytest.raises(ValueError, match="num_minibatches"):
+        ppo.PPOConfig(num_envs=3, num_steps=5, num_minibatches=4)
+    with pytest.raises(ValueError, match="masks must be one of none, function, full, not 'some'"):
+        ppo.PPOConfig(masks="some")
+    with pytest.raises(ValueError, match=r"unknown layers \['beacons'\]; known: height_map"):
+        ppo.PPOConfig(screen_layers="player_relative,beacons")
+    with pytest.raises(FileNotFoundError, match="run directory"):
+        ppo.PPOTrainer.resume(tmp_path)
+    assert ppo.main(["--resume", str(tmp_path)]) == 2
+
+
+def test_a_stop_signal_asks_the_run_to_checkpoint_instead_of_killing_it():
+    before = signal.getsignal(signal.SIGTERM)
+    with ppo._stop_on_signals() as stop:
+        assert not stop.requested
+        signal.raise_signal(signal.SIGTERM)
+        assert stop.requested
+    assert signal.getsignal(signal.SIGTERM) is before
+
+
+def read_csv(path):
+    with open(path, newline="") as file:
+        return list(csv.DictReader(file))
+
+
+def test_a_short_run_checkpoints_resumes_where_it_stopped_and_plots(tmp_path, marked_games, capsys):
+    run_dir = tmp_path / "MoveToBeacon__full__s3"
+    # step_mul 64: 30-step episodes, so that a few hundred steps finish some
+    options = [
+        "--screen-size",
+        "16",
+        "--num-envs",
+        "2",
+        "--num-steps",
+        "32",
+        "--step-mul",
+        "64",
+        "--seed",
+        "3",
+    ]
+    options += ["--update-epochs", "2", "--num-minibatches", "2"]  # a few hundred steps, under a minute
+    assert (
+        ppo.main([*options, "--run-dir", str(run_dir), "--total-timesteps", "192", "--save-every", "2"]) == 0
+    )
+    assert marked_games() == [], "the run's games are stopped"
+    updates = read_csv(run_dir / "updates.csv")
+    assert [int(row["global_step"]) for row in updates] == [64, 128, 192]
+    assert all(float(row["invalid_action_rate"]) == 0 for row in updates), "full masks draw no invalid call"
+    episodes = read_csv(run_dir / "episodes.csv")
+    assert episodes and all(int(row["length"]) == 30 for row in episodes)
+    assert list(run_dir.glob("events.out.tfevents.*")), "TensorBoard events are written"
+    checkpoint = ppo.load_checkpoint(run_dir)
+    assert checkpoint["global_step"] == 192 and checkpoint["update"] == 3
+    assert checkpoint["config"]["seed"] == 3 and checkpoint["config"]["masks"] == "full"
+
+    # A row written after the checkpoint (a run killed between checkpoints) is dropped on resume.
+    with open(run_dir / "episodes.csv", "a", newline="") as file:
+        csv.writer(file).writerow([10**9, 0.0, 0, 99.0, 30, 0])
+    with pytest.raises(ValueError, match="--seed can't change when resuming"):
+        ppo.PPOTrainer.resume(run_dir, seed=4)
+    with ppo.PPOTrainer.resume(run_dir, total_timesteps=320) as trainer:
+        assert trainer.global_step == 192 and trainer.update == 3
+        for name, saved in checkpoint["model"].items():
+            assert torch.equal(trainer.agent.state_dict()[name], saved), name
+        assert trainer.sampler.get_state().equal(checkpoint["rng"]["sampler"])
+        trainer.run()
+        assert trainer.global_step == 320
+    assert marked_games() == []
+    steps = [int(row["global_step"]) for row in read_csv(run_dir / "updates.csv")]
+    assert steps == [64, 128, 192, 256, 320], "the step counter goes on from the checkpoint"
+    episode_steps = [int(row["global_step"]) for row in read_csv(run_dir / "episodes.csv")]
+    assert len(episode_steps) > len(episodes) and max(episode_steps) <= 320
+    assert episode_steps == sorted(episode_steps)
+    assert ppo.load_checkpoint(run_dir)["global_step"] == 320
+
+    # The plot: one PNG for the map, and the final scores as a table.
+    capsys.readouterr()
+    assert plot.main([str(tmp_path), "--out", str(tmp_path / "plots"), "--window", "4", "--table"]) == 0
+    png = tmp_path / "plots" / "MoveToBeacon.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    out = capsys.readouterr().out
+    assert "| MoveToBeacon | full | 1 | " in out
+
+
+def test_curves_average_seeds_over_their_last_episodes(tmp_path):
+    run = plot.Run(
+        tmp_path,
+        "MoveToBeacon",
+        "full",
+        1,
+        np.array([10, 20, 30]),
+        np.array([1.0, 2, 3]),
+        np.array([1.0, 2, 6]),
+    )
+    curve = run.curve(np.array([5, 10, 25, 30, 100]), window=2)
+    np.testing.assert_allclose(curve, [np.nan, 1.0, 1.5, 4.0, 4.0])
+    other = plot.Run(tmp_path, "MoveToBeacon", "none", 1, np.array([10]), np.array([1.0]), np.array([0.0]))
+    assert list(plot.groups([other, run])) == [("MoveToBeacon", "full"), ("MoveToBeacon", "none")]
+    with pytest.raises(ValueError, match="no runs"):
+        plot.plot([], tmp_path)
