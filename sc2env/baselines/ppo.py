@@ -46,20 +46,15 @@ from any directory, and an installed sc2env has it.
 from __future__ import annotations
 
 import argparse
-import csv
 import dataclasses
 import enum
 import itertools
 import json
 import math
-import os
-import signal
 import sys
-import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, get_args, get_type_hints
 
@@ -67,11 +62,13 @@ import numpy as np
 import torch
 from torch import nn
 
+from sc2env.baselines.runs import CHECKPOINT, RunLog, load_checkpoint, save_checkpoint, stop_on_signals
 from sc2env.env import SC2VectorEnv
 from sc2env.interface import MINIMAP_LAYERS, SCREEN_LAYERS, Layer
 from sc2env.interface.spec import ActionSpec
 
 CHECKPOINT_FORMAT = "sc2env-ppo/1"
+STOPPED = 3  # the exit status of a run a signal stopped before its last step
 PLAYER_FIELDS = 11  # obs["player"]
 NONSPATIAL_CHANNELS = 32
 HIDDEN_UNITS = 256
@@ -99,7 +96,7 @@ class PPOConfig:
     total_timesteps: Annotated[int, "env steps to train for (all envs together)"] = 1_000_000
     num_envs: Annotated[int, "games played side by side"] = 4
     num_steps: Annotated[int, "steps per game in each rollout"] = 128
-    screen_size: Annotated[int, "screen and minimap pixels a side (the paper: 64)"] = 32
+    screen_size: Annotated[int, "screen and minimap pixels a side (the paper: 64)"] = 16
     step_mul: Annotated[int, "game loops per env step"] = 8
     functions: Annotated[str, "comma-separated function names, or all (573)"] = "all"
     screen_layers: Annotated[str, "comma-separated screen layer names, or all (27)"] = "all"
@@ -342,7 +339,7 @@ def sample_actions(
     return actions, mask
 
 
-# --- Rollout storage, reward scaling, logs ------------------------------------------------------------
+# --- Rollout storage and reward scaling --------------------------------------------------------------
 
 
 class Rollout:
@@ -360,11 +357,10 @@ class Rollout:
 
     def observe(self, t: int, obs: dict[str, np.ndarray], functions: int) -> tuple[torch.Tensor, ...]:
         """Copy step t's observation in (the vector env refills its arrays) and return the policy's inputs."""
-        self.screen[t] = torch.from_numpy(obs["feature_screen"])
-        self.minimap[t] = torch.from_numpy(obs["feature_minimap"])
-        self.player[t] = torch.from_numpy(obs["player"])
-        self.available[t] = torch.from_numpy(obs["action_mask"][:, :functions] != 0)
-        return self.screen[t], self.minimap[t], self.player[t], self.available[t]
+        stored = (self.screen[t], self.minimap[t], self.player[t], self.available[t])
+        for into, tensor in zip(stored, inputs(obs, functions)):
+            into.copy_(tensor)
+        return stored
 
     def flat(self, name: str) -> torch.Tensor:
         tensor = getattr(self, name)
@@ -413,112 +409,6 @@ class ReturnScaler:
         self.mean, self.var, self.count = state["mean"], state["var"], state["count"]
 
 
-EPISODE_COLUMNS = ("global_step", "wall_time", "env", "score", "length", "invalid_actions")
-UPDATE_COLUMNS = (
-    "global_step", "wall_time", "update", "learning_rate", "policy_loss", "value_loss", "entropy",
-    "approx_kl", "clip_fraction", "explained_variance", "invalid_action_rate", "steps_per_second",
-)  # fmt: skip
-
-
-class RunLog:
-    """episodes.csv and updates.csv in the run directory, and TensorBoard events beside them. Resumed at a
-    checkpoint's step, rows written after it are dropped, as TensorBoard's purge_step drops events."""
-
-    def __init__(self, run_dir: Path, resumed_at: int | None, tensorboard: bool):
-        self.files, self.writers = {}, {}
-        for name, columns in (("episodes", EPISODE_COLUMNS), ("updates", UPDATE_COLUMNS)):
-            path = run_dir / f"{name}.csv"
-            rows = _rows_until(path, resumed_at) if resumed_at is not None else []
-            self.files[name] = path.open("w", newline="")
-            self.writers[name] = csv.writer(self.files[name])
-            self.writers[name].writerows([columns, *rows])
-        self.tensorboard = None
-        if tensorboard:
-            try:
-                from torch.utils.tensorboard import SummaryWriter
-            except ImportError as error:
-                raise ImportError(
-                    f"TensorBoard logging needs the tensorboard package ({error}): pip install "
-                    "'sc2env-rl[train]', or pass --no-tensorboard"
-                ) from None
-            purge = None if resumed_at is None else resumed_at + 1
-            self.tensorboard = SummaryWriter(str(run_dir), purge_step=purge)
-
-    def episode(self, step: int, wall: float, env: int, score: float, length: int, invalid: int) -> None:
-        self.writers["episodes"].writerow([step, f"{wall:.1f}", env, score, length, invalid])
-        if self.tensorboard:
-            self.tensorboard.add_scalar("episode/score", score, step, walltime=None)
-            self.tensorboard.add_scalar("episode/length", length, step)
-
-    def update(self, step: int, wall: float, update: int, values: dict[str, float]) -> None:
-        self.writers["updates"].writerow(
-            [step, f"{wall:.1f}", update, *(f"{values[c]:.6g}" for c in UPDATE_COLUMNS[3:])]
-        )
-        for file in self.files.values():
-            file.flush()
-        if self.tensorboard:
-            for name, value in values.items():
-                self.tensorboard.add_scalar(f"train/{name}", value, step)
-            self.tensorboard.flush()
-
-    def close(self) -> None:
-        for file in self.files.values():
-            file.close()
-        if self.tensorboard:
-            self.tensorboard.close()
-
-
-def _rows_until(path: Path, step: int) -> list[list[str]]:
-    if not path.exists():
-        return []
-    with path.open(newline="") as file:
-        rows = list(csv.reader(file))[1:]
-    return [row for row in rows if row and int(row[0]) <= step]
-
-
-# --- Checkpoints --------------------------------------------------------------------------------------
-
-
-def load_checkpoint(run_dir: Path) -> dict[str, Any]:
-    """A run directory's checkpoint.pt, checked to be this trainer's."""
-    path = Path(run_dir) / "checkpoint.pt"
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} does not exist: --resume takes a run directory this trainer wrote")
-    checkpoint = torch.load(path, map_location="cpu", weights_only=True)
-    if not isinstance(checkpoint, dict) or checkpoint.get("format") != CHECKPOINT_FORMAT:
-        raise ValueError(f"{path} is not a checkpoint of sc2env.baselines.ppo ({CHECKPOINT_FORMAT})")
-    return checkpoint
-
-
-class _Stop:
-    """Set by SIGTERM or the first Ctrl-C: the run checkpoints after its update. A second Ctrl-C interrupts."""
-
-    requested = False
-
-
-@contextmanager
-def _stop_on_signals() -> Iterator[_Stop]:
-    stop = _Stop()
-    if threading.current_thread() is not threading.main_thread():  # only the main thread may handle signals
-        yield stop
-        return
-
-    def handle(signum: int, frame: Any) -> None:
-        if stop.requested and signum == signal.SIGINT:
-            raise KeyboardInterrupt
-        stop.requested = True
-        print(
-            f"{signal.Signals(signum).name}: stopping after this update (Ctrl-C again to abort)", flush=True
-        )
-
-    previous = {s: signal.signal(s, handle) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield stop
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
-
-
 # --- The trainer --------------------------------------------------------------------------------------
 
 
@@ -527,7 +417,7 @@ class PPOTrainer:
 
     def __init__(self, config: PPOConfig, run_dir: str | Path, checkpoint: dict[str, Any] | None = None):
         self.config, self.run_dir = config, Path(run_dir)
-        if checkpoint is None and (self.run_dir / "checkpoint.pt").exists():
+        if checkpoint is None and (self.run_dir / CHECKPOINT).exists():
             raise FileExistsError(
                 f"{self.run_dir} already holds a run: pass --resume {self.run_dir} to go on, or another --run-dir"
             )
@@ -563,7 +453,7 @@ class PPOTrainer:
     @classmethod
     def resume(cls, run_dir: str | Path, **changes: Any) -> PPOTrainer:
         """The run in `run_dir`, restored from its checkpoint; `changes` may set the RESUMABLE settings."""
-        checkpoint = load_checkpoint(Path(run_dir))
+        checkpoint = load_checkpoint(Path(run_dir), CHECKPOINT_FORMAT)
         saved = checkpoint["config"]
         for name, value in changes.items():
             if name not in RESUMABLE and value != saved.get(name):
@@ -584,7 +474,7 @@ class PPOTrainer:
         self.log.close()
 
     def save(self) -> Path:
-        """Write checkpoint.pt (to a temporary name first, so a stop mid-write leaves the last one whole)."""
+        """Write the run's checkpoint: everything `resume` needs to go on as if never stopped."""
         checkpoint = {
             "format": CHECKPOINT_FORMAT,
             "config": self.config.to_json(),
@@ -601,19 +491,22 @@ class PPOTrainer:
                 "numpy": self.rng.bit_generator.state,
             },
         }
-        path = self.run_dir / "checkpoint.pt"
-        torch.save(checkpoint, path.with_suffix(".tmp"))
-        os.replace(path.with_suffix(".tmp"), path)
-        return path
+        return save_checkpoint(self.run_dir, checkpoint)
 
-    def run(self) -> None:
-        """Collect rollouts and update until `total_timesteps` (or a stop signal); checkpoint at the end."""
+    def run(self) -> bool:
+        """Collect rollouts and update until `total_timesteps` (or a stop signal); checkpoint at the end.
+        True when the run has reached its steps, False when a signal stopped it first."""
         config = self.config
+        if (
+            self.global_step >= config.total_timesteps
+        ):  # a finished run resumed: nothing to do, no game started
+            print(f"{self.run_dir} has reached {self.global_step} of {config.total_timesteps} steps")
+            return True
         obs, _ = self.envs.reset(seed=int(self.rng.integers(2**31 - config.num_envs)))
         done = np.zeros(config.num_envs, bool)
         scores: deque[float] = deque(maxlen=20)
         started = time.monotonic() - self.wall_time
-        with _stop_on_signals() as stop:
+        with stop_on_signals() as stop:
             while self.global_step < config.total_timesteps and not stop.requested:
                 self.update += 1
                 first_step, tick = self.global_step, time.monotonic()
@@ -639,6 +532,7 @@ class PPOTrainer:
                 if self.update % config.save_every == 0:
                     self.save()
             self.save()
+        return self.global_step >= config.total_timesteps
 
     def _collect(
         self, obs: dict[str, np.ndarray], done: np.ndarray, started: float, scores: deque[float]
@@ -797,8 +691,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     with trainer:
         print(f"run {trainer.run_dir}: {trainer.config.to_json()}", flush=True)
-        trainer.run()
-    print(f"checkpoint {trainer.run_dir / 'checkpoint.pt'} at step {trainer.global_step}")
+        finished = trainer.run()
+    print(f"checkpoint {trainer.run_dir / CHECKPOINT} at step {trainer.global_step}")
+    if not finished:  # a signal: a queue of runs (examples/run_baselines.sh) stops here too
+        print(f"stopped early: go on with --resume {trainer.run_dir}")
+        return STOPPED
     return 0
 
 

@@ -13,7 +13,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("matplotlib", reason="the plot needs the test extra: pip install -e '.[test]'")
 pytest.importorskip("tensorboard", reason="the trainer's logs need the test extra: pip install -e '.[test]'")
 
-from sc2env.baselines import plot, ppo  # noqa: E402
+from sc2env.baselines import plot, ppo, runs  # noqa: E402
 from sc2env.interface.format import InterfaceFormat  # noqa: E402
 from sc2env.interface.spec import ActionSpec  # noqa: E402
 
@@ -121,7 +121,7 @@ def test_bad_settings_are_refused_with_what_to_do(tmp_path):
 
 def test_a_stop_signal_asks_the_run_to_checkpoint_instead_of_killing_it():
     before = signal.getsignal(signal.SIGTERM)
-    with ppo._stop_on_signals() as stop:
+    with runs.stop_on_signals() as stop:
         assert not stop.requested
         signal.raise_signal(signal.SIGTERM)
         assert stop.requested
@@ -159,7 +159,7 @@ def test_a_short_run_checkpoints_resumes_where_it_stopped_and_plots(tmp_path, ma
     episodes = read_csv(run_dir / "episodes.csv")
     assert episodes and all(int(row["length"]) == 30 for row in episodes)
     assert list(run_dir.glob("events.out.tfevents.*")), "TensorBoard events are written"
-    checkpoint = ppo.load_checkpoint(run_dir)
+    checkpoint = runs.load_checkpoint(run_dir, ppo.CHECKPOINT_FORMAT)
     assert checkpoint["global_step"] == 192 and checkpoint["update"] == 3
     assert checkpoint["config"]["seed"] == 3 and checkpoint["config"]["masks"] == "full"
 
@@ -181,7 +181,10 @@ def test_a_short_run_checkpoints_resumes_where_it_stopped_and_plots(tmp_path, ma
     episode_steps = [int(row["global_step"]) for row in read_csv(run_dir / "episodes.csv")]
     assert len(episode_steps) > len(episodes) and max(episode_steps) <= 320
     assert episode_steps == sorted(episode_steps)
-    assert ppo.load_checkpoint(run_dir)["global_step"] == 320
+    assert runs.load_checkpoint(run_dir, ppo.CHECKPOINT_FORMAT)["global_step"] == 320
+    # Resuming a run that has reached its steps does nothing (a queue of runs can be started again as it is).
+    assert ppo.main(["--resume", str(run_dir)]) == 0
+    assert len(read_csv(run_dir / "updates.csv")) == 5
 
     # The plot: one PNG for the map, and the final scores as a table.
     capsys.readouterr()
