@@ -59,7 +59,8 @@ class Run:
 
 
 def load_runs(roots: Iterable[str | Path]) -> list[Run]:
-    """Every run under `roots` (a run directory itself, or any folder above run directories)."""
+    """Every run under `roots` (a run directory itself, or any folder above run directories) that has
+    finished an episode."""
     runs = []
     for root in roots:
         root = Path(root)
@@ -72,6 +73,8 @@ def load_runs(roots: Iterable[str | Path]) -> list[Run]:
             config = json.loads(config_path.read_text())
             with episodes.open(newline="") as file:
                 rows = list(csv.DictReader(file))
+            if not rows:  # no episode finished yet: nothing to draw
+                continue
             runs.append(
                 Run(
                     config_path.parent,
@@ -100,7 +103,7 @@ def _draw(axes, map_name: str, grouped: dict[tuple[str, str], list[Run]], window
     for (name, masks), members in grouped.items():
         if name != map_name:
             continue
-        end = max(float(r.steps[-1] if x == "steps" else r.wall[-1]) for r in members if len(r.steps))
+        end = max(float(r.steps[-1] if x == "steps" else r.wall[-1]) for r in members)
         grid = np.linspace(0, end, 200)
         curves = np.array([r.curve(grid, window, x) for r in members])
         with warnings.catch_warnings():  # grid points before every seed's first episode are all NaN
@@ -168,13 +171,9 @@ def table(runs: Sequence[Run], window: int = 100) -> str:
     seed's last `window` episodes; mean ± std over seeds)."""
     lines = ["| map | masks | seeds | env steps | final score |", "|---|---|---|---|---|"]
     for (name, masks), members in groups(runs).items():
-        finals = np.array([r.scores[-window:].mean() for r in members if len(r.scores)])
-        steps = min(int(r.steps[-1]) for r in members if len(r.steps)) if len(finals) else 0
-        score = (
-            "-"
-            if not len(finals)
-            else f"{finals.mean():.1f}" + (f" ± {finals.std():.1f}" if len(finals) > 1 else "")
-        )
+        finals = np.array([r.scores[-window:].mean() for r in members])
+        steps = min(int(r.steps[-1]) for r in members)
+        score = f"{finals.mean():.1f}" + (f" ± {finals.std():.1f}" if len(finals) > 1 else "")
         lines.append(f"| {name} | {masks} | {len(members)} | {steps:,} | {score} |")
     return "\n".join(lines)
 

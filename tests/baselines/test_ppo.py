@@ -4,14 +4,16 @@ checkpoints, resumes where it stopped and is plotted."""
 from __future__ import annotations
 
 import csv
+import importlib.util
 import signal
 
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
-pytest.importorskip("matplotlib", reason="the plot needs the test extra: pip install -e '.[test]'")
-pytest.importorskip("tensorboard", reason="the trainer's logs need the test extra: pip install -e '.[test]'")
+for _extra in ("matplotlib", "tensorboard"):  # looked up, not imported: tensorboard alone takes seconds
+    if importlib.util.find_spec(_extra) is None:
+        pytest.skip(f"{_extra} is missing: pip install -e '.[test]'", allow_module_level=True)
 
 from sc2env.baselines import plot, ppo, runs  # noqa: E402
 from sc2env.interface.format import InterfaceFormat  # noqa: E402
@@ -211,3 +213,8 @@ def test_curves_average_seeds_over_their_last_episodes(tmp_path):
     assert list(plot.groups([other, run])) == [("MoveToBeacon", "full"), ("MoveToBeacon", "none")]
     with pytest.raises(ValueError, match="no runs"):
         plot.plot([], tmp_path)
+    started = tmp_path / "runs" / "DefeatRoaches__full__s1"  # a run that has finished no episode yet
+    started.mkdir(parents=True)
+    (started / "config.json").write_text('{"map": "DefeatRoaches", "masks": "full", "seed": 1}')
+    (started / "episodes.csv").write_text(",".join(runs.EPISODE_COLUMNS) + "\n")
+    assert plot.load_runs([tmp_path / "runs"]) == []
