@@ -4,7 +4,8 @@
     python -m sc2env.baselines.plot runs --table                # final scores as a Markdown table
 
 Every directory under the given ones that holds a run of `sc2env.baselines.ppo` (config.json and
-episodes.csv) is read. Runs are grouped by map and mask mode; a run's curve at step s is the mean score of
+episodes.csv) is read. Runs are grouped by map, mask mode and any other setting in which they differ (a
+seed, the length of a run and where it ran don't count); a run's curve at step s is the mean score of
 its last `--window` episodes finished by s, and a group's line is the mean of its seeds' curves, with the
 band from the lowest to the highest seed (a single seed has no band). The SC2LE paper's FullyConv score is
 drawn as a dashed line for reference.
@@ -20,6 +21,7 @@ import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -35,6 +37,8 @@ PAPER_FULLYCONV = {
 """The SC2LE paper's best FullyConv mean scores (Vinyals et al. 2017, table 1)."""
 
 MASK_COLOURS = {"full": "tab:blue", "function": "tab:orange", "none": "tab:red"}
+SAME_RUN = ("map", "masks", "seed", "total_timesteps", "save_every", "tensorboard", "threads", "engine")
+"""Config keys that don't make runs differ in kind: the group key's own, and how long and where a run went."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,9 @@ class Run:
     map: str
     masks: str
     seed: int
+    settings: tuple[tuple[str, str], ...]
+    """The run's other settings (all but SAME_RUN), as (name, value) text: runs with other settings are
+    another group."""
     steps: np.ndarray
     wall: np.ndarray
     scores: np.ndarray
@@ -81,6 +88,7 @@ def load_runs(roots: Iterable[str | Path]) -> list[Run]:
                     Path(config["map"]).stem,
                     config["masks"],
                     int(config["seed"]),
+                    tuple(sorted((k, str(v)) for k, v in config.items() if k not in SAME_RUN)),
                     np.array([int(r["global_step"]) for r in rows], np.int64),
                     np.array([float(r["wall_time"]) for r in rows]),
                     np.array([float(r["score"]) for r in rows]),
@@ -89,20 +97,40 @@ def load_runs(roots: Iterable[str | Path]) -> list[Run]:
     return runs
 
 
-def groups(runs: Sequence[Run]) -> dict[tuple[str, str], list[Run]]:
-    """Runs by (map, masks), in a stable order: maps as first seen, masks full, function, none."""
+class Group(NamedTuple):
+    """Seeds of one setting: a line of a plot and a row of the table."""
+
+    map: str
+    masks: str
+    settings: tuple[tuple[str, str], ...]
+    label: str
+    """masks=..., and the settings in which this group differs from other groups of its map."""
+
+
+def groups(runs: Sequence[Run]) -> dict[Group, list[Run]]:
+    """Runs by map, mask mode and other settings, in a stable order: maps as first seen, masks full,
+    function, none."""
     order = {mode: i for i, mode in enumerate(MASK_COLOURS)}
-    grouped: dict[tuple[str, str], list[Run]] = {}
+    keyed: dict[tuple[str, str, tuple], list[Run]] = {}
     for run in sorted(runs, key=lambda r: (order.get(r.masks, len(order)), r.seed)):
-        grouped.setdefault((run.map, run.masks), []).append(run)
+        keyed.setdefault((run.map, run.masks, run.settings), []).append(run)
     maps = list(dict.fromkeys(run.map for run in runs))
-    return dict(sorted(grouped.items(), key=lambda item: (maps.index(item[0][0]), order.get(item[0][1], 9))))
+    grouped = {}
+    for (name, masks, settings), members in sorted(
+        keyed.items(), key=lambda item: (maps.index(item[0][0]), order.get(item[0][1], 9))
+    ):
+        others = [dict(key[2]) for key in keyed if key[0] == name]
+        differ = [k for k, v in settings if any(o.get(k) != v for o in others)]
+        label = ", ".join([f"masks={masks}", *(f"{k}={dict(settings)[k]}" for k in differ)])
+        grouped[Group(name, masks, settings, label)] = members
+    return grouped
 
 
-def _draw(axes, map_name: str, grouped: dict[tuple[str, str], list[Run]], window: int, x: str) -> None:
-    for (name, masks), members in grouped.items():
-        if name != map_name:
-            continue
+def _draw(axes, map_name: str, grouped: dict[Group, list[Run]], window: int, x: str) -> None:
+    styles = ("-", "--", ":", "-.")  # one per setting of the map's runs other than masks and seed
+    mine = {group: members for group, members in grouped.items() if group.map == map_name}
+    variants = list(dict.fromkeys(group.settings for group in mine))
+    for group, members in mine.items():
         end = max(float(r.steps[-1] if x == "steps" else r.wall[-1]) for r in members)
         grid = np.linspace(0, end, 200)
         curves = np.array([r.curve(grid, window, x) for r in members])
@@ -110,13 +138,9 @@ def _draw(axes, map_name: str, grouped: dict[tuple[str, str], list[Run]], window
             warnings.simplefilter("ignore", RuntimeWarning)
             mean, low, high = np.nanmean(curves, 0), np.nanmin(curves, 0), np.nanmax(curves, 0)
         scale = 1 / 3600 if x == "wall" else 1.0
-        colour = MASK_COLOURS.get(masks)
-        axes.plot(
-            grid * scale,
-            mean,
-            color=colour,
-            label=f"masks={masks} ({len(members)} seed{'s' * (len(members) > 1)})",
-        )
+        colour, style = MASK_COLOURS.get(group.masks), styles[variants.index(group.settings) % len(styles)]
+        seeds = f"{len(members)} seed{'s' * (len(members) > 1)}"
+        axes.plot(grid * scale, mean, color=colour, linestyle=style, label=f"{group.label} ({seeds})")
         if len(members) > 1:
             axes.fill_between(grid * scale, low, high, color=colour, alpha=0.2)
     if map_name in PAPER_FULLYCONV:
@@ -142,7 +166,7 @@ def plot(runs: Sequence[Run], out: str | Path, window: int = 100, x: str = "step
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     grouped = groups(runs)
-    maps = list(dict.fromkeys(name for name, _ in grouped))
+    maps = list(dict.fromkeys(group.map for group in grouped))
     written = []
     for name in maps:
         figure, axes = plt.subplots(figsize=(6, 4), layout="constrained")
@@ -167,14 +191,14 @@ def plot(runs: Sequence[Run], out: str | Path, window: int = 100, x: str = "step
 
 
 def table(runs: Sequence[Run], window: int = 100) -> str:
-    """A Markdown table: per map and mask mode, the env steps reached and the final score (the mean of each
+    """A Markdown table: per group, the env steps every seed reached and the final score (the mean of each
     seed's last `window` episodes; mean ± std over seeds)."""
-    lines = ["| map | masks | seeds | env steps | final score |", "|---|---|---|---|---|"]
-    for (name, masks), members in groups(runs).items():
+    lines = ["| map | run | seeds | env steps | final score |", "|---|---|---|---|---|"]
+    for group, members in groups(runs).items():
         finals = np.array([r.scores[-window:].mean() for r in members])
         steps = min(int(r.steps[-1]) for r in members)
         score = f"{finals.mean():.1f}" + (f" ± {finals.std():.1f}" if len(finals) > 1 else "")
-        lines.append(f"| {name} | {masks} | {len(members)} | {steps:,} | {score} |")
+        lines.append(f"| {group.map} | {group.label} | {len(members)} | {steps:,} | {score} |")
     return "\n".join(lines)
 
 

@@ -197,20 +197,25 @@ def test_a_short_run_checkpoints_resumes_where_it_stopped_and_plots(tmp_path, ma
     assert "| MoveToBeacon | full | 1 | " in out
 
 
-def test_curves_average_seeds_over_their_last_episodes(tmp_path):
-    run = plot.Run(
-        tmp_path,
-        "MoveToBeacon",
-        "full",
-        1,
-        np.array([10, 20, 30]),
-        np.array([1.0, 2, 3]),
-        np.array([1.0, 2, 6]),
+def test_curves_average_seeds_over_their_last_episodes_and_groups_tell_settings_apart(tmp_path):
+    def run(masks, seed, steps, scores, settings=(("screen_size", "16"),)):
+        wall = np.arange(len(steps), dtype=float)
+        return plot.Run(
+            tmp_path, "MoveToBeacon", masks, seed, settings, np.array(steps), wall, np.array(scores)
+        )
+
+    full = run("full", 1, [10, 20, 30], [1.0, 2, 6])
+    np.testing.assert_allclose(full.curve(np.array([5, 10, 25, 30, 100]), window=2), [np.nan, 1, 1.5, 4, 4])
+    grouped = plot.groups(
+        [run("none", 1, [10], [0.0]), run("full", 2, [10], [3.0]), full, run("full", 1, [10], [5.0], ())]
     )
-    curve = run.curve(np.array([5, 10, 25, 30, 100]), window=2)
-    np.testing.assert_allclose(curve, [np.nan, 1.0, 1.5, 4.0, 4.0])
-    other = plot.Run(tmp_path, "MoveToBeacon", "none", 1, np.array([10]), np.array([1.0]), np.array([0.0]))
-    assert list(plot.groups([other, run])) == [("MoveToBeacon", "full"), ("MoveToBeacon", "none")]
+    assert [(g.masks, g.label, [r.seed for r in members]) for g, members in grouped.items()] == [
+        ("full", "masks=full, screen_size=16", [1, 2]),
+        ("full", "masks=full", [1]),
+        ("none", "masks=none, screen_size=16", [1]),
+    ]
+    table = plot.table([full, run("full", 2, [10, 40], [2.0, 4.0])], window=1)
+    assert "| MoveToBeacon | masks=full | 2 | 30 | 5.0 ± 1.0 |" in table  # steps: what every seed reached
     with pytest.raises(ValueError, match="no runs"):
         plot.plot([], tmp_path)
     started = tmp_path / "runs" / "DefeatRoaches__full__s1"  # a run that has finished no episode yet
