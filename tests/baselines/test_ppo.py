@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import importlib.util
 import signal
+from collections import deque
 
 import numpy as np
 import pytest
@@ -194,7 +195,26 @@ def test_a_short_run_checkpoints_resumes_where_it_stopped_and_plots(tmp_path, ma
     png = tmp_path / "plots" / "MoveToBeacon.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     out = capsys.readouterr().out
-    assert "| MoveToBeacon | full | 1 | " in out
+    assert "| MoveToBeacon | masks=full | 1 | " in out
+
+
+def test_a_rollout_without_masks_is_played_and_replayed_with_the_same_log_probs(tmp_path, marked_games):
+    config = ppo.PPOConfig(masks="none", screen_size=16, num_envs=2, num_steps=8, tensorboard=False)
+    with ppo.PPOTrainer(config, tmp_path / "run") as trainer:
+        obs, _ = trainer.envs.reset(seed=5)
+        _, _, invalid = trainer._collect(obs, np.zeros(2, bool), 0.0, deque())
+        assert trainer.global_step == 16
+        assert invalid > 0, "unmasked draws pick unavailable functions, which the env plays as no_op"
+        r = trainer.rollout
+        with torch.no_grad():
+            logits, values = trainer.agent(
+                *(r.flat(name) for name in ("screen", "minimap", "player", "available"))
+            )
+            log_probs, _ = ppo.evaluate(logits, r.flat("masks"), r.flat("actions"), trainer.spec)
+        torch.testing.assert_close(log_probs, r.log_probs.flatten())  # the first ratio of an update is 1
+        torch.testing.assert_close(values, r.values.flatten())
+        assert r.flat("masks").all(), "nothing is masked in this mode"
+    assert marked_games() == []
 
 
 def test_curves_average_seeds_over_their_last_episodes_and_groups_tell_settings_apart(tmp_path):
