@@ -17,6 +17,7 @@ import argparse
 import csv
 import json
 import sys
+import textwrap
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -140,7 +141,8 @@ def _draw(axes, map_name: str, grouped: dict[Group, list[Run]], window: int, x: 
         scale = 1 / 3600 if x == "wall" else 1.0
         colour, style = MASK_COLOURS.get(group.masks), styles[variants.index(group.settings) % len(styles)]
         seeds = f"{len(members)} seed{'s' * (len(members) > 1)}"
-        axes.plot(grid * scale, mean, color=colour, linestyle=style, label=f"{group.label} ({seeds})")
+        label = textwrap.fill(f"{group.label} ({seeds})", 60, subsequent_indent="  ")
+        axes.plot(grid * scale, mean, color=colour, linestyle=style, label=label)
         if len(members) > 1:
             axes.fill_between(grid * scale, low, high, color=colour, alpha=0.2)
     if map_name in PAPER_FULLYCONV:
@@ -151,7 +153,8 @@ def _draw(axes, map_name: str, grouped: dict[Group, list[Run]], window: int, x: 
     axes.set_xlabel("env steps" if x == "steps" else "wall time (hours)")
     axes.set_ylabel(f"episode score (mean of last {window})")
     axes.grid(alpha=0.3)
-    axes.legend(fontsize="small")
+    # Below the axes: labels naming settings are long, and inside they would hide the curves.
+    axes.legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.24))
 
 
 def plot(runs: Sequence[Run], out: str | Path, window: int = 100, x: str = "steps") -> list[Path]:
@@ -178,7 +181,7 @@ def plot(runs: Sequence[Run], out: str | Path, window: int = 100, x: str = "step
         columns = min(3, len(maps))
         rows = -(-len(maps) // columns)
         figure, grid = plt.subplots(
-            rows, columns, figsize=(5 * columns, 3.6 * rows), layout="constrained", squeeze=False
+            rows, columns, figsize=(6 * columns, 4.5 * rows), layout="constrained", squeeze=False
         )
         for axes, name in zip(grid.flat, maps):
             _draw(axes, name, grouped, window, x)
