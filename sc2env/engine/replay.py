@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-import errno
 import json
 import os
-import stat
 import zlib
 from dataclasses import dataclass
 
@@ -21,6 +19,7 @@ from sc2env.engine.game import REALTIME_LOOPS_PER_SECOND, Game
 from sc2env.gamedata import BASE_BUILD, DATA_BUILD, DATA_VERSION, GAME_VERSION
 from sc2env.gamedata.replay_format import MPQ_HEADERS
 from sc2env.gamedata.replay_format import SC2ENV_MAGIC as MAGIC
+from sc2env.safefile import MAX_REPLAY_BYTES, read_regular_file
 
 FORMAT_VERSION = 1
 MAX_INFLATED_BYTES = 256 << 20
@@ -166,12 +165,9 @@ def read(request: sc_pb.RequestReplayInfo | sc_pb.RequestStartReplay) -> Replay:
             "replay_path is empty: give the path of a replay file, or its bytes as replay_data",
         )
     try:
-        # Non-blocking open and regular files only: a FIFO or /dev/stdin would block the engine forever, and
-        # /dev/zero would be read until memory runs out. An embedded NUL raises ValueError.
-        with open(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                raise OSError(errno.EINVAL, "not a regular file (a directory, device or FIFO)")
-            data = f.read(MAX_INFLATED_BYTES + 1)  # compressed, no replay we wrote comes near this
+        # Regular files only, capped: a FIFO or /dev/stdin would block the engine for ever, and /dev/zero
+        # would be read until memory runs out. An embedded NUL raises ValueError.
+        data = read_regular_file(path, MAX_REPLAY_BYTES)
     except (OSError, ValueError) as e:
         raise ReplayError(
             "InvalidReplayPath",

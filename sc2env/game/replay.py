@@ -17,6 +17,7 @@ from sc2env.client.connection import DEFAULT_SPIN_WAIT_S
 from sc2env.game.maps import LOOPS_PER_REAL_SECOND
 from sc2env.game.match import require_count, require_seconds, stop_game
 from sc2env.launch import GameProcess, LaunchConfig, launch_plan, plan_launch
+from sc2env.safefile import MAX_MAP_BYTES, MAX_REPLAY_BYTES, read_regular_file
 
 log = logging.getLogger(__name__)
 
@@ -148,13 +149,16 @@ def read_replay(replay: str | os.PathLike[str] | bytes) -> bytes:
         path = pathlib.Path(replay).expanduser()
         where = str(path)
         try:
-            data = path.read_bytes()
+            data = read_regular_file(path, MAX_REPLAY_BYTES)
         except FileNotFoundError:
             raise ReplayError(f"no replay at {path}: give the path of a {REPLAY_SUFFIX} file") from None
         except IsADirectoryError:
             raise ReplayError(f"{path} is a folder: give the path of a {REPLAY_SUFFIX} file in it") from None
         except OSError as error:
-            raise ReplayError(f"could not read the replay {path}: {error.strerror or error}") from error
+            raise ReplayError(
+                f"could not read the replay {path}: {error.strerror or error}; give the path of a "
+                f"{REPLAY_SUFFIX} file"
+            ) from None
     if not data:
         raise ReplayError(
             f"{where} is empty: it is no replay (a game that does not record replays wrote it?)"
@@ -343,4 +347,9 @@ def _map_data(process: GameProcess, info: ReplayInfo) -> bytes | None:
     if process.plan.engine != "sc2" or install is None or not info.map_path:
         return None
     path = pathlib.Path(install.maps_dir) / info.map_path
-    return path.read_bytes() if path.is_file() else None
+    try:
+        return read_regular_file(path, MAX_MAP_BYTES)
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):  # none there: the game finds its own
+        return None
+    except OSError as error:
+        raise ReplayError(f"cannot read the replay's map {path}: {error.strerror or error}") from None
