@@ -9,6 +9,7 @@ import pathlib
 
 from sc2env.errors import UnknownMapError
 from sc2env.mapfiles import DEFINITION_FORMAT, MAX_GAME_LOOPS, definitions_dir
+from sc2env.safefile import MAX_DEFINITION_BYTES, MAX_MAP_BYTES, read_regular_file
 
 LOOPS_PER_GAME_SECOND = 16
 LOOPS_PER_REAL_SECOND = 22.4
@@ -48,8 +49,18 @@ class MapSpec:
         return self.file is not None and is_definition_path(self.file)
 
     def read_data(self) -> bytes | None:
-        """The map file's bytes for `local_map.map_data`, or None when there is no file to send."""
-        return self.file.read_bytes() if self.file is not None else None
+        """The map file's bytes for `local_map.map_data`, or None when there is no file to send.
+
+        Raises UnknownMapError when the file can't be read (gone, a FIFO or device now, too large).
+        """
+        if self.file is None:
+            return None
+        try:
+            return read_regular_file(self.file, MAX_DEFINITION_BYTES if self.definition else MAX_MAP_BYTES)
+        except OSError as error:
+            raise UnknownMapError(
+                f"Cannot read the map file {self.file}: {error.strerror or error}."
+            ) from None
 
 
 def _mini_game(name: str, seconds: int) -> MapSpec:
@@ -115,7 +126,7 @@ def definition_map(path: str | os.PathLike[str]) -> MapSpec:
     # Absolute, not resolved: a link keeps its own name (the map's label and its replays' prefix).
     file = pathlib.Path(os.path.abspath(pathlib.Path(path).expanduser()))
     try:
-        data = file.read_bytes()
+        data = read_regular_file(file, MAX_DEFINITION_BYTES)
     except OSError as error:
         raise UnknownMapError(
             f"Cannot read the mini-game definition {os.fspath(path)!r}: "
@@ -127,6 +138,11 @@ def definition_map(path: str | os.PathLike[str]) -> MapSpec:
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise UnknownMapError(
             f"{file} is no mini-game definition: it is not JSON in UTF-8 ({error}); {_definition_help()}."
+        ) from None
+    except RecursionError:  # no definition nests more than a few levels
+        raise UnknownMapError(
+            f"{file} is no mini-game definition: its JSON nests arrays and objects too deeply to read; "
+            f"{_definition_help()}."
         ) from None
     if not isinstance(spec, dict) or spec.get("format") != DEFINITION_FORMAT:
         found = spec.get("format") if isinstance(spec, dict) else type(spec).__name__

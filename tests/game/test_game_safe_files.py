@@ -127,3 +127,52 @@ def test_the_engine_refuses_a_replay_path_as_the_client_does(tmp_path):
         answer = sc_pb.Response.FromString(Session().handle(request.SerializeToString())).replay_info
         assert answer.error == sc_pb.ResponseReplayInfo.InvalidReplayPath
         assert why in answer.error_details and str(path) in answer.error_details
+
+
+def deep_json(folder: pathlib.Path, depth: int = 100_000) -> pathlib.Path:
+    path = folder / "deep.json"
+    path.write_text('{"format": "sc2env-minigame/1", "name": "Deep", "x": ' + "[" * depth + "]" * depth + "}")
+    return path
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (
+            lambda tmp: fifo(tmp, "pipe.json"),
+            r"pipe\.json'?: it is a FIFO \(named pipe\), not a regular file",
+        ),
+        (
+            lambda tmp: (tmp / "zero.json").symlink_to("/dev/zero") or tmp / "zero.json",
+            r"zero\.json'?: it is a character device, not a regular file",
+        ),
+        (
+            lambda tmp: sparse(tmp, "huge.json", 1 << 30),
+            r"huge\.json'?: it is 1\.0 GiB, larger than the 16\.0 MiB",
+        ),
+        (deep_json, r"deep\.json is no mini-game definition: its JSON nests arrays and objects too deeply"),
+    ],
+    ids=["fifo", "link-to-dev-zero", "huge", "nested-100000-deep"],
+)
+def test_a_definition_file_that_cannot_be_read_is_an_unknown_map(tmp_path, make, message):
+    from sc2env.errors import UnknownMapError
+    from sc2env.game import resolve_map
+
+    path = make(tmp_path)
+    with pytest.raises(UnknownMapError, match=message):
+        resolve_map(str(path))
+
+
+def test_a_definition_that_became_unreadable_since_it_was_resolved_is_refused_when_sent(tmp_path):
+    from sc2env.errors import UnknownMapError
+    from sc2env.game import resolve_map
+    from sc2env.mapfiles import definitions_dir
+
+    path = tmp_path / "Beacon.json"
+    path.write_bytes((definitions_dir() / "MoveToBeacon.json").read_bytes())
+    spec = resolve_map(str(path))
+    assert spec.read_data() == path.read_bytes()
+    path.unlink()
+    os.mkfifo(path)
+    with pytest.raises(UnknownMapError, match=r"Cannot read the map file .*Beacon\.json: it is a FIFO"):
+        spec.read_data()

@@ -1,5 +1,6 @@
-"""`sc2env replay` on files that are no replay: a FIFO or a device in place of a replay, or among a folder's
-replays, is refused by name instead of hanging the command (issue 28)."""
+"""`sc2env replay` and `sc2env run --map X.json` on files that can't be read: a FIFO or a device in place of
+a replay or a mini-game definition, or among a folder's replays, a definition nested 100,000 deep; each is
+refused by name instead of hanging the command or ending in a traceback (issue 28)."""
 
 from __future__ import annotations
 
@@ -52,3 +53,23 @@ def test_watching_a_device_or_fifo_is_a_usage_error(folder, capsys, path):
     code, _, err = run_cli(capsys, "replay", path, "--engine", "builtin")
     assert code == 2
     assert f"could not read the replay {path}: it is a " in err and "not a regular file" in err
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link-to-dev-zero", "nested-100000-deep"])
+def test_run_with_a_definition_that_cannot_be_read_is_a_usage_error(tmp_path, capsys, kind):
+    path = tmp_path / f"{kind}.json"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "link-to-dev-zero":
+        path.symlink_to("/dev/zero")
+    else:
+        path.write_text('{"format": "sc2env-minigame/1", "x": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    code, _, err = run_cli(capsys, "run", "--map", str(path), "--engine", "builtin", "--episodes", "1")
+    assert code == 2
+    assert f"{kind}.json" in err
+    assert (
+        ("not a regular file" in err)
+        if kind != "nested-100000-deep"
+        else ("nests" in err and "deeply" in err)
+    )
+    assert "Traceback" not in err
