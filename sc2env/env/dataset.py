@@ -8,16 +8,25 @@ import os
 import pathlib
 import secrets
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
+from gymnasium import spaces
 
 import sc2env
+from sc2env import errors
 from sc2env.env.config import EnvConfig
+from sc2env.env.env import SC2Env
+from sc2env.env.npz_headers import ArrayHeader, read_headers
 from sc2env.env.replay import watch_replay
+from sc2env.safefile import describe_size, open_regular_file
 
 FORMAT = "sc2env-episode/1"
+MAX_EPISODE_BYTES = 2 << 30
+"""load_episode's default cap on an episode's arrays in memory: a BuildMarines episode (1,800 steps) with
+every layer at 64×64 in int32 takes about 1.1 GiB."""
 _OBSERVATION_PREFIX = "observation."
+_MAX_META_BYTES = 1 << 20
 
 
 @dataclasses.dataclass(frozen=True, eq=False)  # arrays have no truth value: == compares identity
@@ -154,23 +163,106 @@ def _write(episode: Episode, file, temporary: pathlib.Path, target: pathlib.Path
     os.replace(temporary, target)
 
 
-def load_episode(path: str | os.PathLike[str]) -> Episode:
+def load_episode(path: str | os.PathLike[str], max_bytes: int | None = MAX_EPISODE_BYTES) -> Episode:
     """An episode `export_replay` wrote. The file is plain numpy: `numpy.load(path)` reads it too, its entries
-    named `observation.<name>`, `actions`, ..., and `meta` (a JSON string)."""
-    with np.load(path, allow_pickle=False) as data:
-        try:
-            meta = json.loads(str(data["meta"]))
-        except (KeyError, ValueError):
-            meta = None
-        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-            raise ValueError(
-                f"{path} is not an episode sc2env exported (no meta of format {FORMAT!r}): "
-                "export_replay or `sc2env replay --export` writes them"
-            )
-        observations = {
-            name[len(_OBSERVATION_PREFIX) :]: data[name]
-            for name in data.files
-            if name.startswith(_OBSERVATION_PREFIX)
-        }
-        columns = {name: data[name] for name in _COLUMNS}
+    named `observation.<name>`, `actions`, ..., and `meta` (a JSON string).
+
+    Before any array is read, every entry's declared shape and dtype is checked against the episode's layout
+    (the env its meta's config makes), and their sizes against `max_bytes` in all (None: no cap). A missing,
+    unexpected or misshapen entry, or a damaged file, raises ValueError naming the entry and the file.
+    """
+    try:
+        with open_regular_file(path) as file:
+            headers = read_headers(file)
+            meta = _read_meta(file, headers.get("meta"))
+            if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+                raise ValueError(
+                    f"it is not an episode sc2env exported (no meta of format {FORMAT!r}): export_replay or "
+                    "`sc2env replay --export` writes them"
+                )
+            del headers["meta"]
+            _check_layout(headers, _layout(meta), max_bytes)
+            file.seek(0)  # numpy reads the archive from where the file stands
+            with np.load(file, allow_pickle=False) as data:
+                observations = {
+                    name[len(_OBSERVATION_PREFIX) :]: data[name]
+                    for name in data.files
+                    if name.startswith(_OBSERVATION_PREFIX)
+                }
+                columns = {name: data[name] for name in _COLUMNS}
+    except OSError as error:
+        raise OSError(error.errno, f"cannot read the episode {path}: {error.strerror or error}") from None
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
     return Episode(observations=observations, meta=meta, **columns)
+
+
+def _read_meta(file, header: ArrayHeader | None) -> Any:
+    """The episode's meta (its JSON decoded), or None when the file has no meta fit to read."""
+    if header is None or header.dtype.kind != "U" or header.shape != () or header.nbytes > _MAX_META_BYTES:
+        return None
+    file.seek(0)
+    with np.load(file, allow_pickle=False) as data:
+        text = str(data["meta"])
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _layout(meta: dict[str, Any]) -> dict[str, ArrayHeader]:
+    """Each entry's shape per step and dtype, from the env of the episode's config (shape[0] is a stand-in)."""
+    try:
+        env = SC2Env.from_config(EnvConfig(**meta["config"]))
+    except (KeyError, TypeError, ValueError, errors.SC2EnvError) as error:
+        what = (
+            "has no config"
+            if isinstance(error, KeyError)
+            else f"has a config this sc2env can't use ({error})"
+        )
+        raise ValueError(
+            f"its meta {what}: it was exported by sc2env {meta.get('sc2env_version')!r}, this is "
+            f"{sc2env.__version__}"
+        ) from None
+    observation_space = cast(spaces.Dict, env.observation_space)
+    layout = {
+        f"{_OBSERVATION_PREFIX}{name}": ArrayHeader((0, *(space.shape or ())), np.dtype(space.dtype))
+        for name, space in observation_space.items()
+    }
+    for name, (_, dtype) in _COLUMNS.items():
+        shape = env.action_space.shape if name == "actions" else ()
+        layout[name] = ArrayHeader((0, *(shape or ())), np.dtype(dtype))
+    return layout
+
+
+def _check_layout(
+    headers: dict[str, ArrayHeader], layout: dict[str, ArrayHeader], max_bytes: int | None
+) -> None:
+    """Raise ValueError unless `headers` hold exactly the entries of `layout`, each of its dtype and of its
+    shape for one number of steps, and at most `max_bytes` in all."""
+    missing = sorted(set(layout) - set(headers))
+    if missing:
+        raise ValueError(
+            f"the episode has no {missing[0]!r} entry{f' (nor {len(missing) - 1} more)' if len(missing) > 1 else ''}"
+            ": the file is incomplete, or not what export_replay wrote"
+        )
+    unexpected = sorted(set(headers) - set(layout))
+    if unexpected:
+        raise ValueError(
+            f"the entry {unexpected[0]!r} is no part of the episode's layout (its meta's config): the file is "
+            "not what export_replay wrote"
+        )
+    steps = headers["actions"].shape[:1]
+    for name, want in layout.items():
+        got = headers[name]
+        if got.dtype != want.dtype or got.shape != (*steps, *want.shape[1:]):
+            raise ValueError(
+                f"the entry {name!r} is {got.describe()}, but the episode's layout (its meta's config) and its "
+                f"{steps[0] if steps else '?'} steps make it {(*steps, *want.shape[1:])} {want.dtype}"
+            )
+    total = sum(header.nbytes for header in headers.values())
+    if max_bytes is not None and total > max_bytes:
+        raise ValueError(
+            f"its arrays take {describe_size(total)} ({steps[0]} steps), more than max_bytes="
+            f"{max_bytes} ({describe_size(max_bytes)}): pass a larger max_bytes (or None) to load it"
+        )
