@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import builtins
 
+from sc2env.shadowed import check_package
+
+# Every part of sc2env imports this module: a folder standing in for the package is named here, at once.
+check_package()
+
 
 class SC2EnvError(Exception):
     """Base class of every error sc2env raises on purpose."""

@@ -9,6 +9,8 @@ import os
 import signal
 import sys
 
+from sc2env.shadowed import check_package
+
 _PR_SET_PDEATHSIG = 1
 _PR_GET_PDEATHSIG = 2
 DEFAULT_SPIN_WAIT_S = 0.001  # a fast client's next request comes within ~0.5 ms (see sc2env.spinwait)
@@ -68,6 +70,7 @@ def _die_with_parent() -> callable:
 
 
 def main(argv: list[str] | None = None) -> int:
+    check_package()  # `python -m sc2env.engine` in a folder holding a clone named sc2env: say so, by name
     args = _parse(sys.argv[1:] if argv is None else argv)
     if args.make_sc2path is not None:
         from sc2env.engine.sc2path import make_sc2path

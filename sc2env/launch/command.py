@@ -7,13 +7,13 @@ import dataclasses
 import logging
 import os
 import pathlib
-import sys
 
 from sc2env import mapfiles
 from sc2env.errors import LaunchError
 from sc2env.launch.config import LaunchConfig
 from sc2env.launch.install import Sc2Install, find_install
 from sc2env.launch.versions import BUILTIN_VERSION, Version, known_version
+from sc2env.run_engine import ENGINE_MODULE, engine_command, engine_pythonpath
 
 # GL back ends StarCraft II can render RGB with, best first (hardware EGL before software OSMesa).
 _GL_LIBRARIES = (("-eglpath", "EGL"), ("-osmesapath", "OSMesa"))
@@ -36,7 +36,7 @@ class LaunchPlan:
     def description(self) -> str:
         """Names the game in messages: "StarCraft II 4.10.0 (build 75689) at /x/SC2_x64"."""
         if self.engine == "builtin":
-            return f"the built-in engine ({' '.join(self.program[-2:])})"
+            return f"the built-in engine (python -m {ENGINE_MODULE})"
         return f"StarCraft II {self.version} at {self.program[0]}"
 
     def argv(self, port: int, temp_dir: pathlib.Path | None) -> list[str]:
@@ -111,13 +111,13 @@ def _builtin_plan(cfg: LaunchConfig) -> LaunchPlan:
     env = dict(os.environ)
     # Engine output goes to a log file; unbuffered so a crash leaves its last lines there.
     env["PYTHONUNBUFFERED"] = "1"
-    source_root = mapfiles.source_root()
-    if source_root is not None:
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(source_root), env.get("PYTHONPATH")]))
+    pythonpath = engine_pythonpath(env.get("PYTHONPATH"))
+    if pythonpath is not None:
+        env["PYTHONPATH"] = pythonpath
     return LaunchPlan(
         engine="builtin",
         version=BUILTIN_VERSION,
-        program=(sys.executable, "-m", "sc2env.engine"),
+        program=tuple(engine_command()),
         data_dir=mapfiles.definitions_dir(),
         data_version_flag=BUILTIN_VERSION.data_version if asked_game_version else None,
         env=env,

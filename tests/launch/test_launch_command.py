@@ -14,6 +14,7 @@ import pytest
 import sc2env
 from sc2env.errors import LaunchError
 from sc2env.launch import BUILTIN_VERSION, LaunchConfig, plan_launch
+from sc2env.run_engine import engine_command
 
 SOURCE_ROOT = pathlib.Path(sc2env.__file__).resolve().parents[1]
 
@@ -22,9 +23,7 @@ def test_builtin_engine_is_started_like_sc2_x64(tmp_path):
     plan = plan_launch(LaunchConfig(engine="builtin"))
     argv = plan.argv(5123, tmp_path / "t")
     assert argv == [
-        sys.executable,
-        "-m",
-        "sc2env.engine",
+        *engine_command(sys.executable),
         "-listen",
         "127.0.0.1",
         "-port",

@@ -23,6 +23,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2env.errors import LaunchError
 from sc2env.launch import launch, sweep_orphaned_temp_dirs
 from sc2env.mapfiles import definitions_dir
+from sc2env.run_engine import engine_command
 
 TESTS_DIR = pathlib.Path(__file__).resolve().parent
 
@@ -325,7 +326,7 @@ def test_builtin_engine_runs_with_the_sc2_flags(start, monkeypatch):
     process = start()
     cmdline = pathlib.Path(f"/proc/{process.pid}/cmdline").read_bytes().decode().split("\0")[:-1]
     assert cmdline == process.argv
-    assert cmdline[:3] == [sys.executable, "-m", "sc2env.engine"]
+    assert cmdline[:3] == engine_command(sys.executable)
     maps_dir = str(definitions_dir())  # the imported checkout's maps/, or the installed package's
     # No -tempDir: the built-in engine writes no files, so it gets no dir that a SIGKILL could leave behind.
     assert cmdline[3:] == ["-listen", "127.0.0.1", "-port", str(process.port), "-dataDir", maps_dir]
