@@ -17,6 +17,7 @@ from sc2env.interface import FUNCTIONS, MINIMAP_LAYERS, SCREEN_LAYERS, ActionSpe
 from sc2env.launch import LaunchConfig
 
 INVALID_ACTION_POLICIES = ("noop", "raise")
+CRASH_POLICIES = ("raise", "truncate")
 ACTION_KINDS = ("features", "raw")
 _SWITCHES = (
     "compact_layers",
@@ -57,6 +58,11 @@ class EnvConfig:
                         map's raw grid, 64 on the mini-games.
     invalid_action:     "noop" (default): an unavailable function or disallowed argument is played as no_op
                         and reported in info["invalid_action"]; "raise": InvalidActionError.
+    on_crash:           what step() does when the game is lost (it died, hung past request_timeout_s or
+                        dropped the connection): "raise" (default) its ConnectionError; "truncate": end the
+                        episode there (truncated, the last observation again, info["crash"] saying why), so
+                        that a vector env's worker (Gymnasium's AsyncVectorEnv) lives on. Either way the
+                        next reset() starts a new game.
     screen_layers, minimap_layers: which feature layers the observation carries (None: all 27 / 11).
     compact_layers:     uint8 layers (CNN-ready); False keeps the game's int32 values.
     use_feature_units, use_raw_units: add unit tables (padded to max_units rows) to the observation.
@@ -92,6 +98,7 @@ class EnvConfig:
     actions: str = "features"
     raw_resolution: int = 64
     invalid_action: str = "noop"
+    on_crash: str = "raise"
     screen_layers: Sequence[str] | None = None
     minimap_layers: Sequence[str] | None = None
     compact_layers: bool = True
@@ -151,6 +158,8 @@ class EnvConfig:
             raise ValueError(
                 f"invalid_action must be one of {INVALID_ACTION_POLICIES}, not {self.invalid_action!r}"
             )
+        if self.on_crash not in CRASH_POLICIES:
+            raise ValueError(f"on_crash must be one of {CRASH_POLICIES}, not {self.on_crash!r}")
         # Strings from command lines and config files ("False", "no") would pass a truth test the wrong way.
         for name in _SWITCHES:
             if not isinstance(getattr(self, name), (bool, np.bool_)):

@@ -109,6 +109,7 @@ class SC2Env(gym.Env):
         self._decoder_game_info = None
         self._last: Observation | None = None
         self._last_response = None
+        self._last_packed: dict[str, np.ndarray] = {}  # the observation step() returned last
         self._episode_steps = 0
         self._episode_return = 0.0
         self._needs_reset: str | None = "before reset()"  # why step() can't go on, or None
@@ -156,7 +157,12 @@ class SC2Env(gym.Env):
         return obs, info
 
     def step(self, action):
-        return self.finish_step(self.begin_step(action))
+        try:
+            return self.finish_step(self.begin_step(action))
+        except errors.ConnectionError as error:
+            if self.config.on_crash != "truncate":
+                raise
+            return self.crash_step(error)
 
     @property
     def episode_over(self) -> bool:
@@ -338,6 +344,26 @@ class SC2Env(gym.Env):
         self._after_observation()
         return obs, float(result.reward), bool(result.terminated), bool(truncated), info
 
+    def crash_step(
+        self, error: errors.ConnectionError
+    ) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        """What step() returns under on_crash="truncate" once the game is lost: the episode ends there,
+        truncated, with the last observation again and no reward, and info["crash"] saying what happened.
+
+        The lost game is stopped at once (a hung one too); the next reset() starts a new one.
+        """
+        self._needs_reset = f"after the game was lost ({type(error).__name__})"
+        gym.logger.warn(f"the game was lost, so the episode ends here (on_crash='truncate'): {error}")
+        if self._match is not None:
+            self._match.close()
+        info = {
+            **self._info(StepResult(self._last_response), invalid=None),
+            "crash": f"{type(error).__name__}: {error}",
+        }
+        self._episode_ended(info)
+        observation = {name: value.copy() for name, value in self._last_packed.items()}
+        return observation, 0.0, False, True, info
+
     # --- internals ---------------------------------------------------------------------------------
 
     def _stand_in(self, call: FunctionCall) -> bool:
@@ -386,6 +412,7 @@ class SC2Env(gym.Env):
             except errors.ConnectionError as error:
                 self._needs_reset = f"after the game was lost ({type(error).__name__})"
                 raise
+        self._last_packed = out
         return out
 
     def _info(self, result: StepResult, invalid: str | None) -> dict[str, Any]:

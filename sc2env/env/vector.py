@@ -192,6 +192,10 @@ class SC2VectorEnv(VectorEnv):
             if failures or not isinstance(error, KeyboardInterrupt):  # Ctrl-C alone keeps every game usable
                 self._lost = _lost_step(failures) or f"a step failed ({type(error).__name__}: {error})"
             raise
+        # on_crash="truncate": the lost game's episode ends, and the batch goes on.
+        for i, failure in sorted(failures.items()):
+            if isinstance(failure, errors.ConnectionError) and self.envs[i].config.on_crash == "truncate":
+                results[i] = self.envs[i].crash_step(failures.pop(i))
         if failures:
             # The batch is lost, and with it the other games' episode boundaries: every sub-env starts anew at
             # reset(), so no episode silently runs on across one.
