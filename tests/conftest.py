@@ -27,18 +27,35 @@ def shared_dir() -> pathlib.Path:
 
 @pytest.fixture
 def ctrl_c():
-    """ctrl_c(after_s): a Ctrl-C (SIGINT) to this process after `after_s` seconds. Python's handler is put in
-    place for the test: a run started in the background (`cmd &` in a script) inherits SIGINT ignored."""
+    """ctrl_c(after_s): a Ctrl-C (SIGINT) to this process after `after_s` seconds; ctrl_c(when=ready): as soon as
+    ready() is true (looked at every 10 ms, for a minute at most). Python's handler is put in place for the
+    test: a run started in the background (`cmd &` in a script) inherits SIGINT ignored."""
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    timers = []
+    done = threading.Event()
+    threads = []
 
-    def press(after_s: float) -> None:
-        timers.append(threading.Timer(after_s, os.kill, (os.getpid(), signal.SIGINT)))
-        timers[-1].start()
+    def press(after_s: float = 0.0, when=None) -> None:
+        def run() -> None:
+            if when is None:
+                if done.wait(after_s):
+                    return
+            else:
+                for _ in range(6000):
+                    if when():
+                        break
+                    if done.wait(0.01):
+                        return
+                else:
+                    return
+            os.kill(os.getpid(), signal.SIGINT)
+
+        threads.append(threading.Thread(target=run, daemon=True))
+        threads[-1].start()
 
     yield press
-    for timer in timers:
-        timer.cancel()  # one that has not fired must not interrupt the next test
+    done.set()  # one that has not fired must not interrupt the next test
+    for thread in threads:
+        thread.join()
     signal.signal(signal.SIGINT, previous)
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import socket
 import threading
-import time
 
 import pytest
 
@@ -51,12 +50,24 @@ def test_bytes_arriving_during_the_window_end_the_wait(pair):
         timer.cancel()
 
 
-def test_a_miss_lasts_the_window_then_backs_off_exponentially(pair):
+class FakeClock:
+    """Stands in for the time module in sc2env.spinwait: each reading is `tick` seconds after the last."""
+
+    def __init__(self, tick: float):
+        self.now, self.tick = 0.0, tick
+
+    def perf_counter(self) -> float:
+        self.now += self.tick
+        return self.now
+
+
+def test_a_miss_lasts_the_window_then_backs_off_exponentially(pair, monkeypatch):
     reader, _ = pair
+    clock = FakeClock(0.0001)
+    monkeypatch.setattr("sc2env.spinwait.time", clock)
     spin = SpinWait(0.002, PATIENT)
-    start = time.perf_counter()
     assert spin.wait(reader.fileno()) is False
-    assert time.perf_counter() - start >= 0.002
+    assert clock.now >= 0.002  # it polled until the window was over
     skipped = []
     for _ in range(4):  # each miss skips twice as many of the waits after it: 1, 2, 4, 8
         n = 0
@@ -81,12 +92,14 @@ def test_a_hit_restores_spinning_at_once(pair):
     assert not spin.wait(reader.fileno()) and spin._skip == 1  # the backoff started over
 
 
-def test_a_contended_core_ends_the_wait_and_backs_off(pair):
+def test_a_contended_core_ends_the_wait_and_backs_off(pair, monkeypatch):
     reader, _ = pair
+    yields = []
+    monkeypatch.setattr("sc2env.spinwait._yield_cpu", lambda: yields.append(1))
+    monkeypatch.setattr("sc2env.spinwait.time", FakeClock(0.001))
     spin = SpinWait(10.0, contended_s=0.0)  # every yield counts as another process having run
-    start = time.perf_counter()
     assert spin.wait(reader.fileno()) is False
-    assert time.perf_counter() - start < 5.0 and spin._skip == 1  # long before the 10 s window
+    assert len(yields) == 1 and spin._skip == 1  # after the first yield, long before the 10 s window
 
 
 def test_window_zero_never_polls(pair):

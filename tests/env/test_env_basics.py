@@ -823,10 +823,20 @@ def test_ctrl_c_after_a_realtime_observation_was_read_keeps_the_game(make_env, i
     interrupt_once(controller._connection, "_read_message", after_call=1)
     with pytest.raises(KeyboardInterrupt):
         env.step(FUNCTIONS.no_op())
-    started = time.monotonic()
+    timed_out = []
+    real_receive = controller._connection.receive
+
+    def receive(timeout_s):
+        try:
+            return real_receive(timeout_s)
+        except TimeoutError:
+            timed_out.append(timeout_s)
+            raise
+
+    controller._connection.receive = receive
     _, _, _, _, info = env.step(FUNCTIONS.no_op())  # it waited 10 s for an answer already taken, then gave up
     assert info["game_loop"] >= 8 and not controller.closed
-    assert time.monotonic() - started < 5, "no wait for an answer that was already read"
+    assert not timed_out, "no wait for an answer that was already read"
 
 
 def test_ctrl_c_as_a_realtime_episode_ends_reports_the_end_next(make_env, monkeypatch, interrupt_once):

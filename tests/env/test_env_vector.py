@@ -16,6 +16,7 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 from sc2env import errors
+from sc2env.client.connection import Connection
 from sc2env.env import SC2Env, SC2VectorEnv
 from sc2env.interface import FUNCTIONS
 
@@ -229,18 +230,20 @@ def test_a_malformed_action_names_its_sub_env(make_vec):
         envs.step(FUNCTIONS.select_army("select"))
 
 
-def test_hung_games_fail_a_vector_step_after_one_request_timeout_not_one_each(make_vec):
+def test_hung_games_fail_a_vector_step_after_one_request_timeout_not_one_each(make_vec, monkeypatch):
     envs = make_vec(num_envs=3, vectorization_mode="vector_entry_point", request_timeout_s=2, **SMALL)
     envs.reset(seed=3)
     pids = [env.match.process.pid for env in envs.unwrapped.envs]
+    waits = _record_waits(monkeypatch)
     for pid in pids:
         os.kill(pid, signal.SIGSTOP)  # hung, not dead
     try:
-        start = time.monotonic()
         with pytest.raises(errors.RequestTimeoutError, match=r"sub-env 0: .* within 2 s"):
             envs.step(np.zeros((3, 14), int))
-        # Each game's wait counts from the send: it was 3 x (2 s + a 1 s poll) when read one after another.
-        assert time.monotonic() - start < 4.5
+        # Each game's wait counts from the send: the first waits out the 2 s, and the others, read after it,
+        # have none left (it was 3 x (2 s + a 1 s poll) when each waited its own). No clock is read here: the
+        # first wait ends only when the timeout has passed, so the others' waits are the 1 ms floor.
+        assert len(waits) == 3 and waits[0] <= 2 and waits[1:] == [0.001, 0.001], waits
     finally:
         for pid in pids:
             os.kill(pid, signal.SIGCONT)
@@ -248,18 +251,31 @@ def test_hung_games_fail_a_vector_step_after_one_request_timeout_not_one_each(ma
     envs.step(np.zeros((3, 14), int))
 
 
-def test_hung_games_cost_a_vector_reset_one_request_timeout_not_one_each(make_vec):
+def test_hung_games_cost_a_vector_reset_one_request_timeout_not_one_each(make_vec, monkeypatch):
     # Running games were reset one after another: each hung one waited out its own timeout before it was
     # replaced (13.7 s for 4 hung games at 3 s), in reset() and in the autoreset of a step.
     envs = make_vec(num_envs=3, vectorization_mode="vector_entry_point", request_timeout_s=2, **SMALL)
     envs.reset(seed=3)
     pids = [env.match.process.pid for env in envs.unwrapped.envs]
+    hung = {env.match.controller._connection for env in envs.unwrapped.envs}
+    # The three waits on the hung games must be under way at once: each waits at this barrier for the other
+    # two before it starts. Waited out one after another, the first would never meet the others (the barrier
+    # breaks after 60 s, a hang guard, and the reset fails).
+    together = threading.Barrier(3, timeout=60)
+    real_receive = Connection.receive
+
+    def receive(connection, timeout_s):
+        if connection in hung:
+            hung.discard(connection)  # its first wait only
+            together.wait()
+        return real_receive(connection, timeout_s)
+
+    monkeypatch.setattr(Connection, "receive", receive)
     for pid in pids:
         os.kill(pid, signal.SIGSTOP)
     try:
-        start = time.monotonic()
         envs.reset(seed=4)  # the hung games are replaced by new ones
-        assert time.monotonic() - start < 4.5, "one 2 s timeout for the three, not 6 s"
+        assert not hung and not together.broken, "one 2 s timeout for the three, not 6 s"
     finally:
         for pid in pids:
             with contextlib.suppress(ProcessLookupError):  # replaced games are stopped and gone
@@ -268,12 +284,28 @@ def test_hung_games_cost_a_vector_reset_one_request_timeout_not_one_each(make_ve
     envs.step(np.zeros((3, 14), int))
 
 
-def _slow_sc2path(root, delay_s: float):
-    """A StarCraft II install whose 'game' (the built-in engine) takes `delay_s` to start."""
+def _record_waits(monkeypatch) -> list[float]:
+    """The timeouts of every wait for an answer from now on, in order (Connection.receive's)."""
+    waits: list[float] = []
+    real_receive = Connection.receive
+
+    def receive(connection, timeout_s):
+        waits.append(timeout_s)
+        return real_receive(connection, timeout_s)
+
+    monkeypatch.setattr(Connection, "receive", receive)
+    return waits
+
+
+def _gated_sc2path(root, gate):
+    """A StarCraft II install whose 'game' (the built-in engine) starts once `gate` exists; each start first
+    leaves a file in `root`/starting."""
     from sc2env.engine.sc2path import make_sc2path
 
     binary = make_sc2path(root)
-    binary.write_text(f"#!/bin/sh\nsleep {delay_s}\n" + binary.read_text().split("\n", 1)[1])
+    (root / "starting").mkdir()
+    wait = f'touch "{root}/starting/$$"\nwhile [ ! -e "{gate}" ]; do sleep 0.02; done\n'
+    binary.write_text("#!/bin/sh\n" + wait + binary.read_text().split("\n", 1)[1])
     return root
 
 
@@ -290,19 +322,19 @@ def _wait_until(predicate, timeout_s: float) -> bool:
 def test_a_ctrl_c_during_the_parallel_start_returns_at_once_and_leaves_no_game(
     tmp_path, then, ctrl_c, marked_games
 ):
-    envs = gym.make_vec(
-        "sc2env/MoveToBeacon-v0",
-        num_envs=2,
-        engine="sc2",
-        sc2path=_slow_sc2path(tmp_path / "sc2", 2.0),
-        **SMALL,
-    )
+    gate = tmp_path / "gate"
+    sc2path = _gated_sc2path(tmp_path / "sc2", gate)
+    envs = gym.make_vec("sc2env/MoveToBeacon-v0", num_envs=2, engine="sc2", sc2path=sc2path, **SMALL)
+    opened = threading.Timer(60, gate.touch)  # a hang guard: a reset that waited for the games ends then
     try:
-        ctrl_c(0.5)
-        start = time.monotonic()
+        # The Ctrl-C comes while both games are starting, and neither can finish before the gate opens.
+        ctrl_c(when=lambda: len(list((sc2path / "starting").iterdir())) == 2)
+        opened.start()
         with pytest.raises(KeyboardInterrupt):
             envs.reset(seed=3)
-        assert time.monotonic() - start < 1.5  # not held until both games have started (2 s)
+        assert not gate.exists(), "reset() was held until the games had started"
+        opened.cancel()
+        gate.touch()
         if then == "reset":  # waits for the starts the Ctrl-C left running, then plays on with their games
             envs.reset(seed=3)
             envs.step(np.zeros((2, 14), int))
@@ -314,6 +346,8 @@ def test_a_ctrl_c_during_the_parallel_start_returns_at_once_and_leaves_no_game(
             envs.step(np.zeros((2, 14), int))
             assert len(marked_games()) == 2
     finally:
+        opened.cancel()
+        gate.touch()
         envs.close()  # games still starting are stopped once they have started
     assert _wait_until(lambda: not marked_games(), 10), "a game outlived close()"
 

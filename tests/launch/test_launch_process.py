@@ -89,13 +89,11 @@ def test_early_exit_raises_at_once_with_code_and_output(fake_install, monkeypatc
     monkeypatch.setenv("FAKE_SC2_EXIT_CODE", "3")
     ours = f"sc2env-{os.getpid()}-*"
     before = set(pathlib.Path(tempfile.gettempdir()).glob(ours))
-    started = time.monotonic()
     with pytest.raises(LaunchError) as raised:
         launch(engine="sc2", sc2path=fake_install, timeout_s=60)
-    # Raised when the process exited, not when the 60 s deadline passed.
-    assert time.monotonic() - started < 30
     message = str(raised.value)
-    assert "exited with code 3" in message
+    # Raised when the process exited, not when the 60 s deadline passed: that error says "did not answer".
+    assert "exited with code 3" in message and "did not answer" not in message
     assert "fatal: could not initialise the graphics device" in message
     assert "fake SC2_x64 build 75689 starting" in message
     pid = next(int(p.stem) for p in (fake_install / "calls").glob("*.json"))
