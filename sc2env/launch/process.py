@@ -42,6 +42,7 @@ def launch(config: LaunchConfig | None = None, **overrides) -> GameProcess:
 
 _PORT_TAKEN = "Address already in use"  # what a game that cannot listen says (the built-in engine; Linux)
 _PORT_ATTEMPTS = 3
+_LOOK_COST_RATIO = 5  # a look at /proc for the listener waits 5 times its cost, at least, before the next
 
 
 def launch_plan(plan: LaunchPlan) -> GameProcess:
@@ -257,7 +258,9 @@ class GameProcess:
                     f"{self.exit_summary()}\nIt exited {time.monotonic() - start:.1f} s after start, before "
                     f"answering on {self.url}. Its output should say why; {advice}."
                 )
+            looked = time.monotonic()
             listener = port_listener(self.port, self.pid)
+            look_s = time.monotonic() - looked
             if listener is Listener.FOREIGN:
                 self.port_taken = True
                 raise LaunchError(
@@ -267,8 +270,11 @@ class GameProcess:
             if listener is Listener.NONE:  # not listening yet: a probe could only be refused
                 last_error = f"nothing listened on port {self.port}"
                 # Looking costs a read of /proc, not a connection: often while a game starts (the built-in
-                # engine listens within ~0.3 s), less often once it is a slow one (StarCraft II).
-                wait = 0.01 if time.monotonic() - start < 1.0 else 0.1
+                # engine listens within ~0.3 s), less often once it is a slow one (StarCraft II). The kernel
+                # writes out every socket of the machine for it: 18 ms of CPU with 700 of them, so a look is
+                # followed by a wait of at least 5 times its cost (else polling every 10 ms took most of a
+                # core from the game that is starting).
+                wait = max(0.01 if time.monotonic() - start < 1.0 else 0.1, _LOOK_COST_RATIO * look_s)
             else:
                 probe, last_error = self._probe(deadline)
                 if probe is not None:
