@@ -69,8 +69,8 @@ def test_maskable_ppo_learns_from_masked_rollouts(make_env, tmp_path, monkeypatc
         device="cpu",
     )
     before = [p.detach().clone() for p in model.policy.parameters()]
-    model.learn(total_timesteps=3072)
-    assert model.num_timesteps >= 3072
+    model.learn(total_timesteps=768)  # three rollouts and updates, across three episodes' starts (240 steps)
+    assert model.num_timesteps >= 768
     after = list(model.policy.parameters())
     assert all(torch.isfinite(p).all() for p in after)
     assert any(not torch.equal(b, a) for b, a in zip(before, after))  # the updates changed the policy
