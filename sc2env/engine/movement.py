@@ -1,4 +1,4 @@
-"""How units move (a mixin of World): legs towards goals, batch lengths, trajectories, arrivals, collision.
+"""How units move (a base of World): legs towards goals, batch lengths, trajectories, arrivals, collision.
 
 Hot path: each batch of loops runs every method here once, on a few dozen units, so the code keeps the
 count of numpy calls low (reductions as ufunc methods, per-row constants kept in `World.per_rows`). Every
@@ -16,6 +16,7 @@ from sc2env.engine import paths
 from sc2env.engine.fast import any_xy, sum_xy
 from sc2env.engine.fast import count_nonzero as _count
 from sc2env.engine.fast import sum_rows as _sum_rows
+from sc2env.engine.world_state import WorldState
 
 # A unit pushed aside this close to its goal counts as arrived (SC2 units stop when crowded at a point).
 _CROWDED_ARRIVAL = 1.0
@@ -63,8 +64,8 @@ class Trajectory:
         return out
 
 
-class Motion:
-    """Movement methods of World (see world.py for the columns they use)."""
+class Motion(WorldState):
+    """How the units of a world move (World adds how they get their goals)."""
 
     # ---- aiming -------------------------------------------------------------------------------------
     def prepare(self) -> bool:
@@ -89,7 +90,7 @@ class Motion:
                 moving, rows, found = moving[keep], rows[keep], found[keep]
                 if not len(moving):
                     return chasing_mover
-        if self._obstacles:
+        if self.obstacle_count:
             # Steering is kept while the goal and the obstacles stay the same and the waypoint is not reached.
             # Within a radius of it counts as reached: units rounding one corner together push each other off
             # its point, and would wait for it for ever.
@@ -97,13 +98,13 @@ class Motion:
             near = sum_xy(np.abs(target - pos)) < np.maximum(self.radius[moving], 1e-9)
             stale = (
                 any_xy(goal != self.steered[moving])
-                | (self.steer_stamp[moving] != self._obstacle_version)
+                | (self.steer_stamp[moving] != self.obstacle_version)
                 | (near & any_xy(target != goal))
             )
             if _count(stale):
                 again = moving[stale]
                 self.target[again] = self.steered[again] = self.goal[again]
-                self.steer_stamp[again] = self._obstacle_version
+                self.steer_stamp[again] = self.obstacle_version
                 paths.steer(self, again)
         else:
             self.target[moving] = self.goal[moving]
@@ -135,7 +136,7 @@ class Motion:
                         t = np.where(direction > _EPS, (np.abs(delta[follows]) - half) / direction, -np.inf)
                     circle_leg = np.where(boxes, t.max(axis=1), circle_leg)
                 leg[follows] = np.maximum(circle_leg, 0.0)
-        elif self._obstacles:
+        elif self.obstacle_count:
             waypoint = any_xy(target != self.goal[m])
             leg[waypoint] = to_target[waypoint]
         self.leg[m] = leg
@@ -151,7 +152,7 @@ class Motion:
         # Waypoints don't cut batches either: a unit reaching one early owes the loops it stood still.
         going = self.moving & ~self.ghost & (self.engaged == 0)
         k = limit
-        if self._obstacles:
+        if self.obstacle_count:
             waypoint = any_xy(self.target != self.goal)
             going &= ~waypoint
             if _count(waypoint & self.moving):
@@ -179,7 +180,7 @@ class Motion:
         """Loops rows i need to cover their legs, accelerating from their current speed."""
         leg, top = self.leg[i], self.speed[i]
         loops = np.ceil(leg / top)
-        if not self._accelerating:
+        if not self.accelerating_count:
             return loops
         accel = self.accel[i]
         slow = np.isfinite(accel) & (self.velocity[i] < top)
@@ -202,12 +203,12 @@ class Motion:
         # Distance covered after each loop (accelerating, plus distance owed), capped at the leg.
         steps = _steps(k)
         speed = self.speed[m]
-        if self._accelerating:
+        if self.accelerating_count:
             travel = np.add.accumulate(np.minimum(self.velocity[m] + self.accel[m] * steps, speed), axis=0)
         else:
             travel = steps * speed
         travel += self.boost[m]
-        braking = self._brake(m, travel) if self._accelerating else None
+        braking = self._brake(m, travel) if self.accelerating_count else None
         np.minimum(travel, self.leg[m], out=travel)
         delta = self.target[m] - self.pos[m]
         dist = np.hypot(delta[:, 0], delta[:, 1])[:, None]
@@ -230,7 +231,7 @@ class Motion:
         # travel) can need it.
         braking_distance = self.speed[m] ** 2 / (2 * accel) + self.speed[m]
         near = np.isfinite(accel) & (leg - travel[-1] < braking_distance)
-        if self._obstacles:
+        if self.obstacle_count:
             near &= ~any_xy(self.target[m] != self.goal[m])
         if not _count(near):
             return None
@@ -275,7 +276,7 @@ class Motion:
         else:
             m_turned, step_turned = m, step
         self.facing[m_turned] = np.arctan2(step_turned[:, 1], step_turned[:, 0]) % (2 * math.pi)
-        if self._accelerating:
+        if self.accelerating_count:
             self.velocity[m] = np.minimum(self.velocity[m] + self.accel[m] * t, self.speed[m])
             for j, speeds in trajectory.braking.items():
                 self.velocity[m[j]] = speeds[t - 1]
@@ -297,7 +298,7 @@ class Motion:
         target = self.target[m]
         delta = target - p
         left = np.sqrt(sum_xy(delta * delta)) - self.reach[m]
-        at_waypoint = any_xy(target != self.goal[m]) if self._obstacles else np.zeros(len(m), bool)
+        at_waypoint = any_xy(target != self.goal[m]) if self.obstacle_count else np.zeros(len(m), bool)
         moved = p - old
         blocked = (sum_xy(moved * moved) < 0.25 * expected * expected) & (expected > 0)
         reached = left <= 1e-9
@@ -326,7 +327,7 @@ class Motion:
                     path = old[j] + travel[:, j, None] * unit[j]
                     touch = self._touching(path, int(goal_rows[k]), r[k])
                     touched[j] = int(touch.argmax()) if touch.any() else t - 1
-        if self._obstacles and _count(blocked):
+        if self.obstacle_count and _count(blocked):
             # Pushed back by an obstacle: find a way round again next batch.
             stuck = m[blocked]
             _, centres, halves = paths.obstacle_boxes(self)
@@ -422,7 +423,7 @@ class Motion:
                 "mobile", lambda: self._mobile_bounds((self.speed > 0).nonzero()[0])
             )
         if len(mobile):
-            if self._obstacles:
+            if self.obstacle_count:
                 paths.push_out_of_boxes(self, mobile, reach)
             if len(mobile) == self.n:  # everyone: clamp in place
                 np.maximum(self.pos, low, out=self.pos)
@@ -434,7 +435,7 @@ class Motion:
         """Rows `mobile`, the lowest and highest centre each may have (inside the pathable area), and how
         far from an obstacle box each must stay."""
         r = self.radius[mobile, None]
-        return mobile, self._low + r, self._high - r, r - 1e-9
+        return mobile, self.low_corner + r, self.high_corner - r, r - 1e-9
 
 
 def _contact_limits(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
