@@ -8,6 +8,7 @@ import ctypes
 import os
 import signal
 import sys
+from collections.abc import Callable
 
 from sc2env.shadowed import check_package
 
@@ -55,7 +56,7 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     return args
 
 
-def _die_with_parent() -> callable:
+def _die_with_parent() -> Callable[[], bool]:
     """Ask Linux for SIGTERM when the parent dies, unless our launcher already asked for a signal (it asks
     for SIGKILL, which must not be weakened); also return a check for platforms without prctl."""
     parent = os.getppid()

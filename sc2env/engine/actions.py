@@ -30,7 +30,7 @@ _SELECT, _TOGGLE, _ALL_TYPE, _ADD_ALL_TYPE = (
 
 def apply(game: Game, action: sc_pb.Action) -> int:
     """Apply one `Action`; returns its immediate `ActionResult`. Empty actions (no-ops) succeed."""
-    result = SUCCESS
+    result: int = SUCCESS
     if action.HasField("action_feature_layer"):
         result = _spatial(game, action.action_feature_layer, game.screen_view(), game.minimap_view())
     elif action.HasField("action_render"):

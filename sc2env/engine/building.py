@@ -188,6 +188,8 @@ class Building:
                 return self._fail(i, order, error_pb2.CantBuildOnThat)
             x, y = w.pos[w.slot(order.target_tag)]
         else:
+            if order.point is None:
+                raise ValueError(f"a build order without a target or a site: {order}")
             x, y = order.point
             error = self.placement_error(t, x, y)
             if error != SUCCESS:
@@ -270,7 +272,7 @@ class Building:
     def _active(self) -> list[tuple[int, int]]:
         """(structure row, builder row) of every structure being built right now."""
         w = self.world
-        out = []
+        out: list[tuple[int, int]] = []
         if w.n and np.minimum.reduce(w.build_progress) >= 1:
             return out
         for j in np.flatnonzero((w.build_progress < 1) & (w.link != 0)).tolist():

@@ -244,7 +244,7 @@ class Combat:
                 w.engaged[i] = 0  # Hold Position never chases
             elif w.goal_tag[i] != tag or not w.moving[i]:
                 w.firing[i] = False
-                w.move_to(i, tag=tag, reach=self._reach(i))
+                w.move_to(i, tag=tag, reach=w.types[i].attack_range)
                 if modes[k] == IDLE and before[k] == 0:
                     w.leash[i] = w.pos[i]
         for k in inside:
@@ -261,10 +261,6 @@ class Combat:
                 late = 0.0 if int(w.tag[i]) in chased else float(min(-w.cooldown[i], TICK - 1))
                 self._fire(i, w.slot(tag), late)
 
-    def _reach(self, i: int) -> float:
-        t = self.world.types[i]
-        return t.weapon.range if t.weapon is not None else t.burst.trigger_range
-
     def _hit_bound(self, loop: int, limit: int) -> int:
         """Hits land at the end of the batch they fall in, at most a tick late."""
         if not self.hits:
@@ -277,10 +273,10 @@ class Combat:
         w, g = self.world, self.game
         t = w.types[i]
         tag = int(w.tag[i])
-        if t.burst is not None:
+        weapon = t.weapon
+        if t.burst is not None or weapon is None:  # a burst (the Baneling's) is its attack
             self.explode(i)
             return
-        weapon = t.weapon
         point = delay = math.ceil(weapon.damage_point * 16)
         if weapon.projectile_speed:
             distance = math.dist(w.pos[i], w.pos[j])
@@ -397,7 +393,8 @@ class Combat:
                 | {h.due for h in self.hits if h.due <= loop}
             )
             for at in moments:
-                kept, due = [], []
+                kept: list[Hit] = []
+                due: list[Hit] = []
                 for hit in self.hits:
                     if (
                         0 < hit.launch <= at
@@ -456,9 +453,7 @@ class Combat:
         self._table = np.zeros((size, 5))
         for t in unit_types:
             row = self._table[t.unit_id]
-            row[_RANGE] = (
-                t.weapon.range if t.weapon is not None else (t.burst.trigger_range if t.burst else 0)
-            )
+            row[_RANGE] = t.attack_range
             row[_SCAN] = t.scan_range
             row[_AUTO] = t.auto_acquire and t.can_attack
             row[_TARGETABLE] = not t.invulnerable and t.health > 0

@@ -9,7 +9,7 @@ from s2clientprotocol import error_pb2
 
 from sc2env.engine.fast import count_nonzero
 from sc2env.engine.orders import GATHER, REPAIR, RETURN, Order
-from sc2env.gamedata import UNIT_TYPES
+from sc2env.gamedata import UNIT_TYPES, Harvest, UnitType
 
 if TYPE_CHECKING:
     from sc2env.engine.game import Game
@@ -152,7 +152,7 @@ class Economy:
             return
         j = w.slot(r)
         if w.occupant[j] and w.occupant[j] != w.tag[i]:
-            other = self._another(i, r, busy_ok=False) if w.types[j].harvest.kind == "minerals" else 0
+            other = self._another(i, r, busy_ok=False) if _harvest(w.types[j]).kind == "minerals" else 0
             if other and other != r:
                 self._to_resource(i, order, other, late)
                 return
@@ -163,7 +163,7 @@ class Economy:
 
     def _harvest(self, i: int, j: int, late: float = 0.0) -> None:
         w = self.world
-        harvest = w.types[j].harvest
+        harvest = _harvest(w.types[j])
         w.occupant[j] = w.tag[i]
         w.phase[i] = HARVESTING
         w.timer[i] = harvest.loops - late
@@ -184,7 +184,8 @@ class Economy:
         if w.hidden[i]:
             w.hidden[i] = False
             if w.exists(r):
-                w.pos[i] = w.free_spot(*w.pos[w.slot(r)], float(w.radius[i]))
+                x, y = w.pos[w.slot(r)]
+                w.pos[i] = w.free_spot(x, y, float(w.radius[i]))
             w.version += 1
 
     def _wake(self, resource: int, late: float) -> None:
@@ -208,7 +209,7 @@ class Economy:
             self._release(i, late)
             return
         j = w.slot(r)
-        harvest = w.types[j].harvest
+        harvest = _harvest(w.types[j])
         amount = int(min(harvest.amount, w.contents[j]))
         w.contents[j] -= amount
         self.game.building.drain_geyser(r, amount)
@@ -298,10 +299,9 @@ class Economy:
                 if w.phase[i] == HARVESTING:
                     self._finish_harvest(i, max(-float(w.timer[i]), 0.0))
                     i = w.slot(tag)
-                if w.phase[i] == PAUSING and w.timer[i] <= 1e-9:
-                    self._return(
-                        i, w.orders[i][0], max(-float(w.timer[i]), 0.0)
-                    ) or self.game.orders.complete(i)
+                late = max(-float(w.timer[i]), 0.0)
+                if w.phase[i] == PAUSING and w.timer[i] <= 1e-9 and not self._return(i, w.orders[i][0], late):
+                    self.game.orders.complete(i)
         for tag in w.tag[w.phase == REPAIRING].tolist():
             self._repair(w.slot(tag), t)
 
@@ -326,6 +326,13 @@ class Economy:
         for player in self.game.players.values():
             rows = self._workers(player.player_id)
             player.stats.idle_worker_loops += t * sum(1 for i in rows if not w.orders[i])
+
+
+def _harvest(t: UnitType) -> Harvest:
+    """What a worker trip takes from a resource of type t (orders send workers only to those)."""
+    if t.harvest is None:
+        raise ValueError(f"{t.name} is not a resource that workers harvest")
+    return t.harvest
 
 
 def type_mask(test) -> np.ndarray:

@@ -13,7 +13,7 @@ import numpy as np
 try:  # the C function behind np.count_nonzero(a) (numpy >= 2)
     from numpy._core.multiarray import count_nonzero
 except ImportError:  # numpy 1.x
-    from numpy.core.multiarray import count_nonzero
+    from numpy.core.multiarray import count_nonzero  # type: ignore[no-redef]  # the same function, moved
 
 # Reductions as ufunc methods: x.sum(axis=1) is np.add.reduce(x, axis=1).
 sum_rows = functools.partial(np.add.reduce, axis=1)

@@ -161,22 +161,22 @@ def coverage(
     if ascending:  # entries come in drawing order: the last write to a pixel is its top unit
         top[pixels] = (order + 1).take(ranks)
     else:
-        drawn = np.zeros(h * w, np.intp)
-        np.maximum.at(drawn, pixels, ranks + 1)
+        top_rank = np.zeros(h * w, np.intp)  # per pixel: 1 + the rank of the unit drawn last there
+        np.maximum.at(top_rank, pixels, ranks + 1)
         rows = np.zeros(n + 1, np.intp)
         rows[1:] = order + 1
-        top = np.where(drawn > 0, rows.take(drawn), top)
+        top = np.where(top_rank > 0, rows.take(top_rank), top)
     index = top.reshape(h, w)
     if not densities:
         return index, None, None
     counts = np.bincount(pixels, minlength=h * w)
-    density = np.empty(h * w, np.uint8)
+    flat_density = np.empty(h * w, np.uint8)
     if under is not None:
         counts += under[1].ravel()
-        np.minimum(counts, 255, out=density, casting="unsafe")
+        np.minimum(counts, 255, out=flat_density, casting="unsafe")
     else:
-        np.copyto(density, counts if n < 256 else np.minimum(counts, 255), casting="unsafe")
-    density = density.reshape(h, w)
+        np.copyto(flat_density, counts if n < 256 else np.minimum(counts, 255), casting="unsafe")
+    density = flat_density.reshape(h, w)
     # Scaling by 16 before summing is exact (a power of two): this is round(16 x coverage), summed in entry order
     # (bincount adds the weights one entry after the other, as np.add.at would; without entries it gives ints).
     aa = np.minimum(np.maximum(rp.take(ranks) - np.sqrt(dist2) + 0.5, 0.0), 1.0) * 16
@@ -219,6 +219,7 @@ class FrameCache:
     def __init__(self) -> None:
         self._key: tuple = ()
         self._coverage: dict[View, tuple] = {}
+        self._points: dict[View, tuple[np.ndarray, np.ndarray] | None] = {}
         self._values: np.ndarray | None = None
         self._tables: dict | None = None
         self.vision: Vision | None = None
@@ -231,7 +232,7 @@ class FrameCache:
         # may be reused by the next world once the old one is freed, and a stale frame would be shown.
         key = (world, world.version, tuple(player.selection), vision and vision.version)
         if key != self._key:
-            self._key, self._coverage, self._values = key, {}, None
+            self._key, self._coverage, self._points, self._values = key, {}, {}, None
             shown = vision.shows(world, player.player_id) if vision is not None else None
             if shown is None and count_nonzero(world.hidden):
                 shown = ~world.hidden
@@ -253,10 +254,9 @@ class FrameCache:
         """The coverage (no densities) of a view on which every unit is a single pixel (the minimap) as
         (pixels, rows + 1) in drawing order, see `point_coverage`; None if units are bigger there."""
         self._check(world, player)
-        key = (view, "points")
-        if key not in self._coverage:
-            self._coverage[key] = self._layered(view, world, False, points=True)
-        return self._coverage[key]
+        if view not in self._points:
+            self._points[view] = self._layered(view, world, False, points=True)
+        return self._points[view]
 
     def _layered(self, view: View, world: World, densities: bool, points: bool = False):
         """`coverage` (or `point_coverage`), with units that never move (structures, resources, items) drawn
@@ -272,14 +272,14 @@ class FrameCache:
             if points:
                 return point_coverage(view, world, self._shown, drawn)
             return coverage(view, world, densities, self._shown, drawn=drawn)
-        fog = self.vision is not None and self.vision.fog
+        vision = self.vision
         key = (
             view,
             densities,
             world,
             world.static_version,
             world.rows_version,
-            self.vision.version if fog else 0,
+            vision.version if vision is not None and vision.fog else 0,
         )
         under = self._still.get(key)
         if under is None:
@@ -334,7 +334,7 @@ class FrameCache:
 def _still_rows(world: World) -> tuple[np.ndarray, int, np.ndarray]:
     """(which rows never move, how many, which rows can move)."""
     still = world.speed <= 0
-    return still, count_nonzero(still), ~still
+    return still, int(count_nonzero(still)), ~still
 
 
 UNIT_VALUES = (
@@ -404,5 +404,7 @@ def unit_values(
 
 def _value_facts(world: World) -> tuple[tuple[int, int, int], bool]:
     """How many rows have hit points, energy and shields maxima, and whether any row is unfinished."""
-    maxima = (world.health_max, world.energy_max, world.shields_max)
-    return tuple(int(count_nonzero(m > 0)) for m in maxima), bool(count_nonzero(world.build_progress < 1))
+    health, energy, shields = (
+        int(count_nonzero(m > 0)) for m in (world.health_max, world.energy_max, world.shields_max)
+    )
+    return (health, energy, shields), bool(count_nonzero(world.build_progress < 1))

@@ -107,7 +107,8 @@ class Game:
         self.frames = FrameCache()
         self.panels = Panels(self)
         self._minimap_views: dict[tuple, View] = {}
-        self.interface: Interface | None = None
+        # What the agent asked for at join; until then no feature layers, render or raw data.
+        self.interface = Interface.from_options(sc_pb.InterfaceOptions())
         self.race = definition.players[0].race if definition.players else 1
         self.race_requested = self.race  # what join_game asked for (Random stays Random here)
         self.player_id = definition.players[0].player_id if definition.players else 1
@@ -351,11 +352,11 @@ class Game:
         return True
 
     def screen_view(self, render: bool = False) -> View | None:
-        size = self.interface and (self.interface.render_screen if render else self.interface.screen)
+        size = self.interface.render_screen if render else self.interface.screen
         return screen_view(self.player.camera, self.interface.width, size) if size else None
 
     def minimap_view(self, render: bool = False) -> View | None:
-        size = self.interface and (self.interface.render_minimap if render else self.interface.minimap)
+        size = self.interface.render_minimap if render else self.interface.minimap
         if not size:
             return None
         key = (size, self.interface.crop)
@@ -372,7 +373,7 @@ class Game:
     def raw_area(self) -> tuple[int, int, int, int] | None:
         """`playable_cells` when the agent joined with raw_crop_to_playable_area (raw positions and grids are
         then relative to (x0, y0)); else None."""
-        if self.interface is None or not self.interface.options.raw_crop_to_playable_area:
+        if not self.interface.options.raw_crop_to_playable_area:
             return None
         return self.playable_cells()
 
@@ -383,6 +384,5 @@ class Game:
 
     def camera_view(self) -> View:
         """The screen footprint in world units, whatever interface was requested (for is_on_screen)."""
-        size = (self.interface and (self.interface.screen or self.interface.render_screen)) or (64, 64)
-        width = self.interface.width if self.interface else 24.0
-        return screen_view(self.player.camera, width, size)
+        size = self.interface.screen or self.interface.render_screen or (64, 64)
+        return screen_view(self.player.camera, self.interface.width, size)

@@ -294,14 +294,14 @@ def parse_definition(data: bytes | str) -> MapDefinition:
             map_size=(width, height),
             playable_area=playable,
             camera_bounds=_bounds(spec.get("camera_bounds", [0, 0, width, height]), "camera_bounds"),
-            camera_start=camera,  # type: ignore[arg-type]
+            camera_start=camera,
             camera_locked=bool(spec.get("camera_locked", False)),
             vision=vision,
             terrain_height=terrain_height,
             time_limit=time_limit,
             timeout_result=timeout_result,
             players=players,
-            start_locations=starts,
+            start_locations=tuple((x, y) for x, y in starts),  # pairs, as checked above
             regions=regions,
             setup=list(spec.get("setup", [])),
             triggers=list(spec.get("triggers", [])),

@@ -8,7 +8,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.engine import rgb, wire
 from sc2env.engine.economy import DROPOFF_TYPES, HARVESTED_TYPES, WORKER_TYPES
-from sc2env.engine.frame import CARRY_GAS, CARRY_MINERALS, ENEMY, NEUTRAL, NEUTRAL_PLAYER_ID, SELF
+from sc2env.engine.frame import CARRY_GAS, CARRY_MINERALS, NEUTRAL_PLAYER_ID
 from sc2env.engine.game import Game
 from sc2env.engine.render import encode
 from sc2env.gamedata import ABILITIES, UNIT_TYPES
@@ -51,15 +51,17 @@ def observation(game: Game, response: sc_pb.Response) -> list[bytes | bytearray]
         obs.player_result.add(player_id=game.player.player_id, result=game.result)
     head = response.SerializeToString()
     screen, minimap = game.screen_view(), game.minimap_view()
-    pieces: list[bytes] = []
+    pieces: list[bytes | bytearray] = []
     if screen is not None:
         layers = game.screen_layers.render(screen, game.world, game.player, game.frames)
-        pieces += [wire.field_header(_RENDERS, sum(map(len, layers)))] + layers
+        pieces.append(wire.field_header(_RENDERS, sum(map(len, layers))))
+        pieces += layers
     if minimap is not None:
         layers = game.minimap_layers.render(
             minimap, game.world, game.player, game.frames, camera=game.camera_view()
         )
-        pieces += [wire.field_header(_MINIMAP_RENDERS, sum(map(len, layers)))] + layers
+        pieces.append(wire.field_header(_MINIMAP_RENDERS, sum(map(len, layers))))
+        pieces += layers
     if not pieces:
         return [head]
     size = sum(map(len, pieces))
@@ -67,7 +69,7 @@ def observation(game: Game, response: sc_pb.Response) -> list[bytes | bytearray]
     size += len(inner)
     outer = wire.field_header(_OBSERVATION, size)
     size += len(outer)
-    return [head, wire.field_header(_RESPONSE_OBSERVATION, size), outer, inner] + pieces
+    return [head, wire.field_header(_RESPONSE_OBSERVATION, size), outer, inner, *pieces]
 
 
 def _raw_grid(game: Game, grid: np.ndarray) -> np.ndarray:
@@ -106,7 +108,7 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
             is_on_screen=bool(on_screen[i]),
             is_active=bool(w.orders[i]),
         )
-        u.alliance = SELF if owner == pid else (NEUTRAL if owner == 0 else ENEMY)
+        u.alliance = raw_pb2.Self if owner == pid else (raw_pb2.Neutral if owner == 0 else raw_pb2.Enemy)
         u.pos.x, u.pos.y, u.pos.z = float(w.pos[i, 0]) - ox, float(w.pos[i, 1]) - oy, z
         u.health, u.health_max = float(w.health[i]), float(w.health_max[i])
         u.shield, u.shield_max = float(w.shields[i]), float(w.shields_max[i])

@@ -174,10 +174,8 @@ class Orders:
             g.combat.abandon(i)
         w.mode[r] = ATTACK_MOVE if ability == ATTACK else PASSIVE
         w.leash[r] = w.pos[r]
-        x, y = w.move_to(r, point=point)
-        for i, goal in zip(
-            rows, zip(x.tolist(), y.tolist())
-        ):  # each order's point is its unit's clamped goal
+        goals = w.move_rows_to(r, point)
+        for i, goal in zip(rows, goals):  # each order's point is its unit's clamped goal
             w.orders[i] = [Order(ability, point=goal)]
 
     def _nearest_builder(self, casters, point, target):
@@ -240,7 +238,8 @@ class Orders:
         """The order for a targeted ability after checking its target, or the game's error."""
         g, w = self.game, self.world
         if ability == ATTACK and target is not None and not g.combat.attackable(i, w.slot(target)):
-            target, point = None, tuple(w.pos[w.slot(target)])  # not a valid target: attack-move there
+            point = tuple(w.pos[w.slot(target)])  # not a valid target: attack-move there
+            target = None
         if ability in (GATHER, RETURN, REPAIR):
             return g.economy.order(i, ability, target)
         if ABILITIES[ability].building:
@@ -249,7 +248,7 @@ class Orders:
             return Order(ability, target_tag=target)
         if point is None:
             return CANT_TARGET
-        point = w.pathable.clamp(*point, margin=float(w.radius[i]))
+        point = w.pathable.clamp(point[0], point[1], margin=float(w.radius[i]))
         origin = (float(w.pos[i, 0]), float(w.pos[i, 1])) if ability == PATROL else None
         return Order(ability, point=point, origin=origin)
 

@@ -323,9 +323,9 @@ def _scalars_struct(count: int) -> struct.Struct:
 
 
 @functools.lru_cache(maxsize=4)
-def _tagged(names: tuple) -> list:
+def _tagged(names: tuple) -> list[int | float | None]:
     """[tag, None, tag, None, ...]: the arguments of `_scalars_struct` with each value still to fill in."""
-    out = [None] * (2 * len(names))
+    out: list[int | float | None] = [None] * (2 * len(names))
     out[::2] = [_DETAILS_TAGS[name][0] for name in names]
     return out
 
@@ -335,7 +335,7 @@ _DETAILS = {f.name: f.number for f in score_pb2.ScoreDetails.DESCRIPTOR.fields}
 _DETAILS_TAGS = {
     name: wire.varint(number << 3 | 5) for name, number in _DETAILS.items()
 }  # wire type 5: 32-bit
-_CATEGORY_FIELDS = sorted(_CATEGORY_STATS + _USED, key=_DETAILS.get)
+_CATEGORY_FIELDS = sorted(_CATEGORY_STATS + _USED, key=_DETAILS.__getitem__)
 _CATEGORY_TAGS = [
     wire.varint(score_pb2.CategoryScoreDetails.DESCRIPTOR.fields_by_name[c].number << 3 | 5)
     for c in CATEGORIES

@@ -11,7 +11,7 @@ import numpy as np
 from sc2env.engine.fast import all_xy, any_xy, count_nonzero, max_xy, min_xy, sum_xy
 
 if TYPE_CHECKING:
-    from sc2env.engine.world import World
+    from sc2env.engine.world_state import WorldState
 
 _EPS = 1e-6
 # How far beyond an obstacle's corner a unit aims when it walks around it.
@@ -43,7 +43,7 @@ def crosses(starts: np.ndarray, ends: np.ndarray, lo: np.ndarray, hi: np.ndarray
     return (t_far - t_near > _EPS) & (t_far > _EPS) & (t_near < 1 - _EPS)
 
 
-def steer(world: World, m: np.ndarray) -> None:
+def steer(world: WorldState, m: np.ndarray) -> None:
     """Aim rows m whose straight path crosses an obstacle box at a corner of that box instead."""
     w = world
     obstacles, centres, halves = obstacle_boxes(w)
@@ -81,7 +81,7 @@ def steer(world: World, m: np.ndarray) -> None:
     )
 
 
-def _corners(w: World, rows, lo, hi, all_lo, all_hi, others) -> np.ndarray:
+def _corners(w: WorldState, rows, lo, hi, all_lo, all_hi, others) -> np.ndarray:
     """For each row, the corner of its box (lo, hi) to walk to on the way round it: shortest path, not inside
     another box (`others` marks which boxes count) nor off the pathable ground (a box at the map's edge),
     reachable without crossing the box, not the corner it stands at, preferably with the goal in view from
@@ -118,7 +118,7 @@ _CORNER_PICK = [0, 1, 0, 3, 2, 1, 2, 3]
 _CORNER_SHIFT = np.array([[-1, -1], [-1, 1], [1, -1], [1, 1]]) * _CORNER_MARGIN
 
 
-def push_out_of_boxes(w: World, mobile: np.ndarray, reach: np.ndarray) -> None:
+def push_out_of_boxes(w: WorldState, mobile: np.ndarray, reach: np.ndarray) -> None:
     """Move mobile rows that overlap an obstacle's footprint box out of it (by more than 1e-9; `reach` is
     their radii less that, as a column)."""
     o, centres, halves = obstacle_boxes(w)
@@ -151,7 +151,7 @@ def push_out_of_boxes(w: World, mobile: np.ndarray, reach: np.ndarray) -> None:
             w.pos[mobile[u], axis] = w.pos[o[k], axis] + math.copysign(h[axis] + ru, q[axis] or 1.0)
 
 
-def _near_boxes(w: World, centres: np.ndarray, halves: np.ndarray) -> np.ndarray:
+def _near_boxes(w: WorldState, centres: np.ndarray, halves: np.ndarray) -> np.ndarray:
     """Per whole cell (row y, column x) of the pathable area: whether a mobile unit there could touch a box,
     i.e. the cell meets a box grown by the largest mobile radius (and a cell of margin)."""
     mobile = w.speed > 0
@@ -166,7 +166,7 @@ def _near_boxes(w: World, centres: np.ndarray, halves: np.ndarray) -> np.ndarray
     return near
 
 
-def obstacle_boxes(w: World) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def obstacle_boxes(w: WorldState) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Rows of the obstacles that are not hidden, their centres and half sizes (shaped (1, obstacles, 2) to
     broadcast against mobile units). Obstacles stand still, so the boxes are kept while rows stay and none
     is moved; while some unit is hidden (which changes without rows changing) they are found afresh."""
@@ -189,7 +189,7 @@ def _spiral(step: float = 0.25, reach: float = 8.0) -> np.ndarray:
     return grid[keep][np.argsort(d[keep], kind="stable")]
 
 
-def free_spot(w: World, x: float, y: float, radius: float) -> tuple[float, float]:
+def free_spot(w: WorldState, x: float, y: float, radius: float) -> tuple[float, float]:
     """The nearest point to (x, y) where a ground unit of `radius` overlaps no unit or obstacle (SC2's
     "normal" placement of created units): (x, y), moved into the pathable area if it lies off it, when that
     is free; else the first free candidate of the spiral round it inside the area; that point itself if none
@@ -221,7 +221,7 @@ def free_spot(w: World, x: float, y: float, radius: float) -> tuple[float, float
     return x, y
 
 
-def _free(w: World, candidates: np.ndarray, radius: float) -> np.ndarray:
+def _free(w: WorldState, candidates: np.ndarray, radius: float) -> np.ndarray:
     c = (w.collides & ~w.hidden).nonzero()[0]
     free = np.ones(len(candidates), bool)
     if len(c):

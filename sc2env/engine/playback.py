@@ -6,6 +6,7 @@ import contextlib
 import math
 import time
 from collections.abc import Iterator
+from typing import Literal
 
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
@@ -22,6 +23,9 @@ from sc2env.engine.render import (
 )
 from sc2env.engine.replay import Replay
 from sc2env.engine.vision import Vision
+
+Size = tuple[int, int]
+_SpatialAction = Literal["action_feature_layer", "action_render"]
 
 
 class Playback:
@@ -87,13 +91,14 @@ class Playback:
         while n < len(log) and game.game_loop < loop:
             entry = log[n]
             n += 1
-            if entry.__class__ is int:
+            if isinstance(entry, int):
                 game.step(entry)
             else:
                 self._act(entry)
         if n > self._last_step:
             for entry in log[n:]:
-                self._act(entry)
+                if isinstance(entry, bytes):  # (all are, after the last step)
+                    self._act(entry)
             n = len(log)
         self._next = n
 
@@ -154,7 +159,7 @@ def rescale(
     lands on its edge). The screens share the camera's centre; their widths and resolutions may differ, as may
     the minimaps' resolutions and cropping. A feature-layer action becomes a render one for a watcher with RGB
     only, and the reverse. Actions either interface can't express are left as they are."""
-    kinds = {
+    kinds: dict[_SpatialAction, tuple[Size | None, Size | None, Size | None, Size | None]] = {
         "action_feature_layer": (recorded.screen, recorded.minimap, watcher.screen, watcher.minimap),
         "action_render": (
             recorded.render_screen,

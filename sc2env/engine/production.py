@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import TYPE_CHECKING
 
@@ -13,6 +14,7 @@ from sc2env.gamedata import UNIT_TYPES
 
 if TYPE_CHECKING:
     from sc2env.engine.game import Game
+    from sc2env.engine.world import World
 
 MAX_FOOD = 200
 _FOOD_REQUIRED = np.zeros(max(UNIT_TYPES) + 1)
@@ -149,9 +151,7 @@ class Production:
             return
         for player in self.game.players.values():
             pid = player.player_id
-            mine = w.per_rows(
-                ("producers of", pid), lambda pid=pid: [i for i in producers if w.owner[i] == pid]
-            )
+            mine = w.per_rows(("producers of", pid), functools.partial(_owned_by, w, producers, pid))
             player.stats.idle_production_loops += t * len(set(mine) - set(busy))
 
     def _emerge(self, i: int, unit_type) -> None:
@@ -186,3 +186,8 @@ class Production:
                 order = g.economy.order(j, GATHER, rally.target_tag)
         if isinstance(order, Order):
             g.orders.give(j, order)
+
+
+def _owned_by(world: World, rows: list[int], owner: int) -> list[int]:
+    """Those of `rows` that `owner` owns."""
+    return [i for i in rows if world.owner[i] == owner]

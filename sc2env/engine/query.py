@@ -14,13 +14,13 @@ from sc2env.engine.panels import abilities_field, unit_abilities
 def answer_query(game: Game, request: query_pb2.RequestQuery, out: query_pb2.ResponseQuery) -> None:
     """Fill `out` with one answer per asked item, in the order asked (the game's own answer shape)."""
     ox, oy = game.raw_origin()  # query points are raw coordinates, relative to raw_crop's origin
-    for item in request.abilities:
-        out.abilities.add().CopyFrom(_abilities(game, item.unit_tag, request.ignore_resource_requirements))
-    for item in request.placements:
-        result = _placement(game, item.ability_id, item.target_pos.x + ox, item.target_pos.y + oy)
-        out.placements.add(result=result)
-    for item in request.pathing:
-        out.pathing.add(distance=_distance(game, item, ox, oy))
+    for asked in request.abilities:
+        out.abilities.add().CopyFrom(_abilities(game, asked.unit_tag, request.ignore_resource_requirements))
+    for placement in request.placements:
+        x, y = placement.target_pos.x + ox, placement.target_pos.y + oy
+        out.placements.add(result=_placement(game, placement.ability_id, x, y))
+    for path in request.pathing:
+        out.pathing.add(distance=_distance(game, path, ox, oy))
 
 
 def _abilities(game: Game, tag: int, ignore_resources: bool) -> query_pb2.ResponseQueryAvailableAbilities:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 
 from sc2env.engine import wire
 from sc2env.engine.frame import VALUE_ROW, FrameCache
@@ -26,6 +27,7 @@ class View:
     left: float
     top: float
     scale: float
+    _hash: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # Views key a dozen cache lookups per step: hash the fields once, not at every lookup.
@@ -163,7 +165,7 @@ MINIMAP_LAYERS_FAIR = tuple(layer for layer in MINIMAP_LAYERS if layer[0] != "un
 feature_layer.allow_cheating_layers."""
 
 
-_DTYPES = {1: np.bool_, 8: np.uint8, 32: np.dtype("<i4")}
+_DTYPES: dict[int, npt.DTypeLike] = {1: np.bool_, 8: np.uint8, 32: np.dtype("<i4")}
 
 
 def _data(bits_per_pixel: int, pixels: np.ndarray) -> bytes:
@@ -270,7 +272,12 @@ class LayerRenderer:
                 pixels[n][:] = density.ravel()
             elif source == "density_aa":
                 pixels[n][:] = density_aa.ravel()
-            elif source == "visibility" and fog and frame.visibility != (vision, vision.version):
+            elif (
+                source == "visibility"
+                and vision is not None
+                and fog
+                and frame.visibility != (vision, vision.version)
+            ):
                 self.terrain.sample(view, vision.grid(), out=pixels[n])
                 frame.visibility = (vision, vision.version)
         return [frame.buffer]
@@ -316,6 +323,8 @@ class LayerRenderer:
                 bpp, self.terrain.sample(view, np.where(self.terrain.revealed, 2, 0).astype(np.uint8))
             )
         if source == "camera":
+            if camera is None:
+                raise ValueError("the camera layer needs the camera's view")
             i = np.arange(view.width)
             j = np.arange(view.height)
             x = view.left + (i + 0.5) * view.scale

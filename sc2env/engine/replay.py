@@ -7,7 +7,9 @@ import binascii
 import json
 import os
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from google.protobuf.message import DecodeError
@@ -64,7 +66,7 @@ class Replay:
     map_path: str
     map_definition: bytes  # the definition's JSON bytes as the game loaded them
     seed: int | None
-    rng_state: dict  # numpy's bit_generator.state at the episode's start
+    rng_state: Mapping[str, Any]  # numpy's bit_generator.state at the episode's start
     disable_fog: bool
     realtime: bool
     player: RecordedPlayer
@@ -142,7 +144,7 @@ def encode(replay: Replay) -> bytes:
         "result": replay.result,
         "score": replay.score,
         "action_count": replay.action_count,
-        "inputs": [entry if entry.__class__ is int else b64(entry) for entry in replay.inputs],
+        "inputs": [entry if isinstance(entry, int) else b64(entry) for entry in replay.inputs],
     }
     body = json.dumps(header, separators=(",", ":")).encode()
     return MAGIC + b"%d\n" % FORMAT_VERSION + zlib.compress(body, 9)
@@ -258,7 +260,7 @@ def _replay_from(header) -> Replay:
         np.random.PCG64().state = rng_state  # the generator Game uses (np.random.default_rng)
     except (TypeError, ValueError, KeyError) as e:
         raise ValueError(f"rng_state is not a PCG64 generator state ({e})") from None
-    inputs = []
+    inputs: list[bytes | int] = []
     for n, entry in enumerate(_get(header, "inputs", list)):
         if entry.__class__ is int and entry > 0:
             inputs.append(entry)

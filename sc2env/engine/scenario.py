@@ -317,7 +317,7 @@ class Scenario:
         spec = action["recreate"]
         group = spec["group"]
         old = self.alive(group)
-        points = placements.points(self, spec["at"], len(old)) if old else []
+        points = placements.points(self, spec["at"], len(old)) if old else np.empty((0, 2))
         new = []
         for tag, (x, y) in zip(old, np.asarray(points).tolist()):
             i = self.world.slot(tag)

@@ -44,7 +44,9 @@ class _Client:
         self.frames: FrameReader | None = None
 
 
-Answer = list  # a response as byte pieces written back to back, valid until the next request is handled
+Answer = list[
+    bytes | bytearray
+]  # a response as byte pieces written back to back, valid until the next request is handled
 
 
 class Server:
@@ -130,7 +132,7 @@ class Server:
         except OSError:
             data = b""
         if client.frames is not None:
-            self._read_frames(client, data)
+            self._read_frames(client, client.frames, data)
             return
         if not data:
             self._drop(client)
@@ -152,19 +154,19 @@ class Server:
         if client.closed or client.protocol.state is not (State.OPEN if end >= 0 else State.CONNECTING):
             self._drop(client)
         elif end >= 0:
-            client.frames = FrameReader()  # handshake done: frames from here on
+            client.frames = frames = FrameReader()  # handshake done: frames from here on
             if cut < len(data):
-                self._read_frames(client, data[cut:])
+                self._read_frames(client, frames, data[cut:])
 
-    def _read_frames(self, client: _Client, data: bytes) -> None:
+    def _read_frames(self, client: _Client, frames: FrameReader, data: bytes) -> None:
         """Serve the requests in `data` (the open connection's next bytes); answer pings and closes."""
         if not data:
             self._drop(client)
             return
-        replies: list[bytes] = []
+        replies: list[Answer] = []
         control: list[bytes] = []
         try:
-            for opcode, fin, payload in client.frames.feed(data):
+            for opcode, fin, payload in frames.feed(data):
                 if opcode == Opcode.PING:
                     control.append(_frame(Opcode.PONG, payload))
                 elif opcode == Opcode.CLOSE:  # echo the status code and hang up
@@ -179,8 +181,8 @@ class Server:
                     if self._message(client, payload, fin, replies) or client.closed:
                         break
             else:
-                if client.frames.error is not None:  # a bad frame after the ones just served
-                    raise client.frames.error
+                if frames.error is not None:  # a bad frame after the ones just served
+                    raise frames.error
         except ValueError:  # a frame breaking the protocol: close with 1002, as websockets does
             control.append(_frame(Opcode.CLOSE, int(CloseCode.PROTOCOL_ERROR).to_bytes(2, "big")))
             client.closed = True
@@ -220,7 +222,7 @@ class Server:
         payloads are not copied into new buffers, and the answers to pipelined requests read together
         leave together.
         """
-        buffers = []
+        buffers: list[bytes | bytearray] = []
         for pieces in payloads:
             n = sum(map(len, pieces))
             if n < 126:

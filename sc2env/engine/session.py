@@ -40,7 +40,7 @@ _MAX_CAMERA_WIDTH = 256  # world units: the largest map side
 
 # Request -> statuses in which it is valid (PySC2's extra allowances included; see sc2-api-notes §1). `ended`
 # also follows a replay that was watched to its end; the handlers refuse what makes no sense there.
-_VALID = {
+_VALID: dict[str, tuple[sc_pb.Status.ValueType, ...] | None] = {
     "ping": None,
     "available_maps": None,
     "replay_info": None,
@@ -79,7 +79,8 @@ class Session:
         self.status = LAUNCHED
         self.data_dir = data_dir  # -dataDir: a folder of mini-game definitions replaces the shipped ones
         self.game: Game | None = None
-        self._pending: tuple | None = None  # (definition, seed, realtime) between create and join
+        # (definition, seed, realtime) between create and join
+        self._pending: tuple[MapDefinition, int | None, bool] | None = None
         self.disable_fog = False
         self.replay: Playback | None = None  # the replay being watched (in_replay, or ended after one)
 
@@ -88,8 +89,7 @@ class Session:
         return self.status == QUIT
 
     def handle(self, data: bytes) -> bytes:
-        pieces = self.answer(data)
-        return pieces[0] if len(pieces) == 1 else b"".join(pieces)
+        return b"".join(self.answer(data))
 
     def answer(self, data: bytes) -> list[bytes | bytearray]:
         response = sc_pb.Response()
@@ -117,11 +117,11 @@ class Session:
             and (self.status == IN_REPLAY or kind != "action")
         ):  # an action after its end: ALREADY_ENDED
             response.error.append(_NOT_IN_REPLAY[kind])
-        elif _VALID[kind] is not None and self.status not in _VALID[kind]:
+        elif (valid := _VALID[kind]) is not None and self.status not in valid:
             if self.status == ENDED and kind in ("step", "action"):
                 response.error.append(ALREADY_ENDED)
             else:
-                allowed = ", ".join(sc_pb.Status.Name(s) for s in _VALID[kind])
+                allowed = ", ".join(sc_pb.Status.Name(s) for s in valid)
                 response.error.append(
                     f"{kind} is not valid in status {sc_pb.Status.Name(self.status)} (valid in: {allowed})"
                 )
@@ -215,6 +215,8 @@ class Session:
         if problem:
             out.error, out.error_details = error.FeatureUnsupported, problem
             return
+        if self._pending is None:  # the status machine lets join_game through only after create_game
+            raise RuntimeError("join_game without a created game")
         definition, seed, realtime = self._pending
         game = Game(definition, seed, realtime, self.disable_fog)
         race = request.race if request.HasField("race") else game.race
@@ -225,7 +227,7 @@ class Session:
 
     def _restart_game(self, request, response) -> None:
         response.restart_game.SetInParent()
-        self.game.restart()
+        self._current_game().restart()
         self.status = IN_GAME
 
     def _leave_game(self, request, response) -> None:
@@ -243,7 +245,7 @@ class Session:
             with self.replay.observed() as game:
                 response.game_info.CopyFrom(observe.game_info(game))
             return
-        response.game_info.CopyFrom(observe.game_info(self.game))
+        response.game_info.CopyFrom(observe.game_info(self._current_game()))
 
     def _data(self, request: sc_pb.RequestData, response) -> None:
         response.data.CopyFrom(observe.game_data(request))
@@ -253,10 +255,10 @@ class Session:
             with self.replay.observed() as game:
                 answer_query(game, request, response.query)
             return
-        answer_query(self.game, request, response.query)
+        answer_query(self._current_game(), request, response.query)
 
     def _observation(self, request: sc_pb.RequestObservation, response) -> list[bytes | bytearray]:
-        game = self.game
+        game = self._current_game()
         if game.realtime and self.status == IN_GAME:
             game.catch_up_realtime(request.game_loop)
             self._after_simulation()
@@ -271,7 +273,7 @@ class Session:
         return observe.observation(game, response)
 
     def _action(self, request: sc_pb.RequestAction, response) -> None:
-        game = self.game
+        game = self._current_game()
         if game.realtime:
             game.catch_up_realtime()
             self._after_simulation()
@@ -281,7 +283,7 @@ class Session:
             out.result.append(game.act(action))
 
     def _step(self, request: sc_pb.RequestStep, response) -> None:
-        game = self.game
+        game = self._current_game()
         count = request.count if request.HasField("count") else 1
         if self.replay is not None:
             if self.replay.realtime:
@@ -305,7 +307,7 @@ class Session:
                 "then saves the replay up to the current game loop)"
             )
             return
-        response.save_replay.data = replay.encode(replay.record(self.game))
+        response.save_replay.data = replay.encode(replay.record(self._current_game()))
 
     def _replay_info(self, request: sc_pb.RequestReplayInfo, response) -> None:
         out = response.replay_info
@@ -385,14 +387,22 @@ class Session:
         self.game, self.replay, self._pending = playback.game, playback, None
         self.status = IN_REPLAY
 
+    def _current_game(self) -> Game:
+        """The game being played or watched (the status machine lets the requests that need one through only
+        while there is one)."""
+        if self.game is None:
+            raise RuntimeError(f"no game in status {sc_pb.Status.Name(self.status)}")
+        return self.game
+
     def _after_simulation(self) -> None:
-        if self.game.ended:
+        if self._current_game().ended:
             self.status = ENDED
 
     def _after_replay(self, response: sc_pb.Response) -> None:
-        if self.replay.finished and self.status == IN_REPLAY:
+        playback = self.replay
+        if playback is not None and playback.finished and self.status == IN_REPLAY:
             self.status = ENDED
-            problem = self.replay.divergence()
+            problem = playback.divergence()
             if problem:
                 response.error.append(problem)
 

@@ -34,7 +34,7 @@ class Vision:
         if not self.fog:
             return
         visible = np.zeros(self.revealed.shape, bool)
-        h, w = visible.shape
+        h, w = self.revealed.shape
         eyes, sight = self._eyes(world, player_id)
         centres = self._centres  # cell index + 0.5
         for (x, y), r in zip(eyes.tolist(), sight.tolist()):

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import overload
 
 import numpy as np
 
 from sc2env.engine import paths
 from sc2env.engine.movement import Motion
 from sc2env.gamedata import UnitType
+
+Point = tuple[float, float]
 
 
 @dataclass(frozen=True)
@@ -20,6 +23,10 @@ class Bounds:
     x1: float
     y1: float
 
+    @overload
+    def clamp(self, x: float, y: float, margin: float = 0.0) -> tuple[float, float]: ...
+    @overload
+    def clamp(self, x: float, y: float, margin: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
     def clamp(self, x: float, y: float, margin: float | np.ndarray = 0.0) -> tuple:
         """(x, y) moved inside the bounds shrunk by `margin`; an array of margins gives arrays (one point per
         margin), a number gives numbers."""
@@ -95,25 +102,29 @@ class World(Motion):
         self.version += 1
 
     # ---- goals --------------------------------------------------------------------------------------
-    def move_to(self, i: int | np.ndarray, point=None, tag: int = 0, reach: float = 0.0) -> tuple | None:
-        """Start a movement leg of row i: to a point (until within `reach` of it, centre to centre) or to
-        the unit `tag` (until within `reach` of it, edge to edge). `i` may be an array of mobile rows.
-        Returns the goal point, clamped to where the unit fits (x and y arrays for rows), if one was given."""
-        many = isinstance(i, np.ndarray)
-        if not many and self.speed[i] <= 0:
+    def move_to(self, i: int, point: Point | None = None, tag: int = 0, reach: float = 0.0) -> None:
+        """Start a movement leg of row i: to a point (until within `reach` of it, centre to centre; clamped to
+        where the unit fits) or to the unit `tag` (until within `reach` of it, edge to edge)."""
+        if self.speed[i] <= 0:
             return
         if point is not None:
-            goal = self.pathable.clamp(*point, margin=self.radius[i])
-            if many:
-                self.goal[i, 0], self.goal[i, 1] = goal
-            else:
-                self.goal[i] = goal
+            self.goal[i] = self.pathable.clamp(point[0], point[1], margin=self.radius[i])
+        self._start_leg(i, tag, reach)
+
+    def move_rows_to(self, rows: np.ndarray, point: Point) -> list[Point]:
+        """`move_to` a point for many mobile rows at once; returns each one's goal (the point clamped to where
+        that unit fits)."""
+        x, y = self.pathable.clamp(point[0], point[1], margin=self.radius[rows])
+        self.goal[rows, 0], self.goal[rows, 1] = x, y
+        self._start_leg(rows, 0, 0.0)
+        return list(zip(x.tolist(), y.tolist()))
+
+    def _start_leg(self, i: int | np.ndarray, tag: int, reach: float) -> None:
         self.goal_tag[i] = tag
         self.reach[i] = reach
         self.moving[i] = True
         self.steer_stamp[i] = -1
         self.version += 1
-        return goal if point is not None else None
 
     def halt(self, i: int) -> None:
         self.moving[i] = False

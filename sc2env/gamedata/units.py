@@ -126,6 +126,14 @@ class UnitType:
         return self.burst.scan_range if self.burst is not None else 0.0
 
     @property
+    def attack_range(self) -> float:
+        """How close (edge to edge) it attacks from: its weapon's range, or where its burst triggers; 0 if it
+        can't attack."""
+        if self.weapon is not None:
+            return self.weapon.range
+        return self.burst.trigger_range if self.burst is not None else 0.0
+
+    @property
     def has_vespene(self) -> bool:
         """Holds vespene, as ResponseData says: a geyser, or the refinery built on one."""
         return self.vespene_contents > 0 or (self.harvest is not None and self.harvest.kind == "vespene")
