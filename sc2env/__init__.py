@@ -1,5 +1,7 @@
 """sc2env: StarCraft II as a Gymnasium reinforcement-learning environment."""
 
+from sc2env._version import __version__
+from sc2env.env_ids import register_envs
 from sc2env.errors import (
     ConnectionError,
     GameCrashedError,
@@ -13,18 +15,9 @@ from sc2env.errors import (
     UnknownMapError,
 )
 
-__version__ = "0.1.0"
-
-
-def _register() -> None:
-    # Registering ids is what `import sc2env` is for (gymnasium.make("sc2env/MoveToBeacon-v0")); the env
-    # modules themselves load only when an env is made.
-    from sc2env.env.registration import register_envs
-
-    register_envs()
-
-
-_register()
+# Registering the ids is what `import sc2env` is for (gymnasium.make("sc2env/MoveToBeacon-v0")); it loads
+# gymnasium's registry only: the env modules load when an env is made (see sc2env.env_ids).
+register_envs()
 
 __all__ = [
     "ConnectionError",

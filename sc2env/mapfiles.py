@@ -7,7 +7,6 @@ import pathlib
 import site
 import sysconfig
 
-import sc2env
 from sc2env.errors import LaunchError
 
 DEFINITION_FORMAT = "sc2env-minigame/1"
@@ -20,7 +19,7 @@ MAX_GAME_LOOPS = 2**31 - 1
 
 def source_root() -> pathlib.Path | None:
     """The directory holding the imported sc2env when it is not in site-packages (a checkout), else None."""
-    root = pathlib.Path(sc2env.__file__).resolve().parents[1]
+    root = pathlib.Path(__file__).resolve().parents[1]  # this module is sc2env/mapfiles.py
     # site.getsitepackages is missing in some virtualenvs and embedded Pythons; sysconfig knows the rest.
     places = [
         *getattr(site, "getsitepackages", list)(),
@@ -42,3 +41,8 @@ def definitions_dir() -> pathlib.Path:
     if spec is None or not spec.submodule_search_locations:
         raise LaunchError("sc2env's mini-game definitions (sc2env.maps) are missing: reinstall sc2env-rl.")
     return pathlib.Path(next(iter(spec.submodule_search_locations)))
+
+
+def minigame_names() -> list[str]:
+    """The shipped mini-games' names (their definition files' names, as the built-in engine knows them)."""
+    return sorted(path.stem for path in definitions_dir().glob("*.json"))

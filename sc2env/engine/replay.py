@@ -16,7 +16,7 @@ from google.protobuf.message import DecodeError
 from s2clientprotocol import common_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
-from sc2env import __version__
+from sc2env._version import __version__
 from sc2env.engine.game import REALTIME_LOOPS_PER_SECOND, Game
 from sc2env.gamedata import BASE_BUILD, DATA_BUILD, DATA_VERSION, GAME_VERSION
 from sc2env.gamedata.replay_format import MPQ_HEADERS

@@ -9,7 +9,7 @@ from google.protobuf.message import DecodeError
 from s2clientprotocol import query_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
-from sc2env import __version__
+from sc2env._version import __version__
 from sc2env.engine import observe, replay
 from sc2env.engine.game import Game, Interface
 from sc2env.engine.mapdef import (

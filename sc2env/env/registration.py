@@ -10,23 +10,11 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.vector import AutoresetMode
 
+# The ids `import sc2env` registers live in sc2env.env_ids, which needs no layer of the env side.
+from sc2env.env_ids import ANY_MAP_ID, ENTRY_POINT, VECTOR_ENTRY_POINT, env_ids, register_envs
 from sc2env.game.maps import MINI_GAMES, definition_map
 
-ENTRY_POINT = "sc2env.env.env:SC2Env"
-VECTOR_ENTRY_POINT = "sc2env.env.vector:SC2VectorEnv"
-ANY_MAP_ID = "sc2env/SC2-v0"
-
-
-def env_ids() -> list[str]:
-    """The registered ids, mini-games first."""
-    return [f"sc2env/{name}-v0" for name in MINI_GAMES] + [ANY_MAP_ID]
-
-
-def register_envs() -> None:
-    """Register every id with gymnasium (idempotent: ids already registered are left alone)."""
-    for name in MINI_GAMES:
-        _register(f"sc2env/{name}-v0", {"map_name": name})
-    _register(ANY_MAP_ID, {"map_name": None})  # no default map: SC2Env asks for one
+__all__ = ["ANY_MAP_ID", "env_ids", "register_envs", "register_minigame", "spec_property"]
 
 
 def register_minigame(path: str | os.PathLike[str], env_id: str | None = None) -> str:
@@ -53,13 +41,6 @@ def _registered_map(env_id: str | None) -> str | None:
     if registered is None or registered.entry_point != ENTRY_POINT:
         return None
     return registered.kwargs.get("map_name")
-
-
-def _register(env_id: str, kwargs: dict) -> None:
-    if env_id in gym.registry:
-        return
-    # No max_episode_steps here: the mini-games end on their own timers, and the env has its own safety cap.
-    gym.register(id=env_id, entry_point=ENTRY_POINT, vector_entry_point=VECTOR_ENTRY_POINT, kwargs=kwargs)
 
 
 def spec_property(config_of: Callable[[Any], Any]) -> property:
