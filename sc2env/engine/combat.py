@@ -277,10 +277,10 @@ class Combat:
         if t.burst is not None or weapon is None:  # a burst (the Baneling's) is its attack
             self.explode(i)
             return
-        point = delay = math.ceil(weapon.damage_point * 16)
+        point = delay = math.ceil(weapon.damage_point_loops)
         if weapon.projectile_speed:
             distance = math.dist(w.pos[i], w.pos[j])
-            delay += math.ceil(distance / (weapon.projectile_speed / 16))
+            delay += math.ceil(distance / weapon.projectile_speed_per_loop)
         self.hits.append(
             Hit(
                 g.game_loop + max(delay - int(late), 1),
@@ -294,7 +294,7 @@ class Combat:
         )
         # rng.uniform(low, high) draws low + (high - low) * random(): the same number, without its overhead.
         low, high = _RANDOM_DELAY
-        w.cooldown[i] = weapon.cooldown * 16 + (low + (high - low) * g.rng.random()) - late
+        w.cooldown[i] = weapon.cooldown_loops + (low + (high - low) * g.rng.random()) - late
         w.firing[i] = True
         step = w.pos[j] - w.pos[i]
         w.facing[i] = math.atan2(step[1], step[0]) % (2 * math.pi)

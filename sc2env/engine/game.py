@@ -33,10 +33,7 @@ from sc2env.engine.render import (
 from sc2env.engine.scenario import Scenario
 from sc2env.engine.vision import Vision
 from sc2env.engine.world import World
-from sc2env.gamedata import UNIT_TYPES, UnitType
-
-# "Faster" game speed: loops per real second in realtime mode.
-REALTIME_LOOPS_PER_SECOND = 22.4
+from sc2env.gamedata import LOOPS_PER_REAL_SECOND, UNIT_TYPES, UnitType
 
 
 @dataclass(frozen=True)
@@ -82,10 +79,10 @@ class Interface:
 def clock_loop(start: float, until_loop: int, last_loop: int, wait: bool = True) -> int:
     """The game loop the wall clock has reached since `start` (time.monotonic()) at realtime speed; with
     `wait`, first sleeps until `until_loop` (at most `last_loop`) if the clock is not there yet."""
-    due = int((time.monotonic() - start) * REALTIME_LOOPS_PER_SECOND)
+    due = int((time.monotonic() - start) * LOOPS_PER_REAL_SECOND)
     until_loop = min(until_loop, last_loop)
     if wait and until_loop > due:
-        time.sleep((until_loop - due) / REALTIME_LOOPS_PER_SECOND)
+        time.sleep((until_loop - due) / LOOPS_PER_REAL_SECOND)
         due = until_loop
     return due
 

@@ -19,7 +19,7 @@ from s2clientprotocol import score_pb2, ui_pb2
 from sc2env.engine import wire
 from sc2env.engine.frame import SELF, player_relative
 from sc2env.engine.players import CATEGORIES
-from sc2env.gamedata import ABILITIES, UNIT_TYPES
+from sc2env.gamedata import ABILITIES, LOOPS_PER_GAME_SECOND, UNIT_TYPES
 
 if TYPE_CHECKING:
     from sc2env.engine.game import Game
@@ -269,8 +269,8 @@ def encode_score(points: int, stats, rates: tuple | None, used: tuple, values: t
     """The serialized curriculum Score with its details, as protobuf writes them (fields in number order,
     floats as float32; category messages only with their non-zero entries, and only if they have one)."""
     scalars = [
-        stats.idle_production_loops / 16,
-        stats.idle_worker_loops / 16,
+        stats.idle_production_loops / LOOPS_PER_GAME_SECOND,
+        stats.idle_worker_loops / LOOPS_PER_GAME_SECOND,
         values[1],
         values[0],
         stats.killed_value_units,

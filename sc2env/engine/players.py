@@ -6,9 +6,9 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from sc2env.gamedata import LOOPS_PER_REAL_MINUTE
+
 CATEGORIES = ("none", "army", "economy", "technology", "upgrade")
-# collection_rate_* estimate income per real minute at Faster speed (1344 loops), over this window.
-_RATE_WINDOW = 1344
 
 
 def _by_category() -> dict[str, float]:
@@ -44,7 +44,7 @@ class Stats:
 
     def collection_rate(self, loop: int, kind: str) -> float:
         """Income of `kind` over the last real (Faster) minute, as the game's smoothed rate estimates it."""
-        while self.income and self.income[0][0] <= loop - _RATE_WINDOW:
+        while self.income and self.income[0][0] <= loop - LOOPS_PER_REAL_MINUTE:
             _, old_kind, amount = self.income.popleft()
             self.recent[old_kind] -= amount
         return float(self.recent[kind])

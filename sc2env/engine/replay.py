@@ -17,8 +17,8 @@ from s2clientprotocol import common_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env._version import __version__
-from sc2env.engine.game import REALTIME_LOOPS_PER_SECOND, Game
-from sc2env.gamedata import BASE_BUILD, DATA_BUILD, DATA_VERSION, GAME_VERSION
+from sc2env.engine.game import Game
+from sc2env.gamedata import BASE_BUILD, DATA_BUILD, DATA_VERSION, GAME_VERSION, LOOPS_PER_REAL_SECOND
 from sc2env.gamedata.replay_format import MPQ_HEADERS
 from sc2env.gamedata.replay_format import SC2ENV_MAGIC as MAGIC
 from sc2env.safefile import MAX_REPLAY_BYTES, read_regular_file
@@ -83,9 +83,8 @@ class Replay:
 
     @property
     def duration_seconds(self) -> float:
-        return (
-            self.game_loop / REALTIME_LOOPS_PER_SECOND
-        )  # real seconds at "faster" speed, as the game counts
+        """Real seconds at the "faster" speed, as the game counts them."""
+        return self.game_loop / LOOPS_PER_REAL_SECOND
 
     @property
     def apm(self) -> int:

@@ -56,9 +56,9 @@ class World(Motion):
         self.health[i] = self.health_max[i] = unit_type.health
         self.shields[i] = self.shields_max[i] = unit_type.shields
         self.energy_max[i] = unit_type.energy
-        self.regen[i] = unit_type.life_regen / 16.0
+        self.regen[i] = unit_type.regen_per_loop
         self.speed[i] = unit_type.speed_per_loop
-        self.accel[i] = unit_type.acceleration / 256.0 if unit_type.acceleration else np.inf
+        self.accel[i] = unit_type.acceleration_per_loop or np.inf
         mobile = unit_type.speed > 0
         self.collides[i] = unit_type.collides and mobile
         self.obstacle[i] = unit_type.collides and unit_type.structure

@@ -8,12 +8,12 @@ import os
 import pathlib
 
 from sc2env.errors import UnknownMapError
+
+# The clock's facts live in sc2env.gamedata.clock; these names stay importable from here.
+from sc2env.gamedata.clock import LOOPS_PER_GAME_SECOND
+from sc2env.gamedata.clock import LOOPS_PER_REAL_SECOND as LOOPS_PER_REAL_SECOND
 from sc2env.mapfiles import DEFINITION_FORMAT, MAX_GAME_LOOPS, definitions_dir
 from sc2env.safefile import MAX_DEFINITION_BYTES, MAX_MAP_BYTES, read_regular_file
-
-LOOPS_PER_GAME_SECOND = 16
-LOOPS_PER_REAL_SECOND = 22.4
-"""Game loops per real second at the "faster" speed ladder games (and PySC2's realtime) run at."""
 
 
 def game_time(loops: int) -> str:

@@ -1,6 +1,7 @@
-"""Static StarCraft II game facts shared by the engine and the client side: version, unit types, abilities."""
+"""Static StarCraft II game facts shared by the engine and the client side: version, clock, unit types, abilities."""
 
 from sc2env.gamedata.abilities import ABILITIES, Ability, Target, specific_ability
+from sc2env.gamedata.clock import LOOPS_PER_GAME_SECOND, LOOPS_PER_REAL_MINUTE, LOOPS_PER_REAL_SECOND
 from sc2env.gamedata.units import UNIT_TYPES, Burst, Harvest, UnitType, Weapon, unit_type_by_name
 from sc2env.gamedata.version import BASE_BUILD, DATA_BUILD, DATA_VERSION, GAME_VERSION
 
@@ -10,6 +11,9 @@ __all__ = [
     "DATA_BUILD",
     "DATA_VERSION",
     "GAME_VERSION",
+    "LOOPS_PER_GAME_SECOND",
+    "LOOPS_PER_REAL_MINUTE",
+    "LOOPS_PER_REAL_SECOND",
     "UNIT_TYPES",
     "Ability",
     "Burst",

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sc2env.gamedata.clock import LOOPS_PER_GAME_SECOND
+
 # common.proto Race values.
 NO_RACE, TERRAN, ZERG, PROTOSS = 0, 1, 2, 3
 # data.proto Weapon.TargetType values.
@@ -30,6 +32,18 @@ class Weapon:
     damage_point: float = 0.0
     projectile_speed: float = 0.0
     scan_range: float = 5.0
+
+    @property
+    def cooldown_loops(self) -> float:
+        return self.cooldown * LOOPS_PER_GAME_SECOND
+
+    @property
+    def damage_point_loops(self) -> float:
+        return self.damage_point * LOOPS_PER_GAME_SECOND
+
+    @property
+    def projectile_speed_per_loop(self) -> float:
+        return self.projectile_speed / LOOPS_PER_GAME_SECOND
 
 
 @dataclass(frozen=True)
@@ -63,8 +77,8 @@ class Harvest:
 class UnitType:
     """One unit type: the `ResponseData` fields plus what the engine needs to simulate and draw it.
 
-    `speed` is `movement_speed` in world units per game second (16 loops); `acceleration` in units per game
-    second squared (0: instant, as for most units). `command_card` lists the specific ability ids its
+    `speed` is `movement_speed` in world units per game second (LOOPS_PER_GAME_SECOND loops); `acceleration` in
+    units per game second squared (0: instant, as for most units). `command_card` lists the specific ability ids its
     command card offers (each shown when usable). `army` / `worker` decide `select_army`, `army_count`
     and idle-worker counts; `selectable=False` units can't be clicked (map items, beacons); `collides=False`
     units don't block movement (beacons, shards, lowered depots). `footprint` is the (width, height) in
@@ -116,7 +130,16 @@ class UnitType:
 
     @property
     def speed_per_loop(self) -> float:
-        return self.speed / 16.0
+        return self.speed / LOOPS_PER_GAME_SECOND
+
+    @property
+    def acceleration_per_loop(self) -> float:
+        """World units per loop gained each loop (0: instant)."""
+        return self.acceleration / LOOPS_PER_GAME_SECOND**2
+
+    @property
+    def regen_per_loop(self) -> float:
+        return self.life_regen / LOOPS_PER_GAME_SECOND
 
     @property
     def scan_range(self) -> float:

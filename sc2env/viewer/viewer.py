@@ -17,7 +17,7 @@ from sc2env.viewer.markers import MarkerTrail
 from sc2env.viewer.scene import Scene
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, float("inf"))
-"""Playback speeds, as multiples of the game's "faster" speed (22.4 game loops per second)."""
+"""Playback speeds, as multiples of the game's "faster" speed (gamedata.LOOPS_PER_REAL_SECOND)."""
 
 
 class Viewer:
