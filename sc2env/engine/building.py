@@ -9,12 +9,12 @@ import numpy as np
 from s2clientprotocol import error_pb2
 
 from sc2env.engine.orders import SUCCESS, Order
+from sc2env.engine.unit_states import Phase
 from sc2env.gamedata import UNIT_TYPES, UnitType
 
 if TYPE_CHECKING:
     from sc2env.engine.game import Game
 
-CONSTRUCTING = 8  # World.phase of a worker building a structure
 _START_LIFE = 0.1  # a new structure starts at 10 % of its hit points (VitalStartFactor)
 _CANCEL_REFUND = 0.75
 _SITE_MARGIN = 0.5  # how close (edge to edge) a worker walks to a building site
@@ -216,7 +216,7 @@ class Building:
     def _construct(self, i: int, j: int) -> None:
         w = self.world
         w.link[i], w.link[j] = w.tag[j], w.tag[i]
-        w.phase[i] = CONSTRUCTING
+        w.phase[i] = Phase.CONSTRUCTING
         w.halt(i)
         w.version += 1
 
@@ -226,26 +226,26 @@ class Building:
         builder = int(w.link[j])
         if builder and w.exists(builder):
             b = w.slot(builder)
-            if w.phase[b] == CONSTRUCTING and w.link[b] == w.tag[j]:
+            if w.phase[b] == Phase.CONSTRUCTING and w.link[b] == w.tag[j]:
                 return b
         return None
 
     def constructing(self, i: int) -> bool:
-        return self.world.phase[i] == CONSTRUCTING
+        return self.world.phase[i] == Phase.CONSTRUCTING
 
     def constructing_rows(self, rows: np.ndarray) -> np.ndarray:
-        return self.world.phase[rows] == CONSTRUCTING
+        return self.world.phase[rows] == Phase.CONSTRUCTING
 
     def halt(self, i: int) -> None:
         """The worker stops building (Halt, or another order); the structure waits unfinished."""
         w = self.world
-        if w.phase[i] != CONSTRUCTING:
+        if w.phase[i] != Phase.CONSTRUCTING:
             return
         structure = int(w.link[i])
         if w.exists(structure):
             w.link[w.slot(structure)] = 0
         w.link[i] = 0
-        w.phase[i] = 0
+        w.phase[i] = Phase.NONE
 
     def cancel(self, j: int) -> int:
         """Cancel a structure under construction: 75 % back, the structure goes, its worker stops."""

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sc2env.engine.fast import count_nonzero as _count
-from sc2env.engine.orders import ATTACK_MOVE, ATTACK_UNIT, HOLDING, IDLE, PASSIVE
+from sc2env.engine.unit_states import CombatMode
 from sc2env.gamedata import UNIT_TYPES
 
 if TYPE_CHECKING:
@@ -84,11 +84,11 @@ class Combat:
         rows, targetable, cached = w.per_rows("combat", self._row_stats)
         if _count(w.hidden):
             seen = ~w.hidden
-            armed = ((mode != PASSIVE) & seen).nonzero()[0]
+            armed = ((mode != CombatMode.PASSIVE) & seen).nonzero()[0]
             targets = (targetable & seen).nonzero()[0]
             target = self._target_stats(targets)
         else:
-            armed = (mode != PASSIVE).nonzero()[0]
+            armed = (mode != CombatMode.PASSIVE).nonzero()[0]
             targets, target = cached
         if not len(armed) or not len(targets):
             return limit
@@ -110,9 +110,9 @@ class Combat:
         best_tier = min(tiers) if tiers is not None else None
         for k, i in enumerate(armed_rows):
             m, reach = modes[k], ranges[i]
-            holding, idle = m == HOLDING, m == IDLE
+            holding, idle = m == CombatMode.HOLDING, m == CombatMode.IDLE
             scan.append(reach if holding else scans[i])
-            acquiring.append(m == ATTACK_MOVE or holding or (idle and autos[i]))
+            acquiring.append(m == CombatMode.ATTACK_MOVE or holding or (idle and autos[i]))
             c = index_of.get(tags[k], -1)
             if idle and c >= 0:  # chased too far from where it acquired its target: give up
                 (x, y), (x0, y0) = w.pos[i].tolist(), w.leash[i].tolist()
@@ -123,7 +123,7 @@ class Combat:
             current.append(c)
             in_range.append(near)
             # Re-acquire when there is no target, or the target is out of reach while another is in range.
-            want.append(acquiring[k] and (c < 0 or (not near and m != ATTACK_UNIT)))
+            want.append(acquiring[k] and (c < 0 or (not near and m != CombatMode.ATTACK_UNIT)))
             if tiers is not None and acquiring[k] and c >= 0 and near and tiers[c] > best_tier:
                 want[-1] = True
                 upgrade.add(k)
@@ -228,9 +228,9 @@ class Combat:
         for k in lost:
             w.firing[rows[k]] = False
         for k in lost:
-            if modes[k] == ATTACK_UNIT:
+            if modes[k] == CombatMode.ATTACK_UNIT:
                 orders.complete(rows[k])
-            elif modes[k] != HOLDING:
+            elif modes[k] != CombatMode.HOLDING:
                 orders.resume(rows[k])
         inside = []
         for k, tag in enumerate(now):
@@ -240,12 +240,12 @@ class Combat:
                 inside.append(k)
                 continue
             i = rows[k]
-            if modes[k] == HOLDING:
+            if modes[k] == CombatMode.HOLDING:
                 w.engaged[i] = 0  # Hold Position never chases
             elif w.goal_tag[i] != tag or not w.moving[i]:
                 w.firing[i] = False
                 w.move_to(i, tag=tag, reach=w.types[i].attack_range)
-                if modes[k] == IDLE and before[k] == 0:
+                if modes[k] == CombatMode.IDLE and before[k] == 0:
                     w.leash[i] = w.pos[i]
         for k in inside:
             if w.moving[rows[k]]:
@@ -363,7 +363,7 @@ class Combat:
         near = (
             (np.hypot(offset[:, 0], offset[:, 1]) <= _CALL_FOR_HELP)
             & (w.owner == w.owner[j])
-            & ((mode == IDLE) | (mode == ATTACK_MOVE))
+            & ((mode == CombatMode.IDLE) | (mode == CombatMode.ATTACK_MOVE))
             & (w.engaged == 0)
         ).nonzero()[0]
         for k in near.tolist():

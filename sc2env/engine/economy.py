@@ -9,18 +9,17 @@ from s2clientprotocol import error_pb2
 
 from sc2env.engine.fast import count_nonzero
 from sc2env.engine.orders import GATHER, REPAIR, RETURN, Order
+from sc2env.engine.unit_states import Cargo, Phase
 from sc2env.gamedata import UNIT_TYPES, Harvest, UnitType
 
 if TYPE_CHECKING:
     from sc2env.engine.game import Game
 
-# Worker phases (World.phase); CONSTRUCTING belongs to sc2env.engine.building.
-TO_RESOURCE, WAITING, HARVESTING, PAUSING, RETURNING, TO_REPAIR, REPAIRING = 1, 2, 3, 4, 5, 6, 7
-_TIMED = (HARVESTING, PAUSING)
 _CONTACT = 0.1  # edge distance at which a worker touches a resource, a drop-off or what it repairs
 _ACQUIRE_RADIUS = 10.0  # a worker whose patch is busy or gone looks this far for another (CAbilHarvest)
 _MAX_BATCH = 16  # loops per batch while workers harvest (bounds how late their events are handled)
-KINDS = {"minerals": 1, "vespene": 2}
+CARGO_OF = {"minerals": Cargo.MINERALS, "vespene": Cargo.VESPENE}
+"""The cargo a harvest of each kind (Harvest.kind) gives."""
 
 
 class Economy:
@@ -71,7 +70,7 @@ class Economy:
         if order.ability_id == REPAIR:
             if not w.exists(order.target_tag):
                 return False
-            w.phase[i] = TO_REPAIR
+            w.phase[i] = Phase.TO_REPAIR
             w.move_to(i, tag=order.target_tag, reach=_CONTACT)
             return True
         if order.ability_id == GATHER:
@@ -84,10 +83,10 @@ class Economy:
     def interrupt(self, i: int) -> None:
         """Row i gets another order: leave the patch or refinery (an unfinished harvest yields nothing)."""
         w = self.world
-        if w.phase[i] == HARVESTING:
+        if w.phase[i] == Phase.HARVESTING:
             self._release(i, 0)
-        if w.phase[i] and w.phase[i] <= REPAIRING:
-            w.phase[i] = 0
+        if Phase.NONE < w.phase[i] <= Phase.REPAIRING:  # harvesting or repairing (not constructing)
+            w.phase[i] = Phase.NONE
             w.timer[i] = 0.0
         w.ghost[i] = False
 
@@ -96,13 +95,13 @@ class Economy:
         w = self.world
         order = w.orders[i][0]
         phase = w.phase[i]
-        if phase == TO_RESOURCE:
+        if phase == Phase.TO_RESOURCE:
             self._at_resource(i, order, late)
-        elif phase == RETURNING:
+        elif phase == Phase.RETURNING:
             self._deposit(i, order, late)
-        elif phase == TO_REPAIR:
+        elif phase == Phase.TO_REPAIR:
             if w.exists(order.target_tag):
-                w.phase[i] = REPAIRING
+                w.phase[i] = Phase.REPAIRING
                 w.halt(i)
             else:
                 self.game.orders.complete(i)
@@ -123,7 +122,7 @@ class Economy:
                 return False
         order.ability_id, order.target_tag = GATHER, resource
         w.harvest_tag[i] = resource
-        w.phase[i] = TO_RESOURCE
+        w.phase[i] = Phase.TO_RESOURCE
         self._move(i, resource, late)
         return True
 
@@ -156,7 +155,7 @@ class Economy:
             if other and other != r:
                 self._to_resource(i, order, other, late)
                 return
-            w.phase[i] = WAITING
+            w.phase[i] = Phase.WAITING
             w.halt(i)
             return
         self._harvest(i, j, late)
@@ -165,7 +164,7 @@ class Economy:
         w = self.world
         harvest = _harvest(w.types[j])
         w.occupant[j] = w.tag[i]
-        w.phase[i] = HARVESTING
+        w.phase[i] = Phase.HARVESTING
         w.timer[i] = harvest.loops - late
         w.halt(i)
         if harvest.kind == "vespene":  # the worker goes inside the refinery
@@ -191,7 +190,7 @@ class Economy:
     def _wake(self, resource: int, late: float) -> None:
         """The first worker waiting at `resource` takes it (or looks elsewhere if it is gone)."""
         w = self.world
-        waiting = np.flatnonzero((w.phase == WAITING) & (w.harvest_tag == resource))
+        waiting = np.flatnonzero((w.phase == Phase.WAITING) & (w.harvest_tag == resource))
         if not len(waiting):
             return
         i = int(waiting[0])
@@ -205,7 +204,7 @@ class Economy:
         w = self.world
         r = int(w.harvest_tag[i])
         if not w.exists(r):
-            w.phase[i] = 0
+            w.phase[i] = Phase.NONE
             self._release(i, late)
             return
         j = w.slot(r)
@@ -213,7 +212,7 @@ class Economy:
         amount = int(min(harvest.amount, w.contents[j]))
         w.contents[j] -= amount
         self.game.building.drain_geyser(r, amount)
-        w.cargo[i], w.cargo_kind[i] = amount, KINDS[harvest.kind]
+        w.cargo[i], w.cargo_kind[i] = amount, CARGO_OF[harvest.kind]
         depleted = w.contents[j] <= 0 and harvest.kind == "minerals"
         self._release(i, late)
         w.version += 1
@@ -222,7 +221,7 @@ class Economy:
             self.game.remove_unit(r)  # a mined-out field disappears (RemoveWhenEmpty)
             self._wake(r, late)
             i = w.slot(tag)
-        w.phase[i] = PAUSING
+        w.phase[i] = Phase.PAUSING
         w.timer[i] = harvest.pause - late
 
     def dropoff(self, i: int) -> int | None:
@@ -241,7 +240,7 @@ class Economy:
             return False
         order.ability_id = RETURN
         order.target_tag = int(w.tag[hall])
-        w.phase[i] = RETURNING
+        w.phase[i] = Phase.RETURNING
         w.ghost[i] = True
         self._move(i, int(w.tag[hall]), late)
         return True
@@ -252,13 +251,13 @@ class Economy:
         amount = int(w.cargo[i])
         player = g.players.get(owner)
         if player is not None and amount:
-            kind = "minerals" if w.cargo_kind[i] == KINDS["minerals"] else "vespene"
+            kind = "minerals" if w.cargo_kind[i] == Cargo.MINERALS else "vespene"
             setattr(player, kind, getattr(player, kind) + amount)
             stats = player.stats
             setattr(stats, f"collected_{kind}", getattr(stats, f"collected_{kind}") + amount)
             stats.record_income(g.game_loop, kind, amount)
         w.cargo[i] = 0
-        w.cargo_kind[i] = 0
+        w.cargo_kind[i] = Cargo.NONE
         w.version += 1
         # After a drop-off the worker goes back to its patch, unless Return Cargo had orders queued after it.
         if len(w.orders[i]) > 1 or not self._to_resource(i, order, int(w.harvest_tag[i]), late):
@@ -271,7 +270,7 @@ class Economy:
         w = self.world
         if not w.n or not self._workers():  # only workers have a phase
             return limit
-        if count_nonzero(w.phase == REPAIRING):
+        if count_nonzero(w.phase == Phase.REPAIRING):
             return 1
         if count_nonzero(w.phase):
             return min(limit, _MAX_BATCH)
@@ -289,20 +288,24 @@ class Economy:
         if not w.n or not self._workers():
             return
         self._idle_time(t)
-        timed = (w.phase == HARVESTING) | (w.phase == PAUSING)
+        timed = (w.phase == Phase.HARVESTING) | (w.phase == Phase.PAUSING)
         if count_nonzero(timed):
             w.timer[timed] -= t
             for tag in w.tag[timed & (w.timer <= 1e-9)].tolist():
                 if not w.exists(tag):
                     continue
                 i = w.slot(tag)
-                if w.phase[i] == HARVESTING:
+                if w.phase[i] == Phase.HARVESTING:
                     self._finish_harvest(i, max(-float(w.timer[i]), 0.0))
                     i = w.slot(tag)
                 late = max(-float(w.timer[i]), 0.0)
-                if w.phase[i] == PAUSING and w.timer[i] <= 1e-9 and not self._return(i, w.orders[i][0], late):
+                if (
+                    w.phase[i] == Phase.PAUSING
+                    and w.timer[i] <= 1e-9
+                    and not self._return(i, w.orders[i][0], late)
+                ):
                     self.game.orders.complete(i)
-        for tag in w.tag[w.phase == REPAIRING].tolist():
+        for tag in w.tag[w.phase == Phase.REPAIRING].tolist():
             self._repair(w.slot(tag), t)
 
     def _repair(self, i: int, t: int) -> None:

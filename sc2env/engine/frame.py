@@ -9,6 +9,7 @@ import numpy as np
 
 from sc2env.engine.fast import count_nonzero
 from sc2env.engine.players import Player
+from sc2env.engine.unit_states import Cargo
 from sc2env.engine.vision import Vision
 from sc2env.engine.world import World
 
@@ -398,7 +399,10 @@ def unit_values(
         progress = world.build_progress
         o[11] = progress * 255 * (progress < 1)
     if count_nonzero(world.cargo_kind):
-        o[12] = np.where(world.cargo_kind == 1, CARRY_MINERALS, np.where(world.cargo_kind == 2, CARRY_GAS, 0))
+        cargo = world.cargo_kind
+        o[12] = np.where(
+            cargo == Cargo.MINERALS, CARRY_MINERALS, np.where(cargo == Cargo.VESPENE, CARRY_GAS, 0)
+        )
     return out
 
 

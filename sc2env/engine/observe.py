@@ -11,6 +11,7 @@ from sc2env.engine.economy import DROPOFF_TYPES, HARVESTED_TYPES, WORKER_TYPES
 from sc2env.engine.frame import CARRY_GAS, CARRY_MINERALS, NEUTRAL_PLAYER_ID
 from sc2env.engine.game import Game
 from sc2env.engine.render import encode
+from sc2env.engine.unit_states import Cargo
 from sc2env.gamedata import ABILITIES, UNIT_TYPES
 
 # Field numbers used to splice pre-encoded layers: Response.observation > ResponseObservation.observation >
@@ -124,7 +125,7 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
         if w.engaged[i]:
             u.engaged_target_tag = int(w.engaged[i])
         if w.cargo_kind[i]:
-            u.buff_ids.append(CARRY_MINERALS if w.cargo_kind[i] == 1 else CARRY_GAS)
+            u.buff_ids.append(CARRY_MINERALS if w.cargo_kind[i] == Cargo.MINERALS else CARRY_GAS)
         rally = game.orders.rally.get(tag)
         if rally is not None and owner == pid:
             target = u.rally_targets.add()

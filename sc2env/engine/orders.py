@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from s2clientprotocol import error_pb2
 
+from sc2env.engine.unit_states import CombatMode, Phase
 from sc2env.gamedata import ABILITIES, Target, specific_ability, unit_type_by_name
 
 if TYPE_CHECKING:
@@ -31,8 +32,6 @@ LOWER, RAISE = 556, 558
 _MORPHS = {LOWER: "SupplyDepotLowered", RAISE: "SupplyDepot"}
 _MOVEMENT = (MOVE, PATROL, ATTACK)
 _TO_A_POINT = (MOVE, ATTACK, SMART)  # orders that send mobile units to a point, batched by Orders._move_all
-# Combat modes (World.mode): what the current order lets a unit's weapon do.
-PASSIVE, IDLE, ATTACK_MOVE, ATTACK_UNIT, HOLDING = 0, 1, 2, 3, 4
 _FOLLOW_REACH = 0.5
 # A follower that has reached its unit sets off again when that unit walks on (it moved this far since the
 # last batch) and leaves it further than this beyond its reach.
@@ -162,7 +161,9 @@ class Orders:
         same orders and state, set column-wise (selections of a dozen units get such orders every step)."""
         g, w = self.game, self.world
         r = np.array(rows)
-        for i in r[w.phase[r] != 0].tolist():  # what they were doing ends (harvest, construction), in order
+        for i in r[
+            w.phase[r] != Phase.NONE
+        ].tolist():  # what they were doing ends (harvest, construction), in order
             g.economy.interrupt(i)
             g.building.halt(i)
         w.ghost[r] = False
@@ -172,7 +173,7 @@ class Orders:
         ability = MOVE if ability == SMART else ability
         for i in rows:  # even an attack-move: the unit acquires anew (in the game, spamming it costs shots)
             g.combat.abandon(i)
-        w.mode[r] = ATTACK_MOVE if ability == ATTACK else PASSIVE
+        w.mode[r] = CombatMode.ATTACK_MOVE if ability == ATTACK else CombatMode.PASSIVE
         w.leash[r] = w.pos[r]
         goals = w.move_rows_to(r, point)
         for i, goal in zip(rows, goals):  # each order's point is its unit's clamped goal
@@ -206,7 +207,7 @@ class Orders:
             self.clear(i)
             if ability == HOLD and w.speed[i] > 0:
                 w.holding[i] = True
-                w.mode[i] = HOLDING if w.types[i].can_attack else PASSIVE
+                w.mode[i] = CombatMode.HOLDING if w.types[i].can_attack else CombatMode.PASSIVE
             return SUCCESS
         if ability in (RALLY_BUILDING, RALLY_WORKERS):
             self.rally[int(w.tag[i])] = Order(
@@ -313,7 +314,7 @@ class Orders:
         w.holding[i] = False
         w.engaged[i] = 0
         w.halt(i)
-        w.mode[i] = IDLE if w.types[i].can_attack else PASSIVE
+        w.mode[i] = CombatMode.IDLE if w.types[i].can_attack else CombatMode.PASSIVE
         w.leash[i] = w.pos[i]
 
     def start(self, i: int) -> None:
@@ -325,7 +326,7 @@ class Orders:
             w.holding[i] = False
             w.engaged[i] = 0
             if ability == ATTACK:
-                w.mode[i] = ATTACK_UNIT if order.target_tag else ATTACK_MOVE
+                w.mode[i] = CombatMode.ATTACK_UNIT if order.target_tag else CombatMode.ATTACK_MOVE
                 if order.target_tag:
                     if not w.exists(order.target_tag):
                         w.orders[i].pop(0)
@@ -334,9 +335,9 @@ class Orders:
                     w.leash[i] = w.pos[i]
                     return
             elif ability == PATROL:
-                w.mode[i] = ATTACK_MOVE
+                w.mode[i] = CombatMode.ATTACK_MOVE
             else:
-                w.mode[i] = PASSIVE
+                w.mode[i] = CombatMode.PASSIVE
             if ability in _MOVEMENT:
                 if order.target_tag:
                     if not w.exists(order.target_tag):
@@ -354,7 +355,7 @@ class Orders:
             elif ABILITIES[ability].building and g.building.start(i, order):
                 return
             w.orders[i].pop(0)
-        w.mode[i] = IDLE if w.types[i].can_attack else PASSIVE
+        w.mode[i] = CombatMode.IDLE if w.types[i].can_attack else CombatMode.PASSIVE
         w.leash[i] = w.pos[i]
         w.halt(i)
 

@@ -79,16 +79,16 @@ class UnitColumns:
     boost: Floats  # distance owed from loops a ghost stood still before its event was handled
     moving: Flags
     # behaviour state, owned by combat / economy / building
-    mode: Int8s  # what the current order lets the weapon do (orders.CombatMode)
+    mode: Int8s  # what the current order lets the weapon do (unit_states.CombatMode)
     holding: Flags
     cooldown: Floats
     engaged: Tags  # the unit its weapon is on
     firing: Flags  # has fired at `engaged` (keeps it up to the range slop)
     leash: Points
     timer: Floats
-    phase: Int8s  # a worker's step in its harvest, repair or construction (economy.Phase)
+    phase: Int8s  # a worker's step in its harvest, repair or construction (unit_states.Phase)
     cargo: Int32s
-    cargo_kind: Int8s  # economy.Cargo
+    cargo_kind: Int8s  # unit_states.Cargo
     harvest_tag: Tags
     contents: Int32s
     occupant: Tags
