@@ -9,16 +9,18 @@ import numpy as np
 from s2clientprotocol import error_pb2, raw_pb2, spatial_pb2, ui_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
+from sc2env.engine.orders import CANT_TARGET, ERROR, REPAIR, SUCCESS
+from sc2env.engine.players import CONTROL_GROUPS
 from sc2env.engine.render import View
 from sc2env.gamedata import ABILITIES, Target
 
 if TYPE_CHECKING:
     from sc2env.engine.game import Game
 
-SUCCESS = error_pb2.Success
-ERROR = error_pb2.Error
 NOT_SUPPORTED = error_pb2.NotSupported
-CANT_TARGET = error_pb2.CantTargetThatUnit
+_CONTROL_GROUP = ui_pb2.ActionControlGroup
+_IDLE_WORKER = ui_pb2.ActionSelectIdleWorker
+_MULTI_PANEL = ui_pb2.ActionMultiPanel
 
 _SELECT, _TOGGLE, _ALL_TYPE, _ADD_ALL_TYPE = (
     spatial_pb2.ActionSpatialUnitSelectionPoint.Select,
@@ -184,7 +186,12 @@ def _ui(game: Game, ui: ui_pb2.ActionUI) -> int:
         mode = ui.select_idle_worker.type
         current = _own(game, player.selection)
         fresh = [t for t in idle if t not in current] or idle
-        chosen = {1: [fresh[0]], 2: current + [fresh[0]], 3: idle, 4: current + fresh}.get(mode)
+        chosen = {
+            _IDLE_WORKER.Set: [fresh[0]],
+            _IDLE_WORKER.Add: current + [fresh[0]],
+            _IDLE_WORKER.All: idle,
+            _IDLE_WORKER.AddAll: current + fresh,
+        }.get(mode)
         if chosen is None:
             return ERROR
         player.selection = list(dict.fromkeys(chosen))
@@ -197,10 +204,10 @@ def _ui(game: Game, ui: ui_pb2.ActionUI) -> int:
         tag = selection[panel.unit_index]
         same = [t for t in selection if w.type_id[w.slot(t)] == w.type_id[w.slot(tag)]]
         player.selection = {
-            1: [tag],
-            2: [t for t in selection if t != tag],
-            3: same,
-            4: [t for t in selection if t not in same],
+            _MULTI_PANEL.SingleSelect: [tag],
+            _MULTI_PANEL.DeselectUnit: [t for t in selection if t != tag],
+            _MULTI_PANEL.SelectAllOfType: same,
+            _MULTI_PANEL.DeselectAllOfType: [t for t in selection if t not in same],
         }.get(panel.type, selection)
         return SUCCESS
     if kind == "production_panel":  # clicking a queue slot cancels that unit
@@ -212,7 +219,7 @@ def _ui(game: Game, ui: ui_pb2.ActionUI) -> int:
     if kind == "toggle_autocast":  # only Repair autocasts here, and it stays a manual order in the engine
         return (
             SUCCESS
-            if any(316 in game.orders.card(w.slot(t)) for t in _own(game, player.selection))
+            if any(REPAIR in game.orders.card(w.slot(t)) for t in _own(game, player.selection))
             else ERROR
         )
     # select_larva, select_warp_gates, cargo_panel: no larvae, warp gates or transports exist on the
@@ -221,23 +228,23 @@ def _ui(game: Game, ui: ui_pb2.ActionUI) -> int:
 
 
 def _control_group(game: Game, action: int, index: int) -> int:
-    if not 0 <= index < 10:
+    if not 0 <= index < CONTROL_GROUPS:
         return ERROR
     player = game.player
     groups = player.control_groups
     selection = _own(game, player.selection)
-    if action == 1:  # Recall
+    if action == _CONTROL_GROUP.Recall:
         recalled = _own(game, groups[index])
         if recalled:
             player.selection = recalled
         return SUCCESS
-    if action in (4, 5):  # ...AndSteal: the units leave every other group first
-        for n in range(10):
+    if action in (_CONTROL_GROUP.SetAndSteal, _CONTROL_GROUP.AppendAndSteal):  # they leave the other groups
+        for n in range(CONTROL_GROUPS):
             if n != index:
                 groups[n] = [t for t in groups[n] if t not in selection]
-    if action in (2, 4):
+    if action in (_CONTROL_GROUP.Set, _CONTROL_GROUP.SetAndSteal):
         groups[index] = list(selection)
-    elif action in (3, 5):
+    elif action in (_CONTROL_GROUP.Append, _CONTROL_GROUP.AppendAndSteal):
         groups[index] = groups[index] + [t for t in selection if t not in groups[index]]
     else:
         return ERROR

@@ -16,7 +16,7 @@ from sc2env.engine.combat import TICK, Combat
 from sc2env.engine.economy import Economy
 from sc2env.engine.frame import FrameCache
 from sc2env.engine.mapdef import RESULTS, MapDefinition
-from sc2env.engine.orders import Orders
+from sc2env.engine.orders import SUCCESS, Orders
 from sc2env.engine.panels import Panels
 from sc2env.engine.players import Player, Stats
 from sc2env.engine.production import Production
@@ -255,7 +255,7 @@ class Game:
             key=lambda o: (cx + o[0] - x) ** 2 + (cy + o[1] - y) ** 2,
         )
         for dx, dy in offsets:
-            if self.building.placement_error(unit_type, cx + dx, cy + dy) == actions.SUCCESS:
+            if self.building.placement_error(unit_type, cx + dx, cy + dy) == SUCCESS:
                 return cx + dx, cy + dy
         return cx, cy
 
@@ -294,12 +294,12 @@ class Game:
     def cost_error(self, owner: int, unit_type: UnitType) -> int:
         player = self.players.get(owner)
         if player is None:
-            return actions.SUCCESS
+            return SUCCESS
         if player.minerals < unit_type.mineral_cost:
             return error_pb2.NotEnoughMinerals
         if player.vespene < unit_type.vespene_cost:
             return error_pb2.NotEnoughVespene
-        return actions.SUCCESS
+        return SUCCESS
 
     def pay(self, owner: int, unit_type: UnitType) -> None:
         player = self.players.get(owner)

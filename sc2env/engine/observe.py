@@ -10,6 +10,7 @@ from sc2env.engine import rgb, wire
 from sc2env.engine.economy import DROPOFF_TYPES, HARVESTED_TYPES, WORKER_TYPES
 from sc2env.engine.frame import CARRY_GAS, CARRY_MINERALS, NEUTRAL_PLAYER_ID
 from sc2env.engine.game import Game
+from sc2env.engine.orders import GATHER, RETURN
 from sc2env.engine.render import encode
 from sc2env.engine.unit_states import Cargo
 from sc2env.gamedata import ABILITIES, UNIT_TYPES
@@ -164,7 +165,7 @@ def _harvesters(game: Game) -> dict[int, tuple[int, int]]:
     workers = [
         i
         for i in np.flatnonzero(own & worker & (w.harvest_tag != 0)).tolist()
-        if w.orders[i] and w.orders[i][0].ability_id in (295, 296)
+        if w.orders[i] and w.orders[i][0].ability_id in (GATHER, RETURN)
     ]
     targets = w.harvest_tag[workers]
     fields = np.flatnonzero((w.owner == 0) & harvested)

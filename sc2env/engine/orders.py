@@ -27,6 +27,7 @@ _RESOURCE_RESULTS = (
 SMART, STOP, MOVE, PATROL, HOLD, ATTACK = 1, 4, 16, 17, 18, 23
 GATHER, RETURN, REPAIR, CANCEL_BUILD, HALT, EXPLODE = 295, 296, 316, 314, 315, 42
 RALLY_BUILDING, RALLY_WORKERS = 195, 203
+RALLIES = (RALLY_BUILDING, RALLY_WORKERS)
 CANCEL_LAST = (306, 308)
 LOWER, RAISE = 556, 558
 _MORPHS = {LOWER: "SupplyDepotLowered", RAISE: "SupplyDepot"}
@@ -209,7 +210,7 @@ class Orders:
                 w.holding[i] = True
                 w.mode[i] = CombatMode.HOLDING if w.types[i].can_attack else CombatMode.PASSIVE
             return SUCCESS
-        if ability in (RALLY_BUILDING, RALLY_WORKERS):
+        if ability in RALLIES:
             self.rally[int(w.tag[i])] = Order(
                 ability, point=None if target else point, target_tag=target or 0
             )
@@ -273,7 +274,7 @@ class Orders:
         card = self.card(i)
         me = w.types[i]
         if me.structure:
-            rally = next((a for a in me.command_card if a in (RALLY_BUILDING, RALLY_WORKERS)), None)
+            rally = next((a for a in me.command_card if a in RALLIES), None)
             return (
                 (rally, point, target)
                 if rally is not None and w.build_progress[i] >= 1

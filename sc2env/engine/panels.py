@@ -18,6 +18,7 @@ from s2clientprotocol import score_pb2, ui_pb2
 
 from sc2env.engine import wire
 from sc2env.engine.frame import SELF, player_relative
+from sc2env.engine.orders import RALLIES, SMART
 from sc2env.engine.players import CATEGORIES
 from sc2env.gamedata import ABILITIES, LOOPS_PER_GAME_SECOND, UNIT_TYPES
 
@@ -244,8 +245,9 @@ class Panels:
 def unit_abilities(game: Game, i: int, finished: bool, ignore_resources: bool = False) -> list[int]:
     """What row i's command card offers now: Smart for finished units that move or rally, then the card's
     usable buttons."""
-    smart = finished and (game.world.speed[i] > 0 or bool({195, 203} & set(game.world.types[i].command_card)))
-    return [1] * bool(smart) + game.orders.available(i, ignore_resources)
+    w = game.world
+    smart = finished and (w.speed[i] > 0 or any(ability in RALLIES for ability in w.types[i].command_card))
+    return [SMART] * bool(smart) + game.orders.available(i, ignore_resources)
 
 
 @functools.lru_cache(maxsize=1024)  # a few sets of buttons come up again and again

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from sc2env.gamedata import LOOPS_PER_REAL_MINUTE
 
 CATEGORIES = ("none", "army", "economy", "technology", "upgrade")
+CONTROL_GROUPS = 10
 
 
 def _by_category() -> dict[str, float]:
@@ -60,7 +61,7 @@ class Player:
     vespene: int = 0
     score: int = 0
     selection: list[int] = field(default_factory=list)
-    control_groups: list[list[int]] = field(default_factory=lambda: [[] for _ in range(10)])
+    control_groups: list[list[int]] = field(default_factory=lambda: [[] for _ in range(CONTROL_GROUPS)])
     camera: tuple[float, float] = (0.0, 0.0)
     stats: Stats = field(default_factory=Stats)
 
