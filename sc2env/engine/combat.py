@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sc2env.engine.fast import count_nonzero as _count
+from sc2env.engine.type_tables import per_type, type_mask
 from sc2env.engine.unit_states import CombatMode
-from sc2env.gamedata import UNIT_TYPES
 
 if TYPE_CHECKING:
     from sc2env.engine.game import Game
@@ -25,7 +25,14 @@ _RANDOM_DELAY = (-1.0, 2.0)  # loops added to each cooldown (game data RandomDel
 # exact; a shot lands at most TICK - 1 loops late (the game's own random attack delay spans 3 loops).
 TICK = 4
 _SLACK = 1e-6  # distance tolerance of range checks (float noise of units resting exactly at a range)
-_RANGE, _SCAN, _AUTO, _TARGETABLE, _PREFERENCE = range(5)  # columns of Combat._table
+# Per unit type id (index with World.type_id): how close it attacks from and how far it looks for targets, whether
+# it acquires targets by itself, whether it can be attacked, and its target preference: lower is preferred,
+# threats first, then AttackTargetPriority (units 20, structures 11).
+_ATTACK_RANGE = per_type(lambda t: t.attack_range)
+_SCAN_RANGE = per_type(lambda t: t.scan_range)
+_AUTO_ACQUIRES = type_mask(lambda t: t.auto_acquire and t.can_attack)
+_TARGETABLE = type_mask(lambda t: not t.invulnerable and t.health > 0)
+_PREFERENCE = per_type(lambda t: (0 if t.can_attack else 1000) + (20 - (11 if t.structure else 20)) * 100)
 
 
 @dataclass
@@ -64,7 +71,6 @@ class Combat:
         self.hits: list[Hit] = []
         self.deaths: list[Death] = []
         self._chasing: set[int] = set()  # tags of the units out of range of their targets at the last plan
-        self._build_tables(UNIT_TYPES.values())
 
     # ---- queries ------------------------------------------------------------------------------------
     def attackable(self, i: int, j: int) -> bool:
@@ -161,10 +167,10 @@ class Combat:
         """((weapon range, scan range, auto-acquires) of each row as lists, targetable rows, (targets, their
         stats) when none is hidden): per-row constants."""
         w = self.world
-        table = self._table[w.type_id]
-        targetable = (table[:, _TARGETABLE] > 0) & (w.owner != 0)
+        kinds = w.type_id
+        targetable = _TARGETABLE[kinds] & (w.owner != 0)
         targets = targetable.nonzero()[0]
-        rows = table[:, _RANGE].tolist(), table[:, _SCAN].tolist(), (table[:, _AUTO] > 0).tolist()
+        rows = _ATTACK_RANGE[kinds].tolist(), _SCAN_RANGE[kinds].tolist(), _AUTO_ACQUIRES[kinds].tolist()
         return rows, targetable, (targets, self._target_stats(targets))
 
     def _target_stats(self, targets: np.ndarray) -> tuple:
@@ -173,7 +179,7 @@ class Combat:
         they differ in tier (else None)."""
         w = self.world
         tags = w.tag[targets].tolist()
-        preference = self._table[w.type_id[targets], _PREFERENCE]
+        preference = _PREFERENCE[w.type_id[targets]]
         # Only worth a look at each decision when the targets' tiers differ (tiers are 100 or more apart).
         tiers = preference.tolist() if len(targets) > 1 and np.ptp(preference) >= 100 else None
         return (
@@ -445,17 +451,3 @@ class Combat:
 
     def cancel_missiles(self) -> None:
         self.hits = []
-
-    # ---- per-type lookup tables ---------------------------------------------------------------------
-    def _build_tables(self, unit_types) -> None:
-        """Per unit type id: weapon range, scan range, auto-acquire, targetable, target preference."""
-        size = max(t.unit_id for t in unit_types) + 1
-        self._table = np.zeros((size, 5))
-        for t in unit_types:
-            row = self._table[t.unit_id]
-            row[_RANGE] = t.attack_range
-            row[_SCAN] = t.scan_range
-            row[_AUTO] = t.auto_acquire and t.can_attack
-            row[_TARGETABLE] = not t.invulnerable and t.health > 0
-            # Lower is preferred: threats first, then AttackTargetPriority (units 20, structures 11).
-            row[_PREFERENCE] = (0 if t.can_attack else 1000) + (20 - (11 if t.structure else 20)) * 100

@@ -9,8 +9,9 @@ from s2clientprotocol import error_pb2
 
 from sc2env.engine.fast import count_nonzero
 from sc2env.engine.orders import GATHER, REPAIR, RETURN, Order
+from sc2env.engine.type_tables import DROPOFF_TYPES, MINERAL_FIELD_TYPES, WORKER_TYPES
 from sc2env.engine.unit_states import Cargo, Phase
-from sc2env.gamedata import UNIT_TYPES, Harvest, UnitType
+from sc2env.gamedata import Harvest, UnitType
 
 if TYPE_CHECKING:
     from sc2env.engine.game import Game
@@ -131,7 +132,7 @@ class Economy:
         gone), preferring free ones; 0 if none."""
         w = self.world
         centre = w.pos[w.slot(near)] if w.exists(near) else w.pos[i]
-        fields = np.flatnonzero((w.contents > 0) & (w.owner == 0) & _MINERAL[w.type_id])
+        fields = np.flatnonzero((w.contents > 0) & (w.owner == 0) & MINERAL_FIELD_TYPES[w.type_id])
         if not len(fields):
             return 0
         fields = fields[np.hypot(*(w.pos[fields] - centre).T) <= _ACQUIRE_RADIUS]
@@ -336,17 +337,3 @@ def _harvest(t: UnitType) -> Harvest:
     if t.harvest is None:
         raise ValueError(f"{t.name} is not a resource that workers harvest")
     return t.harvest
-
-
-def type_mask(test) -> np.ndarray:
-    """By unit type id: whether `test(unit type)` holds (index it with World.type_id)."""
-    mask = np.zeros(max(UNIT_TYPES) + 1, bool)
-    mask[[t.unit_id for t in UNIT_TYPES.values() if test(t)]] = True
-    return mask
-
-
-WORKER_TYPES = type_mask(lambda t: t.worker)
-DROPOFF_TYPES = type_mask(lambda t: t.dropoff)
-HARVESTED_TYPES = type_mask(lambda t: t.harvest is not None)
-"""Mineral fields, geysers and refineries: what workers gather from."""
-_MINERAL = type_mask(lambda t: t.harvest is not None and t.harvest.kind == "minerals")

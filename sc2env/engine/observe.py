@@ -7,11 +7,11 @@ from s2clientprotocol import data_pb2, raw_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.engine import rgb, wire
-from sc2env.engine.economy import DROPOFF_TYPES, HARVESTED_TYPES, WORKER_TYPES
 from sc2env.engine.frame import CARRY_GAS, CARRY_MINERALS, NEUTRAL_PLAYER_ID
 from sc2env.engine.game import Game
 from sc2env.engine.orders import GATHER, RETURN
 from sc2env.engine.render import encode
+from sc2env.engine.type_tables import DROPOFF_TYPES, HARVESTED_TYPES, WORKER_TYPES
 from sc2env.engine.unit_states import Cargo
 from sc2env.gamedata import ABILITIES, UNIT_TYPES
 

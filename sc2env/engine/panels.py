@@ -20,7 +20,8 @@ from sc2env.engine import wire
 from sc2env.engine.frame import SELF, player_relative
 from sc2env.engine.orders import RALLIES, SMART
 from sc2env.engine.players import CATEGORIES
-from sc2env.gamedata import ABILITIES, LOOPS_PER_GAME_SECOND, UNIT_TYPES
+from sc2env.engine.type_tables import FOOD_REQUIRED, WORKER_TYPES, per_type
+from sc2env.gamedata import ABILITIES, LOOPS_PER_GAME_SECOND
 
 if TYPE_CHECKING:
     from sc2env.engine.game import Game
@@ -41,17 +42,18 @@ _CACHE_SIZE = 4096
 
 # Per unit type id: mineral cost, vespene cost, food required (units), worker, army, structure, category.
 _MINERALS, _VESPENE, _FOOD, _WORKER, _ARMY, _STRUCTURE, _CATEGORY = range(7)
-_TYPE_TABLE = np.zeros((max(UNIT_TYPES) + 1, 7))
-for _t in UNIT_TYPES.values():
-    _TYPE_TABLE[_t.unit_id] = (
-        _t.mineral_cost,
-        _t.vespene_cost,
-        0 if _t.structure else _t.food_required,
-        _t.worker,
-        _t.army,
-        _t.structure,
-        CATEGORIES.index(_t.cost_category or "none"),
-    )
+_TYPE_TABLE = np.stack(
+    (
+        per_type(lambda t: t.mineral_cost),
+        per_type(lambda t: t.vespene_cost),
+        FOOD_REQUIRED,
+        WORKER_TYPES,
+        per_type(lambda t: t.army),
+        per_type(lambda t: t.structure),
+        per_type(lambda t: CATEGORIES.index(t.cost_category or "none")),
+    ),
+    axis=1,
+)
 
 
 class Panels:

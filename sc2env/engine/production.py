@@ -10,6 +10,7 @@ import numpy as np
 from s2clientprotocol import error_pb2
 
 from sc2env.engine.orders import GATHER, MOVE, SUCCESS, Order
+from sc2env.engine.type_tables import FOOD_PROVIDED, FOOD_REQUIRED, PRODUCER_TYPES
 from sc2env.gamedata import UNIT_TYPES
 
 if TYPE_CHECKING:
@@ -17,13 +18,6 @@ if TYPE_CHECKING:
     from sc2env.engine.world import World
 
 MAX_FOOD = 200
-_FOOD_REQUIRED = np.zeros(max(UNIT_TYPES) + 1)
-_FOOD_PROVIDED = np.zeros(max(UNIT_TYPES) + 1)
-for _t in UNIT_TYPES.values():
-    _FOOD_REQUIRED[_t.unit_id] = 0.0 if _t.structure else _t.food_required
-    _FOOD_PROVIDED[_t.unit_id] = _t.food_provided
-_PRODUCER = np.zeros(max(UNIT_TYPES) + 1, bool)
-_PRODUCER[[t.unit_id for t in UNIT_TYPES.values() if t.queue_size]] = True
 _DEFAULT_EXIT = np.array([0.0, -1.0])  # trained units leave southwards when there is no rally point
 
 
@@ -53,12 +47,12 @@ class Production:
         w = self.world
         mine = w.owner == owner
         kinds = w.type_id[mine]
-        provided = _FOOD_PROVIDED[kinds]
+        provided = FOOD_PROVIDED[kinds]
         complete = w.build_progress[mine] >= 1
         cap = (provided * complete).sum()
         return (
-            float(_FOOD_REQUIRED[kinds].sum()),
-            (mine & _PRODUCER[w.type_id]).nonzero()[0].tolist(),
+            float(FOOD_REQUIRED[kinds].sum()),
+            (mine & PRODUCER_TYPES[w.type_id]).nonzero()[0].tolist(),
             float(min(cap, MAX_FOOD)),
         )
 
@@ -102,7 +96,7 @@ class Production:
         """Rows of finished structures that train units (kept per rows)."""
         w = self.world
         return w.per_rows(
-            "producers", lambda: (_PRODUCER[w.type_id] & (w.build_progress >= 1)).nonzero()[0].tolist()
+            "producers", lambda: (PRODUCER_TYPES[w.type_id] & (w.build_progress >= 1)).nonzero()[0].tolist()
         )
 
     def _producers(self) -> list[int]:
