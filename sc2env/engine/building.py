@@ -19,6 +19,7 @@ _START_LIFE = 0.1  # a new structure starts at 10 % of its hit points (VitalStar
 _CANCEL_REFUND = 0.75
 _SITE_MARGIN = 0.5  # how close (edge to edge) a worker walks to a building site
 _RESOURCE_ZONE = 3  # cells around resources where town halls may not stand (NearResources)
+_NEW_STRUCTURE_FACING = 4.71238898  # radians: 3/2 pi, facing down the map, as the game places structures
 # What each build ability makes, and which types meet each tech requirement (a lowered depot is a depot).
 BUILT_BY: dict[int, UnitType] = {
     t.build_ability: t for t in UNIT_TYPES.values() if t.structure and t.build_ability and t.build_time
@@ -198,7 +199,7 @@ class Building:
         if error != SUCCESS:
             return self._fail(i, order, error)
         g.pay(owner, t)
-        tag = g.spawn_unit(t, owner, float(x), float(y), facing=4.71238898)
+        tag = g.spawn_unit(t, owner, float(x), float(y), facing=_NEW_STRUCTURE_FACING)
         j = w.slot(tag)
         if order.target_tag:
             geyser = w.slot(order.target_tag)

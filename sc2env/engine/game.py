@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from s2clientprotocol import error_pb2
+from s2clientprotocol import common_pb2, error_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.engine import actions
@@ -34,6 +34,9 @@ from sc2env.engine.scenario import Scenario
 from sc2env.engine.vision import Vision
 from sc2env.engine.world import World
 from sc2env.gamedata import LOOPS_PER_REAL_SECOND, UNIT_TYPES, UnitType
+from sc2env.gamedata.units import PROTOSS, TERRAN, ZERG
+
+_PLAYED_RACES = (TERRAN, ZERG, PROTOSS)  # a race a player has in the game (Random resolves to one)
 
 
 @dataclass(frozen=True)
@@ -106,7 +109,7 @@ class Game:
         self._minimap_views: dict[tuple, View] = {}
         # What the agent asked for at join; until then no feature layers, render or raw data.
         self.interface = Interface.from_options(sc_pb.InterfaceOptions())
-        self.race = definition.players[0].race if definition.players else 1
+        self.race = definition.players[0].race if definition.players else TERRAN
         self.race_requested = self.race  # what join_game asked for (Random stays Random here)
         self.player_id = definition.players[0].player_id if definition.players else 1
         self.player_name = definition.players[0].name if definition.players else "Player"
@@ -117,8 +120,8 @@ class Game:
         self.player_name = player_name or self.player_name  # as the game echoes it in game_info
         cheating = interface.options.feature_layer.allow_cheating_layers
         self.minimap_layers = LayerRenderer(MINIMAP_LAYERS if cheating else MINIMAP_LAYERS_FAIR, self.terrain)
-        self.race = race if race in (1, 2, 3) else self.race
-        self.race_requested = race if race in (1, 2, 3, 4) else self.race
+        self.race = race if race in _PLAYED_RACES else self.race
+        self.race_requested = race if race in _PLAYED_RACES + (common_pb2.Random,) else self.race
         self.restart()
 
     def restart(self) -> None:

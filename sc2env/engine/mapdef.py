@@ -12,14 +12,17 @@ import posixpath
 from dataclasses import dataclass, field
 
 import numpy as np
+from s2clientprotocol import common_pb2
+from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.engine.world import Bounds
 from sc2env.mapfiles import DEFINITION_FORMAT as FORMAT
 from sc2env.mapfiles import MAX_GAME_LOOPS, definitions_dir
 
-RACES = {"Terran": 1, "Zerg": 2, "Protoss": 3, "Random": 4}
+RACES = {name: common_pb2.Race.Value(name) for name in ("Terran", "Zerg", "Protoss", "Random")}
+"""The races a player slot may have, as common.proto's Race values."""
 VISION = ("reveal_playable", "reveal_all", "fog")
-RESULTS = {"Victory": 1, "Defeat": 2, "Tie": 3, "Undecided": 4}
+RESULTS = dict(sc_pb.Result.items())
 """Game results a definition may end with, as sc2api.proto's Result values."""
 
 
@@ -188,7 +191,8 @@ def check_fields(spec, known, where: str) -> None:
             )
 
 
-_MAX_MAP_SIDE = 256  # the largest StarCraft II map
+MAX_MAP_SIDE = 256
+"""The longest side a map may have, in cells (world units): the largest StarCraft II map."""
 
 
 def _whole(value, where: str) -> int:
@@ -228,8 +232,8 @@ def parse_definition(data: bytes | str) -> MapDefinition:
         if not (isinstance(name, str) and name):
             raise MapDefinitionError(f"name: expected a non-empty string, got {name!r}")
         width, height = (_whole(v, "map_size") for v in spec["map_size"])
-        if not (0 < width <= _MAX_MAP_SIDE and 0 < height <= _MAX_MAP_SIDE):
-            raise MapDefinitionError(f"map_size: 1 to {_MAX_MAP_SIDE} cells a side, got {spec['map_size']!r}")
+        if not (0 < width <= MAX_MAP_SIDE and 0 < height <= MAX_MAP_SIDE):
+            raise MapDefinitionError(f"map_size: 1 to {MAX_MAP_SIDE} cells a side, got {spec['map_size']!r}")
         playable = _bounds(spec["playable_area"], "playable_area")
         regions = {
             "playable_area": Region((Shape("rect", (playable.x0, playable.y0, playable.x1, playable.y1)),))

@@ -13,6 +13,7 @@ from sc2env._version import __version__
 from sc2env.engine import observe, replay
 from sc2env.engine.game import Game, Interface
 from sc2env.engine.mapdef import (
+    MAX_MAP_SIDE,
     MapDefinition,
     MapDefinitionError,
     builtin_definitions,
@@ -36,7 +37,7 @@ ALREADY_ENDED = "Game has already ended"
 # What validating a definition raises for a malformed part (a wrong type, a missing key, a bad value).
 MALFORMED = (MapDefinitionError, KeyError, TypeError, AttributeError, ValueError)
 _MAX_RESOLUTION = 4096
-_MAX_CAMERA_WIDTH = 256  # world units: the largest map side
+_MAX_CAMERA_WIDTH = MAX_MAP_SIDE  # world units: a screen no wider than the largest map
 
 # Request -> statuses in which it is valid (PySC2's extra allowances included; see sc2-api-notes §1). `ended`
 # also follows a replay that was watched to its end; the handlers refuse what makes no sense there.
