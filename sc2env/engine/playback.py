@@ -21,7 +21,7 @@ from sc2env.engine.render import (
     minimap_view,
     screen_view,
 )
-from sc2env.engine.replay import Replay
+from sc2env.engine.replay_file import Replay
 from sc2env.engine.vision import Vision
 
 Size = tuple[int, int]

@@ -10,7 +10,7 @@ from s2clientprotocol import query_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env._version import __version__
-from sc2env.engine import observe, replay
+from sc2env.engine import observe, replay_file
 from sc2env.engine.game import Game, Interface
 from sc2env.engine.mapdef import (
     MAX_MAP_SIDE,
@@ -308,14 +308,14 @@ class Session:
                 "then saves the replay up to the current game loop)"
             )
             return
-        response.save_replay.data = replay.encode(replay.record(self._current_game()))
+        response.save_replay.data = replay_file.encode(replay_file.record(self._current_game()))
 
     def _replay_info(self, request: sc_pb.RequestReplayInfo, response) -> None:
         out = response.replay_info
         out.SetInParent()
         try:
-            recorded = replay.read(request)
-        except replay.ReplayError as e:
+            recorded = replay_file.read(request)
+        except replay_file.ReplayError as e:
             out.error, out.error_details = sc_pb.ResponseReplayInfo.Error.Value(e.kind), e.details
             return
         out.map_name, out.local_map_path = recorded.map_name, recorded.map_path
@@ -336,8 +336,9 @@ class Session:
         out.SetInParent()
         error = sc_pb.ResponseStartReplay
         try:
-            recorded = replay.read(request)
-        except replay.ReplayError as e:  # start_replay has no ParsingError: an unparsable replay is invalid
+            recorded = replay_file.read(request)
+        except replay_file.ReplayError as e:
+            # start_replay has no ParsingError: an unparsable replay is invalid
             kind = "InvalidReplayData" if e.kind == "ParsingError" else e.kind
             out.error, out.error_details = error.Error.Value(kind), e.details
             return
@@ -408,7 +409,7 @@ class Session:
                 response.error.append(problem)
 
 
-def _replay_map(recorded: replay.Replay, map_data: bytes) -> MapDefinition:
+def _replay_map(recorded: replay_file.Replay, map_data: bytes) -> MapDefinition:
     """The definition a replay plays on: the one it carries. `map_data` (start_replay's override) may only
     repeat it; MapDefinitionError says why it can't be used, ValueError that the replay's own is broken."""
     try:

@@ -878,7 +878,7 @@ def test_names_read_from_replays_are_printed_escaped_and_shortened(tmp_path, cap
     # a 5,000-character one pushed the rest of the table's row off the screen.
     import dataclasses
 
-    from sc2env.engine import replay as engine_replay  # the format: to store names no game would
+    from sc2env.engine import replay_file as engine_replay  # to store names no game would
 
     folder = tmp_path / "replays"
     assert main(["sc2env", "run", "--max-steps", "2", "--save-replay", str(folder), *BUILTIN]) == 0

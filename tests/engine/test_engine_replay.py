@@ -24,7 +24,7 @@ from s2clientprotocol import common_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import __version__
-from sc2env.engine import replay
+from sc2env.engine import replay_file
 from sc2env.engine.mapdef import builtin_definitions
 from sc2env.engine.session import Session
 from sc2env.gamedata import BASE_BUILD, DATA_BUILD, DATA_VERSION, GAME_VERSION
@@ -169,7 +169,7 @@ def test_a_finished_game_replays_to_its_result():
 
 def test_an_unseeded_game_replays_from_its_recorded_random_state():
     recording = play(start("DefeatRoaches", seed=None), 10, MIXED, seed=7)
-    assert replay.decode(recording.data).seed is None
+    assert replay_file.decode(recording.data).seed is None
     watcher = watch(recording.data)
     for count, original in zip(recording.counts, recording.observations):
         ask(watcher, step=sc_pb.RequestStep(count=count))
@@ -450,11 +450,11 @@ def saved() -> bytes:
 
 
 def rewritten(data: bytes, **changes) -> bytes:
-    return replay.encode(dataclasses.replace(replay.decode(data), **changes))
+    return replay_file.encode(dataclasses.replace(replay_file.decode(data), **changes))
 
 
 def recompressed(body: bytes, version: bytes = b"1") -> bytes:
-    return replay.MAGIC + version + b"\n" + zlib.compress(body)
+    return replay_file.MAGIC + version + b"\n" + zlib.compress(body)
 
 
 @pytest.mark.parametrize(
@@ -471,11 +471,11 @@ def recompressed(body: bytes, version: bytes = b"1") -> bytes:
         (lambda d: d[: len(d) // 2], "ParsingError", "truncated"),
         (lambda d: d[:40] + bytes([d[40] ^ 0xFF]) + d[41:], "ParsingError", "corrupted"),
         (lambda d: d + b"!", "ParsingError", "unexpected bytes after"),
-        (lambda d: replay.MAGIC + b"x\n" + d[16:], "ParsingError", "first line is damaged"),
+        (lambda d: replay_file.MAGIC + b"x\n" + d[16:], "ParsingError", "first line is damaged"),
         (lambda d: recompressed(b"{}", b"2"), "InvalidReplayData", "install a newer sc2env"),
         (lambda d: recompressed(b"[1, 2"), "ParsingError", "not valid JSON"),
         (
-            lambda d: recompressed(b" " * (replay.MAX_INFLATED_BYTES + 1)),
+            lambda d: recompressed(b" " * (replay_file.MAX_INFLATED_BYTES + 1)),
             "InvalidReplayData",
             "inflates to more than 256 MiB",
         ),
@@ -594,7 +594,7 @@ def test_start_replay_needs_options_it_can_serve_and_the_replay_s_own_map(saved)
 
 
 def test_a_replay_whose_inside_was_edited_into_nonsense_is_invalid_data(saved):
-    for changes in ({"map_definition": b"{}"}, {"player": replay.RecordedPlayer(7, 1, 1, "x")}):
+    for changes in ({"map_definition": b"{}"}, {"player": replay_file.RecordedPlayer(7, 1, 1, "x")}):
         answer = ask(
             Session(),
             start_replay=sc_pb.RequestStartReplay(
@@ -636,8 +636,8 @@ def test_save_and_watch_a_replay_through_the_engine_process(controller, tmp_path
         {"result": 7},
         {"base_build": -1},
         {"score": 2**40},
-        {"player": replay.RecordedPlayer(2**40, 1, 1, "x")},
-        {"player": replay.RecordedPlayer(1, 99, 1, "x")},
+        {"player": replay_file.RecordedPlayer(2**40, 1, 1, "x")},
+        {"player": replay_file.RecordedPlayer(1, 99, 1, "x")},
     ],
     ids=["result", "base_build", "score", "player_id", "race"],
 )

@@ -434,7 +434,7 @@ def test_the_watcher_follows_the_step_being_handled_and_refuses_misuse(beacon_re
 
 
 def test_a_replay_that_diverges_is_a_replay_error(beacon_replay, tmp_path):
-    from sc2env.engine import replay as engine_replay  # the format: to edit a replay as a damaged file has it
+    from sc2env.engine import replay_file as engine_replay  # to edit a replay as a damaged file has it
 
     recorded = engine_replay.decode(beacon_replay.read_bytes())
     edited = tmp_path / "edited.SC2Replay"
