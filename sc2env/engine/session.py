@@ -83,7 +83,7 @@ class Session:
         # (definition, seed, realtime) between create and join
         self._pending: tuple[MapDefinition, int | None, bool] | None = None
         self.disable_fog = False
-        self.replay: Playback | None = None  # the replay being watched (in_replay, or ended after one)
+        self.playback: Playback | None = None  # the replay being watched (in_replay, or ended after one)
 
     @property
     def quit(self) -> bool:
@@ -114,7 +114,7 @@ class Session:
             )
         elif (
             kind in _NOT_IN_REPLAY
-            and self.replay is not None
+            and self.playback is not None
             and (self.status == IN_REPLAY or kind != "action")
         ):  # an action after its end: ALREADY_ENDED
             response.error.append(_NOT_IN_REPLAY[kind])
@@ -202,7 +202,7 @@ class Session:
         self._pending = (definition, seed, request.realtime)
         self.disable_fog = request.disable_fog
         self.game = None
-        self.replay = None
+        self.playback = None
         self.status = INIT_GAME
 
     def _join_game(self, request: sc_pb.RequestJoinGame, response) -> None:
@@ -234,7 +234,7 @@ class Session:
     def _leave_game(self, request, response) -> None:
         response.leave_game.SetInParent()
         self.game = None
-        self.replay = None
+        self.playback = None
         self.status = LAUNCHED
 
     def _quit(self, request, response) -> None:
@@ -242,8 +242,8 @@ class Session:
         self.status = QUIT
 
     def _game_info(self, request, response) -> None:
-        if self.replay is not None:
-            with self.replay.observed() as game:
+        if self.playback is not None:
+            with self.playback.observed() as game:
                 response.game_info.CopyFrom(observe.game_info(game))
             return
         response.game_info.CopyFrom(observe.game_info(self._current_game()))
@@ -252,8 +252,8 @@ class Session:
         response.data.CopyFrom(observe.game_data(request))
 
     def _query(self, request: query_pb2.RequestQuery, response) -> None:
-        if self.replay is not None:
-            with self.replay.observed() as game:
+        if self.playback is not None:
+            with self.playback.observed() as game:
                 answer_query(game, request, response.query)
             return
         answer_query(self._current_game(), request, response.query)
@@ -263,12 +263,12 @@ class Session:
         if game.realtime and self.status == IN_GAME:
             game.catch_up_realtime(request.game_loop)
             self._after_simulation()
-        if self.replay is not None:
-            if self.replay.realtime and self.status == IN_REPLAY:
-                self.replay.catch_up_realtime(request.game_loop)
+        if self.playback is not None:
+            if self.playback.realtime and self.status == IN_REPLAY:
+                self.playback.catch_up_realtime(request.game_loop)
                 self._after_replay(response)
             response.status = self.status
-            with self.replay.observed() as game:
+            with self.playback.observed() as game:
                 return observe.observation(game, response)
         response.status = self.status
         return observe.observation(game, response)
@@ -286,11 +286,11 @@ class Session:
     def _step(self, request: sc_pb.RequestStep, response) -> None:
         game = self._current_game()
         count = request.count if request.HasField("count") else 1
-        if self.replay is not None:
-            if self.replay.realtime:
+        if self.playback is not None:
+            if self.playback.realtime:
                 response.error.append("step is not valid in a realtime replay (it advances with the clock)")
                 return
-            self.replay.play(count)
+            self.playback.play(count)
             self._after_replay(response)
             response.step.simulation_loop = game.game_loop
             return
@@ -302,7 +302,7 @@ class Session:
         response.step.simulation_loop = game.game_loop
 
     def _save_replay(self, request, response) -> None:
-        if self.replay is not None and not self.replay.record_replay:
+        if self.playback is not None and not self.playback.record_replay:
             response.error.append(
                 "save_replay from a replay needs start_replay with record_replay set (it "
                 "then saves the replay up to the current game loop)"
@@ -386,7 +386,7 @@ class Session:
             out.error = error.InvalidReplayData
             out.error_details = f"the replay's game could not be set up: {type(e).__name__}: {e}"
             return
-        self.game, self.replay, self._pending = playback.game, playback, None
+        self.game, self.playback, self._pending = playback.game, playback, None
         self.status = IN_REPLAY
 
     def _current_game(self) -> Game:
@@ -401,7 +401,7 @@ class Session:
             self.status = ENDED
 
     def _after_replay(self, response: sc_pb.Response) -> None:
-        playback = self.replay
+        playback = self.playback
         if playback is not None and playback.finished and self.status == IN_REPLAY:
             self.status = ENDED
             problem = playback.divergence()

@@ -509,7 +509,7 @@ def test_bad_replay_data_is_refused_with_what_was_wrong(saved, make, kind, detai
     start_kind = "InvalidReplayData" if kind == "ParsingError" else kind  # start_replay has no ParsingError
     assert started.start_replay.error == sc_pb.ResponseStartReplay.Error.Value(start_kind)
     assert details in started.start_replay.error_details
-    assert started.status == sc_pb.in_game and session.replay is None, (
+    assert started.status == sc_pb.in_game and session.playback is None, (
         "a refused replay leaves the game as it was"
     )
 
