@@ -10,7 +10,7 @@ import numpy as np
 from s2clientprotocol import common_pb2, error_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
-from sc2env.engine import actions
+from sc2env.engine import player_actions
 from sc2env.engine.building import Building, is_resource
 from sc2env.engine.combat import TICK, Combat
 from sc2env.engine.economy import Economy
@@ -220,8 +220,8 @@ class Game:
         `raw_echo`: whether its echo carries a raw form (default: when the player has raw data on)."""
         self.inputs.append(action.SerializeToString() if data is None else data)
         raw = self.interface.options.raw if raw_echo is None else raw_echo
-        echo = actions.echo_of(self, action, raw)  # placed before the action moves anything
-        result = actions.apply(self, action)
+        echo = player_actions.echo_of(self, action, raw)  # placed before the action moves anything
+        result = player_actions.apply(self, action)
         if (
             action.HasField("action_feature_layer")
             or action.HasField("action_ui")

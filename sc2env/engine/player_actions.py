@@ -1,4 +1,4 @@
-"""Apply SC2 API actions (feature-layer, render, UI and raw) to a game: selection, commands, camera."""
+"""A player's actions (feature-layer, render, UI and raw) applied to the game: selection, commands, camera."""
 
 from __future__ import annotations
 
