@@ -12,7 +12,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.engine import player_actions
 from sc2env.engine.building import Building, is_resource
-from sc2env.engine.combat import TICK, Combat
+from sc2env.engine.combat import Combat
 from sc2env.engine.economy import Economy
 from sc2env.engine.frame import FrameCache
 from sc2env.engine.mapdef import RESULTS, MapDefinition
@@ -31,6 +31,7 @@ from sc2env.engine.render import (
     screen_view,
 )
 from sc2env.engine.scenario import Scenario
+from sc2env.engine.targeting import TICK
 from sc2env.engine.vision import Vision
 from sc2env.engine.world import World
 from sc2env.gamedata import LOOPS_PER_REAL_SECOND, UNIT_TYPES, UnitType
