@@ -1,4 +1,4 @@
-"""How units move (a base of World): legs towards goals, batch lengths, trajectories, arrivals, collision.
+"""How units move (a base of World): legs towards goals, batch lengths, trajectories, braking, arrivals.
 
 Hot path: each batch of loops runs every method here once, on a few dozen units, so the code keeps the
 count of numpy calls low (reductions as ufunc methods, per-row constants kept in `World.per_rows`). Every
@@ -13,10 +13,9 @@ import math
 import numpy as np
 
 from sc2env.engine import paths
+from sc2env.engine.collision import Collision
 from sc2env.engine.fast import any_xy, sum_xy
 from sc2env.engine.fast import count_nonzero as _count
-from sc2env.engine.fast import sum_rows as _sum_rows
-from sc2env.engine.world_state import WorldState
 
 # A unit pushed aside this close to its goal counts as arrived (SC2 units stop when crowded at a point).
 _CROWDED_ARRIVAL = 1.0
@@ -36,35 +35,35 @@ def _steps(k: int) -> np.ndarray:
 
 
 class Trajectory:
-    """Where the moving rows `m` are after each of the next k loops: pos[m] + travel[loop - 1] x unit.
+    """Where the moving `rows` are after each of the next k loops: start + travel[loop - 1] x unit.
 
-    `braking`: column of m -> its speed after each loop, for the rows that slow down to stop in the batch.
+    `braking`: position in rows -> its speed after each loop, for the rows that slow down to stop in the batch.
     """
 
     def __init__(
         self,
-        world,
-        m: np.ndarray,
+        world: Motion,
+        rows: np.ndarray,
         travel: np.ndarray,
         unit: np.ndarray,
         braking: dict[int, list[float]] | None = None,
     ):
-        self.world, self.m, self.travel, self.unit = world, m, travel, unit
-        self.start = world.pos[m]
+        self.world, self.rows, self.travel, self.unit = world, rows, travel, unit
+        self.start = world.pos[rows]
         self.braking = braking or {}
 
     def at(self, t: int) -> np.ndarray:
-        """Positions of rows m after t loops."""
+        """Positions of the rows after t loops."""
         return self.start + self.travel[t - 1][:, None] * self.unit
 
     def positions(self) -> np.ndarray:
-        """Positions of all rows after each loop, shape (k, n, 2)."""
+        """Positions of all rows of the world after each loop, shape (k, n, 2)."""
         out = np.repeat(self.world.pos[None], len(self.travel), axis=0)
-        out[:, self.m] = self.start + self.travel[:, :, None] * self.unit
+        out[:, self.rows] = self.start + self.travel[:, :, None] * self.unit
         return out
 
 
-class Motion(WorldState):
+class Motion(Collision):
     """How the units of a world move (World adds how they get their goals)."""
 
     # ---- aiming -------------------------------------------------------------------------------------
@@ -76,70 +75,79 @@ class Motion(WorldState):
             return False
         goal_tags = self.goal_tag[moving]
         chasing_mover = False
-        rows = found = None
+        goal_rows = found = None
         if _count(goal_tags):
-            rows, found = self.rows(goal_tags)  # found implies a tag: rows() never finds tag 0
+            goal_rows, found = self.rows(goal_tags)  # found implies a tag: rows() never finds tag 0
             lost = (goal_tags != 0) & ~found
             if _count(lost):  # the goal unit is gone: the leg ends here
                 self.moving[moving[lost]] = False
                 self.goal_tag[moving[lost]] = 0
-            self.goal[moving[found]] = self.pos[rows[found]]
-            chasing_mover = bool(_count(self.moving[rows[found]]))
+            self.goal[moving[found]] = self.pos[goal_rows[found]]
+            chasing_mover = bool(_count(self.moving[goal_rows[found]]))
             if _count(lost):
                 keep = ~lost
-                moving, rows, found = moving[keep], rows[keep], found[keep]
+                moving, goal_rows, found = moving[keep], goal_rows[keep], found[keep]
                 if not len(moving):
                     return chasing_mover
         if self.obstacle_count:
-            # Steering is kept while the goal and the obstacles stay the same and the waypoint is not reached.
-            # Within a radius of it counts as reached: units rounding one corner together push each other off
-            # its point, and would wait for it for ever.
-            target, goal, pos = self.target[moving], self.goal[moving], self.pos[moving]
-            near = sum_xy(np.abs(target - pos)) < np.maximum(self.radius[moving], 1e-9)
-            stale = (
-                any_xy(goal != self.steered[moving])
-                | (self.steer_stamp[moving] != self.obstacle_version)
-                | (near & any_xy(target != goal))
-            )
-            if _count(stale):
-                again = moving[stale]
-                self.target[again] = self.steered[again] = self.goal[again]
-                self.steer_stamp[again] = self.obstacle_version
-                paths.steer(self, again)
+            self._steer(moving)
         else:
             self.target[moving] = self.goal[moving]
-        self._legs(moving, rows, found)
+        self._legs(moving, goal_rows, found)
         return chasing_mover
 
-    def _legs(self, m: np.ndarray, rows=None, found=None) -> None:
-        """Set `leg` of rows m: the distance to their waypoint, or to where they come within reach of their
-        goal (rows/found: the goal units' rows and which exist; None when no row of m follows a unit)."""
-        p, target = self.pos[m], self.target[m]
-        delta = target - p
+    def _steer(self, moving: np.ndarray) -> None:
+        """Aim the moving rows whose steering is stale at their goal, or round the obstacle in the way.
+
+        Steering is kept while the goal and the obstacles stay the same and the waypoint is not reached.
+        Within a radius of it counts as reached: units rounding one corner together push each other off its
+        point, and would wait for it for ever."""
+        target, goal, pos = self.target[moving], self.goal[moving], self.pos[moving]
+        near = sum_xy(np.abs(target - pos)) < np.maximum(self.radius[moving], 1e-9)
+        stale = (
+            any_xy(goal != self.steered[moving])
+            | (self.steer_stamp[moving] != self.obstacle_version)
+            | (near & any_xy(target != goal))
+        )
+        if _count(stale):
+            again = moving[stale]
+            self.target[again] = self.steered[again] = self.goal[again]
+            self.steer_stamp[again] = self.obstacle_version
+            paths.steer(self, again)
+
+    def _legs(
+        self, rows: np.ndarray, goal_rows: np.ndarray | None = None, found: np.ndarray | None = None
+    ) -> None:
+        """Set `leg` of `rows`: the distance to their waypoint, or to where they come within reach of their
+        goal (goal_rows / found: the goal units' rows and which exist; None when none of them follows a unit)."""
+        pos, target = self.pos[rows], self.target[rows]
+        delta = target - pos
         to_target = np.sqrt(sum_xy(delta * delta))
-        leg = np.maximum(to_target - self.reach[m], 0.0)
-        if found is not None and _count(found):
-            waypoint = any_xy(target != self.goal[m])
+        leg = np.maximum(to_target - self.reach[rows], 0.0)
+        if goal_rows is not None and found is not None and _count(found):
+            waypoint = any_xy(target != self.goal[rows])
             follows = (found & ~waypoint).nonzero()[0]
             leg[waypoint] = to_target[waypoint]
             if len(follows):
-                goal_rows = rows[follows]
-                r = self.radius[m[follows]] + self.reach[m[follows]]
-                d = to_target[follows]
-                circle_leg = d - r - self.radius[goal_rows]
-                boxes = self.obstacle[goal_rows]
+                followed = goal_rows[follows]
+                grown = self.radius[rows[follows]] + self.reach[rows[follows]]  # how far from the goal's edge
+                dist = to_target[follows]
+                circle_leg = dist - grown - self.radius[followed]
+                boxes = self.obstacle[followed]
                 if _count(boxes):
-                    # Along the line towards a box's centre, the distance to where the box (grown by r) begins.
-                    half = self.half[goal_rows] + r[:, None]
-                    direction = np.abs(delta[follows]) / np.maximum(d, _EPS)[:, None]
+                    # Along the line towards a box's centre, the distance to where the box (grown by `grown`) begins.
+                    half = self.half[followed] + grown[:, None]
+                    direction = np.abs(delta[follows]) / np.maximum(dist, _EPS)[:, None]
                     with np.errstate(divide="ignore", invalid="ignore"):
-                        t = np.where(direction > _EPS, (np.abs(delta[follows]) - half) / direction, -np.inf)
-                    circle_leg = np.where(boxes, t.max(axis=1), circle_leg)
+                        to_box = np.where(
+                            direction > _EPS, (np.abs(delta[follows]) - half) / direction, -np.inf
+                        )
+                    circle_leg = np.where(boxes, to_box.max(axis=1), circle_leg)
                 leg[follows] = np.maximum(circle_leg, 0.0)
         elif self.obstacle_count:
-            waypoint = any_xy(target != self.goal[m])
+            waypoint = any_xy(target != self.goal[rows])
             leg[waypoint] = to_target[waypoint]
-        self.leg[m] = leg
+        self.leg[rows] = leg
 
     # ---- batch length -------------------------------------------------------------------------------
     def free_loops(self, limit: int) -> int:
@@ -151,41 +159,47 @@ class Motion(WorldState):
         # Chasers (units with a weapon target) stop in range by themselves; combat re-plans every tick.
         # Waypoints don't cut batches either: a unit reaching one early owes the loops it stood still.
         going = self.moving & ~self.ghost & (self.engaged == 0)
-        k = limit
+        loops = limit
         if self.obstacle_count:
             waypoint = any_xy(self.target != self.goal)
             going &= ~waypoint
             if _count(waypoint & self.moving):
-                k = min(limit, WAYPOINT_BATCH)
-        i = going.nonzero()[0]
-        if len(i):
-            k = int(min(limit, max(np.minimum.reduce(self._loops_to_travel(i)), 1)))
-        if k <= CONTACT_BATCH:
-            return k  # contact can't shorten the batch further
-        c = (self.collides & ~self.ghost & ~self.hidden).nonzero()[0]
-        if len(c) > 1 and _count(self.moving[c]):
-            p, r, v = self.pos[c], self.radius[c], self.speed[c] * self.moving[c]
-            d = np.hypot(p[:, None, 0] - p[None, :, 0], p[:, None, 1] - p[None, :, 1])
-            gap = d - r[:, None] - r[None, :]
-            closing = v[:, None] + v[None, :]
+                loops = min(limit, WAYPOINT_BATCH)
+        going_rows = going.nonzero()[0]
+        if len(going_rows):
+            loops = int(min(limit, max(np.minimum.reduce(self._loops_to_travel(going_rows)), 1)))
+        if loops <= CONTACT_BATCH:
+            return loops  # contact can't shorten the batch further
+        return self._before_contact(loops)
+
+    def _before_contact(self, loops: int) -> int:
+        """`loops`, shortened (to no less than CONTACT_BATCH) to end before two colliding units could touch:
+        units about to touch are pushed apart at the batch's end, and short batches keep pushes small."""
+        colliders = (self.collides & ~self.ghost & ~self.hidden).nonzero()[0]
+        if len(colliders) > 1 and _count(self.moving[colliders]):
+            pos, radii = self.pos[colliders], self.radius[colliders]
+            speeds = self.speed[colliders] * self.moving[colliders]
+            dist = np.hypot(pos[:, None, 0] - pos[None, :, 0], pos[:, None, 1] - pos[None, :, 1])
+            gap = dist - radii[:, None] - radii[None, :]
+            closing = speeds[:, None] + speeds[None, :]
             np.fill_diagonal(closing, 0.0)
             with np.errstate(divide="ignore", invalid="ignore"):
                 safe = np.where(closing > 0, np.floor(gap / closing), np.inf)
-            # Units about to touch are pushed apart at the batch's end; short batches keep pushes small.
-            if safe.min() < k:
-                k = min(k, max(int(safe.min()), CONTACT_BATCH))
-        return k
+            if safe.min() < loops:
+                loops = min(loops, max(int(safe.min()), CONTACT_BATCH))
+        return loops
 
-    def _loops_to_travel(self, i: np.ndarray) -> np.ndarray:
-        """Loops rows i need to cover their legs, accelerating from their current speed."""
-        leg, top = self.leg[i], self.speed[i]
+    def _loops_to_travel(self, rows: np.ndarray) -> np.ndarray:
+        """Loops `rows` need to cover their legs, accelerating from their current speed."""
+        leg, top = self.leg[rows], self.speed[rows]
         loops = np.ceil(leg / top)
         if not self.accelerating_count:
             return loops
-        accel = self.accel[i]
-        slow = np.isfinite(accel) & (self.velocity[i] < top)
+        accel = self.accel[rows]
+        slow = np.isfinite(accel) & (self.velocity[rows] < top)
         if _count(slow):
-            v0, a, L, vmax = self.velocity[i][slow], accel[slow], leg[slow], top[slow]
+            # v0 the speed now, a the acceleration, L the leg, vmax the top speed (per loop).
+            v0, a, L, vmax = self.velocity[rows][slow], accel[slow], leg[slow], top[slow]
             ramp = np.ceil((vmax - v0) / a)  # loops until top speed
             ramp_distance = v0 * ramp + a * ramp * (ramp + 1) / 2
             b = v0 + a / 2  # distance after t loops while accelerating: b t + a t^2 / 2
@@ -199,64 +213,71 @@ class Motion(WorldState):
         """The moving rows' positions over the next k loops; None if nothing moves."""
         if not self.n or not _count(self.moving):
             return None
-        m = self.moving.nonzero()[0]
+        rows = self.moving.nonzero()[0]
         # Distance covered after each loop (accelerating, plus distance owed), capped at the leg.
         steps = _steps(k)
-        speed = self.speed[m]
+        speed = self.speed[rows]
         if self.accelerating_count:
-            travel = np.add.accumulate(np.minimum(self.velocity[m] + self.accel[m] * steps, speed), axis=0)
+            travel = np.add.accumulate(
+                np.minimum(self.velocity[rows] + self.accel[rows] * steps, speed), axis=0
+            )
         else:
             travel = steps * speed
-        travel += self.boost[m]
-        braking = self._brake(m, travel) if self.accelerating_count else None
-        np.minimum(travel, self.leg[m], out=travel)
-        delta = self.target[m] - self.pos[m]
+        travel += self.boost[rows]
+        braking = self._brake(rows, travel) if self.accelerating_count else None
+        np.minimum(travel, self.leg[rows], out=travel)
+        delta = self.target[rows] - self.pos[rows]
         dist = np.hypot(delta[:, 0], delta[:, 1])[:, None]
         unit = delta / np.where(dist > 0, dist, 1.0)  # at the target, delta is (0, 0): no direction
-        return Trajectory(self, m, travel, unit, braking)
+        return Trajectory(self, rows, travel, unit, braking)
 
-    def _brake(self, m: np.ndarray, travel: np.ndarray) -> dict[int, list[float]] | None:
-        """Slow down, in `travel`, the units of m that accelerate and stop in this batch: SC2 brakes them at
-        their acceleration (an SCV sent 4 cells arrives after 37 loops instead of 32, as measured in the game
+    def _brake(self, rows: np.ndarray, travel: np.ndarray) -> dict[int, list[float]] | None:
+        """Slow down, in `travel`, the units of `rows` that accelerate and stop in this batch: SC2 brakes them
+        at their acceleration (an SCV sent 4 cells arrives after 37 loops instead of 32, as measured in the game
         by sc2math.wordpress.com, "SCV Acceleration"; here after 38, its profile starting a loop later).
         Units walking round a corner don't brake there, nor units closing on a goal that is moving now
         (following, chasing, repairing a moving unit): they keep up instead of trailing behind it.
-        Returns column -> speed after each loop for the rows it changed.
+        Returns position in rows -> speed after each loop for the rows it changed.
 
         `_loops_to_travel` leaves braking out, so a batch may end a few loops before such a unit stops: the
         next batch carries on from its speed; that costs a short batch, never a wrong position.
         """
-        accel, leg = self.accel[m], self.leg[m]
+        accel, leg = self.accel[rows], self.leg[rows]
         # The braking distance from top speed is v^2 / 2a: only rows ending closer than that (plus a loop's
         # travel) can need it.
-        braking_distance = self.speed[m] ** 2 / (2 * accel) + self.speed[m]
+        braking_distance = self.speed[rows] ** 2 / (2 * accel) + self.speed[rows]
         near = np.isfinite(accel) & (leg - travel[-1] < braking_distance)
         if self.obstacle_count:
-            near &= ~any_xy(self.target[m] != self.goal[m])
+            near &= ~any_xy(self.target[rows] != self.goal[rows])
         if not _count(near):
             return None
         out = {}
         for j in near.nonzero()[0].tolist():
-            goal = int(self.goal_tag[m[j]])
+            goal = int(self.goal_tag[rows[j]])
             if goal and self.exists(goal) and self.moving[self.slot(goal)]:
                 continue
-            a, top, end = float(accel[j]), float(self.speed[m[j]]), float(leg[j])
-            v, d = float(self.velocity[m[j]]), float(self.boost[m[j]])
-            speeds = []
-            for loop in range(len(travel)):
-                if d >= end:  # stopped: it stays there
-                    travel[loop:, j] = d
-                    speeds += [0.0] * (len(travel) - loop)
-                    break
-                # Slow down by a while stopping from v (v - a + v - 2a + ...) would overshoot what is left,
-                # else speed up to the top: the game's profile to within a loop.
-                n = math.ceil(v / a) - 1
-                v = max(v - a, min(a, top)) if n * v - a * n * (n + 1) / 2 > end - d else min(v + a, top)
-                d += v
-                travel[loop, j] = d
-                speeds.append(v)
-            out[j] = speeds
+            out[j] = self._braking_profile(j, rows[j], float(accel[j]), float(leg[j]), travel)
         return out
+
+    def _braking_profile(self, j: int, i: int, a: float, leg: float, travel: np.ndarray) -> list[float]:
+        """Write into travel[:, j] row i's distance after each loop as it accelerates (a per loop) and brakes
+        to stop at `leg`; returns its speed after each loop."""
+        top = float(self.speed[i])
+        v, covered = float(self.velocity[i]), float(self.boost[i])
+        speeds: list[float] = []
+        for loop in range(len(travel)):
+            if covered >= leg:  # stopped: it stays there
+                travel[loop:, j] = covered
+                speeds += [0.0] * (len(travel) - loop)
+                break
+            # Slow down by a while stopping from v (v - a + v - 2a + ...) would overshoot what is left, else
+            # speed up to the top: the game's profile to within a loop.
+            n = math.ceil(v / a) - 1
+            v = max(v - a, min(a, top)) if n * v - a * n * (n + 1) / 2 > leg - covered else min(v + a, top)
+            covered += v
+            travel[loop, j] = covered
+            speeds.append(v)
+        return speeds
 
     def advance(self, trajectory: Trajectory | None, t: int) -> tuple[list[int], list[int]]:
         """Commit the first t loops of `trajectory`: positions, facing, separation.
@@ -265,109 +286,147 @@ class Motion(WorldState):
         stopped, with how many loops before the batch's end that happened (only ghosts arrive early)."""
         if trajectory is None:
             return [], []
-        m = trajectory.m
-        old = trajectory.start
-        new = trajectory.at(t)
-        step = new - old
+        rows = trajectory.rows
+        start = trajectory.start
+        end = trajectory.at(t)
+        step = end - start
         expected = np.sqrt(sum_xy(step * step))
         turned = expected > 0
-        if _count(turned) < len(m):
-            m_turned, step_turned = m[turned], step[turned]
+        if _count(turned) < len(rows):
+            rows_turned, step_turned = rows[turned], step[turned]
         else:
-            m_turned, step_turned = m, step
-        self.facing[m_turned] = np.arctan2(step_turned[:, 1], step_turned[:, 0]) % (2 * math.pi)
+            rows_turned, step_turned = rows, step
+        self.facing[rows_turned] = np.arctan2(step_turned[:, 1], step_turned[:, 0]) % (2 * math.pi)
         if self.accelerating_count:
-            self.velocity[m] = np.minimum(self.velocity[m] + self.accel[m] * t, self.speed[m])
+            self.velocity[rows] = np.minimum(self.velocity[rows] + self.accel[rows] * t, self.speed[rows])
             for j, speeds in trajectory.braking.items():
-                self.velocity[m[j]] = speeds[t - 1]
-        self.pos[m] = new
+                self.velocity[rows[j]] = speeds[t - 1]
+        self.pos[rows] = end
         self.settle()
         self.version += 1
-        return self._arrivals(m, old, expected, trajectory.travel[:t], t, trajectory.unit)
+        return self._arrivals(rows, start, expected, trajectory.travel[:t], t, trajectory.unit)
 
     def _arrivals(
         self,
-        m: np.ndarray,
-        old: np.ndarray,
+        rows: np.ndarray,
+        start: np.ndarray,
         expected: np.ndarray,
         travel: np.ndarray,
         t: int,
         unit: np.ndarray,
-    ):
-        p = self.pos[m]
-        target = self.target[m]
-        delta = target - p
-        left = np.sqrt(sum_xy(delta * delta)) - self.reach[m]
-        at_waypoint = any_xy(target != self.goal[m]) if self.obstacle_count else np.zeros(len(m), bool)
-        moved = p - old
+    ) -> tuple[list[int], list[int]]:
+        """End the legs of the moving `rows` that reached their goal (or were crowded out of reaching it) in the
+        t loops just committed, from `start`, `expected` to cover that far along `unit` (`travel`: their
+        distance after each loop). Returns (tags, late) as `advance` does."""
+        pos = self.pos[rows]
+        target = self.target[rows]
+        delta = target - pos
+        left = np.sqrt(sum_xy(delta * delta)) - self.reach[rows]
+        at_waypoint = any_xy(target != self.goal[rows]) if self.obstacle_count else np.zeros(len(rows), bool)
+        moved = pos - start
         blocked = (sum_xy(moved * moved) < 0.25 * expected * expected) & (expected > 0)
         reached = left <= 1e-9
-        arrived = None  # rows that touch their goal unit while still walking round an obstacle
-        goal_tags = self.goal_tag[m]
-        if _count(goal_tags):
-            rows, found = self.rows(goal_tags)
-            follows = found.nonzero()[0]
-            goal_rows = rows[follows]
-            r = self.radius[m[follows]] + self.reach[m[follows]] + 1e-6
-            near = left[follows] + self.reach[m[follows]] <= r + self.radius[goal_rows]
-            boxes = self.obstacle[goal_rows]
-            rounding = at_waypoint[follows]
-            touching = self._touching(p[follows], goal_rows, r) if _count(boxes) or _count(rounding) else None
-            if _count(boxes):  # boxes count as reached inside the box grown by r, as `_legs` aims
-                near = np.where(boxes, touching, near)
-            reached[follows] = near
-            if _count(rounding):
-                # A corner to walk round can lie where the goal itself blocks the way (a worker between two
-                # mineral fields): touching the goal ends the walk there, as it would at the corner.
-                arrived = np.zeros(len(m), bool)
-                arrived[follows] = rounding & touching
-                touched = {}  # row of m -> the batch's first loop at which it touched its goal
-                for k in (rounding & touching).nonzero()[0].tolist():
-                    j = int(follows[k])
-                    path = old[j] + travel[:, j, None] * unit[j]
-                    touch = self._touching(path, int(goal_rows[k]), r[k])
-                    touched[j] = int(touch.argmax()) if touch.any() else t - 1
+        arrived: np.ndarray | None = (
+            None  # rows that touch their goal unit while still walking round an obstacle
+        )
+        touched: dict[
+            int, int
+        ] = {}  # position in rows -> the batch's first loop at which it touched its goal
+        if _count(self.goal_tag[rows]):
+            arrived = self._reach_goal_units(
+                rows, pos, left, at_waypoint, reached, start, travel, t, unit, touched
+            )
         if self.obstacle_count and _count(blocked):
-            # Pushed back by an obstacle: find a way round again next batch.
-            stuck = m[blocked]
-            _, centres, halves = paths.obstacle_boxes(self)
-            gap = paths.box_distance(self.pos[stuck][:, None], centres, halves) - self.radius[stuck][:, None]
-            self.steer_stamp[stuck[np.logical_or.reduce(gap < 0.05, axis=1)]] = -1
+            self._steer_again(rows[blocked])
         crowded = (left < _CROWDED_ARRIVAL) & blocked
         done = ~at_waypoint & (reached | crowded)
         if arrived is not None:
             done |= arrived
         if not _count(done) and not _count(at_waypoint):
-            self.boost[m] = 0.0
+            self.boost[rows] = 0.0
             return [], []
-        # Loops since each leg ended: the first loop at which its travel reached the leg (and the owed
-        # distance it didn't need). Ghosts report them with their arrival; everyone makes them up at waypoints.
-        leg = self.leg[m]
+        late = self._late_loops(rows, travel, t, crowded, touched)
+        self.boost[rows] = 0.0
+        tags, lates = self.tag[rows[done]].tolist(), np.where(self.ghost[rows], late, 0)[done].tolist()
+        self.moving[rows[done]] = False
+        self.velocity[rows[done]] = 0.0
+        early = ~done & at_waypoint & (late > 0)  # walk on round the obstacle for the loops stood still
+        self.boost[rows[early]] = late[early] * self.speed[rows[early]]
+        return tags, lates
+
+    def _reach_goal_units(
+        self,
+        rows: np.ndarray,
+        pos: np.ndarray,
+        left: np.ndarray,
+        at_waypoint: np.ndarray,
+        reached: np.ndarray,
+        start: np.ndarray,
+        travel: np.ndarray,
+        t: int,
+        unit: np.ndarray,
+        touched: dict[int, int],
+    ) -> np.ndarray | None:
+        """For the rows following a unit: whether they reached it (into `reached`: within reach of its edge,
+        or inside its box grown by that reach, as `_legs` aims), and which touched it while still walking round
+        an obstacle (returned; None if no follower is rounding one), with the first loop they did (into
+        `touched`). A corner to walk round can lie where the goal itself blocks the way (a worker between two
+        mineral fields): touching the goal ends the walk there, as it would at the corner."""
+        goal_rows, found = self.rows(self.goal_tag[rows])
+        follows = found.nonzero()[0]
+        followed = goal_rows[follows]
+        grown = self.radius[rows[follows]] + self.reach[rows[follows]] + 1e-6
+        near = left[follows] + self.reach[rows[follows]] <= grown + self.radius[followed]
+        boxes = self.obstacle[followed]
+        rounding = at_waypoint[follows]
+        touching = (
+            self._touching(pos[follows], followed, grown) if _count(boxes) or _count(rounding) else None
+        )
+        if touching is not None and _count(boxes):
+            near = np.where(boxes, touching, near)
+        reached[follows] = near
+        if touching is None or not _count(rounding):
+            return None
+        arrived = np.zeros(len(rows), bool)
+        arrived[follows] = rounding & touching
+        for k in (rounding & touching).nonzero()[0].tolist():
+            j = int(follows[k])
+            path = start[j] + travel[:, j, None] * unit[j]
+            touch = self._touching(path, int(followed[k]), grown[k])
+            touched[j] = int(touch.argmax()) if touch.any() else t - 1
+        return arrived
+
+    def _steer_again(self, blocked: np.ndarray) -> None:
+        """Blocked rows pushed back by an obstacle find a way round it again next batch."""
+        _, centres, halves = paths.obstacle_boxes(self)
+        gap = paths.box_distance(self.pos[blocked][:, None], centres, halves) - self.radius[blocked][:, None]
+        self.steer_stamp[blocked[np.logical_or.reduce(gap < 0.05, axis=1)]] = -1
+
+    def _late_loops(
+        self, rows: np.ndarray, travel: np.ndarray, t: int, crowded: np.ndarray, touched: dict[int, int]
+    ) -> np.ndarray:
+        """Loops since each leg ended: from the first loop at which its travel reached the leg (and the owed
+        distance it didn't need), or at which it touched its goal. Ghosts report them with their arrival;
+        everyone makes them up at waypoints."""
+        leg = self.leg[rows]
         ended = travel >= leg - 1e-9
-        spare = np.floor(np.maximum(self.boost[m] - leg, 0.0) / self.speed[m])
+        spare = np.floor(np.maximum(self.boost[rows] - leg, 0.0) / self.speed[rows])
         late = np.where(
             ~crowded & np.logical_or.reduce(ended, axis=0), t - 1 - ended.argmax(axis=0) + spare, 0
         ).astype(np.int64)
-        if arrived is not None:
-            for j, first in touched.items():  # they touched their goal before the batch's end
-                late[j] = t - 1 - first
-        self.boost[m] = 0.0
-        tags, lates = self.tag[m[done]].tolist(), np.where(self.ghost[m], late, 0)[done].tolist()
-        self.moving[m[done]] = False
-        self.velocity[m[done]] = 0.0
-        early = ~done & at_waypoint & (late > 0)  # walk on round the obstacle for the loops stood still
-        self.boost[m[early]] = late[early] * self.speed[m[early]]
-        return tags, lates
+        for j, first in touched.items():  # they touched their goal before the batch's end
+            late[j] = t - 1 - first
+        return late
 
-    def _touching(self, points: np.ndarray, goals, r) -> np.ndarray:
-        """Whether points (..., 2) are within r of their goal rows: inside an obstacle's box grown by r
-        (square corners), else within r of the goal's edge. `goals` and `r` broadcast against the points."""
+    def _touching(self, points: np.ndarray, goals, grown) -> np.ndarray:
+        """Whether points (..., 2) are within `grown` of their goal rows: inside an obstacle's box grown by it
+        (square corners), else within it of the goal's edge. `goals` and `grown` broadcast against the points."""
         offset = np.abs(points - self.pos[goals])
         obstacle = self.obstacle[goals]
-        box = (offset <= self.half[goals] + np.asarray(r)[..., None]).all(axis=-1)
+        box = (offset <= self.half[goals] + np.asarray(grown)[..., None]).all(axis=-1)
         if np.all(obstacle):  # the usual case (workers at fields and halls): no circle test to pay for
             return box
-        return np.where(obstacle, box, np.sqrt(sum_xy(offset * offset)) <= r + self.radius[goals])
+        return np.where(obstacle, box, np.sqrt(sum_xy(offset * offset)) <= grown + self.radius[goals])
 
     def owe(self, i: int, loops: int) -> None:
         """Row i started its leg `loops` loops ago from standing: it travels that far extra next batch."""
@@ -380,67 +439,3 @@ class Motion(WorldState):
             distance += v
         self.boost[i] = distance
         self.velocity[i] = v
-
-    # ---- collision ----------------------------------------------------------------------------------
-    def settle(self) -> None:
-        """Push overlapping mobile units apart (soft collision), out of obstacle boxes, and into the
-        pathable area."""
-        clear = not _count(self.ghost) and not _count(self.hidden)  # the per-row sets below hold
-        c = (
-            self.per_rows("colliders", lambda: self.collides.nonzero()[0])
-            if clear
-            else (self.collides & ~self.ghost & ~self.hidden).nonzero()[0]
-        )
-        if len(c) >= 2:
-            if clear:
-                reach, limit = self.per_rows("collider_reach", lambda: _contact_limits(self.radius[c]))
-            else:
-                reach, limit = _contact_limits(self.radius[c])
-            p = self.pos[c]
-            x, y = p[:, 0], p[:, 1]
-            dx, dy = x[:, None] - x, y[:, None] - y  # [i, j] = p_i - p_j
-            d2 = dx * dx + dy * dy
-            touching = d2 < limit
-            if _count(touching):
-                d = np.sqrt(d2)
-                together = touching & (d < 1e-9)
-                if _count(together):  # coincident units split along a direction that differs per pair,
-                    # opposite for the two units of a pair ([i, j] = -[j, i]) so that they part
-                    k = np.arange(len(c))
-                    angle = (np.minimum.outer(k, k) * len(c) + np.maximum.outer(k, k)) * 2.399963
-                    away = np.sign(np.subtract.outer(k, k))
-                    dx = np.where(together, away * np.cos(angle), dx)
-                    dy = np.where(together, away * np.sin(angle), dy)
-                    d = np.where(together, 1.0, d)
-                share = np.where(touching, (reach - d) * 0.5 / np.maximum(d, 1e-12), 0.0)
-                p[:, 0] += _sum_rows(share * dx)
-                p[:, 1] += _sum_rows(share * dy)
-                self.pos[c] = p
-        if _count(self.hidden):
-            mobile, low, high, reach = self._mobile_bounds(((self.speed > 0) & ~self.hidden).nonzero()[0])
-        else:
-            mobile, low, high, reach = self.per_rows(
-                "mobile", lambda: self._mobile_bounds((self.speed > 0).nonzero()[0])
-            )
-        if len(mobile):
-            if self.obstacle_count:
-                paths.push_out_of_boxes(self, mobile, reach)
-            if len(mobile) == self.n:  # everyone: clamp in place
-                np.maximum(self.pos, low, out=self.pos)
-                np.minimum(self.pos, high, out=self.pos)
-            else:
-                self.pos[mobile] = np.minimum(np.maximum(self.pos[mobile], low), high)
-
-    def _mobile_bounds(self, mobile: np.ndarray) -> tuple[np.ndarray, ...]:
-        """Rows `mobile`, the lowest and highest centre each may have (inside the pathable area), and how
-        far from an obstacle box each must stay."""
-        r = self.radius[mobile, None]
-        return mobile, self.low_corner + r, self.high_corner - r, r - 1e-9
-
-
-def _contact_limits(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(reach, limit) of colliders with radii r: pairs touch where d^2 < limit (never a unit with itself)."""
-    reach = r[:, None] + r
-    limit = reach * reach - 1e-9
-    np.fill_diagonal(limit, -np.inf)
-    return reach, limit

@@ -42,8 +42,11 @@ class Bounds:
 
 
 class World(Motion):
-    """The units of one game (see `WorldState` for how they are kept): they appear, go, change type, are moved
-    by scripts, and are sent to goals (`Motion` moves them there)."""
+    """The units of one game: they appear, go, change type, are moved by scripts, and are sent to goals.
+
+    Its bases each do one job: WorldState keeps the units (columns, rows, tags), Collision keeps them apart,
+    Motion moves them towards their goals.
+    """
 
     def spawn(self, unit_type: UnitType, owner: int, x: float, y: float, facing: float = 0.0) -> int:
         """Create a unit with full vitals at (x, y); returns its tag (SC2-style: index << 18 | recycle)."""

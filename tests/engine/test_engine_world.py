@@ -118,7 +118,7 @@ def test_an_scv_brakes_as_in_the_game_when_another_unit_cuts_the_batch():
         k = w.free_loops(16)
         trajectory = w.trajectory(k)
         start = w.pos[far, 0] - 10
-        column = trajectory.m.tolist().index(far) if trajectory is not None and w.moving[far] else None
+        column = trajectory.rows.tolist().index(far) if trajectory is not None and w.moving[far] else None
         covered += (
             [start + t for t in trajectory.travel[:k, column].tolist()] if column is not None else [start] * k
         )

@@ -1,0 +1,84 @@
+"""Collision (a base of World): overlapping mobile units pushed apart, out of obstacle boxes and into the
+pathable area, at the end of each batch of loops."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sc2env.engine import paths
+from sc2env.engine.fast import count_nonzero as _count
+from sc2env.engine.fast import sum_rows as _sum_rows
+from sc2env.engine.world_state import WorldState
+
+
+class Collision(WorldState):
+    """Soft collision of a world's units (Motion settles them after each batch; scripts after teleports)."""
+
+    def settle(self) -> None:
+        """Push overlapping mobile units apart (soft collision), out of obstacle boxes, and into the
+        pathable area."""
+        self._push_apart()
+        if _count(self.hidden):
+            mobile, low, high, reach = self._mobile_bounds(((self.speed > 0) & ~self.hidden).nonzero()[0])
+        else:
+            mobile, low, high, reach = self.per_rows(
+                "mobile", lambda: self._mobile_bounds((self.speed > 0).nonzero()[0])
+            )
+        if len(mobile):
+            if self.obstacle_count:
+                paths.push_out_of_boxes(self, mobile, reach)
+            if len(mobile) == self.n:  # everyone: clamp in place
+                np.maximum(self.pos, low, out=self.pos)
+                np.minimum(self.pos, high, out=self.pos)
+            else:
+                self.pos[mobile] = np.minimum(np.maximum(self.pos[mobile], low), high)
+
+    def _push_apart(self) -> None:
+        """Move each pair of overlapping colliders apart by half their overlap each (soft collision)."""
+        clear = not _count(self.ghost) and not _count(self.hidden)  # the per-row sets below hold
+        colliders = (
+            self.per_rows("colliders", lambda: self.collides.nonzero()[0])
+            if clear
+            else (self.collides & ~self.ghost & ~self.hidden).nonzero()[0]
+        )
+        if len(colliders) < 2:
+            return
+        if clear:
+            reach, limit = self.per_rows("collider_reach", lambda: _contact_limits(self.radius[colliders]))
+        else:
+            reach, limit = _contact_limits(self.radius[colliders])
+        pos = self.pos[colliders]
+        x, y = pos[:, 0], pos[:, 1]
+        dx, dy = x[:, None] - x, y[:, None] - y  # [i, j] = pos_i - pos_j
+        d2 = dx * dx + dy * dy
+        touching = d2 < limit
+        if not _count(touching):
+            return
+        dist = np.sqrt(d2)
+        together = touching & (dist < 1e-9)
+        if _count(together):  # coincident units split along a direction that differs per pair,
+            # opposite for the two units of a pair ([i, j] = -[j, i]) so that they part
+            k = np.arange(len(colliders))
+            angle = (np.minimum.outer(k, k) * len(colliders) + np.maximum.outer(k, k)) * 2.399963
+            away = np.sign(np.subtract.outer(k, k))
+            dx = np.where(together, away * np.cos(angle), dx)
+            dy = np.where(together, away * np.sin(angle), dy)
+            dist = np.where(together, 1.0, dist)
+        share = np.where(touching, (reach - dist) * 0.5 / np.maximum(dist, 1e-12), 0.0)
+        pos[:, 0] += _sum_rows(share * dx)
+        pos[:, 1] += _sum_rows(share * dy)
+        self.pos[colliders] = pos
+
+    def _mobile_bounds(self, mobile: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Rows `mobile`, the lowest and highest centre each may have (inside the pathable area), and how
+        far from an obstacle box each must stay."""
+        radii = self.radius[mobile, None]
+        return mobile, self.low_corner + radii, self.high_corner - radii, radii - 1e-9
+
+
+def _contact_limits(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(reach, limit) of colliders with radii r: pairs touch where d^2 < limit (never a unit with itself)."""
+    reach = r[:, None] + r
+    limit = reach * reach - 1e-9
+    np.fill_diagonal(limit, -np.inf)
+    return reach, limit
