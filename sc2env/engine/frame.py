@@ -1,12 +1,12 @@
-"""What one frame shows: which unit covers each pixel of a view, the units' layer values, and their cache."""
+"""What one frame shows: each view's coverage (cached until the world or selection changes), the layer values."""
 
 from __future__ import annotations
 
-import functools
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from sc2env.engine.coverage import Coverage, Drawing, coverage, drawing_order, point_coverage
 from sc2env.engine.fast import count_nonzero
 from sc2env.engine.players import Player
 from sc2env.engine.unit_states import Cargo
@@ -21,193 +21,14 @@ NEUTRAL_PLAYER_ID = 16
 SELF, NEUTRAL, ENEMY = 1, 3, 4
 # Buff ids of a worker carrying minerals / gas (CarryMineralFieldMinerals, CarryHarvestableVespeneGeyserGas).
 CARRY_MINERALS, CARRY_GAS = 271, 273
-# Units share one stamp (the biggest unit's square of candidate pixels) while that keeps the candidates this
-# few; beyond, they are stamped in groups by size, so a Command Center doesn't make every Marine test 19x19.
-_SHARED_STAMP = 4096
 
 
-@functools.lru_cache(maxsize=64)
-def _view_arrays(view: View) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(left, top), (scale, -scale) and (width, height) of a view, as arrays for whole-array arithmetic."""
-    return (
-        np.array([view.left, view.top]),
-        np.array([view.scale, -view.scale]),
-        np.array([view.width, view.height], float),
-    )
+class _StillLayer(NamedTuple):
+    """The units that never move, drawn once: their coverage of a view, and (pixels, rows + 1) of the pixels
+    they cover."""
 
-
-@functools.lru_cache(maxsize=16)
-def _offsets(reach: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    r = np.arange(-reach, reach + 1)
-    ox, oy = (a.ravel() for a in np.meshgrid(r, r))
-    return ox, oy, (ox == 0) & (oy == 0)
-
-
-def drawing_order(view: View, world: World, shown: np.ndarray | None) -> tuple:
-    """(rows in drawing order, whether that is ascending, their radii in pixels, and for stamping: each one's
-    reach in pixels, the biggest and smallest): what `coverage` needs besides positions."""
-    order = np.arange(world.n) if shown is None else shown.nonzero()[0]
-    ascending = True  # `order` is the drawing order: later rows on top
-    if len(order):
-        mobile = count_nonzero(world.speed[order] > 0)
-        if 0 < mobile < len(order):
-            # Draw order: mobile (ground) units above the rest, later units above earlier ones.
-            order = order[np.argsort(world.speed[order] > 0, kind="stable")]
-            ascending = False
-    rp = world.radius[order] / view.scale
-    return (order, ascending, rp, *_reach(rp))
-
-
-def _reach(rp: np.ndarray) -> tuple:
-    """(reach, biggest, smallest): a pixel centre within rp of a unit is at most rp + 0.5 from the pixel the
-    unit's centre rounds to."""
-    if not len(rp):
-        return rp, 0, 0
-    reach = np.minimum(np.ceil(rp + 0.5).astype(np.int64), 64)
-    return reach, int(np.maximum.reduce(reach)), int(np.minimum.reduce(reach))
-
-
-def _placed(view: View, world: World, drawn: tuple) -> tuple:
-    """(order, ascending, f, rp, reach, biggest, smallest) of the units at least partly on the view: `f` is
-    their centres in continuous pixel coordinates (pixel centres at integers)."""
-    order, ascending, rp, reach, biggest, smallest = drawn
-    n = len(order)
-    # y / -scale is exactly (top - y) / scale.
-    origin, scale, size = _view_arrays(view)
-    f = ((world.pos if n == world.n and ascending else world.pos[order]) - origin) / scale - 0.5
-    # All centres on the view means all units are on it (cheap test); otherwise drop those entirely off it.
-    if n and not (np.minimum.reduce(f, axis=None) > -1 and np.maximum.reduce(f - size, axis=None) < 0):
-        visible = ((f + rp[:, None] > -1) & (f - rp[:, None] < size)).all(
-            axis=1
-        )  # off-screen units cover nothing
-        order, f, rp = order[visible], f[visible], rp[visible]
-        reach, biggest, smallest = _reach(rp)
-    return order, ascending, f, rp, reach, biggest, smallest
-
-
-def point_coverage(
-    view: View, world: World, shown: np.ndarray | None = None, drawn: tuple | None = None
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """`coverage` without densities as (pixels, rows + 1) in drawing order, for views on which every unit
-    covers just the pixel holding its centre (the minimap): writing the rows into the pixels in that order
-    (a later write wins) gives `index`. None if some unit is bigger than half a pixel."""
-    order, _, f, rp, _, _, _ = _placed(view, world, drawn or drawing_order(view, world, shown))
-    if len(order) and np.maximum.reduce(rp) > 0.5:
-        return None
-    pixels, order = _centre_pixels(view, f, order)
-    return pixels, order + 1
-
-
-def _centre_pixels(view: View, f: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The flat pixel holding each centre `f`, and `order`, without the units whose centre is off the view."""
-    g = np.rint(f).astype(np.int64)
-    pixels = g[:, 1] * view.width + g[:, 0]
-    inside = pixels.view(np.uint64) < view.width * view.height
-    if count_nonzero(inside) < len(order):
-        pixels, order = pixels[inside], order[inside]
-    return pixels, order
-
-
-def coverage(
-    view: View,
-    world: World,
-    densities: bool = True,
-    shown: np.ndarray | None = None,
-    under: tuple | None = None,
-    drawn: tuple | None = None,
-) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
-    """Which unit each pixel shows, and how many units cover it.
-
-    A unit covers the pixels whose centres lie within its radius, and always the pixel holding its centre.
-    Ground units are drawn over structures, items and beacons. Only rows in `shown` are drawn (all if None),
-    over `under` (index, density, density_aa of units drawn before, e.g. the structures) if given.
-    Returns (index, density, density_aa): `index` (intp, what gathers index fastest) holds the world row + 1
-    of the top unit (0 = none);
-    `density_aa` is coverage in 1/16ths of a unit, an anti-aliased density. The densities are None unless
-    asked for (the minimap has none). `drawn` is `drawing_order(view, world, shown)` if already known.
-    """
-    h, w = view.height, view.width
-    order, ascending, f, rp, reach, biggest, smallest = _placed(
-        view, world, drawn or drawing_order(view, world, shown)
-    )
-    n = len(order)
-    if not n and under is None:
-        zero8 = np.zeros((h, w), np.uint8)
-        return np.zeros((h, w), np.intp), zero8, zero8
-    top = np.zeros(h * w, np.intp) if under is None else under[0].ravel().copy()
-    if not n:
-        ranks, pixels, dist2 = np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0)
-    elif not densities and np.maximum.reduce(rp) <= 0.5:
-        # Units no bigger than half a pixel (the minimap) cover just the pixel holding their centre.
-        pixels, order = _centre_pixels(view, f, order)
-        top[pixels] = order + 1  # later rows win a shared pixel, as in the general case
-        return top.reshape(h, w), None, None
-    else:
-        if biggest == smallest:
-            ranks, pixels, dist2 = _stamp(f, rp, biggest, w, h)
-        elif n * (2 * biggest + 1) ** 2 <= _SHARED_STAMP:
-            # Entries by size, then rank, as separate groups would give them: density_aa sums in that order.
-            by_size = np.argsort(reach, kind="stable")
-            ranks, pixels, dist2 = _stamp(f[by_size], rp[by_size], biggest, w, h)
-            ranks = by_size.take(ranks)
-            ascending = False
-        else:
-            parts = []
-            for s in np.unique(reach).tolist():
-                group = (reach == s).nonzero()[0]
-                r, p, d = _stamp(f[group], rp[group], s, w, h)
-                parts.append((group.take(r), p, d))
-            ranks, pixels, dist2 = (np.concatenate(c) for c in zip(*parts))
-            ascending = False
-    if ascending:  # entries come in drawing order: the last write to a pixel is its top unit
-        top[pixels] = (order + 1).take(ranks)
-    else:
-        top_rank = np.zeros(h * w, np.intp)  # per pixel: 1 + the rank of the unit drawn last there
-        np.maximum.at(top_rank, pixels, ranks + 1)
-        rows = np.zeros(n + 1, np.intp)
-        rows[1:] = order + 1
-        top = np.where(top_rank > 0, rows.take(top_rank), top)
-    index = top.reshape(h, w)
-    if not densities:
-        return index, None, None
-    counts = np.bincount(pixels, minlength=h * w)
-    flat_density = np.empty(h * w, np.uint8)
-    if under is not None:
-        counts += under[1].ravel()
-        np.minimum(counts, 255, out=flat_density, casting="unsafe")
-    else:
-        np.copyto(flat_density, counts if n < 256 else np.minimum(counts, 255), casting="unsafe")
-    density = flat_density.reshape(h, w)
-    # Scaling by 16 before summing is exact (a power of two): this is round(16 x coverage), summed in entry order
-    # (bincount adds the weights one entry after the other, as np.add.at would; without entries it gives ints).
-    aa = np.minimum(np.maximum(rp.take(ranks) - np.sqrt(dist2) + 0.5, 0.0), 1.0) * 16
-    total = np.bincount(pixels, aa, h * w).astype(np.float64, copy=False)
-    np.rint(total, out=total)
-    if under is not None:
-        total += under[2].ravel()
-    density_aa = np.empty(h * w, np.uint8)
-    np.minimum(total, 255, out=density_aa, casting="unsafe")
-    return index, density, density_aa.reshape(h, w)
-
-
-def _stamp(
-    f: np.ndarray, rp: np.ndarray, size: int, w: int, h: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(rank, pixel, squared distance) of every pixel the units at f (radius rp, in pixels) cover, by rank."""
-    ox, oy, centre = _offsets(size)
-    g = np.rint(f).astype(np.int64)
-    gi = g[:, 0, None] + ox
-    gj = g[:, 1, None] + oy
-    dx = gi - f[:, 0, None]
-    dy = gj - f[:, 1, None]
-    d2 = dx * dx
-    d2 += dy * dy
-    # Unsigned views turn negative pixel coordinates into huge ones: one comparison checks both bounds.
-    covered = ((d2 <= (rp * rp)[:, None]) | centre) & (gi.view(np.uint64) < w) & (gj.view(np.uint64) < h)
-    flat = covered.ravel().nonzero()[0]
-    gj *= w
-    gj += gi
-    return flat // len(ox), gj.ravel().take(flat), d2.ravel().take(flat)
+    coverage: Coverage
+    points: tuple[np.ndarray, np.ndarray]
 
 
 class FrameCache:
@@ -219,13 +40,13 @@ class FrameCache:
 
     def __init__(self) -> None:
         self._key: tuple = ()
-        self._coverage: dict[View, tuple] = {}
+        self._coverage: dict[View, Coverage] = {}
         self._points: dict[View, tuple[np.ndarray, np.ndarray] | None] = {}
         self._values: np.ndarray | None = None
         self._tables: dict | None = None
         self.vision: Vision | None = None
         self._shown: np.ndarray | None = None
-        self._still: dict[tuple, tuple] = {}
+        self._still: dict[tuple, _StillLayer] = {}
 
     def _check(self, world: World, player: Player) -> None:
         vision = self.vision
@@ -244,7 +65,7 @@ class FrameCache:
         self._check(world, player)
         return self._shown
 
-    def coverage(self, view: View, world: World, player: Player, densities: bool = True) -> tuple:
+    def coverage(self, view: View, world: World, player: Player, densities: bool = True) -> Coverage:
         self._check(world, player)
         cached = self._coverage.get(view)
         if cached is None or (densities and cached[1] is None):
@@ -256,23 +77,48 @@ class FrameCache:
         (pixels, rows + 1) in drawing order, see `point_coverage`; None if units are bigger there."""
         self._check(world, player)
         if view not in self._points:
-            self._points[view] = self._layered(view, world, False, points=True)
+            self._points[view] = self._layered_points(view, world)
         return self._points[view]
 
-    def _layered(self, view: View, world: World, densities: bool, points: bool = False):
-        """`coverage` (or `point_coverage`), with units that never move (structures, resources, items) drawn
-        once per layout and view; only moving units are drawn every frame (on top, as the game draws them)."""
-        # Nothing hidden: who is drawn, in which order and how big is a per-row fact (World.per_rows), and so
-        # is which units never move (speeds are set at spawn).
+    def _layered(self, view: View, world: World, densities: bool) -> Coverage:
+        """`coverage`, with units that never move (structures, resources, items) drawn once per layout and
+        view; only moving units are drawn every frame (on top, as the game draws them)."""
+        layers = self._still_and_moving(view, world, densities)
+        if layers is None:
+            return coverage(view, world, densities, self._shown, drawn=self._drawn_all(view, world))
+        still, moving, drawn = layers
+        return coverage(view, world, densities, moving, still.coverage, drawn)
+
+    def _layered_points(self, view: View, world: World) -> tuple[np.ndarray, np.ndarray] | None:
+        """`point_coverage`, drawn in layers as `_layered` draws `coverage`."""
+        layers = self._still_and_moving(view, world, False)
+        if layers is None:
+            return point_coverage(view, world, self._shown, self._drawn_all(view, world))
+        still, moving, drawn = layers
+        on_top = point_coverage(view, world, moving, drawn)
+        if on_top is None:
+            return None
+        (pixels, rows), (top_pixels, top_rows) = still.points, on_top
+        return np.concatenate((pixels, top_pixels)), np.concatenate((rows, top_rows))  # moving units last
+
+    def _drawn_all(self, view: View, world: World) -> Drawing | None:
+        """The drawing order of every row, kept per rows while nothing is hidden (else left to `coverage`)."""
+        if self._shown is not None:
+            return None
+        return world.per_rows(("drawn", view), lambda: drawing_order(view, world, None))
+
+    def _still_and_moving(
+        self, view: View, world: World, densities: bool
+    ) -> tuple[_StillLayer, np.ndarray, Drawing | None] | None:
+        """The still units' layer (kept while they and the fog stay the same), which rows are drawn on top
+        of it, and their drawing order when known; None when units are all still or all moving (one layer).
+
+        Nothing hidden: who is drawn, in which order and how big is a per-row fact (World.per_rows), and so is
+        which units never move (speeds are set at spawn)."""
         fixed = self._shown is None
         still, count, moving = world.per_rows("still rows", lambda: _still_rows(world))
         if not count or count == world.n:
-            drawn = (
-                world.per_rows(("drawn", view), lambda: drawing_order(view, world, None)) if fixed else None
-            )
-            if points:
-                return point_coverage(view, world, self._shown, drawn)
-            return coverage(view, world, densities, self._shown, drawn=drawn)
+            return None
         vision = self.vision
         key = (
             view,
@@ -282,27 +128,23 @@ class FrameCache:
             world.rows_version,
             vision.version if vision is not None and vision.fog else 0,
         )
-        under = self._still.get(key)
-        if under is None:
+        layer = self._still.get(key)
+        if layer is None:
             if len(self._still) > 16:
                 self._still.clear()
-            under = coverage(view, world, densities, still if fixed else self._shown & still)
+            shown = still if self._shown is None else self._shown & still
+            under = coverage(view, world, densities, shown)
             flat = under[0].ravel()
             covered = (flat != 0).nonzero()[0]
-            under = self._still[key] = (*under, (covered, flat.take(covered)))
-        if not fixed:
+            layer = self._still[key] = _StillLayer(under, (covered, flat.take(covered)))
+        if self._shown is not None:
             moving = self._shown & moving
         drawn = (
             world.per_rows(("drawn moving", view), lambda: drawing_order(view, world, moving))
             if fixed
             else None
         )
-        if not points:
-            return coverage(view, world, densities, moving, under[:3], drawn)
-        on_top = point_coverage(view, world, moving, drawn)
-        if on_top is None:
-            return None
-        return tuple(np.concatenate(pair) for pair in zip(under[3], on_top))  # moving units written last
+        return layer, moving, drawn
 
     def values(self, world: World, player: Player) -> np.ndarray:
         self._check(world, player)

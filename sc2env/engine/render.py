@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -201,6 +202,26 @@ class _Frame:
     visibility: tuple = ()
 
 
+class _Shown(NamedTuple):
+    """The pixels of a view that show a unit, that unit's row + 1 on each, whether units fill so much of the
+    view that gathering every pixel is cheaper (`dense`), the view's pixel count, and (when dense) every
+    pixel's row + 1."""
+
+    covered: np.ndarray
+    rows: np.ndarray
+    dense: bool
+    size: int
+    flat: np.ndarray
+
+    @classmethod
+    def of(cls, index: np.ndarray) -> _Shown:
+        """From a coverage index (row + 1 per pixel)."""
+        flat = index.ravel()
+        size = len(flat)
+        covered = (flat != 0).nonzero()[0]  # (bool nonzero: the fast one)
+        return cls(covered, flat.take(covered), len(covered) * 4 > size, size, flat)
+
+
 class LayerRenderer:
     """Draws one layer table through one view; static layers are encoded once per view and reused."""
 
@@ -233,24 +254,39 @@ class LayerRenderer:
         fog = vision is not None and vision.fog
         frame = self._frame(view, camera, fog)
         points = None if self._densities else frames.points(view, world, player)
+        density = density_aa = None
         if points is not None:  # units are single pixels: (pixel, row + 1) pairs, later ones on top
-            covered, rows = points
-            dense, size = False, view.width * view.height
+            shown = _Shown(points[0], points[1], False, view.width * view.height, _NOTHING)
         else:
             index, density, density_aa = frames.coverage(view, world, player, self._densities)
-            flat = index.ravel()
-            size = len(flat)
-            covered = (flat != 0).nonzero()[0]  # the pixels that show a unit (bool nonzero: the fast one)
-            dense = len(covered) * 4 > size  # units fill much of the view: gathering every pixel is cheaper
-            rows = flat.take(covered)  # and that unit's row + 1
-        tables = frames.tables(world, player)
+            shown = _Shown.of(index)
+        self._draw_units(frame, shown, frames.tables(world, player))
+        for n, source in self._redrawn:
+            if source == "density" and density is not None:
+                frame.pixels[n][:] = density.ravel()
+            elif source == "density_aa" and density_aa is not None:
+                frame.pixels[n][:] = density_aa.ravel()
+            elif (
+                source == "visibility"
+                and vision is not None
+                and fog
+                and frame.visibility != (vision, vision.version)
+            ):
+                self.terrain.sample(view, vision.grid(), out=frame.pixels[n])
+                frame.visibility = (vision, vision.version)
+        return [frame.buffer]
+
+    def _draw_units(self, frame: _Frame, shown: _Shown, tables: dict) -> None:
+        """Write every unit layer's pixels: gathered whole where units fill much of the view, else only where
+        they are (after clearing where they were)."""
+        covered, rows, dense, size = shown.covered, shown.rows, shown.dense, shown.size
         lit, pixels, drawn = tables["lit"], frame.pixels, frame.drawn
         for n, bpp, row in self._unit_layers:
             out, before = pixels[n], drawn[n]
             if bpp == 1:  # packed bits: drawn whole (512 bytes at 64x64)
                 if lit[row]:
                     if dense:
-                        out[:] = np.packbits(tables[1][row].take(flat))
+                        out[:] = np.packbits(tables[1][row].take(shown.flat))
                     else:
                         bits = np.zeros(size, bool)
                         bits[covered] = tables[1][row].take(rows)
@@ -258,7 +294,7 @@ class LayerRenderer:
                 elif len(before):
                     out.fill(0)
             elif lit[row] and dense:  # mode="clip" writes straight into `out` (indices are always valid)
-                tables[bpp][row].take(flat, out=out, mode="clip")
+                tables[bpp][row].take(shown.flat, out=out, mode="clip")
             else:
                 if before is _EVERYWHERE:
                     out.fill(0)
@@ -267,20 +303,6 @@ class LayerRenderer:
                 if lit[row]:  # else all its units have value 0
                     out[covered] = tables[bpp][row].take(rows)
             drawn[n] = (_EVERYWHERE if dense else covered) if lit[row] else _NOTHING
-        for n, source in self._redrawn:
-            if source == "density":
-                pixels[n][:] = density.ravel()
-            elif source == "density_aa":
-                pixels[n][:] = density_aa.ravel()
-            elif (
-                source == "visibility"
-                and vision is not None
-                and fog
-                and frame.visibility != (vision, vision.version)
-            ):
-                self.terrain.sample(view, vision.grid(), out=pixels[n])
-                frame.visibility = (vision, vision.version)
-        return [frame.buffer]
 
     def _frame(self, view: View, camera: View | None, fog: bool) -> _Frame:
         """The buffer of this view, with the fields that don't depend on units encoded in place."""

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from s2clientprotocol import common_pb2
 
-from sc2env.engine.frame import coverage
+from sc2env.engine.coverage import coverage
 from sc2env.engine.mapdef import find_definition
 from sc2env.engine.players import Player
 from sc2env.engine.render import encode, minimap_view, screen_view
