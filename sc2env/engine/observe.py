@@ -9,7 +9,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2env.engine import rgb, wire
 from sc2env.engine.frame import CARRY_GAS, CARRY_MINERALS, NEUTRAL_PLAYER_ID
 from sc2env.engine.game import Game
-from sc2env.engine.orders import GATHER, RETURN
+from sc2env.engine.orders import GATHER, RETURN, Order
 from sc2env.engine.render import encode
 from sc2env.engine.type_tables import DROPOFF_TYPES, HARVESTED_TYPES, WORKER_TYPES
 from sc2env.engine.unit_states import Cargo
@@ -30,20 +30,18 @@ def observation(game: Game, response: sc_pb.Response) -> list[bytes | bytearray]
     ~170 KiB answer is not copied into one buffer before it is sent.
     """
     obs = response.observation
-    o = obs.observation
-    o.game_loop = game.game_loop
+    observed = obs.observation
+    observed.game_loop = game.game_loop
     interface = game.interface
-    game.panels.fill(o, score=interface.options.score)
+    game.panels.fill(observed, score=interface.options.score)
     ox, oy = game.raw_origin()
-    o.raw_data.player.camera.x, o.raw_data.player.camera.y = (
-        game.player.camera[0] - ox,
-        game.player.camera[1] - oy,
-    )
+    camera = observed.raw_data.player.camera
+    camera.x, camera.y = game.player.camera[0] - ox, game.player.camera[1] - oy
     if interface.options.raw:
-        _raw_units(game, o.raw_data)
-    game.panels.ui(o.ui_data)
+        _raw_units(game, observed.raw_data)
+    game.panels.ui(observed.ui_data)
     if interface.render_screen or interface.render_minimap:
-        rgb.render(game, o.render_data)
+        rgb.render(game, observed.render_data)
     for ability_id, result in game.action_errors:  # echoed as the game's C++ would: int32 -> uint32
         obs.action_errors.add(ability_id=ability_id & 0xFFFFFFFF, result=result)
     game.action_errors.clear()
@@ -84,6 +82,7 @@ def _raw_grid(game: Game, grid: np.ndarray) -> np.ndarray:
 
 
 def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
+    """The units the player sees (its own with their orders and rally points) and the map state."""
     w, pid = game.world, game.player.player_id
     ox, oy = game.raw_origin()
     view = game.camera_view()
@@ -94,13 +93,13 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
     z = game.definition.terrain_height
     harvesters = _harvesters(game)
     for i in rows:
-        t = w.types[i]
+        unit_type = w.types[i]
         owner = int(w.owner[i])
         tag = int(w.tag[i])
-        u = raw.units.add(
+        unit = raw.units.add(
             display_type=raw_pb2.Visible,
             tag=tag,
-            unit_type=t.unit_id,
+            unit_type=unit_type.unit_id,
             owner=owner or NEUTRAL_PLAYER_ID,
             facing=float(w.facing[i]),
             radius=float(w.radius[i]),
@@ -110,43 +109,48 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
             is_on_screen=bool(on_screen[i]),
             is_active=bool(w.orders[i]),
         )
-        u.alliance = raw_pb2.Self if owner == pid else (raw_pb2.Neutral if owner == 0 else raw_pb2.Enemy)
-        u.pos.x, u.pos.y, u.pos.z = float(w.pos[i, 0]) - ox, float(w.pos[i, 1]) - oy, z
-        u.health, u.health_max = float(w.health[i]), float(w.health_max[i])
-        u.shield, u.shield_max = float(w.shields[i]), float(w.shields_max[i])
-        u.energy, u.energy_max = float(w.energy[i]), float(w.energy_max[i])
-        if t.mineral_contents:
-            u.mineral_contents = int(w.contents[i])
-        if t.has_vespene:
-            u.vespene_contents = int(w.contents[i])
+        unit.alliance = raw_pb2.Self if owner == pid else (raw_pb2.Neutral if owner == 0 else raw_pb2.Enemy)
+        unit.pos.x, unit.pos.y, unit.pos.z = float(w.pos[i, 0]) - ox, float(w.pos[i, 1]) - oy, z
+        unit.health, unit.health_max = float(w.health[i]), float(w.health_max[i])
+        unit.shield, unit.shield_max = float(w.shields[i]), float(w.shields_max[i])
+        unit.energy, unit.energy_max = float(w.energy[i]), float(w.energy_max[i])
+        if unit_type.mineral_contents:
+            unit.mineral_contents = int(w.contents[i])
+        if unit_type.has_vespene:
+            unit.vespene_contents = int(w.contents[i])
         if tag in harvesters:
-            u.assigned_harvesters, u.ideal_harvesters = harvesters[tag]
-        if t.weapon is not None and owner == pid:
-            u.weapon_cooldown = max(float(w.cooldown[i]), 0.0)  # below 0: how late a ready weapon fires
+            unit.assigned_harvesters, unit.ideal_harvesters = harvesters[tag]
+        if unit_type.weapon is not None and owner == pid:
+            unit.weapon_cooldown = max(float(w.cooldown[i]), 0.0)  # below 0: how late a ready weapon fires
         if w.engaged[i]:
-            u.engaged_target_tag = int(w.engaged[i])
+            unit.engaged_target_tag = int(w.engaged[i])
         if w.cargo_kind[i]:
-            u.buff_ids.append(CARRY_MINERALS if w.cargo_kind[i] == Cargo.MINERALS else CARRY_GAS)
-        rally = game.orders.rally.get(tag)
-        if rally is not None and owner == pid:
-            target = u.rally_targets.add()
-            if rally.target_tag:
-                target.tag = rally.target_tag
-            if rally.point is not None:
-                target.point.x, target.point.y = rally.point[0] - ox, rally.point[1] - oy
-        if owner != pid:
-            continue  # other players' orders are not reported
-        for order in w.orders[i]:
-            uo = u.orders.add(ability_id=order.ability_id, progress=order.progress)
-            if order.target_tag:
-                uo.target_unit_tag = order.target_tag
-            elif order.point is not None:
-                uo.target_world_space_pos.x, uo.target_world_space_pos.y = (
-                    order.point[0] - ox,
-                    order.point[1] - oy,
-                )
+            unit.buff_ids.append(CARRY_MINERALS if w.cargo_kind[i] == Cargo.MINERALS else CARRY_GAS)
+        if owner == pid:  # other players' orders and rally points are not reported
+            rally = game.orders.rally.get(tag)
+            if rally is not None:
+                _add_rally(unit, rally, ox, oy)
+            _add_orders(unit, w.orders[i], ox, oy)
     raw.map_state.visibility.MergeFromString(encode(8, _raw_grid(game, game.vision.grid())))
     raw.map_state.creep.MergeFromString(encode(1, _raw_grid(game, game.terrain.creep)))
+
+
+def _add_rally(unit: raw_pb2.Unit, rally: Order, ox: int, oy: int) -> None:
+    target = unit.rally_targets.add()
+    if rally.target_tag:
+        target.tag = rally.target_tag
+    if rally.point is not None:
+        target.point.x, target.point.y = rally.point[0] - ox, rally.point[1] - oy
+
+
+def _add_orders(unit: raw_pb2.Unit, orders: list[Order], ox: int, oy: int) -> None:
+    for order in orders:
+        raw_order = unit.orders.add(ability_id=order.ability_id, progress=order.progress)
+        if order.target_tag:
+            raw_order.target_unit_tag = order.target_tag
+        elif order.point is not None:
+            point = raw_order.target_world_space_pos
+            point.x, point.y = order.point[0] - ox, order.point[1] - oy
 
 
 def _harvesters(game: Game) -> dict[int, tuple[int, int]]:
@@ -210,53 +214,53 @@ def game_data(request: sc_pb.RequestData) -> sc_pb.ResponseData:
     """The engine's abilities and unit types as `ResponseData` (upgrades, buffs and effects: none exist)."""
     data = sc_pb.ResponseData()
     if request.ability_id:
-        for a in ABILITIES.values():
+        for ability in ABILITIES.values():
             data.abilities.add(
-                ability_id=a.ability_id,
-                link_name=a.link_name,
-                link_index=a.link_index,
-                button_name=a.button_name,
-                friendly_name=a.friendly_name,
-                hotkey=a.hotkey,
-                remaps_to_ability_id=a.remaps_to,
+                ability_id=ability.ability_id,
+                link_name=ability.link_name,
+                link_index=ability.link_index,
+                button_name=ability.button_name,
+                friendly_name=ability.friendly_name,
+                hotkey=ability.hotkey,
+                remaps_to_ability_id=ability.remaps_to,
                 available=True,
-                target=int(a.target),
-                allow_minimap=a.allow_minimap,
-                is_building=a.building,
-                footprint_radius=a.footprint_radius,
+                target=int(ability.target),
+                allow_minimap=ability.allow_minimap,
+                is_building=ability.building,
+                footprint_radius=ability.footprint_radius,
             )
     if request.unit_type_id:
-        for t in UNIT_TYPES.values():
-            u = data.units.add(
-                unit_id=t.unit_id,
-                name=t.name,
+        for unit_type in UNIT_TYPES.values():
+            unit = data.units.add(
+                unit_id=unit_type.unit_id,
+                name=unit_type.name,
                 available=True,
-                cargo_size=t.cargo_size,
-                mineral_cost=t.mineral_cost,
-                vespene_cost=t.vespene_cost,
-                food_required=t.food_required,
-                food_provided=t.food_provided,
-                ability_id=t.build_ability,
-                race=t.race,
-                build_time=t.build_time,
-                has_minerals=t.mineral_contents > 0,
-                has_vespene=t.has_vespene,
-                sight_range=t.sight,
-                movement_speed=t.speed,
-                armor=t.armor,
-                tech_requirement=t.tech_requirement,
-                tech_alias=t.tech_alias,
-                unit_alias=t.unit_alias,
+                cargo_size=unit_type.cargo_size,
+                mineral_cost=unit_type.mineral_cost,
+                vespene_cost=unit_type.vespene_cost,
+                food_required=unit_type.food_required,
+                food_provided=unit_type.food_provided,
+                ability_id=unit_type.build_ability,
+                race=unit_type.race,
+                build_time=unit_type.build_time,
+                has_minerals=unit_type.mineral_contents > 0,
+                has_vespene=unit_type.has_vespene,
+                sight_range=unit_type.sight,
+                movement_speed=unit_type.speed,
+                armor=unit_type.armor,
+                tech_requirement=unit_type.tech_requirement,
+                tech_alias=unit_type.tech_alias,
+                unit_alias=unit_type.unit_alias,
             )
-            u.attributes.extend(data_pb2.Attribute.Value(a) for a in t.attributes)
-            if t.weapon is not None:
-                wpn = u.weapons.add(
-                    type=t.weapon.target,
-                    damage=t.weapon.damage,
-                    attacks=t.weapon.attacks,
-                    range=t.weapon.range,
-                    speed=t.weapon.cooldown,
+            unit.attributes.extend(data_pb2.Attribute.Value(a) for a in unit_type.attributes)
+            if unit_type.weapon is not None:
+                weapon = unit.weapons.add(
+                    type=unit_type.weapon.target,
+                    damage=unit_type.weapon.damage,
+                    attacks=unit_type.weapon.attacks,
+                    range=unit_type.weapon.range,
+                    speed=unit_type.weapon.cooldown,
                 )
-                for attribute, bonus in t.weapon.bonus:
-                    wpn.damage_bonus.add(attribute=data_pb2.Attribute.Value(attribute), bonus=bonus)
+                for attribute, bonus in unit_type.weapon.bonus:
+                    weapon.damage_bonus.add(attribute=data_pb2.Attribute.Value(attribute), bonus=bonus)
     return data

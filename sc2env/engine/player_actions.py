@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from s2clientprotocol import error_pb2, raw_pb2, spatial_pb2, ui_pb2
@@ -168,66 +169,15 @@ def command(game: Game, ability_id: int, tags, point, target: int | None, queued
 
 # ---- UI actions --------------------------------------------------------------------------------------
 def _ui(game: Game, ui: ui_pb2.ActionUI) -> int:
-    kind = ui.WhichOneof("action")
-    player, w = game.player, game.world
-    if kind == "control_group":
-        return _control_group(game, ui.control_group.action, ui.control_group.control_group_index)
-    if kind == "select_army":
-        army = [t for t in _own(game, w.tag.tolist()) if w.types[w.slot(t)].army]
-        base = _own(game, player.selection) if ui.select_army.selection_add else []
-        player.selection = base + [t for t in army if t not in base]
-        return SUCCESS
-    if kind == "select_idle_worker":
-        idle = [
-            t for t in _own(game, w.tag.tolist()) if w.types[w.slot(t)].worker and not w.orders[w.slot(t)]
-        ]
-        if not idle:
-            return ERROR
-        mode = ui.select_idle_worker.type
-        current = _own(game, player.selection)
-        fresh = [t for t in idle if t not in current] or idle
-        chosen = {
-            _IDLE_WORKER.Set: [fresh[0]],
-            _IDLE_WORKER.Add: current + [fresh[0]],
-            _IDLE_WORKER.All: idle,
-            _IDLE_WORKER.AddAll: current + fresh,
-        }.get(mode)
-        if chosen is None:
-            return ERROR
-        player.selection = list(dict.fromkeys(chosen))
-        return SUCCESS
-    if kind == "multi_panel":
-        panel = ui.multi_panel
-        selection = player.selection
-        if not 0 <= panel.unit_index < len(selection):
-            return ERROR
-        tag = selection[panel.unit_index]
-        same = [t for t in selection if w.type_id[w.slot(t)] == w.type_id[w.slot(tag)]]
-        player.selection = {
-            _MULTI_PANEL.SingleSelect: [tag],
-            _MULTI_PANEL.DeselectUnit: [t for t in selection if t != tag],
-            _MULTI_PANEL.SelectAllOfType: same,
-            _MULTI_PANEL.DeselectAllOfType: [t for t in selection if t not in same],
-        }.get(panel.type, selection)
-        return SUCCESS
-    if kind == "production_panel":  # clicking a queue slot cancels that unit
-        selection = _own(game, player.selection)
-        if len(selection) != 1:
-            return ERROR
-        i = w.slot(selection[0])
-        return game.production.cancel(i, ui.production_panel.unit_index) if w.types[i].queue_size else ERROR
-    if kind == "toggle_autocast":  # only Repair autocasts here, and it stays a manual order in the engine
-        return (
-            SUCCESS
-            if any(REPAIR in game.orders.card(w.slot(t)) for t in _own(game, player.selection))
-            else ERROR
-        )
+    kind = ui.WhichOneof("action") or ""
     # select_larva, select_warp_gates, cargo_panel: no larvae, warp gates or transports exist on the
     # engine's maps, so there is nothing to act on.
-    return ERROR
+    handler = _UI_ACTIONS.get(kind)
+    return handler(game, getattr(ui, kind)) if handler is not None else ERROR
 
 
-def _control_group(game: Game, action: int, index: int) -> int:
+def _control_group(game: Game, group: ui_pb2.ActionControlGroup) -> int:
+    action, index = group.action, group.control_group_index
     if not 0 <= index < CONTROL_GROUPS:
         return ERROR
     player = game.player
@@ -249,6 +199,80 @@ def _control_group(game: Game, action: int, index: int) -> int:
     else:
         return ERROR
     return SUCCESS
+
+
+def _select_army(game: Game, select: ui_pb2.ActionSelectArmy) -> int:
+    player, w = game.player, game.world
+    army = [t for t in _own(game, w.tag.tolist()) if w.types[w.slot(t)].army]
+    base = _own(game, player.selection) if select.selection_add else []
+    player.selection = base + [t for t in army if t not in base]
+    return SUCCESS
+
+
+def _select_idle_worker(game: Game, select: ui_pb2.ActionSelectIdleWorker) -> int:
+    player, w = game.player, game.world
+    idle = [t for t in _own(game, w.tag.tolist()) if w.types[w.slot(t)].worker and not w.orders[w.slot(t)]]
+    if not idle:
+        return ERROR
+    current = _own(game, player.selection)
+    fresh = [t for t in idle if t not in current] or idle
+    chosen = {
+        _IDLE_WORKER.Set: [fresh[0]],
+        _IDLE_WORKER.Add: current + [fresh[0]],
+        _IDLE_WORKER.All: idle,
+        _IDLE_WORKER.AddAll: current + fresh,
+    }.get(select.type)
+    if chosen is None:
+        return ERROR
+    player.selection = list(dict.fromkeys(chosen))
+    return SUCCESS
+
+
+def _multi_panel(game: Game, panel: ui_pb2.ActionMultiPanel) -> int:
+    player, w = game.player, game.world
+    selection = player.selection
+    if not 0 <= panel.unit_index < len(selection):
+        return ERROR
+    tag = selection[panel.unit_index]
+    same = [t for t in selection if w.type_id[w.slot(t)] == w.type_id[w.slot(tag)]]
+    player.selection = {
+        _MULTI_PANEL.SingleSelect: [tag],
+        _MULTI_PANEL.DeselectUnit: [t for t in selection if t != tag],
+        _MULTI_PANEL.SelectAllOfType: same,
+        _MULTI_PANEL.DeselectAllOfType: [t for t in selection if t not in same],
+    }.get(panel.type, selection)
+    return SUCCESS
+
+
+def _production_panel(game: Game, panel: ui_pb2.ActionProductionPanelRemoveFromQueue) -> int:
+    """Clicking a queue slot cancels that unit."""
+    w = game.world
+    selection = _own(game, game.player.selection)
+    if len(selection) != 1:
+        return ERROR
+    i = w.slot(selection[0])
+    return game.production.cancel(i, panel.unit_index) if w.types[i].queue_size else ERROR
+
+
+def _toggle_autocast(game: Game, toggle: ui_pb2.ActionToggleAutocast) -> int:
+    """Only Repair autocasts here, and it stays a manual order in the engine."""
+    w = game.world
+    return (
+        SUCCESS
+        if any(REPAIR in game.orders.card(w.slot(t)) for t in _own(game, game.player.selection))
+        else ERROR
+    )
+
+
+_UI_ACTIONS: dict[str, Callable[[Game, Any], int]] = {
+    "control_group": _control_group,
+    "select_army": _select_army,
+    "select_idle_worker": _select_idle_worker,
+    "multi_panel": _multi_panel,
+    "production_panel": _production_panel,
+    "toggle_autocast": _toggle_autocast,
+}
+"""The ActionUI kinds the engine acts on (the field of the `action` oneof -> its handler)."""
 
 
 # ---- raw actions -------------------------------------------------------------------------------------
