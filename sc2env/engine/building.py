@@ -289,11 +289,11 @@ class Building:
             limit = min(limit, max(1, math.ceil(left - 1e-9)))
         return limit
 
-    def advance(self, t: int) -> None:
+    def advance(self, elapsed: int) -> None:
         w, g = self.world, self.game
         for j, b in self._active():
             build_time = w.types[j].build_time
-            step = min(t / build_time, 1.0 - w.build_progress[j])
+            step = min(elapsed / build_time, 1.0 - w.build_progress[j])
             w.build_progress[j] += step
             w.health[j] = min(w.health_max[j], w.health[j] + (1 - _START_LIFE) * w.health_max[j] * step)
             w.version += 1

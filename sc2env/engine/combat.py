@@ -185,17 +185,17 @@ class Combat:
                 w.leash[k] = w.pos[k]
 
     # ---- after a batch ------------------------------------------------------------------------------
-    def advance(self, t: int, loop: int) -> None:
+    def advance(self, elapsed: int, loop: int) -> None:
         """Time passes: cooldowns run down, Zerg regenerate, hits that are due land."""
         w = self.world
         if not w.n:
             return
-        np.subtract(w.cooldown, t, out=w.cooldown)
+        np.subtract(w.cooldown, elapsed, out=w.cooldown)
         np.maximum(w.cooldown, -TICK, out=w.cooldown)  # how long a weapon has been ready, up to a tick
         if _count(w.regen):
             hurt = (w.health < w.health_max) & (w.health > 0) & (w.regen > 0)
             if _count(hurt):
-                w.health[hurt] = np.minimum(w.health[hurt] + w.regen[hurt] * t, w.health_max[hurt])
+                w.health[hurt] = np.minimum(w.health[hurt] + w.regen[hurt] * elapsed, w.health_max[hurt])
                 w.version += 1
         if self.hits:
             self._land_hits(loop)

@@ -284,14 +284,14 @@ class Economy:
             return w.per_rows("workers", lambda: WORKER_TYPES[w.type_id].nonzero()[0].tolist())
         return w.per_rows(("workers of", owner), lambda: [i for i in self._workers() if w.owner[i] == owner])
 
-    def advance(self, t: int) -> None:
+    def advance(self, elapsed: int) -> None:
         w = self.world
         if not w.n or not self._workers():
             return
-        self._idle_time(t)
+        self._idle_time(elapsed)
         timed = (w.phase == Phase.HARVESTING) | (w.phase == Phase.PAUSING)
         if count_nonzero(timed):
-            w.timer[timed] -= t
+            w.timer[timed] -= elapsed
             for tag in w.tag[timed & (w.timer <= 1e-9)].tolist():
                 if not w.exists(tag):
                     continue
@@ -307,9 +307,9 @@ class Economy:
                 ):
                     self.game.orders.complete(i)
         for tag in w.tag[w.phase == Phase.REPAIRING].tolist():
-            self._repair(w.slot(tag), t)
+            self._repair(w.slot(tag), elapsed)
 
-    def _repair(self, i: int, t: int) -> None:
+    def _repair(self, i: int, elapsed: int) -> None:
         """Restore hit points at the rate the target was built (SC2 repairs at build speed)."""
         w = self.world
         target = w.orders[i][0].target_tag
@@ -318,18 +318,18 @@ class Economy:
             return
         j = w.slot(target)
         rate = w.health_max[j] / max(w.types[j].build_time, 1.0)
-        w.health[j] = min(w.health_max[j], w.health[j] + rate * t)
+        w.health[j] = min(w.health_max[j], w.health[j] + rate * elapsed)
         w.version += 1
         if w.health[j] >= w.health_max[j]:
             self.game.orders.complete(i)
 
-    def _idle_time(self, t: int) -> None:
+    def _idle_time(self, elapsed: int) -> None:
         w = self.world
         if not self._workers():
             return
         for player in self.game.players.values():
             rows = self._workers(player.player_id)
-            player.stats.idle_worker_loops += t * sum(1 for i in rows if not w.orders[i])
+            player.stats.idle_worker_loops += elapsed * sum(1 for i in rows if not w.orders[i])
 
 
 def _harvest(t: UnitType) -> Harvest:

@@ -177,23 +177,23 @@ class Game:
         w = self.world
         remaining = count
         while remaining > 0 and not self.ended:
-            k = 1 if self.scenario.per_loop else min(remaining, limit - self.game_loop)
-            k = self.combat.plan(self.game_loop, k)
-            k = self.production.plan(k)
+            batch = 1 if self.scenario.per_loop else min(remaining, limit - self.game_loop)
+            batch = self.combat.plan(self.game_loop, batch)
+            batch = self.production.plan(batch)
             following = bool(self.orders.following) and self.orders.follow()
             if w.prepare() or following:  # someone follows a moving unit: re-aim every combat tick
-                k = min(k, TICK)
-            k = self.economy.free_loops(k)
-            k = w.free_loops(self.building.free_loops(k))
-            trajectory = w.trajectory(k)
-            t, fires = self.scenario.first_event(trajectory, k)
-            arrived, late = w.advance(trajectory, t)
-            self.game_loop += t
-            remaining -= t
-            self.combat.advance(t, self.game_loop)
-            self.economy.advance(t)
-            self.building.advance(t)
-            self.production.advance(t)
+                batch = min(batch, TICK)
+            batch = self.economy.free_loops(batch)
+            batch = w.free_loops(self.building.free_loops(batch))
+            trajectory = w.trajectory(batch)
+            elapsed, fires = self.scenario.first_event(trajectory, batch)
+            arrived, late = w.advance(trajectory, elapsed)
+            self.game_loop += elapsed
+            remaining -= elapsed
+            self.combat.advance(elapsed, self.game_loop)
+            self.economy.advance(elapsed)
+            self.building.advance(elapsed)
+            self.production.advance(elapsed)
             self.orders.arrived(arrived, late)
             deaths = self.combat.take_deaths()
             for death in deaths:

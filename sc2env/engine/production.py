@@ -121,24 +121,24 @@ class Production:
             limit = min(limit, max(1, math.ceil(left - 1e-9)))
         return limit
 
-    def advance(self, t: int) -> None:
+    def advance(self, elapsed: int) -> None:
         w = self.world
         if not w.n or not self._finished_producers():
             return
         producers = self._producers()
-        self._idle_time(t, producers)
+        self._idle_time(elapsed, producers)
         for i in producers:
             front = w.orders[i][0]
             if not front.started:
                 continue
             unit_type = self.trains[front.ability_id]
-            front.progress = min(1.0, front.progress + t / unit_type.build_time)
+            front.progress = min(1.0, front.progress + elapsed / unit_type.build_time)
             w.version += 1
             if front.progress >= 1 - 1e-9:
                 w.orders[i].pop(0)
                 self._emerge(i, unit_type)
 
-    def _idle_time(self, t: int, busy: list[int]) -> None:
+    def _idle_time(self, elapsed: int, busy: list[int]) -> None:
         w = self.world
         producers = self._finished_producers()
         if not producers:
@@ -146,7 +146,7 @@ class Production:
         for player in self.game.players.values():
             pid = player.player_id
             mine = w.per_rows(("producers of", pid), functools.partial(_owned_by, w, producers, pid))
-            player.stats.idle_production_loops += t * len(set(mine) - set(busy))
+            player.stats.idle_production_loops += elapsed * len(set(mine) - set(busy))
 
     def _emerge(self, i: int, unit_type) -> None:
         """A trained unit appears beside its producer and follows the rally point."""
