@@ -95,7 +95,7 @@ class UnitColumns:
     link: Tags  # builder <-> structure under construction, refinery -> geyser
 
 
-def _columns(declarations: type) -> tuple[tuple[str, Column], ...]:
+def columns_of(declarations: type) -> tuple[tuple[str, Column], ...]:
     """(name, Column) of every annotated attribute of `declarations`, in declaration order."""
     out = []
     for name, hint in typing.get_type_hints(declarations, include_extras=True).items():
@@ -108,7 +108,7 @@ def _columns(declarations: type) -> tuple[tuple[str, Column], ...]:
     return tuple(out)
 
 
-COLUMNS = _columns(UnitColumns)
+COLUMNS = columns_of(UnitColumns)
 """(name, Column) of each per-unit column, in declaration order."""
 
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import typing
+
 import numpy as np
 import pytest
 
 from sc2env.engine.world import Bounds, World
+from sc2env.engine.world_state import COLUMNS, UnitColumns, columns_of
 from sc2env.gamedata import unit_type_by_name
 
 MARINE = unit_type_by_name("Marine")
@@ -241,3 +244,28 @@ def test_free_spot_never_answers_a_point_outside_the_pathable_area():
     w = World(Bounds(22, 20, 44, 36))
     x, y = w.free_spot(30, 18, 0.375)
     assert 22.375 <= x <= 43.625 and 20.375 <= y <= 35.625
+
+
+def test_the_world_columns_are_the_declared_ones_through_growth_and_removal():
+    declared = typing.get_type_hints(UnitColumns)
+    assert [name for name, _ in COLUMNS] == list(declared)
+    w = World(Bounds(0, 0, 64, 64))
+    tags = [
+        w.spawn(MARINE if n % 2 else CC, 1, 4.0 + 2 * n, 30.0) for n in range(20)
+    ]  # the store grows twice
+    w.remove(tags[3])
+    for name, column in COLUMNS:
+        values = getattr(w, name)
+        assert isinstance(values, np.ndarray), name
+        assert (values.dtype, values.shape) == (np.dtype(column.dtype), (19, *column.shape)), name
+    assert w.tag.tolist() == tags[:3] + tags[4:]
+    assert w.pos[w.slot(tags[4])].tolist() == [12.0, 30.0] and w.obstacle[w.slot(tags[4])]
+    assert w.half[w.slot(tags[5])].tolist() == [MARINE.radius, MARINE.radius]
+
+
+def test_a_column_must_be_declared_with_a_column_type():
+    class Broken(UnitColumns):
+        count: int
+
+    with pytest.raises(TypeError, match=r"Broken\.count: declare it with a column type"):
+        columns_of(Broken)
