@@ -5,7 +5,7 @@ from __future__ import annotations
 import typing
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -139,7 +139,7 @@ class WorldState(UnitColumns):
         # Changes when rows come or go, a unit changes type, or a structure starts or finishes construction
         # (for caches of per-row facts).
         self.rows_version = 0
-        self._per_rows: dict[Hashable, object] = {}
+        self._per_rows: dict[Hashable, Any] = {}  # values of any type: per_rows types each by its `build`
         self._per_rows_version = -1
         self._bind()
 
@@ -218,4 +218,4 @@ class WorldState(UnitColumns):
             if len(self._per_rows) > 256:  # keys with views: a camera that keeps moving adds new ones
                 self._per_rows.clear()
             value = self._per_rows[key] = build()
-        return typing.cast(_T, value)
+        return value
