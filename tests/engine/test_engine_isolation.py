@@ -3,7 +3,7 @@
 The rule (docs/engine.md, "Layout"): sc2env.engine and sc2env.gamedata import only each other and sc2env's
 shared modules below; `import sc2env` (which Python runs before any sc2env.engine module) registers the
 Gymnasium ids with gymnasium's registry alone. So the engine process loads gymnasium's core but never the env,
-game, interface, client, launch, agents, viewer or CLI modules, nor pygame.
+game, interface, client, launch, agents, viewer, SMAC, baselines or CLI modules, nor pygame.
 """
 
 from __future__ import annotations
@@ -39,6 +39,8 @@ CLIENT_SIDE = (
     "sc2env.agents",
     "sc2env.viewer",
     "sc2env.cli",
+    "sc2env.smac",
+    "sc2env.baselines",
 )
 
 
