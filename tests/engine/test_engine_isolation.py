@@ -26,6 +26,9 @@ SHARED = (
     "sc2env.errors",
     "sc2env.env_ids",
     "sc2env.mapfiles",
+    "sc2env.run_engine",
+    "sc2env.safefile",
+    "sc2env.shadowed",
     "sc2env.spinwait",
 )
 """The modules outside the engine and gamedata that the engine may load."""
