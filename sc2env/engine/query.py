@@ -43,6 +43,9 @@ def _placement(game: Game, ability_id: int, x: float, y: float) -> int:
     built = BUILT_BY.get(ability_id)
     if built is None or not built.structure:
         return error_pb2.Error  # not a building ability: the game answers the same
+    if not (math.isfinite(x) and math.isfinite(y)):
+        # NaN or infinity is no place on the map: the game's code for a site off the map.
+        return error_pb2.CantBuildLocationInvalid
     cx, cy = game.building.snap(built, x, y)
     return game.building.placement_error(built, cx, cy)
 
@@ -67,6 +70,10 @@ def _distance(game: Game, item: query_pb2.RequestQueryPathing, ox: int, oy: int)
 
 
 def _pathable(game: Game, x: float, y: float) -> bool:
+    """Whether (x, y) is on pathable ground; NaN or infinity is nowhere, so no path leads there (distance 0:
+    ResponseQueryPathing has no error code)."""
+    if not (math.isfinite(x) and math.isfinite(y)):
+        return False
     grid = game.terrain.pathable
     col, row = math.floor(x), math.floor(y)
     return 0 <= row < grid.shape[0] and 0 <= col < grid.shape[1] and bool(grid[row, col])

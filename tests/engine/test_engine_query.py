@@ -116,3 +116,28 @@ def test_queries_take_raw_cropped_coordinates(controller):
     answer = controller.query(query)
     assert [p.result for p in answer.placements] == [error_pb2.Success, error_pb2.CantBuildOnThat]
     assert answer.pathing[0].distance == pytest.approx(2.0)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+def test_a_point_that_is_no_number_gets_a_per_query_answer_not_an_internal_error(controller, bad):
+    # A NaN or infinite point reached math.floor (ValueError, OverflowError): the whole query answered
+    # "internal error ... please report it". Placement answers CantBuildLocationInvalid, the game's code for
+    # a target that is no place on the map; pathing answers 0, its "no path" (ResponseQueryPathing has no
+    # error code). The other items of the query are answered as usual.
+    obs = start(controller, "BuildMarines")
+    cc = units_of(obs, COMMAND_CENTER)[0]
+    scv = units_of(obs, SCV)[0]
+    query = query_pb2.RequestQuery()
+    for x, y in ((bad, cc.pos.y + 8), (cc.pos.x + 8, bad), (cc.pos.x + 8, cc.pos.y + 8)):
+        query.placements.add(ability_id=SUPPLY_DEPOT, target_pos=common_pb2.Point2D(x=x, y=y))
+    good = common_pb2.Point2D(x=scv.pos.x + 3, y=scv.pos.y)
+    query.pathing.add(start_pos=common_pb2.Point2D(x=bad, y=scv.pos.y), end_pos=good)
+    query.pathing.add(unit_tag=scv.tag, end_pos=common_pb2.Point2D(x=scv.pos.x, y=bad))
+    query.pathing.add(unit_tag=scv.tag, end_pos=good)
+    answer = controller.query(query)
+    assert [p.result for p in answer.placements] == [
+        error_pb2.CantBuildLocationInvalid,
+        error_pb2.CantBuildLocationInvalid,
+        error_pb2.Success,
+    ]
+    assert [p.distance for p in answer.pathing] == pytest.approx([0.0, 0.0, 3.0], abs=1e-3)
