@@ -264,7 +264,12 @@ def _replay_from(header) -> Replay:
         if entry.__class__ is int and entry > 0:
             inputs.append(entry)
         elif isinstance(entry, str):
-            inputs.append(_b64decode(entry, f"inputs[{n}]"))
+            action = _b64decode(entry, f"inputs[{n}]")
+            try:  # here, not when playback reaches it: a damaged action must not list as a good replay
+                sc_pb.Action.FromString(action)
+            except (DecodeError, RuntimeError) as e:
+                raise ValueError(f"inputs[{n}] is not a serialized sc2api Action ({e})") from None
+            inputs.append(action)
         else:
             raise ValueError(f"inputs[{n}] must be a step count (> 0) or a base64 action, got {entry!r}")
     seed = None if header.get("seed") is None else _get(header, "seed", int, _UINT32)

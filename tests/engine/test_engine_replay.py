@@ -646,3 +646,29 @@ def test_a_header_edited_out_of_range_is_a_parsing_error_not_an_engine_fault(sav
         Session(), replay_info=sc_pb.RequestReplayInfo(replay_data=rewritten(saved, **changes))
     ).replay_info
     assert info.error == sc_pb.ResponseReplayInfo.ParsingError and "is out of its range" in info.error_details
+
+
+# ---- inputs checked against themselves and the header (issue 28) --------------------------------------
+def refused_everywhere(data: bytes, kind: str, details: str) -> None:
+    """replay_info and start_replay both refuse `data` as `kind`, saying `details`; nothing is started."""
+    info = ask(Session(), replay_info=sc_pb.RequestReplayInfo(replay_data=data)).replay_info
+    assert info.error == sc_pb.ResponseReplayInfo.Error.Value(kind), info
+    assert details in info.error_details
+    session = Session()
+    started = ask(session, start_replay=sc_pb.RequestStartReplay(replay_data=data, options=interface()))
+    start_kind = "InvalidReplayData" if kind == "ParsingError" else kind
+    assert started.start_replay.error == sc_pb.ResponseStartReplay.Error.Value(start_kind)
+    assert details in started.start_replay.error_details and "internal error" not in str(started)
+    assert session.status == sc_pb.launched and session.playback is None
+
+
+def test_an_action_input_that_is_no_action_is_refused_before_playback(saved):
+    # Garbage action bytes listed as a good replay; playback then stopped with "internal error ... DecodeError".
+    inputs = list(replay_file.decode(saved).inputs)
+    n = next(k for k, entry in enumerate(inputs) if entry.__class__ is bytes and entry)
+    inputs[n] = b"\xff\xff\xff"
+    refused_everywhere(
+        rewritten(saved, inputs=tuple(inputs)),
+        "ParsingError",
+        f"inputs[{n}] is not a serialized sc2api Action",
+    )
