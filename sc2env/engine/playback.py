@@ -33,7 +33,7 @@ class Playback:
 
     The game runs with the recording's interface, fog setting and random state, so the recorded feature-layer
     actions land where they did; observations and game_info use the watcher's interface (`observed()`).
-    `play(count)` runs the log forward; `finished` says the log is used up.
+    `play(count)` runs the log forward; `over` says the log is used up or the game ended before it.
     """
 
     def __init__(
@@ -80,6 +80,11 @@ class Playback:
     def finished(self) -> bool:
         return self._next >= len(self._log)
 
+    @property
+    def over(self) -> bool:
+        """The log is used up, or the game ended before it was (a divergence: see `divergence`)."""
+        return self.finished or self.game.ended
+
     def play(self, count: int) -> None:
         """Run the log until the game loop has advanced by at least `count` or the log ends (a recorded step
         is never split, so the loop may go past)."""
@@ -88,14 +93,14 @@ class Playback:
     def play_until(self, loop: int) -> None:
         game, log = self.game, self._log
         n = self._next
-        while n < len(log) and game.game_loop < loop:
+        while n < len(log) and game.game_loop < loop and not game.ended:
             entry = log[n]
             n += 1
             if isinstance(entry, int):
                 game.step(entry)
             else:
                 self._act(entry)
-        if n > self._last_step:
+        if n > self._last_step and not game.ended:
             for entry in log[n:]:
                 if isinstance(entry, bytes):  # (all are, after the last step)
                     self._act(entry)
@@ -115,22 +120,23 @@ class Playback:
     def catch_up_realtime(self, until_loop: int = 0) -> None:
         """In a realtime replay, play what the wall clock has reached (waiting for `until_loop`)."""
         # the recording ends at its save loop: no later loop comes
-        due = clock_loop(self._wallclock_start, until_loop, self.replay.game_loop, wait=not self.finished)
+        due = clock_loop(self._wallclock_start, until_loop, self.replay.game_loop, wait=not self.over)
         self.play_until(due)
 
     def divergence(self) -> str:
-        """Once finished: how the game differs from the recording's end ("" when it ends as recorded)."""
+        """Once over: how the game differs from the recording's end ("" when it ends as recorded)."""
         game, replay = self.game, self.replay
-        if not self.finished or (game.game_loop, game.result, game.player.score) == (
-            replay.game_loop,
-            replay.result,
-            replay.score,
+        if not self.over or (
+            self.finished
+            and (game.game_loop, game.result, game.player.score)
+            == (replay.game_loop, replay.result, replay.score)
         ):
             return ""
+        cut = "" if self.finished else f", {len(self._log) - self._next} of its inputs not played"
         return (
             f"the replay diverged from its recording: recorded to end at game loop {replay.game_loop} "
             f"with result {replay.result} and score {replay.score}, it ended at {game.game_loop} with "
-            f"result {game.result} and score {game.player.score} (a bug in the built-in engine, or an "
+            f"result {game.result} and score {game.player.score}{cut} (a bug in the built-in engine, or an "
             f"edited replay; please report it)"
         )
 

@@ -18,6 +18,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env._version import __version__
 from sc2env.engine.game import Game
+from sc2env.engine.limits import MAX_STEP_LOOPS
 from sc2env.gamedata import BASE_BUILD, DATA_BUILD, DATA_VERSION, GAME_VERSION, LOOPS_PER_REAL_SECOND
 from sc2env.gamedata.replay_format import MPQ_HEADERS
 from sc2env.gamedata.replay_format import SC2ENV_MAGIC as MAGIC
@@ -242,10 +243,44 @@ def decode(data: bytes) -> Replay:
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
         raise ReplayError("ParsingError", f"the replay's contents are not valid JSON ({e})") from None
     try:
-        return _replay_from(header)
+        recorded = _replay_from(header)
     except (KeyError, TypeError, ValueError, binascii.Error, DecodeError) as e:
         what = f"field {e.args[0]!r} is missing" if isinstance(e, KeyError) else str(e)
         raise ReplayError("ParsingError", f"the replay's header is malformed: {what}") from None
+    problem = inconsistency(recorded)
+    if problem:
+        raise ReplayError("InvalidReplayData", f"{problem}: {_WRITE_HOW}, unchanged")
+    return recorded
+
+
+def inconsistency(replay: Replay) -> str:
+    """How the replay's steps disagree with its header's length and result ("" when they agree).
+
+    A step runs all its loops unless the game ends during it, and nothing is recorded after the end, so the
+    steps of a recording add up to its length exactly, or, when it has a result, every step but the last
+    falls short of it and the last reaches it. A step is at most what one request may ask for.
+    """
+    steps = [(n, entry) for n, entry in enumerate(replay.inputs) if entry.__class__ is int]
+    for n, count in steps:
+        if count > MAX_STEP_LOOPS:
+            return (
+                f"inputs[{n}] is a step of {count} game loops; the engine runs at most {MAX_STEP_LOOPS} in "
+                "one request, so no recording holds one"
+            )
+    total = sum(count for _, count in steps)
+    before_last = total - (steps[-1][1] if steps else 0)
+    length = replay.game_loop
+    if replay.result is None and total != length:
+        return (
+            f"the replay's steps add up to {total} game loops, but its header says it lasts {length} (an "
+            "unfinished game runs every loop it steps)"
+        )
+    if replay.result is not None and not before_last < length <= total:
+        return (
+            f"the replay's steps add up to {total} game loops ({before_last} before the last), but its header "
+            f"says the game ended at loop {length} (a game ends during its last step)"
+        )
+    return ""
 
 
 def _replay_from(header) -> Replay:

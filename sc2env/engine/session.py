@@ -373,6 +373,13 @@ class Session:
         except ValueError as e:
             out.error, out.error_details = error.InvalidReplayData, str(e)
             return
+        if recorded.game_loop > definition.time_limit:
+            out.error = error.InvalidReplayData
+            out.error_details = (
+                f"the replay lasts {recorded.game_loop} game loops, longer than its map's time limit of "
+                f"{definition.time_limit}: its header or map was edited, so it would not play as recorded"
+            )
+            return
         try:
             playback = Playback(
                 recorded,
@@ -402,7 +409,7 @@ class Session:
 
     def _after_replay(self, response: sc_pb.Response) -> None:
         playback = self.playback
-        if playback is not None and playback.finished and self.status == IN_REPLAY:
+        if playback is not None and playback.over and self.status == IN_REPLAY:
             self.status = ENDED
             problem = playback.divergence()
             if problem:

@@ -672,3 +672,61 @@ def test_an_action_input_that_is_no_action_is_refused_before_playback(saved):
         "ParsingError",
         f"inputs[{n}] is not a serialized sc2api Action",
     )
+
+
+def edit_steps(saved: bytes, edit) -> bytes:
+    recorded = replay_file.decode(saved)
+    return rewritten(saved, inputs=tuple(edit(list(recorded.inputs))))
+
+
+def first_step(inputs: list) -> int:
+    return next(k for k, entry in enumerate(inputs) if entry.__class__ is int)
+
+
+@pytest.mark.parametrize(
+    "edit, details",
+    [
+        # Played as one step to the time limit (1920) while the header says 32 loops: no divergence was told.
+        (lambda i: i[: first_step(i)] + [2**40] + i[first_step(i) + 1 :], "is a step of 1099511627776"),
+        (lambda i: i[: first_step(i)] + [9] + i[first_step(i) + 1 :], "steps add up to 33 game loops"),
+        (lambda i: [e for e in i if e.__class__ is not int or e != 8] + [8], "steps add up to 8 game loops"),
+    ],
+    ids=["huge-step", "longer-step", "steps-dropped"],
+)
+def test_steps_that_disagree_with_the_header_are_refused_before_playback(saved, edit, details):
+    assert replay_file.decode(saved).game_loop == 32  # four steps of 8
+    refused_everywhere(edit_steps(saved, edit), "InvalidReplayData", details)
+
+
+def test_a_result_the_steps_cannot_have_reached_is_refused(saved):
+    # An unfinished game's header given a result: its steps all ran whole, so the game did not end in them.
+    refused_everywhere(
+        rewritten(saved, result=sc_pb.Victory, game_loop=40), "InvalidReplayData", "add up to 32"
+    )
+
+
+def test_a_replay_longer_than_its_map_allows_is_refused():
+    recording = play(start("MoveToBeacon", seed=2), 400, (16,), seed=1)
+    recorded = replay_file.decode(recording.data)
+    assert recorded.result == sc_pb.Tie and recorded.game_loop == 1920
+    source = json.loads(recorded.map_definition)
+    source["time_limit"] = 960  # edited: the map ends the game at 960, the recording at 1920
+    data = rewritten(recording.data, map_definition=json.dumps(source).encode())
+    started = ask(Session(), start_replay=sc_pb.RequestStartReplay(replay_data=data, options=interface()))
+    assert started.start_replay.error == sc_pb.ResponseStartReplay.InvalidReplayData
+    assert (
+        "lasts 1920 game loops, longer than its map's time limit of 960" in started.start_replay.error_details
+    )
+
+
+def test_a_game_that_ends_before_its_recording_does_reports_the_divergence_then(saved):
+    # The game ended at loop 1 (a map edited to end at once) with 31 recorded loops to go: the watcher stayed
+    # in_replay with no error (a client then sees a result and stops, never told of the divergence).
+    source = json.loads(replay_file.decode(saved).map_definition)
+    source["triggers"].append({"when": {"every_loop": {}}, "do": [{"end_game": {"result": "Defeat"}}]})
+    watcher = watch(rewritten(saved, map_definition=json.dumps(source).encode()))
+    done = ask(watcher, step=sc_pb.RequestStep(count=1))
+    assert done.status == sc_pb.ended and done.step.simulation_loop == 1
+    assert "diverged from its recording" in done.error[0], done.error
+    assert "ended at 1 with result 2" in done.error[0] and "of its inputs not played" in done.error[0]
+    assert ALREADY_ENDED in ask(watcher, step=sc_pb.RequestStep(count=8)).error[0]

@@ -1,0 +1,14 @@
+"""The built-in engine's limits: what one request, one map definition or one connection may cost.
+
+Every limit lives here, so the checks that enforce them, their error messages and docs/engine.md agree.
+The connection limits are defaults of the engine's command line (`python -m sc2env.engine --help`); the
+others are fixed, chosen far above what any mini-game or agent needs and low enough that no single request
+keeps the single-threaded engine busy for more than seconds.
+"""
+
+from __future__ import annotations
+
+# ---- one request --------------------------------------------------------------------------------------
+MAX_STEP_LOOPS = 1 << 16
+"""Game loops one RequestStep may ask for (about 49 minutes of game time at "faster" speed); a recorded step
+of a replay is bounded alike. A map that runs a trigger every loop costs ~50-200 us a loop: seconds at most."""
