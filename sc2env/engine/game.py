@@ -15,6 +15,7 @@ from sc2env.engine.building import Building, is_resource
 from sc2env.engine.combat import Combat
 from sc2env.engine.economy import Economy
 from sc2env.engine.frame import FrameCache
+from sc2env.engine.limits import MAX_STEP_LOOPS
 from sc2env.engine.mapdef import RESULTS, MapDefinition
 from sc2env.engine.orders import SUCCESS, Orders
 from sc2env.engine.panels import Panels
@@ -213,8 +214,8 @@ class Game:
         """In realtime mode, simulate the loops the wall clock has reached (waiting for `until_loop`)."""
         # the game ends at its time limit: no later loop comes
         due = clock_loop(self._wallclock_start, until_loop, self.definition.time_limit, wait=not self.ended)
-        if due > self.game_loop:
-            self.step(due - self.game_loop)
+        while due > self.game_loop and not self.ended:  # in steps a replay takes (MAX_STEP_LOOPS at most)
+            self.step(min(due - self.game_loop, MAX_STEP_LOOPS))
 
     def act(self, action: sc_pb.Action, data: bytes | None = None, raw_echo: bool | None = None) -> int:
         """Apply one Action (`data`: its serialized bytes, if at hand) and return its immediate ActionResult.

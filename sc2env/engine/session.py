@@ -12,8 +12,14 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2env._version import __version__
 from sc2env.engine import observe, replay_file
 from sc2env.engine.game import Game, Interface
+from sc2env.engine.limits import (
+    MAX_ACTIONS,
+    MAX_CAMERA_WIDTH,
+    MAX_QUERY_ITEMS,
+    MAX_RESOLUTION,
+    MAX_STEP_LOOPS,
+)
 from sc2env.engine.mapdef import (
-    MAX_MAP_SIDE,
     MapDefinition,
     MapDefinitionError,
     builtin_definitions,
@@ -36,8 +42,6 @@ LAUNCHED, INIT_GAME, IN_GAME, IN_REPLAY, ENDED, QUIT = (
 ALREADY_ENDED = "Game has already ended"
 # What validating a definition raises for a malformed part (a wrong type, a missing key, a bad value).
 MALFORMED = (MapDefinitionError, KeyError, TypeError, AttributeError, ValueError)
-_MAX_RESOLUTION = 4096
-_MAX_CAMERA_WIDTH = MAX_MAP_SIDE  # world units: a screen no wider than the largest map
 
 # Request -> statuses in which it is valid (PySC2's extra allowances included; see sc2-api-notes §1). `ended`
 # also follows a replay that was watched to its end; the handlers refuse what makes no sense there.
@@ -252,6 +256,13 @@ class Session:
         response.data.CopyFrom(observe.game_data(request))
 
     def _query(self, request: query_pb2.RequestQuery, response) -> None:
+        items = len(request.pathing) + len(request.abilities) + len(request.placements)
+        if items > MAX_QUERY_ITEMS:
+            response.error.append(
+                f"a query of {items} items is more than one request may ask (at most {MAX_QUERY_ITEMS} "
+                "pathing, abilities and placements items together): split it into several queries"
+            )
+            return
         if self.playback is not None:
             with self.playback.observed() as game:
                 answer_query(game, request, response.query)
@@ -274,6 +285,12 @@ class Session:
         return observe.observation(game, response)
 
     def _action(self, request: sc_pb.RequestAction, response) -> None:
+        if len(request.actions) > MAX_ACTIONS:
+            response.error.append(
+                f"{len(request.actions)} actions in one request is more than the engine takes (at most "
+                f"{MAX_ACTIONS}): none was applied; send them in several requests"
+            )
+            return
         game = self._current_game()
         if game.realtime:
             game.catch_up_realtime()
@@ -286,6 +303,12 @@ class Session:
     def _step(self, request: sc_pb.RequestStep, response) -> None:
         game = self._current_game()
         count = request.count if request.HasField("count") else 1
+        if count > MAX_STEP_LOOPS:
+            response.error.append(
+                f"step count {count} is more than one request may run (at most {MAX_STEP_LOOPS} game "
+                "loops): step in several requests"
+            )
+            return
         if self.playback is not None:
             if self.playback.realtime:
                 response.error.append("step is not valid in a realtime replay (it advances with the clock)")
@@ -449,11 +472,14 @@ def _check_options(options: sc_pb.InterfaceOptions) -> str:
         setup = getattr(options, name)
         for field in ("resolution", "minimap_resolution"):
             size = getattr(setup, field)
-            if not (0 < size.x <= _MAX_RESOLUTION and 0 < size.y <= _MAX_RESOLUTION):
-                return f"{name}.{field} must be between 1 and {_MAX_RESOLUTION} pixels per side, got {size.x}x{size.y}"
-        if setup.width and not 1 <= setup.width <= _MAX_CAMERA_WIDTH:  # NaN fails this too; 0 is the default
+            if not (0 < size.x <= MAX_RESOLUTION and 0 < size.y <= MAX_RESOLUTION):
+                return (
+                    f"{name}.{field} must be between 1 and {MAX_RESOLUTION} pixels per side, got "
+                    f"{size.x}x{size.y}"
+                )
+        if setup.width and not 1 <= setup.width <= MAX_CAMERA_WIDTH:  # NaN fails this too; 0 is the default
             return (
-                f"{name}.width must be between 1 and {_MAX_CAMERA_WIDTH} world units (or unset for 24), "
+                f"{name}.width must be between 1 and {MAX_CAMERA_WIDTH} world units (or unset for 24), "
                 f"got {setup.width}"
             )
     return ""

@@ -25,6 +25,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import __version__
 from sc2env.engine import replay_file
+from sc2env.engine.limits import MAX_STEP_LOOPS
 from sc2env.engine.mapdef import builtin_definitions
 from sc2env.engine.session import Session
 from sc2env.gamedata import BASE_BUILD, DATA_BUILD, DATA_VERSION, GAME_VERSION
@@ -157,7 +158,8 @@ def test_a_finished_game_replays_to_its_result():
     last = recording.observations[-1]
     assert last.observation.game_loop == 1920 and last.player_result[0].result == sc_pb.Tie
     watcher = watch(recording.data)
-    done = ask(watcher, step=sc_pb.RequestStep(count=100_000))  # the whole log, and no divergence error
+    # The whole log (as much as one request may ask), and no divergence error.
+    done = ask(watcher, step=sc_pb.RequestStep(count=MAX_STEP_LOOPS))
     assert (done.status, done.step.simulation_loop, list(done.error)) == (sc_pb.ended, 1920, [])
     obs = ask(watcher, observation=sc_pb.RequestObservation()).observation
     assert obs.observation.SerializeToString() == last.observation.SerializeToString()
