@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     from sc2env.engine.server import Server
     from sc2env.engine.session import Session
 
-    session = Session(args.dataDir)
+    session = Session(args.dataDir, client_gone=lambda: server.client_gone())
     try:
         server = Server(args.listen, args.port, session.answer, lambda: session.quit, args.spin_wait)
     except OSError as e:

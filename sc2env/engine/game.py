@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,7 +16,7 @@ from sc2env.engine.building import Building, is_resource
 from sc2env.engine.combat import Combat
 from sc2env.engine.economy import Economy
 from sc2env.engine.frame import FrameCache
-from sc2env.engine.limits import MAX_STEP_LOOPS
+from sc2env.engine.limits import MAX_STEP_LOOPS, WORK_CHECK_S
 from sc2env.engine.mapdef import RESULTS, MapDefinition
 from sc2env.engine.orders import SUCCESS, Orders
 from sc2env.engine.panels import Panels
@@ -165,8 +166,9 @@ class Game:
         return self.result is not None
 
     # ---- simulation ---------------------------------------------------------------------------------
-    def step(self, count: int) -> None:
-        """Advance `count` game loops, or until the game ends.
+    def step(self, count: int, abandoned: Callable[[], bool] | None = None) -> None:
+        """Advance `count` game loops, or until the game ends, or until `abandoned()` (asked every
+        WORK_CHECK_S seconds of work: the client has gone) stops it early.
 
         Loops run in batches: each subsystem says how long nothing needs deciding (movement legs, weapon
         cooldowns, harvest and build timers, proximity triggers), the world moves that far in one go, then
@@ -177,7 +179,17 @@ class Game:
         limit = self.definition.time_limit
         w = self.world
         remaining = count
+        check_at = time.monotonic() + WORK_CHECK_S if abandoned is not None else math.inf
         while remaining > 0 and not self.ended:
+            if time.monotonic() >= check_at:
+                if abandoned is not None and abandoned():
+                    # The loops that ran (whole batches) are the step a replay plays; none, no step at all.
+                    if remaining < count:
+                        self.inputs[-1] = count - remaining
+                    else:
+                        self.inputs.pop()
+                    break
+                check_at = time.monotonic() + WORK_CHECK_S
             batch = 1 if self.scenario.per_loop else min(remaining, limit - self.game_loop)
             batch = self.combat.plan(self.game_loop, batch)
             batch = self.production.plan(batch)

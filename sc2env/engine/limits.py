@@ -21,3 +21,5 @@ MAX_RESOLUTION = 1024
 1024x1024 make a 50 MB observation that takes about a second; at 4096x4096 it was 600 MB."""
 MAX_CAMERA_WIDTH = 256
 """World units the screen may span (InterfaceOptions.*.width): the largest map's side."""
+WORK_CHECK_S = 0.25
+"""How often (seconds of work) a long step checks that its client is still there to take the answer."""

@@ -99,6 +99,12 @@ class Server:
             self._drop(self.client)
         self.listener.close()
 
+    def client_gone(self) -> bool:
+        """Whether the client being served has hung up or lost its connection, so that no one will take the
+        answer being worked on (the Session asks this between chunks of a long step)."""
+        client = self.client
+        return client is None or _peer_closed(client.sock)
+
     @staticmethod
     def _handshake_overdue(client: _Client) -> bool:
         return (
@@ -331,6 +337,16 @@ _OPCODES = frozenset(int(op) for op in DATA_OPCODES + CTRL_OPCODES)
 def _frame(opcode: Opcode, payload: bytes) -> bytes:
     """An unmasked, final server frame."""
     return Frame(opcode, payload).serialize(mask=False)
+
+
+def _peer_closed(sock: socket.socket) -> bool:
+    """Whether the peer has shut down its end or the connection failed, even with unread data pending (a
+    client that timed out sends a close frame, then hangs up)."""
+    if not hasattr(select, "POLLRDHUP"):  # Linux only: elsewhere, end of file with nothing pending
+        return _hung_up(sock)
+    poll = select.poll()
+    poll.register(sock, select.POLLRDHUP | select.POLLHUP | select.POLLERR)
+    return bool(poll.poll(0))
 
 
 def _hung_up(sock: socket.socket) -> bool:

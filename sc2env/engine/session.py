@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import traceback
+from collections.abc import Callable
 
 from google.protobuf.message import DecodeError
 from s2clientprotocol import query_pb2
@@ -80,9 +81,11 @@ class Session:
     the same as pieces to write back to back (valid until the next request), without joining them.
     """
 
-    def __init__(self, data_dir: str | None = None) -> None:
+    def __init__(self, data_dir: str | None = None, client_gone: Callable[[], bool] | None = None) -> None:
         self.status = LAUNCHED
         self.data_dir = data_dir  # -dataDir: a folder of mini-game definitions replaces the shipped ones
+        # Asked between chunks of a long step: the client that asked has hung up, so nobody takes the answer.
+        self.client_gone = client_gone
         self.game: Game | None = None
         # (definition, seed, realtime) between create and join
         self._pending: tuple[MapDefinition, int | None, bool] | None = None
@@ -320,7 +323,7 @@ class Session:
         if game.realtime:
             response.error.append("step is not valid in a realtime game (the game advances with the clock)")
             return
-        game.step(count)
+        game.step(count, self.client_gone)
         self._after_simulation()
         response.step.simulation_loop = game.game_loop
 

@@ -3,8 +3,10 @@ stops when the client that asked for it is gone."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
-from engine_helpers import arena, create_request, interface, join_request, unit
+from engine_helpers import arena, connect, create_request, interface, join_request, start_engine, unit
 from s2clientprotocol import query_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 from sim_helpers import Sim
@@ -106,3 +108,38 @@ def test_a_realtime_game_catches_up_in_steps_a_replay_can_hold():
     assert loop >= 89_600 and session.game.inputs == [MAX_STEP_LOOPS, loop - MAX_STEP_LOOPS]
     recorded = replay_file.decode(ask(session, save_replay=sc_pb.RequestSaveReplay()).save_replay.data)
     assert recorded.game_loop == loop  # a replay the engine reads back
+
+
+def test_a_long_step_stops_when_its_client_hangs_up_and_replays_as_it_ran():
+    # The engine ran a long step to its end after the client had timed out and gone, serving nobody.
+    proc, port = start_engine()
+    try:
+        ws = connect(port)
+        create = create_request("x")
+        create.local_map.map_data = endless(units=40)
+        for request in (sc_pb.Request(create_game=create), sc_pb.Request(join_game=join_request())):
+            ws.send_binary(request.SerializeToString())
+            assert not sc_pb.Response.FromString(ws.recv()).error
+        ws.send_binary(sc_pb.Request(step=sc_pb.RequestStep(count=MAX_STEP_LOOPS)).SerializeToString())
+        time.sleep(0.2)  # the step is under way (tens of seconds of it, at 40 units and a trigger every loop)
+        ws.send_close()  # as a client that timed out: a close frame, then it hangs up without waiting
+        ws.sock.close()
+        ws = connect(port)  # served as soon as the engine has stopped the step
+        ws.send_binary(sc_pb.Request(observation=sc_pb.RequestObservation()).SerializeToString())
+        live = sc_pb.Response.FromString(ws.recv())
+        loop = live.observation.observation.game_loop
+        assert live.status == sc_pb.in_game and 0 < loop < MAX_STEP_LOOPS, loop
+        ws.send_binary(sc_pb.Request(save_replay=sc_pb.RequestSaveReplay()).SerializeToString())
+        data = sc_pb.Response.FromString(ws.recv()).save_replay.data
+        assert [e for e in replay_file.decode(data).inputs if e.__class__ is int] == [loop]  # the loops that ran
+        watcher = Session()
+        started = ask(watcher, start_replay=sc_pb.RequestStartReplay(replay_data=data, options=interface()))
+        assert not started.start_replay.HasField("error"), started.start_replay.error_details
+        done = ask(watcher, step=sc_pb.RequestStep(count=MAX_STEP_LOOPS))
+        assert (done.status, done.step.simulation_loop, list(done.error)) == (sc_pb.ended, loop, [])
+        watched = ask(watcher, observation=sc_pb.RequestObservation()).observation.observation
+        assert watched.raw_data.units == live.observation.observation.raw_data.units
+        ws.close()
+    finally:
+        proc.terminate()
+        proc.wait(10)
