@@ -5,16 +5,25 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import dataclasses
 import os
 import signal
 import sys
 from collections.abc import Callable
 
+from sc2env.engine.limits import ConnectionLimits
 from sc2env.shadowed import check_package
 
 _PR_SET_PDEATHSIG = 1
 _PR_GET_PDEATHSIG = 2
 DEFAULT_SPIN_WAIT_S = 0.001  # a fast client's next request comes within ~0.5 ms (see sc2env.spinwait)
+# The flags that set ConnectionLimits: flag, field, what it bounds. A timeout of 0 waits for ever.
+_LIMIT_FLAGS = (
+    ("--max-message-bytes", "max_message_bytes", "the largest request; a bigger one is refused (close 1009)"),
+    ("--message-timeout", "message_timeout_s", "seconds a request may take to arrive once it has begun"),
+    ("--idle-timeout", "idle_timeout_s", "seconds a client may send nothing before it is dropped"),
+    ("--send-timeout", "send_timeout_s", "seconds an answer may wait for a client that does not read it"),
+)
 
 
 def _parse(argv: list[str]) -> argparse.Namespace:
@@ -43,6 +52,22 @@ def _parse(argv: list[str]) -> argparse.Namespace:
         help="after each answer, poll for the client's next request this long before sleeping "
         f"(adaptive; 0 turns it off; default {DEFAULT_SPIN_WAIT_S:g})",
     )
+    defaults = ConnectionLimits()
+    for flag, field, bounds in _LIMIT_FLAGS:
+        default = getattr(defaults, field)
+        if field == "max_message_bytes":
+            kind, metavar, shown = int, "BYTES", f"{default} = {default >> 20} MiB"
+        else:
+            kind, metavar, shown = float, "SECONDS", f"{'0: never' if default is None else f'{default:g}'}"
+            bounds += "; 0 waits for ever"
+        parser.add_argument(
+            flag,
+            dest=field,
+            type=kind,
+            default=default or 0,
+            metavar=metavar,
+            help=f"{bounds} (default {shown})",
+        )
     parser.add_argument(
         "--make-sc2path",
         metavar="DIR",
@@ -53,7 +78,19 @@ def _parse(argv: list[str]) -> argparse.Namespace:
         parser.error("-port is required (or use --make-sc2path DIR)")
     if not args.spin_wait >= 0:
         parser.error(f"--spin-wait must be >= 0 seconds, not {args.spin_wait}")
+    for flag, field, _ in _LIMIT_FLAGS:
+        value = getattr(args, field)
+        if not value >= (1 if field == "max_message_bytes" else 0) or value == float("inf"):
+            parser.error(
+                f"{flag} must be a finite number >= {1 if field == 'max_message_bytes' else 0}, not {value}"
+            )
     return args
+
+
+def connection_limits(args: argparse.Namespace) -> ConnectionLimits:
+    """The ConnectionLimits the command line asks for (a timeout of 0: none)."""
+    values = {field: getattr(args, field) or None for _, field, _ in _LIMIT_FLAGS}
+    return dataclasses.replace(ConnectionLimits(), **values)
 
 
 def _die_with_parent() -> Callable[[], bool]:
@@ -97,7 +134,14 @@ def main(argv: list[str] | None = None) -> int:
 
     session = Session(args.dataDir, client_gone=lambda: server.client_gone())
     try:
-        server = Server(args.listen, args.port, session.answer, lambda: session.quit, args.spin_wait)
+        server = Server(
+            args.listen,
+            args.port,
+            session.answer,
+            lambda: session.quit,
+            args.spin_wait,
+            connection_limits(args),
+        )
     except OSError as e:
         print(f"sc2env.engine: cannot listen on {args.listen}:{args.port}: {e}", file=sys.stderr)
         return 1

@@ -8,6 +8,8 @@ keeps the single-threaded engine busy for more than seconds.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 # ---- one request --------------------------------------------------------------------------------------
 MAX_STEP_LOOPS = 1 << 16
 """Game loops one RequestStep may ask for (about 49 minutes of game time at "faster" speed); a recorded step
@@ -23,3 +25,24 @@ MAX_CAMERA_WIDTH = 256
 """World units the screen may span (InterfaceOptions.*.width): the largest map's side."""
 WORK_CHECK_S = 0.25
 """How often (seconds of work) a long step checks that its client is still there to take the answer."""
+
+
+# ---- one connection -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ConnectionLimits:
+    """What the websocket server allows one client (the engine's command line sets them).
+
+    max_message_bytes: the largest request (a whole message, across its fragments); a bigger one closes the
+      connection with 1009 "message too big" before it is read. create_game's map_data and start_replay's
+      replay_data are the big ones: a mini-game definition is a few kB, a replay a few kB a minute.
+    message_timeout_s: seconds a request may take to arrive once its first byte has (a client that sends half
+      a frame and stalls would hold the one client slot for ever); None waits for ever.
+    idle_timeout_s: seconds a connected client may send nothing before it is dropped; None (the default)
+      never drops an idle client (an agent's learner may pause between steps for minutes).
+    send_timeout_s: seconds an answer may wait for a client that does not read it; None waits for ever.
+    """
+
+    max_message_bytes: int = 64 << 20
+    message_timeout_s: float | None = 60.0
+    idle_timeout_s: float | None = None
+    send_timeout_s: float | None = 60.0

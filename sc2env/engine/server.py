@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import socket
+import struct
 import time
 from collections.abc import Callable
 
@@ -13,12 +15,14 @@ from websockets.http11 import Request
 from websockets.protocol import State
 from websockets.server import ServerProtocol
 
+from sc2env.engine.limits import ConnectionLimits
 from sc2env.spinwait import SpinWait
 
 ENDPOINT = "/sc2api"
 _BUSY = b"HTTP/1.1 409 Conflict\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 _RECV_BYTES = 1 << 18  # per read; a bigger buffer costs an allocation per recv()
 _SEND_BUFFER = 1 << 22
+_DONTWAIT = getattr(socket, "MSG_DONTWAIT", 0)
 _IOV_MAX = min(os.sysconf("SC_IOV_MAX") if hasattr(os, "sysconf") else 1024, 1024)
 _FLUSH_BYTES = 1 << 23  # answers to pipelined requests read together are sent once this many have piled up
 # A connection that has not finished its opening handshake by then (a port probe, a half-open connect) is
@@ -31,11 +35,14 @@ class _Client:
 
     def __init__(self, sock: socket.socket):
         self.sock = sock
-        self.accepted_at = time.monotonic()
-        # No size cap: create_game.map_data can be a whole map file. Frames are not UTF-8 checked at this
-        # layer, which is what SC2 clients need: PySC2 sends raw protobuf in TEXT frames.
+        self.accepted_at = self.heard_at = time.monotonic()
+        # No size cap here: the handshake is all this parser reads (FrameReader caps the frames). Frames are
+        # not UTF-8 checked at this layer, which is what SC2 clients need: PySC2 sends raw protobuf in TEXT
+        # frames.
         self.protocol = ServerProtocol(max_size=None)
         self.fragments: list[bytes] = []
+        self.message_bytes = 0  # of the fragments so far
+        self.message_started: float | None = None  # when the request being received began to arrive
         self.closed = False
         self.head_tail = b""  # the handshake's last bytes so far, to find its end across reads
         self.pending = 0  # bytes of the answers not sent yet (_send_binary sends them all)
@@ -64,11 +71,13 @@ class Server:
         handle: Callable[[bytes], Answer],
         quit_requested: Callable[[], bool],
         spin_wait_s: float = 0.0,
+        limits: ConnectionLimits | None = None,
     ):
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self.listener = socket.create_server((host, port), family=family, backlog=16)
         self.handle = handle
         self.quit_requested = quit_requested
+        self.limits = limits or ConnectionLimits()
         self.client: _Client | None = None
         # Between a connected client's requests: a client that asks again at once finds the engine awake.
         self.spin = SpinWait(spin_wait_s)
@@ -82,8 +91,7 @@ class Server:
                     continue
                 watched = [self.listener] + ([self.client.sock] if self.client else [])
                 ready, _, _ = select.select(watched, [], [], poll_seconds)
-                if self.client is not None and self._handshake_overdue(self.client):
-                    self._drop(self.client)
+                if self.client is not None and self._overdue(self.client):
                     continue
                 # The client first: a client that hung up just before the next one connected (a port probe,
                 # a quick reconnect) must free the slot before that one is judged busy.
@@ -105,12 +113,40 @@ class Server:
         client = self.client
         return client is None or _peer_closed(client.sock)
 
-    @staticmethod
-    def _handshake_overdue(client: _Client) -> bool:
-        return (
-            client.protocol.state is State.CONNECTING
-            and time.monotonic() - client.accepted_at > HANDSHAKE_TIMEOUT_S
-        )
+    def _overdue(self, client: _Client) -> bool:
+        """Drop `client` if it has kept the slot too long without a whole handshake or request, or idle
+        (see ConnectionLimits); True if it was dropped."""
+        now, limits = time.monotonic(), self.limits
+        if client.frames is None:
+            late = (
+                client.protocol.state is State.CONNECTING and now - client.accepted_at > HANDSHAKE_TIMEOUT_S
+            )
+            if late:
+                self._drop(client)
+            return late
+        started, why = client.message_started, None
+        if started is not None and limits.message_timeout_s is not None:
+            if now - started > limits.message_timeout_s:
+                why = (
+                    CloseCode.POLICY_VIOLATION,
+                    (f"a request still incomplete after {limits.message_timeout_s:g} s (--message-timeout)"),
+                )
+        elif (
+            started is None
+            and limits.idle_timeout_s is not None
+            and now - client.heard_at > limits.idle_timeout_s
+        ):
+            why = CloseCode.GOING_AWAY, f"no request for {limits.idle_timeout_s:g} s (--idle-timeout)"
+        if why is not None:
+            self._hang_up(client, *why)
+        return why is not None
+
+    def _hang_up(self, client: _Client, code: CloseCode, reason: str) -> None:
+        """Send a close frame with `code` and `reason` if the socket takes it at once, and drop the client: it
+        is stalled, so nothing may wait on it."""
+        with contextlib.suppress(OSError):
+            client.sock.send(_frame(Opcode.CLOSE, int(code).to_bytes(2, "big") + reason.encode()), _DONTWAIT)
+        self._drop(client)
 
     def _accept(self) -> None:
         try:
@@ -127,6 +163,7 @@ class Server:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             # Room for a whole observation (~170 KiB at 64x64), so sendall rarely waits for the reader.
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, _SEND_BUFFER)
+            _send_timeout(sock, self.limits.send_timeout_s)
         except OSError:  # it hung up (reset) while waiting to be accepted
             sock.close()
             return
@@ -137,6 +174,7 @@ class Server:
             data = client.sock.recv(_RECV_BYTES)
         except OSError:
             data = b""
+        client.heard_at = time.monotonic()
         if client.frames is not None:
             self._read_frames(client, client.frames, data)
             return
@@ -160,7 +198,8 @@ class Server:
         if client.closed or client.protocol.state is not (State.OPEN if end >= 0 else State.CONNECTING):
             self._drop(client)
         elif end >= 0:
-            client.frames = frames = FrameReader()  # handshake done: frames from here on
+            # handshake done: frames from here on
+            client.frames = frames = FrameReader(self.limits.max_message_bytes)
             if cut < len(data):
                 self._read_frames(client, frames, data[cut:])
 
@@ -189,9 +228,16 @@ class Server:
             else:
                 if frames.error is not None:  # a bad frame after the ones just served
                     raise frames.error
+        except MessageTooBig as e:  # refused before it is read: 1009, message too big
+            control.append(_frame(Opcode.CLOSE, int(CloseCode.MESSAGE_TOO_BIG).to_bytes(2, "big") + e.reason))
+            client.closed = True
         except ValueError:  # a frame breaking the protocol: close with 1002, as websockets does
             control.append(_frame(Opcode.CLOSE, int(CloseCode.PROTOCOL_ERROR).to_bytes(2, "big")))
             client.closed = True
+        if client.closed or not (client.frames.buffered or client.fragments):
+            client.message_started = None
+        elif client.message_started is None:
+            client.message_started = time.monotonic()
         closing = client.closed
         if replies and closing:  # before our close frame: they answer requests that came before the client's
             self._send_binary(client, replies)
@@ -204,15 +250,20 @@ class Server:
             self._send_binary(client, replies)
         if client.closed:
             self._drop(client)
+        elif client.message_started is not None:  # a client that drips a request byte by byte
+            self._overdue(client)
 
     def _message(self, client: _Client, payload: bytes, fin: bool, replies: list[Answer]) -> bool:
         """Add one data frame's payload to the message being received; a final frame's whole message is
         handled and its answer added to `replies`. True when that request asked the server to quit."""
         client.fragments.append(payload)
+        client.message_bytes += len(payload)
+        if client.message_bytes > self.limits.max_message_bytes:
+            raise MessageTooBig(client.message_bytes, self.limits.max_message_bytes)
         if not fin:
             return False
         message = b"".join(client.fragments) if len(client.fragments) > 1 else payload
-        client.fragments = []
+        client.fragments, client.message_bytes = [], 0
         _keep(replies)
         replies.append(self.handle(message))
         client.pending += sum(map(len, replies[-1]))
@@ -273,17 +324,31 @@ def _keep(replies: list[Answer]) -> None:
         replies[-1] = [b"".join(replies[-1])]
 
 
+class MessageTooBig(ValueError):
+    """A request longer than the engine takes (close code 1009); `reason` is the close frame's text."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        super().__init__(f"a message of {size} bytes is more than the engine takes ({limit})")
+        self.reason = f"message of {size} bytes is over the limit of {limit} (--max-message-bytes)".encode()
+
+
 class FrameReader:
     """Incremental parser of a client's websocket frames (RFC 6455: masked, no extensions negotiated).
 
     `feed(bytes)` returns the frames completed so far as (opcode, fin, unmasked payload); a frame that breaks
     the protocol (unmasked, reserved bits or opcodes, a fragmented or oversized control frame) raises
-    ValueError.
+    ValueError, one whose header announces more than `max_bytes` MessageTooBig (before its payload is read).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, max_bytes: int | None = None) -> None:
         self._buffer = bytearray()
+        self.max_bytes = max_bytes
         self.error: ValueError | None = None  # a bad frame found after good ones, raised by the next feed
+
+    @property
+    def buffered(self) -> int:
+        """Bytes of a frame not whole yet."""
+        return len(self._buffer)
 
     def feed(self, data: bytes) -> list[tuple[int, bool, bytes]]:
         if self.error is not None:
@@ -291,7 +356,7 @@ class FrameReader:
         buffer = self._buffer
         buffer += data
         frames: list[tuple[int, bool, bytes]] = []
-        start, error = _parse(buffer, frames)
+        start, error = _parse(buffer, frames, self.max_bytes)
         del buffer[:start]
         if error is not None:
             if not frames:
@@ -300,7 +365,7 @@ class FrameReader:
         return frames
 
 
-def _parse(buffer: bytearray, frames: list) -> tuple[int, ValueError | None]:
+def _parse(buffer: bytearray, frames: list, max_bytes: int | None) -> tuple[int, ValueError | None]:
     """Append the whole frames at the start of `buffer` to `frames`; how many bytes they took, and the
     protocol error that stopped the parse, if one did."""
     start, end = 0, len(buffer)
@@ -320,6 +385,8 @@ def _parse(buffer: bytearray, frames: list) -> tuple[int, ValueError | None]:
             offset += width
             if length >> 63:
                 return start, ValueError("websocket protocol error: a 64-bit length with its high bit set")
+        if max_bytes is not None and length > max_bytes:
+            return start, MessageTooBig(length, max_bytes)
         if opcode >= 0x8 and (length > 125 or not fin):
             return start, ValueError("websocket protocol error: control frames are short and unfragmented")
         if end - offset < 4 + length:
@@ -337,6 +404,21 @@ _OPCODES = frozenset(int(op) for op in DATA_OPCODES + CTRL_OPCODES)
 def _frame(opcode: Opcode, payload: bytes) -> bytes:
     """An unmasked, final server frame."""
     return Frame(opcode, payload).serialize(mask=False)
+
+
+def _send_timeout(sock: socket.socket, seconds: float | None) -> None:
+    """Make blocking writes to `sock` give up after `seconds` (a client that stops reading) with an OSError.
+
+    SO_SNDTIMEO, not settimeout(): a Python timeout would make every call wait for readiness first, the
+    non-blocking peeks and the best-effort close frames included.
+    """
+    if seconds is None or not hasattr(socket, "SO_SNDTIMEO"):
+        return
+    whole = int(seconds)
+    with contextlib.suppress(OSError):  # a platform with another timeval layout: no send timeout there
+        sock.setsockopt(
+            socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack("ll", whole, int((seconds - whole) * 1e6))
+        )
 
 
 def _peer_closed(sock: socket.socket) -> bool:

@@ -131,7 +131,8 @@ def test_a_long_step_stops_when_its_client_hangs_up_and_replays_as_it_ran():
         assert live.status == sc_pb.in_game and 0 < loop < MAX_STEP_LOOPS, loop
         ws.send_binary(sc_pb.Request(save_replay=sc_pb.RequestSaveReplay()).SerializeToString())
         data = sc_pb.Response.FromString(ws.recv()).save_replay.data
-        assert [e for e in replay_file.decode(data).inputs if e.__class__ is int] == [loop]  # the loops that ran
+        steps = [e for e in replay_file.decode(data).inputs if e.__class__ is int]
+        assert steps == [loop]  # the loops that ran
         watcher = Session()
         started = ask(watcher, start_replay=sc_pb.RequestStartReplay(replay_data=data, options=interface()))
         assert not started.start_replay.HasField("error"), started.start_replay.error_details

@@ -379,6 +379,26 @@ def test_bad_spin_wait_is_refused():
     assert done.returncode == 2 and "--spin-wait must be >= 0 seconds" in done.stderr
 
 
+@pytest.mark.parametrize(
+    "flag, value, says",
+    [
+        ("--max-message-bytes", "0", "--max-message-bytes must be a finite number >= 1, not 0"),
+        ("--message-timeout", "-1", "--message-timeout must be a finite number >= 0, not -1.0"),
+        ("--idle-timeout", "nan", "--idle-timeout must be a finite number >= 0, not nan"),
+        ("--send-timeout", "inf", "--send-timeout must be a finite number >= 0, not inf"),
+    ],
+)
+def test_bad_connection_limits_are_refused(flag, value, says):
+    done = subprocess.run(
+        [sys.executable, "-m", "sc2env.engine", "-port", "1", flag, value],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert done.returncode == 2 and says in done.stderr
+
+
 def test_a_connection_that_never_says_hello_does_not_keep_the_slot(monkeypatch):
     import socket
     import threading

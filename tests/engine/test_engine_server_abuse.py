@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import os
+import select
 import socket
 import struct
 import time
@@ -186,3 +187,135 @@ def test_a_request_written_with_a_close_frame_is_answered_first(engine):
     opcode, data = ws.recv_data(control_frame=True)
     assert (opcode, data[:2]) == (websocket.ABNF.OPCODE_CLOSE, (1000).to_bytes(2, "big"))
     ws.sock.close()
+
+
+# ---- connection limits (issue 28) ---------------------------------------------------------------------
+@pytest.fixture
+def strict_engine():
+    """An engine with small connection limits, so that tests reach them quickly."""
+    proc, port = start_engine(
+        "--max-message-bytes", "100000", "--message-timeout", "1", "--send-timeout", "1"
+    )
+    connect(port).close()
+    yield proc, port
+    proc.terminate()
+    proc.wait(5)
+
+
+def close_frame(ws: websocket.WebSocket) -> tuple[int, str]:
+    """The code and reason of the close frame the engine sent, skipping any answers before it."""
+    while True:
+        opcode, data = ws.recv_data(control_frame=True)
+        if opcode == websocket.ABNF.OPCODE_CLOSE:
+            return int.from_bytes(data[:2], "big"), data[2:].decode()
+
+
+def header(length: int) -> bytes:
+    """A masked BINARY frame's header announcing `length` bytes (64-bit length form), with its mask key."""
+    return bytes((0x82, 0xFF)) + length.to_bytes(8, "big") + os.urandom(4)
+
+
+@pytest.mark.parametrize("length", [2**62, 100_001])
+def test_a_frame_announced_over_the_limit_is_refused_with_1009_before_it_is_read(strict_engine, length):
+    # A header announcing 2^62 bytes held the slot while the engine waited for them; 256 MiB frames peaked at
+    # 817 MB in the engine.
+    proc, port = strict_engine
+    ws = connect(port)
+    ws.sock.sendall(frame(ping(1)) + header(length))
+    assert sc_pb.Response.FromString(ws.recv()).id == 1, "the request before it is answered"
+    code, reason = close_frame(ws)
+    assert code == 1009 and f"message of {length} bytes is over the limit of 100000" in reason
+    assert still_serves(port) and proc.poll() is None
+
+
+def test_a_fragmented_message_over_the_limit_is_refused_with_1009(strict_engine):
+    # Fragments of 60,000 bytes each, each under the limit: the message they make is not.
+    _, port = strict_engine
+    ws = connect(port)
+    first = websocket.ABNF(fin=0, opcode=websocket.ABNF.OPCODE_BINARY, data=bytes(60_000)).format()
+    more = websocket.ABNF(fin=0, opcode=websocket.ABNF.OPCODE_CONT, data=bytes(60_000)).format()
+    ws.sock.sendall(first + more)
+    code, reason = close_frame(ws)
+    assert code == 1009 and "message of 120000 bytes is over the limit of 100000" in reason
+    assert still_serves(port)
+
+
+@pytest.mark.parametrize("stall", ["half-frame", "half-header", "fragment"])
+def test_a_client_that_stalls_mid_request_loses_the_slot(strict_engine, stall):
+    # Half a frame, then silence: the slot was held for ever and every other client got 409.
+    _, port = strict_engine
+    ws = connect(port)
+    whole = frame(ping(1))
+    begun = {
+        "half-frame": whole[: len(whole) // 2],
+        "half-header": header(50_000)[:5],
+        "fragment": websocket.ABNF(fin=0, opcode=websocket.ABNF.OPCODE_BINARY, data=b"\x08").format(),
+    }[stall]
+    ws.sock.sendall(begun)
+    code, reason = close_frame(ws)  # after the 1 s --message-timeout
+    assert code == 1008 and "a request still incomplete after 1 s (--message-timeout)" in reason
+    assert still_serves(port)
+
+
+def test_a_client_that_drips_a_request_loses_the_slot(strict_engine):
+    _, port = strict_engine
+    ws = connect(port)
+    data = websocket.ABNF.create_frame(bytes(300), BINARY).format()
+    dropped = None
+    try:
+        for k in range(len(data)):  # a byte every 0.1 s: 30 s for the request, which gets 1 s
+            ws.sock.sendall(data[k : k + 1])
+            if select.select([ws.sock], [], [], 0.1)[0]:
+                dropped = close_frame(ws)[0]
+                break
+    except ConnectionResetError:  # a byte sent just after the engine hung up: its close frame is lost
+        dropped = "reset"
+    assert dropped in (1008, "reset"), dropped
+    assert still_serves(port)
+
+
+def test_a_client_that_stops_reading_is_dropped_when_an_answer_cannot_be_sent(strict_engine):
+    # The engine waited in sendall() for ever for a client that sent requests and never read the answers.
+    proc, port = strict_engine
+    ws = connect(port)
+    ws.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    ws.send_binary(sc_pb.Request(create_game=create_request("MoveToBeacon")).SerializeToString())
+    ws.recv()
+    ws.send_binary(sc_pb.Request(join_game=join_request()).SerializeToString())
+    ws.recv()
+    # ~170 kB answers, far beyond what the socket buffers hold, written in pieces under the message limit.
+    for _ in range(40):
+        ws.sock.sendall(
+            b"".join(frame(sc_pb.Request(observation=sc_pb.RequestObservation())) for _ in range(10))
+        )
+    assert still_serves(port) and proc.poll() is None  # after the 1 s --send-timeout
+    ws.sock.close()
+
+
+def test_an_idle_client_is_dropped_only_when_asked():
+    proc, port = start_engine("--idle-timeout", "1")
+    try:
+        ws = connect(port)
+        assert still_serves_on(ws)
+        code, reason = close_frame(ws)  # after a second of silence
+        assert code == 1001 and "no request for 1 s (--idle-timeout)" in reason
+        assert still_serves(port)
+    finally:
+        proc.terminate()
+        proc.wait(5)
+
+
+def still_serves_on(ws: websocket.WebSocket) -> bool:
+    ws.send_binary(ping(5).SerializeToString())
+    return sc_pb.Response.FromString(ws.recv()).id == 5
+
+
+def test_the_frame_reader_refuses_an_announced_length_over_its_limit_before_the_payload():
+    from sc2env.engine.server import FrameReader, MessageTooBig
+
+    reader = FrameReader(max_bytes=10)
+    assert [body for _, _, body in reader.feed(frame(ping(1))[:0])] == []
+    with pytest.raises(MessageTooBig, match="a message of 11 bytes is more than the engine takes \\(10\\)"):
+        reader.feed(header(11))
+    small = FrameReader(max_bytes=10).feed(websocket.ABNF.create_frame(b"0123456789", BINARY).format())
+    assert [bytes(body) for _, _, body in small] == [b"0123456789"]
