@@ -14,9 +14,9 @@ from sc2env.handshake import open_websocket
 from sc2env.spinwait import SpinWait, poller
 
 DEFAULT_SPIN_WAIT_S = 0.002  # a built-in engine step takes 0.5-1.5 ms (see sc2env.spinwait)
-# Far above any SC2 answer (every layer and RGB at 256x256 is a few MB): a bigger length is a corrupt stream,
-# not a message to allocate for.
-MAX_MESSAGE_BYTES = 1 << 30
+DEFAULT_MAX_MESSAGE_BYTES = 256 << 20
+"""The longest answer taken by default: every feature layer and an RGB render at 1024x1024 (the built-in
+engine's largest) are 50 MB. A longer one is refused before it is read (Controller(max_message_bytes=...))."""
 _LONGEST_POLL_S = 3600.0  # poll() takes milliseconds as a C int: wait at most this long per call
 
 
@@ -24,12 +24,28 @@ class Dropped(Exception):
     """The connection closed or failed; the message says how."""
 
 
+class MessageTooBig(Dropped):
+    """The game's answer is longer than this client takes (`size` bytes announced so far, over `limit`); the
+    stream is left mid-message, so the connection is done."""
+
+    def __init__(self, size: int, limit: int):
+        super().__init__(f"the game's answer is {size} bytes or more, over the limit of {limit} bytes")
+        self.size, self.limit = size, limit
+
+
 class Connection:
     """A websocket-client socket used synchronously: send a batch of messages, then read answers."""
 
-    def __init__(self, ws: websocket.WebSocket, url: str, spin_wait_s: float = DEFAULT_SPIN_WAIT_S):
+    def __init__(
+        self,
+        ws: websocket.WebSocket,
+        url: str,
+        spin_wait_s: float = DEFAULT_SPIN_WAIT_S,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    ):
         self.ws = ws
         self.url = url
+        self.max_message_bytes = max_message_bytes
         self.spin = SpinWait(spin_wait_s)
         self._timeout_s: float | None = ws.gettimeout()
         self._request_timeout_s = self._timeout_s  # the last receive()'s: also what a send may take
@@ -48,6 +64,7 @@ class Connection:
         *,
         gave_up: Callable[[], bool] = lambda: False,
         spin_wait_s: float = DEFAULT_SPIN_WAIT_S,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     ) -> Connection:
         """Connect, retrying while the game is not listening yet (or still busy with a previous client).
 
@@ -61,7 +78,7 @@ class Connection:
                 ws = open_websocket(
                     url, max(0.05, min(remaining, 10.0)), enable_multithread=False, skip_utf8_validation=True
                 )
-                return cls(ws, url, spin_wait_s)
+                return cls(ws, url, spin_wait_s, max_message_bytes)
             except (OSError, websocket.WebSocketException) as error:
                 # Refused (not listening yet), 404 (not ready), or a close during the handshake (the real
                 # game serves one client at a time and may still be dropping the previous one).
@@ -155,10 +172,8 @@ class Connection:
                     self.send_control(ABNF.OPCODE_PONG, payload)
                 self.between_messages = size == 0
                 continue
-            if size + length > MAX_MESSAGE_BYTES:
-                raise Dropped(
-                    f"the game's message grew past {MAX_MESSAGE_BYTES} bytes: the stream is corrupt"
-                )
+            if size + length > self.max_message_bytes:  # fragments adding up past the limit
+                raise MessageTooBig(size + length, self.max_message_bytes)
             self._read_into(size, length)
             size += length
             if fin:
@@ -179,11 +194,8 @@ class Connection:
                 f"the game sent a control frame of {length} bytes{'' if fin else ', fragmented'}: "
                 "websocket control frames are whole and at most 125 bytes (RFC 6455 5.5)"
             )
-        if length > MAX_MESSAGE_BYTES:
-            raise Dropped(
-                f"the game announced a frame of {length} bytes, more than any SC2 answer: the stream "
-                "is corrupt"
-            )
+        if length > self.max_message_bytes:
+            raise MessageTooBig(length, self.max_message_bytes)
         return bool(fin), opcode, length
 
     def _read_into(self, start: int, length: int, *, scratch: bool = False) -> memoryview:

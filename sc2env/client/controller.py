@@ -13,7 +13,14 @@ from s2clientprotocol import debug_pb2, query_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import errors
-from sc2env.client.connection import DEFAULT_SPIN_WAIT_S, Connection, Dropped, sent_state
+from sc2env.client.connection import (
+    DEFAULT_MAX_MESSAGE_BYTES,
+    DEFAULT_SPIN_WAIT_S,
+    Connection,
+    Dropped,
+    MessageTooBig,
+    sent_state,
+)
 from sc2env.client.protocol import VALID_STATUSES, Protocol, status_name
 
 if TYPE_CHECKING:
@@ -39,6 +46,7 @@ class Controller:
 
     timeout_s: seconds to wait for each answer; `timeouts` overrides it per request ({"create_game": 300}).
     spin_wait_s: poll for each answer this long before sleeping (adaptive, see sc2env.spinwait; 0: never).
+    max_message_bytes: the longest answer taken (256 MiB); a longer one raises ProtocolError, unread.
     """
 
     def __init__(
@@ -49,6 +57,7 @@ class Controller:
         timeouts: Mapping[str, float] | None = None,
         connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
         spin_wait_s: float = DEFAULT_SPIN_WAIT_S,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     ):
         if isinstance(target, str):
             self.url, self.process = target, None
@@ -71,13 +80,14 @@ class Controller:
         ready = process.claim_connection() if process is not None else None
         try:
             if ready is not None:
-                self._connection = Connection(ready, self.url, spin_wait_s)
+                self._connection = Connection(ready, self.url, spin_wait_s, max_message_bytes)
             else:
                 self._connection = Connection.open(
                     self.url,
                     connect_timeout_s,
                     gave_up=lambda: process is not None and not process.running,
                     spin_wait_s=spin_wait_s,
+                    max_message_bytes=max_message_bytes,
                 )
         except Dropped:
             self._closed_because = "a failed connect"
@@ -100,6 +110,7 @@ class Controller:
         timeouts: Mapping[str, float] | None = None,
         connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
         spin_wait_s: float = DEFAULT_SPIN_WAIT_S,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     ) -> Controller:
         """A Controller for the SC2 API endpoint at `url` ("ws://127.0.0.1:5000/sc2api")."""
         return cls(
@@ -108,6 +119,7 @@ class Controller:
             timeouts=timeouts,
             connect_timeout_s=connect_timeout_s,
             spin_wait_s=spin_wait_s,
+            max_message_bytes=max_message_bytes,
         )
 
     @property
@@ -366,6 +378,8 @@ class Controller:
                 data = self._connection.receive(max(timeout_s - waited, 0.001) if waited > 1.0 else timeout_s)
             except TimeoutError:
                 raise self._timed_out(kind, timeout_s) from None
+            except MessageTooBig as error:
+                raise self._too_big(kind, error) from None
             except Dropped as error:
                 raise self._lost(kind, str(error)) from None
             since = time.monotonic()
@@ -444,6 +458,16 @@ class Controller:
             f"`{kind}` got no answer from {self.url} within {timeout_s:g} s{where}. The game may be hung or "
             "overloaded: close it, or raise the timeout (SC2Env / gym.make(..., request_timeout_s=...); "
             f"Controller(timeout_s=..., timeouts={{'{kind}': ...}}))."
+        )
+
+    def _too_big(self, kind: str, error: MessageTooBig) -> errors.ProtocolError:
+        # The rest of the answer is still on the stream: this connection is finished.
+        self._close(f"an answer to `{kind}` over the size limit", graceful=False)
+        return errors.ProtocolError(
+            f"The answer to `{kind}` from {self.url} is {error.size} bytes or more, over this client's limit "
+            f"of {error.limit} bytes, and was not read; the connection is closed. If answers that big are "
+            "meant (feature layers or renders at a high resolution), raise the limit: "
+            "Controller(..., max_message_bytes=...)."
         )
 
     def _lost(self, kind: str, how: str) -> errors.ConnectionError:

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from sc2env.client.connection import Connection, Dropped
+from sc2env.client.connection import DEFAULT_MAX_MESSAGE_BYTES, Connection, Dropped, MessageTooBig
 
 
 class _Socket:
@@ -49,8 +49,23 @@ def test_a_control_frame_longer_than_125_bytes_is_a_protocol_error(pair):
 def test_an_absurd_length_is_refused_before_allocating(pair):
     connection, game = pair
     game.sendall(bytes((0x82, 127)) + (1 << 62).to_bytes(8, "big"))
-    with pytest.raises(Dropped, match="more than any SC2 answer"):
+    with pytest.raises(MessageTooBig, match=f"{1 << 62} bytes or more, over the limit of {256 << 20} bytes"):
         connection.receive(2.0)
+
+
+def test_fragments_adding_up_past_the_limit_are_refused_before_they_are_read():
+    # Each fragment was checked against the limit alone: a fragmented stream was buffered past 1 GiB.
+    ours, game = socket.socketpair()
+    try:
+        connection = Connection(_Socket(ours), "ws://test/sc2api", spin_wait_s=0, max_message_bytes=1000)
+        game.sendall(bytes((0x02, 126)) + (600).to_bytes(2, "big") + bytes(600))  # BINARY, not final
+        game.sendall(bytes((0x00, 126)) + (600).to_bytes(2, "big"))  # a continuation's header only
+        with pytest.raises(MessageTooBig, match="1200 bytes or more, over the limit of 1000") as refused:
+            connection.receive(2.0)
+        assert (refused.value.size, refused.value.limit) == (1200, 1000)
+    finally:
+        game.close()
+        ours.close()
 
 
 # The game below never stops sending: a timeout that bounded each silence only would never end the receive,
@@ -115,12 +130,12 @@ def _rss_mb() -> float:
 
 
 def test_a_frame_header_alone_costs_neither_the_memory_nor_the_time_it_announces(pair):
-    # The buffer was grown to the announced length (up to the 1 GiB cap) before a byte of it came: 2 GB of
-    # memory for a 10-byte header, and a receive(2.0) that took 4.5 s allocating (the time went into the
-    # allocation, which the memory shows).
+    # The buffer was grown to the announced length (up to the then 1 GiB cap) before a byte of it came: 2 GB
+    # of memory for a 10-byte header, and a receive(2.0) that took 4.5 s allocating (the time went into the
+    # allocation, which the memory shows). Just under the cap.
     connection, game = pair
     before = _rss_mb()
-    game.sendall(bytes((0x82, 127)) + ((1 << 30) - 1).to_bytes(8, "big") + b"x" * 1000)
+    game.sendall(bytes((0x82, 127)) + (DEFAULT_MAX_MESSAGE_BYTES - 1).to_bytes(8, "big") + b"x" * 1000)
     with pytest.raises(TimeoutError):
         connection.receive(1.0)
     assert _rss_mb() - before < 100  # (the buffer is kept for the next answer)

@@ -288,6 +288,18 @@ def test_pings_fragments_and_large_answers_are_read_whole(serve_game):
     assert len(pongs) == 2 and all(pong.wait(5) for pong in pongs)  # our pongs arrived
 
 
+def test_an_answer_over_the_size_limit_is_a_protocol_error_naming_both_sizes(serve_game):
+    big = sc_pb.ResponseObservation()
+    big.observation.feature_layer_data.renders.unit_type.data = bytes(5000)
+    game = StubGame(observation=lambda r: reply(r, sc_pb.in_game, observation=big))
+    ctrl = Controller.connect(serve_game(game), max_message_bytes=4000)
+    size = len(reply(sc_pb.Request(observation={}), sc_pb.in_game, observation=big).SerializeToString())
+    with pytest.raises(errors.ProtocolError) as refused:
+        ctrl.observation()
+    assert f"is {size} bytes or more, over this client's limit of 4000 bytes" in str(refused.value)
+    assert "Controller(..., max_message_bytes=...)" in str(refused.value) and ctrl.closed
+
+
 def test_a_resumed_finish_whose_answer_a_ctrl_c_lost_has_the_next_request_ask_the_status_first(
     serve_game, monkeypatch
 ):
