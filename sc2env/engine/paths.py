@@ -1,8 +1,7 @@
-"""Ways round obstacles and free ground: steering at box corners, segment and box tests, placement spots."""
+"""Ways round obstacles: steering at box corners, segment and box tests, pushing units out of boxes."""
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import TYPE_CHECKING
 
@@ -177,60 +176,3 @@ def obstacle_boxes(w: WorldState) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if count_nonzero(w.hidden):
         return boxes((w.obstacle & ~w.hidden).nonzero()[0])
     return w.per_rows(("boxes", w.static_version), lambda: boxes(w.obstacle.nonzero()[0]))
-
-
-@functools.lru_cache(maxsize=1)
-def _spiral(step: float = 0.25, reach: float = 8.0) -> np.ndarray:
-    """Candidate offsets for placing a unit, nearest first."""
-    r = np.arange(-reach, reach + step / 2, step)
-    grid = np.stack(np.meshgrid(r, r), -1).reshape(-1, 2)
-    d = np.hypot(grid[:, 0], grid[:, 1])
-    keep = d <= reach
-    return grid[keep][np.argsort(d[keep], kind="stable")]
-
-
-def free_spot(w: WorldState, x: float, y: float, radius: float) -> tuple[float, float]:
-    """The nearest point to (x, y) where a ground unit of `radius` overlaps no unit or obstacle (SC2's
-    "normal" placement of created units): (x, y), moved into the pathable area if it lies off it, when that
-    is free; else the first free candidate of the spiral round it inside the area; that point itself if none
-    is free."""
-    b = w.pathable
-    x, y = b.clamp(x, y, radius)  # a point off the pathable area: start from the nearest one on it
-    origin = np.array([x, y])
-    if _free(w, origin[None], radius)[0]:  # the spiral starts at (x, y) itself
-        return x, y
-    # Candidates nearest first, in growing runs: a crowd near (x, y) needs a few hundred tests, not all few
-    # thousand.
-    spiral = _spiral()
-    start, run = 0, 64
-    while start < len(spiral):
-        candidates = origin + spiral[start : start + run]
-        inside = (
-            (candidates[:, 0] >= b.x0 + radius)
-            & (candidates[:, 0] <= b.x1 - radius)
-            & (candidates[:, 1] >= b.y0 + radius)
-            & (candidates[:, 1] <= b.y1 - radius)
-        )
-        candidates = candidates[inside]
-        if len(candidates):
-            free = _free(w, candidates, radius)
-            if count_nonzero(free):
-                k = int(np.argmax(free))
-                return float(candidates[k, 0]), float(candidates[k, 1])
-        start, run = start + run, 2 * run
-    return x, y
-
-
-def _free(w: WorldState, candidates: np.ndarray, radius: float) -> np.ndarray:
-    c = (w.collides & ~w.hidden).nonzero()[0]
-    free = np.ones(len(candidates), bool)
-    if len(c):
-        rel = candidates[:, None, :] - w.pos[c][None]
-        d = np.hypot(rel[..., 0], rel[..., 1])
-        free &= (d >= radius + w.radius[c][None] - 1e-9).all(axis=1)
-    o = (w.obstacle & ~w.hidden).nonzero()[0]
-    if len(o):
-        free &= (box_distance(candidates[:, None, :], w.pos[o][None], w.half[o][None]) >= radius - 1e-9).all(
-            axis=1
-        )
-    return free

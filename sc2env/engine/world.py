@@ -7,7 +7,7 @@ from typing import overload
 
 import numpy as np
 
-from sc2env.engine import paths
+from sc2env.engine import spots
 from sc2env.engine.movement import Motion
 from sc2env.gamedata import UnitType
 
@@ -47,6 +47,10 @@ class World(Motion):
     Its bases each do one job: WorldState keeps the units (columns, rows, tags), Collision keeps them apart,
     Motion moves them towards their goals.
     """
+
+    def __init__(self, pathable: Bounds):
+        super().__init__(pathable)
+        self._spots = spots.Spots()  # what placing units keeps between calls
 
     def spawn(self, unit_type: UnitType, owner: int, x: float, y: float, facing: float = 0.0) -> int:
         """Create a unit with full vitals at (x, y); returns its tag (SC2-style: index << 18 | recycle)."""
@@ -135,5 +139,5 @@ class World(Motion):
         self.velocity[i] = 0.0
 
     def free_spot(self, x: float, y: float, radius: float) -> tuple[float, float]:
-        """The nearest point to (x, y) where a ground unit of `radius` fits (see `paths.free_spot`)."""
-        return paths.free_spot(self, x, y, radius)
+        """The nearest point to (x, y) where a ground unit of `radius` fits (see `spots.free_spot`)."""
+        return self._spots.free_spot(self, x, y, radius)

@@ -269,3 +269,46 @@ def test_a_column_must_be_declared_with_a_column_type():
 
     with pytest.raises(TypeError, match=r"Broken\.count: declare it with a column type"):
         columns_of(Broken)
+
+
+def reference_free_spot(w: World, x: float, y: float, radius: float) -> tuple[float, float]:
+    """free_spot's definition tested against every unit and obstacle: the first free point of the spiral."""
+    from sc2env.engine.paths import box_distance
+    from sc2env.engine.spots import _spiral
+
+    b = w.pathable
+    x, y = b.clamp(x, y, radius)
+    points = np.array([x, y]) + _spiral()
+    inside = (points[:, 0] >= b.x0 + radius) & (points[:, 0] <= b.x1 - radius)
+    inside &= (points[:, 1] >= b.y0 + radius) & (points[:, 1] <= b.y1 - radius)
+    inside[0] = True  # (x, y) itself, even in an area narrower than the unit
+    c = (w.collides & ~w.hidden).nonzero()[0]
+    o = (w.obstacle & ~w.hidden).nonzero()[0]
+    for p in points[inside]:
+        d = np.hypot(*(p - w.pos[c]).T)
+        if (d >= radius + w.radius[c] - 1e-9).all() and (
+            box_distance(p, w.pos[o], w.half[o]) >= radius - 1e-9
+        ).all():
+            return float(p[0]), float(p[1])
+    return x, y
+
+
+def test_free_spots_are_those_of_testing_every_unit_while_units_come_go_and_move():
+    # The placement grid and its kept cores must answer exactly as all-pairs tests: the same placements.
+    rng = np.random.default_rng(5)
+    kinds = [MARINE, SCV, unit_type_by_name("Roach"), unit_type_by_name("SupplyDepot"), CC]
+    for area in ((20, 20, 30, 28), (20, 20, 20.6, 40)):  # crowded, and narrower than a unit
+        w = World(Bounds(*area))
+        for step in range(160):
+            kind = kinds[0] if rng.random() < 0.7 else kinds[rng.integers(len(kinds))]
+            x, y = rng.uniform(15, 35, 2)
+            spot = w.free_spot(x, y, kind.radius)
+            assert spot == reference_free_spot(w, x, y, kind.radius), (area, step)
+            w.spawn(kind, 1, *spot)
+            event = rng.random()
+            if event < 0.05:
+                w.hidden[rng.integers(w.n)] ^= True
+            elif event < 0.1:
+                w.pos[rng.integers(w.n)] += rng.normal(0, 0.5, 2)
+            elif event < 0.13:
+                w.remove(int(w.tag[rng.integers(w.n)]))

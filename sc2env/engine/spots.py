@@ -1,0 +1,208 @@
+"""Where a new ground unit may stand: the nearest free spot, tested against a grid of the units near it."""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sc2env.engine.fast import count_nonzero
+from sc2env.engine.paths import box_distance
+
+if TYPE_CHECKING:
+    from sc2env.engine.world import World
+
+_STEP, _REACH = 0.25, 8.0  # the candidate spiral: a point every 0.25 within 8 of the asked point
+_SLACK = 1e-9  # touching is free: a unit may stand this much inside another's radius
+
+
+@functools.lru_cache(maxsize=1)
+def _spiral() -> np.ndarray:
+    """Candidate offsets for placing a unit, nearest first."""
+    r = np.arange(-_REACH, _REACH + _STEP / 2, _STEP)
+    grid = np.stack(np.meshgrid(r, r), -1).reshape(-1, 2)
+    d = np.hypot(grid[:, 0], grid[:, 1])
+    keep = d <= _REACH
+    return grid[keep][np.argsort(d[keep], kind="stable")]
+
+
+class Spots:
+    """Free spots for one world's new units, with what it keeps between calls: the cores (see `Cores`) of the
+    units as they stood at the last call, extended when units were only added since (a map's setup placing
+    hundreds), built afresh otherwise."""
+
+    def __init__(self) -> None:
+        self._cores: Cores | None = None
+
+    def free_spot(self, w: World, x: float, y: float, radius: float) -> tuple[float, float]:
+        """The nearest point to (x, y) where a ground unit of `radius` overlaps no unit or obstacle (SC2's
+        "normal" placement of created units): (x, y), moved into the pathable area if it lies off it, when
+        that is free; else the first free candidate of the spiral round it inside the area; that point itself
+        if none is free."""
+        b = w.pathable
+        x, y = b.clamp(x, y, radius)  # a point off the pathable area: start from the nearest one on it
+        origin = np.array([x, y])
+        cores = self._cores
+        if cores is None or not cores.extend(w, radius):
+            cores = self._cores = Cores(w, radius)
+        # (x, y) itself first, even in an area narrower than the unit.
+        blockers = Blockers(w, origin, radius) if not cores.blocked(origin[None])[0] else None
+        if blockers is not None and blockers.free(origin[None])[0]:
+            return x, y
+        # Then the rest of the spiral, nearest first: the candidates inside the area and off every core, tested
+        # in growing runs (a crowd near (x, y) needs a few hundred tests, not all few thousand).
+        candidates = origin + _spiral()[1:]
+        candidates = candidates[
+            (candidates[:, 0] >= b.x0 + radius)
+            & (candidates[:, 0] <= b.x1 - radius)
+            & (candidates[:, 1] >= b.y0 + radius)
+            & (candidates[:, 1] <= b.y1 - radius)
+        ]
+        candidates = candidates[~cores.blocked(candidates)]
+        start, run = 0, 64
+        while start < len(candidates):
+            blockers = blockers or Blockers(w, origin, radius)
+            tested = candidates[start : start + run]
+            free = blockers.free(tested)
+            if count_nonzero(free):
+                k = int(np.argmax(free))
+                return float(tested[k, 0]), float(tested[k, 1])
+            start, run = start + run, 2 * run
+        return x, y
+
+
+class Cores:
+    """Per cell of a fine raster over the pathable area, whether some one unit blocks every point of it for a
+    new unit of `radius`: a candidate in such a cell is blocked without a test (in a crowd, nearly all are),
+    and the exact test decides the others, so the answers are the same.
+
+    A cell counts only when its farthest corner lies inside the unit's blocking radius by a margin far beyond
+    rounding, so that the exact test says blocked for every point of it.
+    """
+
+    CELL = 0.125
+    MARGIN = 1e-6
+
+    def __init__(self, w: World, radius: float):
+        b = w.pathable
+        self.radius = radius
+        self.low = np.array([b.x0, b.y0])
+        self.shape = (int((b.y1 - b.y0) / self.CELL) + 2, int((b.x1 - b.x0) / self.CELL) + 2)
+        self.core = np.zeros(self.shape, bool)
+        self.tags = np.zeros(0, np.int64)
+        self.state = np.zeros((0, 4))  # per stamped row: x, y, radius, whether it blocks
+        self.extend(w, radius)
+
+    def extend(self, w: World, radius: float) -> bool:
+        """Stamp the units added since the last call; False (nothing done) if anything else changed: another
+        radius, or a unit that moved, went, or was hidden or shown."""
+        seen = len(self.tags)
+        if radius != self.radius or w.n < seen or not np.array_equal(w.tag[:seen], self.tags):
+            return False
+        state = np.column_stack((w.pos, w.radius, w.collides & ~w.hidden))
+        if not np.array_equal(state[:seen], self.state):
+            return False
+        new = state[seen:]
+        self.tags, self.state = w.tag.copy(), state
+        blocking = new[new[:, 3] > 0]
+        if len(blocking):
+            self._stamp(blocking[:, :2], self.radius + blocking[:, 2] - _SLACK - self.MARGIN)
+        return True
+
+    def _stamp(self, centres: np.ndarray, reach: np.ndarray) -> None:
+        """Mark the cells whose four corners all lie within `reach` of one of `centres`."""
+        h = self.CELL
+        span = int(np.ceil(float(reach.max()) / h)) + 1
+        offsets = np.arange(-span, span + 1)
+        first = np.floor((centres - self.low) / h).astype(np.int64)
+        cx = first[:, 0, None, None] + offsets[None, None, :]  # (units, 1, cols)
+        cy = first[:, 1, None, None] + offsets[None, :, None]  # (units, rows, 1)
+        # The farthest corner of cell (cx, cy) from the centre, per axis.
+        x0 = self.low[0] + cx * h - centres[:, 0, None, None]
+        y0 = self.low[1] + cy * h - centres[:, 1, None, None]
+        far_x = np.maximum(np.abs(x0), np.abs(x0 + h))
+        far_y = np.maximum(np.abs(y0), np.abs(y0 + h))
+        rows, cols = self.shape
+        inside = (far_x * far_x + far_y * far_y < (reach * reach)[:, None, None]) & (
+            (cx >= 0) & (cx < cols) & (cy >= 0) & (cy < rows)
+        )
+        units, ys, xs = np.nonzero(inside)
+        self.core[cy[units, ys, 0], cx[units, 0, xs]] = True
+
+    def blocked(self, points: np.ndarray) -> np.ndarray:
+        """Whether each point lies in a cell one unit blocks entirely (False off the raster)."""
+        cells = np.floor((points - self.low) / self.CELL).astype(np.int64)
+        rows, cols = self.shape
+        on = (cells[:, 0] >= 0) & (cells[:, 0] < cols) & (cells[:, 1] >= 0) & (cells[:, 1] < rows)
+        out = np.zeros(len(points), bool)
+        out[on] = self.core[cells[on, 1], cells[on, 0]]
+        return out
+
+
+class Blockers:
+    """The units and obstacles that could block a unit of `radius` anywhere on the spiral round `origin`,
+    the units binned in a grid of cells as wide as the farthest a unit can block from, so that each
+    candidate is tested against the few units of its own and the eight neighbouring cells only.
+
+    Far units can block no candidate and near units are tested with the very expressions of an all-pairs
+    test, so the answers are exactly those of testing every unit: placements do not change.
+    """
+
+    def __init__(self, w: World, origin: np.ndarray, radius: float):
+        self.radius = radius
+        shown = ~w.hidden
+        units = (w.collides & shown).nonzero()[0]
+        reach = _REACH + radius + 1.0  # from the origin, the farthest a blocker can stand, and a margin
+        if len(units):
+            near = np.abs(w.pos[units] - origin).max(axis=1) < reach + w.radius[units]
+            units = units[near]
+        self.pos, self.radii = w.pos[units], w.radius[units]
+        self.cell = radius + (float(self.radii.max()) if len(units) else 0.0) + _SLACK
+        self.low = origin - (reach + self.cell)
+        self.side = int(2 * (reach + self.cell) / self.cell) + 2
+        cells = self._cells(self.pos).clip(0, self.side - 1)
+        flat = cells[:, 1] * self.side + cells[:, 0]
+        self.order = np.argsort(flat, kind="stable")
+        self.counts = np.bincount(flat, minlength=self.side * self.side)
+        self.starts = np.cumsum(self.counts) - self.counts
+        obstacles = (w.obstacle & shown).nonzero()[0]
+        if len(obstacles):
+            near = box_distance(origin, w.pos[obstacles], w.half[obstacles]) < reach
+            obstacles = obstacles[near]
+        self.box_centres, self.box_halves = w.pos[obstacles][None], w.half[obstacles][None]
+
+    def _cells(self, points: np.ndarray) -> np.ndarray:
+        return np.floor((points - self.low) / self.cell).astype(np.int64)
+
+    def free(self, candidates: np.ndarray) -> np.ndarray:
+        """Per candidate point, whether a unit of `radius` standing there overlaps nothing."""
+        free = np.ones(len(candidates), bool)
+        if len(self.pos):
+            which, rows = self._pairs(candidates)
+            rel = candidates[which] - self.pos[rows]
+            d = np.hypot(rel[:, 0], rel[:, 1])
+            free[which[d < self.radius + self.radii[rows] - _SLACK]] = False
+        if self.box_centres.shape[1]:
+            d = box_distance(candidates[:, None, :], self.box_centres, self.box_halves)
+            free &= (d >= self.radius - _SLACK).all(axis=1)
+        return free
+
+    def _pairs(self, candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(candidate index, unit index) of every unit in each candidate's 3x3 block of cells."""
+        side = self.side
+        cells = self._cells(candidates)
+        cx = cells[:, 0, None] + _NEIGHBOURS[:, 0]
+        cy = cells[:, 1, None] + _NEIGHBOURS[:, 1]
+        flat = (cy.clip(0, side - 1) * side + cx.clip(0, side - 1)).ravel()
+        counts = np.where(((cx >= 0) & (cx < side) & (cy >= 0) & (cy < side)).ravel(), self.counts[flat], 0)
+        total = int(counts.sum())
+        which = np.repeat(np.arange(len(candidates)).repeat(9), counts)
+        # Entry k of a block's run is unit order[start + k]: offsets within each run, then the runs' starts.
+        ends = np.cumsum(counts)
+        within = np.arange(total) - np.repeat(ends - counts, counts)
+        rows = self.order[np.repeat(self.starts[flat], counts) + within]
+        return which, rows
+
+
+_NEIGHBOURS = np.array([(dx, dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1)])
