@@ -17,7 +17,7 @@ from sc2env.engine.combat import Combat
 from sc2env.engine.economy import Economy
 from sc2env.engine.frame import FrameCache
 from sc2env.engine.limits import MAX_STEP_LOOPS, WORK_CHECK_S
-from sc2env.engine.mapdef import RESULTS, MapDefinition
+from sc2env.engine.mapdef import RESULTS, MapDefinition, ScriptError
 from sc2env.engine.orders import SUCCESS, Orders
 from sc2env.engine.panels import Panels
 from sc2env.engine.players import Player, Stats
@@ -143,6 +143,7 @@ class Game:
         self._other_stats: dict[int, Stats] = {}
         self.game_loop = 0
         self.result: int | None = None
+        self.script_error = ""  # why the map's script stopped the game, until the session has told
         self.action_errors: list[tuple[int, int]] = []
         self.echoed_actions: list[sc_pb.Action] = []
         self._created: list[int] = []
@@ -215,7 +216,10 @@ class Game:
             created, self._created = self._created, []
             # Proximity triggers are checked where the trajectory says they fire. A collision push at the end
             # of a batch that brings a pair within reach is caught at the next batch's first loop.
-            self.scenario.after_loop(fires, deaths, created)
+            try:
+                self.scenario.after_loop(fires, deaths, created)
+            except ScriptError as e:  # a trigger met what no check at load could foresee: the game is over
+                self.scenario.result, self.script_error = RESULTS["Undecided"], str(e)
             if self.scenario.result is not None:
                 self.result = self.scenario.result
             elif self.game_loop >= limit:

@@ -27,6 +27,23 @@ WORK_CHECK_S = 0.25
 """How often (seconds of work) a long step checks that its client is still there to take the answer."""
 
 
+# ---- one map definition -------------------------------------------------------------------------------
+MAX_MAP_SIDE = 256
+"""Cells a side of a map (the largest StarCraft II map)."""
+MAX_SPAWN_COUNT = 5000
+"""Units one spawn action may create."""
+MAX_UNITS = 10_000
+"""Units alive at once: a script that would pass it stops with an error naming its action. (Placing them at
+join_game takes about 0.35 ms of CPU each: benchmarks/spawn_placement.py.)"""
+MAX_SCRIPT_DEPTH = 32
+"""Nesting of a map script's actions: `if`, `random` and `run` (a procedure) inside one another."""
+MAX_RESOURCES = 1_000_000_000
+"""The most minerals (or vespene) a player may hold, and a script give or set at once (they travel as
+uint32)."""
+MAX_SCORE = 1 << 30
+"""The most score a script may add or set at once; the score itself stays within int32, as it travels."""
+
+
 # ---- one connection -----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ConnectionLimits:

@@ -15,6 +15,7 @@ import numpy as np
 from s2clientprotocol import common_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
+from sc2env.engine.limits import MAX_MAP_SIDE
 from sc2env.engine.world import Bounds
 from sc2env.mapfiles import DEFINITION_FORMAT as FORMAT
 from sc2env.mapfiles import MAX_GAME_LOOPS, definitions_dir
@@ -28,6 +29,15 @@ RESULTS = dict(sc_pb.Result.items())
 
 class MapDefinitionError(ValueError):
     """A definition that can't be used; the message names the field and what is expected."""
+
+
+class ScriptError(MapDefinitionError):
+    """A map script that failed as it ran (no room left to place a unit, an anchor not set yet, too many units),
+    which no check at load can foresee; `where` is the failing action's path (`setup[1].spawn`) once known."""
+
+    def __init__(self, reason: str, where: str | None = None):
+        super().__init__(reason if where is None else f"{where}: {reason}")
+        self.where = where
 
 
 @dataclass(frozen=True)
@@ -67,18 +77,30 @@ class Region:
             inside &= ~s.contains(x, y)
         return inside
 
+    def area(self) -> float:
+        """About how much area it covers: its share of a 256 x 256 grid of points over its box (0 only when
+        no point of that grid lies in it)."""
+        x0, y0, x1, y1 = self.bounds()
+        xs = x0 + (np.arange(256) + 0.5) * (x1 - x0) / 256
+        ys = y0 + (np.arange(256) + 0.5) * (y1 - y0) / 256
+        inside = self.contains(xs[None, :], ys[:, None])
+        return float(np.count_nonzero(inside)) / inside.size * (x1 - x0) * (y1 - y0)
+
+    def bounds(self) -> tuple[float, float, float, float]:
+        """(x0, y0, x1, y1): the box round all its shapes."""
+        boxes = np.array([s.box() for s in self.shapes])
+        return boxes[:, 0].min(), boxes[:, 1].min(), boxes[:, 2].max(), boxes[:, 3].max()
+
     def sample(self, rng: np.random.Generator, count: int) -> np.ndarray:
         """`count` uniform random points of the region, shape (count, 2)."""
-        boxes = np.array([s.box() for s in self.shapes])
-        x0, y0 = boxes[:, 0].min(), boxes[:, 1].min()
-        x1, y1 = boxes[:, 2].max(), boxes[:, 3].max()
+        x0, y0, x1, y1 = self.bounds()
         out = np.empty((0, 2))
         for _ in range(1000):
             pts = rng.uniform((x0, y0), (x1, y1), size=(max(16, 2 * count), 2))
             out = np.concatenate([out, pts[self.contains(pts[:, 0], pts[:, 1])]])
             if len(out) >= count:
                 return out[:count]
-        raise MapDefinitionError("region has (almost) no area to place units in")
+        raise ScriptError("the region has (almost) no area to place units in")
 
     def centre(self) -> tuple[float, float]:
         x0, y0, x1, y1 = self.shapes[0].box()
@@ -129,22 +151,39 @@ class MapDefinition:
 def _shape(spec, where: str) -> Shape:
     if isinstance(spec, dict) and len(spec) == 1:
         ((kind, values),) = spec.items()
-        if kind in ("rect", "circle") and len(values) == (4 if kind == "rect" else 3):
-            return Shape(kind, tuple(float(v) for v in values))
+        if (
+            kind in ("rect", "circle")
+            and isinstance(values, list)
+            and len(values) == (4 if kind == "rect" else 3)
+            and all(_finite(v) for v in values)
+        ):
+            shape = Shape(kind, tuple(float(v) for v in values))
+            x0, y0, x1, y1 = shape.box()
+            if x1 > x0 and y1 > y0:
+                return shape
     raise MapDefinitionError(
-        f"{where}: expected {{'rect': [x0, y0, x1, y1]}} or {{'circle': [x, y, r]}}, got {spec!r}"
+        f"{where}: expected {{'rect': [x0, y0, x1, y1]}} or {{'circle': [x, y, r]}} of finite numbers and "
+        f"some size, got {spec!r}"[:400]
     )
+
+
+def _finite(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _region(spec, where: str) -> Region:
     if not isinstance(spec, dict):
         raise MapDefinitionError(f"{where}: a region is an object, got {spec!r}")
     check_fields(spec, _REGION_FIELDS, where)
+    for key in ("any", "minus"):
+        if not isinstance(spec.get(key, []), list):
+            raise MapDefinitionError(f"{where}.{key}: expected a list of shapes, got {spec[key]!r}"[:400])
     shapes = [_shape({k: v}, where) for k, v in spec.items() if k in ("rect", "circle")]
-    shapes += [_shape(s, where) for s in spec.get("any", [])]
+    shapes += [_shape(s, f"{where}.any[{n}]") for n, s in enumerate(spec.get("any", []))]
     if not shapes:
         raise MapDefinitionError(f"{where}: a region needs 'rect', 'circle' or 'any'")
-    return Region(tuple(shapes), tuple(_shape(s, where) for s in spec.get("minus", [])))
+    minus = tuple(_shape(s, f"{where}.minus[{n}]") for n, s in enumerate(spec.get("minus", [])))
+    return Region(tuple(shapes), minus)
 
 
 # The fields of a definition and of its players and regions: a misspelt optional one ("vison") is refused,
@@ -191,10 +230,6 @@ def check_fields(spec, known, where: str) -> None:
             )
 
 
-MAX_MAP_SIDE = 256
-"""The longest side a map may have, in cells (world units): the largest StarCraft II map."""
-
-
 def _whole(value, where: str) -> int:
     """`value` as an int if it is a whole number (16 or 16.0; not 16.7, true, infinity or NaN)."""
     whole = (isinstance(value, int) and not isinstance(value, bool)) or (
@@ -235,6 +270,9 @@ def parse_definition(data: bytes | str) -> MapDefinition:
         if not (0 < width <= MAX_MAP_SIDE and 0 < height <= MAX_MAP_SIDE):
             raise MapDefinitionError(f"map_size: 1 to {MAX_MAP_SIDE} cells a side, got {spec['map_size']!r}")
         playable = _bounds(spec["playable_area"], "playable_area")
+        for key in ("regions", "procedures", "placements", "command_cards"):
+            if not isinstance(spec.get(key, {}), dict):
+                raise MapDefinitionError(f"{key}: expected an object (name: ...), got {spec[key]!r}"[:400])
         regions = {
             "playable_area": Region((Shape("rect", (playable.x0, playable.y0, playable.x1, playable.y1)),))
         }
@@ -247,6 +285,13 @@ def parse_definition(data: bytes | str) -> MapDefinition:
                     f'players[{i}]: expected an object like {{"player_id": 1}}, got {p!r}'
                 )
             check_fields(p, _PLAYER_FIELDS, f"players[{i}]")
+            player_id = _whole(p["player_id"], f"players[{i}].player_id")
+            if not 1 <= player_id <= 15 or player_id in (int(q["player_id"]) for q in spec["players"][:i]):
+                raise MapDefinitionError(
+                    f"players[{i}].player_id: a player id from 1 to 15 no other slot has"
+                )
+            if not isinstance(p.get("name", ""), str):
+                raise MapDefinitionError(f"players[{i}].name: expected a string, got {p['name']!r}")
             race = p.get("race", "Terran")
             if not (isinstance(race, str) and race in RACES):  # not a KeyError: that reads as a missing field
                 raise MapDefinitionError(f"players[{i}].race: expected one of {sorted(RACES)}, got {race!r}")

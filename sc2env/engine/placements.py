@@ -6,14 +6,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sc2env.engine.mapdef import MapDefinitionError, check_fields
+from sc2env.engine.mapdef import ScriptError
 
 if TYPE_CHECKING:
     from sc2env.engine.scenario import Scenario
 
 _PLACEMENT_TRIES = 10_000
-BASES = ("point", "points", "region", "anchor")
-_FIELDS = {*BASES, "offsets", "formation", "spacing", "away_from", "min_distance"}
 
 
 def column(count: int, spacing: float) -> np.ndarray:
@@ -21,21 +19,6 @@ def column(count: int, spacing: float) -> np.ndarray:
     i = np.arange(1, count + 1)
     y = np.where(i % 2 == 1, -(i // 2), i // 2) * spacing
     return np.stack([np.zeros(count), y], axis=1)
-
-
-def validate(spec, where: str, definition) -> None:
-    """Check a placement spec (or the name of one) against the definition; MapDefinitionError if broken."""
-    if isinstance(spec, str):
-        if spec not in definition.placements:
-            raise MapDefinitionError(f"{where}: no placement {spec!r}")
-        return
-    if not isinstance(spec, dict) or sum(k in spec for k in BASES) != 1:
-        raise MapDefinitionError(f"{where}: a placement has exactly one of {', '.join(BASES)}")
-    check_fields(spec, _FIELDS, where)
-    if "region" in spec and spec["region"] not in definition.regions:
-        raise MapDefinitionError(f"{where}: no region {spec['region']!r}")
-    if spec.get("formation", "column") != "column":
-        raise MapDefinitionError(f"{where}: the only formation is 'column'")
 
 
 def points(scenario: Scenario, spec, count: int, group: str | None = None) -> np.ndarray:
@@ -93,4 +76,5 @@ def _point_away(scenario: Scenario, region, rules: list, chosen: list, group: st
         p = region.sample(scenario.rng, 1)[0]
         if all(not len(near) or np.hypot(*(near - p).T).min() >= d for near, d in others):
             return p
-    raise MapDefinitionError(f"no point of the region keeps away from {[r['group'] for r in rules]}")
+    away = ", ".join(f"{d:g} from group {r['group']!r}" for r, (_, d) in zip(rules, others))
+    raise ScriptError(f"no point of the region found in {_PLACEMENT_TRIES} tries keeps {away}")

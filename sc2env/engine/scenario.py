@@ -7,41 +7,18 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sc2env.engine import placements
-from sc2env.engine.mapdef import RESULTS, MapDefinition, MapDefinitionError, check_fields
-from sc2env.gamedata import ABILITIES, specific_ability, unit_type_by_name
+from sc2env.engine import mapcheck, placements
+from sc2env.engine.limits import MAX_RESOURCES, MAX_UNITS
+from sc2env.engine.mapdef import RESULTS, MapDefinition, ScriptError
+from sc2env.gamedata import specific_ability, unit_type_by_name
 
 if TYPE_CHECKING:
     from sc2env.engine.combat import Death
     from sc2env.engine.game import Game
     from sc2env.engine.movement import Trajectory
 
-EVENTS = ("near", "every_loop", "unit_died", "unit_created")
-_PLACED = {"spawn": "at", "recreate": "at", "arrange": "at", "move_unit": "to", "set_anchor": "at"}
-# The fields of each action's object and of each event's: a misspelt one ("cuont") is refused at create_game
-# instead of quietly taking its default. `if` holds its condition; its branches sit beside it.
-_ACTION_FIELDS = {
-    "spawn": {"type", "group", "count", "owner", "at", "facing", "health", "select"},
-    "recreate": {"group", "at"},
-    "arrange": {"group", "at"},
-    "move_unit": {"unit", "to"},
-    "set_anchor": {"name", "at"},
-    "remove": {"all_except", "group"},
-    "order": {"units", "ability", "target", "point", "queued"},
-    "give": {"to", "minerals", "vespene"},
-    "set_player": {"player", "minerals", "vespene"},
-    "score": {"player", "add", "set", "track"},
-    "select": {"player", "group", "add"},
-    "end_game": {"result"},
-    "if": {"group_count"},
-}
-_CONDITION_FIELDS = {"group", "at_least", "at_most", "equals"}
-_EVENT_FIELDS = {
-    "near": {"group", "other", "distance", "measure"},
-    "every_loop": set(),
-    "unit_died": {"owner", "type", "group"},
-    "unit_created": {"owner", "type", "group"},
-}
+EVENTS = tuple(mapcheck.EVENTS)
+_INT32 = (1 << 31) - 1  # the score travels as an int32
 
 
 class Scenario:
@@ -63,6 +40,7 @@ class Scenario:
         self.anchors: dict[str, np.ndarray] = {}
         self.tracked: dict[int, list[str]] = {}  # player -> statistics the score follows every loop
         self.result: int | None = None  # set by `end_game`
+        self._where = mapcheck.action_paths(self.definition)  # id(action) -> its path, for ScriptError
         triggers = self.definition.triggers
         self._by_event = {event: [t for t in triggers if event in t["when"]] for event in EVENTS}
         self._near = self._by_event["near"]
@@ -76,69 +54,7 @@ class Scenario:
     @staticmethod
     def validate(definition: MapDefinition) -> None:
         """Check every action, event and reference up front so a broken definition fails at create_game."""
-
-        def actions(items, where):
-            if not isinstance(items, list):
-                raise MapDefinitionError(f"{where}: expected a list of actions")
-            for n, item in enumerate(items):
-                if not (isinstance(item, dict) and len(item) >= 1):
-                    raise MapDefinitionError(
-                        f"{where}[{n}]: an action is an object like {{'spawn': {{...}}}}"
-                    )
-                name = next(iter(item))
-                here = f"{where}[{n}]"
-                if not hasattr(Scenario, f"_do_{name}"):
-                    raise MapDefinitionError(f"{here}: unknown action {name!r}")
-                check_fields(item, {"if", "then", "else"} if name == "if" else {name}, here)
-                body = item[name]
-                check_fields(body, _ACTION_FIELDS.get(name, ()), f"{here}.{name}")
-                if name == "if" and isinstance(body, dict) and isinstance(body.get("group_count"), dict):
-                    check_fields(body["group_count"], _CONDITION_FIELDS, f"{here}.if.group_count")
-                if name == "if":
-                    actions(item.get("then", []), f"{here}.then")
-                    actions(item.get("else", []), f"{here}.else")
-                elif name == "random":
-                    if not (isinstance(body, list) and body):
-                        raise MapDefinitionError(f"{here}.random: a non-empty list of action lists")
-                    for k, branch in enumerate(body):
-                        actions(branch, f"{here}.random[{k}]")
-                elif name == "run" and body not in definition.procedures:
-                    raise MapDefinitionError(f"{here}: no procedure {body!r}")
-                if name in ("spawn", "recreate") and "type" in body:
-                    try:
-                        unit_type_by_name(body["type"])
-                    except KeyError as e:
-                        raise MapDefinitionError(f"{here}.{name}: {e.args[0]}") from None
-                if name == "end_game":
-                    if not isinstance(body, dict):
-                        raise MapDefinitionError(
-                            f'{here}.end_game: expected an object like {{"result": "Victory"}}, got {body!r}'
-                        )
-                    result = body.get("result", "Tie")
-                    if not (isinstance(result, str) and result in RESULTS):
-                        raise MapDefinitionError(
-                            f"{here}.end_game.result: expected one of {tuple(RESULTS)}, got {result!r}"
-                        )
-                if name == "order" and body.get("ability") not in ABILITIES:
-                    raise MapDefinitionError(f"{here}.order: unknown ability {body.get('ability')!r}")
-                if name in _PLACED and _PLACED[name] in body:
-                    placements.validate(body[_PLACED[name]], f"{here}.{name}.{_PLACED[name]}", definition)
-
-        actions(definition.setup, "setup")
-        for key, body in definition.procedures.items():
-            actions(body, f"procedures.{key}")
-        for key, spec in definition.placements.items():
-            placements.validate(spec, f"placements.{key}", definition)
-        for n, trigger in enumerate(definition.triggers):
-            check_fields(trigger, {"when", "do"}, f"triggers[{n}]")
-            when = trigger.get("when", {})
-            if not (isinstance(when, dict) and len(when) == 1 and next(iter(when)) in EVENTS):
-                raise MapDefinitionError(
-                    f"triggers[{n}].when: expected one of " + ", ".join(f"{{'{e}': ...}}" for e in EVENTS)
-                )
-            ((event, spec),) = when.items()
-            check_fields(spec, _EVENT_FIELDS[event], f"triggers[{n}].when.{event}")
-            actions(trigger.get("do", []), f"triggers[{n}].do")
+        mapcheck.check(definition)
 
     # ---- lifecycle ----------------------------------------------------------------------------------
     def start(self) -> None:
@@ -188,7 +104,7 @@ class Scenario:
             self._run(trigger["do"], {})
         for player_id, names in self.tracked.items():
             player = self.players[player_id]
-            player.score = int(sum(self._property(player, name) for name in names))
+            player.score = _score(sum(self._property(player, name) for name in names))
 
     def _deaths(self, deaths: list[Death]) -> None:
         if self.result is not None:
@@ -227,10 +143,10 @@ class Scenario:
         if isinstance(ref, dict):
             tags = self.alive(ref["group"])
             if not tags:
-                raise MapDefinitionError(f"anchor group {ref['group']!r} has no units")
+                raise ScriptError(f"the anchor group {ref['group']!r} has no units left")
             return self.world.pos[self.world.slot(tags[0])].copy()
         if ref not in self.anchors:
-            raise MapDefinitionError(f"anchor {ref!r} is used before set_anchor sets it")
+            raise ScriptError(f"the anchor {ref!r} is used before a set_anchor sets it")
         return self.anchors[ref]
 
     def _near_matrix(self, spec: dict, positions: np.ndarray) -> np.ndarray | None:
@@ -255,9 +171,7 @@ class Scenario:
         return dist <= spec["distance"]
 
     def _check(self, condition: dict) -> bool:
-        ((name, spec),) = condition.items()
-        if name != "group_count":
-            raise MapDefinitionError(f"unknown condition {name!r}; known: group_count")
+        spec = condition["group_count"]  # the one condition (mapcheck)
         count = len(self.alive(spec["group"]))
         return (
             count <= spec.get("at_most", count)
@@ -272,11 +186,16 @@ class Scenario:
     # ---- actions ------------------------------------------------------------------------------------
     def _run(self, actions: list, ctx: dict) -> None:
         for action in actions:
-            name = next(iter(action))
+            name = next(key for key in action if key not in mapcheck.BRANCHES)
             if self.result is not None and name != "score":
                 continue  # the game has ended: what happened in its last loop still scores, nothing else runs
             handler: Callable = getattr(self, f"_do_{name}")
-            handler(action, ctx)
+            try:
+                handler(action, ctx)
+            except ScriptError as e:  # the innermost action names itself; those round it pass it on
+                if e.where is None:
+                    raise ScriptError(str(e), where=f"{self._where.get(id(action), '?')}.{name}") from None
+                raise
 
     def _unit(self, ref, ctx: dict) -> int:
         return ctx[ref] if isinstance(ref, str) else int(ref)
@@ -298,6 +217,10 @@ class Scenario:
         group = spec.get("group")
         count = int(spec.get("count", 1))
         owner = int(spec.get("owner", 1))
+        if self.world.n + count > MAX_UNITS:
+            raise ScriptError(
+                f"{count} more units would make {self.world.n + count}, over the engine's {MAX_UNITS} at once"
+            )
         at = spec.get("at", {"region": "playable_area"})
         tags = []
         for x, y in placements.points(self, at, count, group).tolist():
@@ -355,6 +278,8 @@ class Scenario:
     def _do_move_unit(self, action: dict, ctx: dict) -> None:
         spec = action["move_unit"]
         tag = self._unit(spec["unit"], ctx)
+        if not self.world.exists(tag):
+            return  # removed by an earlier action of the same trigger
         x, y = placements.points(self, spec["to"], 1)[0]
         self.world.teleport(tag, float(x), float(y))
 
@@ -397,15 +322,17 @@ class Scenario:
     def _do_give(self, action: dict, ctx: dict) -> None:
         spec = action["give"]
         to = spec["to"]
+        if isinstance(to, str) and not self.world.exists(ctx[to]):
+            return  # removed by an earlier action of the same trigger: its owner is not known any more
         player_id = int(self.world.owner[self.world.slot(ctx[to])]) if isinstance(to, str) else int(to)
         player = self.players.get(player_id)
         if player is not None:
-            player.minerals += int(spec.get("minerals", 0))
-            player.vespene += int(spec.get("vespene", 0))
+            player.minerals = min(player.minerals + int(spec.get("minerals", 0)), MAX_RESOURCES)
+            player.vespene = min(player.vespene + int(spec.get("vespene", 0)), MAX_RESOURCES)
 
     def _do_set_player(self, action: dict, ctx: dict) -> None:
         spec = action["set_player"]
-        player = self.players[int(spec.get("player", 1))]
+        player = self.players[int(spec.get("player", self.game.player_id))]
         for key in ("minerals", "vespene"):
             if key in spec:
                 setattr(player, key, int(spec[key]))
@@ -413,17 +340,19 @@ class Scenario:
     def _do_score(self, action: dict, ctx: dict) -> None:
         """`add` n, `set` n or {player_property, divide}, or `track` a list of statistics from now on."""
         spec = action["score"]
-        player_id = int(spec.get("player", 1))
+        player_id = int(spec.get("player", self.game.player_id))
         player = self.players[player_id]
         if "add" in spec:
-            player.score += int(spec["add"])
+            player.score = _score(player.score + int(spec["add"]))
         elif "track" in spec:
             self.tracked[player_id] = list(spec["track"])
         elif isinstance(spec.get("set"), dict):
             source = spec["set"]
-            player.score = int(self._property(player, source["player_property"]) // source.get("divide", 1))
+            player.score = _score(
+                self._property(player, source["player_property"]) // source.get("divide", 1)
+            )
         else:
-            player.score = int(spec["set"])
+            player.score = _score(spec["set"])
 
     def _do_if(self, action: dict, ctx: dict) -> None:
         branch = "then" if self._check(action["if"]) else "else"
@@ -434,10 +363,15 @@ class Scenario:
 
     def _do_select(self, action: dict, ctx: dict) -> None:
         spec = action["select"]
-        player = self.players[int(spec.get("player", 1))]
+        player = self.players[int(spec.get("player", self.game.player_id))]
         base = player.selection if spec.get("add") else []
         player.selection = base + [t for t in self.alive(spec["group"]) if t not in base]
 
     def _do_end_game(self, action: dict, ctx: dict) -> None:
         if self.result is None:
             self.result = RESULTS[action["end_game"].get("result", "Tie")]
+
+
+def _score(value: float) -> int:
+    """A score as the game keeps it: whole, and within int32 (what it travels as)."""
+    return int(min(max(value, -_INT32), _INT32))

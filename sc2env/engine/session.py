@@ -21,8 +21,10 @@ from sc2env.engine.limits import (
     MAX_STEP_LOOPS,
 )
 from sc2env.engine.mapdef import (
+    RESULTS,
     MapDefinition,
     MapDefinitionError,
+    ScriptError,
     builtin_definitions,
     find_definition,
     parse_definition,
@@ -228,14 +230,26 @@ class Session:
         definition, seed, realtime = self._pending
         game = Game(definition, seed, realtime, self.disable_fog)
         race = request.race if request.HasField("race") else game.race
-        game.join(Interface.from_options(request.options), race, request.player_name)
+        try:
+            game.join(Interface.from_options(request.options), race, request.player_name)
+        except ScriptError as e:  # what only running the setup can tell (a region with no room left)
+            out.error = error.OtherError
+            out.error_details = f"{definition.name}: the map's setup script failed at {e}"
+            return
         self.game = game
         out.player_id = game.player.player_id
         self.status = IN_GAME
 
     def _restart_game(self, request, response) -> None:
         response.restart_game.SetInParent()
-        self._current_game().restart()
+        try:
+            self._current_game().restart()
+        except ScriptError as e:  # the setup ran this time into what it did not meet before: no game to go on
+            game = self._current_game()
+            game.result = RESULTS["Undecided"]
+            self.status = ENDED
+            response.error.append(f"{game.definition.name}: the map's setup script failed at {e}")
+            return
         self.status = IN_GAME
 
     def _leave_game(self, request, response) -> None:
@@ -276,7 +290,7 @@ class Session:
         game = self._current_game()
         if game.realtime and self.status == IN_GAME:
             game.catch_up_realtime(request.game_loop)
-            self._after_simulation()
+            self._after_simulation(response)
         if self.playback is not None:
             if self.playback.realtime and self.status == IN_REPLAY:
                 self.playback.catch_up_realtime(request.game_loop)
@@ -297,7 +311,7 @@ class Session:
         game = self._current_game()
         if game.realtime:
             game.catch_up_realtime()
-            self._after_simulation()
+            self._after_simulation(response)
         out = response.action
         out.SetInParent()
         for action in request.actions:
@@ -324,7 +338,7 @@ class Session:
             response.error.append("step is not valid in a realtime game (the game advances with the clock)")
             return
         game.step(count, self.client_gone)
-        self._after_simulation()
+        self._after_simulation(response)
         response.step.simulation_loop = game.game_loop
 
     def _save_replay(self, request, response) -> None:
@@ -429,9 +443,13 @@ class Session:
             raise RuntimeError(f"no game in status {sc_pb.Status.Name(self.status)}")
         return self.game
 
-    def _after_simulation(self) -> None:
-        if self._current_game().ended:
+    def _after_simulation(self, response: sc_pb.Response) -> None:
+        game = self._current_game()
+        if game.ended:
             self.status = ENDED
+        if game.script_error:  # the game ended there: say why, once
+            response.error.append(f"{game.definition.name}: the map's script failed at {game.script_error}")
+            game.script_error = ""
 
     def _after_replay(self, response: sc_pb.Response) -> None:
         playback = self.playback
