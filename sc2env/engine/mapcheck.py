@@ -73,7 +73,13 @@ def fail(path: str, expected: str, value: object) -> MapDefinitionError:
 
 
 def is_number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    """A JSON number a float holds: not true, NaN, infinity or 10**400."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int too big for a float
+        return False
 
 
 def is_whole(value: object) -> bool:

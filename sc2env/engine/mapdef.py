@@ -155,20 +155,36 @@ def _shape(spec, where: str) -> Shape:
             kind in ("rect", "circle")
             and isinstance(values, list)
             and len(values) == (4 if kind == "rect" else 3)
-            and all(_finite(v) for v in values)
+            and all(_finite(v) and abs(v) <= _FAR for v in values)
         ):
             shape = Shape(kind, tuple(float(v) for v in values))
             x0, y0, x1, y1 = shape.box()
             if x1 > x0 and y1 > y0:
                 return shape
     raise MapDefinitionError(
-        f"{where}: expected {{'rect': [x0, y0, x1, y1]}} or {{'circle': [x, y, r]}} of finite numbers and "
-        f"some size, got {spec!r}"[:400]
+        f"{where}: expected {{'rect': [x0, y0, x1, y1]}} or {{'circle': [x, y, r]}} of some size, its numbers "
+        f"within +-{_FAR:g}, got {spec!r}"[:400]
     )
 
 
+_FAR = 1e6  # no shape reaches further than this from the origin (a minus shape off the map does nothing)
+
+
 def _finite(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    """Whether `value` is a JSON number a float holds (not true, NaN, infinity or 10**400)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int too big for a float
+        return False
+
+
+def _point(value) -> tuple[float, float] | None:
+    """`value` as (x, y) if it is a pair of finite numbers, else None."""
+    if isinstance(value, (list, tuple)) and len(value) == 2 and all(map(_finite, value)):
+        return float(value[0]), float(value[1])
+    return None
 
 
 def _region(spec, where: str) -> Region:
@@ -233,7 +249,7 @@ def check_fields(spec, known, where: str) -> None:
 def _whole(value, where: str) -> int:
     """`value` as an int if it is a whole number (16 or 16.0; not 16.7, true, infinity or NaN)."""
     whole = (isinstance(value, int) and not isinstance(value, bool)) or (
-        isinstance(value, float) and math.isfinite(value) and value.is_integer()
+        _finite(value) and float(value).is_integer()
     )
     if not whole:
         raise MapDefinitionError(f"{where}: expected a whole number, got {value!r}")
@@ -243,9 +259,9 @@ def _whole(value, where: str) -> int:
 def _bounds(values, where: str) -> Bounds:
     if not (isinstance(values, list) and len(values) == 4):
         raise MapDefinitionError(f"{where}: expected [x0, y0, x1, y1], got {values!r}")
-    x0, y0, x1, y1 = (float(v) for v in values)
-    if not all(map(math.isfinite, (x0, y0, x1, y1))):
+    if not all(map(_finite, values)):
         raise MapDefinitionError(f"{where}: expected finite numbers, got {values!r}")
+    x0, y0, x1, y1 = (float(v) for v in values)
     if not (x1 > x0 and y1 > y0):
         raise MapDefinitionError(f"{where}: empty rectangle {values!r}")
     return Bounds(x0, y0, x1, y1)
@@ -306,8 +322,8 @@ def parse_definition(data: bytes | str) -> MapDefinition:
         vision = spec.get("vision", "reveal_playable")
         if vision not in VISION:
             raise MapDefinitionError(f"vision: expected one of {VISION}, got {vision!r}")
-        camera = tuple(float(v) for v in spec.get("camera_start", regions["playable_area"].centre()))
-        if len(camera) != 2 or not all(map(math.isfinite, camera)):
+        camera = _point(spec.get("camera_start", regions["playable_area"].centre()))
+        if camera is None:
             raise MapDefinitionError(
                 f"camera_start: expected a finite [x, y], got {spec.get('camera_start')!r}"
             )
@@ -325,11 +341,12 @@ def parse_definition(data: bytes | str) -> MapDefinition:
             raise MapDefinitionError(
                 f"timeout_result: expected one of {tuple(RESULTS)}, got {timeout_result!r}"
             )
-        terrain_height = float(spec.get("terrain_height", 10.0))
-        if not math.isfinite(terrain_height):
+        terrain_height = spec.get("terrain_height", 10.0)
+        if not _finite(terrain_height):
             raise MapDefinitionError(f"terrain_height: expected a finite number, got {terrain_height}")
-        starts = tuple(tuple(float(v) for v in p) for p in spec.get("start_locations", []))
-        if not all(len(p) == 2 and all(map(math.isfinite, p)) for p in starts):
+        listed = spec.get("start_locations", [])
+        starts = tuple(map(_point, listed)) if isinstance(listed, list) else (None,)
+        if None in starts:
             raise MapDefinitionError(
                 f"start_locations: expected finite [x, y] pairs, got {spec['start_locations']!r}"
             )
@@ -346,11 +363,11 @@ def parse_definition(data: bytes | str) -> MapDefinition:
             camera_start=camera,
             camera_locked=bool(spec.get("camera_locked", False)),
             vision=vision,
-            terrain_height=terrain_height,
+            terrain_height=float(terrain_height),
             time_limit=time_limit,
             timeout_result=timeout_result,
             players=players,
-            start_locations=tuple((x, y) for x, y in starts),  # pairs, as checked above
+            start_locations=tuple(p for p in starts if p is not None),  # all pairs, as checked above
             regions=regions,
             setup=list(spec.get("setup", [])),
             triggers=list(spec.get("triggers", [])),

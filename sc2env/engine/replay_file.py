@@ -292,7 +292,7 @@ def _replay_from(header) -> Replay:
     rng_state = _get(header, "rng_state", dict)
     try:
         np.random.PCG64().state = rng_state  # the generator Game uses (np.random.default_rng)
-    except (TypeError, ValueError, KeyError) as e:
+    except (TypeError, ValueError, KeyError, OverflowError) as e:
         raise ValueError(f"rng_state is not a PCG64 generator state ({e})") from None
     inputs: list[bytes | int] = []
     for n, entry in enumerate(_get(header, "inputs", list)):

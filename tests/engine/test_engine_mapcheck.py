@@ -72,6 +72,11 @@ CASES = {
     "count-over-the-limit": (marines(MAX_SPAWN_COUNT + 1), f"got {MAX_SPAWN_COUNT + 1}"),
     "huge-circle": (
         beacon(lambda s: s["regions"].update(far={"circle": [30, 30, 1e308]})),
+        "regions.far: expected {'rect': [x0, y0, x1, y1]} or {'circle': [x, y, r]} of some size, its numbers "
+        "within +-1e+06",
+    ),
+    "circle-off-the-map": (
+        beacon(lambda s: s["regions"].update(far={"circle": [30, 30, 40]})),
         "regions.far: must lie on the map (0 to 64, 0 to 64)",
     ),
     "impossible-away-from": (
@@ -193,6 +198,31 @@ CASES = {
         "command_cards.Marine[0]: expected an ability id the engine knows",
     ),
     "regions-not-an-object": (beacon(lambda s: s.update(regions=[1])), "regions: expected an object"),
+    # Found by tools/fuzz_engine.py: integers no float holds raised OverflowError, an internal error.
+    "giant-count": (
+        marines(10**400),
+        "setup[0].spawn.count: expected a whole number from 1 to 5000, got 1000",
+    ),
+    "giant-camera": (
+        beacon(lambda s: s.update(camera_start=[10**400, 5])),
+        "camera_start: expected a finite",
+    ),
+    "giant-start": (
+        beacon(lambda s: s.update(start_locations=[[1, 10**400]])),
+        "start_locations: expected finite",
+    ),
+    "giant-bounds": (
+        beacon(lambda s: s.update(camera_bounds=[0, 0, 10**400, 5])),
+        "camera_bounds: expected finite",
+    ),
+    "giant-height": (
+        beacon(lambda s: s.update(terrain_height=10**400)),
+        "terrain_height: expected a finite number",
+    ),
+    "giant-circle": (
+        beacon(lambda s: s["regions"].update(r={"circle": [30, 30, 10**400]})),
+        "regions.r: expected {'rect': [x0, y0, x1, y1]} or {'circle': [x, y, r]} of some size",
+    ),
 }
 
 

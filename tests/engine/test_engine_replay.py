@@ -732,3 +732,11 @@ def test_a_game_that_ends_before_its_recording_does_reports_the_divergence_then(
     assert "diverged from its recording" in done.error[0], done.error
     assert "ended at 1 with result 2" in done.error[0] and "of its inputs not played" in done.error[0]
     assert ALREADY_ENDED in ask(watcher, step=sc_pb.RequestStep(count=8)).error[0]
+
+
+def test_a_random_state_no_generator_takes_is_a_parsing_error(saved):
+    # Found by tools/fuzz_engine.py: an infinity in rng_state raised OverflowError, an internal error.
+    broken = {**replay_file.decode(saved).rng_state, "uinteger": float("inf")}
+    refused_everywhere(
+        rewritten(saved, rng_state=broken), "ParsingError", "rng_state is not a PCG64 generator state"
+    )
