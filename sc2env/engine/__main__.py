@@ -10,6 +10,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable
+from typing import Any
 
 from sc2env.engine.limits import ConnectionLimits
 from sc2env.shadowed import check_package
@@ -55,6 +56,7 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     defaults = ConnectionLimits()
     for flag, field, bounds in _LIMIT_FLAGS:
         default = getattr(defaults, field)
+        kind: type[int] | type[float]
         if field == "max_message_bytes":
             kind, metavar, shown = int, "BYTES", f"{default} = {default >> 20} MiB"
         else:
@@ -89,7 +91,7 @@ def _parse(argv: list[str]) -> argparse.Namespace:
 
 def connection_limits(args: argparse.Namespace) -> ConnectionLimits:
     """The ConnectionLimits the command line asks for (a timeout of 0: none)."""
-    values = {field: getattr(args, field) or None for _, field, _ in _LIMIT_FLAGS}
+    values: dict[str, Any] = {field: getattr(args, field) or None for _, field, _ in _LIMIT_FLAGS}
     return dataclasses.replace(ConnectionLimits(), **values)
 
 

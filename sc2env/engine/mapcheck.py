@@ -126,7 +126,7 @@ def choice(values) -> Kind:
 
 def unit_type(value, path, at):
     try:
-        unit_type_by_name(value)  # type: ignore[arg-type]
+        unit_type_by_name(value)
     except (KeyError, TypeError) as e:
         raise MapDefinitionError(f"{path}: {e.args[0] if isinstance(e, KeyError) else e}") from None
 
@@ -457,8 +457,8 @@ class Script:
         every += [t.get("do") for t in definition.triggers if isinstance(t, dict)]
         found = list(_actions(every))
         self.facts = Facts(
-            groups=frozenset(b["group"] for n, b in found if n == "spawn" and _named(b, "group")),
-            anchors=frozenset(b["name"] for n, b in found if n == "set_anchor" and _named(b, "name")),
+            groups=frozenset(_name(b, "group") for n, b in found if n == "spawn" and _name(b, "group")),
+            anchors=frozenset(_name(b, "name") for n, b in found if n == "set_anchor" and _name(b, "name")),
             regions=frozenset(definition.regions),
             placements=frozenset(definition.placements),
             procedures=frozenset(definition.procedures),
@@ -552,8 +552,10 @@ class Script:
             visit(name, [])
 
 
-def _named(body: object, key: str) -> bool:
-    return isinstance(body, dict) and isinstance(body.get(key), str)
+def _name(body: object, key: str) -> str:
+    """body[key] if body is an object whose `key` is a string, else "" (an unnamed or malformed action)."""
+    name = body.get(key) if isinstance(body, dict) else None
+    return name if isinstance(name, str) else ""
 
 
 def _actions(lists) -> Iterator[tuple[str, object]]:

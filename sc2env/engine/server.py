@@ -234,7 +234,7 @@ class Server:
         except ValueError:  # a frame breaking the protocol: close with 1002, as websockets does
             control.append(_frame(Opcode.CLOSE, int(CloseCode.PROTOCOL_ERROR).to_bytes(2, "big")))
             client.closed = True
-        if client.closed or not (client.frames.buffered or client.fragments):
+        if client.closed or not (frames.buffered or client.fragments):
             client.message_started = None
         elif client.message_started is None:
             client.message_started = time.monotonic()

@@ -242,10 +242,10 @@ class Session:
 
     def _restart_game(self, request, response) -> None:
         response.restart_game.SetInParent()
+        game = self._current_game()
         try:
-            self._current_game().restart()
+            game.restart()
         except ScriptError as e:  # the setup ran this time into what it did not meet before: no game to go on
-            game = self._current_game()
             game.result = RESULTS["Undecided"]
             self.status = ENDED
             response.error.append(f"{game.definition.name}: the map's setup script failed at {e}")
