@@ -28,12 +28,13 @@ def _spiral() -> np.ndarray:
 
 
 class Spots:
-    """Free spots for one world's new units, with what it keeps between calls: the cores (see `Cores`) of the
-    units as they stood at the last call, extended when units were only added since (a map's setup placing
-    hundreds), built afresh otherwise."""
+    """Free spots for one world's new units, with what it keeps between calls: the cores (see `Cores`) for
+    the last few radii asked, brought up to date at each call by the units that came, went or moved since."""
+
+    KEPT = 4  # radii whose cores are kept (a wave of Zerglings and Banelings asks for two in turn)
 
     def __init__(self) -> None:
-        self._cores: Cores | None = None
+        self._cores: dict[float, Cores] = {}
 
     def free_spot(self, w: World, x: float, y: float, radius: float) -> tuple[float, float]:
         """The nearest point to (x, y) where a ground unit of `radius` overlaps no unit or obstacle (SC2's
@@ -43,9 +44,11 @@ class Spots:
         b = w.pathable
         x, y = b.clamp(x, y, radius)  # a point off the pathable area: start from the nearest one on it
         origin = np.array([x, y])
-        cores = self._cores
-        if cores is None or not cores.extend(w, radius):
-            cores = self._cores = Cores(w, radius)
+        cores = self._cores.pop(radius, None) or Cores(w, radius)
+        self._cores[radius] = cores  # the most recent last: the oldest goes first
+        if len(self._cores) > self.KEPT:
+            del self._cores[next(iter(self._cores))]
+        cores.update(w)
         # (x, y) itself first, even in an area narrower than the unit.
         blockers = Blockers(w, origin, radius) if not cores.blocked(origin[None])[0] else None
         if blockers is not None and blockers.free(origin[None])[0]:
@@ -73,12 +76,15 @@ class Spots:
 
 
 class Cores:
-    """Per cell of a fine raster over the pathable area, whether some one unit blocks every point of it for a
-    new unit of `radius`: a candidate in such a cell is blocked without a test (in a crowd, nearly all are),
-    and the exact test decides the others, so the answers are the same.
+    """Per cell of a fine raster over the pathable area, how many units each alone block every point of it for
+    a new unit of `radius`: a candidate in a cell some unit covers is blocked without a test (in a crowd,
+    nearly all are), and the exact test decides the others, so the answers are the same.
 
-    A cell counts only when its farthest corner lies inside the unit's blocking radius by a margin far beyond
-    rounding, so that the exact test says blocked for every point of it.
+    A cell counts for a unit only when its farthest corner lies inside the unit's blocking radius by a margin
+    far beyond rounding, so that the exact test says blocked for every point of it. The counts follow the
+    world: each update takes off the units that went, moved or were hidden since the last, and adds those
+    that came, moved or were shown, so that a setup placing hundreds of units, or a script re-creating a
+    group one by one, costs a few stamps a call, not a rebuild.
     """
 
     CELL = 0.125
@@ -89,29 +95,32 @@ class Cores:
         self.radius = radius
         self.low = np.array([b.x0, b.y0])
         self.shape = (int((b.y1 - b.y0) / self.CELL) + 2, int((b.x1 - b.x0) / self.CELL) + 2)
-        self.core = np.zeros(self.shape, bool)
-        self.tags = np.zeros(0, np.int64)
-        self.state = np.zeros((0, 4))  # per stamped row: x, y, radius, whether it blocks
-        self.extend(w, radius)
+        self.count = np.zeros(self.shape, np.uint16)  # a cell may lie in the cores of every unit (10,000)
+        self.tags = np.zeros(0, np.int64)  # the units stamped, by tag (World keeps tags sorted)
+        self.state = np.zeros((0, 4))  # and how: x, y, radius, whether it blocks (collides, not hidden)
 
-    def extend(self, w: World, radius: float) -> bool:
-        """Stamp the units added since the last call; False (nothing done) if anything else changed: another
-        radius, or a unit that moved, went, or was hidden or shown."""
-        seen = len(self.tags)
-        if radius != self.radius or w.n < seen or not np.array_equal(w.tag[:seen], self.tags):
-            return False
-        state = np.column_stack((w.pos, w.radius, w.collides & ~w.hidden))
-        if not np.array_equal(state[:seen], self.state):
-            return False
-        new = state[seen:]
-        self.tags, self.state = w.tag.copy(), state
-        blocking = new[new[:, 3] > 0]
-        if len(blocking):
-            self._stamp(blocking[:, :2], self.radius + blocking[:, 2] - _SLACK - self.MARGIN)
-        return True
+    def update(self, w: World) -> None:
+        """Stamp the cores as the units stand now."""
+        tags, state = w.tag.copy(), np.column_stack((w.pos, w.radius, w.collides & ~w.hidden))
+        old_tags, old_state = self.tags, self.state
+        if len(old_tags):
+            at = np.minimum(np.searchsorted(old_tags, tags), len(old_tags) - 1)
+            same = (old_tags[at] == tags) & (old_state[at] == state).all(axis=1)
+        else:
+            at, same = np.zeros(len(tags), np.int64), np.zeros(len(tags), bool)
+        kept = np.zeros(len(old_tags), bool)
+        kept[at[same]] = True
+        self._stamp(old_state[~kept], -1)
+        self._stamp(state[~same], 1)
+        self.tags, self.state = tags, state
 
-    def _stamp(self, centres: np.ndarray, reach: np.ndarray) -> None:
-        """Mark the cells whose four corners all lie within `reach` of one of `centres`."""
+    def _stamp(self, rows: np.ndarray, delta: int) -> None:
+        """Add `delta` to the count of the cells whose four corners all lie within the blocking radius of one
+        of the blocking `rows` (x, y, radius, blocks)."""
+        rows = rows[rows[:, 3] > 0]
+        if not len(rows):
+            return
+        centres, reach = rows[:, :2], self.radius + rows[:, 2] - _SLACK - self.MARGIN
         h = self.CELL
         span = int(np.ceil(float(reach.max()) / h)) + 1
         offsets = np.arange(-span, span + 1)
@@ -123,12 +132,17 @@ class Cores:
         y0 = self.low[1] + cy * h - centres[:, 1, None, None]
         far_x = np.maximum(np.abs(x0), np.abs(x0 + h))
         far_y = np.maximum(np.abs(y0), np.abs(y0 + h))
-        rows, cols = self.shape
+        height, width = self.shape
         inside = (far_x * far_x + far_y * far_y < (reach * reach)[:, None, None]) & (
-            (cx >= 0) & (cx < cols) & (cy >= 0) & (cy < rows)
+            (cx >= 0) & (cx < width) & (cy >= 0) & (cy < height)
         )
         units, ys, xs = np.nonzero(inside)
-        self.core[cy[units, ys, 0], cx[units, 0, xs]] = True
+        flat = cy[units, ys, 0] * width + cx[units, 0, xs]
+        counts = self.count.reshape(-1)
+        if delta > 0:
+            np.add.at(counts, flat, np.uint16(delta))
+        else:
+            np.subtract.at(counts, flat, np.uint16(-delta))
 
     def blocked(self, points: np.ndarray) -> np.ndarray:
         """Whether each point lies in a cell one unit blocks entirely (False off the raster)."""
@@ -136,7 +150,7 @@ class Cores:
         rows, cols = self.shape
         on = (cells[:, 0] >= 0) & (cells[:, 0] < cols) & (cells[:, 1] >= 0) & (cells[:, 1] < rows)
         out = np.zeros(len(points), bool)
-        out[on] = self.core[cells[on, 1], cells[on, 0]]
+        out[on] = self.count[cells[on, 1], cells[on, 0]] > 0
         return out
 
 
