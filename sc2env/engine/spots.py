@@ -44,15 +44,14 @@ class Spots:
         b = w.pathable
         x, y = b.clamp(x, y, radius)  # a point off the pathable area: start from the nearest one on it
         origin = np.array([x, y])
+        if free_here(w, origin, radius):  # (x, y) itself first, even in an area narrower than the unit
+            return x, y
         cores = self._cores.pop(radius, None) or Cores(w, radius)
         self._cores[radius] = cores  # the most recent last: the oldest goes first
         if len(self._cores) > self.KEPT:
             del self._cores[next(iter(self._cores))]
         cores.update(w)
-        # (x, y) itself first, even in an area narrower than the unit.
-        blockers = Blockers(w, origin, radius) if not cores.blocked(origin[None])[0] else None
-        if blockers is not None and blockers.free(origin[None])[0]:
-            return x, y
+        blockers: Blockers | None = None
         # Then the rest of the spiral, nearest first: the candidates inside the area and off every core, tested
         # in growing runs (a crowd near (x, y) needs a few hundred tests, not all few thousand).
         candidates = origin + _spiral()[1:]
@@ -73,6 +72,16 @@ class Spots:
                 return float(tested[k, 0]), float(tested[k, 1])
             start, run = start + run, 2 * run
         return x, y
+
+
+def free_here(w: World, point: np.ndarray, radius: float) -> bool:
+    """Whether a unit of `radius` at `point` overlaps no unit or obstacle (one point: every unit, at once)."""
+    c = (w.collides & ~w.hidden).nonzero()[0]
+    rel = point - w.pos[c]
+    if not (np.hypot(rel[:, 0], rel[:, 1]) >= radius + w.radius[c] - _SLACK).all():
+        return False
+    o = (w.obstacle & ~w.hidden).nonzero()[0]
+    return bool((box_distance(point, w.pos[o], w.half[o]) >= radius - _SLACK).all())
 
 
 class Cores:
