@@ -34,7 +34,7 @@ MAX_SPAWN_COUNT = 5000
 """Units one spawn action may create."""
 MAX_UNITS = 10_000
 """Units alive at once: a script that would pass it stops with an error naming its action. (Placing them at
-join_game takes about 0.35 ms of CPU each: benchmarks/spawn_placement.py.)"""
+join_game takes about half a millisecond of CPU each: benchmarks/spawn_placement.py.)"""
 MAX_SCRIPT_DEPTH = 32
 """Nesting of a map script's actions: `if`, `random` and `run` (a procedure) inside one another."""
 MAX_RESOURCES = 1_000_000_000

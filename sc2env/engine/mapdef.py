@@ -155,7 +155,7 @@ def _shape(spec, where: str) -> Shape:
             kind in ("rect", "circle")
             and isinstance(values, list)
             and len(values) == (4 if kind == "rect" else 3)
-            and all(_finite(v) and abs(v) <= _FAR for v in values)
+            and all(is_number(v) and abs(v) <= _FAR for v in values)
         ):
             shape = Shape(kind, tuple(float(v) for v in values))
             x0, y0, x1, y1 = shape.box()
@@ -170,7 +170,7 @@ def _shape(spec, where: str) -> Shape:
 _FAR = 1e6  # no shape reaches further than this from the origin (a minus shape off the map does nothing)
 
 
-def _finite(value) -> bool:
+def is_number(value) -> bool:
     """Whether `value` is a JSON number a float holds (not true, NaN, infinity or 10**400)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return False
@@ -182,7 +182,7 @@ def _finite(value) -> bool:
 
 def _point(value) -> tuple[float, float] | None:
     """`value` as (x, y) if it is a pair of finite numbers, else None."""
-    if isinstance(value, (list, tuple)) and len(value) == 2 and all(map(_finite, value)):
+    if isinstance(value, (list, tuple)) and len(value) == 2 and all(map(is_number, value)):
         return float(value[0]), float(value[1])
     return None
 
@@ -249,7 +249,7 @@ def check_fields(spec, known, where: str) -> None:
 def _whole(value, where: str) -> int:
     """`value` as an int if it is a whole number (16 or 16.0; not 16.7, true, infinity or NaN)."""
     whole = (isinstance(value, int) and not isinstance(value, bool)) or (
-        _finite(value) and float(value).is_integer()
+        is_number(value) and float(value).is_integer()
     )
     if not whole:
         raise MapDefinitionError(f"{where}: expected a whole number, got {value!r}")
@@ -259,7 +259,7 @@ def _whole(value, where: str) -> int:
 def _bounds(values, where: str) -> Bounds:
     if not (isinstance(values, list) and len(values) == 4):
         raise MapDefinitionError(f"{where}: expected [x0, y0, x1, y1], got {values!r}")
-    if not all(map(_finite, values)):
+    if not all(map(is_number, values)):
         raise MapDefinitionError(f"{where}: expected finite numbers, got {values!r}")
     x0, y0, x1, y1 = (float(v) for v in values)
     if not (x1 > x0 and y1 > y0):
@@ -342,7 +342,7 @@ def parse_definition(data: bytes | str) -> MapDefinition:
                 f"timeout_result: expected one of {tuple(RESULTS)}, got {timeout_result!r}"
             )
         terrain_height = spec.get("terrain_height", 10.0)
-        if not _finite(terrain_height):
+        if not is_number(terrain_height):
             raise MapDefinitionError(f"terrain_height: expected a finite number, got {terrain_height}")
         listed = spec.get("start_locations", [])
         starts = tuple(map(_point, listed)) if isinstance(listed, list) else (None,)
