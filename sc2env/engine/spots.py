@@ -105,8 +105,10 @@ class Cores:
         self.low = np.array([b.x0, b.y0])
         self.shape = (int((b.y1 - b.y0) / self.CELL) + 2, int((b.x1 - b.x0) / self.CELL) + 2)
         self.count = np.zeros(self.shape, np.uint16)  # a cell may lie in the cores of every unit (10,000)
-        self.tags = np.zeros(0, np.int64)  # the units stamped, by tag (World keeps tags sorted)
-        self.state = np.zeros((0, 4))  # and how: x, y, radius, whether it blocks (collides, not hidden)
+        # The units stamped, by tag (World keeps tags sorted), and how: x, y, radius, whether it blocks
+        # (collides, not hidden).
+        self.tags: np.ndarray = np.zeros(0, np.int64)
+        self.state: np.ndarray = np.zeros((0, 4))
 
     def update(self, w: World) -> None:
         """Stamp the cores as the units stand now."""
