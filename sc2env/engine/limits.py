@@ -10,23 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# ---- one request --------------------------------------------------------------------------------------
-MAX_STEP_LOOPS = 1 << 16
-"""Game loops one RequestStep may ask for (about 49 minutes of game time at "faster" speed); a recorded step
-of a replay is bounded alike. A map that runs a trigger every loop costs ~50-200 us a loop: seconds at most."""
-MAX_ACTIONS = 4096
-"""Actions in one RequestAction (a multi-agent client sends one per unit: SMAC's biggest maps have ~100)."""
-MAX_QUERY_ITEMS = 4096
-"""Items (pathing, abilities and placements together) in one RequestQuery."""
-MAX_RESOLUTION = 1024
-"""Pixels a side of a feature layer or RGB render (screen or minimap). Every layer and an RGB render at
-1024x1024 make a 50 MB observation that takes about a second; at 4096x4096 it was 600 MB."""
-MAX_CAMERA_WIDTH = 256
-"""World units the screen may span (InterfaceOptions.*.width): the largest map's side."""
-WORK_CHECK_S = 0.25
-"""How often (seconds of work) a long step checks that its client is still there to take the answer."""
-
-
 # ---- one map definition -------------------------------------------------------------------------------
 MAX_MAP_SIDE = 256
 """Cells a side of a map (the largest StarCraft II map)."""
@@ -42,6 +25,23 @@ MAX_RESOURCES = 1_000_000_000
 uint32)."""
 MAX_SCORE = 1 << 30
 """The most score a script may add or set at once; the score itself stays within int32, as it travels."""
+
+
+# ---- one request --------------------------------------------------------------------------------------
+MAX_STEP_LOOPS = 1 << 16
+"""Game loops one RequestStep may ask for (about 49 minutes of game time at "faster" speed); a recorded step
+of a replay is bounded alike. A map that runs a trigger every loop costs ~50-200 us a loop: seconds at most."""
+MAX_ACTIONS = 4096
+"""Actions in one RequestAction (a multi-agent client sends one per unit: SMAC's biggest maps have ~100)."""
+MAX_QUERY_ITEMS = 4096
+"""Items (pathing, abilities and placements together) in one RequestQuery."""
+MAX_RESOLUTION = 1024
+"""Pixels a side of a feature layer or RGB render (screen or minimap). Every layer and an RGB render at
+1024x1024 make a 50 MB observation that takes about a second; at 4096x4096 it was 600 MB."""
+MAX_CAMERA_WIDTH = MAX_MAP_SIDE
+"""World units the screen may span (InterfaceOptions.*.width): the largest map's side."""
+WORK_CHECK_S = 0.25
+"""How often (seconds of work) a long step checks that its client is still there to take the answer."""
 
 
 # ---- one connection -----------------------------------------------------------------------------------
