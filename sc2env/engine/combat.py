@@ -10,6 +10,7 @@ import numpy as np
 
 from sc2env.engine.fast import count_nonzero as _count
 from sc2env.engine.targeting import TICK, Targeting
+from sc2env.engine.type_tables import type_mask
 from sc2env.engine.unit_states import CombatMode
 
 if TYPE_CHECKING:
@@ -17,6 +18,8 @@ if TYPE_CHECKING:
 
 _CALL_FOR_HELP = 4.0  # idle allies this close to a damaged unit join in
 _MIN_DAMAGE = 0.5
+# Types that react to being attacked (a map's own passive types, SMAC's agents, don't: the agent decides).
+_RESPONDS = type_mask(lambda t: t.responds)
 _RANDOM_DELAY = (-1.0, 2.0)  # loops added to each cooldown (game data RandomDelayMin/Max)
 
 
@@ -175,6 +178,7 @@ class Combat:
         mode = w.mode
         near = (
             (np.hypot(offset[:, 0], offset[:, 1]) <= _CALL_FOR_HELP)
+            & _RESPONDS[w.type_id]
             & (w.owner == w.owner[j])
             & ((mode == CombatMode.IDLE) | (mode == CombatMode.ATTACK_MOVE))
             & (w.engaged == 0)
@@ -223,6 +227,14 @@ class Combat:
                 if w.exists(hit.target) and w.health[w.slot(hit.target)] > 0:
                     j = w.slot(hit.target)
                     self._damage(j, hit.damage + self._bonus(hit.bonus, w.types[j]), hit.attacker, hit.owner)
+
+    def kill(self, j: int) -> None:
+        """Row j dies at the next `take_deaths`, killed by no one (no burst, no kill credit)."""
+        w = self.world
+        if int(w.tag[j]) not in {d.tag for d in self.deaths}:
+            self.deaths.append(Death(int(w.tag[j]), int(w.owner[j]), int(w.type_id[j]), 0))
+        w.health[j] = 0.0
+        w.version += 1
 
     def take_deaths(self) -> list[Death]:
         """Remove the units that died (a Baneling killed by damage bursts first) and return the deaths."""

@@ -215,7 +215,7 @@ def unit_values(
     owner = world.owner
     if base is None:
         o[0] = np.where(owner == 0, NEUTRAL_PLAYER_ID, owner)
-        o[1] = world.type_id
+        o[1] = world.type_id if world.type_report is None else world.type_report[world.type_id]
         o[6] = player_relative(owner, player.player_id)
         if fixed_only:
             return out

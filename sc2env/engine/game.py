@@ -17,6 +17,7 @@ from sc2env.engine.combat import Combat
 from sc2env.engine.economy import Economy
 from sc2env.engine.frame import FrameCache
 from sc2env.engine.limits import MAX_STEP_LOOPS, WORK_CHECK_S
+from sc2env.engine.map_types import TypeIds
 from sc2env.engine.mapdef import RESULTS, MapDefinition, ScriptError
 from sc2env.engine.orders import SUCCESS, Orders
 from sc2env.engine.panels import Panels
@@ -105,6 +106,7 @@ class Game:
         self.rng = np.random.default_rng(seed)
         self.realtime = realtime
         self.terrain = Terrain(definition)
+        self.type_ids = TypeIds.for_map(definition.map_types)
         self.screen_layers = LayerRenderer(SCREEN_LAYERS, self.terrain)
         self.minimap_layers = LayerRenderer(MINIMAP_LAYERS, self.terrain)
         self.frames = FrameCache()
@@ -137,7 +139,7 @@ class Game:
         # The episode's inputs in order, for replays: an int is a step as it was run, bytes an applied Action
         # serialized. Appending them costs well under a microsecond per step.
         self.inputs: list[bytes | int] = []
-        self.world = World(self.definition.playable_area)
+        self.world = World(self.definition.walkable, self.type_ids.reported)
         self.player = Player(self.player_id, self.race)
         self.players = {self.player_id: self.player}
         self._other_stats: dict[int, Stats] = {}
@@ -181,6 +183,8 @@ class Game:
         w = self.world
         remaining = count
         check_at = time.monotonic() + WORK_CHECK_S if abandoned is not None else math.inf
+        # Units killed by a debug command go at once; their deaths reach the triggers with the first loop's.
+        killed = self.combat.take_deaths() if count > 0 and not self.ended else []
         while remaining > 0 and not self.ended:
             if time.monotonic() >= check_at:
                 if abandoned is not None and abandoned():
@@ -209,7 +213,7 @@ class Game:
             self.building.advance(elapsed)
             self.production.advance(elapsed)
             self.orders.arrived(arrived, late)
-            deaths = self.combat.take_deaths()
+            deaths, killed = killed + self.combat.take_deaths(), []
             for death in deaths:
                 self._score_death(death)
             self.vision.update(w, self.player_id)
@@ -268,6 +272,17 @@ class Game:
         self.orders.clear(i)
         self._count_value(owner, unit_type, "total_used")
         return tag
+
+    def debug_kill(self, tags: list[int]) -> None:
+        """Kill these units (the debug command): each dies in the next game loop, as if killed by no one."""
+        for tag in tags:
+            if self.world.exists(tag):
+                self.combat.kill(self.world.slot(tag))
+
+    def debug_create(self, unit_type: UnitType, owner: int, x: float, y: float, quantity: int) -> None:
+        """Create units (the debug command) where the game's placement puts them, facing the map's default."""
+        for _ in range(quantity):
+            self.spawn_unit(unit_type, owner, x, y, facing=0.0, place=True)
 
     def _structure_spot(self, unit_type: UnitType, x: float, y: float) -> tuple[float, float]:
         cx, cy = self.building.snap(unit_type, x, y)

@@ -89,7 +89,10 @@ def unit_ref(value, path, at):
         )
 
 
-units = either(unit_ref, fields(required={"group": group}))
+# A unit group, or every living unit of a player ({"owner": p}: SMAC's maps order all of player 2).
+units = either(
+    unit_ref, fields(optional={"group": group, "owner": whole(0, MAX_OWNER)}, one_of=("group", "owner"))
+)
 statistic = choice(tuple(sorted(STATISTICS)))
 actions_kind: Kind  # defined below: an action list, one level deeper
 
@@ -199,12 +202,18 @@ ACTIONS: dict[str, Kind] = {
     ),
     "select": fields(required={"group": group}, optional={"player": hosted_player, "add": flag}),
     "end_game": fields(optional={"result": choice(tuple(RESULTS))}),
+    # How many living units a group has, or a player has (any unit of theirs).
     "if": fields(
-        required={
+        optional={
             "group_count": fields(
                 required={"group": group}, optional={"at_least": _COUNT, "at_most": _COUNT, "equals": _COUNT}
-            )
-        }
+            ),
+            "unit_count": fields(
+                required={"owner": whole(0, MAX_OWNER)},
+                optional={"at_least": _COUNT, "at_most": _COUNT, "equals": _COUNT},
+            ),
+        },
+        one_of=("group_count", "unit_count"),
     ),
     "random": list_of(lambda v, p, a: deeper(actions_kind)(v, p, a)),
     "run": run,

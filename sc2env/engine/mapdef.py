@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import difflib
+import hashlib
 import json
 import math
 import os
@@ -17,6 +18,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.engine.limits import MAX_MAP_SIDE
 from sc2env.engine.world import Bounds
+from sc2env.gamedata import MAP_OWN_TYPES
 from sc2env.mapfiles import DEFINITION_FORMAT as FORMAT
 from sc2env.mapfiles import MAX_GAME_LOOPS, definitions_dir
 
@@ -141,11 +143,20 @@ class MapDefinition:
     placements: dict = field(default_factory=dict)
     command_cards: dict = field(default_factory=dict)
     source: bytes = b""
+    map_folder: str = "mini_games"
+    pathable_area: Bounds | None = None  # where units may stand; None: the playable area
+    map_types: tuple[str, ...] = ()  # the map's own unit types (`Marine_RL`), in its catalog's order
+    map_files: tuple[str, ...] = ()  # SHA-256 (hex) of real map files that play as this definition
 
     @property
     def path(self) -> str:
-        """The path PySC2-style clients ask for: `mini_games/<Name>.SC2Map`."""
-        return f"mini_games/{self.name}.SC2Map"
+        """The path clients ask for: `<map_folder>/<Name>.SC2Map` (`mini_games/MoveToBeacon.SC2Map`)."""
+        return f"{self.map_folder}/{self.name}.SC2Map"
+
+    @property
+    def walkable(self) -> Bounds:
+        """The rectangle units stand in: `pathable_area`, else the playable area."""
+        return self.pathable_area or self.playable_area
 
 
 def _shape(spec, where: str) -> Shape:
@@ -226,6 +237,10 @@ _FIELDS = frozenset(
         "procedures",
         "placements",
         "command_cards",
+        "map_folder",
+        "pathable_area",
+        "map_types",
+        "map_files",
     }
 )
 _PLAYER_FIELDS = frozenset({"player_id", "race", "name"})
@@ -350,6 +365,34 @@ def parse_definition(data: bytes | str) -> MapDefinition:
             raise MapDefinitionError(
                 f"start_locations: expected finite [x, y] pairs, got {spec['start_locations']!r}"
             )
+        map_folder = spec.get("map_folder", "mini_games")
+        if not (
+            isinstance(map_folder, str) and map_folder and "/" not in map_folder and "\\" not in map_folder
+        ):
+            raise MapDefinitionError(
+                f"map_folder: expected a folder name like 'SMAC_Maps', got {map_folder!r}"
+            )
+        pathable = _bounds(spec["pathable_area"], "pathable_area") if "pathable_area" in spec else None
+        if pathable is not None and not (
+            playable.x0 <= pathable.x0
+            and playable.y0 <= pathable.y0
+            and pathable.x1 <= playable.x1
+            and pathable.y1 <= playable.y1
+        ):
+            raise MapDefinitionError(
+                f"pathable_area: must lie inside the playable area, got {spec['pathable_area']!r}"
+            )
+        map_types = spec.get("map_types", [])
+        if not (isinstance(map_types, list) and all(name in MAP_OWN_TYPES for name in map_types)):
+            raise MapDefinitionError(
+                f"map_types: expected a list of the map's own unit types ({', '.join(MAP_OWN_TYPES)}), "
+                f"got {map_types!r}"[:300]
+            )
+        map_files = spec.get("map_files", [])
+        if not (isinstance(map_files, list) and all(_is_sha256(h) for h in map_files)):
+            raise MapDefinitionError(
+                f"map_files: expected a list of SHA-256 hex digests, got {map_files!r}"[:300]
+            )
         for key in ("setup", "triggers"):
             items = spec.get(key, [])
             if not (isinstance(items, list) and all(isinstance(item, dict) for item in items)):
@@ -375,6 +418,10 @@ def parse_definition(data: bytes | str) -> MapDefinition:
             placements=dict(spec.get("placements", {})),
             command_cards=dict(cards),
             source=data.encode() if isinstance(data, str) else bytes(data),
+            map_folder=map_folder,
+            pathable_area=pathable,
+            map_types=tuple(map_types),
+            map_files=tuple(map_files),
         )
     except KeyError as e:
         raise MapDefinitionError(f"missing field {e.args[0]!r}") from None
@@ -384,21 +431,47 @@ def parse_definition(data: bytes | str) -> MapDefinition:
         raise MapDefinitionError(f"malformed definition: {e}") from None
 
 
+def _is_sha256(value) -> bool:
+    return isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
+
+
+SCENARIO_FOLDERS = ("", "smac")
+"""Where definitions sit under a definitions folder: the mini-games at its top, SMAC's scenarios in `smac/`."""
+
+
 def builtin_definitions(directory: str | os.PathLike | None = None) -> dict[str, bytes]:
     """Name -> JSON bytes of every definition in `directory` (the engine's -dataDir) when it holds any,
-    else of those shipped in `sc2env.maps`."""
-    if directory is not None and os.path.isdir(directory):
-        found = {f.stem: f.read_bytes() for f in pathlib.Path(directory).glob("*.json")}
+    else of those shipped in `sc2env.maps` (both: the top level and SCENARIO_FOLDERS)."""
+    for root in (directory, definitions_dir()):
+        if root is None or not os.path.isdir(root):
+            continue
+        found = {
+            f.stem: f.read_bytes()
+            for folder in SCENARIO_FOLDERS
+            for f in sorted(pathlib.Path(root, folder).glob("*.json"))
+        }
         if found:
             return found
-    return {f.stem: f.read_bytes() for f in definitions_dir().glob("*.json")}
+    return {}
+
+
+def definition_by_map_file(data: bytes, directory: str | os.PathLike | None = None) -> MapDefinition | None:
+    """The built-in definition that plays the real map file `data` (by its SHA-256), if one does."""
+    digest = hashlib.sha256(data).hexdigest()
+    for source in builtin_definitions(directory).values():
+        if digest.encode() in source:  # cheap test before parsing: the digest is written in the definition
+            definition = parse_definition(source)
+            if digest in definition.map_files:
+                return definition
+    return None
 
 
 def find_definition(
     map_path: str = "", map_data: bytes = b"", directory: str | os.PathLike | None = None
 ) -> MapDefinition:
-    """The definition a create_game asks for: `map_data` holding a definition, else a built-in by file name
-    (from `directory` when it holds definitions, see `builtin_definitions`).
+    """The definition a create_game asks for: `map_data` holding a definition, or a real map file a built-in
+    plays (SMAC's maps, by content), else a built-in by file name (from `directory` when it holds
+    definitions, see `builtin_definitions`).
 
     Raises KeyError when no built-in matches the path, MapDefinitionError when given data is a broken
     definition.
@@ -407,6 +480,10 @@ def find_definition(
         map_data.removeprefix(codecs.BOM_UTF8).lstrip()[:1] == b"{"
     ):  # a BOM from an editor is UTF-8 all the same
         return parse_definition(map_data)
+    if map_data:
+        known = definition_by_map_file(map_data, directory)
+        if known is not None:
+            return known
     stem = posixpath.basename(map_path.replace("\\", "/"))
     stem = stem.removesuffix(".SC2Map")
     builtins = builtin_definitions(directory)

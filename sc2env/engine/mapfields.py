@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from sc2env.engine.limits import MAX_MAP_SIDE
 from sc2env.engine.mapdef import MapDefinitionError, check_fields, is_number
-from sc2env.gamedata import ABILITIES, unit_type_by_name
+from sc2env.gamedata import ABILITIES, MAP_OWN_TYPES, unit_type_by_name
 
 if TYPE_CHECKING:
     from sc2env.engine.mapcheck import Script
@@ -101,6 +101,8 @@ def unit_type(value, path, at):
         unit_type_by_name(value)
     except (KeyError, TypeError) as e:
         raise MapDefinitionError(f"{path}: {e.args[0] if isinstance(e, KeyError) else e}") from None
+    if value in MAP_OWN_TYPES and value not in at.script.definition.map_types:
+        raise MapDefinitionError(f"{path}: {value!r} is a map's own type: list it in map_types")
 
 
 def ability(value, path, at):

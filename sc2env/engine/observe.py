@@ -9,11 +9,12 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2env.engine import rgb, wire
 from sc2env.engine.frame import CARRY_GAS, CARRY_MINERALS, NEUTRAL_PLAYER_ID
 from sc2env.engine.game import Game
+from sc2env.engine.map_types import TypeIds
 from sc2env.engine.orders import GATHER, RETURN, Order
 from sc2env.engine.render import encode
 from sc2env.engine.type_tables import DROPOFF_TYPES, HARVESTED_TYPES, WORKER_TYPES
 from sc2env.engine.unit_states import Cargo
-from sc2env.gamedata import ABILITIES, UNIT_TYPES
+from sc2env.gamedata import ABILITIES, REAL_TYPE_COUNT, UNIT_TYPES
 
 # Field numbers used to splice pre-encoded layers: Response.observation > ResponseObservation.observation >
 # Observation.feature_layer_data > ObservationFeatureLayer.{renders, minimap_renders}.
@@ -99,7 +100,7 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
         unit = raw.units.add(
             display_type=raw_pb2.Visible,
             tag=tag,
-            unit_type=unit_type.unit_id,
+            unit_type=int(game.type_ids.reported[unit_type.unit_id]),
             owner=owner or NEUTRAL_PLAYER_ID,
             facing=float(w.facing[i]),
             radius=float(w.radius[i]),
@@ -210,8 +211,9 @@ def game_info(game: Game) -> sc_pb.ResponseGameInfo:
     return info
 
 
-def game_data(request: sc_pb.RequestData) -> sc_pb.ResponseData:
-    """The engine's abilities and unit types as `ResponseData` (upgrades, buffs and effects: none exist)."""
+def game_data(request: sc_pb.RequestData, type_ids: TypeIds | None = None) -> sc_pb.ResponseData:
+    """The engine's abilities and unit types as `ResponseData` (upgrades, buffs and effects: none exist): the
+    real types it plays, then the map's own types (`type_ids`) with the ids the game gives them."""
     data = sc_pb.ResponseData()
     if request.ability_id:
         for ability in ABILITIES.values():
@@ -230,7 +232,8 @@ def game_data(request: sc_pb.RequestData) -> sc_pb.ResponseData:
                 footprint_radius=ability.footprint_radius,
             )
     if request.unit_type_id:
-        for unit_type in UNIT_TYPES.values():
+        real = [t for t in UNIT_TYPES.values() if t.unit_id < REAL_TYPE_COUNT]
+        for unit_type in real + list(type_ids.own if type_ids is not None else ()):
             unit = data.units.add(
                 unit_id=unit_type.unit_id,
                 name=unit_type.name,

@@ -170,7 +170,7 @@ class Panels:
                 if tags:
                     ui.groups.add(
                         control_group_index=index,
-                        leader_unit_type=int(w.type_id[w.slot(tags[0])]),
+                        leader_unit_type=int(g.type_ids.reported[w.type_id[w.slot(tags[0])]]),
                         count=len(tags),
                     )
         rows = w.slots(g.player.selection)
@@ -202,7 +202,11 @@ class Panels:
         w, pid = self.game.world, self.game.player.player_id
 
         types, relations = w.per_rows(
-            ("unit cards", pid), lambda: (w.type_id.tolist(), player_relative(w.owner, pid).tolist())
+            ("unit cards", pid),
+            lambda: (
+                self.game.type_ids.report(w.type_id).tolist(),
+                player_relative(w.owner, pid).tolist(),
+            ),
         )
         vitals = np.array((w.health, w.health_max, w.shields, w.shields_max, w.energy, w.energy_max))
         columns = (

@@ -30,7 +30,7 @@ def _abilities(game: Game, tag: int, ignore_resources: bool) -> query_pb2.Respon
     if not w.exists(tag):
         return answer
     i = w.slot(tag)
-    answer.unit_type_id = int(w.type_id[i])
+    answer.unit_type_id = int(game.type_ids.reported[w.type_id[i]])
     if w.owner[i] != game.player.player_id or w.hidden[i]:
         return answer
     abilities = unit_abilities(game, i, bool(w.build_progress[i] >= 1), ignore_resources)

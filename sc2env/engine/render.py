@@ -77,7 +77,7 @@ class Terrain:
 
     def __init__(self, definition: MapDefinition):
         w, h = definition.map_size
-        b = definition.playable_area
+        b = definition.walkable
         cx = np.arange(w) + 0.5
         cy = np.arange(h) + 0.5
         inside = (cx[None, :] > b.x0) & (cx[None, :] < b.x1) & (cy[:, None] > b.y0) & (cy[:, None] < b.y1)

@@ -171,8 +171,12 @@ class Scenario:
         return dist <= spec["distance"]
 
     def _check(self, condition: dict) -> bool:
-        spec = condition["group_count"]  # the one condition (mapcheck)
-        count = len(self.alive(spec["group"]))
+        ((name, spec),) = condition.items()  # one condition (mapcheck)
+        if name == "unit_count":
+            w = self.world
+            count = int(((w.owner == int(spec["owner"])) & (w.health > 0)).sum())
+        else:
+            count = len(self.alive(spec["group"]))
         return (
             count <= spec.get("at_most", count)
             and count >= spec.get("at_least", count)
@@ -201,7 +205,11 @@ class Scenario:
         return ctx[ref] if isinstance(ref, str) else int(ref)
 
     def _tags(self, ref, ctx: dict) -> list[int]:
-        """Units an action applies to: "unit" / "other" from the context, or {"group": g}."""
+        """Units an action applies to: "unit" / "other" from the context, {"group": g}, or {"owner": p} (every
+        living unit of player p)."""
+        if isinstance(ref, dict) and "owner" in ref:
+            w = self.world
+            return w.tag[(w.owner == int(ref["owner"])) & (w.health > 0)].tolist()
         if isinstance(ref, dict):
             return self.alive(ref["group"])
         tag = self._unit(ref, ctx)

@@ -11,7 +11,7 @@ from s2clientprotocol import query_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env._version import __version__
-from sc2env.engine import observe, replay_file
+from sc2env.engine import debug, observe, replay_file
 from sc2env.engine.game import Game, Interface
 from sc2env.engine.limits import (
     MAX_ACTIONS,
@@ -65,6 +65,7 @@ _VALID: dict[str, tuple[sc_pb.Status.ValueType, ...] | None] = {
     "step": (IN_GAME, IN_REPLAY),
     "action": (IN_GAME,),
     "save_replay": (IN_GAME, IN_REPLAY, ENDED),  # from a replay only if start_replay set record_replay
+    "debug": (IN_GAME,),
 }
 # What a replay being watched (or watched to its end) refuses, and why.
 _NOT_IN_REPLAY = {
@@ -270,7 +271,8 @@ class Session:
         response.game_info.CopyFrom(observe.game_info(self._current_game()))
 
     def _data(self, request: sc_pb.RequestData, response) -> None:
-        response.data.CopyFrom(observe.game_data(request))
+        game = self.playback.game if self.playback is not None else self.game
+        response.data.CopyFrom(observe.game_data(request, game.type_ids if game is not None else None))
 
     def _query(self, request: query_pb2.RequestQuery, response) -> None:
         items = len(request.pathing) + len(request.abilities) + len(request.placements)
@@ -340,6 +342,14 @@ class Session:
         game.step(count, self.client_gone)
         self._after_simulation(response)
         response.step.simulation_loop = game.game_loop
+
+    def _debug(self, request: sc_pb.RequestDebug, response) -> None:
+        response.debug.SetInParent()
+        if self.playback is not None:
+            response.error.append("debug commands are not valid while watching a replay")
+            return
+        for problem in debug.apply(self._current_game(), request.debug):
+            response.error.append(problem)
 
     def _save_replay(self, request, response) -> None:
         if self.playback is not None and not self.playback.record_replay:

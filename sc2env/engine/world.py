@@ -48,8 +48,8 @@ class World(Motion):
     Motion moves them towards their goals.
     """
 
-    def __init__(self, pathable: Bounds):
-        super().__init__(pathable)
+    def __init__(self, pathable: Bounds, type_report: np.ndarray | None = None):
+        super().__init__(pathable, type_report)
         self._spots = spots.Spots()  # what placing units keeps between calls
 
     def spawn(self, unit_type: UnitType, owner: int, x: float, y: float, facing: float = 0.0) -> int:

@@ -121,8 +121,10 @@ class WorldState(UnitColumns):
     renderers can reuse their output for an unchanged world.
     """
 
-    def __init__(self, pathable: Bounds):
+    def __init__(self, pathable: Bounds, type_report: np.ndarray | None = None):
         self.pathable = pathable
+        # By engine type id: the id the game reports (a map's own types are numbered per map, see map_types).
+        self.type_report = type_report
         self.low_corner = np.array([pathable.x0, pathable.y0])
         self.high_corner = np.array([pathable.x1, pathable.y1])
         self.n = 0

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from sc2env.gamedata import unit_ids
 from sc2env.gamedata.clock import LOOPS_PER_GAME_SECOND
 
 # common.proto Race values.
@@ -115,6 +116,7 @@ class UnitType:
     collides: bool = True
     invulnerable: bool = False
     auto_acquire: bool = True
+    responds: bool = True  # fights back and calls idle allies when attacked (the data's `Response`)
     life_regen: float = 0.0  # hit points per game second
     mineral_contents: int = 0
     vespene_contents: int = 0
@@ -429,8 +431,46 @@ _TABLE = (
     ),
 )
 
-UNIT_TYPES: dict[int, UnitType] = {u.unit_id: u for u in _TABLE}
-_BY_NAME = {u.name: u for u in _TABLE}
+REAL_TYPE_COUNT = 1 + max(t.value for race in unit_ids.__all__ for t in getattr(unit_ids, race))
+"""How many unit types the real game's data lists (ids 0 .. REAL_TYPE_COUNT - 1, as in the newest recorded
+ResponseData): a map's own new types come after them."""
+
+# SMAC's maps define their own unit types (`Marine_RL`, ...): whole copies of a real type that never acquire
+# targets or respond to attacks (DefaultAcquireLevel Passive, Response Nothing), so only the agent decides
+# what they do; the stats are the real type's. A map's own types get ids after every real type, in the order
+# of its catalog (alphabetical), so the id a game reports depends on which the map defines: the engine keeps
+# one id per name here (every spelling the maps use, alphabetically) and a game maps it to the id it reports.
+MAP_OWN_TYPES = {
+    "Baneling_RL": "Baneling",
+    "Colossus_RL": "Colossus",
+    "Colosus_RL": "Colossus",  # sic: 1c3s5z and SMACv2's maps spell it so
+    "Hydralisk_RL": "Hydralisk",
+    "Marauder_RL": "Marauder",
+    "Marine_RL": "Marine",
+    "Medivac_RL": "Medivac",
+    "Stalker_RL": "Stalker",
+    "Zealot_RL": "Zealot",
+    "Zergling_RL": "Zergling",
+}
+"""A map's own type name -> the real type it copies (only those whose real type the engine plays exist)."""
+
+_REAL_BY_NAME = {u.name: u for u in _TABLE}
+_MAP_OWN = tuple(
+    replace(
+        _REAL_BY_NAME[base],
+        unit_id=REAL_TYPE_COUNT + index,
+        name=name,
+        auto_acquire=False,
+        responds=False,
+        tech_requirement=0,
+        build_ability=0,
+    )
+    for index, (name, base) in enumerate(sorted(MAP_OWN_TYPES.items()))
+    if base in _REAL_BY_NAME
+)
+
+UNIT_TYPES: dict[int, UnitType] = {u.unit_id: u for u in _TABLE + _MAP_OWN}
+_BY_NAME = {u.name: u for u in _TABLE + _MAP_OWN}
 
 
 def unit_type_by_name(name: str) -> UnitType:
