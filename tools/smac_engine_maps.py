@@ -1,0 +1,295 @@
+"""Turn SMAC's scenario descriptions (maps/smac/source/<map>.json) into built-in engine definitions (maps/smac/).
+
+Each definition plays the scenario as the map does: the same units at the same points, the same orders for
+player 2, the same respawn rule, fog and the black mask off, no time limit. It lists the SHA-256 of the real
+map file (the description's `source`), so the engine plays a game created with those bytes as `map_data`.
+A map that needs what the engine does not have yet (a unit type, cell-by-cell pathing, an order kind) is
+not written: the tool names what is missing. Output is deterministic.
+
+Usage (from the repository root):
+    python tools/smac_engine_maps.py            # write maps/smac/<map>.json for every convertible map
+    python tools/smac_engine_maps.py --check    # write nothing; exit 1 if a written file is out of date
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import pathlib
+import sys
+
+import numpy as np
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+SOURCE = ROOT / "maps" / "smac" / "source"
+OUT = ROOT / "maps" / "smac"
+sys.path.insert(0, str(ROOT))
+
+from sc2env.gamedata import ABILITIES, MAP_OWN_TYPES, unit_type_by_name  # noqa: E402
+from sc2env.gamedata.units import PROTOSS, TERRAN, ZERG  # noqa: E402
+from sc2env.mapfiles import DEFINITION_FORMAT, MAX_GAME_LOOPS  # noqa: E402
+
+MAP_FOLDER = "SMAC_Maps"
+# The engine's ability ids by the map's (ability, command index): ("attack", 0) -> 23, the specific Attack.
+ABILITY_IDS = {(a.link_name, a.link_index): a.ability_id for a in ABILITIES.values()}
+DEFAULT_FACING = 3 * math.pi / 2  # the game's default facing for created units: 270 degrees (south)
+# Fields of a map's own type the engine plays from its own data: each is checked against it, so a map whose
+# copy differs from the real unit is refused instead of played with the wrong stats.
+# (The map writes 4 decimals: 2.9531 for the data's 2.953125.)
+CHECKED_FIELDS = {
+    "LifeMax": "health",
+    "ShieldsMax": "shields",
+    "Speed": "speed",
+    "Sight": "sight",
+    "Radius": "radius",
+    "LifeArmor": "armor",
+}
+# Overrides of real types the engine can ignore: supply (SMAC's enemy needs none, the engine enforces none).
+IGNORED_OVERRIDES = {"Food"}
+
+
+class ConversionError(ValueError):
+    """A description the engine cannot play yet; the message names what is missing."""
+
+
+def _point(description: dict, ref: dict) -> list[float]:
+    if set(ref) != {"point"}:
+        raise ConversionError(f"target {ref!r}: only named points are played yet")
+    for point in description["points"]:
+        if point["name"] == ref["point"]:
+            return [float(v) for v in point["position"][:2]]
+    raise ConversionError(f"no point named {ref['point']!r}")
+
+
+def _owner(units: dict) -> int:
+    spec = units.get("units_of")
+    if not (isinstance(spec, dict) and spec.get("region") == "entire_map" and set(units) == {"units_of"}):
+        raise ConversionError(f"units {units!r}: only all units of a player are played yet")
+    return int(spec["player"])
+
+
+def _actions(description: dict, actions: list) -> tuple[list, bool]:
+    """The engine's actions for the map's, and whether they turn fog and the black mask off."""
+    out, reveal = [], False
+    for action in actions:
+        ((name, spec),) = action.items()
+        if name == "set_visibility":
+            if spec.get("enabled") is not False:
+                raise ConversionError(f"{action!r}: only turning fog and the mask off is played")
+            reveal = True
+        elif name == "spawn":
+            out.append(
+                {
+                    "spawn": {
+                        "type": spec["unit_type"],
+                        "count": int(spec["count"]),
+                        "owner": int(spec["player"]),
+                        "at": {"point": _point(description, spec["at"])},
+                        "facing": DEFAULT_FACING,
+                    }
+                }
+            )
+        elif name == "order":
+            ability = ABILITY_IDS.get((spec.get("ability"), spec.get("command_index", 0)))
+            if ability is None or spec.get("queue") != "replace" or "units" not in spec:
+                raise ConversionError(
+                    f"{action!r}: only replacing orders of the engine's abilities are played"
+                )
+            out.append(
+                {
+                    "order": {
+                        "units": {"owner": _owner(spec["units"])},
+                        "ability": ability,
+                        "point": _point(description, spec["target"]),
+                    }
+                }
+            )
+        else:
+            raise ConversionError(f"action {name!r} is not played yet")
+    return out, reveal
+
+
+def _none_left(condition: dict) -> list[int]:
+    """The players of a condition "no living unit of player p, and of player q ..." (the respawn rule)."""
+    terms = condition["all"] if set(condition) == {"all"} else [condition]
+    players = []
+    for term in terms:
+        left, op, right = term.get("compare", (None, None, None))
+        if (
+            op != "=="
+            or right != 0
+            or not isinstance(left, dict)
+            or left.get("count", {}).get("which") != "alive"
+        ):
+            raise ConversionError(f"condition {term!r}: only 'no living unit of a player' is played yet")
+        players.append(_owner(left["count"]["units"]))
+    return players
+
+
+def _nested_if(players: list[int], then: list) -> list:
+    for player in reversed(players):
+        then = [{"if": {"unit_count": {"owner": player, "equals": 0}}, "then": then}]
+    return then
+
+
+def _unit_types(description: dict) -> list[str]:
+    """The map's own types in its catalog's order, each checked against the engine's copy of the real one."""
+    own = []
+    for name, entry in description["unit_types"].items():
+        fields = entry["fields"]
+        if entry["kind"] == "override":
+            changed = set(fields) - IGNORED_OVERRIDES
+            if changed:
+                raise ConversionError(f"{name}: the map changes {sorted(changed)} of the real type")
+            continue
+        if name not in MAP_OWN_TYPES:
+            raise ConversionError(f"{name}: a new unit type the engine does not know")
+        try:
+            unit_type = unit_type_by_name(name)
+        except KeyError:
+            raise ConversionError(f"{name}: the engine does not play {MAP_OWN_TYPES[name]} yet") from None
+        if fields.get("DefaultAcquireLevel") != "Passive" or fields.get("Response") != "Nothing":
+            raise ConversionError(f"{name}: only passive types (no acquiring, no response) are played")
+        for field, attribute in CHECKED_FIELDS.items():
+            if field in fields and not math.isclose(
+                float(fields[field]), getattr(unit_type, attribute), rel_tol=1e-4
+            ):
+                raise ConversionError(
+                    f"{name}: {field} {fields[field]} in the map, {getattr(unit_type, attribute)} in the engine"
+                )
+        own.append(name)
+    return own
+
+
+def _spawned_types(actions: list) -> set[str]:
+    return {a["spawn"]["type"] for a in actions if "spawn" in a}
+
+
+def _terrain(description: dict) -> tuple[list[float], float]:
+    """The pathable rectangle and the ground's height on it."""
+    terrain = description["terrain"]
+    pathable = (np.array(terrain["cell_flags"]) & 1) == 0
+    ys, xs = np.nonzero(pathable)
+    x0, x1, y0, y1 = int(xs.min()), int(xs.max()) + 1, int(ys.min()), int(ys.max()) + 1
+    if pathable.sum() != (x1 - x0) * (y1 - y0):
+        raise ConversionError(
+            f"its {int(pathable.sum())} pathable cells are no rectangle: cell-by-cell pathing is not played yet"
+        )
+    heights = np.array(terrain["vertex_height"])[y0 : y1 + 1, x0 : x1 + 1]
+    return [x0, y0, x1, y1], round(float(np.median(heights)), 4)
+
+
+def convert(description: dict) -> dict:
+    """The engine definition of one scenario description; ConversionError says why it can't be one yet."""
+    name = description["name"]
+    try:
+        return _convert(description)
+    except ConversionError as error:
+        raise ConversionError(f"{name}: {error}") from None
+
+
+def _convert(description: dict) -> dict:
+    info = description["map_info"]
+    own = _unit_types(description)
+    setup, respawn, reveal = None, None, False
+    for trigger in description["triggers"]:
+        events = trigger["events"]
+        if events == [{"map_init": {}}] and not trigger["conditions"]:
+            setup, reveal = _actions(description, trigger["actions"])
+        elif events == [{"unit_died": {"unit": "any"}}] and len(trigger["conditions"]) == 1:
+            respawn = (_none_left(trigger["conditions"][0]), _actions(description, trigger["actions"])[0])
+        else:
+            raise ConversionError(f"trigger {trigger['name']!r}: its events are not played yet")
+    if setup is None:
+        raise ConversionError("no map-start trigger")
+    races = {}
+    for action in setup:
+        if "spawn" in action:
+            unit = action["spawn"]
+            races.setdefault(unit["owner"], _race(unit["type"]))
+    pathable, height = _terrain(description)
+    definition: dict = {
+        "format": DEFINITION_FORMAT,
+        "name": description["name"],
+        "description": _sentence(description, setup),
+        "map_folder": MAP_FOLDER,
+        "map_files": [description["source"]["sha256"]],
+        "map_size": info["map_size"],
+        "playable_area": info["bounds"],
+        "pathable_area": pathable,
+        "vision": "reveal_all" if reveal else "fog",
+        "terrain_height": height,
+        "time_limit": MAX_GAME_LOOPS,
+        "players": [{"player_id": p, "race": races.get(p, "Terran"), "name": f"Player {p}"} for p in (1, 2)],
+        "map_types": own,
+        "procedures": {"spawn": setup},
+        "setup": [{"run": "spawn"}],
+        "triggers": [],
+    }
+    if respawn is not None:
+        players, actions = respawn
+        if actions != setup:
+            raise ConversionError("the respawn trigger does other than the map start: not played yet")
+        definition["triggers"] = [{"when": {"unit_died": {}}, "do": _nested_if(players, [{"run": "spawn"}])}]
+    undefined = {n for n in _spawned_types(setup) if n in MAP_OWN_TYPES} - set(own)
+    if undefined:
+        raise ConversionError(f"spawns {sorted(undefined)}, which the map does not define")
+    return definition
+
+
+def _race(type_name: str) -> str:
+    """The engine's race name of a unit type; ConversionError for a type the engine does not play."""
+    try:
+        race = unit_type_by_name(type_name).race
+    except KeyError:
+        raise ConversionError(f"the engine does not play {type_name} yet") from None
+    return {TERRAN: "Terran", PROTOSS: "Protoss", ZERG: "Zerg"}[race]
+
+
+def _sentence(description: dict, setup: list) -> str:
+    sides: dict[int, list[str]] = {}
+    for action in setup:
+        if "spawn" in action:
+            unit = action["spawn"]
+            sides.setdefault(unit["owner"], []).append(f"{unit['count']} {unit['type']}")
+    teams = " vs ".join(", ".join(units) for _, units in sorted(sides.items()))
+    return (
+        f"SMAC's {description['name']} (from {description['source']['file']}): {teams}. Player 2 attack-moves "
+        "at player 1's point; when no unit of either player is left, both sides come back."
+    )
+
+
+def dumps(definition: dict) -> str:
+    return json.dumps(definition, indent=2) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a file would change")
+    args = parser.parse_args(argv)
+    stale = []
+    for source in sorted(SOURCE.glob("*.json")):
+        description = json.loads(source.read_text())
+        target = OUT / f"{source.stem}.json"
+        try:
+            text = dumps(convert(description))
+        except ConversionError as error:
+            print(f"not converted: {error}")
+            if target.exists():
+                stale.append(target)
+            continue
+        if args.check:
+            if not target.exists() or target.read_text() != text:
+                stale.append(target)
+            continue
+        target.write_text(text)
+        print(f"{target.relative_to(ROOT)}: {description['name']}")
+    if stale:
+        print("out of date (run tools/smac_engine_maps.py): " + ", ".join(map(str, stale)), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
