@@ -1,4 +1,4 @@
-"""`sc2env maps`: the mini-games with their time limits, and the maps of a StarCraft II install."""
+"""`sc2env maps`: the mini-games with their time limits, SMAC's maps, and the maps of a StarCraft II install."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ class MapsOptions(Options):
 
 def maps(options: MapsOptions) -> int:
     from sc2env.game import MINI_GAMES, install_maps
+    from sc2env.game.maps import smac_maps
     from sc2env.launch import find_install
     from sc2env.mapfiles import definitions_dir
 
@@ -36,7 +37,20 @@ def maps(options: MapsOptions) -> int:
         f"\nThe built-in engine plays all of them (their definitions are in {definitions_dir()}), and "
         "mini-games of your own: --map path/to/Name.json, see docs/engine.md#playing-your-own."
     )
-    others = sorted(n for n, s in installed.items() if not s.mini_game)
+    smac = smac_maps()
+    engine_plays = {path.stem for path in (definitions_dir() / "smac").glob("*.json")}
+    print(f"\n{'SMAC scenario map':<28} {'built-in':>10}  StarCraft II")
+    for name, spec in smac.items():
+        here = installed.get(name)
+        print(
+            f"{name:<28} {'plays' if name in engine_plays else '-':>10}  "
+            f"{'installed' if here is not None and here.path == spec.path else '-'}"
+        )
+    print(
+        f"\nSMAC's maps play with sc2env.smac (docs/smac.md); the built-in engine's are in "
+        f"{definitions_dir() / 'smac'}."
+    )
+    others = sorted(n for n, s in installed.items() if not s.mini_game and n not in smac)
     if install is None:
         # Where SC2PATH names a folder, why it is no install; else, how to point at one.
         print(
@@ -54,4 +68,4 @@ def maps(options: MapsOptions) -> int:
     return 0
 
 
-COMMAND = Command("maps", "list the mini-games and installed maps", MapsOptions, maps)
+COMMAND = Command("maps", "list the mini-games, SMAC's maps and installed maps", MapsOptions, maps)

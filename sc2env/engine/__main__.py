@@ -73,7 +73,7 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--make-sc2path",
         metavar="DIR",
-        help="write DIR/Versions/Base75689/SC2_x64 and DIR/Maps/mini_games/*.SC2Map, then exit",
+        help="write DIR/Versions/Base75689/SC2_x64, DIR/Maps/mini_games/*.SC2Map and DIR/Maps/SMAC_Maps/*.SC2Map, then exit",
     )
     args, _unknown = parser.parse_known_args(argv)
     if args.make_sc2path is None and args.port is None:

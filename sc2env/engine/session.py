@@ -158,7 +158,7 @@ class Session:
 
     def _available_maps(self, request, response) -> None:
         response.available_maps.local_map_paths.extend(
-            f"mini_games/{name}.SC2Map" for name in sorted(builtin_definitions(self.data_dir))
+            sorted(parse_definition(source).path for source in builtin_definitions(self.data_dir).values())
         )
 
     def _create_game(self, request: sc_pb.RequestCreateGame, response) -> None:

