@@ -44,6 +44,8 @@ CHECKED_FIELDS = {
     "Sight": "sight",
     "Radius": "radius",
     "LifeArmor": "armor",
+    "ShieldRegenRate": "shield_regen",
+    "ShieldRegenDelay": "shield_regen_delay",
 }
 # Overrides of real types the engine can ignore: supply (SMAC's enemy needs none, the engine enforces none).
 IGNORED_OVERRIDES = {"Food"}

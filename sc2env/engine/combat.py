@@ -58,6 +58,7 @@ class Combat:
         self.world = game.world
         self.hits: list[Hit] = []
         self.deaths: list[Death] = []
+        self._now = 0  # the game loop damage is dealt at (the loop a hit lands within a batch)
         self.targeting = Targeting(game, self._fire)
 
     # ---- queries ------------------------------------------------------------------------------------
@@ -71,6 +72,7 @@ class Combat:
     def plan(self, loop: int, limit: int) -> int:
         """Take the combat decisions due before a batch of loops (targets, chasing, firing: see Targeting);
         returns how many loops, up to `limit`, may pass before the next ones."""
+        self._now = loop
         if self.hits:
             limit = self._hit_bound(loop, limit)
         if self.world.n < 2:
@@ -97,7 +99,8 @@ class Combat:
         if weapon.projectile_speed:
             distance = math.dist(w.pos[i], w.pos[j])
             delay += math.ceil(distance / weapon.projectile_speed_per_loop)
-        self.hits.append(
+        # Each of a weapon's attacks (the Zealot's two blades) is a hit of its own: armor counts against each.
+        self.hits.extend(
             Hit(
                 g.game_loop + max(delay - int(late), 1),
                 tag,
@@ -107,6 +110,7 @@ class Combat:
                 weapon.bonus,
                 launch=g.game_loop + max(point - int(late), 1),
             )
+            for _ in range(weapon.attacks)
         )
         # rng.uniform(low, high) draws low + (high - low) * random(): the same number, without its overhead.
         low, high = _RANDOM_DELAY
@@ -154,13 +158,25 @@ class Combat:
         return sum(extra for attribute, extra in bonus if attribute in t.attributes)
 
     def _damage(self, j: int, amount: float, attacker: int, owner: int, armor: bool = True) -> None:
+        """Damage row j: shields take it first (shield armor 0), what gets through them takes the unit's armor."""
         w, stats = self.world, self.game.stats
         t = w.types[j]
-        dealt = max(_MIN_DAMAGE, amount - (t.armor if armor else 0.0))
+        absorbed = 0.0
+        if w.shields_max[j] > 0:
+            w.shields_from[j] = self._now + t.shield_delay_loops
+            absorbed = min(float(w.shields[j]), amount)
+            w.shields[j] -= absorbed
+            amount -= absorbed
+        if absorbed and amount <= 0:
+            dealt = 0.0
+        elif absorbed:
+            dealt = max(0.0, amount - (t.armor if armor else 0.0))
+        else:
+            dealt = max(_MIN_DAMAGE, amount - (t.armor if armor else 0.0))
         dealt = min(dealt, float(w.health[j]))
         w.health[j] -= dealt
-        stats(owner).damage_dealt += dealt
-        stats(int(w.owner[j])).damage_taken += dealt
+        stats(owner).damage_dealt += dealt + absorbed
+        stats(int(w.owner[j])).damage_taken += dealt + absorbed
         w.version += 1
         if w.health[j] <= 0:
             if int(w.tag[j]) not in {d.tag for d in self.deaths}:
@@ -203,6 +219,20 @@ class Combat:
                 w.version += 1
         if self.hits:
             self._land_hits(loop)
+        self._now = self.game.game_loop
+        if _count(w.shield_regen):
+            self._regenerate_shields(elapsed, loop)
+
+    def _regenerate_shields(self, elapsed: int, loop: int) -> None:
+        """Shields come back at their rate through the loops of the batch (ending at `loop`) from their
+        `shields_from` on. Hits land first: a unit hit in the batch regenerates nothing in it."""
+        w = self.world
+        low = (w.shields < w.shields_max) & (w.health > 0)
+        if not _count(low):
+            return
+        loops = np.clip(loop - np.maximum(w.shields_from[low], loop - elapsed), 0.0, None)
+        w.shields[low] = np.minimum(w.shields[low] + w.shield_regen[low] * loops, w.shields_max[low])
+        w.version += 1
 
     def _land_hits(self, loop: int) -> None:
         """Land the hits due by `loop`, loop by loop through the batch: at each, the attacks whose damage point
@@ -214,6 +244,7 @@ class Combat:
             | {h.due for h in self.hits if h.due <= loop}
         )
         for at in moments:
+            self._now = at
             kept: list[Hit] = []
             due: list[Hit] = []
             for hit in self.hits:

@@ -157,8 +157,12 @@ class Session:
         ping.data_build, ping.base_build = DATA_BUILD, BASE_BUILD
 
     def _available_maps(self, request, response) -> None:
+        # Each by its file's name (as create_game finds it) in its definition's folder (mini_games, SMAC_Maps).
         response.available_maps.local_map_paths.extend(
-            sorted(parse_definition(source).path for source in builtin_definitions(self.data_dir).values())
+            sorted(
+                f"{parse_definition(source).map_folder}/{name}.SC2Map"
+                for name, source in builtin_definitions(self.data_dir).items()
+            )
         )
 
     def _create_game(self, request: sc_pb.RequestCreateGame, response) -> None:

@@ -64,6 +64,7 @@ class World(Motion):
         self.shields[i] = self.shields_max[i] = unit_type.shields
         self.energy_max[i] = unit_type.energy
         self.regen[i] = unit_type.regen_per_loop
+        self.shield_regen[i] = unit_type.shield_regen_per_loop
         self.speed[i] = unit_type.speed_per_loop
         self.accel[i] = unit_type.acceleration_per_loop or np.inf
         mobile = unit_type.speed > 0

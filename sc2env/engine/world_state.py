@@ -58,6 +58,8 @@ class UnitColumns:
     energy: Floats
     energy_max: Floats
     regen: Floats  # hit points per loop
+    shield_regen: Floats  # shield points per loop, from game loop `shields_from` on
+    shields_from: Floats  # the loop shields start regenerating (each damage puts it off)
     speed: Floats  # top speed, world units per loop
     accel: Floats  # per loop squared; inf = instant
     velocity: Floats  # current speed (units that accelerate)

@@ -118,6 +118,10 @@ class UnitType:
     auto_acquire: bool = True
     responds: bool = True  # fights back and calls idle allies when attacked (the data's `Response`)
     life_regen: float = 0.0  # hit points per game second
+    shield_regen: float = (
+        0.0  # shield points per game second, once `shield_regen_delay` passed without damage
+    )
+    shield_regen_delay: float = 0.0  # game seconds
     mineral_contents: int = 0
     vespene_contents: int = 0
     harvest: Harvest | None = None
@@ -142,6 +146,14 @@ class UnitType:
     @property
     def regen_per_loop(self) -> float:
         return self.life_regen / LOOPS_PER_GAME_SECOND
+
+    @property
+    def shield_regen_per_loop(self) -> float:
+        return self.shield_regen / LOOPS_PER_GAME_SECOND
+
+    @property
+    def shield_delay_loops(self) -> float:
+        return self.shield_regen_delay * LOOPS_PER_GAME_SECOND
 
     @property
     def scan_range(self) -> float:
@@ -169,6 +181,9 @@ class UnitType:
 
 
 _ZERG_REGEN = 0.2734  # hit points per game second (game data LifeRegenRate)
+# Protoss shields regenerate 2 points per game second after 10 game seconds without damage (game data
+# ShieldRegenRate / ShieldRegenDelay, as SMAC's maps copy them).
+_SHIELD_REGEN, _SHIELD_REGEN_DELAY = 2.0, 10.0
 _MINERALS = Harvest("minerals", 5, 44.58, pause=8)
 _GAS = Harvest("vespene", 4, 31.70)
 
@@ -191,6 +206,78 @@ _TABLE = (
         army=True,
         cost_category="army",
         cargo_size=1,
+    ),
+    UnitType(
+        51,
+        "Marauder",
+        TERRAN,
+        health=125,
+        armor=1,
+        radius=0.5625,
+        speed=2.25,
+        sight=10,
+        attributes=("Armored", "Biological"),
+        mineral_cost=100,
+        vespene_cost=25,
+        food_required=2,
+        build_time=480,
+        build_ability=563,
+        # Punisher Grenades fly as a missile in the game; here they land at the end of the damage point.
+        weapon=Weapon(GROUND, 10, 6, 1.5, bonus=(("Armored", 10),)),
+        command_card=_ARMY_CARD,
+        army=True,
+        cost_category="army",
+        tech_requirement=5,
+        cargo_size=2,
+    ),
+    UnitType(
+        74,
+        "Stalker",
+        PROTOSS,
+        health=80,
+        shields=80,
+        armor=1,
+        radius=0.625,
+        speed=2.953125,
+        sight=10,
+        attributes=("Armored", "Mechanical"),
+        mineral_cost=125,
+        vespene_cost=50,
+        food_required=2,
+        build_time=672,
+        build_ability=917,
+        # Particle Disruptors fly as a missile in the game; here they land at the end of the damage point.
+        weapon=Weapon(ANY, 13, 6, 1.87011719, bonus=(("Armored", 5),)),
+        command_card=_ARMY_CARD,
+        army=True,
+        cost_category="army",
+        tech_requirement=72,
+        cargo_size=2,
+        shield_regen=_SHIELD_REGEN,
+        shield_regen_delay=_SHIELD_REGEN_DELAY,
+    ),
+    UnitType(
+        73,
+        "Zealot",
+        PROTOSS,
+        health=100,
+        shields=50,
+        armor=1,
+        radius=0.5,
+        speed=2.25,
+        sight=9,
+        attributes=("Light", "Biological"),
+        mineral_cost=100,
+        food_required=2,
+        build_time=608,
+        build_ability=916,
+        weapon=Weapon(GROUND, 8, 0.100097656, 1.19995117, attacks=2),
+        command_card=_ARMY_CARD,
+        army=True,
+        cost_category="army",
+        cargo_size=2,
+        shield_regen=_SHIELD_REGEN,
+        shield_regen_delay=_SHIELD_REGEN_DELAY,
     ),
     UnitType(
         45,

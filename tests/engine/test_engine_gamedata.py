@@ -6,7 +6,17 @@ import pytest
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.engine.observe import game_data
-from sc2env.gamedata import ABILITIES, UNIT_TYPES, specific_ability, unit_type_by_name
+from sc2env.gamedata import (
+    ABILITIES,
+    MAP_OWN_TYPES,
+    REAL_TYPE_COUNT,
+    UNIT_TYPES,
+    specific_ability,
+    unit_type_by_name,
+)
+
+REAL_TYPES = [t for t in UNIT_TYPES.values() if t.unit_id < REAL_TYPE_COUNT]
+"""The real game's types the engine plays (the rest are SMAC maps' own copies of them)."""
 
 STEMS = ["python-sc2_AcropolisLE.data", "python-sc2_2000AtmospheresAIE.data"]
 
@@ -14,7 +24,7 @@ STEMS = ["python-sc2_AcropolisLE.data", "python-sc2_2000AtmospheresAIE.data"]
 @pytest.mark.parametrize("stem", STEMS)
 def test_unit_types_match_real_data(realdata, stem):
     real = {u.unit_id: u for u in realdata(stem).units}
-    for t in UNIT_TYPES.values():
+    for t in REAL_TYPES:
         if t.unit_id == 1680:  # NaturalMinerals comes from the Liberty campaign, absent from ladder data
             assert real[1680].name == ""
             continue
@@ -106,7 +116,7 @@ def test_unit_ids_by_race_agree_with_the_engines_types_and_pysc2():
     from sc2env.gamedata import unit_ids
 
     by_race = {1: unit_ids.Terran, 2: unit_ids.Zerg, 3: unit_ids.Protoss, 0: unit_ids.Neutral}
-    for t in UNIT_TYPES.values():
+    for t in REAL_TYPES:
         if t.unit_id != 1680:  # the campaign's shard is in no ladder recording
             assert by_race[t.race][t.name] == t.unit_id
     assert (
@@ -118,3 +128,23 @@ def test_unit_ids_by_race_agree_with_the_engines_types_and_pysc2():
         shared = [m for m in getattr(pysc2_units, race) if m.name in ours]
         assert len(shared) > 40
         assert all(ours[m.name] == m.value for m in shared)
+
+
+def test_the_maps_own_types_copy_their_real_type_after_every_real_id():
+    """SMAC's Marine_RL ...: the real type's stats and weapon, never acquiring nor responding, with an id past
+    every real type (REAL_TYPE_COUNT is the length of the newest recorded ResponseData)."""
+    own = [t for t in UNIT_TYPES.values() if t.unit_id >= REAL_TYPE_COUNT]
+    assert REAL_TYPE_COUNT == 2057 and own
+    for t in own:
+        real = unit_type_by_name(MAP_OWN_TYPES[t.name])
+        assert (t.health, t.shields, t.armor, t.speed, t.radius, t.weapon, t.attributes) == (
+            real.health,
+            real.shields,
+            real.armor,
+            real.speed,
+            real.radius,
+            real.weapon,
+            real.attributes,
+        )
+        assert not t.auto_acquire and not t.responds
+    assert sorted(t.name for t in own) == [t.name for t in sorted(own, key=lambda t: t.unit_id)]

@@ -125,7 +125,9 @@ def test_wrong_status_and_unsupported_requests_get_errors(running):
     query = ask(ws, sc_pb.Request(id=5, query=query_pb2.RequestQuery()))
     assert "query is not valid in status launched" in query.error[0]
     debug = ask(ws, sc_pb.Request(id=6, debug=sc_pb.RequestDebug()))
-    assert debug.id == 6 and "debug is not supported by the built-in engine" in debug.error[0]
+    assert debug.id == 6 and "debug is not valid in status launched" in debug.error[0]
+    save_map = ask(ws, sc_pb.Request(id=7, save_map=sc_pb.RequestSaveMap(map_path="x.SC2Map")))
+    assert save_map.id == 7 and "save_map is not supported by the built-in engine" in save_map.error[0]
     missing = ask(ws, sc_pb.Request(create_game=create_request("Nope")))
     assert missing.create_game.error == sc_pb.ResponseCreateGame.MissingMap and not missing.error
     assert missing.status == sc_pb.launched
