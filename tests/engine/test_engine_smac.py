@@ -15,7 +15,7 @@ from s2clientprotocol import common_pb2, debug_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.engine.mapdef import builtin_definitions, parse_definition
-from sc2env.gamedata import REAL_TYPE_COUNT
+from sc2env.gamedata import MAP_OWN_TYPES, REAL_TYPE_COUNT, UNIT_TYPES, unit_type_by_name
 from sc2env.gamedata.unit_ids import Terran
 from sc2env.mapfiles import definitions_dir
 
@@ -136,6 +136,48 @@ def test_each_marine_map_spawns_its_sides_with_the_real_ids_and_stats(controller
     assert info.map_name == name and info.local_map_path == f"SMAC_Maps/{name}.SC2Map"
     area = info.start_raw.playable_area
     assert (area.p0.x, area.p0.y, area.p1.x, area.p1.y) == (0, 0, 32, 32)
+
+
+@pytest.mark.parametrize("name", sorted(shipped()))
+def test_every_shipped_scenario_spawns_what_its_map_does_and_player_2_attacks(controller, name):
+    """Per side, the units the map's start trigger spawns (read from the description, not the definition),
+    with the ids the real game gives them and the real stats; then player 2's attack reaches the agents."""
+    source = json.loads((definitions_dir() / "smac" / "source" / f"{name}.json").read_text())
+    own = [n for n, entry in source["unit_types"].items() if entry["kind"] == "new"]
+    expected: dict[tuple[int, int], int] = {}
+    for action in source["triggers"][0]["actions"]:
+        if "spawn" in action:
+            spawn = action["spawn"]
+            type_name = spawn["unit_type"]
+            type_id = (
+                REAL_TYPE_COUNT + own.index(type_name)
+                if type_name in own
+                else unit_type_by_name(type_name).unit_id
+            )
+            key = (spawn["player"], type_id)
+            expected[key] = expected.get(key, 0) + spawn["count"]
+    obs = play(controller, f"SMAC_Maps/{name}.SC2Map")
+    units = obs.observation.raw_data.units
+    found: dict[tuple[int, int], int] = {}
+    for u in units:
+        found[(u.owner, u.unit_type)] = found.get((u.owner, u.unit_type), 0) + 1
+        real = unit_type_by_name(MAP_OWN_TYPES.get(_name_of(u.unit_type, own), _name_of(u.unit_type, own)))
+        assert (u.health_max, u.shield_max) == (real.health, real.shields), name
+    assert found == expected
+    start = {u.tag: u.health + u.shield for u in units if u.owner == 1}
+    for _ in range(60):
+        controller.step(8)
+        agents = [u for u in controller.observation().observation.raw_data.units if u.owner == 1]
+        if len(agents) < len(start) or any(u.health + u.shield < start[u.tag] for u in agents):
+            break
+    else:
+        pytest.fail(f"{name}: no agent was hurt in 480 loops")
+
+
+def _name_of(type_id: int, own: list[str]) -> str:
+    if type_id >= REAL_TYPE_COUNT:
+        return own[type_id - REAL_TYPE_COUNT]
+    return next(t.name for t in UNIT_TYPES.values() if t.unit_id == type_id)
 
 
 def test_response_data_lists_the_maps_own_type_after_every_real_one(controller):
