@@ -44,6 +44,9 @@ CHECKED_FIELDS = {
     "Sight": "sight",
     "Radius": "radius",
     "LifeArmor": "armor",
+    "EnergyMax": "energy",
+    "EnergyStart": "energy_start",
+    "EnergyRegenRate": "energy_regen",
     "ShieldRegenRate": "shield_regen",
     "ShieldRegenDelay": "shield_regen_delay",
 }

@@ -12,12 +12,24 @@ from sc2env.engine.fast import count_nonzero as _count
 from sc2env.engine.targeting import TICK, Targeting
 from sc2env.engine.type_tables import type_mask
 from sc2env.engine.unit_states import CombatMode
+from sc2env.gamedata.units import AIR, ANY, GROUND
 
 if TYPE_CHECKING:
     from sc2env.engine.game import Game
 
 _CALL_FOR_HELP = 4.0  # idle allies this close to a damaged unit join in
 _MIN_DAMAGE = 0.5
+# By attacker type id and target plane (0 ground, 1 air): whether its weapon (or burst: ground) can hit it.
+_HITS = np.stack(
+    [
+        type_mask(
+            lambda t: t.burst is not None or (t.weapon is not None and t.weapon.target in (GROUND, ANY))
+        ),
+        type_mask(lambda t: t.weapon is not None and t.weapon.target in (AIR, ANY)),
+    ],
+    axis=1,
+)
+_FLYING = type_mask(lambda t: t.flying)
 # Types that react to being attacked (a map's own passive types, SMAC's agents, don't: the agent decides).
 _RESPONDS = type_mask(lambda t: t.responds)
 _RANDOM_DELAY = (-1.0, 2.0)  # loops added to each cooldown (game data RandomDelayMin/Max)
@@ -66,7 +78,13 @@ class Combat:
         """Whether row i can attack row j at all (explicit Attack orders, including on own units)."""
         w = self.world
         t = w.types[j]
-        return w.types[i].can_attack and not t.invulnerable and t.health > 0 and not w.hidden[j] and i != j
+        return (
+            bool(_HITS[int(w.type_id[i]), int(t.flying)])
+            and not t.invulnerable
+            and t.health > 0
+            and not w.hidden[j]
+            and i != j
+        )
 
     # ---- before a batch -----------------------------------------------------------------------------
     def plan(self, loop: int, limit: int) -> int:
@@ -138,6 +156,7 @@ class Combat:
         d = np.hypot(*(w.pos - w.pos[i]).T) - w.radius
         victims = np.flatnonzero(
             (d <= burst.radius)
+            & ~_FLYING[w.type_id]  # a ground splash
             & (w.owner != owner)
             & (w.owner != 0)
             & ~w.hidden
@@ -217,6 +236,8 @@ class Combat:
             if _count(hurt):
                 w.health[hurt] = np.minimum(w.health[hurt] + w.regen[hurt] * elapsed, w.health_max[hurt])
                 w.version += 1
+        if _count(w.energy_regen):
+            np.minimum(w.energy + w.energy_regen * elapsed, w.energy_max, out=w.energy)
         if self.hits:
             self._land_hits(loop)
         self._now = self.game.game_loop

@@ -16,6 +16,7 @@ from sc2env.engine.building import Building, is_resource
 from sc2env.engine.combat import Combat
 from sc2env.engine.economy import Economy
 from sc2env.engine.frame import FrameCache
+from sc2env.engine.healing import Healing
 from sc2env.engine.limits import MAX_STEP_LOOPS, WORK_CHECK_S
 from sc2env.engine.map_types import TypeIds
 from sc2env.engine.mapdef import RESULTS, MapDefinition, ScriptError
@@ -154,6 +155,7 @@ class Game:
         self.frames.vision = self.vision
         self.orders = Orders(self)
         self.combat = Combat(self)
+        self.healing = Healing(self)
         self.economy = Economy(self)
         self.building = Building(self)
         self.production = Production(self)
@@ -209,6 +211,7 @@ class Game:
             self.game_loop += elapsed
             remaining -= elapsed
             self.combat.advance(elapsed, self.game_loop)
+            self.healing.advance(elapsed)
             self.economy.advance(elapsed)
             self.building.advance(elapsed)
             self.production.advance(elapsed)

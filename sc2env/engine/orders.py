@@ -24,7 +24,7 @@ _RESOURCE_RESULTS = (
     error_pb2.NotEnoughVespene,
     error_pb2.NotEnoughFood,
 )
-SMART, STOP, MOVE, PATROL, HOLD, ATTACK = 1, 4, 16, 17, 18, 23
+SMART, STOP, MOVE, PATROL, HOLD, ATTACK, HEAL = 1, 4, 16, 17, 18, 23, 386
 GATHER, RETURN, REPAIR, CANCEL_BUILD, HALT, EXPLODE = 295, 296, 316, 314, 315, 42
 RALLY_BUILDING, RALLY_WORKERS = 195, 203
 RALLIES = (RALLY_BUILDING, RALLY_WORKERS)
@@ -244,6 +244,8 @@ class Orders:
             target = None
         if ability in (GATHER, RETURN, REPAIR):
             return g.economy.order(i, ability, target)
+        if ability == HEAL and (target is None or not g.healing.can_heal(i, w.slot(target))):
+            return CANT_TARGET
         if ABILITIES[ability].building:
             return g.building.order(i, ability, point, target)
         if target is not None and target != int(w.tag[i]):
@@ -339,7 +341,12 @@ class Orders:
                 w.mode[i] = CombatMode.ATTACK_MOVE
             else:
                 w.mode[i] = CombatMode.PASSIVE
-            if ability in _MOVEMENT:
+            if ability == HEAL:
+                heal = w.types[i].heal
+                if heal is not None and w.exists(order.target_tag):
+                    w.move_to(i, tag=order.target_tag, reach=heal.range)
+                    return
+            elif ability in _MOVEMENT:
                 if order.target_tag:
                     if not w.exists(order.target_tag):
                         w.orders[i].pop(0)

@@ -13,6 +13,7 @@ import numpy as np
 from sc2env.engine.fast import count_nonzero as _count
 from sc2env.engine.type_tables import per_type, type_mask
 from sc2env.engine.unit_states import CombatMode
+from sc2env.gamedata.units import AIR, GROUND
 
 if TYPE_CHECKING:
     from sc2env.engine.game import Game
@@ -31,6 +32,13 @@ _ATTACK_RANGE = per_type(lambda t: t.attack_range)
 _SCAN_RANGE = per_type(lambda t: t.scan_range)
 _AUTO_ACQUIRES = type_mask(lambda t: t.auto_acquire and t.can_attack)
 _TARGETABLE = type_mask(lambda t: not t.invulnerable and t.health > 0)
+_CAN_ATTACK = type_mask(lambda t: t.can_attack)
+# By attacker type id: which planes its weapon hits (1 ground, 2 air, 3 both; a burst hits the ground), and by
+# target type id its plane (2 for air units).
+_HITS = per_type(
+    lambda t: t.weapon.target if t.weapon is not None else GROUND if t.burst is not None else 0, np.int8
+)
+_PLANE = per_type(lambda t: AIR if t.flying else GROUND, np.int8)
 _PREFERENCE = per_type(lambda t: (0 if t.can_attack else 1000) + (20 - (11 if t.structure else 20)) * 100)
 
 
@@ -46,6 +54,7 @@ class _Targets:
     index_of: dict[int, int]  # tag -> its position among the rows
     tags: list[int]
     tiers: list[float] | None  # the preferences, when they differ in tier (else no tier decides anything)
+    air: bool  # some is an air unit
 
 
 @dataclass(frozen=True)
@@ -96,6 +105,8 @@ class Targeting:
         if not len(armed) or not len(targets.rows):
             return limit
         hostile = w.owner[armed][:, None] != targets.owners
+        if targets.air:  # a weapon that can't hit a unit's plane never takes it as a target
+            hostile &= (_HITS[w.type_id[armed]][:, None] & _PLANE[w.type_id[targets.rows]]) != 0
         engaged = w.engaged[armed]
         if not _count(hostile) and not _count(engaged):
             return limit  # one side only and no explicit attacks: nothing to fight
@@ -134,9 +145,9 @@ class Targeting:
         mode = w.mode
         if _count(w.hidden):
             seen = ~w.hidden
-            armed = ((mode != CombatMode.PASSIVE) & seen).nonzero()[0]
+            armed = ((mode != CombatMode.PASSIVE) & seen & _CAN_ATTACK[w.type_id]).nonzero()[0]
             return armed, self._targets((facts.targetable & seen).nonzero()[0])
-        return (mode != CombatMode.PASSIVE).nonzero()[0], facts.targets
+        return ((mode != CombatMode.PASSIVE) & _CAN_ATTACK[w.type_id]).nonzero()[0], facts.targets
 
     def _targets(self, rows: np.ndarray) -> _Targets:
         w = self.world
@@ -153,6 +164,7 @@ class Targeting:
             {tag: k for k, tag in enumerate(tags)},
             tags,
             tiers,
+            bool(_count(_PLANE[w.type_id[rows]] == AIR)),
         )
 
     def _judge_targets(

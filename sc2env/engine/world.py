@@ -63,6 +63,8 @@ class World(Motion):
         self.health[i] = self.health_max[i] = unit_type.health
         self.shields[i] = self.shields_max[i] = unit_type.shields
         self.energy_max[i] = unit_type.energy
+        self.energy[i] = unit_type.energy_start
+        self.energy_regen[i] = unit_type.energy_regen_per_loop
         self.regen[i] = unit_type.regen_per_loop
         self.shield_regen[i] = unit_type.shield_regen_per_loop
         self.speed[i] = unit_type.speed_per_loop

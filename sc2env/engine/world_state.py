@@ -57,6 +57,7 @@ class UnitColumns:
     shields_max: Floats
     energy: Floats
     energy_max: Floats
+    energy_regen: Floats  # per loop
     regen: Floats  # hit points per loop
     shield_regen: Floats  # shield points per loop, from game loop `shields_from` on
     shields_from: Floats  # the loop shields start regenerating (each damage puts it off)

@@ -51,6 +51,7 @@ _TABLE = (
     Ability(18, "move", 2, "MoveHoldPosition", "HoldPosition Hold", "E", 3793, Target.NONE, False),
     Ability(23, "attack", 0, "Attack", "Attack Attack", "T", 3674, Target.POINT_OR_UNIT, True),
     Ability(42, "Explode", 0, "Explode", "Effect Explode", "X", 0, Target.NONE, False),
+    Ability(386, "MedivacHeal", 0, "Heal", "Effect Heal", "Y", 0, Target.UNIT, False),
     Ability(195, "Rally", 0, "Rally", "Rally Building", "G", 3673, Target.POINT_OR_UNIT, True),
     Ability(203, "RallyCommand", 0, "Rally", "Rally CommandCenter", "G", 3690, Target.POINT_OR_UNIT, True),
     Ability(295, "SCVHarvest", 0, "Gather", "Harvest Gather SCV", "A", 3666, Target.UNIT, False),

@@ -65,6 +65,18 @@ class Burst:
 
 
 @dataclass(frozen=True)
+class Heal:
+    """A healing ability (the Medivac's): restores `rate` life per game second to a damaged own unit with the
+    `attribute` within `range` (edge to edge), at `energy_per_life` energy per point restored."""
+
+    rate: float
+    range: float
+    energy_per_life: float
+    attribute: str = "Biological"
+    ability_id: int = 386
+
+
+@dataclass(frozen=True)
 class Harvest:
     """What one worker trip takes from a resource: `amount` per trip after `loops` of harvesting."""
 
@@ -93,7 +105,9 @@ class UnitType:
     race: int = NO_RACE
     health: float = 0.0
     shields: float = 0.0
-    energy: float = 0.0
+    energy: float = 0.0  # the maximum
+    energy_start: float = 0.0
+    energy_regen: float = 0.0  # per game second
     armor: float = 0.0
     radius: float = 0.5
     speed: float = 0.0
@@ -108,6 +122,8 @@ class UnitType:
     build_ability: int = 0
     weapon: Weapon | None = None
     burst: Burst | None = None
+    heal: Heal | None = None
+    flying: bool = False  # an air unit: no ground collision, hit only by weapons that target air
     command_card: tuple[int, ...] = ()
     army: bool = False
     worker: bool = False
@@ -146,6 +162,10 @@ class UnitType:
     @property
     def regen_per_loop(self) -> float:
         return self.life_regen / LOOPS_PER_GAME_SECOND
+
+    @property
+    def energy_regen_per_loop(self) -> float:
+        return self.energy_regen / LOOPS_PER_GAME_SECOND
 
     @property
     def shield_regen_per_loop(self) -> float:
@@ -229,6 +249,34 @@ _TABLE = (
         cost_category="army",
         tech_requirement=5,
         cargo_size=2,
+    ),
+    UnitType(
+        54,
+        "Medivac",
+        TERRAN,
+        health=150,
+        armor=1,
+        radius=0.75,
+        speed=2.5,
+        acceleration=2.3125,
+        sight=11,
+        attributes=("Armored", "Mechanical"),
+        mineral_cost=100,
+        vespene_cost=100,
+        food_required=2,
+        build_time=672,
+        build_ability=620,
+        energy=200,
+        energy_start=50,
+        energy_regen=0.5625,
+        # Heal: 12.6 life a second at the Faster speed (9 a game second), 1 energy per 3 life, range 4
+        # (cast_range in ResponseData); the rate and cost are Liquipedia's, not in the data at hand.
+        heal=Heal(rate=9.0, range=4.0, energy_per_life=1 / 3),
+        flying=True,
+        command_card=(4, 16, 17, 18, 386),
+        army=True,
+        collides=False,
+        cost_category="army",
     ),
     UnitType(
         74,
@@ -541,12 +589,16 @@ MAP_OWN_TYPES = {
 }
 """A map's own type name -> the real type it copies (only those whose real type the engine plays exist)."""
 
+# Where SMAC's maps' copies differ from the data at hand: Medivac_RL moves at 2.75 (the real Medivac's 2.5
+# here; SMAC's maps were made with an older game version).
+_MAP_OWN_SPEEDS = {"Medivac_RL": 2.75}
 _REAL_BY_NAME = {u.name: u for u in _TABLE}
 _MAP_OWN = tuple(
     replace(
         _REAL_BY_NAME[base],
         unit_id=REAL_TYPE_COUNT + index,
         name=name,
+        speed=_MAP_OWN_SPEEDS.get(name, _REAL_BY_NAME[base].speed),
         auto_acquire=False,
         responds=False,
         tech_requirement=0,

@@ -137,11 +137,12 @@ def test_the_maps_own_types_copy_their_real_type_after_every_real_id():
     assert REAL_TYPE_COUNT == 2057 and own
     for t in own:
         real = unit_type_by_name(MAP_OWN_TYPES[t.name])
+        speed = 2.75 if t.name == "Medivac_RL" else real.speed  # SMAC's maps' Medivac_RL is faster
         assert (t.health, t.shields, t.armor, t.speed, t.radius, t.weapon, t.attributes) == (
             real.health,
             real.shields,
             real.armor,
-            real.speed,
+            speed,
             real.radius,
             real.weapon,
             real.attributes,

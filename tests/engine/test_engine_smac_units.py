@@ -123,3 +123,74 @@ def test_stalkers_and_zealots_carry_the_real_games_stats():
         assert (t.health, t.shields, t.armor, t.speed) == (health, shields, armor, speed)
         assert (own.health, own.shields, own.weapon) == (t.health, t.shields, t.weapon)
         assert not own.auto_acquire and not own.responds and t.auto_acquire and t.responds
+
+
+HEAL = 386
+
+
+def medivac_arena(medivac: str, patient_health: float, gap: float = 3.0) -> tuple[Sim, object, object]:
+    """A Medivac (player 1) and a damaged own Marine `gap` away."""
+    sim = Sim(own_arena([unit(medivac, 30, 30), unit("Marine_RL", 30 + gap, 30, health=patient_health)]))
+    units = sim.obs().observation.raw_data.units
+    medic = next(u for u in units if u.radius == 0.75)  # the Medivac's radius (the Marine's is 0.375)
+    marine = next(u for u in units if u.tag != medic.tag)
+    return sim, medic, marine
+
+
+def unit_by_tag(sim: Sim, tag: int):
+    return next(u for u in sim.obs().observation.raw_data.units if u.tag == tag)
+
+
+def test_an_ordered_heal_restores_nine_life_a_game_second_for_a_third_of_an_energy_each():
+    sim, medic, marine = medivac_arena("Medivac_RL", 20)
+    assert medic.energy == 50 and medic.energy_max == 200
+    assert sim.raw(HEAL, medic.tag, target=marine.tag) == 1
+    sim.step(16)
+    healed = unit_by_tag(sim, marine.tag).health - 20
+    spent = 50 + 0.5625 - unit_by_tag(sim, medic.tag).energy  # a game second of energy regeneration
+    assert healed == pytest.approx(9, abs=0.01) and spent == pytest.approx(3, abs=0.01)
+    sim.step(16 * 3)  # 25 left to heal: whole within the next 3 game seconds, and no further
+    assert unit_by_tag(sim, marine.tag).health == 45
+    assert not unit_by_tag(sim, medic.tag).orders  # the order ends with the unit whole
+
+
+def test_a_heal_out_of_range_flies_to_its_unit_first():
+    sim, medic, marine = medivac_arena("Medivac_RL", 20, gap=9)
+    sim.raw(HEAL, medic.tag, target=marine.tag)
+    sim.step(8)
+    assert unit_by_tag(sim, marine.tag).health == 20  # still on its way: 9 - 1.125 - 4 cells at 2.75/16
+    sim.step(40)
+    assert unit_by_tag(sim, marine.tag).health > 20
+    assert unit_by_tag(sim, medic.tag).pos.x > 30
+
+
+def test_heal_takes_only_own_biological_units():
+    sim = Sim(
+        own_arena(
+            [unit("Medivac_RL", 30, 30), unit("Stalker_RL", 32, 30), unit("Marine_RL", 32, 32, owner=2)]
+        )
+    )
+    units = sim.obs().observation.raw_data.units
+    medic, stalker, enemy = (
+        next(u for u in units if u.pos.x == x and u.pos.y == y) for x, y in ((30, 30), (32, 30), (32, 32))
+    )
+    assert sim.raw(HEAL, medic.tag, target=stalker.tag) != 1  # Mechanical
+    assert sim.raw(HEAL, medic.tag, target=enemy.tag) != 1  # another player's
+
+
+@pytest.mark.parametrize(("medivac", "heals"), [("Medivac", True), ("Medivac_RL", False)])
+def test_a_real_medivac_heals_by_itself_and_smacs_copy_does_not(medivac, heals):
+    sim, _, marine = medivac_arena(medivac, 20)
+    sim.step(32)
+    assert (unit_by_tag(sim, marine.tag).health > 20) == heals
+
+
+def test_air_units_are_hit_only_by_weapons_that_target_air():
+    """A Marine (ground and air) shoots a Medivac; a Marauder or Zealot (ground only) never does, not even
+    when ordered to."""
+    for attacker, hits in (("Marine", True), ("Marauder", False), ("Zealot", False)):
+        sim = Sim(own_arena([unit(attacker, 30, 30), unit("Medivac_RL", 33, 30, owner=2)]))
+        a = next(u for u in sim.obs().observation.raw_data.units if u.owner == 1)
+        sim.raw(ATTACK, a.tag, target=target_of(sim).tag)
+        sim.step(32)
+        assert (target_of(sim).health < 150) == hits, attacker
