@@ -294,3 +294,26 @@ def test_the_same_seed_plays_the_same_battle(controller):
         return out
 
     assert run() == run()
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"map_types": ["Marine_XL"]}, "map_types: expected a list of the map's own unit types"),
+        ({"map_files": ["not a digest"]}, "map_files: expected a list of SHA-256 hex digests"),
+        ({"pathable_area": [0, 8, 40, 24]}, "pathable_area: must lie inside the playable area"),
+        ({"map_folder": "../elsewhere"}, "map_folder: expected a folder name"),
+        ({"map_types": []}, "'Marine_RL' is a map's own type: list it in map_types"),
+        (
+            {"triggers": [{"when": {"unit_died": {}}, "do": [{"if": {"unit_count": {"equals": 0}}}]}]},
+            "if.unit_count: missing field 'owner'",
+        ),
+    ],
+)
+def test_a_broken_scenario_definition_is_refused_naming_the_field(session, change, message):
+    spec = {**json.loads(shipped()["3m"]), **change}
+    answer = sc_pb.Response.FromString(
+        session.handle(_request(create_game=create(map_data=json.dumps(spec).encode())))
+    )
+    assert answer.create_game.error == sc_pb.ResponseCreateGame.InvalidMapData
+    assert message in answer.create_game.error_details
