@@ -390,6 +390,28 @@ _TABLE = (
         cargo_size=2,
     ),
     UnitType(
+        107,
+        "Hydralisk",
+        ZERG,
+        health=90,  # recorded observations (ares-sc2); ResponseData has no life
+        radius=0.625,
+        speed=2.25,
+        sight=9,
+        attributes=("Light", "Biological"),
+        mineral_cost=100,
+        vespene_cost=50,
+        food_required=2,
+        build_time=528,
+        # Needle Spines fly as a missile in the game; here they land at the end of the damage point.
+        weapon=Weapon(ANY, 12, 5, 0.824951172),
+        command_card=_ARMY_CARD,
+        army=True,
+        life_regen=_ZERG_REGEN,
+        cost_category="army",
+        tech_requirement=91,
+        cargo_size=2,
+    ),
+    UnitType(
         110,
         "Roach",
         ZERG,
@@ -589,9 +611,10 @@ MAP_OWN_TYPES = {
 }
 """A map's own type name -> the real type it copies (only those whose real type the engine plays exist)."""
 
-# Where SMAC's maps' copies differ from the data at hand: Medivac_RL moves at 2.75 (the real Medivac's 2.5
-# here; SMAC's maps were made with an older game version).
+# Where SMAC's maps' copies differ from the data at hand (SMAC's maps were made with an older game version):
+# Medivac_RL moves at 2.75 (the real Medivac's 2.5 here), Hydralisk_RL has 80 life (the recorded Hydralisk 90).
 _MAP_OWN_SPEEDS = {"Medivac_RL": 2.75}
+_MAP_OWN_HEALTH = {"Hydralisk_RL": 80.0}
 _REAL_BY_NAME = {u.name: u for u in _TABLE}
 _MAP_OWN = tuple(
     replace(
@@ -599,6 +622,7 @@ _MAP_OWN = tuple(
         unit_id=REAL_TYPE_COUNT + index,
         name=name,
         speed=_MAP_OWN_SPEEDS.get(name, _REAL_BY_NAME[base].speed),
+        health=_MAP_OWN_HEALTH.get(name, _REAL_BY_NAME[base].health),
         auto_acquire=False,
         responds=False,
         tech_requirement=0,

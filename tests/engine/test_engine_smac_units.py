@@ -194,3 +194,22 @@ def test_air_units_are_hit_only_by_weapons_that_target_air():
         sim.raw(ATTACK, a.tag, target=target_of(sim).tag)
         sim.step(32)
         assert (target_of(sim).health < 150) == hits, attacker
+
+
+def test_a_hydralisk_kills_a_zergling_in_three_needle_spines_and_hits_air():
+    """12 damage a shot, no armor on either: 35 life takes 3 shots, the first two 0.825 game s apart."""
+    sim = Sim(own_arena([unit("Hydralisk", 30, 30), unit("Zergling_RL", 34, 30, owner=2)]))
+    hydra = next(u for u in sim.obs().observation.raw_data.units if u.owner == 1)
+    sim.raw(HOLD, hydra.tag)
+    sim.raw(ATTACK, hydra.tag, target=target_of(sim).tag)
+    lives = []
+    for _ in range(40):
+        sim.step(1)
+        enemies = [u for u in sim.obs().observation.raw_data.units if u.owner == 2]
+        lives.append(enemies[0].health if enemies else 0.0)
+    drops = [round(a - b) for a, b in zip([35.0, *lives], lives) if a - b > 1]
+    assert drops == [12, 12, 11]  # the last shot takes what is left (35 - 24, plus a sliver of regeneration)
+    assert unit_type_by_name("Hydralisk_RL").health == 80 and unit_type_by_name("Hydralisk").health == 90
+    sim = Sim(own_arena([unit("Hydralisk", 30, 30), unit("Medivac_RL", 33, 30, owner=2)]))
+    sim.step(32)
+    assert target_of(sim).health < 150  # its weapon targets air too
