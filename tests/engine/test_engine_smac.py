@@ -14,7 +14,7 @@ import pytest
 from s2clientprotocol import common_pb2, debug_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
-from sc2env.engine.mapdef import builtin_definitions, parse_definition
+from sc2env.engine.mapdef import builtin_definitions, find_definition, parse_definition
 from sc2env.gamedata import MAP_OWN_TYPES, REAL_TYPE_COUNT, UNIT_TYPES, unit_type_by_name
 from sc2env.gamedata.unit_ids import Terran
 from sc2env.mapfiles import definitions_dir
@@ -102,10 +102,11 @@ def test_a_map_the_engine_cannot_play_yet_is_refused_with_the_reason():
 
 
 @pytest.mark.skipif(not REAL_MAPS.is_dir(), reason="SMAC's map files are not at ../shared/realdata/smac_maps")
-@pytest.mark.parametrize("name", sorted(MARINE_MAPS))
+@pytest.mark.parametrize("name", sorted(shipped()))
 def test_the_real_map_file_is_recognised_by_its_content(name):
-    digest = hashlib.sha256((REAL_MAPS / f"{name}.SC2Map").read_bytes()).hexdigest()
-    assert parse_definition(shipped()[name]).map_files == (digest,)
+    data = (REAL_MAPS / f"{name}.SC2Map").read_bytes()
+    assert parse_definition(shipped()[name]).map_files == (hashlib.sha256(data).hexdigest(),)
+    assert find_definition("whatever.SC2Map", data).name == name
 
 
 def test_the_definitions_are_built_in_under_smacs_path():
