@@ -23,6 +23,8 @@ MINI_GAMES = (
     "FindAndDefeatZerglings",
     "MoveToBeacon",
 )
+SMAC_SCENARIOS = tuple(sorted(p.stem for p in (ROOT / "maps" / "smac").glob("*.json")))
+"""SMAC's scenarios the engine plays (maps/smac/<name>.json, shipped as sc2env/maps/smac/)."""
 
 
 @pytest.fixture(scope="module")
@@ -66,6 +68,7 @@ def test_the_wheel_ships_the_maps_the_license_and_one_version(wheel):
     # other test.
     names = zipfile.ZipFile(wheel).namelist()
     assert {f"sc2env/maps/{name}.json" for name in MINI_GAMES} <= set(names)
+    assert SMAC_SCENARIOS and {f"sc2env/maps/smac/{name}.json" for name in SMAC_SCENARIOS} <= set(names)
     assert "sc2env/py.typed" in names and "sc2env/engine/__main__.py" in names
     assert not [n for n in names if n.startswith(("tests/", "benchmarks/", "maps/"))]
     metadata = (
@@ -100,4 +103,5 @@ def test_the_wheel_runs_without_the_checkout(wheel, tmp_path):
     )
     assert done.returncode == 0, done.stderr[-3000:]
     folder, *maps = done.stdout.split()
-    assert pathlib.Path(folder) == unpacked / "sc2env" / "maps" and tuple(maps) == MINI_GAMES
+    assert pathlib.Path(folder) == unpacked / "sc2env" / "maps"
+    assert tuple(maps) == tuple(sorted(MINI_GAMES + SMAC_SCENARIOS))
