@@ -49,8 +49,8 @@ class ReplayOptions(Options):
 
 
 def replay(options: ReplayOptions) -> int:
-    from sc2env.env.replay import watch_replay
-    from sc2env.game.replay import ReplayError, ReplayReader, read_replay
+    from sc2env.env.replay_watcher import watch_replay
+    from sc2env.game import ReplayError, ReplayReader, read_replay
     from sc2env.interface import FUNCTIONS
     from sc2env.launch import LaunchConfig
     from sc2env.viewer import ViewerClosed
@@ -146,7 +146,7 @@ def not_a_replay(data: bytes) -> str | None:
 
 def _replays_in(folder: str) -> list[str]:
     """The replay files in `folder`, sorted."""
-    from sc2env.game.replay import REPLAY_SUFFIX
+    from sc2env.game import REPLAY_SUFFIX
 
     return sorted(entry.path for entry in os.scandir(folder) if entry.name.endswith(REPLAY_SUFFIX))
 
@@ -154,7 +154,7 @@ def _replays_in(folder: str) -> list[str]:
 def _export_replays(source: str, out_dir: str, options: ReplayOptions) -> int:
     """Write each replay of `source` (a file or a folder) to `out_dir`/<its name>.npz, as the env's arrays."""
     from sc2env.env.dataset import export_replay
-    from sc2env.game.replay import REPLAY_SUFFIX, ReplayError, read_replay
+    from sc2env.game import REPLAY_SUFFIX, ReplayError, read_replay
 
     if os.path.isdir(source):
         paths = _replays_in(source)
@@ -197,7 +197,7 @@ def _export_replays(source: str, out_dir: str, options: ReplayOptions) -> int:
 
 def _list_replays(folder: str, engine: str | None) -> int:
     """One line per replay in `folder` (read by one game process): map, length, result and APM."""
-    from sc2env.game.replay import ReplayError, ReplayReader, read_replay
+    from sc2env.game import ReplayError, ReplayReader, read_replay
     from sc2env.launch import LaunchConfig
 
     paths = _replays_in(folder)

@@ -18,7 +18,7 @@ from sc2env import errors
 from sc2env.env.config import EnvConfig
 from sc2env.env.env import SC2Env
 from sc2env.env.npz_headers import ArrayHeader, read_headers
-from sc2env.env.replay import watch_replay
+from sc2env.env.replay_watcher import watch_replay
 from sc2env.safefile import describe_size, open_regular_file
 
 FORMAT = "sc2env-episode/1"

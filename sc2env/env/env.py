@@ -20,7 +20,7 @@ from sc2env.env.raw_space import RawActionSpace
 from sc2env.env.registration import spec_property
 from sc2env.game import Match, StepResult
 from sc2env.game.maps import LOOPS_PER_REAL_SECOND
-from sc2env.game.replay import write_replay
+from sc2env.game.replay_files import write_replay
 from sc2env.interface import (
     FUNCTIONS,
     ActionSpec,

@@ -15,19 +15,12 @@ _EXPORTS.update(
     )
 )
 _EXPORTS.update(
+    dict.fromkeys(("REPLAY_SUFFIX", "ReplayError", "read_replay", "write_replay"), "sc2env.game.replay_files")
+)
+_EXPORTS.update(
     dict.fromkeys(
-        (
-            "ReplayConfig",
-            "ReplayError",
-            "ReplayInfo",
-            "ReplayMatch",
-            "ReplayPlayer",
-            "ReplayReader",
-            "read_replay",
-            "replay_info",
-            "write_replay",
-        ),
-        "sc2env.game.replay",
+        ("ReplayConfig", "ReplayInfo", "ReplayMatch", "ReplayPlayer", "ReplayReader", "replay_info"),
+        "sc2env.game.replay_match",
     )
 )
 __all__ = [
@@ -35,6 +28,7 @@ __all__ = [
     "DIFFICULTIES",
     "MINI_GAMES",
     "RACES",
+    "REPLAY_SUFFIX",
     "Bot",
     "MapSpec",
     "Match",

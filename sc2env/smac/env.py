@@ -16,7 +16,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import errors
 from sc2env.game.match import require_count, require_seed
-from sc2env.game.replay import write_replay
+from sc2env.game.replay_files import write_replay
 from sc2env.launch import LaunchConfig
 from sc2env.smac import features
 from sc2env.smac.commands import add_command, target_index

@@ -253,7 +253,7 @@ def test_a_feature_players_replay_reads_back_as_raw_commands(make_env, tmp_path,
     env.step(FUNCTIONS.Move_screen("now", (3, 4)))
     env.close()
     (path,) = tmp_path.glob("*.SC2Replay")
-    with caplog.at_level(logging.WARNING, logger="sc2env.env.replay"):
+    with caplog.at_level(logging.WARNING, logger="sc2env.env.replay_watcher"):
         steps = list(
             watch_replay(path, {"actions": "raw", **dict.fromkeys(("screen_size", "minimap_size"), 32)})
         )

@@ -14,8 +14,8 @@ import sc2env  # registers the ids
 from sc2env.agents import make_agent, run_agent
 from sc2env.cli import main
 from sc2env.env.dataset import export_replay, load_episode
-from sc2env.env.replay import watch_replay
-from sc2env.game.replay import ReplayError, replay_info, write_replay
+from sc2env.env.replay_watcher import watch_replay
+from sc2env.game import ReplayError, replay_info, write_replay
 from sc2env.interface import FUNCTIONS
 from sc2env.launch import LaunchConfig
 
@@ -565,7 +565,7 @@ def test_the_command_line_lists_a_folder_of_replays_and_prints_one_without_playi
 
 
 def test_a_replay_reader_reads_many_replays_with_one_game(beacon_replay):
-    from sc2env.game.replay import ReplayReader
+    from sc2env.game import ReplayReader
 
     with ReplayReader(BUILTIN) as reader:
         first = reader.info(beacon_replay)

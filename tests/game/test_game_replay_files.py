@@ -7,7 +7,7 @@ import pytest
 from s2clientprotocol import common_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
-from sc2env.game.replay import ReplayConfig, ReplayError, ReplayInfo, read_replay, write_replay
+from sc2env.game import ReplayConfig, ReplayError, ReplayInfo, read_replay, write_replay
 
 
 def test_write_replay_makes_the_folder_and_never_replaces_a_file(tmp_path):

@@ -8,7 +8,7 @@ import pathlib
 
 import pytest
 
-from sc2env.game.replay import ReplayError, read_replay
+from sc2env.game.replay_files import ReplayError, read_replay
 from sc2env.safefile import MAX_REPLAY_BYTES, describe_size, read_regular_file
 
 # A FIFO that nobody writes to blocks a plain open() for ever: these tests would hang without the fix, and

@@ -19,7 +19,7 @@ from sc2env.env.env import GAME_LOOPS_PER_SECOND, SCORE_DETAIL_NAMES, env_layout
 from sc2env.env.raw_play import RawPlay
 from sc2env.game.maps import MINI_GAMES, is_definition_path
 from sc2env.game.match import OUTCOMES
-from sc2env.game.replay import ReplayConfig, ReplayInfo, ReplayMatch
+from sc2env.game.replay_match import ReplayConfig, ReplayInfo, ReplayMatch
 from sc2env.interface import (
     FUNCTIONS,
     RAW_FUNCTIONS,
