@@ -20,7 +20,7 @@ _EXPORTS = {
     "ReplayWatcher": "sc2env.env.replay_watcher",
     "watch_replay": "sc2env.env.replay_watcher",
     "DictActions": "sc2env.env.dict_actions",
-    "RawActionSpace": "sc2env.env.raw_space",
+    "RawActionSpace": "sc2env.interface.raw_space",
     "Episode": "sc2env.env.dataset",
     "export_replay": "sc2env.env.dataset",
     "load_episode": "sc2env.env.dataset",

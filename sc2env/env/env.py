@@ -16,7 +16,6 @@ from sc2env import errors
 from sc2env.env.config import EnvConfig, check_option_names
 from sc2env.env.observations import ObservationPacker
 from sc2env.env.raw_play import RawPlay
-from sc2env.env.raw_space import RawActionSpace
 from sc2env.env.registration import spec_property
 from sc2env.game import Match, StepResult
 from sc2env.game.maps import LOOPS_PER_REAL_SECOND
@@ -33,8 +32,9 @@ from sc2env.interface import (
     encode_action,
 )
 from sc2env.interface.actions import as_function_call
-from sc2env.interface.raw import RawFunctionCall
-from sc2env.interface.raw_actions import RawActionMasks
+from sc2env.interface.raw_functions import RawFunctionCall
+from sc2env.interface.raw_masks import RawActionMasks
+from sc2env.interface.raw_space import RawActionSpace
 
 GAME_LOOPS_PER_SECOND = LOOPS_PER_REAL_SECOND
 """Game loops per real second at the "faster" speed ladder games (and PySC2's realtime) run at."""

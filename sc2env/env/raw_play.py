@@ -9,16 +9,12 @@ from s2clientprotocol import query_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import errors
-from sc2env.env.raw_space import RawActionSpace
 from sc2env.interface import FeatureUnit, FunctionCall, Observation, PlayerRelative
 from sc2env.interface.functions import TargetClass
-from sc2env.interface.raw import RAW_FUNCTIONS, RawFunctionCall
-from sc2env.interface.raw_actions import (
-    RawActionMasks,
-    abilities_query,
-    decode_raw_action,
-    encode_raw_action,
-)
+from sc2env.interface.raw_actions import abilities_query, decode_raw_action, encode_raw_action
+from sc2env.interface.raw_functions import RAW_FUNCTIONS, RawFunctionCall
+from sc2env.interface.raw_masks import RawActionMasks
+from sc2env.interface.raw_space import RawActionSpace
 from sc2env.interface.transforms import CoordinateTransforms
 
 

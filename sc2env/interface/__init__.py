@@ -36,8 +36,10 @@ from sc2env.interface.layers import MINIMAP_LAYERS, SCREEN_LAYERS, Layer, Player
 from sc2env.interface.masks import ActionMasks
 from sc2env.interface.named_array import NamedArray
 from sc2env.interface.observation import Observation, ObservationDecoder
-from sc2env.interface.raw import RAW_FUNCTIONS, RawFunction, RawFunctionCall, RawFunctionKind
-from sc2env.interface.raw_actions import RawActionMasks, abilities_query, decode_raw_action, encode_raw_action
+from sc2env.interface.raw_actions import abilities_query, decode_raw_action, encode_raw_action
+from sc2env.interface.raw_functions import RAW_FUNCTIONS, RawFunction, RawFunctionCall, RawFunctionKind
+from sc2env.interface.raw_masks import RawActionMasks
+from sc2env.interface.raw_space import RawActionSpace
 from sc2env.interface.spec import ARGUMENT_NAMES, COMPONENT_NAMES, ActionSpec
 from sc2env.interface.transforms import CoordinateTransforms, Linear2D, MapInfo
 
@@ -72,6 +74,7 @@ __all__ = [
     "ProductionQueue",
     "Queued",
     "RawActionMasks",
+    "RawActionSpace",
     "RawFunction",
     "RawFunctionCall",
     "RawFunctionKind",

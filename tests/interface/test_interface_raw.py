@@ -18,7 +18,7 @@ from sc2env.interface import (
     decode_raw_action,
     encode_raw_action,
 )
-from sc2env.interface.raw import RAW_ARGUMENT_TYPES
+from sc2env.interface.raw_functions import RAW_ARGUMENT_TYPES
 from sc2env.interface.transforms import CoordinateTransforms, MapInfo
 
 F = RAW_FUNCTIONS

@@ -1,4 +1,4 @@
-"""The env's raw action layout: [function, queued, units, target, world] as a MultiDiscrete, and its masks."""
+"""The raw action layout: [function, queued, units, target, world] as a MultiDiscrete would see it, and its masks."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import numpy as np
 
 from sc2env.errors import InvalidActionError, MalformedActionError
 from sc2env.interface.functions import TargetClass
-from sc2env.interface.raw import RAW_FUNCTION_TARGETS, RAW_FUNCTIONS, RawFunctionCall
-from sc2env.interface.raw_actions import RawActionMasks
+from sc2env.interface.raw_functions import RAW_FUNCTION_TARGETS, RAW_FUNCTIONS, RawFunctionCall
+from sc2env.interface.raw_masks import RawActionMasks
 from sc2env.interface.transforms import CoordinateTransforms
 
 RAW_COMPONENT_NAMES = ("function", "queued", "units", "target", "world")
