@@ -36,8 +36,6 @@ from sc2env.interface.raw_functions import RawFunctionCall
 from sc2env.interface.raw_masks import RawActionMasks
 from sc2env.interface.raw_space import RawActionSpace
 
-GAME_LOOPS_PER_SECOND = LOOPS_PER_REAL_SECOND
-"""Game loops per real second at the "faster" speed ladder games (and PySC2's realtime) run at."""
 _SEED_BOUND = 2**31
 SCORE_DETAIL_NAMES = tuple(ScoreCumulative.__members__)
 """The keys of info["score_details"] (the env's and a replay watcher's)."""
@@ -85,7 +83,7 @@ class SC2Env(gym.Env):
 
     metadata: ClassVar[dict[str, Any]] = {
         "render_modes": ["rgb_array", "human"],
-        "render_fps": GAME_LOOPS_PER_SECOND / 8,
+        "render_fps": LOOPS_PER_REAL_SECOND / 8,
     }
     spec = spec_property(lambda env: env.config)
 
@@ -97,7 +95,7 @@ class SC2Env(gym.Env):
                 f"render_mode must be one of {self.metadata['render_modes']} or None, not {render_mode!r}"
             )
         self.render_mode = render_mode
-        self.metadata = {**self.metadata, "render_fps": GAME_LOOPS_PER_SECOND / self.config.step_mul}
+        self.metadata = {**self.metadata, "render_fps": LOOPS_PER_REAL_SECOND / self.config.step_mul}
         self.interface_format, self.action_spec, self._packer = env_layout(self.config, render_mode)
         self.observation_space = self._packer.space
         self.raw_space = raw_action_space(self.config) if self.config.actions == "raw" else None

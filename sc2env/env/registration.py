@@ -1,5 +1,5 @@
-"""Registers the Gymnasium ids: `sc2env/<MiniGame>-v0` for the seven mini-games, `sc2env/SC2-v0` for any map, and
-ids for mini-game definition files on request."""
+"""Registers the Gymnasium ids: `sc2env/<MiniGame>-v0` for each shipped mini-game, `sc2env/SC2-v0` for any map,
+and ids for mini-game definition files on request."""
 
 from __future__ import annotations
 

@@ -15,9 +15,9 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import errors
 from sc2env.env.config import EnvConfig, check_option_names
-from sc2env.env.env import GAME_LOOPS_PER_SECOND, SCORE_DETAIL_NAMES, env_layout, raw_action_space
+from sc2env.env.env import SCORE_DETAIL_NAMES, env_layout, raw_action_space
 from sc2env.env.raw_play import RawPlay
-from sc2env.game.maps import MINI_GAMES, is_definition_path
+from sc2env.game.maps import LOOPS_PER_REAL_SECOND, MINI_GAMES, is_definition_path
 from sc2env.game.match import OUTCOMES
 from sc2env.game.replay_match import ReplayConfig, ReplayInfo, ReplayMatch
 from sc2env.interface import (
@@ -243,7 +243,7 @@ class ReplayWatcher:
                 self.render_mode,
                 self.interface_format,
                 self._match.game_info,
-                fps=GAME_LOOPS_PER_SECOND / self.config.step_mul,
+                fps=LOOPS_PER_REAL_SECOND / self.config.step_mul,
                 size=self.config.render_size,
             )
         raw = None if self._raw is None else np.flatnonzero(self._raw.masks.functions).tolist()

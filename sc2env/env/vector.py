@@ -13,8 +13,9 @@ from gymnasium.vector.utils import batch_space
 
 from sc2env import errors
 from sc2env.client.connection import DEFAULT_SPIN_WAIT_S
-from sc2env.env.env import GAME_LOOPS_PER_SECOND, SC2Env
+from sc2env.env.env import SC2Env
 from sc2env.env.registration import spec_property
+from sc2env.game.maps import LOOPS_PER_REAL_SECOND
 from sc2env.game.match import require_count, require_seed
 from sc2env.spinwait import SpinWait, poller
 
@@ -75,7 +76,7 @@ class SC2VectorEnv(VectorEnv):
         self.render_mode = render_mode
         self.metadata = {
             "render_modes": first.metadata["render_modes"],
-            "render_fps": GAME_LOOPS_PER_SECOND / first.config.step_mul,
+            "render_fps": LOOPS_PER_REAL_SECOND / first.config.step_mul,
             "autoreset_mode": self.autoreset_mode,
         }
         self.single_observation_space = first.observation_space

@@ -1,11 +1,13 @@
-"""The map registry: the seven SC2LE mini-games, mini-game definition files and an install's `.SC2Map` files."""
+"""The map registry: the shipped mini-games (the definitions in maps/), definition files and an install's maps."""
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import pathlib
+from collections.abc import Iterator, Mapping
 
 from sc2env.errors import UnknownMapError
 
@@ -63,23 +65,50 @@ class MapSpec:
             ) from None
 
 
-def _mini_game(name: str, seconds: int) -> MapSpec:
-    return MapSpec(name, f"mini_games/{name}.SC2Map", players=1, game_loops=seconds * LOOPS_PER_GAME_SECOND)
+LIST_ORDER_FILE = "order.txt"
+"""The file of the maps folder that orders the shipped mini-games in lists (the SC2LE paper's order)."""
 
 
-# The time limits are the maps' own timers (game seconds at 16 loops each), from their trigger scripts.
-MINI_GAMES: dict[str, MapSpec] = {
-    spec.name: spec
-    for spec in (
-        _mini_game("MoveToBeacon", 120),
-        _mini_game("CollectMineralShards", 120),
-        _mini_game("FindAndDefeatZerglings", 180),
-        _mini_game("DefeatRoaches", 120),
-        _mini_game("DefeatZerglingsAndBanelings", 120),
-        _mini_game("CollectMineralsAndGas", 420),
-        _mini_game("BuildMarines", 900),
-    )
-}
+class _ShippedMiniGames(Mapping[str, MapSpec]):
+    """The mini-games shipped with sc2env, by name: one per definition in the maps folder (`definitions_dir()`),
+    in the order its `order.txt` gives (others after, by name), each with the time limit its definition sets. The folder is listed at first
+    use and each definition read when its map is first asked for (`import sc2env` only lists it)."""
+
+    def __getitem__(self, name: str) -> MapSpec:
+        if name not in _shipped_files():
+            raise KeyError(name)
+        return _shipped(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_shipped_files())
+
+    def __len__(self) -> int:
+        return len(_shipped_files())
+
+    def __repr__(self) -> str:
+        return f"MINI_GAMES({', '.join(self)})"
+
+
+@functools.cache
+def _shipped_files() -> dict[str, pathlib.Path]:
+    folder = definitions_dir()
+    files = {file.stem: file for file in sorted(folder.glob("*.json"))}
+    order = folder / LIST_ORDER_FILE
+    listed = order.read_text(encoding="utf-8").split("\n") if order.is_file() else []
+    first = [name for name in (line.strip() for line in listed) if name in files]
+    return {name: files[name] for name in [*first, *files]}
+
+
+@functools.cache
+def _shipped(name: str) -> MapSpec:
+    # Played by name (the engine finds the definition itself, the real game the map file of that name),
+    # so no file is sent: only the timer is read here.
+    timer = definition_map(_shipped_files()[name]).game_loops
+    return MapSpec(name, f"mini_games/{name}.SC2Map", players=1, game_loops=timer)
+
+
+MINI_GAMES: Mapping[str, MapSpec] = _ShippedMiniGames()
+"""The SC2LE mini-games, as the definitions shipped in maps/ describe them (name, timer), by name."""
 
 
 SMAC_MAPS_FOLDER = "SMAC_Maps"

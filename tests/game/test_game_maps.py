@@ -1,4 +1,4 @@
-"""The map registry: the seven mini-games, and the maps of a StarCraft II install found by name."""
+"""The map registry: the shipped mini-games (read from their definitions), and the maps of a StarCraft II install found by name."""
 
 from __future__ import annotations
 
@@ -55,3 +55,42 @@ def test_resolve_by_name_case_or_path(maps_dir):
 def test_unknown_map_lists_the_known_ones(maps_dir):
     with pytest.raises(LaunchError, match=r"Unknown map 'Nowhere'.*Simple64"):
         resolve_map("Nowhere", maps_dir)
+
+
+def test_the_mini_games_are_the_shipped_definitions_in_their_listed_order():
+    from sc2env.game.maps import LIST_ORDER_FILE
+    from sc2env.mapfiles import definitions_dir
+
+    folder = definitions_dir()
+    assert set(MINI_GAMES) == {file.stem for file in folder.glob("*.json")}
+    listed = [
+        line for line in (folder / LIST_ORDER_FILE).read_text().splitlines() if not line.startswith("#")
+    ]
+    assert list(MINI_GAMES) == listed, "order.txt names every shipped mini-game once"
+
+
+def test_a_definition_added_to_the_maps_folder_is_a_mini_game_with_its_own_timer(tmp_path, monkeypatch):
+    import json
+
+    from sc2env.game import maps
+    from sc2env.mapfiles import definitions_dir
+
+    beacon = json.loads((definitions_dir() / "MoveToBeacon.json").read_text())
+    (tmp_path / "MoveToBeacon.json").write_text(json.dumps(beacon))
+    (tmp_path / "ALongerBeacon.json").write_text(
+        json.dumps({**beacon, "name": "ALongerBeacon", "time_limit": 99})
+    )
+    (tmp_path / maps.LIST_ORDER_FILE).write_text("# first\nMoveToBeacon\nNoSuchGame\n")
+    monkeypatch.setattr(maps, "definitions_dir", lambda: tmp_path)
+    maps._shipped_files.cache_clear()  # read once per process: cleared before and after
+    maps._shipped.cache_clear()
+    try:
+        assert list(maps.MINI_GAMES) == ["MoveToBeacon", "ALongerBeacon"]  # listed first, the rest by name
+        longer = maps.MINI_GAMES["ALongerBeacon"]
+        assert (
+            longer.game_loops == 99 and longer.path == "mini_games/ALongerBeacon.SC2Map" and longer.mini_game
+        )
+        assert maps.resolve_map("alongerbeacon") == longer
+    finally:
+        maps._shipped_files.cache_clear()
+        maps._shipped.cache_clear()
