@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from sc2env.env.observations import LayerSelection
+from sc2env.env.compact_layers import LayerSelection
 from sc2env.game import Bot, MatchConfig
 from sc2env.game.maps import definition_map, is_definition_path
 from sc2env.game.match import require_count, require_seed

@@ -14,7 +14,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import errors
 from sc2env.env.config import EnvConfig, check_option_names
-from sc2env.env.observations import ObservationPacker
+from sc2env.env.observation_packer import ObservationPacker
 from sc2env.env.raw_play import RawPlay
 from sc2env.env.registration import spec_property
 from sc2env.game import Match, StepResult
@@ -53,11 +53,11 @@ def env_layout(
     # The viewer draws units from raw data; asking for the camera position turns raw data on.
     fmt = dataclasses.replace(fmt, use_camera_position=True) if render_mode else fmt
     spec = config.action_spec()
-    mask_size = raw_action_space(config).total if config.actions == "raw" else None
+    mask_size = raw_action_space(config).total if config.actions == "raw" else spec.total
     return (
         fmt,
         spec,
-        ObservationPacker(spec, config.layer_selection(), max_units=config.max_units, mask_size=mask_size),
+        ObservationPacker(fmt, config.layer_selection(), max_units=config.max_units, mask_size=mask_size),
     )
 
 
@@ -398,19 +398,20 @@ class SC2Env(gym.Env):
         )
 
     def _observe(self, response, answered: list = ()) -> dict[str, np.ndarray]:
-        self._last = self._decoder.decode(response, defer_layers=self._packer.defers_layers)
+        self._last = decoded = self._decoder.decode(response, defer_layers=self._packer.defers_layers)
         self._last_response = response
-        out = self._packer.pack(self._last, response)
         if self._raw is not None:
-            out["last_actions"] = self._raw.last_actions(response.actions, len(out["last_actions"]))
+            # The echoed commands first: their units are rows of the observation they were chosen from.
+            last_actions = self._raw.last_action_ids(response.actions)
             try:
-                out["action_mask"] = self._raw.observe(
-                    self._last, answered, self._match.controller.query, self.episode_over
-                )
+                mask = self._raw.observe(decoded, answered, self._match.controller.query, self.episode_over)
             except errors.ConnectionError as error:
                 self._needs_reset = f"after the game was lost ({type(error).__name__})"
                 raise
-        self._last_packed = out
+            extras = {"last_actions": last_actions, "action_mask": mask}
+        else:
+            extras = {"last_actions": decoded.last_actions, "action_mask": decoded.masks.flat}
+        self._last_packed = out = self._packer.pack(decoded, extras)
         return out
 
     def _info(self, result: StepResult, invalid: str | None) -> dict[str, Any]:

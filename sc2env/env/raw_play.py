@@ -79,12 +79,9 @@ class RawPlay:
         ]
         return calls if keep_none else [call for call in calls if call is not None]
 
-    def last_actions(self, echoed, size: int) -> np.ndarray:
-        """(size,) int32: the raw function ids of the actions the game echoed, -1 after them (as `calls`)."""
-        out = np.full(size, -1, np.int32)
-        ids = [call.function for call in self.calls(echoed)][:size]
-        out[: len(ids)] = ids
-        return out
+    def last_action_ids(self, echoed) -> np.ndarray:
+        """The raw function ids of the actions the game echoed (those `calls` expresses), int32."""
+        return np.array([call.function for call in self.calls(echoed)], np.int32)
 
     def flat_mask(self) -> np.ndarray:
         return self.space.flat_mask(self.masks, self.worlds[TargetClass.ANY])

@@ -265,13 +265,16 @@ class ReplayWatcher:
 
     def _decode(self, response: sc_pb.ResponseObservation) -> tuple[dict[str, np.ndarray], Observation]:
         decoded = self._decoder.decode(response, defer_layers=self._packer.defers_layers)
-        out = self._packer.pack(decoded, response)
         if self._raw is not None:  # the raw masks of what the recorded player could do, asked of the game
-            out["last_actions"] = self._raw.last_actions(response.actions, len(out["last_actions"]))
-            out["action_mask"] = self._raw.observe(
-                decoded, [], self._match.controller.query, self._match.ended
-            )
-        return out, decoded
+            by_mode = {
+                "last_actions": self._raw.last_action_ids(response.actions),
+                "action_mask": self._raw.observe(
+                    decoded, [], self._match.controller.query, self._match.ended
+                ),
+            }
+        else:
+            by_mode = {"last_actions": decoded.last_actions, "action_mask": decoded.masks.flat}
+        return self._packer.pack(decoded, by_mode), decoded
 
     def _show(self, decoded: Observation, response: sc_pb.ResponseObservation) -> None:
         """Make this the observation of the step being handled (last_observation, render())."""

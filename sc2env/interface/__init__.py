@@ -22,6 +22,7 @@ from sc2env.interface.columns import (
     ScoreVitals,
     UnitLayer,
 )
+from sc2env.interface.decoder import ObservationDecoder
 from sc2env.interface.format import InterfaceFormat
 from sc2env.interface.functions import (
     FUNCTION_ARGUMENTS,
@@ -35,7 +36,7 @@ from sc2env.interface.functions import (
 from sc2env.interface.layers import MINIMAP_LAYERS, SCREEN_LAYERS, Layer, PlayerRelative, Visibility, palette
 from sc2env.interface.masks import ActionMasks
 from sc2env.interface.named_array import NamedArray
-from sc2env.interface.observation import Observation, ObservationDecoder
+from sc2env.interface.observation import Observation
 from sc2env.interface.raw_actions import abilities_query, decode_raw_action, encode_raw_action
 from sc2env.interface.raw_functions import RAW_FUNCTIONS, RawFunction, RawFunctionCall, RawFunctionKind
 from sc2env.interface.raw_masks import RawActionMasks

@@ -6,6 +6,8 @@ import enum
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, NamedTuple
 
+from sc2env.interface.columns import CONTROL_GROUPS, QUEUE_ROWS
+
 if TYPE_CHECKING:
     from sc2env.interface.format import InterfaceFormat
 
@@ -120,12 +122,12 @@ ARGUMENT_TYPES = ArgumentTypes(
     ArgumentType(2, "screen2", "point", space="screen"),
     _enum(3, "queued", Queued),
     _enum(4, "control_group_act", ControlGroupAct),
-    ArgumentType(5, "control_group_id", "scalar", 10),
+    ArgumentType(5, "control_group_id", "scalar", CONTROL_GROUPS),
     _enum(6, "select_point_act", SelectPointAct),
     _enum(7, "select_add", SelectAdd),
     _enum(8, "select_unit_act", SelectUnitAct),
     ArgumentType(9, "select_unit_id", "scalar"),
     _enum(10, "select_worker", SelectWorker),
-    ArgumentType(11, "build_queue_id", "scalar", 10),
+    ArgumentType(11, "build_queue_id", "scalar", QUEUE_ROWS),
     ArgumentType(12, "unload_id", "scalar"),
 )

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import enum
 
+CONTROL_GROUPS = 10
+"""The game's control groups, 0-9: rows of `control_groups`, values of the control_group_id argument."""
+QUEUE_ROWS = 10
+"""Rows of the padded build_queue and production_queue arrays, values of the build_queue_id argument (PySC2's)."""
+
 
 class Player(enum.IntEnum):
     """`player` entries."""
@@ -19,6 +24,13 @@ class Player(enum.IntEnum):
     army_count = 8
     warp_gate_count = 9
     larva_count = 10
+
+
+class ControlGroup(enum.IntEnum):
+    """Columns of control_groups."""
+
+    leader_unit_type = 0
+    count = 1
 
 
 class UnitLayer(enum.IntEnum):

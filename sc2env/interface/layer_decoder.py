@@ -117,3 +117,43 @@ class StackDecoder:
             f"{self.what} layer {name} is {self.width}×{self.height} at {image.bits_per_pixel} bits per pixel "
             f"but has {len(image.data)} bytes; feature layers use 1, 8, 16 or 32 bits"
         )
+
+
+class LayerStacks:
+    """The feature layers of one observation: PySC2's int32 stacks of every layer, decoded from the message at
+    first use (`stacks`), or any selection straight into arrays of another form (`decode_into`: the env's uint8
+    ones) without them. Pickled, it keeps only the int32 stacks."""
+
+    def __init__(
+        self,
+        message: spatial_pb2.ObservationFeatureLayer | None,
+        decode: Callable[[spatial_pb2.ObservationFeatureLayer], tuple[np.ndarray, np.ndarray]] | None = None,
+        stacks: tuple[np.ndarray, np.ndarray] | None = None,
+    ):
+        self._message = message
+        self._decode = decode
+        self._stacks = stacks
+
+    @property
+    def stacks(self) -> tuple[np.ndarray, np.ndarray]:
+        """(screen, minimap): (layers, y, x) int32 stacks of every layer in table order."""
+        if self._stacks is None:
+            if self._message is None or self._decode is None:
+                raise ProtocolError(
+                    "these feature layers hold neither stacks nor a message to decode them from"
+                )
+            self._stacks = self._decode(self._message)
+        return self._stacks
+
+    def decode_into(self, decoder: StackDecoder, out: np.ndarray, narrow: Narrow | None = None) -> None:
+        """Decode `decoder`'s layers of the message into `out` (see StackDecoder.decode)."""
+        if self._message is None:
+            raise ProtocolError(
+                "these feature layers were pickled with their int32 stacks only: read them from "
+                "feature_screen / feature_minimap"
+            )
+        message = self._message
+        decoder.decode(message.renders if decoder.what == "screen" else message.minimap_renders, out, narrow)
+
+    def __getstate__(self) -> dict:
+        return {"_message": None, "_decode": None, "_stacks": self.stacks}

@@ -620,7 +620,7 @@ def test_compact_layers_are_the_game_values_narrowed(make_env):
 
 def test_unit_tables_keep_real_game_tags(make_env):
     # Real StarCraft II tags are 2**32 and more (the engine's are small): the tables are int64, never cut.
-    from sc2env.env.observations import _pad
+    from sc2env.env.observation_packer import _pad
 
     env = make_env(use_raw_units=True, use_feature_units=True, **SMALL)
     obs, _ = env.reset(seed=4)
@@ -628,7 +628,7 @@ def test_unit_tables_keep_real_game_tags(make_env):
         assert env.observation_space[name].dtype == np.int64 and obs[name].dtype == np.int64
         assert env.observation_space[name].contains(obs[name])
     tag = 4353949697  # a tag from a real ladder replay
-    assert _pad(np.array([[tag, 48]]), 4, np.int64)[0, 0] == tag
+    assert _pad(np.array([[tag, 48]]), (4, 2), np.dtype(np.int64), 0)[0, 0] == tag
 
 
 def test_a_subset_with_nothing_available_offers_its_first_function_played_as_no_op(make_env):
@@ -645,8 +645,8 @@ def test_a_subset_with_nothing_available_offers_its_first_function_played_as_no_
 
 
 def test_upgrades_are_observed(make_env, monkeypatch):
-    from sc2env.env.observations import MAX_UPGRADES
-    from sc2env.interface.observation import ObservationDecoder
+    from sc2env.interface import ObservationDecoder
+    from sc2env.interface.observation_layout import MAX_UPGRADES
 
     env = make_env(**SMALL)
     obs, _ = env.reset(seed=3)

@@ -346,14 +346,14 @@ def test_unmatched_abilities_are_skipped_and_logged_once_per_decoder(fmt64, capl
     """PySC2 raises ValueError on Smart without a point; the real game sends it."""
     response = observation(abilities=[(1, False), (999999, False), (4, False)])
     decoder = ObservationDecoder(fmt64)
-    with caplog.at_level(logging.WARNING, logger="sc2env.interface.observation"):
+    with caplog.at_level(logging.WARNING, logger="sc2env.interface.decoder"):
         for _ in range(3):
             obs = decoder.decode(response)
     assert FUNCTIONS.Stop_quick.id in obs.available_actions
     assert len(caplog.records) == 2
     assert "ability 1 (requires_point=False)" in caplog.records[0].getMessage()
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="sc2env.interface.observation"):
+    with caplog.at_level(logging.WARNING, logger="sc2env.interface.decoder"):
         ObservationDecoder(fmt64).decode(response)
     assert len(caplog.records) == 2  # a new decoder reports again: no global state
 
@@ -365,7 +365,7 @@ def test_last_actions_skip_actions_no_function_expresses(fmt64, caplog):
     raw_only.action_raw.unit_command.ability_id = 16
     army = sc_pb.Action()
     army.action_ui.select_army.selection_add = True
-    with caplog.at_level(logging.WARNING, logger="sc2env.interface.observation"):
+    with caplog.at_level(logging.WARNING, logger="sc2env.interface.decoder"):
         obs = ObservationDecoder(fmt64).decode(observation(actions=[dance, raw_only, army, dance]))
     assert obs.last_actions.tolist() == [FUNCTIONS.select_army.id]
     assert len(caplog.records) == 1 and "ability 99999" in caplog.records[0].getMessage()
