@@ -36,7 +36,7 @@ def raw_steps(map_name: str, steps: int) -> tuple[float, float]:
             for cell in rng.choice(cells, steps)
         ]
         queried = [0.0]
-        original = env._raw.observe
+        original = env.action_mode.observe
 
         def timed_observe(*args):
             t = time.perf_counter()
@@ -44,7 +44,7 @@ def raw_steps(map_name: str, steps: int) -> tuple[float, float]:
             queried[0] += time.perf_counter() - t
             return out
 
-        env._raw.observe = timed_observe
+        env.action_mode.observe = timed_observe
         start = time.perf_counter()
         for action in moves:
             _, _, terminated, truncated, _ = env.step(action)

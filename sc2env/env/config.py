@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from sc2env.env.compact_layers import LayerSelection
+from sc2env.env.layout import ACTION_MODES
 from sc2env.game import Bot, MatchConfig
 from sc2env.game.maps import definition_map, is_definition_path
 from sc2env.game.match import require_count, require_seed
@@ -18,7 +19,6 @@ from sc2env.launch import LaunchConfig
 
 INVALID_ACTION_POLICIES = ("noop", "raise")
 CRASH_POLICIES = ("raise", "truncate")
-ACTION_KINDS = ("features", "raw")
 _SWITCHES = (
     "compact_layers",
     "use_feature_units",
@@ -146,8 +146,8 @@ class EnvConfig:
             # A missing or broken file fails here, not at the first reset(); kept absolute, so that a config
             # sent to a process started in another folder (pickled to a worker) names the same file.
             object.__setattr__(self, "map_name", os.fspath(definition_map(self.map_name).file))
-        if self.actions not in ACTION_KINDS:
-            raise ValueError(f"actions must be one of {ACTION_KINDS}, not {self.actions!r}")
+        if self.actions not in ACTION_MODES:
+            raise ValueError(f"actions must be one of {tuple(ACTION_MODES)}, not {self.actions!r}")
         require_count("raw_resolution", self.raw_resolution, "cell")
         if self.actions == "raw" and self.functions is not None:
             raise ValueError(

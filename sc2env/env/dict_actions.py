@@ -30,11 +30,11 @@ class DictActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
     def __init__(self, env: gym.Env):
         gym.utils.RecordConstructorArgs.__init__(self)
         gym.ActionWrapper.__init__(self, env)
-        spec = env.unwrapped.raw_space or env.unwrapped.action_spec
-        self._names = spec.names
+        mode = env.unwrapped.action_mode
+        self._names = mode.names
         # An OrderedDict keeps its order in a gymnasium Dict; a plain dict would be sorted by name.
         self.action_space = spaces.Dict(
-            collections.OrderedDict((name, spaces.Discrete(int(n))) for name, n in zip(spec.names, spec.nvec))
+            collections.OrderedDict((name, spaces.Discrete(int(n))) for name, n in zip(mode.names, mode.nvec))
         )
 
     def action(

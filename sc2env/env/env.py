@@ -9,60 +9,31 @@ from typing import Any, ClassVar
 
 import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import errors
+from sc2env.env.action_mode import ActionMode
 from sc2env.env.config import EnvConfig, check_option_names
-from sc2env.env.observation_packer import ObservationPacker
-from sc2env.env.raw_play import RawPlay
+from sc2env.env.layout import EnvLayout
+from sc2env.env.raw_mode import RawActions
 from sc2env.env.registration import spec_property
 from sc2env.game import Match, StepResult
 from sc2env.game.maps import LOOPS_PER_REAL_SECOND
 from sc2env.game.replay_files import write_replay
 from sc2env.interface import (
-    FUNCTIONS,
-    ActionSpec,
     CoordinateTransforms,
     FunctionCall,
-    InterfaceFormat,
     Observation,
     ObservationDecoder,
+    RawActionMasks,
+    RawActionSpace,
+    RawFunctionCall,
     ScoreCumulative,
-    encode_action,
 )
-from sc2env.interface.actions import as_function_call
-from sc2env.interface.raw_functions import RawFunctionCall
-from sc2env.interface.raw_masks import RawActionMasks
-from sc2env.interface.raw_space import RawActionSpace
 
 _SEED_BOUND = 2**31
 SCORE_DETAIL_NAMES = tuple(ScoreCumulative.__members__)
 """The keys of info["score_details"] (the env's and a replay watcher's)."""
-
-
-def env_layout(
-    config: EnvConfig, render_mode: str | None
-) -> tuple[InterfaceFormat, ActionSpec, ObservationPacker]:
-    """The interface format, action spec and observation packer of an env of `config` (also a replay's watcher)."""
-    if render_mode == "human":  # before any game starts, not at the first frame
-        from sc2env.viewer.window import require_display
-
-        require_display()
-    fmt = config.interface_format()
-    # The viewer draws units from raw data; asking for the camera position turns raw data on.
-    fmt = dataclasses.replace(fmt, use_camera_position=True) if render_mode else fmt
-    spec = config.action_spec()
-    mask_size = raw_action_space(config).total if config.actions == "raw" else spec.total
-    return (
-        fmt,
-        spec,
-        ObservationPacker(fmt, config.layer_selection(), max_units=config.max_units, mask_size=mask_size),
-    )
-
-
-def raw_action_space(config: EnvConfig) -> RawActionSpace:
-    return RawActionSpace(config.max_units, config.raw_resolution)
 
 
 class SC2Env(gym.Env):
@@ -75,7 +46,9 @@ class SC2Env(gym.Env):
     Action: MultiDiscrete `[function, screen, minimap, screen2, queued, control_group_act, control_group_id,
     select_point_act, select_add, select_unit_act, select_unit_id, select_worker, build_queue_id,
     unload_id]`; points are flattened as y * width + x, components the function does not use are ignored.
-    A `FunctionCall` is accepted too: `env.step(FUNCTIONS.Move_screen("now", (x, y)))`.
+    A `FunctionCall` is accepted too: `env.step(FUNCTIONS.Move_screen("now", (x, y)))`. With actions="raw" the
+    action is `[function, queued, units, target, world]` (or a `RawFunctionCall`); `action_mode` is the layout
+    in use, and the env hands it every question about actions (masks, encoding, conversions).
 
     The game process starts at the first reset() and stops at close(). After a crash (GameCrashedError),
     the next reset() starts a new one.
@@ -96,12 +69,15 @@ class SC2Env(gym.Env):
             )
         self.render_mode = render_mode
         self.metadata = {**self.metadata, "render_fps": LOOPS_PER_REAL_SECOND / self.config.step_mul}
-        self.interface_format, self.action_spec, self._packer = env_layout(self.config, render_mode)
+        layout = EnvLayout.of(self.config, render_mode)
+        self.interface_format = layout.interface_format
+        self.action_spec = layout.action_spec
+        """The feature-layer function layout (the action space's under actions="features")."""
+        self.action_mode: ActionMode = layout.action_mode
+        """The action layout: its space, masks and encoding (FeatureActions, or RawActions under "raw")."""
+        self._packer = layout.packer
         self.observation_space = self._packer.space
-        self.raw_space = raw_action_space(self.config) if self.config.actions == "raw" else None
-        """The raw action layout under actions="raw" (else None)."""
-        self.action_space = spaces.MultiDiscrete((self.raw_space or self.action_spec).nvec)
-        self._raw = RawPlay(self.raw_space, self.config.hide_specific_actions) if self.raw_space else None
+        self.action_space = self.action_mode.action_space
         self._match: Match | None = None
         self._decoder: ObservationDecoder | None = None
         self._decoder_game_info = None
@@ -134,17 +110,16 @@ class SC2Env(gym.Env):
         response = match.reset(game_seed)
         self._unplayed_seed = None
         if self._decoder is None or match.game_info is not self._decoder_game_info:
+            self._decoder = None
             try:
-                self._decoder = ObservationDecoder(
+                decoder = ObservationDecoder(
                     self.interface_format, match.game_info, functions=self.action_spec.functions
                 )
             except errors.ProtocolError:  # a game_info we cannot use: the next reset() tries a new game
-                self._decoder = None
                 match.close()
                 raise
-            self._decoder_game_info = match.game_info
-            if self._raw is not None:
-                self._raw.start(self.transforms)
+            self.action_mode.start(decoder)  # a map the mode cannot play (raw grid): no decoder kept either
+            self._decoder, self._decoder_game_info = decoder, match.game_info
         self._episode_steps = 0
         self._episode_return = 0.0
         self._episode_counted = False
@@ -171,23 +146,39 @@ class SC2Env(gym.Env):
         """The current flat action mask as bool, the form sb3-contrib's MaskablePPO asks for."""
         if self._last is None:
             raise errors.ProtocolError("action_masks() needs an observation: call reset() first")
-        if self._raw is not None:
-            return self._raw.flat_mask()
-        return self._last.masks.flat.copy()
+        return self.action_mode.flat_mask()
+
+    def split_mask(self, flat: np.ndarray) -> tuple[np.ndarray, ...]:
+        """A flat mask (`obs["action_mask"]`, `action_masks()`, or a batch of them) as one int8 view per
+        action component: what `action_space.sample(mask=...)` takes, in either action layout."""
+        return self.action_mode.split_mask(flat)
+
+    def conditional_mask(self, function: int, units: int | None = None) -> np.ndarray:
+        """The current flat mask (bool) given the action's first component: the arguments that function
+        doesn't take pinned to 0, the rest narrowed to what it can use (with raw actions also given the
+        `units` component, if chosen: one unit is not offered itself as its target)."""
+        if self._last is None:
+            raise errors.ProtocolError("conditional_mask() needs an observation: call reset() first")
+        return self.action_mode.conditional_mask(function, units)
+
+    @property
+    def raw_space(self) -> RawActionSpace | None:
+        """The raw action layout under actions="raw" (else None)."""
+        return self.action_mode.space if isinstance(self.action_mode, RawActions) else None
 
     @property
     def raw_masks(self) -> RawActionMasks | None:
         """Under actions="raw": which raw functions each raw_units row can use now, and their targets."""
-        return self._raw.masks if self._raw is not None else None
+        return self.action_mode.masks if isinstance(self.action_mode, RawActions) else None
 
     def raw_conditional_mask(self, function: int, units: int | None = None) -> np.ndarray:
         """Under actions="raw": the flat mask (bool) given the chosen function component value, and the units
         value if chosen already (one unit is not offered itself as its target)."""
-        if self._raw is None or self._raw.masks is None:
+        if self.raw_masks is None:
             raise errors.ProtocolError(
                 "raw_conditional_mask() needs actions='raw' and an observation (reset())"
             )
-        return self._raw.conditional_mask(function, units)
+        return self.action_mode.conditional_mask(function, units)
 
     def render(self):
         if self.render_mode is None:
@@ -198,8 +189,9 @@ class SC2Env(gym.Env):
             return None
         if self._last is None or self._match is None:  # before reset(), or after close(): no game to draw
             return None
-        raw = None if self._raw is None else np.flatnonzero(self._raw.masks.functions).tolist()
-        return self._get_renderer().render(self._last, self._last_response, raw)
+        return self._get_renderer().render(
+            self._last, self._last_response, self.action_mode.offered_functions()
+        )
 
     def close(self) -> None:
         """Stop the game process (and close the viewer). Idempotent."""
@@ -265,16 +257,12 @@ class SC2Env(gym.Env):
     def function_call_to_action(self, call: FunctionCall | RawFunctionCall) -> np.ndarray:
         """The MultiDiscrete action vector for a FunctionCall, or a RawFunctionCall under actions="raw"
         (raises InvalidActionError if it has no place)."""
-        if self._raw is not None:
-            return self.raw_space.to_vector(self._raw.call(call), self._raw.masks)
-        return self.action_spec.to_vector(as_function_call(call))
+        return self.action_mode.to_vector(call)
 
     def action_to_function_call(self, action) -> FunctionCall | RawFunctionCall:
         """The FunctionCall (RawFunctionCall under actions="raw") an action vector stands for (no availability
         check; a raw vector's every-able-unit value is expanded with the current masks)."""
-        if self._raw is not None:
-            return self.raw_space.to_call(action, self._raw.masks)
-        return self.action_spec.to_call(action)
+        return self.action_mode.to_call(action)
 
     def begin_step(self, action):
         """The sending half of step(): check the action and hand it to the game, which starts working."""
@@ -293,15 +281,7 @@ class SC2Env(gym.Env):
                 f"{'' if self._match is not None else ' (it starts a game)'}."
             )
         try:
-            if self._raw is not None:
-                return self._raw.encode(action), None
-            if isinstance(action, FunctionCall) or hasattr(action, "arguments"):
-                call = as_function_call(action)
-            else:
-                call = self.action_spec.to_call(action)
-            if call.function == FUNCTIONS.no_op.id or self._stand_in(call):  # the game gets no action at all
-                return [], None
-            return [encode_action(call, self.interface_format, self._last.masks)], None
+            return self.action_mode.encode(action), None
         except errors.MalformedActionError:
             raise  # not an action of this space at all: a bug to fix, never a quiet no_op
         except errors.InvalidActionError as error:
@@ -312,9 +292,8 @@ class SC2Env(gym.Env):
     def send_encoded(self, actions: list, problem: str | None):
         """Send what encode() made; finish_step() reads the answer."""
         try:
-            # Raw masks: what the units seen last can do after this step, asked in the same round trip.
-            then = self._raw.query_with_step() if self._raw is not None else []
-            return self._match.begin_step(actions, then), problem
+            # What the action mode asks behind the observation (raw: what the units can do after the step).
+            return self._match.begin_step(actions, self.action_mode.step_requests()), problem
         except errors.ConnectionError as error:
             self._needs_reset = f"after the game was lost ({type(error).__name__})"
             raise
@@ -364,11 +343,6 @@ class SC2Env(gym.Env):
 
     # --- internals ---------------------------------------------------------------------------------
 
-    def _stand_in(self, call: FunctionCall) -> bool:
-        """Whether `call` is what the mask offers when no function of a subset can be called: the subset's
-        first function, marked so that every component keeps an allowed value. It is played as no_op."""
-        return self._last.masks.stand_in and call.function == self.action_spec.function_ids[0]
-
     def _ensure_match(self) -> Match:
         if self._match is None:
             self._match = Match(self.config.match_config(self.interface_format.to_interface_options()))
@@ -400,18 +374,14 @@ class SC2Env(gym.Env):
     def _observe(self, response, answered: list = ()) -> dict[str, np.ndarray]:
         self._last = decoded = self._decoder.decode(response, defer_layers=self._packer.defers_layers)
         self._last_response = response
-        if self._raw is not None:
-            # The echoed commands first: their units are rows of the observation they were chosen from.
-            last_actions = self._raw.last_action_ids(response.actions)
-            try:
-                mask = self._raw.observe(decoded, answered, self._match.controller.query, self.episode_over)
-            except errors.ConnectionError as error:
-                self._needs_reset = f"after the game was lost ({type(error).__name__})"
-                raise
-            extras = {"last_actions": last_actions, "action_mask": mask}
-        else:
-            extras = {"last_actions": decoded.last_actions, "action_mask": decoded.masks.flat}
-        self._last_packed = out = self._packer.pack(decoded, extras)
+        try:
+            by_mode = self.action_mode.observe(
+                decoded, response.actions, answered, self._match.query, self.episode_over
+            )
+        except errors.ConnectionError as error:
+            self._needs_reset = f"after the game was lost ({type(error).__name__})"
+            raise
+        self._last_packed = out = self._packer.pack(decoded, by_mode)
         return out
 
     def _info(self, result: StepResult, invalid: str | None) -> dict[str, Any]:

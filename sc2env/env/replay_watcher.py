@@ -10,25 +10,22 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import errors
 from sc2env.env.config import EnvConfig, check_option_names
-from sc2env.env.env import SCORE_DETAIL_NAMES, env_layout, raw_action_space
-from sc2env.env.raw_play import RawPlay
+from sc2env.env.env import SCORE_DETAIL_NAMES
+from sc2env.env.layout import EnvLayout
+from sc2env.env.raw_mode import RawActions
 from sc2env.game.maps import LOOPS_PER_REAL_SECOND, MINI_GAMES, is_definition_path
 from sc2env.game.match import OUTCOMES
 from sc2env.game.replay_match import ReplayConfig, ReplayInfo, ReplayMatch
 from sc2env.interface import (
-    FUNCTIONS,
-    RAW_FUNCTIONS,
     FunctionCall,
     Observation,
     ObservationDecoder,
     RawFunctionCall,
 )
-from sc2env.interface.actions import decode_action
 
 log = logging.getLogger(__name__)
 _BUSY = (
@@ -108,12 +105,18 @@ class ReplayWatcher:
         if render_mode not in (None, "human", "rgb_array"):
             raise ValueError(f"render_mode must be 'human', 'rgb_array' or None, not {render_mode!r}")
         self.render_mode = render_mode
-        self.interface_format, self.action_spec, self._packer = env_layout(self.config, render_mode)
+        layout = EnvLayout.of(self.config, render_mode)
+        self.interface_format, self.action_spec, self._packer = (
+            layout.interface_format,
+            layout.action_spec,
+            layout.packer,
+        )
+        self.action_mode = layout.action_mode
+        """The env's action layout: the steps' actions are its vectors and calls."""
         self.observation_space = self._packer.space
-        self.raw_space = raw_action_space(self.config) if self.config.actions == "raw" else None
+        self.raw_space = self.action_mode.space if isinstance(self.action_mode, RawActions) else None
         """The raw action layout when the config has actions="raw" (the steps' actions are raw then)."""
-        self._raw = RawPlay(self.raw_space, self.config.hide_specific_actions) if self.raw_space else None
-        self.action_space = spaces.MultiDiscrete((self.raw_space or self.action_spec).nvec)
+        self.action_space = self.action_mode.action_space
         cfg = self.config
         self._match = ReplayMatch(
             ReplayConfig(
@@ -168,8 +171,7 @@ class ReplayWatcher:
             self._decoder = ObservationDecoder(
                 self.interface_format, match.game_info, functions=self.action_spec.functions
             )
-            if self._raw is not None:
-                self._raw.start(self._decoder.transforms)
+            self.action_mode.start(self._decoder)
             # One player: a mini-game (a custom definition's too), whose reward is the score's change.
             mini_game = match.info is not None and (
                 match.info.map_name in MINI_GAMES or len(match.info.players) == 1
@@ -246,7 +248,7 @@ class ReplayWatcher:
                 fps=LOOPS_PER_REAL_SECOND / self.config.step_mul,
                 size=self.config.render_size,
             )
-        raw = None if self._raw is None else np.flatnonzero(self._raw.masks.functions).tolist()
+        raw = self.action_mode.offered_functions()
         return self._renderer.render(*self._last, raw)
 
     def close(self, keep_renderer: bool = False) -> None:
@@ -265,15 +267,10 @@ class ReplayWatcher:
 
     def _decode(self, response: sc_pb.ResponseObservation) -> tuple[dict[str, np.ndarray], Observation]:
         decoded = self._decoder.decode(response, defer_layers=self._packer.defers_layers)
-        if self._raw is not None:  # the raw masks of what the recorded player could do, asked of the game
-            by_mode = {
-                "last_actions": self._raw.last_action_ids(response.actions),
-                "action_mask": self._raw.observe(
-                    decoded, [], self._match.controller.query, self._match.ended
-                ),
-            }
-        else:
-            by_mode = {"last_actions": decoded.last_actions, "action_mask": decoded.masks.flat}
+        # Raw actions: the masks of what the recorded player could do, asked of the game.
+        by_mode = self.action_mode.observe(
+            decoded, response.actions, [], self._match.query, self._match.ended
+        )
         return self._packer.pack(decoded, by_mode), decoded
 
     def _show(self, decoded: Observation, response: sc_pb.ResponseObservation) -> None:
@@ -283,63 +280,18 @@ class ReplayWatcher:
             self.render()
 
     def _calls(self, response: sc_pb.ResponseObservation) -> list[FunctionCall] | list[RawFunctionCall]:
-        """The player's actions as this env's FunctionCalls (RawFunctionCalls with raw actions); those it can't
-        express are left out (logged once)."""
-        if self._raw is not None:
-            return self._raw_calls(response)
-        calls = []
-        for action in response.actions:
-            call = decode_action(action, self.interface_format)
-            if call is None:
-                why = "an action no function of this interface expresses"
-            elif call.function not in self.action_spec.function_ids:
-                why = f"{FUNCTIONS[call.function].name} (not in this env's functions)"
-            elif (self.action_spec.to_vector(call) >= self.action_spec.nvec).any():
-                why = (
-                    f"{FUNCTIONS[call.function].name} with an argument beyond this env's ranges "
-                    f"(max_selected_units, max_cargo?)"
-                )
-            else:
-                calls.append(call)
-                continue
+        """The player's actions as this env's calls; those its action vectors can't hold are left out (each
+        kind logged once)."""
+        calls, left_out = self.action_mode.recorded(response.actions)
+        for why in left_out:
             if why not in self._reported:
                 self._reported.add(why)
                 log.warning("replay: leaving out %s", why)
         return calls
 
-    def _raw_calls(self, response: sc_pb.ResponseObservation) -> list[RawFunctionCall]:
-        """The recorded raw commands, their units as rows of the observation they were chosen from; kept only
-        where an action vector can hold them (one unit, or every unit able to)."""
-        calls = []
-        for action, call in zip(response.actions, self._raw.calls(response.actions, keep_none=True)):
-            why = None
-            if call is None:
-                why = (
-                    "an action in no raw form (a selection or UI action: raw commands name their units "
-                    "themselves)"
-                    if not action.HasField("action_raw")
-                    else "a raw command whose units are not among the rows watched (a smaller max_units?)"
-                )
-            else:
-                try:
-                    self.raw_space.to_vector(call, self._raw.masks)
-                except errors.InvalidActionError as error:
-                    why = f"a raw command no action vector holds ({error})"
-            if why is None:
-                calls.append(call)
-            elif why not in self._reported:
-                self._reported.add(why)
-                log.warning("replay: leaving out %s", why)
-        return calls
-
     def _action(self, calls: list[FunctionCall] | list[RawFunctionCall]) -> np.ndarray:
-        if self._raw is not None:
-            return self.raw_space.to_vector(calls[0] if calls else RAW_FUNCTIONS.no_op(), self._raw.masks)
-        if calls:
-            return self.action_spec.to_vector(calls[0])
-        if FUNCTIONS.no_op.id in self.action_spec.function_ids:
-            return self.action_spec.to_vector(FUNCTIONS.no_op())
-        return np.zeros(len(self.action_spec.nvec), np.int64)  # a subset without no_op: its first function
+        """The action vector of a step: its first call's, or no action's."""
+        return self.action_mode.to_vector(calls[0]) if calls else self.action_mode.no_op_vector()
 
 
 def watch_replay(

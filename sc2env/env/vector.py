@@ -149,7 +149,7 @@ class SC2VectorEnv(VectorEnv):
             got = repr(actions.item()) if scalar else f"{len(actions)} actions"
             raise ValueError(
                 f"step() got {got} for {self.num_envs} envs: give one per sub-env, "
-                f"e.g. a ({self.num_envs}, {len(self.action_spec.nvec)}) array or a list of FunctionCalls"
+                f"e.g. a ({self.num_envs}, {len(self.single_action_space.nvec)}) array or a list of FunctionCalls"
             )
         if self._lost is not None:
             raise errors.ProtocolError(

@@ -10,7 +10,7 @@ import pathlib
 from collections.abc import Iterable, Sequence
 
 from google.protobuf.message import Message
-from s2clientprotocol import common_pb2
+from s2clientprotocol import common_pb2, query_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import errors
@@ -344,6 +344,16 @@ class Match:
         result = self._score(answers[at])
         result.then = answers[at + 1 :]
         return result
+
+    def query(self, request: query_pb2.RequestQuery) -> query_pb2.ResponseQuery:
+        """Ask the game a query about the episode being played (what units can do, pathing, placement)."""
+        if self.controller is None:
+            raise errors.ProtocolError("query() needs a game: call reset() first")
+        try:
+            return self.controller.query(request)
+        except errors.ConnectionError:
+            self._ended = True
+            raise
 
     def save_replay(self) -> bytes:
         """The replay of the episode being played or just finished, as the game records it (its bytes)."""

@@ -7,7 +7,7 @@ import logging
 import os
 import pathlib
 
-from s2clientprotocol import common_pb2
+from s2clientprotocol import common_pb2, query_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import errors
@@ -198,6 +198,12 @@ class ReplayMatch:
         ) as error:  # the game refused to go on: it diverged, or the replay is damaged
             self.close()
             raise ReplayError(f"the replay could not be played to its end: {error}") from error
+
+    def query(self, request: query_pb2.RequestQuery) -> query_pb2.ResponseQuery:
+        """Ask the game a query about the replay's current moment (what the player's units can do)."""
+        if self.controller is None:
+            raise errors.ProtocolError("query() needs a replay being watched: call start() first")
+        return self.controller.query(request)
 
     def close(self) -> None:
         """Quit the game and stop its process. Idempotent."""

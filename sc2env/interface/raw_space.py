@@ -12,6 +12,7 @@ from sc2env.errors import InvalidActionError, MalformedActionError
 from sc2env.interface.functions import TargetClass
 from sc2env.interface.raw_functions import RAW_FUNCTION_TARGETS, RAW_FUNCTIONS, RawFunctionCall
 from sc2env.interface.raw_masks import RawActionMasks
+from sc2env.interface.spec import split_mask
 from sc2env.interface.transforms import CoordinateTransforms
 
 RAW_COMPONENT_NAMES = ("function", "queued", "units", "target", "world")
@@ -62,6 +63,11 @@ class RawActionSpace:
     def segment(self, name: str) -> slice:
         """The slice of a flat mask that belongs to one component."""
         return self._segments[name]
+
+    def split(self, flat: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The 5 component masks as views of a flat mask (last axis), e.g. for `MultiDiscrete.sample`; a bool
+        mask (`action_masks()`) is viewed as int8, the dtype `sample(mask=...)` takes."""
+        return split_mask(flat, self.offsets)
 
     def to_call(self, vector: Sequence[int] | np.ndarray, masks: RawActionMasks) -> RawFunctionCall:
         """The raw call a vector stands for; `masks` expands `units = max_units` into the able units' rows."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -14,6 +15,16 @@ from sc2env.interface.functions import FUNCTION_ARGUMENTS, FUNCTION_TARGETS, FUN
 
 ARGUMENT_NAMES: tuple[str, ...] = tuple(t.name for t in ARGUMENT_TYPES)
 COMPONENT_NAMES: tuple[str, ...] = ("function", *ARGUMENT_NAMES)
+
+
+def split_mask(flat: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, ...]:
+    """A flat mask (last axis) as views of its components, which start at `offsets` (the last entry: the
+    total); a bool mask is viewed as int8, the dtype `MultiDiscrete.sample(mask=...)` takes."""
+    flat = np.asarray(flat)
+    if flat.dtype == np.bool_:
+        flat = flat.view(np.int8)
+    bounds = np.asarray(offsets).tolist()
+    return tuple(flat[..., a:b] for a, b in itertools.pairwise(bounds))
 
 
 @dataclass(frozen=True, eq=False)
@@ -97,10 +108,7 @@ class ActionSpec:
     def split(self, flat: np.ndarray) -> tuple[np.ndarray, ...]:
         """The 14 component masks as views of a flat mask (last axis), e.g. for `MultiDiscrete.sample`; a bool
         mask (`action_masks()`) is viewed as int8, the dtype `sample(mask=...)` takes."""
-        flat = np.asarray(flat)
-        if flat.dtype == np.bool_:
-            flat = flat.view(np.int8)
-        return tuple(flat[..., int(a) : int(b)] for a, b in zip(self.offsets[:-1], self.offsets[1:]))
+        return split_mask(flat, self.offsets)
 
     def _positions(self, function_index) -> np.ndarray:
         """`function_index` as an array of function component values, checked."""
