@@ -13,7 +13,7 @@ from sc2env.env.compact_layers import LayerSelection
 from sc2env.env.layout import ACTION_MODES
 from sc2env.game import Bot, MatchConfig
 from sc2env.game.maps import definition_map, is_definition_path
-from sc2env.game.match import require_count, require_seed
+from sc2env.game.match_config import require_count, require_seed
 from sc2env.interface import FUNCTIONS, MINIMAP_LAYERS, SCREEN_LAYERS, ActionSpec, Function, InterfaceFormat
 from sc2env.launch import LaunchConfig
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import enum
 import os
 import pathlib
 from typing import Any, ClassVar
@@ -17,8 +18,9 @@ from sc2env.env.config import EnvConfig, check_option_names
 from sc2env.env.layout import EnvLayout
 from sc2env.env.raw_mode import RawActions
 from sc2env.env.registration import spec_property
-from sc2env.game import Match, StepResult
+from sc2env.game.lifecycle import Lifecycle
 from sc2env.game.maps import LOOPS_PER_REAL_SECOND
+from sc2env.game.match import Match, MatchState, StepResult
 from sc2env.game.replay_files import write_replay
 from sc2env.interface import (
     CoordinateTransforms,
@@ -32,6 +34,39 @@ from sc2env.interface import (
 )
 
 _SEED_BOUND = 2**31
+
+
+class EnvState(enum.Enum):
+    """Where an SC2Env is in its life; ENV_TRANSITIONS says where it may go from each state. Whether the game
+    is still in the episode is its Match's state (an ended or lost game, seen there first)."""
+
+    NEW = "made, never reset"
+    RESETTING = "in reset(), or after one that did not finish (a failed start, a Ctrl-C)"
+    PLAYING = "an episode is being played (as far as the env knows: see Match.state)"
+    ENDING = "a step ended the episode; its end is not yet counted (a Ctrl-C while it was observed)"
+    ENDED = "the episode ended and was counted (its replay saved, if due)"
+    CLOSED = "closed: the game stopped; reset() starts a new one"
+
+
+_E = EnvState
+ENV_TRANSITIONS: dict[EnvState, set[EnvState]] = {
+    _E.NEW: {_E.RESETTING, _E.CLOSED},
+    _E.RESETTING: {_E.RESETTING, _E.PLAYING, _E.CLOSED},
+    _E.PLAYING: {_E.RESETTING, _E.ENDING, _E.ENDED, _E.CLOSED},  # to ENDED: a lost game's truncated episode
+    _E.ENDING: {_E.ENDED, _E.RESETTING, _E.CLOSED},
+    _E.ENDED: {_E.RESETTING, _E.CLOSED},
+    _E.CLOSED: {_E.RESETTING, _E.CLOSED},
+}
+_REFUSALS = {
+    _E.NEW: "before reset()",
+    _E.RESETTING: "after a reset() that did not finish",
+    _E.ENDING: "after the episode ended",
+    _E.ENDED: "after the episode ended",
+    _E.CLOSED: "after close()",
+}
+"""How step() says why it cannot go on, by the env's state."""
+_IN_AN_EPISODE = frozenset({_E.PLAYING, _E.ENDING, _E.ENDED})
+"""The states in which the env's game is its episode's: a lost one is the reason step() gives."""
 SCORE_DETAIL_NAMES = tuple(ScoreCumulative.__members__)
 """The keys of info["score_details"] (the env's and a replay watcher's)."""
 
@@ -86,12 +121,11 @@ class SC2Env(gym.Env):
         self._last_packed: dict[str, np.ndarray] = {}  # the observation step() returned last
         self._episode_steps = 0
         self._episode_return = 0.0
-        self._needs_reset: str | None = "before reset()"  # why step() can't go on, or None
-        self._seeded_once = False
-        self._unplayed_seed: int | None = None
+        self._lifecycle = Lifecycle("SC2Env", EnvState.NEW, ENV_TRANSITIONS)
+        self._first_seed = self.config.seed  # the config's seed, for the first reset that picks one
+        self._unplayed_seed: int | None = None  # a seeded reset cut short: the seed to play next
         self._renderer = None
         self._episodes_done = 0
-        self._episode_counted = True  # the current episode has been counted as finished (or there is none)
 
     # --- Gymnasium API -----------------------------------------------------------------------------
 
@@ -105,7 +139,8 @@ class SC2Env(gym.Env):
             game_seed = self._game_seed(seed)
         self._unplayed_seed = game_seed
         saved: dict[str, Any] = {}
-        self._episode_ended(saved)  # one a wrapper cut short (TimeLimit): its replay, before the restart
+        # An episode a wrapper cut short (TimeLimit) ends here: counted, its replay saved, before the restart.
+        self._count_episode(self._lifecycle.to(EnvState.RESETTING), saved)
         match = self._ensure_match()
         response = match.reset(game_seed)
         self._unplayed_seed = None
@@ -122,8 +157,7 @@ class SC2Env(gym.Env):
             self._decoder, self._decoder_game_info = decoder, match.game_info
         self._episode_steps = 0
         self._episode_return = 0.0
-        self._episode_counted = False
-        self._needs_reset = None
+        self._lifecycle.to(EnvState.PLAYING)
         obs = self._observe(response)
         info = {**self._info(StepResult(response), invalid=None), **saved}
         self._after_observation()
@@ -138,9 +172,14 @@ class SC2Env(gym.Env):
             return self.crash_step(error)
 
     @property
+    def state(self) -> EnvState:
+        """Where the env is in its life (its game's own state: `match.state`)."""
+        return self._lifecycle.state
+
+    @property
     def episode_over(self) -> bool:
         """Whether step() must wait for reset(): no episode started, it ended, or its game was lost."""
-        return self._needs_reset is not None or self._match is None or self._match.episode_over
+        return self._refusal() is not None
 
     def action_masks(self) -> np.ndarray:
         """The current flat action mask as bool, the form sb3-contrib's MaskablePPO asks for."""
@@ -196,7 +235,7 @@ class SC2Env(gym.Env):
     def close(self) -> None:
         """Stop the game process (and close the viewer). Idempotent."""
         try:
-            self._episode_ended({})
+            self._count_episode(self._lifecycle.to(EnvState.CLOSED), {})
         finally:  # a Ctrl-C during that save must not keep the game running
             match, self._match = self._match, None
             if match is not None:
@@ -204,7 +243,6 @@ class SC2Env(gym.Env):
             renderer, self._renderer = self._renderer, None
             if renderer is not None:
                 renderer.close()
-            self._needs_reset = "after close()"
 
     # --- for scripted agents and the vector env ------------------------------------------------------
 
@@ -273,8 +311,7 @@ class SC2Env(gym.Env):
 
         Raises InvalidActionError instead under invalid_action="raise". Sends nothing.
         """
-        # The match's own end counts too: a Ctrl-C can fall between its scoring of the last step and ours.
-        why = self._needs_reset or ("after the episode ended" if self.episode_over else None)
+        why = self._refusal()
         if why:
             raise errors.ProtocolError(
                 f"step() called {why}: call reset() to start an episode"
@@ -291,33 +328,26 @@ class SC2Env(gym.Env):
 
     def send_encoded(self, actions: list, problem: str | None):
         """Send what encode() made; finish_step() reads the answer."""
-        try:
-            # What the action mode asks behind the observation (raw: what the units can do after the step).
-            return self._match.begin_step(actions, self.action_mode.step_requests()), problem
-        except errors.ConnectionError as error:
-            self._needs_reset = f"after the game was lost ({type(error).__name__})"
-            raise
+        # What the action mode asks behind the observation (raw: what the units can do after the step).
+        return self._match.begin_step(actions, self.action_mode.step_requests()), problem
 
     def finish_step(self, sent):
         """The receiving half of step(): wait for the game, then (obs, reward, terminated, truncated, info)."""
         pending, problem = sent
-        try:
-            result = self._match.finish_step(pending)
-        except errors.ConnectionError as error:
-            self._needs_reset = f"after the game was lost ({type(error).__name__})"
-            raise
+        result = self._match.finish_step(pending)  # a lost game: the match says so (step() refuses)
         self._episode_steps += 1
         self._episode_return += result.reward
         cap = self.config.max_episode_steps
         truncated = result.truncated or (
             cap is not None and self._episode_steps >= cap and not result.terminated
         )
-        # Before decoding: a Ctrl-C there must still leave the episode's end known.
-        self._needs_reset = "after the episode ended" if result.terminated or truncated else None
+        ended = result.terminated or truncated
+        if ended:  # before decoding: a Ctrl-C there must still leave the episode's end known
+            self._lifecycle.to(EnvState.ENDING)
         obs = self._observe(result.observation, result.then)
         info = self._info(result, invalid=problem)
-        if self._needs_reset is not None:
-            self._episode_ended(info)
+        if ended:
+            self._count_episode(self._lifecycle.to(EnvState.ENDED), info)
         self._after_observation()
         return obs, float(result.reward), bool(result.terminated), bool(truncated), info
 
@@ -329,15 +359,14 @@ class SC2Env(gym.Env):
 
         The lost game is stopped at once (a hung one too); the next reset() starts a new one.
         """
-        self._needs_reset = f"after the game was lost ({type(error).__name__})"
         gym.logger.warn(f"the game was lost, so the episode ends here (on_crash='truncate'): {error}")
         if self._match is not None:
-            self._match.close()
+            self._match.stop_lost_game()
         info = {
             **self._info(StepResult(self._last_response), invalid=None),
             "crash": f"{type(error).__name__}: {error}",
         }
-        self._episode_ended(info)
+        self._count_episode(self._lifecycle.to(EnvState.ENDED), info)
         observation = {name: value.copy() for name, value in self._last_packed.items()}
         return observation, 0.0, False, True, info
 
@@ -354,14 +383,14 @@ class SC2Env(gym.Env):
         The first reset (and the first after a crash) seeds the game from `seed`, else `config.seed`, else
         np_random, so that a seeded env replays the same episodes.
         """
-        if seed is None and not self._seeded_once and self.config.seed is not None:
-            seed = self.config.seed
+        if seed is None and self._first_seed is not None:
+            seed = self._first_seed
             super().reset(seed=seed)
-        if seed is None and (not self._seeded_once or self._match is None or not self._match.running):
+        if seed is None and (self._match is None or not self._match.running):
             seed = int(self.np_random.integers(_SEED_BOUND))
         if seed is None:
             return None
-        self._seeded_once = True
+        self._first_seed = None
         seed = int(seed)
         # The game takes 31 bits. Larger seeds (64-bit ones from a SeedSequence, say) are hashed down, not
         # cut: seeds that differ only in their high bits must still play different games.
@@ -374,13 +403,9 @@ class SC2Env(gym.Env):
     def _observe(self, response, answered: list = ()) -> dict[str, np.ndarray]:
         self._last = decoded = self._decoder.decode(response, defer_layers=self._packer.defers_layers)
         self._last_response = response
-        try:
-            by_mode = self.action_mode.observe(
-                decoded, response.actions, answered, self._match.query, self.episode_over
-            )
-        except errors.ConnectionError as error:
-            self._needs_reset = f"after the game was lost ({type(error).__name__})"
-            raise
+        by_mode = self.action_mode.observe(
+            decoded, response.actions, answered, self._match.query, self.episode_over
+        )
         self._last_packed = out = self._packer.pack(decoded, by_mode)
         return out
 
@@ -396,15 +421,27 @@ class SC2Env(gym.Env):
             "invalid_action_reason": invalid or "",
         }
 
-    def _episode_ended(self, info: dict[str, Any]) -> None:
-        """Count the episode as finished, once, and save its replay if save_replay_episodes says so.
+    def _refusal(self) -> str | None:
+        """Why step() cannot go on now, as its error says it, or None: the env's state, then its game's."""
+        state, match = self._lifecycle.state, self._match
+        if state in _IN_AN_EPISODE and match is not None and match.state is MatchState.LOST:
+            return f"after the game was lost ({match.lost_because})"  # also once on_crash ended its episode
+        if state is not EnvState.PLAYING:
+            return _REFUSALS[state]
+        if match is None or match.state is MatchState.CLOSED:
+            return "after the episode ended"
+        if match.state is MatchState.LOST:
+            return f"after the game was lost ({match.lost_because})"
+        # The match's own end counts: a Ctrl-C can fall between its scoring of the last step and ours.
+        return "after the episode ended" if match.episode_over else None
 
-        Called where the env sees the end (its last step), else at the next reset() or close(): an episode a
-        wrapper cut (gym.make's max_episode_steps is Gymnasium's TimeLimit) ends there. The path goes in `info`
-        (that step's or reset's)."""
-        if self._episode_counted or self._episode_steps == 0:
+    def _count_episode(self, left: EnvState, info: dict[str, Any]) -> None:
+        """Count the episode the env has just `left` as finished, if it was one not counted yet (the last step
+        ended it, or reset() or close() left it after a step), and save its replay if save_replay_episodes says
+        so; the path goes in `info` (that step's or reset's). An episode a wrapper cut (gym.make's
+        max_episode_steps is Gymnasium's TimeLimit) ends at the next reset() or close()."""
+        if not (left is EnvState.ENDING or (left is EnvState.PLAYING and self._episode_steps > 0)):
             return
-        self._episode_counted = True
         self._episodes_done += 1
         every = self.config.save_replay_episodes
         if every and self._episodes_done % every == 0 and self._match is not None and self._match.running:

@@ -10,10 +10,9 @@ _EXPORTS = dict.fromkeys(
     "sc2env.game.maps",
 )
 _EXPORTS.update(
-    dict.fromkeys(
-        ("BUILDS", "DIFFICULTIES", "RACES", "Bot", "Match", "MatchConfig", "StepResult"), "sc2env.game.match"
-    )
+    dict.fromkeys(("BUILDS", "DIFFICULTIES", "RACES", "Bot", "MatchConfig"), "sc2env.game.match_config")
 )
+_EXPORTS.update(dict.fromkeys(("Match", "MatchState", "StepResult"), "sc2env.game.match"))
 _EXPORTS.update(
     dict.fromkeys(("REPLAY_SUFFIX", "ReplayError", "read_replay", "write_replay"), "sc2env.game.replay_files")
 )
@@ -33,6 +32,7 @@ __all__ = [
     "MapSpec",
     "Match",
     "MatchConfig",
+    "MatchState",
     "ReplayConfig",
     "ReplayError",
     "ReplayInfo",

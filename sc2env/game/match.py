@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 import dataclasses
+import enum
+import functools
 import logging
-import math
-import numbers
-import pathlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Concatenate, ParamSpec, TypeVar
 
 from google.protobuf.message import Message
-from s2clientprotocol import common_pb2, query_pb2
+from s2clientprotocol import query_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import errors
 from sc2env.client import Controller, Pending, status_name
 from sc2env.client.connection import DEFAULT_SPIN_WAIT_S
+from sc2env.game.lifecycle import Lifecycle
 from sc2env.game.maps import (
-    MINI_GAMES,
     SMAC_MAPS_FOLDER,
     MapSpec,
     definition_map,
@@ -25,37 +25,12 @@ from sc2env.game.maps import (
     is_definition_path,
     resolve_map,
 )
-from sc2env.launch import GameProcess, LaunchConfig, launch_plan, plan_launch
+from sc2env.game.match_config import RACES, Bot, MatchConfig
+from sc2env.launch import GameProcess, launch_plan, plan_launch
 from sc2env.launch.install import USE_BUILTIN
 
 log = logging.getLogger(__name__)
 
-RACES = {
-    "terran": common_pb2.Terran,
-    "zerg": common_pb2.Zerg,
-    "protoss": common_pb2.Protoss,
-    "random": common_pb2.Random,
-}
-DIFFICULTIES = {
-    "very_easy": sc_pb.VeryEasy,
-    "easy": sc_pb.Easy,
-    "medium": sc_pb.Medium,
-    "medium_hard": sc_pb.MediumHard,
-    "hard": sc_pb.Hard,
-    "harder": sc_pb.Harder,
-    "very_hard": sc_pb.VeryHard,
-    "cheat_vision": sc_pb.CheatVision,
-    "cheat_money": sc_pb.CheatMoney,
-    "cheat_insane": sc_pb.CheatInsane,
-}
-BUILDS = {
-    "random": sc_pb.RandomBuild,
-    "rush": sc_pb.Rush,
-    "timing": sc_pb.Timing,
-    "power": sc_pb.Power,
-    "macro": sc_pb.Macro,
-    "air": sc_pb.Air,
-}
 OUTCOMES = {sc_pb.Victory: 1, sc_pb.Defeat: -1, sc_pb.Tie: 0, sc_pb.Undecided: 0}
 
 # Safety net for maps without a timer of their own: an hour of game time (PySC2 caps at 524,000 loops).
@@ -63,86 +38,6 @@ DEFAULT_MAX_GAME_LOOPS = 16 * 3600
 # Mini-games end on their own timer; the cap sits a little past it so it only catches a game that never ends.
 _TIMER_MARGIN_LOOPS = 16 * 10
 _MAP_LOAD_TIMEOUT_S = 300.0
-
-
-def _choice(table: dict, value: str, what: str) -> int:
-    try:
-        return table[value.lower()]
-    except (KeyError, AttributeError):
-        raise ValueError(f"Unknown {what} {value!r}; choose one of {', '.join(table)}.") from None
-
-
-@dataclasses.dataclass(frozen=True)
-class Bot:
-    """The game's built-in AI, the opponent on two-player maps (real StarCraft II only)."""
-
-    race: str = "random"
-    difficulty: str = "very_easy"
-    build: str = "random"
-
-    def __post_init__(self) -> None:
-        _choice(RACES, self.race, "bot race")
-        _choice(DIFFICULTIES, self.difficulty, "bot difficulty")
-        _choice(BUILDS, self.build, "bot build")
-
-    def player_setup(self) -> sc_pb.PlayerSetup:
-        return sc_pb.PlayerSetup(
-            type=sc_pb.Computer,
-            race=_choice(RACES, self.race, "race"),
-            difficulty=_choice(DIFFICULTIES, self.difficulty, "difficulty"),
-            ai_build=_choice(BUILDS, self.build, "build"),
-        )
-
-
-@dataclasses.dataclass(frozen=True)
-class MatchConfig:
-    """What to play and how.
-
-    map_name:          a mini-game name, or a map of the install (`Simple64`, a ladder map's name).
-    interface_options: the InterfaceOptions sent with join_game (see sc2env.interface.InterfaceFormat).
-    step_mul:          game loops per agent step.
-    race:              the agent's race.
-    bot:               the opponent on two-player maps; None there means Bot() (random, very easy).
-    max_game_loops:    a safety cap on episode length; None: the map's timer plus 10 s, else one hour.
-    request_timeout_s: how long to wait for any answer of the game before giving up on it.
-    """
-
-    map_name: str
-    interface_options: sc_pb.InterfaceOptions = dataclasses.field(default_factory=sc_pb.InterfaceOptions)
-    launch: LaunchConfig = dataclasses.field(default_factory=LaunchConfig)
-    step_mul: int = 8
-    race: str = "terran"
-    bot: Bot | None = None
-    disable_fog: bool = False
-    realtime: bool = False
-    max_game_loops: int | None = None
-    player_name: str = "sc2env"
-    request_timeout_s: float = 120.0
-
-    def __post_init__(self) -> None:
-        require_count("step_mul", self.step_mul, "game loop")
-        require_seconds("request_timeout_s", self.request_timeout_s)
-        _choice(RACES, self.race, "race")
-        if self.bot is not None and not isinstance(self.bot, Bot):
-            raise TypeError(
-                f"bot must be an sc2env.game.Bot, e.g. Bot(race='zerg', difficulty='easy'), or None "
-                f"(Bot() on two-player maps), not {self.bot!r}"
-            )
-        if self.bot is not None and _mini_game_name(self.map_name):  # it would be left out without a word
-            raise ValueError(
-                f"{self.map_name} is a single-player mini-game: bot= sets the opponent on two-player "
-                "maps (engine='sc2', e.g. map_name='Simple64'); leave it out here"
-            )
-
-
-def _mini_game_name(map_name: str) -> bool:
-    """Whether `map_name` names a mini-game, as resolve_map reads names (any case, a .SC2Map file or path, or
-    a definition file)."""
-    if is_definition_path(map_name):
-        return True
-    stem = pathlib.PurePath(map_name).name
-    stem = stem[: -len(".SC2Map")] if stem.lower().endswith(".sc2map") else stem
-    return stem.lower() in {name.lower() for name in MINI_GAMES}
 
 
 def stop_game(controller: Controller | None, process: GameProcess | None) -> None:
@@ -157,26 +52,6 @@ def stop_game(controller: Controller | None, process: GameProcess | None) -> Non
     finally:  # a Ctrl-C in quit() too: nothing refers to the process any more, so stop it now
         if process is not None:
             process.close()
-
-
-def require_seconds(name: str, value) -> None:
-    """Raise ValueError unless `value` is a finite number of seconds above 0."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < math.inf:
-        raise ValueError(f"{name} must be a finite number of seconds above 0, not {value!r}")
-
-
-def require_seed(name: str, value) -> None:
-    """Raise ValueError unless `value` is None or a whole number >= 0 (numpy integers too, bools not)."""
-    if value is not None and (
-        isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0
-    ):
-        raise ValueError(f"{name} must be a whole number >= 0 or None, not {value!r}")
-
-
-def require_count(name: str, value, unit: str) -> None:
-    """Raise ValueError unless `value` is a whole number of at least 1 (numpy integers too, bools not)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be a whole number of at least 1 {unit}, not {value!r}")
 
 
 @dataclasses.dataclass
@@ -202,12 +77,57 @@ class StepResult:
         return self.observation.observation.game_loop
 
 
+class MatchState(enum.Enum):
+    """Where a Match is in its life; MATCH_TRANSITIONS says where it may go from each state."""
+
+    CLOSED = "no game process: never started, closed, or given up"
+    IDLE = "a game process is connected and no episode is being played: just started, or a reset under way"
+    PLAYING = "an episode is being played, no step on its way"
+    STEPPING = "a step was sent (or was being sent) and its answers are not read yet"
+    ENDED = "the episode ended: the game's end, the safety cap, or a game status no episode goes on from"
+    LOST = "the game process or its connection was lost: the next reset() starts a new one"
+
+
+_S = MatchState
+MATCH_TRANSITIONS: dict[MatchState, set[MatchState]] = {
+    _S.CLOSED: {_S.CLOSED, _S.IDLE},
+    _S.IDLE: {_S.IDLE, _S.PLAYING, _S.ENDED, _S.LOST, _S.CLOSED},
+    _S.PLAYING: {_S.IDLE, _S.STEPPING, _S.LOST, _S.CLOSED},
+    _S.STEPPING: {_S.IDLE, _S.STEPPING, _S.PLAYING, _S.ENDED, _S.LOST, _S.CLOSED},
+    _S.ENDED: {_S.IDLE, _S.LOST, _S.CLOSED},
+    _S.LOST: {_S.LOST, _S.CLOSED},
+}
+_CONNECTED = frozenset({_S.IDLE, _S.PLAYING, _S.STEPPING, _S.ENDED})
+_IN_EPISODE = frozenset({_S.PLAYING, _S.STEPPING})
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _loses_the_game_on_connection_errors(
+    method: Callable[Concatenate[Match, P], R],
+) -> Callable[Concatenate[Match, P], R]:
+    """A Match method that talks to the game: a ConnectionError out of it (the process died, the socket
+    dropped, a request timed out, or a Ctrl-C cut a message) leaves the match LOST, then goes on up."""
+
+    @functools.wraps(method)
+    def guarded(self: Match, *args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return method(self, *args, **kwargs)
+        except errors.ConnectionError as error:
+            self._lose(error)
+            raise
+
+    return guarded
+
+
 class Match:
     """One game process playing one map for as many episodes as asked; not thread-safe.
 
     The game is started lazily by the first reset(). reset() restarts the map (the fast mini-game reset)
     or, when a new seed is given, creates the game anew with that seed. If the game process died, the next
-    reset() starts a new one.
+    reset() starts a new one. `state` (a MatchState) says where it is; losing the game is handled here, by
+    every method that talks to it, so that its callers only read `state` (or `episode_over`) after an error.
     """
 
     def __init__(self, config: MatchConfig):
@@ -217,19 +137,24 @@ class Match:
         self.map: MapSpec | None = None
         self.game_info: sc_pb.ResponseGameInfo | None = None
         self.player_id = 1
+        self.lost_because = ""
+        """The kind of error that lost the game (in state LOST), e.g. "GameCrashedError"."""
+        self._lifecycle = Lifecycle("Match", MatchState.CLOSED, MATCH_TRANSITIONS)
         self._seed: int | None = None
-        self._needs_create = True
         self._start_loop = 0
         self._last_loop = 0
         self._last_score = 0.0
-        self._ended = True
 
     # --- lifecycle -------------------------------------------------------------------------------
 
     @property
+    def state(self) -> MatchState:
+        return self._lifecycle.state
+
+    @property
     def episode_over(self) -> bool:
         """No episode is being played: none was started, the last one ended, or its game was lost."""
-        return self._ended
+        return self._lifecycle.state not in _IN_EPISODE
 
     @property
     def running(self) -> bool:
@@ -241,6 +166,7 @@ class Match:
             and self.process.running
         )
 
+    @_loses_the_game_on_connection_errors
     def reset(self, seed: int | None = None) -> sc_pb.ResponseObservation:
         """Start a new episode and return its first observation.
 
@@ -248,8 +174,6 @@ class Match:
         a seed creates the game anew with that random seed, so the same seed replays the same episodes.
         A game that died since the last episode is replaced by a new one, created with the last seed.
         """
-        if seed is not None:
-            self._needs_create = True
         try:
             return self._begin_episode(seed)
         except errors.ConnectionError as error:  # it died since the last step: start a new one, once
@@ -258,24 +182,25 @@ class Match:
             return self._begin_episode(seed)
 
     def _begin_episode(self, seed: int | None) -> sc_pb.ResponseObservation:
-        if not self.running:
+        if not self.running or self.state is MatchState.LOST:
             self._start()
+        self._lifecycle.to(MatchState.IDLE)  # until the first observation: a Ctrl-C leaves no episode going
+        assert self.controller is not None  # started
         self.controller.abandon_pending()
         self.controller.read_unread()  # after a Ctrl-C: the status the interrupted request left
+        create = seed is not None
         status = self.controller.status
         if status in (sc_pb.launched, sc_pb.in_replay):  # no game to restart: create one
-            self._needs_create = True
-        elif status not in (
-            sc_pb.in_game,
-            sc_pb.ended,
-            sc_pb.init_game,
-        ):  # quit, unknown: the game is of no use
+            create = True
+        elif status not in (sc_pb.in_game, sc_pb.ended, sc_pb.init_game):  # quit, unknown: of no use
             log.warning("the game reported status %s; starting a new one", status_name(status))
             self._start()
+            create = True
+        assert self.controller is not None
         if self.controller.status == sc_pb.init_game:  # a Ctrl-C fell between create_game and join_game:
             self._join()  # joining is the only way on from there; the game is then created anew
-            self._needs_create = True
-        if self._needs_create:
+            create = True
+        if create:
             self._create_and_join(seed if seed is not None else self._seed)
         else:
             answer = self.controller.restart_game()
@@ -287,13 +212,14 @@ class Match:
         # PySC2's do. Only CollectMineralsAndGas starts elsewhere: at its 50 starting minerals, which the map's
         # script replaces by the collected total (0) on the first loop (PySC2 zeroes its first step's reward).
         self._last_score = 0.0
-        self._ended = bool(response.player_result)
+        self._lifecycle.to(MatchState.ENDED if response.player_result else MatchState.PLAYING)
         return response
 
     def step(self, actions: sc_pb.RequestAction | Iterable[sc_pb.Action] = ()) -> StepResult:
         """Send the actions, advance `step_mul` game loops and observe; pipelined in one round trip."""
         return self.finish_step(self.begin_step(actions))
 
+    @_loses_the_game_on_connection_errors
     def begin_step(
         self,
         actions: sc_pb.RequestAction | Iterable[sc_pb.Action] = (),
@@ -302,59 +228,60 @@ class Match:
         """The sending half of step(): the game works on it while the caller does something else. `then`:
         requests to send after the observation in the same round trip (their answers: StepResult.then, None
         for one the game refused)."""
-        if self.controller is None or self._ended:
+        if self.state not in _IN_EPISODE:
             raise errors.ProtocolError(
                 "step() needs a running episode: call reset() first "
                 "(the last episode ended or the game was never started)."
             )
-        cfg = self.config
-        try:
-            self.controller.abandon_pending()  # the last step's, if a Ctrl-C came before it read its answers
-            self.controller.read_unread()  # after a Ctrl-C: the status of the step it interrupted
-            if self.controller.status == sc_pb.ended:
-                return self.controller.observation()
-            if self.controller.status != sc_pb.in_game:  # the game said something no episode can go on from
-                self._ended = True
-                raise errors.ProtocolError(
-                    f"the game reported status {status_name(self.controller.status)} in the middle of an episode; "
-                    "call reset(): it starts the episode anew (a new game if need be)"
-                )
-            if cfg.realtime:
-                self.controller.action(actions)
-                return self.controller.begin(
-                    [
-                        ("observation", sc_pb.RequestObservation(game_loop=self._last_loop + cfg.step_mul)),
-                        *then,
-                    ],
-                    optional=len(then),
-                )
-            return self.controller.begin_act_step_observe(actions, cfg.step_mul, then=then)
-        except errors.ConnectionError:
-            self._ended = True  # the game is gone; reset() will start a new one
-            raise
+        # From here a step may be on its way: a Ctrl-C anywhere leaves its answers to be dropped first.
+        self._lifecycle.to(MatchState.STEPPING)
+        cfg, controller = self.config, self.controller
+        assert controller is not None  # in an episode
+        controller.abandon_pending()  # the last step's, if a Ctrl-C came before it read its answers
+        controller.read_unread()  # after a Ctrl-C: the status of the step it interrupted
+        if controller.status == sc_pb.ended:
+            return controller.observation()
+        if controller.status != sc_pb.in_game:  # the game said something no episode can go on from
+            self._lifecycle.to(MatchState.ENDED)
+            raise errors.ProtocolError(
+                f"the game reported status {status_name(controller.status)} in the middle of an episode; "
+                "call reset(): it starts the episode anew (a new game if need be)"
+            )
+        if cfg.realtime:
+            controller.action(actions)
+            return controller.begin(
+                [
+                    ("observation", sc_pb.RequestObservation(game_loop=self._last_loop + cfg.step_mul)),
+                    *then,
+                ],
+                optional=len(then),
+            )
+        return controller.begin_act_step_observe(actions, cfg.step_mul, then=then)
 
+    @_loses_the_game_on_connection_errors
     def finish_step(self, sent: Pending | sc_pb.ResponseObservation) -> StepResult:
         """The receiving half of step(): wait for the observation and score it."""
-        try:
-            answers = [sent] if isinstance(sent, sc_pb.ResponseObservation) else sent.finish()
-        except errors.ConnectionError:
-            self._ended = True
-            raise
+        if self.state is not MatchState.STEPPING:
+            raise errors.ProtocolError(
+                f"finish_step() reads the answers of a step begin_step() sent; this match is {self.state.name}"
+            )
+        answers = [sent] if isinstance(sent, sc_pb.ResponseObservation) else sent.finish()
         at = next(i for i, answer in enumerate(answers) if isinstance(answer, sc_pb.ResponseObservation))
         result = self._score(answers[at])
         result.then = answers[at + 1 :]
+        self._lifecycle.to(MatchState.ENDED if result.terminated or result.truncated else MatchState.PLAYING)
         return result
 
+    @_loses_the_game_on_connection_errors
     def query(self, request: query_pb2.RequestQuery) -> query_pb2.ResponseQuery:
         """Ask the game a query about the episode being played (what units can do, pathing, placement)."""
-        if self.controller is None:
-            raise errors.ProtocolError("query() needs a game: call reset() first")
-        try:
-            return self.controller.query(request)
-        except errors.ConnectionError:
-            self._ended = True
-            raise
+        if self.state not in _CONNECTED or self.controller is None:
+            raise errors.ProtocolError(
+                f"query() needs a game: call reset() first (the match is {self.state.name})"
+            )
+        return self.controller.query(request)
 
+    @_loses_the_game_on_connection_errors
     def save_replay(self) -> bytes:
         """The replay of the episode being played or just finished, as the game records it (its bytes)."""
         if not self.running:
@@ -369,7 +296,17 @@ class Match:
         """Quit the game and stop its process. Idempotent."""
         controller, process = self.controller, self.process
         self.controller = self.process = None
-        self._ended = True
+        self._lifecycle.to(MatchState.CLOSED)
+        stop_game(controller, process)
+
+    def stop_lost_game(self) -> None:
+        """Stop a lost game's process now rather than at the next reset() (a hung one would linger till
+        then); the match stays LOST, saying why, and reset() starts a new game. Any other state: close()."""
+        if self.state is not MatchState.LOST:
+            self.close()
+            return
+        controller, process = self.controller, self.process
+        self.controller = self.process = None
         stop_game(controller, process)
 
     def __enter__(self) -> Match:
@@ -412,7 +349,7 @@ class Match:
             process.close()
             raise
         self.process, self.map = process, spec
-        self._needs_create = True
+        self._lifecycle.to(MatchState.IDLE)
 
     def _create_and_join(self, seed: int | None) -> None:
         cfg, spec = self.config, self.map
@@ -432,7 +369,6 @@ class Match:
         self.controller.create_game(create)
         self._join()
         self._seed = seed
-        self._needs_create = False
 
     def _join(self) -> None:
         cfg = self.config
@@ -465,5 +401,10 @@ class Match:
                 (self.map.game_loops + _TIMER_MARGIN_LOOPS) if self.map.game_loops else DEFAULT_MAX_GAME_LOOPS
             )
         result.truncated = not result.terminated and obs.game_loop - self._start_loop >= cap
-        self._ended = result.terminated or result.truncated
         return result
+
+    def _lose(self, error: errors.ConnectionError) -> None:
+        """The game is gone (or its connection is of no more use): say so, until reset() or close()."""
+        if self.state in _CONNECTED:
+            self.lost_because = type(error).__name__
+            self._lifecycle.to(MatchState.LOST)

@@ -15,7 +15,7 @@ import numpy as np
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import errors
-from sc2env.game.match import require_count, require_seed
+from sc2env.game.match_config import require_count, require_seed
 from sc2env.game.replay_files import write_replay
 from sc2env.launch import LaunchConfig
 from sc2env.smac import features

@@ -9,7 +9,8 @@ from s2clientprotocol import debug_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import errors
-from sc2env.game.match import Bot, Match, MatchConfig
+from sc2env.game.match import Match
+from sc2env.game.match_config import Bot, MatchConfig
 from sc2env.launch import LaunchConfig
 from sc2env.mapfiles import MAX_GAME_LOOPS
 from sc2env.smac.scenarios import Scenario
@@ -52,7 +53,7 @@ class SocketGame:
     """A SMAC scenario played over the SC2 API through sc2env's Match: the built-in engine or StarCraft II.
 
     As SMAC: the agents join with raw observations only (no score, no feature layers), and the enemy is the
-    game's built-in AI of the scenario's race at `difficulty` (one of sc2env.game.match's DIFFICULTIES).
+    game's built-in AI of the scenario's race at `difficulty` (one of sc2env.game's DIFFICULTIES).
     """
 
     def __init__(

@@ -432,7 +432,7 @@ def test_a_ctrl_c_while_one_sub_env_closes_still_closes_the_others(make_vec, int
     envs = make_vec(num_envs=3, vectorization_mode="vector_entry_point", **SMALL)
     envs.reset(seed=3)
     assert len(marked_games()) == 3
-    interrupt_once(envs.envs[0], "_episode_ended")  # in sub-env 0's replay save, say
+    interrupt_once(envs.envs[0], "_count_episode")  # in sub-env 0's replay save, say
     with pytest.raises(KeyboardInterrupt):
         envs.close()
     assert _wait_until(lambda: not marked_games(), 10), "the other sub-envs' games outlived close()"
