@@ -233,7 +233,7 @@ class Connection:
     def send_control(self, opcode: int, payload: bytes = b"") -> None:
         """Send a control frame (a pong, say)."""
         try:
-            self.ws.sock.sendall(ABNF.create_frame(payload, opcode).format())
+            self.ws.sock.sendall(ABNF.create_frame(payload, opcode).format())  # type: ignore[union-attr]  # None once closed: AttributeError, below
         except (AttributeError, OSError) as error:
             raise Dropped(f"sending failed: {error!r}") from None
 

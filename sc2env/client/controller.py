@@ -260,8 +260,10 @@ class Controller:
             self._close("quit() in a forked copy of its process", graceful=False)
             return
         request = self._protocol.make_request("quit", sc_pb.RequestQuit())
+        connection = self._connection
+        assert connection is not None  # open (not closed): connected
         with contextlib.suppress(Dropped):  # already gone: quitting is done
-            self._connection.send([request.SerializeToString()])
+            connection.send([request.SerializeToString()])
         self._protocol.status = sc_pb.quit
         self._close("quit", graceful=False)
 
@@ -300,11 +302,13 @@ class Controller:
             return pending
         payloads = [request.SerializeToString() for request in made]
         progress: list[int] = []
+        connection = self._connection
+        assert connection is not None  # open (checked above): connected
         try:
             self._pending = (
                 pending  # before the write: a Ctrl-C just after it leaves the answers owed, not lost
             )
-            self._connection.send(payloads, progress)
+            connection.send(payloads, progress)
         except Dropped as error:
             raise self._lost(requests[0][0], str(error)) from None
         except BaseException:  # interrupted (Ctrl-C): what the game got decides
@@ -366,7 +370,9 @@ class Controller:
         if self._pending is pending:
             self._pending = None
         got = pending.got  # kept on the Pending: an interrupted read resumes where it stopped
-        pending.read_base = self._connection.messages_read - len(got)
+        connection = self._connection
+        assert connection is not None  # open (checked by _finish): connected
+        pending.read_base = connection.messages_read - len(got)
         # The first answer's wait counts from the send (several games read one after another all time out
         # together), a resumed read's from now, and each later answer's from the one before.
         since, pending.sent_at = pending.sent_at or time.monotonic(), None
@@ -375,7 +381,7 @@ class Controller:
             timeout_s = self.timeouts.get(kind, self.timeout_s)
             waited = time.monotonic() - since
             try:  # (a wait under a second is not taken off: the socket's timeout then stays as it was)
-                data = self._connection.receive(max(timeout_s - waited, 0.001) if waited > 1.0 else timeout_s)
+                data = connection.receive(max(timeout_s - waited, 0.001) if waited > 1.0 else timeout_s)
             except TimeoutError:
                 raise self._timed_out(kind, timeout_s) from None
             except MessageTooBig as error:
@@ -432,13 +438,15 @@ class Controller:
             )
 
     def _interrupted(self, pending: Pending) -> None:
+        connection = self._connection
+        assert connection is not None  # answers were owed: it was connected
         if pending.read_base is not None:
             # Answers taken off the stream but not recorded (a Ctrl-C as one was returned or parsed) are
             # lost, and with them what they did to the status.
-            while len(pending.got) < self._connection.messages_read - pending.read_base:
+            while len(pending.got) < connection.messages_read - pending.read_base:
                 pending.got.append(None)
                 self._status_unknown = True
-        if self._connection.between_messages:
+        if connection.between_messages:
             self._unread = pending
         else:
             self._close("an answer interrupted half-read", graceful=False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from google.protobuf.descriptor import EnumDescriptor
 from google.protobuf.message import DecodeError, Message
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
@@ -43,11 +44,12 @@ GAME_ENDED_TEXT = "Game has already ended"
 _ENDABLE = frozenset({"step", "action"})
 
 
-def _typed_error_enums() -> dict[str, object]:
+def _typed_error_enums() -> dict[str, EnumDescriptor]:
     """Request kind -> the enum of its sub-response's `error` field, e.g. ResponseCreateGame.Error."""
     table = {}
     for field in sc_pb.Response.DESCRIPTOR.oneofs_by_name["response"].fields:
-        error = field.message_type.fields_by_name.get("error")
+        message = field.message_type
+        error = message.fields_by_name.get("error") if message is not None else None
         if error is not None and error.enum_type is not None:
             table[field.name] = error.enum_type
     return table
@@ -58,7 +60,7 @@ _TYPED_ERRORS = _typed_error_enums()
 
 def status_name(status: int) -> str:
     try:
-        return Status.Name(status)
+        return Status.Name(Status.ValueType(status))
     except ValueError:
         return f"status {status}"
 
@@ -92,7 +94,7 @@ class Protocol:
         return request
 
     def read_response(
-        self, request: sc_pb.Request, data: bytes, sent_status: int | None = None
+        self, request: sc_pb.Request, data: bytes | memoryview, sent_status: int | None = None
     ) -> Message | None:
         """The typed sub-response to `request` from the bytes the game sent, after every check.
 
@@ -103,8 +105,10 @@ class Protocol:
         and RequestError for a typed error such as ResponseCreateGame.error.
         """
         kind = request.WhichOneof("request")
+        if kind is None:
+            raise errors.ProtocolError("read_response() needs the request that was sent: this one is empty")
         try:
-            response = sc_pb.Response.FromString(data)
+            response = sc_pb.Response.FromString(data)  # type: ignore[arg-type]  # a memoryview parses as is, uncopied
         except DecodeError:
             raise errors.ConnectionError(
                 f"The answer to `{kind}` is not an SC2 API Response ({len(data)} bytes starting "

@@ -145,7 +145,9 @@ class EnvConfig:
         if is_definition_path(self.map_name):
             # A missing or broken file fails here, not at the first reset(); kept absolute, so that a config
             # sent to a process started in another folder (pickled to a worker) names the same file.
-            object.__setattr__(self, "map_name", os.fspath(definition_map(self.map_name).file))
+            file = definition_map(self.map_name).file
+            assert file is not None  # a definition's map names its file
+            object.__setattr__(self, "map_name", os.fspath(file))
         if self.actions not in ACTION_MODES:
             raise ValueError(f"actions must be one of {tuple(ACTION_MODES)}, not {self.actions!r}")
         require_count("raw_resolution", self.raw_resolution, "cell")

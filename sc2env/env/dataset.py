@@ -8,10 +8,9 @@ import os
 import pathlib
 import secrets
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
-from gymnasium import spaces
 
 import sc2env
 from sc2env import errors
@@ -141,7 +140,7 @@ def _play(replay, config, env_kwargs) -> Episode:
         }
     return Episode(
         observations={
-            name: _stack(rows.get(name, []), space.shape, space.dtype)
+            name: _stack(rows.get(name, []), space.shape or (), space.dtype)
             for name, space in observation_space.items()
         },
         **{
@@ -159,7 +158,7 @@ def _write(episode: Episode, file, temporary: pathlib.Path, target: pathlib.Path
     arrays.update({name: getattr(episode, name) for name in _COLUMNS})
     arrays["meta"] = np.array(json.dumps(episode.meta))
     with file:
-        np.savez_compressed(file, **arrays)
+        np.savez_compressed(file, **arrays)  # type: ignore[arg-type]  # numpy's stub: a key might be allow_pickle
     os.replace(temporary, target)
 
 
@@ -224,10 +223,9 @@ def _layout(meta: dict[str, Any]) -> dict[str, ArrayHeader]:
             f"its meta {what}: it was exported by sc2env {meta.get('sc2env_version')!r}, this is "
             f"{sc2env.__version__}"
         ) from None
-    observation_space = cast(spaces.Dict, env.observation_space)
     layout = {
         f"{_OBSERVATION_PREFIX}{name}": ArrayHeader((0, *(space.shape or ())), np.dtype(space.dtype))
-        for name, space in observation_space.items()
+        for name, space in env.observation_space.items()
     }
     for name, (_, dtype) in _COLUMNS.items():
         shape = env.action_space.shape if name == "actions" else ()

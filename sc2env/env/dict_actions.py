@@ -12,6 +12,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from sc2env.env.env import SC2Env
 from sc2env.errors import MalformedActionError
 from sc2env.interface import FunctionCall, RawFunctionCall
 
@@ -30,6 +31,8 @@ class DictActions(gym.ActionWrapper, gym.utils.RecordConstructorArgs):
     def __init__(self, env: gym.Env):
         gym.utils.RecordConstructorArgs.__init__(self)
         gym.ActionWrapper.__init__(self, env)
+        if not isinstance(env.unwrapped, SC2Env):
+            raise TypeError(f"DictActions wraps an sc2env env (SC2Env), not {type(env.unwrapped).__name__}")
         mode = env.unwrapped.action_mode
         self._names = mode.names
         # An OrderedDict keeps its order in a gymnasium Dict; a plain dict would be sorted by name.

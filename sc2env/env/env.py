@@ -6,10 +6,12 @@ import dataclasses
 import enum
 import os
 import pathlib
-from typing import Any, ClassVar
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
 import numpy as np
+from gymnasium import spaces
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import errors
@@ -32,6 +34,9 @@ from sc2env.interface import (
     RawFunctionCall,
     ScoreCumulative,
 )
+
+if TYPE_CHECKING:
+    from sc2env.viewer import EnvRenderer
 
 _SEED_BOUND = 2**31
 
@@ -89,7 +94,7 @@ class SC2Env(gym.Env):
     the next reset() starts a new one.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {
+    metadata: dict[str, Any] = {  # noqa: RUF012 - as Gymnasium declares it; each env sets its own
         "render_modes": ["rgb_array", "human"],
         "render_fps": LOOPS_PER_REAL_SECOND / 8,
     }
@@ -111,20 +116,20 @@ class SC2Env(gym.Env):
         self.action_mode: ActionMode = layout.action_mode
         """The action layout: its space, masks and encoding (FeatureActions, or RawActions under "raw")."""
         self._packer = layout.packer
-        self.observation_space = self._packer.space
-        self.action_space = self.action_mode.action_space
+        self.observation_space: spaces.Dict = self._packer.space
+        self.action_space: spaces.MultiDiscrete = self.action_mode.action_space
         self._match: Match | None = None
         self._decoder: ObservationDecoder | None = None
-        self._decoder_game_info = None
+        self._decoder_game_info: sc_pb.ResponseGameInfo | None = None
         self._last: Observation | None = None
-        self._last_response = None
+        self._last_response: sc_pb.ResponseObservation | None = None
         self._last_packed: dict[str, np.ndarray] = {}  # the observation step() returned last
         self._episode_steps = 0
         self._episode_return = 0.0
         self._lifecycle = Lifecycle("SC2Env", EnvState.NEW, ENV_TRANSITIONS)
         self._first_seed = self.config.seed  # the config's seed, for the first reset that picks one
         self._unplayed_seed: int | None = None  # a seeded reset cut short: the seed to play next
-        self._renderer = None
+        self._renderer: EnvRenderer | None = None
         self._episodes_done = 0
 
     # --- Gymnasium API -----------------------------------------------------------------------------
@@ -133,6 +138,7 @@ class SC2Env(gym.Env):
         if isinstance(seed, np.integer):  # a seed drawn with numpy (SC2VectorEnv takes them too)
             seed = int(seed)
         super().reset(seed=seed)
+        game_seed: int | None
         if seed is None and self._unplayed_seed is not None:
             game_seed = self._unplayed_seed  # a seeded reset cut short (Ctrl-C, a failed start): play it now
         else:
@@ -159,7 +165,7 @@ class SC2Env(gym.Env):
         self._episode_return = 0.0
         self._lifecycle.to(EnvState.PLAYING)
         obs = self._observe(response)
-        info = {**self._info(StepResult(response), invalid=None), **saved}
+        info = {**self._info(self._observed(), StepResult(response), invalid=None), **saved}
         self._after_observation()
         return obs, info
 
@@ -329,12 +335,12 @@ class SC2Env(gym.Env):
     def send_encoded(self, actions: list, problem: str | None):
         """Send what encode() made; finish_step() reads the answer."""
         # What the action mode asks behind the observation (raw: what the units can do after the step).
-        return self._match.begin_step(actions, self.action_mode.step_requests()), problem
+        return self._game().begin_step(actions, self.action_mode.step_requests()), problem
 
     def finish_step(self, sent):
         """The receiving half of step(): wait for the game, then (obs, reward, terminated, truncated, info)."""
         pending, problem = sent
-        result = self._match.finish_step(pending)  # a lost game: the match says so (step() refuses)
+        result = self._game().finish_step(pending)  # a lost game: the match says so (step() refuses)
         self._episode_steps += 1
         self._episode_return += result.reward
         cap = self.config.max_episode_steps
@@ -345,7 +351,7 @@ class SC2Env(gym.Env):
         if ended:  # before decoding: a Ctrl-C there must still leave the episode's end known
             self._lifecycle.to(EnvState.ENDING)
         obs = self._observe(result.observation, result.then)
-        info = self._info(result, invalid=problem)
+        info = self._info(self._observed(), result, invalid=problem)
         if ended:
             self._count_episode(self._lifecycle.to(EnvState.ENDED), info)
         self._after_observation()
@@ -362,8 +368,10 @@ class SC2Env(gym.Env):
         gym.logger.warn(f"the game was lost, so the episode ends here (on_crash='truncate'): {error}")
         if self._match is not None:
             self._match.stop_lost_game()
+        last = self._last_response
+        assert last is not None  # a step comes after reset()'s observation
         info = {
-            **self._info(StepResult(self._last_response), invalid=None),
+            **self._info(self._observed(), StepResult(last), invalid=None),
             "crash": f"{type(error).__name__}: {error}",
         }
         self._count_episode(self._lifecycle.to(EnvState.ENDED), info)
@@ -400,17 +408,32 @@ class SC2Env(gym.Env):
             else int(np.random.SeedSequence(seed).generate_state(1)[0]) % _SEED_BOUND
         )
 
-    def _observe(self, response, answered: list = ()) -> dict[str, np.ndarray]:
-        self._last = decoded = self._decoder.decode(response, defer_layers=self._packer.defers_layers)
+    def _observe(
+        self, response: sc_pb.ResponseObservation, answered: Sequence[Any] = ()
+    ) -> dict[str, np.ndarray]:
+        decoder = self._decoder
+        assert decoder is not None  # made by reset() before its first observation
+        self._last = decoded = decoder.decode(response, defer_layers=self._packer.defers_layers)
         self._last_response = response
-        by_mode = self.action_mode.observe(
-            decoded, response.actions, answered, self._match.query, self.episode_over
-        )
+        match = self._game()
+        ended = match.episode_over or self._lifecycle.state is not EnvState.PLAYING
+        by_mode = self.action_mode.observe(decoded, response.actions, answered, match.query, ended)
         self._last_packed = out = self._packer.pack(decoded, by_mode)
         return out
 
-    def _info(self, result: StepResult, invalid: str | None) -> dict[str, Any]:
-        obs = self._last
+    def _game(self) -> Match:
+        """The match of the episode being played (ProtocolError if there is none)."""
+        if self._match is None:
+            raise errors.ProtocolError("this needs a game: call reset() first (it starts one)")
+        return self._match
+
+    def _observed(self) -> Observation:
+        """The last decoded observation (ProtocolError before the first)."""
+        if self._last is None:
+            raise errors.ProtocolError("this needs an observation: call reset() first")
+        return self._last
+
+    def _info(self, obs: Observation, result: StepResult, invalid: str | None) -> dict[str, Any]:
         return {
             "game_loop": int(obs.game_loop[0]),
             "score": int(obs.score_cumulative[0]),
@@ -459,14 +482,15 @@ class SC2Env(gym.Env):
         if self.render_mode == "human":
             self.render()
 
-    def _get_renderer(self):
+    def _get_renderer(self) -> EnvRenderer:
         if self._renderer is None:
             from sc2env.viewer import EnvRenderer  # pygame only when rendering
 
+            assert self.render_mode is not None  # render() returns before without one
             self._renderer = EnvRenderer(
                 self.render_mode,
                 self.interface_format,
-                self._match.game_info,
+                self._game().game_info,
                 fps=self.metadata["render_fps"],
                 size=self.config.render_size,
             )

@@ -23,6 +23,7 @@ def register_minigame(path: str | os.PathLike[str], env_id: str | None = None) -
     and so does whatever takes env ids. Registering the same file again is a no-op; an id that stands for
     something else is refused."""
     spec = definition_map(path)
+    assert spec.file is not None  # a definition's map names its file
     env_id = env_id or f"sc2env/{spec.name}-v0"
     kwargs = {"map_name": os.fspath(spec.file)}
     existing = gym.registry.get(env_id)

@@ -7,7 +7,7 @@ import logging
 import os
 import pathlib
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from s2clientprotocol import sc2api_pb2 as sc_pb
@@ -26,6 +26,9 @@ from sc2env.interface import (
     ObservationDecoder,
     RawFunctionCall,
 )
+
+if TYPE_CHECKING:
+    from sc2env.viewer import EnvRenderer
 
 log = logging.getLogger(__name__)
 _BUSY = (
@@ -51,7 +54,7 @@ class ReplayStep:
 
     observation: dict[str, np.ndarray]
     action: np.ndarray
-    calls: list[FunctionCall]
+    calls: list[FunctionCall] | list[RawFunctionCall]
     reward: float
     terminated: bool
     truncated: bool
@@ -130,7 +133,7 @@ class ReplayWatcher:
             )
         )
         self._decoder: ObservationDecoder | None = None
-        self._renderer = None
+        self._renderer: EnvRenderer | None = None
         self._last: tuple[Observation, sc_pb.ResponseObservation] | None = None
         self._reported: set[str] = set()
         self._iterating = False
@@ -266,7 +269,9 @@ class ReplayWatcher:
         self.close()
 
     def _decode(self, response: sc_pb.ResponseObservation) -> tuple[dict[str, np.ndarray], Observation]:
-        decoded = self._decoder.decode(response, defer_layers=self._packer.defers_layers)
+        decoder = self._decoder
+        assert decoder is not None  # made when the replay started
+        decoded = decoder.decode(response, defer_layers=self._packer.defers_layers)
         # Raw actions: the masks of what the recorded player could do, asked of the game.
         by_mode = self.action_mode.observe(
             decoded, response.actions, [], self._match.query, self._match.ended

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import sys
 import warnings
 from collections.abc import Mapping, Sequence
@@ -77,7 +78,9 @@ def make_masked_env(config: Mapping[str, Any]) -> FlatObservationWithMask:
             "make_masked_env makes one env: leave num_envs out of its config and set RLlib's "
             "num_envs_per_env_runner instead (make_env takes num_envs for a vector env of its own)"
         )
-    return FlatObservationWithMask(make_env(config), config.get("flatten_keys"))
+    env = make_env(config)
+    assert isinstance(env, SC2Env)  # no num_envs: one env
+    return FlatObservationWithMask(env, config.get("flatten_keys"))
 
 
 class FlatObservationWithMask(gym.ObservationWrapper):
@@ -89,13 +92,17 @@ class FlatObservationWithMask(gym.ObservationWrapper):
 
     def __init__(self, env: gym.Env, keys: Sequence[str] | None = None):
         super().__init__(env)
+        if not isinstance(env.observation_space, spaces.Dict):
+            raise TypeError(
+                f"FlatObservationWithMask flattens a Dict observation (an sc2env env's), not {env.observation_space}"
+            )
         items = env.observation_space.spaces
         choices = [k for k in items if k != "action_mask"]
         self.keys = tuple(keys) if keys is not None else tuple(choices)
         unknown = [k for k in self.keys if k not in choices]
         if unknown:
             raise ValueError(f"cannot flatten {unknown}; choose among {choices}")
-        size = sum(int(np.prod(items[k].shape)) for k in self.keys)
+        size = sum(math.prod(items[k].shape or ()) for k in self.keys)
         self.observation_space = spaces.Dict(
             {
                 "action_mask": spaces.Box(0.0, 1.0, items["action_mask"].shape, np.float32),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -16,7 +17,7 @@ import numpy as np
 from sc2env.env.env import SC2Env
 from sc2env.interface import FUNCTIONS
 
-BENCH_KWARGS = {"engine": "builtin", "screen_size": 64, "minimap_size": 64, "step_mul": 8}
+BENCH_KWARGS: dict[str, Any] = {"engine": "builtin", "screen_size": 64, "minimap_size": 64, "step_mul": 8}
 RESELECT_EVERY = 200
 """Steps between select_army calls in the vector loop: episodes that autoreset start with nothing selected."""
 

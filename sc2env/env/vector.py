@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any
 
@@ -126,7 +126,7 @@ class SC2VectorEnv(VectorEnv):
                 self._observations = [obs for obs, _ in results]
                 self._lost = None
             infos: dict[str, Any] = {}
-            for i, (obs, info) in zip(indices, results):
+            for i, (obs, info) in zip(map(int, indices), results):
                 self._observations[i] = obs
                 self._autoreset[i] = False
                 infos = self._add_info(infos, info, i)
@@ -149,7 +149,7 @@ class SC2VectorEnv(VectorEnv):
             got = repr(actions.item()) if scalar else f"{len(actions)} actions"
             raise ValueError(
                 f"step() got {got} for {self.num_envs} envs: give one per sub-env, "
-                f"e.g. a ({self.num_envs}, {len(self.single_action_space.nvec)}) array or a list of FunctionCalls"
+                f"e.g. a ({self.num_envs}, {len(self.envs[0].action_mode.nvec)}) array or a list of FunctionCalls"
             )
         if self._lost is not None:
             raise errors.ProtocolError(
@@ -172,7 +172,8 @@ class SC2VectorEnv(VectorEnv):
             except (errors.InvalidActionError, errors.ProtocolError) as error:
                 raise type(error)(f"sub-env {i}: {error}") from error
         # Every live game gets its action first, so all of them work while we wait on, and decode, each one.
-        sent, failures = {}, {}
+        sent: dict[int, tuple[Any, str | None]] = {}
+        failures: dict[int, errors.SC2EnvError] = {}
         results: list = [None] * self.num_envs
         try:
             for i in live:
@@ -181,7 +182,9 @@ class SC2VectorEnv(VectorEnv):
                 except errors.ConnectionError as error:
                     failures[i] = error
             if len(to_reset):
-                for i, (obs, info) in zip(to_reset, self._reset_each(to_reset, [None] * len(to_reset), None)):
+                for i, (obs, info) in zip(
+                    map(int, to_reset), self._reset_each(to_reset, [None] * len(to_reset), None)
+                ):
                     results[i] = (obs, 0.0, False, False, info)
             for i in _arrival_order(sent, self._spin):
                 try:
@@ -196,13 +199,14 @@ class SC2VectorEnv(VectorEnv):
         # on_crash="truncate": the lost game's episode ends, and the batch goes on.
         for i, failure in sorted(failures.items()):
             if isinstance(failure, errors.ConnectionError) and self.envs[i].config.on_crash == "truncate":
-                results[i] = self.envs[i].crash_step(failures.pop(i))
+                del failures[i]
+                results[i] = self.envs[i].crash_step(failure)
         if failures:
             # The batch is lost, and with it the other games' episode boundaries: every sub-env starts anew at
             # reset(), so no episode silently runs on across one.
-            index, error = min(failures.items())
+            index, failure = min(failures.items())
             self._lost = _lost_step(failures)
-            raise type(error)(f"sub-env {index}: {error}") from error
+            raise type(failure)(f"sub-env {index}: {failure}") from failure
         try:
             return self._returned(results)
         except BaseException as error:  # every game answered, but the caller gets nothing (a Ctrl-C, say)
@@ -225,9 +229,9 @@ class SC2VectorEnv(VectorEnv):
         infos: dict[str, Any] = {}
         ended = np.flatnonzero(self._autoreset)
         if len(ended) and self.autoreset_mode is AutoresetMode.SAME_STEP:
-            for i in ended:
+            for i in map(int, ended):
                 infos = self._add_info(infos, {"final_obs": results[i][0], "final_info": results[i][4]}, i)
-            for i, (obs, info) in zip(ended, self._reset_each(ended, [None] * len(ended), None)):
+            for i, (obs, info) in zip(map(int, ended), self._reset_each(ended, [None] * len(ended), None)):
                 self._observations[i], results[i] = obs, (obs, *results[i][1:4], info)
             self._autoreset[:] = False
         for i, result in enumerate(results):
@@ -235,12 +239,12 @@ class SC2VectorEnv(VectorEnv):
         return self._batch(self._observations), rewards, terminations, truncations, infos
 
     @property
-    def np_random_seed(self) -> tuple[int, ...]:
+    def np_random_seed(self) -> tuple[int, ...]:  # type: ignore[override]  # one per sub-env, as SyncVectorEnv
         """The sub-envs' seeds (as SyncVectorEnv reports them)."""
         return self.get_attr("np_random_seed")
 
-    @property
-    def np_random(self) -> tuple[np.random.Generator, ...]:
+    @property  # type: ignore[misc]  # read-only: each sub-env keeps its own
+    def np_random(self) -> tuple[np.random.Generator, ...]:  # type: ignore[override]  # one per sub-env
         """The sub-envs' random generators (as SyncVectorEnv reports them)."""
         return self.get_attr("np_random")
 
@@ -324,7 +328,7 @@ class SC2VectorEnv(VectorEnv):
     def _batch(self, observations: list[dict]) -> dict:
         """The sub-envs' observations stacked, key by key, into new arrays (np.stack took twice as long)."""
         batch = {}
-        for key in self.single_observation_space:
+        for key in self.envs[0].observation_space.spaces:
             first = observations[0][key]
             out = batch[key] = np.empty((len(observations), *first.shape), first.dtype)
             for i, obs in enumerate(observations):
@@ -332,7 +336,7 @@ class SC2VectorEnv(VectorEnv):
         return batch
 
 
-def _lost_step(failures: dict[int, BaseException]) -> str | None:
+def _lost_step(failures: Mapping[int, BaseException]) -> str | None:
     """Why step() waits for reset() after sub-envs' steps failed (the first of them named); None if none did."""
     if not failures:
         return None
@@ -368,7 +372,7 @@ def _arrival_order(sent: dict[int, tuple], spin: SpinWait) -> Iterator[int]:
         ready = next((i for i, fd in fds.items() if fd < 0), None)  # nothing to wait for: already answered
         if ready is None:
             spin.wait(*fds.values())
-            events = {fd for fd, _ in poller(fds.values()).poll(wait_ms)}
+            events = {fd for fd, _ in poller(list(fds.values())).poll(wait_ms)}
             ready = next((i for i, fd in fds.items() if fd in events), None)
             if ready is None:  # all silent: read one, which waits out the request timeout if it must; the
                 ready, wait_ms = next(iter(fds)), 0  # others then get no second wait of their own

@@ -182,8 +182,12 @@ def definition_map(path: str | os.PathLike[str]) -> MapSpec:
     name, limit = spec.get("name"), spec.get("time_limit")
     if not isinstance(name, str) or not name:
         raise UnknownMapError(f'{file}: "name" must be the mini-game\'s name, not {name!r}')
-    whole = isinstance(limit, (int, float)) and not isinstance(limit, bool) and float(limit).is_integer()
-    if not whole or not 0 < limit <= MAX_GAME_LOOPS:
+    if (
+        isinstance(limit, bool)
+        or not isinstance(limit, (int, float))
+        or not float(limit).is_integer()
+        or not 0 < limit <= MAX_GAME_LOOPS
+    ):
         raise UnknownMapError(
             f'{file}: "time_limit" must be a whole number of game loops from 1 to '
             f"{MAX_GAME_LOOPS}, not {limit!r}"

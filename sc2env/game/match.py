@@ -228,7 +228,7 @@ class Match:
         """The sending half of step(): the game works on it while the caller does something else. `then`:
         requests to send after the observation in the same round trip (their answers: StepResult.then, None
         for one the game refused)."""
-        if self.state not in _IN_EPISODE:
+        if self._lifecycle.state not in _IN_EPISODE:
             raise errors.ProtocolError(
                 "step() needs a running episode: call reset() first "
                 "(the last episode ended or the game was never started)."
@@ -261,7 +261,7 @@ class Match:
     @_loses_the_game_on_connection_errors
     def finish_step(self, sent: Pending | sc_pb.ResponseObservation) -> StepResult:
         """The receiving half of step(): wait for the observation and score it."""
-        if self.state is not MatchState.STEPPING:
+        if self._lifecycle.state is not MatchState.STEPPING:
             raise errors.ProtocolError(
                 f"finish_step() reads the answers of a step begin_step() sent; this match is {self.state.name}"
             )
@@ -275,7 +275,7 @@ class Match:
     @_loses_the_game_on_connection_errors
     def query(self, request: query_pb2.RequestQuery) -> query_pb2.ResponseQuery:
         """Ask the game a query about the episode being played (what units can do, pathing, placement)."""
-        if self.state not in _CONNECTED or self.controller is None:
+        if self._lifecycle.state not in _CONNECTED or self.controller is None:
             raise errors.ProtocolError(
                 f"query() needs a game: call reset() first (the match is {self.state.name})"
             )
@@ -289,8 +289,10 @@ class Match:
                 "save_replay() needs a game: call reset() first (the game was never "
                 "started, or it was closed or lost)"
             )
-        self.controller.abandon_pending()  # a step a Ctrl-C cut off after sending: its answers come first
-        return self.controller.save_replay().data
+        controller = self.controller
+        assert controller is not None  # running
+        controller.abandon_pending()  # a step a Ctrl-C cut off after sending: its answers come first
+        return controller.save_replay().data
 
     def close(self) -> None:
         """Quit the game and stop its process. Idempotent."""
@@ -352,8 +354,11 @@ class Match:
         self._lifecycle.to(MatchState.IDLE)
 
     def _create_and_join(self, seed: int | None) -> None:
-        cfg, spec = self.config, self.map
-        if spec.definition:  # read again: its time limit (the safety cap) as the engine will play it now
+        cfg, spec, controller = self.config, self.map, self.controller
+        assert spec is not None and controller is not None  # started
+        if (
+            spec.definition and spec.file is not None
+        ):  # read again: its time limit, as the engine plays it now
             spec = self.map = definition_map(spec.file)
         create = sc_pb.RequestCreateGame(disable_fog=cfg.disable_fog, realtime=cfg.realtime)
         create.local_map.map_path = spec.path
@@ -366,7 +371,7 @@ class Match:
         if not spec.mini_game:
             create.player_setup.append((cfg.bot or Bot()).player_setup())
         log.info("creating %s (seed %s)", spec.name, seed)
-        self.controller.create_game(create)
+        controller.create_game(create)
         self._join()
         self._seed = seed
 
@@ -375,11 +380,14 @@ class Match:
         join = sc_pb.RequestJoinGame(
             race=RACES[cfg.race.lower()], options=cfg.interface_options, player_name=cfg.player_name[:32]
         )
-        self.player_id = self.controller.join_game(join).player_id or 1
-        self.game_info = self.controller.game_info()
+        controller = self.controller
+        assert controller is not None  # started
+        self.player_id = controller.join_game(join).player_id or 1
+        self.game_info = controller.game_info()
 
     def _score(self, response: sc_pb.ResponseObservation) -> StepResult:
-        cfg, obs = self.config, response.observation
+        cfg, obs, spec, controller = self.config, response.observation, self.map, self.controller
+        assert spec is not None and controller is not None  # started
         self._last_loop = obs.game_loop
         result = StepResult(response)
         for player in response.player_result:
@@ -388,8 +396,8 @@ class Match:
                 result.outcome = OUTCOMES.get(player.result, 0)
         # A game that reports `ended` without player_result has ended all the same; waiting for a result
         # that never comes would repeat the last observation forever.
-        result.terminated = bool(response.player_result) or self.controller.status == sc_pb.ended
-        if self.map.mini_game:
+        result.terminated = bool(response.player_result) or controller.status == sc_pb.ended
+        if spec.mini_game:
             score = float(obs.score.score)
             result.reward = score - self._last_score
             self._last_score = score
@@ -397,9 +405,7 @@ class Match:
             result.reward = float(result.outcome)
         cap = cfg.max_game_loops
         if cap is None:
-            cap = (
-                (self.map.game_loops + _TIMER_MARGIN_LOOPS) if self.map.game_loops else DEFAULT_MAX_GAME_LOOPS
-            )
+            cap = (spec.game_loops + _TIMER_MARGIN_LOOPS) if spec.game_loops else DEFAULT_MAX_GAME_LOOPS
         result.truncated = not result.terminated and obs.game_loop - self._start_loop >= cap
         return result
 

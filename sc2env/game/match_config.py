@@ -6,6 +6,8 @@ import dataclasses
 import math
 import numbers
 import pathlib
+from collections.abc import Mapping
+from typing import TypeVar, cast
 
 from s2clientprotocol import common_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
@@ -13,13 +15,13 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2env.game.maps import MINI_GAMES, is_definition_path
 from sc2env.launch import LaunchConfig
 
-RACES = {
+RACES: dict[str, common_pb2.Race.ValueType] = {
     "terran": common_pb2.Terran,
     "zerg": common_pb2.Zerg,
     "protoss": common_pb2.Protoss,
     "random": common_pb2.Random,
 }
-DIFFICULTIES = {
+DIFFICULTIES: dict[str, sc_pb.Difficulty.ValueType] = {
     "very_easy": sc_pb.VeryEasy,
     "easy": sc_pb.Easy,
     "medium": sc_pb.Medium,
@@ -31,7 +33,7 @@ DIFFICULTIES = {
     "cheat_money": sc_pb.CheatMoney,
     "cheat_insane": sc_pb.CheatInsane,
 }
-BUILDS = {
+BUILDS: dict[str, sc_pb.AIBuild.ValueType] = {
     "random": sc_pb.RandomBuild,
     "rush": sc_pb.Rush,
     "timing": sc_pb.Timing,
@@ -41,7 +43,10 @@ BUILDS = {
 }
 
 
-def _choice(table: dict, value: str, what: str) -> int:
+T = TypeVar("T")
+
+
+def _choice(table: Mapping[str, T], value: str, what: str) -> T:
     try:
         return table[value.lower()]
     except (KeyError, AttributeError):
@@ -123,7 +128,11 @@ def _mini_game_name(map_name: str) -> bool:
 
 def require_seconds(name: str, value) -> None:
     """Raise ValueError unless `value` is a finite number of seconds above 0."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < math.inf:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not 0 < cast(float, value) < math.inf
+    ):
         raise ValueError(f"{name} must be a finite number of seconds above 0, not {value!r}")
 
 

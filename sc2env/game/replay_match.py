@@ -182,13 +182,14 @@ class ReplayMatch:
 
     def step(self) -> sc_pb.ResponseObservation:
         """Advance `step_mul` game loops and observe (one round trip)."""
-        if self.ended:
+        controller = self.controller
+        if controller is None or self.ended:
             raise errors.ProtocolError(
                 "step() needs a replay being watched: call start() first (the replay "
                 "has ended or was never started)"
             )
         try:
-            return self.controller.pipeline(
+            return controller.pipeline(
                 [
                     ("step", sc_pb.RequestStep(count=self.config.step_mul)),
                     ("observation", sc_pb.RequestObservation()),

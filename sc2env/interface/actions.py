@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from s2clientprotocol import sc2api_pb2 as sc_pb
+from s2clientprotocol import spatial_pb2
 
 from sc2env.errors import MalformedActionError
 from sc2env.interface.abilities import ABILITY_INDEX
@@ -111,16 +112,16 @@ def encode_action(
         target = spatial.camera_move.center_minimap
         target.x, target.y = args[0]
     elif kind is K.SELECT_POINT:
-        select = spatial.unit_selection_point
-        select.selection_screen_coord.x, select.selection_screen_coord.y = args[1]
-        select.type = args[0][0] + 1
+        point = spatial.unit_selection_point
+        point.selection_screen_coord.x, point.selection_screen_coord.y = args[1]
+        point.type = spatial_pb2.ActionSpatialUnitSelectionPoint.Type.ValueType(args[0][0] + 1)  # starts at 1
     elif kind is K.SELECT_RECT:
-        select = spatial.unit_selection_rect
+        rect_select = spatial.unit_selection_rect
         (x0, y0), (x1, y1) = args[1], args[2]
-        rect = select.selection_screen_coord.add()
+        rect = rect_select.selection_screen_coord.add()
         rect.p0.x, rect.p0.y = min(x0, x1), min(y0, y1)
         rect.p1.x, rect.p1.y = max(x0, x1), max(y0, y1)
-        select.selection_add = bool(args[0][0])
+        rect_select.selection_add = bool(args[0][0])
     else:  # QUICK, SCREEN, MINIMAP
         command = spatial.unit_command
         command.ability_id = func.ability_id
@@ -178,14 +179,14 @@ def decode_action(action: sc_pb.Action, fmt: InterfaceFormat) -> FunctionCall | 
         point = spatial.camera_move.center_minimap
         return FunctionCall(function_id, ((point.x, point.y),))
     if kind is K.SELECT_POINT:
-        select = spatial.unit_selection_point
-        point = select.selection_screen_coord
-        return FunctionCall(function_id, ((max(select.type - 1, 0),), (point.x, point.y)))
+        select_point = spatial.unit_selection_point
+        point = select_point.selection_screen_coord
+        return FunctionCall(function_id, ((max(select_point.type - 1, 0),), (point.x, point.y)))
     if kind is K.SELECT_RECT:
-        select = spatial.unit_selection_rect
-        rect = select.selection_screen_coord[0]
+        select_rect = spatial.unit_selection_rect
+        rect = select_rect.selection_screen_coord[0]
         return FunctionCall(
-            function_id, ((int(select.selection_add),), (rect.p0.x, rect.p0.y), (rect.p1.x, rect.p1.y))
+            function_id, ((int(select_rect.selection_add),), (rect.p0.x, rect.p0.y), (rect.p1.x, rect.p1.y))
         )
     if kind in (K.QUICK, K.SCREEN, K.MINIMAP):
         command = spatial.unit_command

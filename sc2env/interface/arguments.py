@@ -77,6 +77,8 @@ class ArgumentType:
             return (fmt.max_selected_units,)
         if self.name == "unload_id":
             return (fmt.max_cargo,)
+        if self.size is None:  # the table sizes every other argument
+            raise ValueError(f"argument type {self.name} has no size")
         return (self.size,)
 
     def n_values(self, fmt: InterfaceFormat) -> int:

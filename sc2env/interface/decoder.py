@@ -13,7 +13,7 @@ import sys
 import warnings
 from collections.abc import Sequence
 from operator import attrgetter
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar, cast
 
 import numpy as np
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
@@ -38,7 +38,7 @@ from sc2env.interface.named_array import (
     UnitTable,
 )
 from sc2env.interface.observation import ATTRIBUTES, Observation
-from sc2env.interface.observation_layout import OBSERVATION_LAYOUT, Entry, Ints, Scalars
+from sc2env.interface.observation_layout import OBSERVATION_LAYOUT, Entry, Ints, Scalars, fixed_size
 from sc2env.interface.spec import ActionSpec
 from sc2env.interface.target_masks import TargetMasker
 from sc2env.interface.transforms import CoordinateTransforms, MapInfo
@@ -53,7 +53,7 @@ _REFCOUNTS_EXACT = (
 )
 
 
-def _field(message: Descriptor, path: str) -> FieldDescriptor:
+def _field(message: Descriptor | None, path: str) -> FieldDescriptor:
     """The field a dotted path names in a message type; ValueError naming the first unknown part."""
     field = None
     for part in path.split("."):
@@ -66,8 +66,10 @@ def _field(message: Descriptor, path: str) -> FieldDescriptor:
 
 
 def _repeated(field: FieldDescriptor) -> bool:
-    is_repeated = getattr(field, "is_repeated", None)  # protobuf >= 6.32; `label` before
-    return bool(is_repeated) if is_repeated is not None else field.label == field.LABEL_REPEATED
+    try:
+        return bool(field.is_repeated)
+    except AttributeError:  # a protobuf before `is_repeated` (6.32)
+        return field.label == field.LABEL_REPEATED  # type: ignore[attr-defined]  # gone from newer stubs
 
 
 class _ScalarBlock:
@@ -104,13 +106,13 @@ class _ScalarBlock:
 class _Step(NamedTuple):
     """One step of `_read`: a run of a message's own fields (`fields` gets them all); a table of sibling
     messages with the same fields (`rows` gets the messages, `fields` each one's fields); or a sub-message
-    `name` that `inner` steps read (`count` values: zeros when the game left it out)."""
+    `name` that `inner` steps read (`size` values: zeros when the game left it out)."""
 
     name: str = ""
     fields: Any = None
     rows: Any = None
     inner: list[_Step] | None = None
-    count: int = 0
+    size: int = 0
     names: tuple[str, ...] = ()
 
 
@@ -120,10 +122,10 @@ def _compile(paths: list[list[str]]) -> list[_Step]:
     for head, grouped in itertools.groupby(paths, key=lambda path: path[0] if len(path) > 1 else ""):
         group = list(grouped)
         if head:
-            steps.append(_Step(head, inner=_compile([path[1:] for path in group]), count=len(group)))
+            steps.append(_Step(head, inner=_compile([path[1:] for path in group]), size=len(group)))
         else:
             names = tuple(path[0] for path in group)
-            steps.append(_Step(fields=attrgetter(*names), count=len(names), names=names))
+            steps.append(_Step(fields=attrgetter(*names), size=len(names), names=names))
     return _tables(steps)
 
 
@@ -136,32 +138,34 @@ def _tables(steps: list[_Step]) -> list[_Step]:
             out += group
         else:
             rows = attrgetter(*(step.name for step in group))
-            out.append(_Step(fields=group[0].inner[0].fields, rows=rows, count=sum(s.count for s in group)))  # type: ignore[index]
+            first = group[0].inner
+            assert first is not None  # a row's step: one run of fields (_row_shape)
+            out.append(_Step(fields=first[0].fields, rows=rows, size=sum(s.size for s in group)))
     return out
 
 
 def _row_shape(step: _Step) -> tuple[str, ...] | None:
     """The field names of a sub-message step that is one run of two or more fields (a table's row), else None."""
     inner = step.inner
-    if inner is None or len(inner) != 1 or inner[0].inner is not None or inner[0].count < 2:
+    if inner is None or len(inner) != 1 or inner[0].inner is not None or inner[0].size < 2:
         return None
     return inner[0].names
 
 
 def _read(message: Any, steps: list[_Step], out: list[int]) -> None:
-    for name, fields, rows, inner, count, _ in steps:
+    for name, fields, rows, inner, size, _ in steps:
         if inner is None:
             if rows is not None:
                 for row in rows(message):
                     out.extend(fields(row))
-            elif count == 1:
+            elif size == 1:
                 out.append(fields(message))
             else:
                 out.extend(fields(message))
         elif message.HasField(name):
             _read(getattr(message, name), inner, out)
         else:
-            out.extend(_ZEROS[:count])  # reading a message that is not there would make one, field by field
+            out.extend(_ZEROS[:size])  # reading a message that is not there would make one, field by field
 
 
 _ZEROS = (0,) * 256
@@ -169,7 +173,7 @@ _ZEROS = (0,) * 256
 
 def _decoded_shape(entry: Entry) -> tuple[int, ...]:
     """A fixed entry's shape (its axes are numbers and enums)."""
-    return tuple(axis if isinstance(axis, int) else len(axis) for axis in entry.shape)  # type: ignore[arg-type]
+    return tuple(fixed_size(axis) for axis in entry.shape)
 
 
 class _IntFields:
@@ -213,16 +217,18 @@ _OTHERS = tuple(
 """Entries Observation has no attribute for: they go in its `others`."""
 
 
-def _table(rows: list, kind: type[NamedArray]) -> NamedArray:
+T = TypeVar("T", bound=NamedArray)
+
+
+def _table(rows: list, kind: type[T]) -> T:
     """Rows as an int32 table of a NamedArray kind, (0, columns) when there are none."""
-    if not rows:
-        return np.zeros((0, len(kind._names)), np.int32).view(kind)
-    return np.array(rows, np.int32).view(kind)
+    table = np.zeros((0, len(kind._names)), np.int32) if not rows else np.array(rows, np.int32)
+    return cast(T, table.view(kind))
 
 
 def _unit_table(units) -> UnitTable:
     """`UnitInfo` messages as (n, 7) rows of `UnitLayer` columns."""
-    return _table([(*_UNIT_INFO(u), int(u.build_progress * 100)) for u in units], UnitTable)  # type: ignore[return-value]
+    return _table([(*_UNIT_INFO(u), int(u.build_progress * 100)) for u in units], UnitTable)
 
 
 class ObservationDecoder:
@@ -272,7 +278,7 @@ class ObservationDecoder:
         self._targets = TargetMasker(self.transforms) if fmt.screen_target_masks else None
         self._masks = MaskBuilder(self.spec, target_masks=fmt.screen_target_masks)
         self._buffers = _BufferPool()
-        if fmt.screen_size is not None:
+        if fmt.screen_size is not None and fmt.minimap_size is not None:
             self._stacks = (
                 StackDecoder("screen", fmt.screen_size),
                 StackDecoder("minimap", fmt.minimap_size),
@@ -352,7 +358,7 @@ class ObservationDecoder:
             layers = LayerStacks(obs.feature_layer_data, self._decode_stacks)
             if not defer_layers or self._targets is not None:
                 layers.stacks  # noqa: B018 - decoded now: the target masks read them, or the caller will
-        if fmt.rgb_screen_size is not None:
+        if fmt.rgb_screen_size is not None and fmt.rgb_minimap_size is not None:
             values["rgb_screen"] = _copy(rgb_array(obs.render_data.map, "rgb screen"), fmt.rgb_screen_size)
             values["rgb_minimap"] = _copy(
                 rgb_array(obs.render_data.minimap, "rgb minimap"), fmt.rgb_minimap_size
@@ -426,7 +432,11 @@ class ObservationDecoder:
 
 def _panels(ui: Any, panel: str | None) -> dict[str, NamedArray]:
     """The unit tables of the UI's selection panel: the unit shown alone, and the panel's list of units."""
-    single = multi = queue = cargo = production = ()
+    single: Sequence[Any] = ()
+    multi: Sequence[Any] = ()
+    queue: Sequence[Any] = ()
+    cargo: Sequence[Any] = ()
+    production: Sequence[Any] = ()
     if panel == "single":
         single = (ui.single.unit,)
     elif panel == "multi":

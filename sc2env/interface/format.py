@@ -5,7 +5,8 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
-from typing import Literal
+from collections.abc import Iterable
+from typing import Literal, overload
 
 import numpy as np
 from s2clientprotocol import sc2api_pb2 as sc_pb
@@ -23,12 +24,9 @@ def _size(value: int | Size | None, what: str) -> Size | None:
     """Normalise an int (square) or (width, height) to a (width, height) tuple of positive ints."""
     if value is None:
         return None
-    if _whole(value):
-        value = (value, value)
-    try:  # not a string, though iterable: "64" would read as 6×4
-        pair = () if isinstance(value, (str, bytes)) else tuple(value)
-    except TypeError:
-        pair = ()
+    given: object = (value, value) if _whole(value) else value
+    # Not a string, though iterable: "64" would read as 6×4.
+    pair = tuple(given) if isinstance(given, Iterable) and not isinstance(given, (str, bytes)) else ()
     if len(pair) != 2 or not all(map(_whole, pair)):
         raise ValueError(f"{what} must be an int or a (width, height) pair of ints, got {value!r}")
     width, height = (int(v) for v in pair)
@@ -40,6 +38,29 @@ def _size(value: int | Size | None, what: str) -> Size | None:
             "layers are usually 32-128)"
         )
     return width, height
+
+
+class _PixelSize:
+    """A size field of InterfaceFormat: given as an int (a square), a (width, height) pair or None, held as
+    (width, height) or None (checked when set: `_size`)."""
+
+    def __init__(self, default: int | Size | None):
+        self._default = default
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._field, self._name = name, f"_{name}"
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> int | Size | None: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> Size | None: ...
+    def __get__(self, obj: object | None, owner: type | None = None) -> int | Size | None:
+        if obj is None:  # the class's default, as dataclasses reads it
+            return self._default
+        return obj.__dict__[self._name]
+
+    def __set__(self, obj: object, value: int | Size | None) -> None:
+        object.__setattr__(obj, self._name, _size(value, self._field))  # frozen: set through object
 
 
 def _whole(value) -> bool:
@@ -56,14 +77,14 @@ class InterfaceFormat:
     Sizes are (width, height) in pixels; an int means a square. Arrays built from them are indexed [y, x].
     """
 
-    screen_size: Size | int | None = 64
-    minimap_size: Size | int | None = 64
+    screen_size: _PixelSize = _PixelSize(64)
+    minimap_size: _PixelSize = _PixelSize(64)
     camera_width: float = 24.0
     """Width of the screen view in world units (PySC2's camera_width_world_units)."""
     crop_to_playable_area: bool = False
     allow_cheating_layers: bool = False
-    rgb_screen_size: Size | int | None = None
-    rgb_minimap_size: Size | int | None = None
+    rgb_screen_size: _PixelSize = _PixelSize(None)
+    rgb_minimap_size: _PixelSize = _PixelSize(None)
     action_space: Literal["features", "rgb"] | None = None
     """Which pixel space spatial arguments live in; inferred when only one of features or RGB is on."""
     use_feature_units: bool = False
@@ -83,10 +104,6 @@ class InterfaceFormat:
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
-        set_(self, "screen_size", _size(self.screen_size, "screen_size"))
-        set_(self, "minimap_size", _size(self.minimap_size, "minimap_size"))
-        set_(self, "rgb_screen_size", _size(self.rgb_screen_size, "rgb_screen_size"))
-        set_(self, "rgb_minimap_size", _size(self.rgb_minimap_size, "rgb_minimap_size"))
         features = self.screen_size is not None
         rgb = self.rgb_screen_size is not None
         if features != (self.minimap_size is not None):
@@ -105,9 +122,11 @@ class InterfaceFormat:
             raise ValueError(f"action_space must be 'features' or 'rgb', got {self.action_space!r}")
         if (self.action_space == "features" and not features) or (self.action_space == "rgb" and not rgb):
             raise ValueError(f"action_space={self.action_space!r} needs that observation to be on")
-        if rgb and (
-            self.rgb_screen_size[0] < self.rgb_minimap_size[0]
-            or self.rgb_screen_size[1] < self.rgb_minimap_size[1]
+        rgb_screen, rgb_minimap = self.rgb_screen_size, self.rgb_minimap_size
+        if (
+            rgb_screen is not None
+            and rgb_minimap is not None
+            and (rgb_screen[0] < rgb_minimap[0] or rgb_screen[1] < rgb_minimap[1])
         ):
             raise ValueError(
                 f"the RGB screen {self.rgb_screen_size} can't be smaller than its minimap "
@@ -133,12 +152,16 @@ class InterfaceFormat:
     @property
     def action_screen_size(self) -> Size:
         """(width, height) of the pixel space that screen arguments address."""
-        return self.screen_size if self.action_space == "features" else self.rgb_screen_size
+        size = self.screen_size if self.action_space == "features" else self.rgb_screen_size
+        assert size is not None  # __post_init__: the action space's observation is on
+        return size
 
     @property
     def action_minimap_size(self) -> Size:
         """(width, height) of the pixel space that minimap arguments address."""
-        return self.minimap_size if self.action_space == "features" else self.rgb_minimap_size
+        size = self.minimap_size if self.action_space == "features" else self.rgb_minimap_size
+        assert size is not None  # __post_init__: the action space's observation is on
+        return size
 
     def to_interface_options(self) -> sc_pb.InterfaceOptions:
         """The `InterfaceOptions` to send in `RequestJoinGame`."""
@@ -151,14 +174,14 @@ class InterfaceFormat:
             raw_affects_selection=True,
             raw_crop_to_playable_area=False,
         )
-        if self.screen_size is not None:
+        if self.screen_size is not None and self.minimap_size is not None:
             layer = options.feature_layer
             layer.width = self.camera_width
             layer.resolution.x, layer.resolution.y = self.screen_size
             layer.minimap_resolution.x, layer.minimap_resolution.y = self.minimap_size
             layer.crop_to_playable_area = self.crop_to_playable_area
             layer.allow_cheating_layers = self.allow_cheating_layers
-        if self.rgb_screen_size is not None:
+        if self.rgb_screen_size is not None and self.rgb_minimap_size is not None:
             options.render.width = (
                 self.camera_width
             )  # without it an RGB-only game shows 24, whatever we assume

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import enum
 import numbers
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple, TypeVar, cast, overload
 
 import numpy as np
 
@@ -112,37 +112,44 @@ class Function(TableEntry):
         return FunctionCall.build(self, arguments)
 
 
-class Functions(Sequence[Function]):
-    """All functions: `FUNCTIONS[331]`, `FUNCTIONS["Move_screen"]` or `FUNCTIONS.Move_screen`."""
+E = TypeVar("E", bound=TableEntry)
 
-    def __init__(self, functions: Sequence[Function]):
-        self._list = tuple(functions)
+
+class Functions(Sequence[E]):
+    """A function table: `FUNCTIONS[331]`, `FUNCTIONS["Move_screen"]` or `FUNCTIONS.Move_screen`."""
+
+    def __init__(self, functions: Sequence[E]):
+        self._list: tuple[E, ...] = tuple(functions)
         self._by_name = {f.name: f for f in self._list}
         if [f.id for f in self._list] != list(range(len(self._list))):
             raise ValueError("function ids must be 0..n-1 in order")
 
-    def __getattr__(self, name: str) -> Function:
+    def __getattr__(self, name: str) -> E:
         try:
             return self.__dict__["_by_name"][name]
         except KeyError:
             raise AttributeError(f"no function named {name!r}") from None
 
-    def __getitem__(self, key):  # type: ignore[override]
+    @overload
+    def __getitem__(self, key: int | str) -> E: ...
+    @overload
+    def __getitem__(self, key: slice) -> Sequence[E]: ...
+    def __getitem__(self, key: int | str | slice) -> E | Sequence[E]:
         if isinstance(key, str):
             try:
                 return self._by_name[key]
             except KeyError:
                 raise KeyError(f"no function named {key!r}") from None
-        if isinstance(key, numbers.Integral) and not 0 <= key < len(
+        if isinstance(key, numbers.Integral) and not 0 <= int(key) < len(
             self._list
-        ):  # an id: -1 is none, not the last
+        ):  # -1 is none, not the last
             raise IndexError(f"no function id {key}; ids run from 0 to {len(self._list) - 1}")
         return self._list[key]
 
     def __len__(self) -> int:
         return len(self._list)
 
-    def __iter__(self) -> Iterator[Function]:
+    def __iter__(self) -> Iterator[E]:
         return iter(self._list)
 
     def __contains__(self, item: object) -> bool:
@@ -153,11 +160,11 @@ class Functions(Sequence[Function]):
     def __dir__(self) -> list[str]:
         return [*super().__dir__(), *self._by_name]
 
-    def __getstate__(self) -> tuple[Function, ...]:
+    def __getstate__(self) -> tuple[E, ...]:
         return self._list
 
-    def __setstate__(self, state: tuple[Function, ...]) -> None:
-        self.__init__(state)
+    def __setstate__(self, state: tuple[E, ...]) -> None:
+        Functions.__init__(self, state)
 
 
 def _function(row: tuple[int, str, str, int, int, str]) -> Function:
@@ -169,7 +176,7 @@ def _function(row: tuple[int, str, str, int, int, str]) -> Function:
     )
 
 
-FUNCTIONS = Functions([_function(row) for row in FUNCTION_TABLE])
+FUNCTIONS: Functions[Function] = Functions([_function(row) for row in FUNCTION_TABLE])
 
 
 def _argument_table() -> np.ndarray:
@@ -268,7 +275,7 @@ def floored_point(name: str, space: str, argument: str, value: object) -> tuple[
     try:
         if isinstance(value, (str, bytes)):
             raise TypeError  # "12" is no point, though it unpacks as two digits
-        x, y = (float(v) for v in value)  # type: ignore[union-attr]
+        x, y = (float(v) for v in cast("Iterable[Any]", value))
         return int(np.floor(x)), int(np.floor(y))
     except (TypeError, ValueError, OverflowError):  # not two numbers, or NaN / infinite ones
         raise MalformedActionError(
@@ -279,7 +286,7 @@ def floored_point(name: str, space: str, argument: str, value: object) -> tuple[
 def _normalise(func: Function, arg_type: ArgumentType, value: object) -> tuple[int, ...]:
     """One argument as a tuple of ints, with enum names resolved and points floored."""
     if arg_type.kind == "point":
-        return floored_point(func.name, arg_type.space, arg_type.name, value)
+        return floored_point(func.name, str(arg_type.space), arg_type.name, value)
     if isinstance(value, np.ndarray) and value.size == 1:  # 0-d too, as torch's argmax(...).numpy() gives
         value = value.reshape(()).item()
     elif isinstance(value, (list, tuple)) and len(value) == 1:

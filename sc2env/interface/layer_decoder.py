@@ -79,6 +79,8 @@ class StackDecoder:
                 packed[0].append(row)
                 packed[1].append(data)
             elif bits > 8 and narrowing:
+                if narrow is None:
+                    raise ValueError(f"a {rows.dtype} stack needs `narrow` for the {bits}-bit layers")
                 narrow(row, np.frombuffer(data, LAYER_DTYPES[bits]), rows[row])
             else:
                 rows[row] = np.frombuffer(data, LAYER_DTYPES[bits])

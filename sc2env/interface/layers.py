@@ -11,7 +11,13 @@ import numpy as np
 from sc2env.errors import ProtocolError
 from sc2env.interface.function_table import BUFF_SCALE, UNIT_TYPE_SCALE
 
-LAYER_DTYPES = {1: np.uint8, 8: np.uint8, 16: np.dtype("<u2"), 32: np.dtype("<i4")}
+LAYER_DTYPES: dict[int, np.dtype] = {
+    1: np.dtype(np.uint8),
+    8: np.dtype(np.uint8),
+    16: np.dtype("<u2"),
+    32: np.dtype("<i4"),
+}
+"""The dtype of a layer's values by its bits per pixel (1-bit layers are unpacked from these bytes)."""
 
 
 @dataclass(frozen=True)

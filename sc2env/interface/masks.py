@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
 from s2clientprotocol import sc2api_pb2 as sc_pb
@@ -221,7 +221,7 @@ class MaskBuilder:
         }
         self._templates: dict[int, np.ndarray] = {}
         # Without target masks a mask depends only on (available ids, UI counts), which repeat step after step.
-        self._built: dict[tuple, np.ndarray] = {}
+        self._built: dict[tuple, tuple[np.ndarray, np.ndarray | None, bool, dict[int, str]]] = {}
 
     def _template(self, used: int) -> np.ndarray:
         """The flat mask for a set of arguments in use (bit i: argument i), UI-dependent parts left empty."""
@@ -271,7 +271,9 @@ class MaskBuilder:
             if not has_values:
                 drop.update(dict.fromkeys(self._takers[name], name))
         nonempty = (
-            None if target_masks is None else target_masks.reshape(len(target_masks), -1).any(1).tolist()
+            None
+            if target_masks is None
+            else cast("list[bool]", target_masks.reshape(len(target_masks), -1).any(1).tolist())
         )
         positions, idle = [], {}
         for fid in available_ids:

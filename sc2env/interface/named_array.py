@@ -51,7 +51,7 @@ class NamedArray(np.ndarray):
         module = sys.modules[cls.__module__]
         for ndim in range(cls._axis + 1, cls._ndim):
             name = f"{cls.__name__}{ndim}D"
-            fewer = type(cls)(
+            fewer: type[NamedArray] = type(
                 name,
                 (cls,),
                 {

@@ -470,6 +470,15 @@ class LayoutSettings:
         return sizes[dim]()
 
 
+def fixed_size(axis: Size | Rows) -> int:
+    """The number an axis stands for when no setting decides it (a number, or an enum's members)."""
+    if isinstance(axis, int):
+        return axis
+    if isinstance(axis, type) and issubclass(axis, enum.Enum):
+        return len(axis)
+    raise ValueError(f"the axis {axis!r} depends on the settings: LayoutSettings.size() says its size")
+
+
 def _side(size: tuple[int, int] | None, axis: int, dim: Dim) -> int:
     if size is None:
         raise ValueError(f"the layout's {dim.value} needs a size the interface format does not set")

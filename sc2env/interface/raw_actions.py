@@ -79,7 +79,7 @@ def encode_raw_action(
     return action
 
 
-def _world(point: tuple[int, int], transforms: CoordinateTransforms) -> tuple[float, float]:
+def _world(point: tuple[int, ...], transforms: CoordinateTransforms) -> tuple[float, float]:
     """A raw cell's centre in world coordinates."""
     x, y = transforms.world_to_raw.back_pixel(point).tolist()
     return x, y
@@ -103,11 +103,13 @@ def decode_raw_action(
     if field == "camera_move":
         p = raw.camera_move.center_world_space
         return RawFunctionCall(RAW_FUNCTIONS.raw_move_camera.id, (_raw_point(p.x, p.y, transforms),))
-    message = raw.toggle_autocast if field == "toggle_autocast" else raw.unit_command
-    rows = tuple(row_of[t] for t in message.unit_tags if t in row_of)
     if field == "toggle_autocast":
-        fid = reverse.get((message.ability_id, K.AUTOCAST))
+        autocast = raw.toggle_autocast
+        rows = tuple(row_of[t] for t in autocast.unit_tags if t in row_of)
+        fid = reverse.get((autocast.ability_id, K.AUTOCAST))
         return None if fid is None or not rows else RawFunctionCall(fid, (rows,))
+    message = raw.unit_command
+    rows = tuple(row_of[t] for t in message.unit_tags if t in row_of)
     if field != "unit_command" or not rows:
         return None
     target = message.WhichOneof("target")
@@ -117,8 +119,8 @@ def decode_raw_action(
         return None
     queued = (int(message.queue_command),)
     if kind is K.POINT:
-        p = message.target_world_space_pos
-        return RawFunctionCall(fid, (queued, rows, _raw_point(p.x, p.y, transforms)))
+        point = message.target_world_space_pos
+        return RawFunctionCall(fid, (queued, rows, _raw_point(point.x, point.y, transforms)))
     if kind is K.UNIT:
         if message.target_unit_tag not in row_of:
             return None

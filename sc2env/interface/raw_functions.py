@@ -99,7 +99,7 @@ def _raw_function(row: tuple[int, str, str, int, int, str]) -> RawFunction:
     )
 
 
-RAW_FUNCTIONS = Functions([_raw_function(row) for row in RAW_FUNCTION_TABLE])
+RAW_FUNCTIONS: Functions[RawFunction] = Functions([_raw_function(row) for row in RAW_FUNCTION_TABLE])
 """All 564 raw functions: `RAW_FUNCTIONS[3]`, `RAW_FUNCTIONS["Attack_unit"]` or `RAW_FUNCTIONS.Attack_unit`."""
 
 RAW_FUNCTION_TARGETS = np.array([-1 if f.target is None else int(f.target) for f in RAW_FUNCTIONS], np.int8)

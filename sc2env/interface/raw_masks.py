@@ -80,7 +80,7 @@ class RawActionMasks:
             if row is not None:
                 pairs = tuple((a.ability_id, a.requires_point) for a in answer.abilities)
                 self.unit_functions[row, _offered(pairs, hide_specific_actions)] = True
-        self.functions = self.unit_functions.any(axis=0)
+        self.functions = np.asarray(self.unit_functions.any(axis=0))
         """(n_raw_functions,) bool: the raw functions some unit can use now (and the two always there)."""
         self.functions[list(_ALWAYS)] = True
 

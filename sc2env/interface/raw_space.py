@@ -33,6 +33,7 @@ class RawActionSpace:
     nvec: np.ndarray = field(init=False)
     offsets: np.ndarray = field(init=False)
     names: tuple[str, ...] = field(default=RAW_COMPONENT_NAMES, init=False, repr=False)
+    _segments: dict[str, slice] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         nvec = np.array(
@@ -85,7 +86,7 @@ class RawActionSpace:
                 f"{RAW_COMPONENT_NAMES[k]} component {vector[k]} is outside 0..{self.nvec[k] - 1}"
             )
         func = RAW_FUNCTIONS[int(vector[0])]
-        arguments = []
+        arguments: list[tuple[int, ...]] = []
         for arg in func.args:
             value = int(vector[_ARGUMENT_COMPONENT[arg.name]])
             if arg.name == "world":

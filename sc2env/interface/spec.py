@@ -80,9 +80,10 @@ class ActionSpec:
         ids = []
         for f in functions:
             if isinstance(f, str):
-                if f not in FUNCTIONS:
-                    raise ValueError(f"unknown function {f!r}")
-                f = FUNCTIONS[f]
+                try:
+                    f = FUNCTIONS[f]
+                except KeyError:
+                    raise ValueError(f"unknown function {f!r}") from None
             fid = int(f)
             if not 0 <= fid < len(FUNCTIONS):
                 raise ValueError(f"unknown function id {fid}")
@@ -219,7 +220,7 @@ class ActionSpec:
             )
         position = int(vector[0])
         func = FUNCTIONS[self.functions[position]]
-        arguments = []
+        arguments: list[tuple[int, ...]] = []
         for arg_type in func.args:
             value = int(vector[arg_type.id + 1])
             if arg_type.kind == "point":

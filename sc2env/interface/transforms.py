@@ -118,8 +118,15 @@ class CoordinateTransforms:
 
     def __init__(self, fmt: InterfaceFormat, map_info: MapInfo, *, rgb: bool | None = None):
         rgb = fmt.action_space == "rgb" if rgb is None else rgb
-        self.screen_size = fmt.rgb_screen_size if rgb else fmt.screen_size
-        self.minimap_size = fmt.rgb_minimap_size if rgb else fmt.minimap_size
+        screen, minimap = (
+            (fmt.rgb_screen_size, fmt.rgb_minimap_size) if rgb else (fmt.screen_size, fmt.minimap_size)
+        )
+        if screen is None or minimap is None:
+            raise ValueError(
+                f"the interface format has no {'RGB' if rgb else 'feature layer'} sizes to map to"
+            )
+        self.screen_size: tuple[int, int] = screen
+        self.minimap_size: tuple[int, int] = minimap
         self.camera_width = float(fmt.camera_width)
         self.map_info = map_info
         if fmt.crop_to_playable_area:

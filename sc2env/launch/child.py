@@ -5,7 +5,6 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import ctypes
-import functools
 import os
 import pathlib
 import signal
@@ -147,14 +146,17 @@ class Child:
 
     def _spawn(self, env, log) -> subprocess.Popen[bytes]:
         # Output goes to a file, never a pipe that nobody reads and that would block the game when full.
-        popen = functools.partial(
-            subprocess.Popen,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        def popen(argv: list[str], **more) -> subprocess.Popen[bytes]:
+            return subprocess.Popen(
+                argv,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                **more,
+            )
+
         if not (_find_prctl() and sys.executable) or getattr(sys, "frozen", False):
             return popen(self.argv)  # no Python to run the guard with (a frozen app's executable is itself)
         read_end, write_end = os.pipe()

@@ -97,11 +97,15 @@ def _sc2_plan(cfg: LaunchConfig, install: Sc2Install) -> LaunchPlan:
 
 def _builtin_plan(cfg: LaunchConfig) -> LaunchPlan:
     requested = cfg.version
-    asked_game_version = isinstance(requested, str) and not requested.isdigit() and requested != "latest"
+    game_version = (
+        requested
+        if isinstance(requested, str) and not requested.isdigit() and requested != "latest"
+        else None
+    )
     matches = (
         requested in (None, "latest")
         or str(requested) == str(BUILTIN_VERSION.build)
-        or (asked_game_version and known_version(requested) == BUILTIN_VERSION)
+        or (game_version is not None and known_version(game_version) == BUILTIN_VERSION)
     )
     if not matches:
         raise LaunchError(
@@ -119,7 +123,7 @@ def _builtin_plan(cfg: LaunchConfig) -> LaunchPlan:
         version=BUILTIN_VERSION,
         program=tuple(engine_command()),
         data_dir=mapfiles.definitions_dir(),
-        data_version_flag=BUILTIN_VERSION.data_version if asked_game_version else None,
+        data_version_flag=BUILTIN_VERSION.data_version if game_version is not None else None,
         env=env,
         install=None,
         config=cfg,

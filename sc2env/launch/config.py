@@ -74,7 +74,7 @@ class LaunchConfig:
         ):  # numpy numbers as Python's
             value = getattr(self, name)
             if isinstance(value, numbers.Real):
-                object.__setattr__(self, name, kind(value))
+                object.__setattr__(self, name, kind(float(value)) if kind is int else float(value))
         if self.timeout_s is not None and not self.timeout_s > 0:
             raise LaunchError(f"timeout_s must be positive, not {self.timeout_s!r}")
         if self.port is not None and not 0 < self.port < 65536:

@@ -75,7 +75,7 @@ class Sc2Install:
         """The installed builds with their known game versions, e.g. "75689 (4.10.0), 81009 (5.0.1)"."""
         parts = []
         for build in self.builds:
-            names = [v.game_version for v in versions_of_build(build)]
+            names = [v.game_version for v in versions_of_build(build) if v.game_version]
             parts.append(f"{build} ({', '.join(names)})" if names else str(build))
         return ", ".join(parts)
 

@@ -158,6 +158,7 @@ class GameProcess:
         self.port: int = resources.port
         # StarCraft II writes into its -tempDir; the built-in engine writes nothing, so it gets no dir and its
         # output goes to an unlinked file: nothing is left on disk even if our process is SIGKILLed.
+        self.temp_dir: pathlib.Path | None
         if plan.engine == "sc2":
             self.temp_dir, resources.log = workspace.make_temp_dir()  # the log is closed by release()
             resources.temp_dir = self.temp_dir
@@ -335,5 +336,8 @@ class GameProcess:
         self.close()
 
     def __repr__(self) -> str:
-        state = "closed" if self.closed else ("running" if self.running else describe_exit(self.returncode))
+        code = self.returncode
+        state = (
+            "closed" if self.closed else ("running" if self.running or code is None else describe_exit(code))
+        )
         return f"<GameProcess {self.engine} {self.version} pid={self.pid} {self.url} {state}>"

@@ -15,7 +15,7 @@ import portpicker
 try:
     import fcntl
 except ImportError:  # not POSIX: owners are told apart by pid alone
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]  # the module, or None where there is none
 
 _PREFIX = "sc2env-"
 # The owner's pid is part of the name, so a later sc2env process can tell a killed owner's dir.
@@ -59,7 +59,7 @@ def sweep_orphaned_temp_dirs(base: str | os.PathLike[str] | None = None) -> list
     every launch sweeps what such owners left behind. Its game died with it (parent-death signal).
     """
     base_dir = pathlib.Path(base or tempfile.gettempdir())
-    removed = []
+    removed: list[pathlib.Path] = []
     try:
         entries = list(os.scandir(base_dir))
     except OSError:
