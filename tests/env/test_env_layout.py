@@ -80,3 +80,13 @@ def test_a_row_added_to_the_layout_is_decoded_packed_and_in_the_space(monkeypatc
         )
     finally:
         env.close()
+
+
+def test_the_architecture_page_names_modules_that_exist():
+    import re
+
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    page = page[: page.index("## What a change touches")]  # its "before" column names modules now gone
+    named = set(re.findall(r"\b([a-z_]+\.py)\b", page))
+    present = {path.name for path in (ROOT / "sc2env").rglob("*.py")}
+    assert len(named) > 30 and named <= present, sorted(named - present)
