@@ -12,13 +12,13 @@ from gymnasium import spaces
 
 from sc2env.env.compact_layers import LayerPacker, LayerSelection
 from sc2env.interface import MINIMAP_LAYERS, SCREEN_LAYERS, InterfaceFormat, Observation
+from sc2env.interface.layout_settings import LayoutSettings
 from sc2env.interface.observation import ATTRIBUTES
 from sc2env.interface.observation_layout import (
     ENTRIES,
     OBSERVATION_LAYOUT,
     Computed,
     Entry,
-    LayoutSettings,
     RowCounts,
 )
 

@@ -9,6 +9,7 @@ from typing import Any, cast
 import numpy as np
 
 from sc2env.interface.layer_decoder import LayerStacks
+from sc2env.interface.layout_settings import LayoutSettings
 from sc2env.interface.masks import ActionMasks
 from sc2env.interface.named_array import (
     FeatureUnitTable,
@@ -21,7 +22,7 @@ from sc2env.interface.named_array import (
     ScreenLayers,
     UnitTable,
 )
-from sc2env.interface.observation_layout import ENTRIES, OBSERVATION_LAYOUT, Computed, LayoutSettings
+from sc2env.interface.observation_layout import ENTRIES, OBSERVATION_LAYOUT, Computed
 
 _TURNED_ON_BY = {
     "feature_screen": "feature layers come with screen_size",

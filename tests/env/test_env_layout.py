@@ -10,6 +10,7 @@ from gymnasium import spaces
 from sc2env.env import SC2Env
 from sc2env.env import observation_packer as packer_module
 from sc2env.interface import decoder as decoder_module
+from sc2env.interface.message_fields import ScalarBlock
 from sc2env.interface.observation_layout import OBSERVATION_LAYOUT, Entry, Scalars, markdown_table
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -64,7 +65,7 @@ def test_a_row_added_to_the_layout_is_decoded_packed_and_in_the_space(monkeypatc
         low=0,
     )
     layout = (*OBSERVATION_LAYOUT, extra)
-    scalars = decoder_module._ScalarBlock([e for e in layout if isinstance(e.source, Scalars)])
+    scalars = ScalarBlock([e for e in layout if isinstance(e.source, Scalars)])
     monkeypatch.setattr(decoder_module, "_SCALARS", scalars)
     monkeypatch.setattr(decoder_module, "_OTHERS", ("idle_and_army",))
     monkeypatch.setattr(packer_module, "OBSERVATION_LAYOUT", layout)

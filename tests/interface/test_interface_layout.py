@@ -9,14 +9,14 @@ import pytest
 from interface_helpers import observation, with_layers
 
 from sc2env.interface import ObservationDecoder, Player, ScoreByCategory, ScoreCategories
-from sc2env.interface.decoder import _IntFields, _ScalarBlock
+from sc2env.interface.layout_settings import LayoutSettings
+from sc2env.interface.message_fields import IntFields, ScalarBlock
 from sc2env.interface.observation import ATTRIBUTES
 from sc2env.interface.observation_layout import (
     OBSERVATION_LAYOUT,
     Computed,
     Entry,
     Ints,
-    LayoutSettings,
     RowCounts,
     Rows,
     Scalars,
@@ -68,7 +68,7 @@ def test_a_scalars_row_reads_its_fields_beside_the_others():
         "",
     )
     rows = [e for e in OBSERVATION_LAYOUT if isinstance(e.source, Scalars)]
-    block = _ScalarBlock([*rows, extra])
+    block = ScalarBlock([*rows, extra])
     response = observation(army=12, idle_workers=3)
     response.observation.score.score_details.food_used.economy = 9
     values: dict = {}
@@ -81,7 +81,7 @@ def test_a_scalars_row_reads_its_fields_beside_the_others():
 def test_a_message_the_game_left_out_reads_as_zeros():
     rows = [e for e in OBSERVATION_LAYOUT if isinstance(e.source, Scalars)]
     values: dict = {}
-    _ScalarBlock(rows).read(observation().observation, values)  # no score at all, no cargo panel
+    ScalarBlock(rows).read(observation().observation, values)  # no score at all, no cargo panel
     assert not values["score_cumulative"].any() and not values["score_by_vital"].any()
     assert values["cargo_slots_available"].tolist() == [0] and values["player"][Player.player_id] == 1
 
@@ -96,13 +96,13 @@ def test_a_message_the_game_left_out_reads_as_zeros():
 )
 def test_a_row_naming_no_integer_of_the_message_fails_when_read(source, message):
     with pytest.raises(ValueError, match=message):
-        _ScalarBlock([Entry("bad", (1,), np.int32, source, "")])
+        ScalarBlock([Entry("bad", (1,), np.int32, source, "")])
 
 
 def test_an_ints_row_reads_a_repeated_field_or_one_value():
     response = observation(game_loop=42)
     response.observation.alerts.extend([1, 2])
-    fields = _IntFields(
+    fields = IntFields(
         [
             Entry("loop", (1,), np.int32, Ints("observation.game_loop", dtype=np.int64), ""),
             Entry("alerts", (Rows(4),), np.int32, Ints("observation.alerts"), ""),
