@@ -25,15 +25,8 @@ class PlannedMap:
     mistaken for another map (a shipped mini-game's name, or another file's of the same run)."""
 
 
-def builtin_maps() -> list[str]:
-    """The mini-games the built-in engine has definitions for (the `sc2env.maps` package data)."""
-    from sc2env.mapfiles import definitions_dir
-
-    return sorted(p.stem for p in definitions_dir().glob("*.json"))
-
-
 def resolve_maps(names: Sequence[str], engine: str | None) -> list[PlannedMap]:
-    """Check the engine and the map names before any game starts; 'all' means the seven mini-games.
+    """Check the engine and the map names before any game starts; 'all' means every shipped mini-game.
 
     The built-in engine knows only the mini-games; with StarCraft II, the install's other maps resolve too.
     """
