@@ -71,8 +71,8 @@ LIST_ORDER_FILE = "order.txt"
 
 class _ShippedMiniGames(Mapping[str, MapSpec]):
     """The mini-games shipped with sc2env, by name: one per definition in the maps folder (`definitions_dir()`),
-    in the order its `order.txt` gives (others after, by name), each with the time limit its definition sets. The folder is listed at first
-    use and each definition read when its map is first asked for (`import sc2env` only lists it)."""
+    in the order its `order.txt` gives (others after, by name), each with the time limit its definition sets.
+    The folder is listed at first use and each definition read when its map is first asked for."""
 
     def __getitem__(self, name: str) -> MapSpec:
         if name not in _shipped_files():
