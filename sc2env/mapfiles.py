@@ -43,6 +43,16 @@ def definitions_dir() -> pathlib.Path:
     return pathlib.Path(next(iter(spec.submodule_search_locations)))
 
 
-def minigame_names() -> list[str]:
-    """The shipped mini-games' names (their definition files' names, as the built-in engine knows them)."""
-    return sorted(path.stem for path in definitions_dir().glob("*.json"))
+LIST_ORDER_FILE = "order.txt"
+"""The file of the definitions folder that orders the shipped mini-games in lists (the SC2LE paper's order)."""
+
+
+def minigame_names(folder: pathlib.Path | None = None) -> list[str]:
+    """The shipped mini-games' names (their definition files' names, as the built-in engine knows them): those
+    the folder's order.txt lists first, in its order, then any others by name. `folder`: `definitions_dir()`."""
+    folder = definitions_dir() if folder is None else folder
+    names = sorted(path.stem for path in folder.glob("*.json"))
+    order = folder / LIST_ORDER_FILE
+    listed = order.read_text(encoding="utf-8").splitlines() if order.is_file() else []
+    first = [name for name in dict.fromkeys(line.strip() for line in listed) if name in names]
+    return first + [name for name in names if name not in first]

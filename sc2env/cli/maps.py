@@ -9,7 +9,7 @@ import sys
 from sc2env.cli.options import Command, Options
 from sc2env.cli.text import in_columns, shown
 from sc2env.errors import SC2EnvError
-from sc2env.game.maps import LOOPS_PER_GAME_SECOND
+from sc2env.gamedata.clock import LOOPS_PER_GAME_SECOND
 
 
 @dataclasses.dataclass(frozen=True)

@@ -13,7 +13,7 @@ import numpy as np
 from sc2env.cli.options import UsageError
 from sc2env.cli.signals import held_stop, signals_held
 from sc2env.cli.text import shown
-from sc2env.game.maps import LOOPS_PER_REAL_SECOND
+from sc2env.gamedata.clock import LOOPS_PER_REAL_SECOND
 
 if TYPE_CHECKING:
     from sc2env.viewer import VideoWriter

@@ -21,9 +21,9 @@ from sc2env.env.layout import EnvLayout
 from sc2env.env.raw_mode import RawActions
 from sc2env.env.registration import spec_property
 from sc2env.game.lifecycle import Lifecycle
-from sc2env.game.maps import LOOPS_PER_REAL_SECOND
 from sc2env.game.match import Match, MatchState, StepResult
 from sc2env.game.replay_files import write_replay
+from sc2env.gamedata.clock import LOOPS_PER_REAL_SECOND
 from sc2env.interface import (
     CoordinateTransforms,
     FunctionCall,

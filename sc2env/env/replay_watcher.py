@@ -17,9 +17,10 @@ from sc2env.env.config import EnvConfig, check_option_names
 from sc2env.env.env import SCORE_DETAIL_NAMES
 from sc2env.env.layout import EnvLayout
 from sc2env.env.raw_mode import RawActions
-from sc2env.game.maps import LOOPS_PER_REAL_SECOND, MINI_GAMES, is_definition_path
+from sc2env.game.maps import MINI_GAMES, is_definition_path
 from sc2env.game.match import OUTCOMES
 from sc2env.game.replay_match import ReplayConfig, ReplayInfo, ReplayMatch
+from sc2env.gamedata.clock import LOOPS_PER_REAL_SECOND
 from sc2env.interface import (
     FunctionCall,
     Observation,

@@ -15,8 +15,8 @@ from sc2env import errors
 from sc2env.client.connection import DEFAULT_SPIN_WAIT_S
 from sc2env.env.env import SC2Env
 from sc2env.env.registration import spec_property
-from sc2env.game.maps import LOOPS_PER_REAL_SECOND
 from sc2env.game.match_config import require_count, require_seed
+from sc2env.gamedata.clock import LOOPS_PER_REAL_SECOND
 from sc2env.spinwait import SpinWait, poller
 
 

@@ -10,11 +10,8 @@ import pathlib
 from collections.abc import Iterator, Mapping
 
 from sc2env.errors import UnknownMapError
-
-# The clock's facts live in sc2env.gamedata.clock; these names stay importable from here.
 from sc2env.gamedata.clock import LOOPS_PER_GAME_SECOND
-from sc2env.gamedata.clock import LOOPS_PER_REAL_SECOND as LOOPS_PER_REAL_SECOND
-from sc2env.mapfiles import DEFINITION_FORMAT, MAX_GAME_LOOPS, definitions_dir
+from sc2env.mapfiles import DEFINITION_FORMAT, MAX_GAME_LOOPS, definitions_dir, minigame_names
 from sc2env.safefile import MAX_DEFINITION_BYTES, MAX_MAP_BYTES, read_regular_file
 
 
@@ -65,10 +62,6 @@ class MapSpec:
             ) from None
 
 
-LIST_ORDER_FILE = "order.txt"
-"""The file of the maps folder that orders the shipped mini-games in lists (the SC2LE paper's order)."""
-
-
 class _ShippedMiniGames(Mapping[str, MapSpec]):
     """The mini-games shipped with sc2env, by name: one per definition in the maps folder (`definitions_dir()`),
     in the order its `order.txt` gives (others after, by name), each with the time limit its definition sets.
@@ -92,11 +85,7 @@ class _ShippedMiniGames(Mapping[str, MapSpec]):
 @functools.cache
 def _shipped_files() -> dict[str, pathlib.Path]:
     folder = definitions_dir()
-    files = {file.stem: file for file in sorted(folder.glob("*.json"))}
-    order = folder / LIST_ORDER_FILE
-    listed = order.read_text(encoding="utf-8").split("\n") if order.is_file() else []
-    first = [name for name in (line.strip() for line in listed) if name in files]
-    return {name: files[name] for name in [*first, *files]}
+    return {name: folder / f"{name}.json" for name in minigame_names(folder)}
 
 
 @functools.cache

@@ -13,10 +13,10 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2env import errors
 from sc2env.client import Controller
 from sc2env.client.connection import DEFAULT_SPIN_WAIT_S
-from sc2env.game.maps import LOOPS_PER_REAL_SECOND
 from sc2env.game.match import stop_game
 from sc2env.game.match_config import require_count, require_seconds
 from sc2env.game.replay_files import ReplayError, read_replay
+from sc2env.gamedata.clock import LOOPS_PER_REAL_SECOND
 from sc2env.launch import GameProcess, LaunchConfig, launch_plan, plan_launch
 from sc2env.safefile import MAX_MAP_BYTES, read_regular_file
 

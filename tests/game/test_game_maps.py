@@ -58,8 +58,7 @@ def test_unknown_map_lists_the_known_ones(maps_dir):
 
 
 def test_the_mini_games_are_the_shipped_definitions_in_their_listed_order():
-    from sc2env.game.maps import LIST_ORDER_FILE
-    from sc2env.mapfiles import definitions_dir
+    from sc2env.mapfiles import LIST_ORDER_FILE, definitions_dir
 
     folder = definitions_dir()
     assert set(MINI_GAMES) == {file.stem for file in folder.glob("*.json")}
@@ -73,14 +72,14 @@ def test_a_definition_added_to_the_maps_folder_is_a_mini_game_with_its_own_timer
     import json
 
     from sc2env.game import maps
-    from sc2env.mapfiles import definitions_dir
+    from sc2env.mapfiles import LIST_ORDER_FILE, definitions_dir
 
     beacon = json.loads((definitions_dir() / "MoveToBeacon.json").read_text())
     (tmp_path / "MoveToBeacon.json").write_text(json.dumps(beacon))
     (tmp_path / "ALongerBeacon.json").write_text(
         json.dumps({**beacon, "name": "ALongerBeacon", "time_limit": 99})
     )
-    (tmp_path / maps.LIST_ORDER_FILE).write_text("# first\nMoveToBeacon\nNoSuchGame\n")
+    (tmp_path / LIST_ORDER_FILE).write_text("# first\nMoveToBeacon\nNoSuchGame\n")
     monkeypatch.setattr(maps, "definitions_dir", lambda: tmp_path)
     maps._shipped_files.cache_clear()  # read once per process: cleared before and after
     maps._shipped.cache_clear()
