@@ -137,6 +137,7 @@ class Game:
         state now is where a replay of this episode must start it.
         """
         self.episode_rng_state = self.rng.bit_generator.state
+        self.episode_started_at = time.time()  # the replay's date (wall clock, Unix time)
         # The episode's inputs in order, for replays: an int is a step as it was run, bytes an applied Action
         # serialized. Appending them costs well under a microsecond per step.
         self.inputs: list[bytes | int] = []

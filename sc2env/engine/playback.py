@@ -49,6 +49,8 @@ class Playback:
         game.rng.bit_generator.state = replay.rng_state
         recorded = Interface.from_options(sc_pb.InterfaceOptions.FromString(replay.interface_options))
         game.join(recorded, replay.player.race_requested, replay.player.name)
+        if replay.started_at is not None:  # a replay saved while watching is dated as the one watched
+            game.episode_started_at = replay.started_at
         if game.player.player_id != replay.player.player_id:
             raise ValueError(
                 f"the replay's player {replay.player.player_id} is not the map's player "

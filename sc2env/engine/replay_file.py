@@ -1,4 +1,4 @@
-"""sc2env's replay format: one episode's inputs and header as a magic line plus zlib-compressed JSON."""
+"""sc2env's replay format: one episode's inputs and header as JSON, inside a .SC2Replay archive."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from s2clientprotocol import common_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env._version import __version__
+from sc2env.engine import mpq, replay_archive
 from sc2env.engine.game import Game
 from sc2env.engine.limits import MAX_STEP_LOOPS
 from sc2env.gamedata import BASE_BUILD, DATA_BUILD, DATA_VERSION, GAME_VERSION, LOOPS_PER_REAL_SECOND
@@ -24,7 +25,9 @@ from sc2env.gamedata.replay_format import MPQ_HEADERS
 from sc2env.gamedata.replay_format import SC2ENV_MAGIC as MAGIC
 from sc2env.safefile import MAX_REPLAY_BYTES, read_regular_file
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""Format 2: a .SC2Replay (MPQ) archive whose member replay_archive.MEMBER is the JSON, with "format": 2.
+Format 1 (read, no longer written): MAGIC, b"1\\n", then the JSON compressed with zlib."""
 MAX_INFLATED_BYTES = 256 << 20
 """The most a replay's JSON may inflate to: far beyond any episode, short of a decompression bomb's cost."""
 _WRITE_HOW = "give the bytes that save_replay returned on sc2env's built-in engine"
@@ -76,6 +79,7 @@ class Replay:
     result: int | None  # sc2api Result if the game had ended
     score: int  # the curriculum score (score.score) at save time
     inputs: tuple[bytes | int, ...]
+    started_at: float | None = None  # when the episode started (Unix time); None in format 1 replays
 
     @property
     def action_count(self) -> int:
@@ -114,13 +118,16 @@ def record(game: Game) -> Replay:
         result=game.result,
         score=int(game.player.score),
         inputs=tuple(game.inputs),
+        started_at=game.episode_started_at,
     )
 
 
 def encode(replay: Replay) -> bytes:
-    """The replay as bytes: b"sc2env-replay/1\\n", then zlib-compressed UTF-8 JSON (see docs/engine.md)."""
+    """The replay as a .SC2Replay file: an MPQ archive with StarCraft II's header, details and game metadata,
+    and the replay's UTF-8 JSON as the member replay_archive.MEMBER (see docs/engine.md)."""
     b64 = _b64encode
     header = {
+        "format": FORMAT_VERSION,
         "sc2env_version": replay.sc2env_version,
         "game_version": replay.game_version,
         "data_version": replay.data_version,
@@ -145,9 +152,9 @@ def encode(replay: Replay) -> bytes:
         "score": replay.score,
         "action_count": replay.action_count,
         "inputs": [entry if isinstance(entry, int) else b64(entry) for entry in replay.inputs],
+        "started_at": replay.started_at,
     }
-    body = json.dumps(header, separators=(",", ":")).encode()
-    return MAGIC + b"%d\n" % FORMAT_VERSION + zlib.compress(body, 9)
+    return replay_archive.pack(replay, json.dumps(header, separators=(",", ":")).encode())
 
 
 def read(request: sc_pb.RequestReplayInfo | sc_pb.RequestStartReplay) -> Replay:
@@ -183,34 +190,88 @@ def read(request: sc_pb.RequestReplayInfo | sc_pb.RequestStartReplay) -> Replay:
 
 
 def decode(data: bytes) -> Replay:
-    """Parse replay bytes; ReplayError says what is wrong with them."""
+    """Parse replay bytes (format 2, or format 1 of earlier sc2env); ReplayError says what is wrong with them."""
     if data[:4] in MPQ_HEADERS:
+        header = _parse(_archive_member(data))
+        _check_format(header)
+    elif data.startswith(MAGIC):
+        header = _parse(_format1_body(data))
+    else:
+        got = "empty data" if not data else f"it starts with {bytes(data[:16])!r}"
+        raise ReplayError(
+            "InvalidReplayData",
+            f"not an sc2env replay ({got}, not an MPQ archive (.SC2Replay)): {_WRITE_HOW}",
+        )
+    try:
+        recorded = _replay_from(header)
+    except (KeyError, TypeError, ValueError, binascii.Error, DecodeError) as e:
+        what = f"field {e.args[0]!r} is missing" if isinstance(e, KeyError) else str(e)
+        raise ReplayError("ParsingError", f"the replay's header is malformed: {what}") from None
+    problem = inconsistency(recorded)
+    if problem:
+        raise ReplayError("InvalidReplayData", f"{problem}: {_WRITE_HOW}, unchanged")
+    return recorded
+
+
+def _parse(body: bytes):
+    try:
+        return json.loads(body)
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise ReplayError("ParsingError", f"the replay's contents are not valid JSON ({e})") from None
+
+
+def _check_format(header) -> None:
+    """A format 2 replay's JSON names its format: a later one is refused, saying to update."""
+    version = header.get("format") if isinstance(header, dict) else FORMAT_VERSION
+    if type(version) is int and version > FORMAT_VERSION:
         raise ReplayError(
             "InvalidReplayData",
             (
-                "this is a StarCraft II replay (an MPQ archive, .SC2Replay) recorded by the real game; the "
-                "built-in engine plays only replays it recorded itself (save_replay on engine='builtin'). Watch "
-                "real-game replays with the real StarCraft II binary (engine='sc2')"
+                f"this replay is in sc2env replay format {version}, written by a newer sc2env; sc2env "
+                f"{__version__} reads formats 1 to {FORMAT_VERSION}: install a newer sc2env to watch it"
             ),
         )
-    if not data.startswith(MAGIC):
-        got = "empty data" if not data else f"it starts with {bytes(data[:16])!r}"
-        raise ReplayError("InvalidReplayData", f"not an sc2env replay ({got}, not {MAGIC!r}): {_WRITE_HOW}")
+    if version != FORMAT_VERSION:
+        raise ReplayError("ParsingError", f"the replay's format is {version!r}, not {FORMAT_VERSION}")
+
+
+def _archive_member(data: bytes) -> bytes:
+    """The JSON of a format 2 replay: sc2env's member of the .SC2Replay archive."""
+    try:
+        archive = mpq.MpqArchive(data)
+        block = archive.block(replay_archive.MEMBER)
+        if block is None:
+            raise ReplayError(
+                "InvalidReplayData",
+                (
+                    f"this is a StarCraft II replay (an MPQ archive, .SC2Replay) without sc2env's member "
+                    f"{replay_archive.MEMBER}, recorded by the real game; the built-in engine plays only replays "
+                    "it recorded itself (save_replay on engine='builtin'). Watch real-game replays with the real "
+                    "StarCraft II binary (engine='sc2')"
+                ),
+            )
+        if block.size > MAX_INFLATED_BYTES:
+            raise ReplayError("InvalidReplayData", _too_large(f"{block.size} bytes, more"))
+        if archive.end != len(data):
+            raise ReplayError(
+                "ParsingError",
+                f"{len(data) - archive.end} unexpected bytes after the replay's archive: {_WRITE_HOW}, unchanged",
+            )
+        return archive.read(replay_archive.MEMBER) or b""
+    except mpq.MpqError as e:
+        raise ReplayError(
+            "ParsingError", f"the replay's archive is damaged ({e}): {_WRITE_HOW}, whole"
+        ) from None
+
+
+def _format1_body(data: bytes) -> bytes:
+    """The JSON of a format 1 replay: after the line b"sc2env-replay/1\\n", compressed with zlib."""
     line_end = data.find(b"\n", len(MAGIC), len(MAGIC) + 12)
-    version = data[len(MAGIC) : line_end]
-    if line_end < 0 or not version.isdigit() or int(version) < 1:
+    if line_end < 0 or data[len(MAGIC) : line_end] != b"1":
         raise ReplayError(
             "ParsingError",
             f"an sc2env replay whose first line is damaged "
             f"({bytes(data[: len(MAGIC) + 12])!r}): {_WRITE_HOW}",
-        )
-    if int(version) > FORMAT_VERSION:
-        raise ReplayError(
-            "InvalidReplayData",
-            (
-                f"this replay is in sc2env replay format {int(version)}, written by a newer sc2env; sc2env "
-                f"{__version__} reads format {FORMAT_VERSION}: install a newer sc2env to watch it"
-            ),
         )
     inflate = zlib.decompressobj()
     try:
@@ -220,13 +281,7 @@ def decode(data: bytes) -> Replay:
             "ParsingError", f"the replay's data is corrupted ({e}): {_WRITE_HOW}, unchanged"
         ) from None
     if inflate.unconsumed_tail:  # a few kB per minute of play: this much is no replay we wrote
-        raise ReplayError(
-            "InvalidReplayData",
-            (
-                f"the replay's data inflates to more than {MAX_INFLATED_BYTES >> 20} MiB, which no episode of the "
-                f"built-in engine comes near: {_WRITE_HOW}"
-            ),
-        )
+        raise ReplayError("InvalidReplayData", _too_large("more"))
     if not inflate.eof:
         raise ReplayError(
             "ParsingError",
@@ -238,19 +293,14 @@ def decode(data: bytes) -> Replay:
             "ParsingError",
             f"{len(inflate.unused_data)} unexpected bytes after the replay's data: {_WRITE_HOW}, unchanged",
         )
-    try:
-        header = json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
-        raise ReplayError("ParsingError", f"the replay's contents are not valid JSON ({e})") from None
-    try:
-        recorded = _replay_from(header)
-    except (KeyError, TypeError, ValueError, binascii.Error, DecodeError) as e:
-        what = f"field {e.args[0]!r} is missing" if isinstance(e, KeyError) else str(e)
-        raise ReplayError("ParsingError", f"the replay's header is malformed: {what}") from None
-    problem = inconsistency(recorded)
-    if problem:
-        raise ReplayError("InvalidReplayData", f"{problem}: {_WRITE_HOW}, unchanged")
-    return recorded
+    return body
+
+
+def _too_large(how_much: str) -> str:
+    return (
+        f"the replay's data inflates to {how_much} than {MAX_INFLATED_BYTES >> 20} MiB, which no episode of the "
+        f"built-in engine comes near: {_WRITE_HOW}"
+    )
 
 
 def inconsistency(replay: Replay) -> str:
@@ -308,6 +358,9 @@ def _replay_from(header) -> Replay:
         else:
             raise ValueError(f"inputs[{n}] must be a step count (> 0) or a base64 action, got {entry!r}")
     seed = None if header.get("seed") is None else _get(header, "seed", int, _UINT32)
+    started_at = None if header.get("started_at") is None else _get(header, "started_at", float)
+    if started_at is not None and not 0 <= started_at < _YEAR_10000:
+        raise ValueError(f"started_at {started_at!r} is out of its range")
     result = None if header.get("result") is None else _get(header, "result", int, _RESULTS)
     return Replay(
         sc2env_version=_get(header, "sc2env_version", str),
@@ -333,12 +386,14 @@ def _replay_from(header) -> Replay:
         result=result,
         score=_get(header, "score", int, _INT32),
         inputs=tuple(inputs),
+        started_at=started_at,
     )
 
 
 # What the header's numbers travel as in sc2api messages: a value outside is an edited header.
 _UINT32, _INT32 = range(2**32), range(-(2**31), 2**31)
 _RESULTS, _RACES = frozenset(sc_pb.Result.values()), frozenset(common_pb2.Race.values())
+_YEAR_10000 = 253402300800  # in Unix time: a start time must be a date replay.details can hold (not NaN)
 
 
 def _get(obj: dict, key: str, kind: type, allowed=None):

@@ -17,6 +17,7 @@ from engine_helpers import (
 )
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
+from sc2env.engine import replay_file
 from sc2env.errors import RequestError
 
 MARINE, BEACON, SHARD = 48, 317, 1680
@@ -61,7 +62,8 @@ def test_move_to_beacon_full_episode(controller):
     marine = next(u for u in data.units if u.unit_id == MARINE)
     assert (marine.name, marine.movement_speed, marine.weapons[0].range) == ("Marine", 2.25, 5)
     assert next(a for a in data.abilities if a.ability_id == 16).remaps_to_ability_id == 3794
-    assert controller.save_replay().data.startswith(b"sc2env-replay/1\n")
+    saved = replay_file.decode(controller.save_replay().data)  # a .SC2Replay archive of the whole episode
+    assert (saved.game_loop, saved.result, saved.score) == (1920, sc_pb.Tie, scores[-1])
 
 
 def test_collect_mineral_shards_scores_respawns_and_ends(controller):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import pathlib
 import zlib
 from dataclasses import dataclass, field
 
@@ -24,13 +25,14 @@ from s2clientprotocol import common_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import __version__
-from sc2env.engine import replay_file
+from sc2env.engine import mpq, replay_archive, replay_file
 from sc2env.engine.limits import MAX_STEP_LOOPS
 from sc2env.engine.mapdef import builtin_definitions
 from sc2env.engine.session import Session
 from sc2env.gamedata import BASE_BUILD, DATA_BUILD, DATA_VERSION, GAME_VERSION
 
 MIXED = (8, 1, 16, 3, 8, 5)
+FORMAT1_REPLAY = pathlib.Path(__file__).parent / "data" / "MoveToBeacon_format1.SC2Replay"
 ALREADY_ENDED = "Game has already ended"
 
 
@@ -455,8 +457,43 @@ def rewritten(data: bytes, **changes) -> bytes:
     return replay_file.encode(dataclasses.replace(replay_file.decode(data), **changes))
 
 
+def repacked(data: bytes, edit) -> bytes:
+    """The replay's archive again, with its JSON member changed by `edit` (a function of the parsed JSON)."""
+    body = mpq.MpqArchive(data).read(replay_archive.MEMBER)
+    return replay_archive.pack(replay_file.decode(data), edit(json.loads(body)))
+
+
 def recompressed(body: bytes, version: bytes = b"1") -> bytes:
+    """A format 1 replay (the magic line, then zlib) of `body`."""
     return replay_file.MAGIC + version + b"\n" + zlib.compress(body)
+
+
+def flipped(data: bytes, at: int) -> bytes:
+    return data[:at] + bytes([data[at] ^ 0xFF]) + data[at + 1 :]
+
+
+def member_at(data: bytes) -> int:
+    """Where the replay's JSON member lies in the file."""
+    archive = mpq.MpqArchive(data)
+    return archive.offset + archive.block(replay_archive.MEMBER).offset
+
+
+def table_at(data: bytes) -> int:
+    """Where the archive's hash table lies in the file (the header's sixth field)."""
+    archive = mpq.MpqArchive(data)
+    return archive.offset + int.from_bytes(data[archive.offset + 16 : archive.offset + 20], "little")
+
+
+def real_game_like(with_user_data: bool) -> bytes:
+    """An archive as the real game writes them: its members, none of them sc2env's."""
+    files = {"replay.details": b"\x05\x00", "replay.gamemetadata.json": b"{}", "replay.game.events": b"x"}
+    return mpq.write_archive(files, user_data=b"header" if with_user_data else None)
+
+
+@pytest.fixture(scope="module")
+def format1() -> bytes:
+    """A format 1 replay (sc2env-replay/1), written by sc2env before replays were .SC2Replay archives."""
+    return FORMAT1_REPLAY.read_bytes()
 
 
 @pytest.mark.parametrize(
@@ -468,13 +505,56 @@ def recompressed(body: bytes, version: bytes = b"1") -> bytes:
             "InvalidReplayData",
             "not an sc2env replay (it starts with",
         ),
-        (lambda d: b"MPQ\x1b" + bytes(200), "InvalidReplayData", "real StarCraft II binary"),
-        (lambda d: b"MPQ\x1a" + bytes(200), "InvalidReplayData", "recorded by the real game"),
+        (lambda d: real_game_like(True), "InvalidReplayData", "real StarCraft II binary"),
+        (lambda d: real_game_like(False), "InvalidReplayData", "recorded by the real game"),
+        (lambda d: b"MPQ\x1b" + bytes(200), "ParsingError", "the replay's archive is damaged"),
+        (lambda d: d[: len(d) // 2], "ParsingError", "it is truncated"),
+        (lambda d: flipped(d, member_at(d) + 20), "ParsingError", "compressed data is damaged"),
+        (lambda d: flipped(d, table_at(d) + 5), "ParsingError", "hash table does not match its MD5"),
+        (lambda d: flipped(d, 1030), "ParsingError", "header does not match its MD5"),
+        (lambda d: d + b"!", "ParsingError", "1 unexpected bytes after the replay's archive"),
+        (lambda d: repacked(d, lambda j: b"{}"), "ParsingError", "format is None, not 2"),
+        (
+            lambda d: repacked(d, lambda j: json.dumps({**j, "format": 3}).encode()),
+            "InvalidReplayData",
+            "install a newer sc2env",
+        ),
+        (lambda d: repacked(d, lambda j: b"[1, 2"), "ParsingError", "not valid JSON"),
+        (
+            lambda d: repacked(d, lambda j: json.dumps({"format": 2, "player": {}}).encode()),
+            "ParsingError",
+            "'interface_options' is missing",
+        ),
+    ],
+    ids=[
+        "empty",
+        "garbage",
+        "sc2replay",
+        "mpq",
+        "damaged-mpq",
+        "truncated",
+        "corrupted",
+        "table",
+        "header",
+        "trailing",
+        "no-format",
+        "newer-format",
+        "not-json",
+        "missing-field",
+    ],
+)
+def test_bad_replay_data_is_refused_with_what_was_wrong(saved, make, kind, details):
+    assert_refused(make(saved), kind, details)
+
+
+@pytest.mark.parametrize(
+    "make, kind, details",
+    [
         (lambda d: d[: len(d) // 2], "ParsingError", "truncated"),
-        (lambda d: d[:40] + bytes([d[40] ^ 0xFF]) + d[41:], "ParsingError", "corrupted"),
+        (lambda d: flipped(d, 40), "ParsingError", "corrupted"),
         (lambda d: d + b"!", "ParsingError", "unexpected bytes after"),
         (lambda d: replay_file.MAGIC + b"x\n" + d[16:], "ParsingError", "first line is damaged"),
-        (lambda d: recompressed(b"{}", b"2"), "InvalidReplayData", "install a newer sc2env"),
+        (lambda d: recompressed(b"{}", b"2"), "ParsingError", "first line is damaged"),
         (lambda d: recompressed(b"[1, 2"), "ParsingError", "not valid JSON"),
         (
             lambda d: recompressed(b" " * (replay_file.MAX_INFLATED_BYTES + 1)),
@@ -488,24 +568,30 @@ def recompressed(body: bytes, version: bytes = b"1") -> bytes:
         ),
     ],
     ids=[
-        "empty",
-        "garbage",
-        "sc2replay",
-        "mpq",
         "truncated",
         "corrupted",
         "trailing",
         "first-line",
-        "newer-format",
+        "unknown-version",
         "not-json",
         "bomb",
         "missing-field",
     ],
 )
-def test_bad_replay_data_is_refused_with_what_was_wrong(saved, make, kind, details):
-    data = make(saved)
+def test_bad_format1_data_is_refused_with_what_was_wrong(format1, make, kind, details):
+    assert_refused(make(format1), kind, details)
+
+
+def test_a_member_larger_than_any_replay_is_refused_before_it_is_inflated(saved, monkeypatch):
+    size = mpq.MpqArchive(saved).block(replay_archive.MEMBER).size
+    monkeypatch.setattr(replay_file, "MAX_INFLATED_BYTES", size - 1)
+    assert_refused(saved, "InvalidReplayData", f"inflates to {size} bytes, more than")
+
+
+def assert_refused(data: bytes, kind: str, details: str) -> None:
+    """replay_info and start_replay both refuse `data` with `kind` and `details`; the game stays as it was."""
     info = ask(Session(), replay_info=sc_pb.RequestReplayInfo(replay_data=data)).replay_info
-    assert info.error == sc_pb.ResponseReplayInfo.Error.Value(kind) and details in info.error_details
+    assert info.error == sc_pb.ResponseReplayInfo.Error.Value(kind) and details in info.error_details, info
     session = start("MoveToBeacon")
     started = ask(session, start_replay=sc_pb.RequestStartReplay(replay_data=data, options=interface()))
     start_kind = "InvalidReplayData" if kind == "ParsingError" else kind  # start_replay has no ParsingError
@@ -518,10 +604,30 @@ def test_bad_replay_data_is_refused_with_what_was_wrong(saved, make, kind, detai
 
 def test_a_real_starcraft_replay_is_explained():
     details = ask(
-        Session(), replay_info=sc_pb.RequestReplayInfo(replay_data=b"MPQ\x1b" + bytes(64))
+        Session(), replay_info=sc_pb.RequestReplayInfo(replay_data=real_game_like(True))
     ).replay_info
     assert "plays only replays it recorded itself" in details.error_details
+    assert "without sc2env's member sc2env.replay.json" in details.error_details
     assert "real StarCraft II binary (engine='sc2')" in details.error_details
+
+
+def test_a_format1_replay_is_still_read_and_played_to_its_end(format1):
+    recorded = replay_file.decode(format1)
+    assert (recorded.map_name, recorded.game_loop, recorded.result) == ("MoveToBeacon", 1920, sc_pb.Tie)
+    assert recorded.started_at is None, "format 1 did not record when the episode started"
+    info = ask(Session(), replay_info=sc_pb.RequestReplayInfo(replay_data=format1)).replay_info
+    assert not info.HasField("error") and info.game_duration_loops == 1920
+    assert info.player_info[0].player_result.result == sc_pb.Tie
+    watcher = watch(format1, record_replay=True)
+    done = ask(watcher, step=sc_pb.RequestStep(count=MAX_STEP_LOOPS))
+    assert (done.status, done.step.simulation_loop, list(done.error)) == (sc_pb.ended, 1920, [])
+    obs = ask(watcher, observation=sc_pb.RequestObservation()).observation
+    assert obs.observation.score.score == recorded.score
+    resaved = save(watcher)  # saved again, it is a format 2 archive of the same episode
+    assert resaved.startswith(mpq.USER_DATA_MAGIC)
+    again = replay_file.decode(resaved)
+    assert again.started_at is not None
+    assert dataclasses.replace(again, started_at=None) == recorded
 
 
 def test_a_replay_of_another_sc2env_version_is_refused_naming_both(saved):
@@ -615,7 +721,8 @@ def test_save_and_watch_a_replay_through_the_engine_process(controller, tmp_path
     for n in range(12):
         originals.append(controller.act_step_observe([random_action(rng, n, [])], (8, 16, 1)[n % 3]))
     data = controller.save_replay().data
-    assert data.startswith(b"sc2env-replay/1\n")
+    assert data.startswith(mpq.USER_DATA_MAGIC), "a .SC2Replay: an MPQ archive after its user data header"
+    assert replay_file.decode(data).game_loop == originals[-1].observation.game_loop
     info = controller.replay_info(replay_data=data)
     assert (
         info.map_name == "CollectMineralShards"

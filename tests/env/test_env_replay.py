@@ -13,6 +13,7 @@ import pytest
 import sc2env  # registers the ids
 from sc2env.agents import make_agent, run_agent
 from sc2env.cli import main
+from sc2env.engine import mpq  # to write an archive as the real game's replays are
 from sc2env.env.dataset import export_replay, load_episode
 from sc2env.env.replay_watcher import watch_replay
 from sc2env.game import ReplayError, replay_info, write_replay
@@ -232,8 +233,13 @@ def test_save_replay_before_a_game_says_to_reset(tmp_path):
     "data, message",
     [
         (b"not a replay at all", "the game cannot read this replay"),
-        (b"MPQ\x1b" + bytes(100), "real StarCraft II"),
+        (
+            mpq.write_archive({"replay.details": b"", "replay.game.events": b""}, b"header"),
+            "real StarCraft II",
+        ),
+        (b"MPQ\x1b" + bytes(100), "the replay's archive is damaged"),
     ],
+    ids=["garbage", "real-game", "damaged"],
 )
 def test_a_replay_the_engine_cannot_play_is_a_clear_error(data, message):
     with pytest.raises(ReplayError, match=message):
