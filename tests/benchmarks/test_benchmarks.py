@@ -43,6 +43,10 @@ RUNS = {
         ["--units", "20,200", "--repeat", "1"],
         r"\s200\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+\(201 units",
     ),
+    "replay_files": (
+        ["--loops", "80", "--repeat", "2"],
+        r"replay size\s+\d+ bytes\nwrite\s+[\d.]+ ms(.|\n)*read\s+[\d.]+ ms",
+    ),
 }
 
 
