@@ -133,14 +133,14 @@ _FILE_LIMIT = 72
 
 def not_a_replay(data: bytes) -> str | None:
     """Why `data` is no replay file, in the command's words, or None when it starts as a replay does."""
-    from sc2env.gamedata.replay_format import MPQ_HEADERS, SC2ENV_MAGIC, is_replay
+    from sc2env.gamedata.replay_format import MPQ_ARCHIVE_MAGIC, SC2ENV_MAGIC, is_replay
 
     if is_replay(data):
         return None
     head = shown(data[:16].decode("ascii", "backslashreplace"), None)
     return (
-        f"not a replay file: it starts with '{head}', where an sc2env replay starts with "
-        f"'{SC2ENV_MAGIC.decode()}' and a StarCraft II replay (.SC2Replay) with '{MPQ_HEADERS[0][:3].decode()}'"
+        f"not a replay file: it starts with '{head}', where a replay (.SC2Replay, sc2env's or StarCraft II's) "
+        f"starts with '{MPQ_ARCHIVE_MAGIC[:3].decode()}' (sc2env's older ones with '{SC2ENV_MAGIC.decode()}')"
     )
 
 

@@ -9,9 +9,9 @@ import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-ARCHIVE_MAGIC = b"MPQ\x1a"
-USER_DATA_MAGIC = b"MPQ\x1b"
-"""A user data header (StarCraft II replays put their header in it) comes first and points at the archive."""
+from sc2env.gamedata.replay_format import MPQ_ARCHIVE_MAGIC as ARCHIVE_MAGIC
+from sc2env.gamedata.replay_format import MPQ_USER_DATA_MAGIC as USER_DATA_MAGIC
+
 LISTFILE = "(listfile)"
 """The file naming the archive's other files, one a line: the hash table keeps only hashes of names."""
 

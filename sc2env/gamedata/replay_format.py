@@ -1,12 +1,15 @@
-"""How a replay file starts: sc2env's own format, and StarCraft II's (an MPQ archive). Shared by the engine,
-which reads replays, and the client side, which tells a replay file from any other before a game starts."""
+"""How a replay file starts: an MPQ archive (.SC2Replay), or sc2env's format 1. Shared by the engine, which
+writes and reads replays, and the client side, which tells a replay file from any other before a game starts."""
 
 from __future__ import annotations
 
 SC2ENV_MAGIC = b"sc2env-replay/"
-"""An sc2env replay starts with it, the format version in ASCII digits and a newline: b"sc2env-replay/1\\n"."""
-MPQ_HEADERS = (b"MPQ\x1a", b"MPQ\x1b")
-"""A StarCraft II replay (.SC2Replay) is an MPQ archive: its header, or a user-data header before it."""
+"""sc2env's replay format 1 (still read, no longer written) starts with it and b"1\\n"."""
+MPQ_ARCHIVE_MAGIC = b"MPQ\x1a"
+MPQ_USER_DATA_MAGIC = b"MPQ\x1b"
+MPQ_HEADERS = (MPQ_ARCHIVE_MAGIC, MPQ_USER_DATA_MAGIC)
+"""A .SC2Replay (StarCraft II's, and sc2env's from replay format 2 on) is an MPQ archive: the archive's
+header, or a user data header before it (where a replay keeps its own header)."""
 
 
 def is_replay(head: bytes) -> bool:

@@ -921,9 +921,9 @@ def test_a_file_that_is_no_replay_is_called_so_before_any_game(tmp_path, capsys,
     code, out, err = run_cli(capsys, "replay", *flags, str(passwd), "--engine", "sc2")
     assert code == 2 and out == ""
     assert err.startswith(
-        f"sc2env replay: {passwd} is not a replay file: it starts with 'root:x:0:0:root:', where an sc2env "
-        "replay starts with 'sc2env-replay/' and a StarCraft II replay (.SC2Replay) with 'MPQ'; give a replay "
-        "saved by sc2env run --save-replay"
+        f"sc2env replay: {passwd} is not a replay file: it starts with 'root:x:0:0:root:', where a replay "
+        "(.SC2Replay, sc2env's or StarCraft II's) starts with 'MPQ' (sc2env's older ones with 'sc2env-replay/'); "
+        "give a replay saved by sc2env run --save-replay"
     ), err
     assert "save_replay returned" not in err and "StarCraft II under" not in err
 
