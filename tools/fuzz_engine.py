@@ -37,7 +37,7 @@ from google.protobuf.descriptor import FieldDescriptor
 from s2clientprotocol import common_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
-from sc2env.engine import replay_file
+from sc2env.engine import mpq, replay_archive, replay_file
 from sc2env.engine.mapdef import builtin_definitions
 
 MAPS = tuple(sorted(builtin_definitions()))
@@ -199,14 +199,15 @@ def _random_place(rng: random.Random, document) -> tuple:
 
 
 def mutate_replay(rng: random.Random, data: bytes) -> bytes:
-    """A replay with random header fields or inputs replaced (re-compressed, so it still inflates), or with
-    random bytes flipped."""
+    """A replay with random header fields or inputs replaced (packed again, as a .SC2Replay archive or now and
+    then as format 1, so it still unpacks), or with random bytes flipped (in the archive's tables and MD5s too).
+    """
     if rng.random() < 0.2:
         out = bytearray(data)
         for _ in range(rng.randint(1, 4)):
             out[rng.randrange(len(out))] ^= 1 << rng.randrange(8)
         return bytes(out)
-    header = json.loads(zlib.decompress(data[len(replay_file.MAGIC) + 2 :]))
+    header = json.loads(mpq.MpqArchive(data).read(replay_archive.MEMBER) or b"")
     roll = rng.random()
     if roll < 0.4 and header["inputs"]:
         n = rng.randrange(len(header["inputs"]))
@@ -218,7 +219,10 @@ def mutate_replay(rng: random.Random, data: bytes) -> bytes:
         header["map_definition"] = base64.b64encode(json.dumps(mutate_json(rng, source)).encode()).decode()
     else:
         header = mutate_json(rng, header, edits=1)
-    return replay_file.MAGIC + b"1\n" + zlib.compress(json.dumps(header).encode())
+    body = json.dumps(header).encode()
+    if rng.random() < 0.25:  # format 1, which the engine still reads
+        return replay_file.MAGIC + b"1\n" + zlib.compress(body)
+    return replay_archive.pack(replay_file.decode(data), body)
 
 
 # ---- websocket byte streams ---------------------------------------------------------------------------
