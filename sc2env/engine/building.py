@@ -211,7 +211,7 @@ class Building:
         self._construct(w.slot(int(w.tag[i])), j)
 
     def _fail(self, i: int, order: Order, error: int) -> None:
-        self.game.action_errors.append((order.ability_id, error))
+        self.game.report_error(int(self.world.owner[i]), order.ability_id, error)
         self.game.orders.complete(i)
 
     def _construct(self, i: int, j: int) -> None:

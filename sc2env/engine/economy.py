@@ -237,7 +237,7 @@ class Economy:
         w = self.world
         hall = self.dropoff(i)
         if hall is None:
-            self.game.action_errors.append((RETURN, error_pb2.CantFindDropOff))
+            self.game.report_error(int(w.owner[i]), RETURN, error_pb2.CantFindDropOff)
             return False
         order.ability_id = RETURN
         order.target_tag = int(w.tag[hall])

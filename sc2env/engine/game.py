@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,6 +43,25 @@ from sc2env.gamedata import LOOPS_PER_REAL_SECOND, UNIT_TYPES, UnitType
 from sc2env.gamedata.units import PROTOSS, TERRAN, ZERG
 
 _PLAYED_RACES = (TERRAN, ZERG, PROTOSS)  # a race a player has in the game (Random resolves to one)
+# What each player has of its own: the Game's attributes of these names belong to the player being served
+# (`viewing`), the others' are kept aside per player. Everything else (world, loop, script) is shared.
+SEAT_FIELDS = (
+    "interface",
+    "player",
+    "vision",
+    "frames",
+    "screen_layers",
+    "minimap_layers",
+    "_minimap_views",
+    "race",
+    "race_requested",
+    "player_id",
+    "player_name",
+    "action_errors",
+    "echoed_actions",
+)
+# A result from the other side: what the first player's result makes of another player's.
+MIRRORED: dict[int, int] = {sc_pb.Victory: sc_pb.Defeat, sc_pb.Defeat: sc_pb.Victory}
 
 
 @dataclass(frozen=True)
@@ -95,8 +115,18 @@ def clock_loop(start: float, until_loop: int, last_loop: int, wait: bool = True)
     return due
 
 
+@dataclass(frozen=True)
+class Joining:
+    """A player taking its map slot: what it asked for at join_game."""
+
+    player_id: int
+    interface: Interface
+    race: int
+    name: str
+
+
 class Game:
-    """A single-agent mini-game in progress. Deterministic for a given seed and sequence of requests."""
+    """A game in progress, for one agent or two (each served through `viewing`). Deterministic for a given seed and sequence of requests."""
 
     def __init__(
         self, definition: MapDefinition, seed: int | None, realtime: bool = False, disable_fog: bool = False
@@ -119,16 +149,80 @@ class Game:
         self.race_requested = self.race  # what join_game asked for (Random stays Random here)
         self.player_id = definition.players[0].player_id if definition.players else 1
         self.player_name = definition.players[0].name if definition.players else "Player"
+        self.action_errors: list[tuple[int, int]] = []
+        self.echoed_actions: list[sc_pb.Action] = []
+        # The SEAT_FIELDS of each player in the game; the served player's live in the attributes themselves.
+        self._seats: dict[int, dict[str, object]] = {self.player_id: self._seat_state()}
 
     # ---- lifecycle ----------------------------------------------------------------------------------
     def join(self, interface: Interface, race: int, player_name: str = "") -> None:
-        self.interface = interface
-        self.player_name = player_name or self.player_name  # as the game echoes it in game_info
-        cheating = interface.options.feature_layer.allow_cheating_layers
-        self.minimap_layers = LayerRenderer(MINIMAP_LAYERS if cheating else MINIMAP_LAYERS_FAIR, self.terrain)
-        self.race = race if race in _PLAYED_RACES else self.race
-        self.race_requested = race if race in _PLAYED_RACES + (common_pb2.Random,) else self.race
+        """Seat the map's first player (a single-agent game) and start."""
+        self.join_all([Joining(self.player_id, interface, race, player_name)])
+
+    def join_all(self, joining: list[Joining]) -> None:
+        """Seat each joining player in its map slot, then start; the first is served until `viewing` says
+        otherwise."""
+        slots = {slot.player_id: slot for slot in self.definition.players}
+        self._seats = {}
+        for seat in joining:
+            slot = slots[seat.player_id]
+            self.player_id, self.interface = seat.player_id, seat.interface
+            self.player_name = seat.name or slot.name  # as the game echoes it in game_info
+            cheating = seat.interface.options.feature_layer.allow_cheating_layers
+            self.screen_layers = LayerRenderer(SCREEN_LAYERS, self.terrain)
+            self.minimap_layers = LayerRenderer(
+                MINIMAP_LAYERS if cheating else MINIMAP_LAYERS_FAIR, self.terrain
+            )
+            self.frames, self._minimap_views = FrameCache(), {}
+            self.race = seat.race if seat.race in _PLAYED_RACES else slot.race
+            self.race_requested = (
+                seat.race if seat.race in _PLAYED_RACES + (common_pb2.Random,) else self.race
+            )
+            self._seats[seat.player_id] = self._seat_state()
+        self._load_seat(joining[0].player_id)
         self.restart()
+
+    @property
+    def seat_ids(self) -> list[int]:
+        """The players in the game, in joining order."""
+        return list(self._seats)
+
+    @contextlib.contextmanager
+    def viewing(self, player_id: int) -> Iterator[None]:
+        """Serve `player_id` inside the block: observations, actions, selection and camera are its own."""
+        previous = self.player_id
+        if player_id == previous:
+            yield
+            return
+        self._seats[previous] = self._seat_state()
+        self._load_seat(player_id)
+        try:
+            yield
+        finally:
+            self._seats[player_id] = self._seat_state()
+            self._load_seat(previous)
+
+    def _seat_state(self) -> dict[str, object]:
+        return {name: getattr(self, name) for name in SEAT_FIELDS if hasattr(self, name)}
+
+    def _load_seat(self, player_id: int) -> None:
+        for name, value in self._seats[player_id].items():
+            setattr(self, name, value)
+
+    def report_error(self, owner: int, ability_id: int, error: int) -> None:
+        """An order of `owner`'s unit failed: its next observation's action_errors say so."""
+        if owner == self.player_id:
+            self.action_errors.append((ability_id, error))
+        elif owner in self._seats:
+            errors = self._seats[owner]["action_errors"]
+            assert isinstance(errors, list)
+            errors.append((ability_id, error))
+
+    def result_for(self, player_id: int) -> int | None:
+        """The player's result: the map's results are its first player's, the other player gets the mirror."""
+        if self.result is None or player_id == self.definition.players[0].player_id:
+            return self.result
+        return MIRRORED.get(self.result, self.result)
 
     def restart(self) -> None:
         """Run the map's initialisation again: new units, score 0, loop 0, camera and selection reset.
@@ -142,18 +236,20 @@ class Game:
         # serialized. Appending them costs well under a microsecond per step.
         self.inputs: list[bytes | int] = []
         self.world = World(self.definition.walkable, self.type_ids.reported)
-        self.player = Player(self.player_id, self.race)
-        self.players = {self.player_id: self.player}
+        self.players = {}
         self._other_stats: dict[int, Stats] = {}
         self.game_loop = 0
         self.result: int | None = None
         self.script_error = ""  # why the map's script stopped the game, until the session has told
-        self.action_errors: list[tuple[int, int]] = []
-        self.echoed_actions: list[sc_pb.Action] = []
         self._created: list[int] = []
         fog = self.definition.vision == "fog" and not self.disable_fog
-        self.vision = Vision(self.terrain.revealed, fog)
-        self.frames.vision = self.vision
+        slots = {slot.player_id: slot for slot in self.definition.players}
+        for player_id in self.seat_ids:
+            with self.viewing(player_id):
+                self.player = self.players[player_id] = Player(player_id, self.race)
+                self.action_errors, self.echoed_actions = [], []
+                self.vision = Vision(self.terrain.revealed, fog)
+                self.frames.vision = self.vision
         self.orders = Orders(self)
         self.combat = Combat(self)
         self.healing = Healing(self)
@@ -162,8 +258,12 @@ class Game:
         self.production = Production(self)
         self.scenario = Scenario(self)
         self.scenario.start()
-        self.player.camera = self._clamp_camera(*self.definition.camera_start)
-        self.vision.update(self.world, self.player_id)
+        for player_id in self.seat_ids:
+            with self.viewing(player_id):
+                slot = slots.get(player_id)
+                start = slot.camera_start if slot is not None and slot.camera_start else None
+                self.player.camera = self._clamp_camera(*(start or self.definition.camera_start))
+                self.vision.update(self.world, player_id)
         self._created.clear()
         self._wallclock_start = time.monotonic()
 
@@ -220,7 +320,7 @@ class Game:
             deaths, killed = killed + self.combat.take_deaths(), []
             for death in deaths:
                 self._score_death(death)
-            self.vision.update(w, self.player_id)
+            self._update_vision()
             created, self._created = self._created, []
             # Proximity triggers are checked where the trajectory says they fire. A collision push at the end
             # of a batch that brings a pair within reach is caught at the next batch's first loop.
@@ -232,7 +332,16 @@ class Game:
                 self.result = self.scenario.result
             elif self.game_loop >= limit:
                 self.result = RESULTS[self.definition.timeout_result]
-        self.player.forget(w.exists)
+        for player in self.players.values():
+            player.forget(w.exists)
+
+    def _update_vision(self) -> None:
+        self.vision.update(self.world, self.player_id)
+        for player_id, seat in self._seats.items():
+            if player_id != self.player_id:
+                vision = seat["vision"]
+                assert isinstance(vision, Vision)
+                vision.update(self.world, player_id)
 
     def catch_up_realtime(self, until_loop: int = 0) -> None:
         """In realtime mode, simulate the loops the wall clock has reached (waiting for `until_loop`)."""

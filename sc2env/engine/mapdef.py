@@ -109,11 +109,27 @@ class Region:
         return ((x0 + x1) / 2, (y0 + y1) / 2)
 
 
+MAX_PLAYERS = 2  # the engine plays single-agent maps and two-player duels
+
+
+def _point(value, where: str) -> tuple[float, float]:
+    """A finite [x, y] pair, or MapDefinitionError naming `where`."""
+    if not (isinstance(value, list) and len(value) == 2 and all(isinstance(v, (int, float)) for v in value)):
+        raise MapDefinitionError(f"{where}: expected a finite [x, y], got {value!r}")
+    x, y = float(value[0]), float(value[1])
+    if not (math.isfinite(x) and math.isfinite(y)):
+        raise MapDefinitionError(f"{where}: expected a finite [x, y], got {value!r}")
+    return x, y
+
+
 @dataclass(frozen=True)
 class PlayerSlot:
+    """A player's place on the map: its id, race and name, and where its camera starts (None: the map's)."""
+
     player_id: int
     race: int
     name: str
+    camera_start: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -243,7 +259,7 @@ _FIELDS = frozenset(
         "map_files",
     }
 )
-_PLAYER_FIELDS = frozenset({"player_id", "race", "name"})
+_PLAYER_FIELDS = frozenset({"player_id", "race", "name", "camera_start"})
 _REGION_FIELDS = frozenset({"rect", "circle", "any", "minus"})
 
 
@@ -328,12 +344,19 @@ def parse_definition(data: bytes | str) -> MapDefinition:
                 raise MapDefinitionError(f"players[{i}].race: expected one of {sorted(RACES)}, got {race!r}")
         players = tuple(
             PlayerSlot(
-                int(p["player_id"]), RACES[p.get("race", "Terran")], str(p.get("name", f"Player {i + 1}"))
+                int(p["player_id"]),
+                RACES[p.get("race", "Terran")],
+                str(p.get("name", f"Player {i + 1}")),
+                _point(p["camera_start"], f"players[{i}].camera_start") if "camera_start" in p else None,
             )
             for i, p in enumerate(spec["players"])
         )
-        if not players:
-            raise MapDefinitionError("players: at least one player slot")
+        if not 1 <= len(players) <= MAX_PLAYERS:
+            raise MapDefinitionError(
+                f"players: at least one player slot and at most {MAX_PLAYERS}, got {len(players)}"
+            )
+        if len({p.player_id for p in players}) != len(players) or not all(p.player_id > 0 for p in players):
+            raise MapDefinitionError("players: each slot needs its own player_id, 1 or more")
         vision = spec.get("vision", "reveal_playable")
         if vision not in VISION:
             raise MapDefinitionError(f"vision: expected one of {VISION}, got {vision!r}")

@@ -49,7 +49,8 @@ def observation(game: Game, response: sc_pb.Response) -> list[bytes | bytearray]
     obs.actions.extend(game.echoed_actions)
     game.echoed_actions.clear()
     if game.ended:
-        obs.player_result.add(player_id=game.player.player_id, result=game.result)
+        for player_id in game.seat_ids:  # as the game does: every player's result, to everyone
+            obs.player_result.add(player_id=player_id, result=game.result_for(player_id) or sc_pb.Undecided)
     head = response.SerializeToString()
     screen, minimap = game.screen_view(), game.minimap_view()
     pieces: list[bytes | bytearray] = []
@@ -186,13 +187,15 @@ def _harvesters(game: Game) -> dict[int, tuple[int, int]]:
 def game_info(game: Game) -> sc_pb.ResponseGameInfo:
     d = game.definition
     info = sc_pb.ResponseGameInfo(map_name=d.name, local_map_path=d.path)
-    info.player_info.add(
-        player_id=game.player.player_id,
-        type=sc_pb.Participant,
-        race_requested=game.race_requested,
-        race_actual=game.race,
-        player_name=game.player_name,
-    )
+    for player_id in game.seat_ids:  # every player, in slot order, as the game lists them
+        with game.viewing(player_id):
+            info.player_info.add(
+                player_id=player_id,
+                type=sc_pb.Participant,
+                race_requested=game.race_requested,
+                race_actual=game.race,
+                player_name=game.player_name,
+            )
     raw = info.start_raw
     # Under raw_crop_to_playable_area the map is the playable area, its corner the origin (inferred from
     # the option's description: the real game's cropped game_info is unrecorded).
