@@ -131,18 +131,21 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, terminate)
     signal.signal(signal.SIGINT, terminate)
     parent_died = _die_with_parent()
+    from sc2env.engine.lan import Lan
     from sc2env.engine.server import Server
     from sc2env.engine.session import Session
 
     session = Session(args.dataDir, client_gone=lambda: server.client_gone())
+    lan = Lan(session)
     try:
         server = Server(
             args.listen,
             args.port,
-            session.answer,
+            lan.answer,
             lambda: session.quit,
             args.spin_wait,
             connection_limits(args),
+            lan,
         )
     except OSError as e:
         print(f"sc2env.engine: cannot listen on {args.listen}:{args.port}: {e}", file=sys.stderr)

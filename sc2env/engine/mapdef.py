@@ -112,14 +112,12 @@ class Region:
 MAX_PLAYERS = 2  # the engine plays single-agent maps and two-player duels
 
 
-def _point(value, where: str) -> tuple[float, float]:
+def _slot_point(value, where: str) -> tuple[float, float]:
     """A finite [x, y] pair, or MapDefinitionError naming `where`."""
-    if not (isinstance(value, list) and len(value) == 2 and all(isinstance(v, (int, float)) for v in value)):
+    point = _point(value)
+    if point is None:
         raise MapDefinitionError(f"{where}: expected a finite [x, y], got {value!r}")
-    x, y = float(value[0]), float(value[1])
-    if not (math.isfinite(x) and math.isfinite(y)):
-        raise MapDefinitionError(f"{where}: expected a finite [x, y], got {value!r}")
-    return x, y
+    return point
 
 
 @dataclass(frozen=True)
@@ -347,7 +345,7 @@ def parse_definition(data: bytes | str) -> MapDefinition:
                 int(p["player_id"]),
                 RACES[p.get("race", "Terran")],
                 str(p.get("name", f"Player {i + 1}")),
-                _point(p["camera_start"], f"players[{i}].camera_start") if "camera_start" in p else None,
+                _slot_point(p["camera_start"], f"players[{i}].camera_start") if "camera_start" in p else None,
             )
             for i, p in enumerate(spec["players"])
         )
@@ -458,8 +456,9 @@ def _is_sha256(value) -> bool:
     return isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
 
 
-SCENARIO_FOLDERS = ("", "smac")
-"""Where definitions sit under a definitions folder: the mini-games at its top, SMAC's scenarios in `smac/`."""
+SCENARIO_FOLDERS = ("", "smac", "duels")
+"""Where definitions sit under a definitions folder: the mini-games at its top, SMAC's scenarios in `smac/`, the
+two-player duels in `duels/`."""
 
 
 def builtin_definitions(directory: str | os.PathLike | None = None) -> dict[str, bytes]:

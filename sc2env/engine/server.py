@@ -9,6 +9,7 @@ import socket
 import struct
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from websockets.frames import CTRL_OPCODES, DATA_OPCODES, CloseCode, Frame, Opcode, apply_mask
 from websockets.http11 import Request
@@ -17,6 +18,9 @@ from websockets.server import ServerProtocol
 
 from sc2env.engine.limits import ConnectionLimits
 from sc2env.spinwait import SpinWait
+
+if TYPE_CHECKING:
+    from sc2env.engine.lan import Lan
 
 ENDPOINT = "/sc2api"
 _BUSY = b"HTTP/1.1 409 Conflict\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
@@ -72,6 +76,7 @@ class Server:
         quit_requested: Callable[[], bool],
         spin_wait_s: float = 0.0,
         limits: ConnectionLimits | None = None,
+        lan: Lan | None = None,
     ):
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         self.listener = socket.create_server((host, port), family=family, backlog=16)
@@ -81,16 +86,26 @@ class Server:
         self.client: _Client | None = None
         # Between a connected client's requests: a client that asks again at once finds the engine awake.
         self.spin = SpinWait(spin_wait_s)
+        # Two-player games: the link to the other player's engine, and the answers that come later.
+        self.lan = lan
 
     def serve(self, should_stop: Callable[[], bool], poll_seconds: float = 0.25) -> None:
         try:
             while not should_stop() and not self.quit_requested():
                 client = self.client
-                if client is not None and client.frames is not None and self.spin.wait(client.sock.fileno()):
+                lan = self.lan.sockets() if self.lan is not None else []
+                if (
+                    client is not None
+                    and client.frames is not None
+                    and not lan
+                    and self.spin.wait(client.sock.fileno())
+                ):
                     self._read(client)
                     continue
-                watched = [self.listener] + ([self.client.sock] if self.client else [])
+                watched = [self.listener] + ([self.client.sock] if self.client else []) + lan
                 ready, _, _ = select.select(watched, [], [], poll_seconds)
+                if lan:
+                    self._lan_events(lan, ready)
                 if self.client is not None and self._overdue(self.client):
                     continue
                 # The client first: a client that hung up just before the next one connected (a port probe,
@@ -106,6 +121,26 @@ class Server:
         if self.client is not None:
             self._drop(self.client)
         self.listener.close()
+        if self.lan is not None:
+            self.lan.close()
+
+    def _lan_events(self, sockets: list[socket.socket], ready: list) -> None:
+        """Serve the link's traffic, then give this engine's client the answers that became ready."""
+        assert self.lan is not None
+        for sock in sockets:
+            if sock in ready:
+                self.lan.readable(sock)
+        self._deliver()
+
+    def _deliver(self) -> None:
+        """Send the client the answers that came later (lock-step steps, joins, relayed answers)."""
+        if self.lan is None:
+            return
+        answers = self.lan.ready()
+        if answers and self.client is not None and self.client.frames is not None:
+            self._send_binary(self.client, [[a] for a in answers])
+            if self.client.closed:
+                self._drop(self.client)
 
     def client_gone(self) -> bool:
         """Whether the client being served has hung up or lost its connection, so that no one will take the
@@ -250,8 +285,10 @@ class Server:
             self._send_binary(client, replies)
         if client.closed:
             self._drop(client)
-        elif client.message_started is not None:  # a client that drips a request byte by byte
-            self._overdue(client)
+        else:
+            if client.message_started is not None:  # a client that drips a request byte by byte
+                self._overdue(client)
+            self._deliver()
 
     def _message(self, client: _Client, payload: bytes, fin: bool, replies: list[Answer]) -> bool:
         """Add one data frame's payload to the message being received; a final frame's whole message is
@@ -265,7 +302,10 @@ class Server:
         message = b"".join(client.fragments) if len(client.fragments) > 1 else payload
         client.fragments, client.message_bytes = [], 0
         _keep(replies)
-        replies.append(self.handle(message))
+        answer = self.handle(message)
+        if not answer:  # it comes later (a two-player game waiting on the other player): see _deliver
+            return self.quit_requested()
+        replies.append(answer)
         client.pending += sum(map(len, replies[-1]))
         if len(replies) >= _IOV_MAX // 2 or client.pending > _FLUSH_BYTES:
             self._send_binary(client, replies)  # many pipelined requests: memory stays bounded

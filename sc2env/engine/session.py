@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import traceback
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 from google.protobuf.message import DecodeError
-from s2clientprotocol import query_pb2
+from s2clientprotocol import common_pb2, query_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env._version import __version__
@@ -21,6 +24,7 @@ from sc2env.engine.limits import (
     MAX_STEP_LOOPS,
 )
 from sc2env.engine.mapdef import (
+    MAX_PLAYERS,
     RESULTS,
     MapDefinition,
     MapDefinitionError,
@@ -29,6 +33,7 @@ from sc2env.engine.mapdef import (
     find_definition,
     parse_definition,
 )
+from sc2env.engine.match import Completion, Match
 from sc2env.engine.playback import Playback
 from sc2env.engine.query import answer_query
 from sc2env.engine.scenario import Scenario
@@ -55,7 +60,7 @@ _VALID: dict[str, tuple[sc_pb.Status.ValueType, ...] | None] = {
     "quit": None,
     "create_game": (LAUNCHED, INIT_GAME, IN_GAME, IN_REPLAY, ENDED),
     "start_replay": (LAUNCHED, IN_GAME, IN_REPLAY, ENDED),
-    "join_game": (INIT_GAME,),
+    "join_game": (LAUNCHED, INIT_GAME),  # launched: joining a game another engine process hosts
     "restart_game": (IN_GAME, ENDED),
     "leave_game": (IN_GAME, IN_REPLAY, ENDED),
     "game_info": (IN_GAME, IN_REPLAY, ENDED),
@@ -66,7 +71,21 @@ _VALID: dict[str, tuple[sc_pb.Status.ValueType, ...] | None] = {
     "action": (IN_GAME,),
     "save_replay": (IN_GAME, IN_REPLAY, ENDED),  # from a replay only if start_replay set record_replay
     "debug": (IN_GAME,),
+    "save_map": None,
 }
+# A handler's answer that comes later: the request waits for the other players (lock-step, see Match).
+DEFERRED: list[bytes | bytearray] = []
+
+
+@dataclass
+class _Held:
+    """A request of this session waiting on the match: its Response so far and how to finish it."""
+
+    response: sc_pb.Response
+    finish: Callable[[sc_pb.Response], None]
+    completion: Completion | None = None  # set when the match releases it
+
+
 # What a replay being watched (or watched to its end) refuses, and why.
 _NOT_IN_REPLAY = {
     "action": "actions are not accepted while watching a replay (it plays the recorded player's actions); "
@@ -84,7 +103,12 @@ class Session:
     the same as pieces to write back to back (valid until the next request), without joining them.
     """
 
-    def __init__(self, data_dir: str | None = None, client_gone: Callable[[], bool] | None = None) -> None:
+    def __init__(
+        self,
+        data_dir: str | None = None,
+        client_gone: Callable[[], bool] | None = None,
+        match: Match | None = None,
+    ) -> None:
         self.status = LAUNCHED
         self.data_dir = data_dir  # -dataDir: a folder of mini-game definitions replaces the shipped ones
         # Asked between chunks of a long step: the client that asked has hung up, so nobody takes the answer.
@@ -94,6 +118,14 @@ class Session:
         self._pending: tuple[MapDefinition, int | None, bool] | None = None
         self.disable_fog = False
         self.playback: Playback | None = None  # the replay being watched (in_replay, or ended after one)
+        # A two-player game: the Match this session plays in (a session made for a linked engine's player is
+        # given the host's), and its player id there once joined.
+        self.match = match
+        self.player_id: int | None = None
+        self.listen_port: int | None = None  # hosting: the port the other player's engine links to
+        self.saved_maps: dict[str, bytes] = {}  # save_map: map path -> data, for create_game by path
+        self._held: _Held | None = None
+        self._queue: deque[bytes] = deque()  # requests that came while one was held, answered in order
 
     @property
     def quit(self) -> bool:
@@ -103,6 +135,70 @@ class Session:
         return b"".join(self.answer(data))
 
     def answer(self, data: bytes) -> list[bytes | bytearray]:
+        """The answer to one request; an empty list when it comes later, through `take_ready` (a two-player
+        game's request waiting for the other player, and the requests after it)."""
+        if self._held is not None:
+            self._queue.append(data)
+            return DEFERRED
+        return self._answer(data)
+
+    def take_ready(self) -> list[bytes]:
+        """Answers that became ready since the last call, in the order their requests came."""
+        out: list[bytes] = []
+        while self._held is not None and self._held.completion is not None:
+            held, self._held = self._held, None
+            assert held.completion is not None
+            held.completion(held.response)
+            with self._served():
+                held.finish(held.response)
+            self._sync_status()
+            held.response.status = self.status
+            out.append(held.response.SerializeToString())
+            while self._queue and self._held is None:
+                pieces = self._answer(self._queue.popleft())
+                if self._held is None:
+                    out.append(b"".join(pieces))
+        return out
+
+    @property
+    def holding(self) -> bool:
+        """Whether a request waits on the other players."""
+        return self._held is not None
+
+    def lost(self, reason: str) -> None:
+        """This session's player is gone without leaving (its engine's link closed)."""
+        if self.match is not None and self.player_id is not None:
+            self.match.lost(self.player_id, reason)
+        elif self.match is not None:
+            self.match.participants = 0  # it never joined: nobody else waits for it
+        self.match = None
+
+    def _hold(self, response: sc_pb.Response, finish: Callable[[sc_pb.Response], None]) -> Callable:
+        """Hold the request being answered until the match releases it; the release callback to give it."""
+        held = self._held = _Held(response, finish)
+
+        def release(completion: Completion) -> None:
+            held.completion = completion
+
+        return release
+
+    @contextlib.contextmanager
+    def _served(self) -> Iterator[None]:
+        """Inside the block the game serves this session's player (a two-player game has one per session)."""
+        game = self.game
+        if game is None or self.player_id is None or self.playback is not None:
+            yield
+            return
+        with game.viewing(self.player_id):
+            yield
+
+    def _sync_status(self) -> None:
+        """A two-player game may end on another player's request: this player's status follows."""
+        if self.match is not None and self.game is not None and self.game.ended and self.status == IN_GAME:
+            self.status = ENDED
+
+    def _answer(self, data: bytes) -> list[bytes | bytearray]:
+        self._sync_status()
         response = sc_pb.Response()
         try:
             request = sc_pb.Request.FromString(data)
@@ -138,7 +234,10 @@ class Session:
                 )
         else:
             try:
-                payload = getattr(self, f"_{kind}")(getattr(request, kind), response)
+                with self._served():
+                    payload = getattr(self, f"_{kind}")(getattr(request, kind), response)
+                if payload is DEFERRED:
+                    return DEFERRED
             except Exception as e:
                 response.ClearField(kind)
                 where = traceback.extract_tb(e.__traceback__)[-1]
@@ -184,19 +283,21 @@ class Session:
         # the maps' scripts drive the other side, and the engine has no AI to start for it.
         computers = [p for p in request.player_setup if p.type == sc_pb.Computer]
         if (
-            len(participants) != 1
-            or len(computers) > 1
+            not 1 <= len(participants) <= MAX_PLAYERS
+            or len(computers) > (1 if len(participants) == 1 else 0)
             or len(participants) + len(computers) != len(request.player_setup)
         ):
-            out.error = error.MultiplayerUnsupported if len(participants) > 1 else error.InvalidPlayerSetup
+            out.error = error.InvalidPlayerSetup
             out.error_details = (
-                "the built-in engine runs single-agent mini-games: give exactly one "
-                "Participant, at most one Computer (it plays no part) and no Observer"
+                "the built-in engine plays single-agent maps (one Participant, at most one Computer, which plays "
+                "no part) and two-player maps (two Participants); it has no built-in AI for a two-player map "
+                "yet and no Observer slot"
             )
             return
         local = request.local_map
         try:
-            definition = find_definition(local.map_path, local.map_data, self.data_dir)
+            data = local.map_data or self.saved_maps.get(local.map_path, b"")
+            definition = find_definition(local.map_path, data, self.data_dir)
         except KeyError:
             out.error = error.MissingMap
             out.error_details = (
@@ -212,11 +313,26 @@ class Session:
         except MALFORMED as e:
             out.error, out.error_details = error.InvalidMapData, f"{definition.name}: {e}"
             return
+        slots = len(definition.players)
+        if slots != len(participants):
+            out.error = error.InvalidPlayerSetup
+            out.error_details = (
+                f"{definition.name} has {slots} player slot{'s' * (slots > 1)}: give {slots} Participant"
+                f"{'s' * (slots > 1)}, not {len(participants)}"
+            )
+            return
+        if slots > 1 and request.realtime:
+            out.error = error.InvalidPlayerSetup
+            out.error_details = "a two-player game runs in lock-step: realtime is not supported for it"
+            return
         seed = request.random_seed if request.HasField("random_seed") else None
+        self._leave_match()
         self._pending = (definition, seed, request.realtime)
         self.disable_fog = request.disable_fog
         self.game = None
         self.playback = None
+        if slots > 1:
+            self.match = Match(definition, seed, request.disable_fog, slots)
         self.status = INIT_GAME
 
     def _join_game(self, request: sc_pb.RequestJoinGame, response) -> None:
@@ -229,6 +345,15 @@ class Session:
         problem = _check_options(request.options)
         if problem:
             out.error, out.error_details = error.FeatureUnsupported, problem
+            return
+        if self.match is not None:
+            return self._join_match(request, response)
+        if self.status == LAUNCHED:
+            out.error = error.MissingParticipation
+            out.error_details = (
+                "join_game in status launched joins a two-player game that another engine process hosts: give "
+                "server_ports (the host's ports, as for the real game); or create_game first on this engine"
+            )
             return
         if self._pending is None:  # the status machine lets join_game through only after create_game
             raise RuntimeError("join_game without a created game")
@@ -245,8 +370,68 @@ class Session:
         out.player_id = game.player.player_id
         self.status = IN_GAME
 
-    def _restart_game(self, request, response) -> None:
+    def _join_match(self, request: sc_pb.RequestJoinGame, response: sc_pb.Response):
+        """Join the two-player game: the host's own player (init_game) or the linked engine's (launched)."""
+        match, out = self.match, response.join_game
+        assert match is not None
+        if not request.HasField("server_ports"):
+            out.error = sc_pb.ResponseJoinGame.MissingPorts
+            out.error_details = (
+                "a two-player game needs server_ports and client_ports in join_game (each player joins through "
+                "its own engine process, which link over those ports), as the real game does"
+            )
+            return None
+        if match.free_slots <= 0 or self.player_id is not None:
+            out.error = sc_pb.ResponseJoinGame.GameFull
+            out.error_details = "every player slot of this game is taken"
+            return None
+        if self.status == INIT_GAME:
+            self.listen_port = request.server_ports.game_port
+        slot = match.next_slot
+        race = request.race if request.HasField("race") else slot.race
+        if race not in (slot.race, common_pb2.Random):
+            out.error = sc_pb.ResponseJoinGame.FeatureUnsupported
+            out.error_details = (
+                f"{match.definition.name}: player {slot.player_id} (the {'host' if self.status == INIT_GAME else 'linked'}"
+                f" engine's player) plays {common_pb2.Race.Name(common_pb2.Race.ValueType(slot.race))}; join with race "
+                f"{common_pb2.Race.Name(common_pb2.Race.ValueType(slot.race))} or Random (the engine has no other army for that slot)"
+            )
+            return None
+
+        def finish(answer: sc_pb.Response) -> None:
+            if answer.error or match.game is None:
+                self._leave_match()
+                self.status = LAUNCHED
+                return
+            self.game = match.game
+            answer.join_game.player_id = self.player_id or 0
+            self.status = IN_GAME
+
+        release = self._hold(response, finish)
+        self.player_id = match.join(
+            Interface.from_options(request.options), race, request.player_name, release
+        )
+        return DEFERRED
+
+    def _leave_match(self) -> None:
+        if self.match is not None and self.player_id is not None:
+            self.match.leave(self.player_id)
+        self.match, self.player_id, self.listen_port = None, None, None
+
+    def _restart_game(self, request, response) -> list[bytes | bytearray] | None:
         response.restart_game.SetInParent()
+        if self.match is not None and self.player_id is not None:
+
+            def finish(answer: sc_pb.Response) -> None:
+                if not answer.error:
+                    self.status = IN_GAME
+
+            problem = self.match.restart(self.player_id, self._hold(response, finish))
+            if problem:
+                self._held = None
+                response.error.append(problem)
+                return None
+            return DEFERRED
         game = self._current_game()
         try:
             game.restart()
@@ -254,14 +439,27 @@ class Session:
             game.result = RESULTS["Undecided"]
             self.status = ENDED
             response.error.append(f"{game.definition.name}: the map's setup script failed at {e}")
-            return
+            return None
         self.status = IN_GAME
+        return None
 
     def _leave_game(self, request, response) -> None:
         response.leave_game.SetInParent()
+        self._leave_match()
         self.game = None
         self.playback = None
         self.status = LAUNCHED
+
+    def _save_map(self, request: sc_pb.RequestSaveMap, response) -> None:
+        out = response.save_map
+        out.SetInParent()
+        try:
+            parse_definition(request.map_data)
+        except MapDefinitionError as e:
+            out.error = sc_pb.ResponseSaveMap.InvalidMapData
+            response.error.append(f"save_map {request.map_path!r}: not an sc2env map definition ({e})")
+            return
+        self.saved_maps[request.map_path] = request.map_data
 
     def _quit(self, request, response) -> None:
         response.quit.SetInParent()
@@ -323,7 +521,7 @@ class Session:
         for action in request.actions:
             out.result.append(game.act(action))
 
-    def _step(self, request: sc_pb.RequestStep, response) -> None:
+    def _step(self, request: sc_pb.RequestStep, response) -> list[bytes | bytearray] | None:
         game = self._current_game()
         count = request.count if request.HasField("count") else 1
         if count > MAX_STEP_LOOPS:
@@ -331,21 +529,30 @@ class Session:
                 f"step count {count} is more than one request may run (at most {MAX_STEP_LOOPS} game "
                 "loops): step in several requests"
             )
-            return
+            return None
         if self.playback is not None:
             if self.playback.realtime:
                 response.error.append("step is not valid in a realtime replay (it advances with the clock)")
-                return
+                return None
             self.playback.play(count)
             self._after_replay(response)
             response.step.simulation_loop = game.game_loop
-            return
+            return None
         if game.realtime:
             response.error.append("step is not valid in a realtime game (the game advances with the clock)")
-            return
+            return None
+        if self.match is not None and self.player_id is not None:
+
+            def finish(answer: sc_pb.Response) -> None:
+                self._after_simulation(answer)
+                answer.step.simulation_loop = game.game_loop
+
+            self.match.step(self.player_id, count, self._hold(response, finish))
+            return DEFERRED
         game.step(count, self.client_gone)
         self._after_simulation(response)
         response.step.simulation_loop = game.game_loop
+        return None
 
     def _debug(self, request: sc_pb.RequestDebug, response) -> None:
         response.debug.SetInParent()

@@ -1,0 +1,161 @@
+"""A two-player game shared by its players' sessions: joining, lock-step steps and restarts, leaving."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from s2clientprotocol import sc2api_pb2 as sc_pb
+
+from sc2env.engine.game import Game, Interface, Joining
+from sc2env.engine.mapdef import MapDefinition, PlayerSlot
+
+# What a seat's waiting request is completed with once the match releases it: it fills in the Response (the
+# step's loop, the join's player id, an error) and the session serializes it.
+Completion = Callable[[sc_pb.Response], None]
+Release = Callable[[Completion], None]
+
+
+class Barrier(enum.Enum):
+    """What a seat waits for the other players to ask too before the game moves."""
+
+    JOIN = "join_game"
+    STEP = "step"
+    RESTART = "restart_game"
+
+
+@dataclass
+class _Waiting:
+    barrier: Barrier
+    release: Release
+    count: int = 0  # loops still to run (steps)
+
+
+class Match:
+    """One multiplayer game on this engine: the players' sessions join it, and it runs the Game in lock-step.
+
+    A game loop runs only when every player in the game has asked for it: a `step(count)` waits until each
+    other player has a step pending, then the game advances by the smallest count left and the players whose
+    count is used up get their answer. `restart_game` and `join_game` wait for every player the same way.
+    Leaving concedes (the others win); a player whose engine is gone (`lost`) ends the game undecided and the
+    others' waiting requests are answered with an error naming it.
+    """
+
+    def __init__(
+        self, definition: MapDefinition, seed: int | None, disable_fog: bool, participants: int
+    ) -> None:
+        self.definition = definition
+        self.seed = seed
+        self.disable_fog = disable_fog
+        self.participants = participants
+        self.game: Game | None = None
+        self._joining: list[Joining] = []
+        self._waiting: dict[int, _Waiting] = {}
+        self._gone: set[int] = set()  # players who left or were lost
+        self.lost_reason = ""
+
+    @property
+    def next_slot(self) -> PlayerSlot:
+        """The map slot the next player to join takes."""
+        return self.definition.players[len(self._joining)]
+
+    @property
+    def free_slots(self) -> int:
+        return self.participants - len(self._joining)
+
+    def join(self, interface: Interface, race: int, name: str, release: Release) -> int:
+        """Take the next free slot of the map (in joining order); the answer waits for every player."""
+        seat = Joining(self.next_slot.player_id, interface, race, name)
+        self._joining.append(seat)
+        self._waiting[seat.player_id] = _Waiting(Barrier.JOIN, release)
+        if not self.free_slots:
+            game = Game(self.definition, self.seed, False, self.disable_fog)
+            game.join_all(self._joining)
+            self.game = game
+            self._release_all(_nothing)
+        return seat.player_id
+
+    def step(self, player_id: int, count: int, release: Release) -> None:
+        """Ask for `count` loops; answered (through `release`) when they have run or the game ended."""
+        self._waiting[player_id] = _Waiting(Barrier.STEP, release, max(count, 0))
+        game = self._game()
+        while not game.ended and self._all_waiting(Barrier.STEP):
+            run = min(w.count for w in self._waiting.values())
+            if run > 0:
+                game.step(run)
+            for pid, waiting in list(self._waiting.items()):
+                waiting.count -= run
+                if waiting.count <= 0:
+                    del self._waiting[pid]
+                    waiting.release(_nothing)
+            if not self._waiting:
+                break
+        if game.ended:
+            self._release_all(_nothing)
+
+    def restart(self, player_id: int, release: Release) -> str:
+        """Ask for a restart; it happens when every player has asked. "" or why it can't be asked now."""
+        other = [
+            w for pid, w in self._waiting.items() if pid != player_id and w.barrier is not Barrier.RESTART
+        ]
+        if other:
+            return (
+                "restart_game: another player is waiting on a step; in a two-player game every player asks for "
+                "the restart (and no step is pending) before the game restarts"
+            )
+        self._waiting[player_id] = _Waiting(Barrier.RESTART, release)
+        if self._all_waiting(Barrier.RESTART):
+            self._game().restart()
+            self._release_all(_nothing)
+        return ""
+
+    def leave(self, player_id: int) -> None:
+        """The player leaves: an unfinished game is conceded (the other players win)."""
+        self._waiting.pop(player_id, None)
+        game = self.game
+        if game is not None and not game.ended and player_id not in self._gone:
+            first = self.definition.players[0].player_id
+            game.result = sc_pb.Defeat if player_id == first else sc_pb.Victory
+        self._gone.add(player_id)
+        self._release_all(
+            _nothing if game is not None else _failed(f"player {player_id} left before the game began")
+        )
+
+    def lost(self, player_id: int, reason: str) -> None:
+        """The player's engine or link is gone without leaving: the game ends undecided; waiting requests of the
+        other players get `reason` as their error."""
+        if player_id in self._gone:
+            return
+        self._gone.add(player_id)
+        self._waiting.pop(player_id, None)
+        self.lost_reason = reason
+        game = self.game
+        if game is not None and not game.ended:
+            game.result = sc_pb.Undecided
+        self._release_all(_failed(reason))
+
+    def _all_waiting(self, barrier: Barrier) -> bool:
+        players = [j.player_id for j in self._joining if j.player_id not in self._gone]
+        return all(pid in self._waiting and self._waiting[pid].barrier is barrier for pid in players)
+
+    def _release_all(self, completion: Completion) -> None:
+        waiting, self._waiting = self._waiting, {}
+        for entry in waiting.values():
+            entry.release(completion)
+
+    def _game(self) -> Game:
+        if self.game is None:
+            raise RuntimeError("the match has no game before every player joined")
+        return self.game
+
+
+def _nothing(response: sc_pb.Response) -> None:
+    """The released request's answer needs nothing more than its handler fills in."""
+
+
+def _failed(reason: str) -> Completion:
+    def fail(response: sc_pb.Response) -> None:
+        response.error.append(reason)
+
+    return fail
