@@ -277,3 +277,66 @@ def test_pysc2s_own_tools_run_on_the_engine(tmp_path, tool, args, printed):
     assert printed in done.stdout + done.stderr
     leftovers = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True, check=False)
     assert not leftovers.stdout.split()
+
+
+# Two Agents on a duel map through PySC2's own multiplayer path: save_map on both engines, create_game on the
+# first, both joins with shared ports, lock-step steps, and its reset (leave, create and join again).
+PLAY_DUEL = r"""
+from absl import flags
+flags.FLAGS(["play"])
+from pysc2_evolved.env import sc2_env
+from pysc2_evolved.lib import actions, features
+from pysc2_evolved.maps import lib
+
+class DuelMarines(lib.Map):
+    directory = "duels"
+    filename = "DuelMarines"
+    players = 2
+
+R = actions.RAW_FUNCTIONS
+aif = features.AgentInterfaceFormat(action_space=actions.ActionSpace.RAW, use_raw_units=True, raw_resolution=64)
+env = sc2_env.SC2Env(
+    map_name="DuelMarines", players=[sc2_env.Agent(sc2_env.Race.terran), sc2_env.Agent(sc2_env.Race.terran)],
+    agent_interface_format=[aif, aif], step_mul=8, random_seed=5)
+for episode in range(2):
+    timesteps = env.reset()
+    steps = 0
+    while not timesteps[0].last():
+        moves = []
+        for ts in timesteps:
+            own = [u.tag for u in ts.observation.raw_units if u.alliance == 1]
+            moves.append(R.Attack_pt("now", own, (32, 32)) if steps == 0 else R.no_op())
+        timesteps = env.step(moves)
+        steps += 1
+    print("episode", episode, steps, [ts.reward for ts in timesteps], "|",
+          [int(ts.observation.player[0]) for ts in timesteps], flush=True)
+env.close()
+print("closed", flush=True)
+"""
+
+
+def test_pysc2_plays_two_agents_on_a_duel_map(tmp_path):
+    pytest.importorskip("pysc2_evolved", reason="pysc2-evolved (test extra, Python >= 3.11) is not installed")
+    subprocess.run(
+        [sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(tmp_path)],
+        check=True,
+        capture_output=True,
+    )
+    env = dict(os.environ, SC2PATH=str(tmp_path), SDL_VIDEODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1")
+    done = subprocess.run(
+        [sys.executable, "-c", PLAY_DUEL], env=env, capture_output=True, text=True, timeout=240, check=False
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    output = done.stdout.splitlines()
+    assert output[-1] == "closed"
+    episodes = [line.split(maxsplit=3) for line in output if line.startswith("episode")]
+    assert [e[1] for e in episodes] == ["0", "1"]
+    for _, _, steps, rest in episodes:
+        rewards, player_ids = (ast.literal_eval(part) for part in rest.split(" | "))
+        assert player_ids == [1, 2]
+        # The armies meet in the middle and fight it out before the time limit: one wins, the other loses.
+        assert sorted(rewards) == [-1, 1] and int(steps) < 2688 // 8
+    leftovers = subprocess.run(
+        ["pgrep", "-f", str(tmp_path)], capture_output=True, text=True, check=False
+    ).stdout.split()
+    assert not leftovers
