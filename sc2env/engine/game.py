@@ -153,6 +153,7 @@ class Game:
         self.echoed_actions: list[sc_pb.Action] = []
         # The SEAT_FIELDS of each player in the game; the served player's live in the attributes themselves.
         self._seats: dict[int, dict[str, object]] = {self.player_id: self._seat_state()}
+        self._recorder = self.player_id  # whose actions the input log holds as plain entries
 
     # ---- lifecycle ----------------------------------------------------------------------------------
     def join(self, interface: Interface, race: int, player_name: str = "") -> None:
@@ -180,6 +181,7 @@ class Game:
             )
             self._seats[seat.player_id] = self._seat_state()
         self._load_seat(joining[0].player_id)
+        self._recorder = joining[0].player_id
         self.restart()
 
     @property
@@ -234,7 +236,7 @@ class Game:
         self.episode_started_at = time.time()  # the replay's date (wall clock, Unix time)
         # The episode's inputs in order, for replays: an int is a step as it was run, bytes an applied Action
         # serialized. Appending them costs well under a microsecond per step.
-        self.inputs: list[bytes | int] = []
+        self.inputs: list[bytes | int | tuple[int, bytes]] = []
         self.world = World(self.definition.walkable, self.type_ids.reported)
         self.players = {}
         self._other_stats: dict[int, Stats] = {}
@@ -353,7 +355,9 @@ class Game:
     def act(self, action: sc_pb.Action, data: bytes | None = None, raw_echo: bool | None = None) -> int:
         """Apply one Action (`data`: its serialized bytes, if at hand) and return its immediate ActionResult.
         `raw_echo`: whether its echo carries a raw form (default: when the player has raw data on)."""
-        self.inputs.append(action.SerializeToString() if data is None else data)
+        data = action.SerializeToString() if data is None else data
+        # The log's own entries are the first player's; another player's carry its id (a two-player game).
+        self.inputs.append(data if self.player_id == self._recorder else (self.player_id, data))
         raw = self.interface.options.raw if raw_echo is None else raw_echo
         echo = player_actions.echo_of(self, action, raw)  # placed before the action moves anything
         result = player_actions.apply(self, action)

@@ -11,7 +11,7 @@ from typing import Literal
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.engine.frame import FrameCache
-from sc2env.engine.game import Game, Interface, clock_loop
+from sc2env.engine.game import Game, Interface, Joining, clock_loop
 from sc2env.engine.mapdef import MapDefinition
 from sc2env.engine.render import (
     MINIMAP_LAYERS,
@@ -44,11 +44,27 @@ class Playback:
         disable_fog: bool = False,
         realtime: bool = False,
         record_replay: bool = False,
+        observed_player_id: int = 0,
     ) -> None:
         game = Game(definition, replay.seed, replay.realtime, replay.disable_fog)
         game.rng.bit_generator.state = replay.rng_state
         recorded = Interface.from_options(sc_pb.InterfaceOptions.FromString(replay.interface_options))
-        game.join(recorded, replay.player.race_requested, replay.player.name)
+        if replay.others:
+            p = replay.player
+            game.join_all(
+                [Joining(p.player_id, recorded, p.race_requested, p.name)]
+                + [
+                    Joining(
+                        o.player.player_id,
+                        Interface.from_options(sc_pb.InterfaceOptions.FromString(o.interface_options)),
+                        o.player.race_requested,
+                        o.player.name,
+                    )
+                    for o in replay.others
+                ]
+            )
+        else:
+            game.join(recorded, replay.player.race_requested, replay.player.name)
         if replay.started_at is not None:  # a replay saved while watching is dated as the one watched
             game.episode_started_at = replay.started_at
         if game.player.player_id != replay.player.player_id:
@@ -58,6 +74,10 @@ class Playback:
             )
         self.game = game
         self.replay = replay
+        # Whose view the watcher gets (0: the recorded first player's), and that player's recorded interface.
+        self.observed_player = observed_player_id or replay.player.player_id
+        with game.viewing(self.observed_player):
+            recorded = game.interface
         self.realtime = realtime
         self.record_replay = record_replay
         self._log = replay.inputs
@@ -66,7 +86,8 @@ class Playback:
         # applied when that step is, so a finished replay is in the state the game was in at save time.
         self._last_step = max((n for n, entry in enumerate(self._log) if entry.__class__ is int), default=-1)
         frames = FrameCache()
-        frames.vision = Vision(game.terrain.revealed, fog=False) if disable_fog else game.vision
+        with game.viewing(self.observed_player):
+            frames.vision = Vision(game.terrain.revealed, fog=False) if disable_fog else game.vision
         cheating = watcher.options.feature_layer.allow_cheating_layers
         self._view = (
             watcher,
@@ -104,17 +125,22 @@ class Playback:
                 self._act(entry)
         if n > self._last_step and not game.ended:
             for entry in log[n:]:
-                if isinstance(entry, bytes):  # (all are, after the last step)
+                if not isinstance(entry, int):  # (none is, after the last step)
                     self._act(entry)
             n = len(log)
         self._next = n
 
-    def _act(self, data: bytes) -> None:
+    def _act(self, entry: bytes | tuple[int, bytes]) -> None:
+        player_id, data = entry if isinstance(entry, tuple) else (self.replay.player.player_id, entry)
+        with self.game.viewing(player_id):
+            self._act_as(data, player_id == self.observed_player)
+
+    def _act_as(self, data: bytes, watched: bool) -> None:
         game = self.game
         echoes = len(game.echoed_actions)
         # The echo is the watcher's: with raw forms if it has raw data on, whatever the recorded player had.
         game.act(sc_pb.Action.FromString(data), data, raw_echo=self._view[0].options.raw)
-        if self._rescaled and len(game.echoed_actions) > echoes:  # echoed: shown in the watcher's pixels
+        if watched and self._rescaled and len(game.echoed_actions) > echoes:  # shown in the watcher's pixels
             game.echoed_actions[-1] = rescale(
                 game.echoed_actions[-1], game.interface, self._view[0], game.definition
             )
@@ -151,12 +177,13 @@ class Playback:
         still to come are hit-tested exactly as they were in the recorded game.
         """
         game = self.game
-        own = (game.interface, game.frames, game.vision, game.screen_layers, game.minimap_layers)
-        game.interface, game.frames, game.vision, game.screen_layers, game.minimap_layers = self._view
-        try:
-            yield game
-        finally:
-            game.interface, game.frames, game.vision, game.screen_layers, game.minimap_layers = own
+        with game.viewing(self.observed_player):
+            own = (game.interface, game.frames, game.vision, game.screen_layers, game.minimap_layers)
+            game.interface, game.frames, game.vision, game.screen_layers, game.minimap_layers = self._view
+            try:
+                yield game
+            finally:
+                game.interface, game.frames, game.vision, game.screen_layers, game.minimap_layers = own
 
 
 def rescale(

@@ -54,11 +54,24 @@ class RecordedPlayer:
 
 
 @dataclass(frozen=True)
+class OtherPlayer:
+    """Another player of a two-player game: as it joined, and its InterfaceOptions (its actions' pixels)."""
+
+    player: RecordedPlayer
+    interface_options: bytes
+
+
+# An input log entry: a step's count, the recorded player's serialized Action, or (player id, Action) of another.
+Input = bytes | int | tuple[int, bytes]
+
+
+@dataclass(frozen=True)
 class Replay:
     """One episode on the built-in engine: everything a fresh Game needs to play it again, and its header.
 
     `inputs` is the input log in order: an int is a `step(count)` as it was run, bytes a serialized `Action`
-    as it was applied (b"" is the empty no-op action).
+    as it was applied (b"" is the empty no-op action), (player id, bytes) another player's Action. A two-player
+    game's replay holds the whole game: `player` is the map's first slot, `others` the rest.
     """
 
     sc2env_version: str
@@ -78,13 +91,18 @@ class Replay:
     game_loop: int  # at save time: the replay's length
     result: int | None  # sc2api Result if the game had ended
     score: int  # the curriculum score (score.score) at save time
-    inputs: tuple[bytes | int, ...]
+    inputs: tuple[Input, ...]
     started_at: float | None = None  # when the episode started (Unix time); None in format 1 replays
+    others: tuple[OtherPlayer, ...] = ()
 
     @property
     def action_count(self) -> int:
         """Actions that did something (empty no-op actions, which PySC2 sends every step, don't count)."""
         return sum(1 for entry in self.inputs if entry.__class__ is bytes and entry)
+
+    @property
+    def player_ids(self) -> list[int]:
+        return [self.player.player_id] + [other.player.player_id for other in self.others]
 
     @property
     def duration_seconds(self) -> float:
@@ -96,9 +114,33 @@ class Replay:
         """Actions per real minute at "faster" speed, as the game counts APM."""
         return round(self.action_count * 60 / self.duration_seconds) if self.game_loop else 0
 
+    def apm_of(self, player_id: int) -> int:
+        """`apm` of one player of the replay (the recorded first player's is `apm`)."""
+        if player_id == self.player.player_id:
+            return self.apm
+        count = sum(
+            1 for entry in self.inputs if isinstance(entry, tuple) and entry[0] == player_id and entry[1]
+        )
+        return round(count * 60 / self.duration_seconds) if self.game_loop else 0
+
 
 def record(game: Game) -> Replay:
-    """The replay of `game`'s current episode up to now (from join or the latest restart)."""
+    """The replay of `game`'s current episode up to now (from join or the latest restart); a two-player game's
+    whole, whichever player saves it."""
+    first, *rest = game.seat_ids
+    others = []
+    for player_id in rest:
+        with game.viewing(player_id):
+            others.append(OtherPlayer(_recorded_player(game), game.interface.options.SerializeToString()))
+    with game.viewing(first):
+        return _record(game, tuple(others))
+
+
+def _recorded_player(game: Game) -> RecordedPlayer:
+    return RecordedPlayer(game.player.player_id, game.race_requested, game.race, game.player_name)
+
+
+def _record(game: Game, others: tuple[OtherPlayer, ...]) -> Replay:
     return Replay(
         sc2env_version=__version__,
         game_version=GAME_VERSION,
@@ -112,13 +154,14 @@ def record(game: Game) -> Replay:
         rng_state=game.episode_rng_state,
         disable_fog=game.disable_fog,
         realtime=game.realtime,
-        player=RecordedPlayer(game.player.player_id, game.race_requested, game.race, game.player_name),
+        player=_recorded_player(game),
         interface_options=game.interface.options.SerializeToString(),
         game_loop=game.game_loop,
         result=game.result,
         score=int(game.player.score),
         inputs=tuple(game.inputs),
         started_at=game.episode_started_at,
+        others=others,
     )
 
 
@@ -140,20 +183,20 @@ def encode(replay: Replay) -> bytes:
         "rng_state": replay.rng_state,
         "disable_fog": replay.disable_fog,
         "realtime": replay.realtime,
-        "player": {
-            "player_id": replay.player.player_id,
-            "race_requested": replay.player.race_requested,
-            "race_actual": replay.player.race_actual,
-            "name": replay.player.name,
-        },
+        "player": _player_json(replay.player),
         "interface_options": b64(replay.interface_options),
         "game_loop": replay.game_loop,
         "result": replay.result,
         "score": replay.score,
         "action_count": replay.action_count,
-        "inputs": [entry if isinstance(entry, int) else b64(entry) for entry in replay.inputs],
+        "inputs": [_encode_input(entry) for entry in replay.inputs],
         "started_at": replay.started_at,
     }
+    if replay.others:  # a two-player game's other player (absent from single-player replays)
+        header["others"] = [
+            {**_player_json(other.player), "interface_options": b64(other.interface_options)}
+            for other in replay.others
+        ]
     return replay_archive.pack(replay, json.dumps(header, separators=(",", ":")).encode())
 
 
@@ -344,19 +387,21 @@ def _replay_from(header) -> Replay:
         np.random.PCG64().state = rng_state  # the generator Game uses (np.random.default_rng)
     except (TypeError, ValueError, KeyError, OverflowError) as e:
         raise ValueError(f"rng_state is not a PCG64 generator state ({e})") from None
-    inputs: list[bytes | int] = []
+    others = tuple(_other_from(other, f"others[{n}]") for n, other in enumerate(header.get("others", [])))
+    known = {other.player.player_id for other in others}
+    inputs: list[Input] = []
     for n, entry in enumerate(_get(header, "inputs", list)):
         if entry.__class__ is int and entry > 0:
             inputs.append(entry)
         elif isinstance(entry, str):
-            action = _b64decode(entry, f"inputs[{n}]")
-            try:  # here, not when playback reaches it: a damaged action must not list as a good replay
-                sc_pb.Action.FromString(action)
-            except (DecodeError, RuntimeError) as e:
-                raise ValueError(f"inputs[{n}] is not a serialized sc2api Action ({e})") from None
-            inputs.append(action)
+            inputs.append(_action(entry, f"inputs[{n}]"))
+        elif isinstance(entry, dict) and _get(entry, "player", int) in known:
+            inputs.append((entry["player"], _action(_get(entry, "action", str), f"inputs[{n}].action")))
         else:
-            raise ValueError(f"inputs[{n}] must be a step count (> 0) or a base64 action, got {entry!r}")
+            raise ValueError(
+                f"inputs[{n}] must be a step count (> 0), a base64 action or another recorded player's "
+                f'{{"player", "action"}}, got {entry!r}'
+            )
     seed = None if header.get("seed") is None else _get(header, "seed", int, _UINT32)
     started_at = None if header.get("started_at") is None else _get(header, "started_at", float)
     if started_at is not None and not 0 <= started_at < _YEAR_10000:
@@ -375,19 +420,60 @@ def _replay_from(header) -> Replay:
         rng_state=rng_state,
         disable_fog=_get(header, "disable_fog", bool),
         realtime=_get(header, "realtime", bool),
-        player=RecordedPlayer(
-            _get(player, "player_id", int, _UINT32),
-            _get(player, "race_requested", int, _RACES),
-            _get(player, "race_actual", int, _RACES),
-            _get(player, "name", str),
-        ),
+        player=_player_from(player),
         interface_options=options,
         game_loop=_get(header, "game_loop", int, _UINT32),
         result=result,
         score=_get(header, "score", int, _INT32),
         inputs=tuple(inputs),
         started_at=started_at,
+        others=others,
     )
+
+
+def _action(text: str, where: str) -> bytes:
+    """A base64 serialized Action of the log, checked here, not when playback reaches it: a damaged action
+    must not list as a good replay."""
+    action = _b64decode(text, where)
+    try:
+        sc_pb.Action.FromString(action)
+    except (DecodeError, RuntimeError) as e:
+        raise ValueError(f"{where} is not a serialized sc2api Action ({e})") from None
+    return action
+
+
+def _encode_input(entry: Input) -> int | str | dict:
+    if isinstance(entry, int):
+        return entry
+    if isinstance(entry, tuple):
+        return {"player": entry[0], "action": _b64encode(entry[1])}
+    return _b64encode(entry)
+
+
+def _player_json(player: RecordedPlayer) -> dict:
+    return {
+        "player_id": player.player_id,
+        "race_requested": player.race_requested,
+        "race_actual": player.race_actual,
+        "name": player.name,
+    }
+
+
+def _player_from(player: dict) -> RecordedPlayer:
+    return RecordedPlayer(
+        _get(player, "player_id", int, _UINT32),
+        _get(player, "race_requested", int, _RACES),
+        _get(player, "race_actual", int, _RACES),
+        _get(player, "name", str),
+    )
+
+
+def _other_from(other, where: str) -> OtherPlayer:
+    if not isinstance(other, dict):
+        raise TypeError(f"{where}: expected a JSON object, got {type(other).__name__}")
+    options = _b64decode(_get(other, "interface_options", str), f"{where}.interface_options")
+    sc_pb.InterfaceOptions.FromString(options)  # DecodeError if damaged
+    return OtherPlayer(_player_from(other), options)
 
 
 # What the header's numbers travel as in sc2api messages: a value outside is an edited header.

@@ -15,7 +15,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env._version import __version__
 from sc2env.engine import debug, observe, replay_file
-from sc2env.engine.game import Game, Interface
+from sc2env.engine.game import MIRRORED, Game, Interface
 from sc2env.engine.limits import (
     MAX_ACTIONS,
     MAX_CAMERA_WIDTH,
@@ -580,14 +580,15 @@ class Session:
             out.error, out.error_details = sc_pb.ResponseReplayInfo.Error.Value(e.kind), e.details
             return
         out.map_name, out.local_map_path = recorded.map_name, recorded.map_path
-        player = recorded.player
-        extra = out.player_info.add(player_apm=recorded.apm)
-        extra.player_info.player_id, extra.player_info.type = player.player_id, sc_pb.Participant
-        extra.player_info.race_requested = player.race_requested
-        extra.player_info.race_actual = player.race_actual
-        extra.player_info.player_name = player.name
-        if recorded.result is not None:
-            extra.player_result.player_id, extra.player_result.result = player.player_id, recorded.result
+        for n, player in enumerate([recorded.player] + [other.player for other in recorded.others]):
+            extra = out.player_info.add(player_apm=recorded.apm_of(player.player_id))
+            extra.player_info.player_id, extra.player_info.type = player.player_id, sc_pb.Participant
+            extra.player_info.race_requested = player.race_requested
+            extra.player_info.race_actual = player.race_actual
+            extra.player_info.player_name = player.name
+            if recorded.result is not None:
+                result = recorded.result if n == 0 else MIRRORED.get(recorded.result, recorded.result)
+                extra.player_result.player_id, extra.player_result.result = player.player_id, result
         out.game_duration_loops, out.game_duration_seconds = recorded.game_loop, recorded.duration_seconds
         out.game_version, out.data_version = recorded.game_version, recorded.data_version
         out.data_build, out.base_build = recorded.data_build, recorded.base_build
@@ -611,11 +612,15 @@ class Session:
                 f"play as recorded. Install sc2env {recorded.sc2env_version} to watch it"
             )
             return
-        if request.observed_player_id not in (0, recorded.player.player_id):
+        if request.observed_player_id not in [0, *recorded.player_ids]:
+            ids = recorded.player_ids
             out.error = error.InvalidObservedPlayerId
             out.error_details = (
                 f"observed_player_id {request.observed_player_id}: this replay has one "
-                f"player, {recorded.player.player_id} (0 also observes it)"
+                f"player, {ids[0]} (0 also observes it)"
+                if len(ids) == 1
+                else f"observed_player_id {request.observed_player_id}: this replay's players are "
+                f"{', '.join(map(str, ids))} (0 observes player {ids[0]})"
             )
             return
         if not request.HasField("options"):
@@ -649,11 +654,13 @@ class Session:
                 request.disable_fog,
                 request.realtime,
                 request.record_replay,
+                request.observed_player_id,
             )
         except (ValueError, TypeError, KeyError, MapDefinitionError) as e:  # a replay edited into nonsense
             out.error = error.InvalidReplayData
             out.error_details = f"the replay's game could not be set up: {type(e).__name__}: {e}"
             return
+        self._leave_match()  # watching a replay leaves a two-player game (conceding it), as a new game does
         self.game, self.playback, self._pending = playback.game, playback, None
         self.status = IN_REPLAY
 

@@ -280,3 +280,50 @@ def test_a_killed_engine_gives_the_other_player_an_error_not_a_hang(players, kil
     assert alive.ask(ping=sc_pb.RequestPing()).ping.game_version
     alive.ask(quit=sc_pb.RequestQuit())
     assert alive.proc.wait(10) == 0  # type: ignore[attr-defined]
+
+
+def _own_positions(player: Player) -> list[tuple[int, float, float]]:
+    units = player.observe().observation.raw_data.units
+    return sorted((u.tag, round(u.pos.x, 3), round(u.pos.y, 3)) for u in units if u.alliance == SELF)
+
+
+def test_a_replay_holds_both_players_and_is_watched_from_either_side(players):
+    host, guest = players
+    start_duel(host, guest)
+    host.command(MOVE, [u.tag for u in host.units(SELF)], 40, 30)
+    guest.command(MOVE, [u.tag for u in guest.units(SELF)][:4], 50, 40)
+    for n in range(12):
+        if n == 6:
+            guest.command(ATTACK, [u.tag for u in guest.units(SELF)], 30, 32)
+        guest.send(step=sc_pb.RequestStep(count=8))
+        host.ask(step=sc_pb.RequestStep(count=8))
+        guest.recv()
+    live = {p.player_id: _own_positions(p) for p in players}
+    seen_live = {p.player_id: sorted(u.tag for u in p.units(ENEMY)) for p in players}
+    assert live[1] != [] and live[2] != []
+    saved = [p.ask(save_replay=sc_pb.RequestSaveReplay()).save_replay.data for p in players]
+    assert saved[0] == saved[1]  # the whole game, whichever player saves it
+    info = host.ask(replay_info=sc_pb.RequestReplayInfo(replay_data=saved[0])).replay_info
+    assert [p.player_info.player_id for p in info.player_info] == [1, 2]
+    assert info.game_duration_loops == 96
+    for player in players:
+        player.ask(leave_game=sc_pb.RequestLeaveGame())
+    for watcher, observed in ((host, 2), (guest, 1)):
+        start = sc_pb.RequestStartReplay(
+            replay_data=saved[0], options=interface(screen=16, minimap=16), observed_player_id=observed
+        )
+        answer = watcher.ask(start_replay=start)
+        assert not answer.start_replay.HasField("error"), answer
+        while watcher.ask(step=sc_pb.RequestStep(count=16)).status != sc_pb.ended:
+            pass
+        obs = watcher.observe().observation
+        assert obs.game_loop == 96 and obs.player_common.player_id == observed
+        assert _own_positions(watcher) == live[observed]  # the observed player's own units, where they were
+        assert sorted(u.tag for u in watcher.units(ENEMY)) == seen_live[observed]  # and its fog
+    refused = host.ask(
+        start_replay=sc_pb.RequestStartReplay(
+            replay_data=saved[0], options=interface(screen=16, minimap=16), observed_player_id=3
+        )
+    )
+    assert refused.start_replay.error == sc_pb.ResponseStartReplay.InvalidObservedPlayerId
+    assert "players are 1, 2" in refused.start_replay.error_details
