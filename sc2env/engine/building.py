@@ -64,8 +64,9 @@ class Building:
         x0, y0 = round(cx - w / 2), round(cy - h / 2)
         return x0, y0, x0 + w, y0 + h
 
-    def placement_error(self, t: UnitType, cx: float, cy: float) -> int:
-        """SUCCESS, or why a structure of type t can't stand with its centre at (cx, cy)."""
+    def placement_error(self, t: UnitType, cx: float, cy: float, owner: int | None = None) -> int:
+        """SUCCESS, or why a structure of type t can't stand with its centre at (cx, cy); `owner`: whose
+        structure (other players' units standing there block it; default the player being served)."""
         x0, y0, x1, y1 = self.cells(t, cx, cy)
         rows, cols = self.buildable.shape
         if x0 < 0 or y0 < 0 or x1 > cols or y1 > rows:
@@ -75,7 +76,8 @@ class Building:
         if t.dropoff and self._resource_zone()[y0:y1, x0:x1].any():
             return error_pb2.CantBuildTooCloseToResources
         w = self.world
-        blockers = np.flatnonzero((w.speed > 0) & ~w.hidden & (w.owner != self.game.player.player_id))
+        owner = self.game.player.player_id if owner is None else owner
+        blockers = np.flatnonzero((w.speed > 0) & ~w.hidden & (w.owner != owner))
         if len(blockers):
             lo, hi = np.array([x0, y0]), np.array([x1, y1])
             near = np.clip(w.pos[blockers], lo, hi) - w.pos[blockers]
@@ -192,7 +194,7 @@ class Building:
             if order.point is None:
                 raise ValueError(f"a build order without a target or a site: {order}")
             x, y = order.point
-            error = self.placement_error(t, x, y)
+            error = self.placement_error(t, x, y, owner)
             if error != SUCCESS:
                 return self._fail(i, order, error)
         error = self.can_afford(owner, order.ability_id)

@@ -169,9 +169,7 @@ class Session:
         """This session's player is gone without leaving (its engine's link closed)."""
         if self.match is not None and self.player_id is not None:
             self.match.lost(self.player_id, reason)
-        elif self.match is not None:
-            self.match.participants = 0  # it never joined: nobody else waits for it
-        self.match = None
+        self.match = None  # one that never joined took no slot: the host's player waits for another
 
     def _hold(self, response: sc_pb.Response, finish: Callable[[sc_pb.Response], None]) -> Callable:
         """Hold the request being answered until the match releases it; the release callback to give it."""
