@@ -15,7 +15,9 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env._version import __version__
 from sc2env.engine import debug, observe, replay_file
-from sc2env.engine.game import MIRRORED, Game, Interface
+from sc2env.engine.computer import INTERFACE as COMPUTER_INTERFACE
+from sc2env.engine.computer import PROFILES, Computer
+from sc2env.engine.game import MIRRORED, Game, Interface, Joining
 from sc2env.engine.limits import (
     MAX_ACTIONS,
     MAX_CAMERA_WIDTH,
@@ -28,6 +30,7 @@ from sc2env.engine.mapdef import (
     RESULTS,
     MapDefinition,
     MapDefinitionError,
+    PlayerSlot,
     ScriptError,
     builtin_definitions,
     find_definition,
@@ -122,6 +125,9 @@ class Session:
         # given the host's), and its player id there once joined.
         self.match = match
         self.player_id: int | None = None
+        # Against the built-in AI: its (player_setup index, setup) between create and join, then the AI.
+        self._computer_setup: tuple[int, sc_pb.PlayerSetup] | None = None
+        self.computer: Computer | None = None
         self.listen_port: int | None = None  # hosting: the port the other player's engine links to
         self.saved_maps: dict[str, bytes] = {}  # save_map: map path -> data, for create_game by path
         self._held: _Held | None = None
@@ -288,8 +294,7 @@ class Session:
             out.error = error.InvalidPlayerSetup
             out.error_details = (
                 "the built-in engine plays single-agent maps (one Participant, at most one Computer, which plays "
-                "no part) and two-player maps (two Participants); it has no built-in AI for a two-player map "
-                "yet and no Observer slot"
+                "no part) and two-player maps (two Participants, or one and a Computer); it has no Observer slot"
             )
             return
         local = request.local_map
@@ -312,7 +317,21 @@ class Session:
             out.error, out.error_details = error.InvalidMapData, f"{definition.name}: {e}"
             return
         slots = len(definition.players)
-        if slots != len(participants):
+        computer = None
+        if slots > 1 and computers:  # the built-in AI takes the slot of its place in player_setup
+            index = [p.type for p in request.player_setup].index(sc_pb.Computer)
+            problem = _computer_problem(definition, computers[0], definition.players[index])
+            if problem:
+                out.error, out.error_details = error.InvalidPlayerSetup, problem
+                return
+            computer = (index, computers[0])
+            if request.realtime:
+                out.error = error.InvalidPlayerSetup
+                out.error_details = (
+                    "the built-in AI plays in step mode only: realtime is not supported with it"
+                )
+                return
+        elif slots != len(participants):
             out.error = error.InvalidPlayerSetup
             out.error_details = (
                 f"{definition.name} has {slots} player slot{'s' * (slots > 1)}: give {slots} Participant"
@@ -329,7 +348,9 @@ class Session:
         self.disable_fog = request.disable_fog
         self.game = None
         self.playback = None
-        if slots > 1:
+        self.computer = None
+        self._computer_setup = computer
+        if slots > 1 and computer is None:
             self.match = Match(definition, seed, request.disable_fog, slots)
         self.status = INIT_GAME
 
@@ -359,11 +380,34 @@ class Session:
         game = Game(definition, seed, realtime, self.disable_fog)
         race = request.race if request.HasField("race") else game.race
         try:
-            game.join(Interface.from_options(request.options), race, request.player_name)
+            if self._computer_setup is None:
+                game.join(Interface.from_options(request.options), race, request.player_name)
+            else:  # against the built-in AI: the agent's seat first (it is served and recorded), then the AI's
+                slot_index, setup = self._computer_setup
+                ai_slot = definition.players[slot_index]
+                agent_slot = definition.players[1 - slot_index]
+                if race not in (agent_slot.race, common_pb2.Random):
+                    out.error = error.FeatureUnsupported
+                    out.error_details = _race_problem(definition, agent_slot)
+                    return None
+                game.join_all(
+                    [
+                        Joining(
+                            agent_slot.player_id,
+                            Interface.from_options(request.options),
+                            race,
+                            request.player_name,
+                        ),
+                        Joining(
+                            ai_slot.player_id, COMPUTER_INTERFACE, setup.race or ai_slot.race, "Computer"
+                        ),
+                    ]
+                )
+                self.computer = Computer(ai_slot.player_id, setup.difficulty)
         except ScriptError as e:  # what only running the setup can tell (a region with no room left)
             out.error = error.OtherError
             out.error_details = f"{definition.name}: the map's setup script failed at {e}"
-            return
+            return None
         self.game = game
         out.player_id = game.player.player_id
         self.status = IN_GAME
@@ -389,11 +433,7 @@ class Session:
         race = request.race if request.HasField("race") else slot.race
         if race not in (slot.race, common_pb2.Random):
             out.error = sc_pb.ResponseJoinGame.FeatureUnsupported
-            out.error_details = (
-                f"{match.definition.name}: player {slot.player_id} (the {'host' if self.status == INIT_GAME else 'linked'}"
-                f" engine's player) plays {common_pb2.Race.Name(common_pb2.Race.ValueType(slot.race))}; join with race "
-                f"{common_pb2.Race.Name(common_pb2.Race.ValueType(slot.race))} or Random (the engine has no other army for that slot)"
-            )
+            out.error_details = _race_problem(match.definition, slot)
             return None
 
         def finish(answer: sc_pb.Response) -> None:
@@ -438,13 +478,15 @@ class Session:
             self.status = ENDED
             response.error.append(f"{game.definition.name}: the map's setup script failed at {e}")
             return None
+        if self.computer is not None:
+            self.computer.restart()
         self.status = IN_GAME
         return None
 
     def _leave_game(self, request, response) -> None:
         response.leave_game.SetInParent()
         self._leave_match()
-        self.game = None
+        self.game, self.computer = None, None
         self.playback = None
         self.status = LAUNCHED
 
@@ -547,7 +589,10 @@ class Session:
 
             self.match.step(self.player_id, count, self._hold(response, finish))
             return DEFERRED
-        game.step(count, self.client_gone)
+        if self.computer is not None:
+            self.computer.step(game, count, self.client_gone)
+        else:
+            game.step(count, self.client_gone)
         self._after_simulation(response)
         response.step.simulation_loop = game.game_loop
         return None
@@ -659,7 +704,7 @@ class Session:
             out.error_details = f"the replay's game could not be set up: {type(e).__name__}: {e}"
             return
         self._leave_match()  # watching a replay leaves a two-player game (conceding it), as a new game does
-        self.game, self.playback, self._pending = playback.game, playback, None
+        self.game, self.playback, self._pending, self.computer = playback.game, playback, None, None
         self.status = IN_REPLAY
 
     def _current_game(self) -> Game:
@@ -709,6 +754,32 @@ def _replay_map(recorded: replay_file.Replay, map_data: bytes) -> MapDefinition:
                 f"replay carries its own map, so leave map_data empty"
             )
     return definition
+
+
+def _race_name(race: int) -> str:
+    return common_pb2.Race.Name(common_pb2.Race.ValueType(race))
+
+
+def _race_problem(definition: MapDefinition, slot: PlayerSlot) -> str:
+    race = _race_name(slot.race)
+    return (
+        f"{definition.name}: player {slot.player_id} plays {race}; join with race {race} or Random (the engine "
+        f"has no other army for that slot)"
+    )
+
+
+def _computer_problem(definition: MapDefinition, setup: sc_pb.PlayerSetup, slot: PlayerSlot) -> str:
+    """Why the built-in AI can't play this Computer setup on a two-player map ("" when it can)."""
+    if setup.difficulty not in PROFILES:
+        names = ", ".join(sc_pb.Difficulty.Name(sc_pb.Difficulty.ValueType(d)) for d in PROFILES)
+        got = sc_pb.Difficulty.Name(setup.difficulty) if setup.HasField("difficulty") else "none"
+        return f"the built-in AI plays difficulties {names}; got {got}"
+    if setup.race not in (0, common_pb2.Random, slot.race):
+        return (
+            f"{definition.name}: the Computer's slot plays {_race_name(slot.race)}; give it race "
+            f"{_race_name(slot.race)} or Random"
+        )
+    return ""
 
 
 def _check_options(options: sc_pb.InterfaceOptions) -> str:

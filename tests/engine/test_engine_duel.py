@@ -168,9 +168,19 @@ def _play_until_over(host: Player, guest: Player, limit: int = 200) -> None:
 def test_the_side_that_loses_all_its_units_loses(players):
     host, guest = players
     start_duel(host, guest)
-    # Player 2 walks away (a move ignores enemies), player 1 attack-moves into it: player 1 wins.
-    guest.command(MOVE, [u.tag for u in guest.units(SELF)], 55, 32)
-    host.command(ATTACK, [u.tag for u in host.units(SELF)], 55, 32)
+    # Player 2 keeps walking (units on a move don't shoot), player 1 attack-moves after it: player 1 wins.
+    for n in range(200):
+        fleeing = guest.units(SELF)
+        if not fleeing:
+            break
+        if n % 3 == 0:
+            guest.command(MOVE, [u.tag for u in fleeing], 54, 18 if n % 6 else 46)
+        x = sum(u.pos.x for u in fleeing) / len(fleeing)
+        y = sum(u.pos.y for u in fleeing) / len(fleeing)
+        host.command(ATTACK, [u.tag for u in host.units(SELF)], x, y)
+        guest.send(step=sc_pb.RequestStep(count=16))
+        host.ask(step=sc_pb.RequestStep(count=16))
+        guest.recv()
     _play_until_over(host, guest)
     results = {}
     for player in players:
@@ -327,3 +337,76 @@ def test_a_replay_holds_both_players_and_is_watched_from_either_side(players):
     )
     assert refused.start_replay.error == sc_pb.ResponseStartReplay.InvalidObservedPlayerId
     assert "players are 1, 2" in refused.start_replay.error_details
+
+
+def _against_computer(player: Player, difficulty: int, seed: int = 4, **setup) -> sc_pb.Response:
+    create = sc_pb.RequestCreateGame(
+        local_map=sc_pb.LocalMap(map_path="duels/DuelMarines.SC2Map"), random_seed=seed
+    )
+    create.player_setup.add(type=sc_pb.Participant)
+    create.player_setup.add(type=sc_pb.Computer, difficulty=difficulty, **setup)
+    return player.ask(create_game=create)
+
+
+def _idle_game(player: Player) -> tuple[int, list, list[int]]:
+    """Step an idle agent to the end: the final loop, its final own units, and the loops it saw enemies at."""
+    answer = player.ask(join_game=sc_pb.RequestJoinGame(options=interface(screen=16, minimap=16)))
+    assert answer.status == sc_pb.in_game and answer.join_game.player_id == 1
+    seen_at = []
+    while player.ask(step=sc_pb.RequestStep(count=16)).status != sc_pb.ended:
+        obs = player.observe().observation
+        if any(u.alliance == ENEMY for u in obs.raw_data.units):
+            seen_at.append(obs.game_loop)
+    return player.observe().observation.game_loop, _own_positions(player), seen_at
+
+
+def test_the_built_in_ai_attacks_and_is_deterministic_under_the_seed(players):
+    host, _ = players
+    runs = []
+    for _ in range(2):
+        assert not _against_computer(host, sc_pb.Hard).create_game.HasField("error")
+        runs.append(_idle_game(host))
+        result = {r.player_id: r.result for r in host.observe().player_result}
+        assert sorted(result.values()) in ([sc_pb.Victory, sc_pb.Defeat], [sc_pb.Tie, sc_pb.Tie])
+        assert result[1] == sc_pb.Defeat  # the AI came to the idle army and beat it
+        host.ask(leave_game=sc_pb.RequestLeaveGame())
+    loop, _, seen_at = runs[0]
+    assert seen_at and loop < 2688  # it came into sight and the game ended before the time limit
+    assert runs[0] == runs[1]  # the same seed, the same game
+
+
+def test_the_computer_is_refused_where_it_cannot_play(players):
+    host, _ = players
+    answer = _against_computer(host, sc_pb.VeryHard)
+    assert answer.create_game.error == sc_pb.ResponseCreateGame.InvalidPlayerSetup
+    assert (
+        "VeryEasy, Easy, Medium, MediumHard, Hard, Harder; got VeryHard" in answer.create_game.error_details
+    )
+    answer = _against_computer(host, sc_pb.Easy, race=common_pb2.Protoss)
+    assert "give it race Terran or Random" in answer.create_game.error_details
+
+
+def test_a_game_against_the_computer_replays_with_its_commands(players):
+    host, guest = players
+    assert not _against_computer(host, sc_pb.Medium).create_game.HasField("error")
+    host.ask(join_game=sc_pb.RequestJoinGame(options=interface(screen=16, minimap=16)))
+    for _ in range(12):
+        host.ask(step=sc_pb.RequestStep(count=16))
+    enemies_live = sorted((u.tag, round(u.pos.x, 3)) for u in host.units(ENEMY))
+    mine_live = _own_positions(host)
+    data = host.ask(save_replay=sc_pb.RequestSaveReplay()).save_replay.data
+    info = guest.ask(replay_info=sc_pb.RequestReplayInfo(replay_data=data)).replay_info
+    assert [p.player_info.player_name for p in info.player_info][1] == "Computer"
+    assert info.player_info[1].player_apm > 0  # its commands are in the replay
+    for observed in (1, 2):
+        start = sc_pb.RequestStartReplay(
+            replay_data=data, options=interface(screen=16, minimap=16), observed_player_id=observed
+        )
+        assert not guest.ask(start_replay=start).start_replay.HasField("error")
+        while guest.ask(step=sc_pb.RequestStep(count=16)).status != sc_pb.ended:
+            pass
+        if observed == 1:
+            assert _own_positions(guest) == mine_live
+            assert sorted((u.tag, round(u.pos.x, 3)) for u in guest.units(ENEMY)) == enemies_live
+        else:  # the AI's army has moved off its start towards player 1
+            assert min(x for _, x, _ in _own_positions(guest)) < 40

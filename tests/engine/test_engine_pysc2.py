@@ -340,3 +340,64 @@ def test_pysc2_plays_two_agents_on_a_duel_map(tmp_path):
         ["pgrep", "-f", str(tmp_path)], capture_output=True, text=True, check=False
     ).stdout.split()
     assert not leftovers
+
+
+# An Agent against PySC2's Bot (the engine's built-in AI) at each difficulty the engine plays; the agent's army
+# waits where it stands and defends itself.
+PLAY_BOT = r"""
+from absl import flags
+flags.FLAGS(["play"])
+from pysc2_evolved.env import sc2_env
+from pysc2_evolved.lib import actions, features
+from pysc2_evolved.maps import lib
+
+class DuelMarines(lib.Map):
+    directory = "duels"
+    filename = "DuelMarines"
+    players = 2
+
+aif = features.AgentInterfaceFormat(action_space=actions.ActionSpace.RAW, use_raw_units=True, raw_resolution=64)
+for difficulty in sc2_env.Difficulty:
+    if difficulty > sc2_env.Difficulty.harder:
+        continue
+    env = sc2_env.SC2Env(
+        map_name="DuelMarines",
+        players=[sc2_env.Agent(sc2_env.Race.terran), sc2_env.Bot(sc2_env.Race.terran, difficulty)],
+        agent_interface_format=aif, step_mul=16, random_seed=4)
+    ts = env.reset()[0]
+    steps = 0
+    seen = False
+    while not ts.last():
+        seen = seen or any(u.alliance == 4 for u in ts.observation.raw_units)
+        ts = env.step([actions.RAW_FUNCTIONS.no_op()])[0]
+        steps += 1
+    print("bot", difficulty.name, steps, ts.reward, seen, flush=True)
+    env.close()
+print("closed", flush=True)
+"""
+
+
+def test_pysc2_plays_an_agent_against_the_bot_at_each_difficulty(tmp_path):
+    pytest.importorskip("pysc2_evolved", reason="pysc2-evolved (test extra, Python >= 3.11) is not installed")
+    subprocess.run(
+        [sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(tmp_path)],
+        check=True,
+        capture_output=True,
+    )
+    env = dict(os.environ, SC2PATH=str(tmp_path), SDL_VIDEODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1")
+    done = subprocess.run(
+        [sys.executable, "-c", PLAY_BOT], env=env, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    output = done.stdout.splitlines()
+    assert output[-1] == "closed"
+    games = [line.split() for line in output if line.startswith("bot ")]
+    assert [g[1] for g in games] == ["very_easy", "easy", "medium", "medium_hard", "hard", "harder"]
+    for _, name, steps, reward, seen in games:
+        # Every bot sends its army: the idle agent sees it, and the game ends before its time limit.
+        assert seen == "True" and int(steps) < 2688 // 16, name
+        assert reward in ("1", "-1", "0")
+    leftovers = subprocess.run(
+        ["pgrep", "-f", str(tmp_path)], capture_output=True, text=True, check=False
+    ).stdout.split()
+    assert not leftovers
