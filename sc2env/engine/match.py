@@ -111,8 +111,8 @@ class Match:
         return ""
 
     def leave(self, player_id: int) -> None:
-        """The player leaves: an unfinished game is conceded (the other players win)."""
-        self._waiting.pop(player_id, None)
+        """The player leaves: an unfinished game is conceded (the other players win). Every waiting request is
+        answered, the leaver's own too (it quits or leaves while a step of its waits)."""
         game = self.game
         if game is not None and not game.ended and player_id not in self._gone:
             first = self.definition.players[0].player_id

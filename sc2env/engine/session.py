@@ -145,6 +145,10 @@ class Session:
         game's request waiting for the other player, and the requests after it)."""
         if self._held is not None:
             self._queue.append(data)
+            if self.match is not None and self.player_id is not None and _ends_play(data):
+                # Quitting or leaving must not wait on the other player: leaving the game now concedes it
+                # and answers the held request; this one follows it (take_ready).
+                self.match.leave(self.player_id)
             return DEFERRED
         return self._answer(data)
 
@@ -243,6 +247,7 @@ class Session:
                 if payload is DEFERRED:
                     return DEFERRED
             except Exception as e:
+                self._held = None  # a request that failed is answered now, not held
                 response.ClearField(kind)
                 where = traceback.extract_tb(e.__traceback__)[-1]
                 response.error.append(
@@ -754,6 +759,14 @@ def _replay_map(recorded: replay_file.Replay, map_data: bytes) -> MapDefinition:
                 f"replay carries its own map, so leave map_data empty"
             )
     return definition
+
+
+def _ends_play(data: bytes) -> bool:
+    """Whether these request bytes ask to quit or leave the game."""
+    try:
+        return sc_pb.Request.FromString(data).WhichOneof("request") in ("quit", "leave_game")
+    except (DecodeError, RuntimeError, ValueError):
+        return False
 
 
 def _race_name(race: int) -> str:

@@ -71,3 +71,17 @@ def test_leaving_concedes():
         1: sc_pb.Defeat,
         2: sc_pb.Victory,
     }
+
+
+def test_leaving_while_a_step_waits_does_not_wait_for_the_other_player():
+    host, guest = _duel()
+    assert _ask(host, step=sc_pb.RequestStep(count=8)) is None
+    assert _ask(host, leave_game=sc_pb.RequestLeaveGame()) is None  # queued behind the step, but it concedes
+    step, left = _ready(host)
+    assert step.HasField("step") and left.HasField("leave_game") and left.status == sc_pb.launched
+    obs = _ask(guest, observation=sc_pb.RequestObservation())
+    assert obs is not None and obs.status == sc_pb.ended
+    assert {r.player_id: r.result for r in obs.observation.player_result} == {
+        1: sc_pb.Defeat,
+        2: sc_pb.Victory,
+    }
