@@ -26,7 +26,9 @@ def play(map_name: str, first: int, second: int, seed: int) -> int | None:
     definition = parse_definition(builtin_definitions()[map_name])
     game = Game(definition, seed)
     slots = [slot.player_id for slot in definition.players]
-    game.join_all([Joining(pid, INTERFACE, slot.race, f"AI {pid}") for pid, slot in zip(slots, definition.players)])
+    game.join_all(
+        [Joining(pid, INTERFACE, slot.race, f"AI {pid}") for pid, slot in zip(slots, definition.players)]
+    )
     ais = [Computer(slots[0], first), Computer(slots[1], second)]
     while not game.ended:
         for ai in ais:
