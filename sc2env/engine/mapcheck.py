@@ -72,9 +72,10 @@ def anchor(value, path, at):
 
 
 def hosted_player(value, path, at):
-    """The map's (first) player: the only one whose resources, score and selection the engine keeps."""
-    if not (is_whole(value) and value == at.facts.player):
-        raise fail(path, f"the map's player, {at.facts.player} (the engine hosts one)", value)
+    """One of the map's player slots: the players whose resources, score and selection the engine keeps."""
+    if not (is_whole(value) and value in at.facts.players):
+        ids = " or ".join(map(str, at.facts.players))
+        raise fail(path, f"one of the map's players, {ids} (its player slots)", value)
 
 
 def unit_ref(value, path, at):
@@ -321,6 +322,7 @@ class Script:
             placements=frozenset(definition.placements),
             procedures=frozenset(definition.procedures),
             player=definition.players[0].player_id,
+            players=tuple(slot.player_id for slot in definition.players),
             size=definition.map_size,
         )
         self.deepest = 0

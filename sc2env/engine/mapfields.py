@@ -28,7 +28,8 @@ class Facts:
     regions: frozenset[str]
     placements: frozenset[str]
     procedures: frozenset[str]
-    player: int  # the player the engine hosts (scripts may set its resources and score)
+    player: int  # the map's first player (scripts default to it)
+    players: tuple[int, ...]  # every slot's (scripts may set their resources, score and selection)
     size: tuple[int, int]
 
 

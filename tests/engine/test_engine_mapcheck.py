@@ -24,6 +24,9 @@ def ask(session: Session, **request) -> sc_pb.Response:
 def create(session: Session, spec: dict | bytes) -> sc_pb.Response:
     request = create_request("x")
     request.local_map.map_data = spec if isinstance(spec, bytes) else json.dumps(spec).encode()
+    slots = json.loads(request.local_map.map_data).get("players")
+    if isinstance(slots, list) and len(slots) == 2:  # a two-player map: a Participant for each slot
+        request.player_setup.add(type=sc_pb.Participant)
     return ask(session, create_game=request)
 
 
@@ -135,7 +138,7 @@ CASES = {
     ),
     "another-player": (
         beacon(lambda s: s["setup"].append({"set_player": {"player": 2, "minerals": 5}})),
-        "setup[2].set_player.player: expected the map's player, 1 (the engine hosts one), got 2",
+        "setup[2].set_player.player: expected one of the map's players, 1 (its player slots), got 2",
     ),
     "negative-minerals": (
         beacon(lambda s: s["setup"].append({"set_player": {"minerals": -5}})),
