@@ -158,6 +158,7 @@ class MapDefinition:
     command_cards: dict = field(default_factory=dict)
     source: bytes = b""
     map_folder: str = "mini_games"
+    opponent: str = "script"  # who plays the second slot: "script" (the map's triggers) or "player"
     pathable_area: Bounds | None = None  # where units may stand; None: the playable area
     map_types: tuple[str, ...] = ()  # the map's own unit types (`Marine_RL`), in its catalog's order
     map_files: tuple[str, ...] = ()  # SHA-256 (hex) of real map files that play as this definition
@@ -252,11 +253,15 @@ _FIELDS = frozenset(
         "placements",
         "command_cards",
         "map_folder",
+        "opponent",
         "pathable_area",
         "map_types",
         "map_files",
     }
 )
+OPPONENTS = ("script", "player")
+"""Who plays a map's second slot: its script (SMAC's scenarios, the mini-games' enemies; a Computer in
+player_setup is taken and plays no part) or a player (a second Participant, or the built-in AI)."""
 _PLAYER_FIELDS = frozenset({"player_id", "race", "name", "camera_start"})
 _REGION_FIELDS = frozenset({"rect", "circle", "any", "minus"})
 
@@ -393,6 +398,13 @@ def parse_definition(data: bytes | str) -> MapDefinition:
             raise MapDefinitionError(
                 f"map_folder: expected a folder name like 'SMAC_Maps', got {map_folder!r}"
             )
+        opponent = spec.get("opponent", "script")
+        if opponent not in OPPONENTS:
+            raise MapDefinitionError(f"opponent: expected one of {OPPONENTS}, got {opponent!r}")
+        if opponent == "player" and len(spec["players"]) != 2:
+            raise MapDefinitionError(
+                f'opponent: "player" needs two player slots, the map has {len(spec["players"])}'
+            )
         pathable = _bounds(spec["pathable_area"], "pathable_area") if "pathable_area" in spec else None
         if pathable is not None and not (
             playable.x0 <= pathable.x0
@@ -440,6 +452,7 @@ def parse_definition(data: bytes | str) -> MapDefinition:
             command_cards=dict(cards),
             source=data.encode() if isinstance(data, str) else bytes(data),
             map_folder=map_folder,
+            opponent=opponent,
             pathable_area=pathable,
             map_types=tuple(map_types),
             map_files=tuple(map_files),

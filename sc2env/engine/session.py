@@ -321,7 +321,8 @@ class Session:
         except MALFORMED as e:
             out.error, out.error_details = error.InvalidMapData, f"{definition.name}: {e}"
             return
-        slots = len(definition.players)
+        # Slots a client or the built-in AI fills: on a map its script plays against, only the agent's.
+        slots = len(definition.players) if definition.opponent == "player" else 1
         computer = None
         if slots > 1 and computers:  # the built-in AI takes the slot of its place in player_setup
             index = [p.type for p in request.player_setup].index(sc_pb.Computer)

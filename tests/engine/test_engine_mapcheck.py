@@ -24,8 +24,7 @@ def ask(session: Session, **request) -> sc_pb.Response:
 def create(session: Session, spec: dict | bytes) -> sc_pb.Response:
     request = create_request("x")
     request.local_map.map_data = spec if isinstance(spec, bytes) else json.dumps(spec).encode()
-    slots = json.loads(request.local_map.map_data).get("players")
-    if isinstance(slots, list) and len(slots) == 2:  # a two-player map: a Participant for each slot
+    if json.loads(request.local_map.map_data).get("opponent") == "player":  # a Participant for each slot
         request.player_setup.add(type=sc_pb.Participant)
     return ask(session, create_game=request)
 
@@ -221,6 +220,14 @@ CASES = {
     "giant-height": (
         beacon(lambda s: s.update(terrain_height=10**400)),
         "terrain_height: expected a finite number",
+    ),
+    "opponent-unknown": (
+        beacon(lambda s: s.update(opponent="computer")),
+        "opponent: expected one of ('script', 'player'), got 'computer'",
+    ),
+    "opponent-player-on-one-slot": (
+        beacon(lambda s: s.update(opponent="player")),
+        'opponent: "player" needs two player slots, the map has 1',
     ),
     "giant-circle": (
         beacon(lambda s: s["regions"].update(r={"circle": [30, 30, 10**400]})),
