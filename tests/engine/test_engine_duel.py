@@ -292,6 +292,20 @@ def test_a_killed_engine_gives_the_other_player_an_error_not_a_hang(players, kil
     assert alive.proc.wait(10) == 0  # type: ignore[attr-defined]
 
 
+def test_a_step_sent_after_the_host_died_says_the_host_is_gone(players):
+    # Whichever the guest's engine reads first, the closed link or the step, its answer names the lost host.
+    host, guest = players
+    start_duel(host, guest)
+    host.proc.send_signal(signal.SIGKILL)  # type: ignore[attr-defined]
+    host.proc.wait(10)  # type: ignore[attr-defined]
+    guest.send(step=sc_pb.RequestStep(count=8), id=9)
+    answer = guest.recv()  # the websocket's 10 s timeout would raise if it hung
+    assert answer.id == 9 and answer.error and "gone" in answer.error[0] and "link" in answer.error[0], answer
+    assert answer.status == sc_pb.launched
+    guest.ask(quit=sc_pb.RequestQuit())
+    assert guest.proc.wait(10) == 0  # type: ignore[attr-defined]
+
+
 def _own_positions(player: Player) -> list[tuple[int, float, float]]:
     units = player.observe().observation.raw_data.units
     return sorted((u.tag, round(u.pos.x, 3), round(u.pos.y, 3)) for u in units if u.alliance == SELF)
