@@ -19,6 +19,8 @@ from sc2env.launch import LaunchConfig
 
 INVALID_ACTION_POLICIES = ("noop", "raise")
 CRASH_POLICIES = ("raise", "truncate")
+RENDER_VIEWS = ("viewer", "game")
+"""What render() draws: the whole viewer (the dashboard), or the game's view alone at render_size."""
 _SWITCHES = (
     "compact_layers",
     "use_feature_units",
@@ -83,8 +85,12 @@ class EnvConfig:
                         the file); an episode counts when it ends, or when reset() or close() leave it early
                         (not when its game was lost); 0: never (env.save_replay() still works).
     replay_dir:         where those replays go (made if missing).
-    render_size:        (width, height) of the viewer's frames for render() and the "human" window, from
-                        (960, 540) to (7680, 4320); None: (1280, 720).
+    render_size:        (width, height) of the frames render() returns and of the "human" window: the viewer
+                        from (960, 540) to (7680, 4320), None: (1280, 720); the game view from (16, 16),
+                        None: 512 pixels along the longer side, with the feature screen's aspect.
+    render_view:        what render_mode="rgb_array" frames show: "viewer" (default), the whole dashboard
+                        (the view, minimap, functions, layers, status); "game": the camera's area alone
+                        (terrain, units, orders, clicks, fog), the view a video of the agent wants.
     """
 
     map_name: str = "MoveToBeacon"
@@ -126,6 +132,7 @@ class EnvConfig:
     save_replay_episodes: int = 0
     replay_dir: str = "replays"
     render_size: tuple[int, int] | None = None
+    render_view: str = "viewer"
 
     def __post_init__(self) -> None:
         for field in dataclasses.fields(
@@ -198,6 +205,8 @@ class EnvConfig:
         if self.functions is not None:
             ids = ActionSpec.from_format(fmt, tuple(self.functions)).function_ids
             object.__setattr__(self, "functions", tuple(FUNCTIONS[i].name for i in ids))
+        if self.render_view not in RENDER_VIEWS:
+            raise ValueError(f"render_view must be one of {RENDER_VIEWS}, not {self.render_view!r}")
         if self.render_size is not None:
             size = tuple(self.render_size) if isinstance(self.render_size, (list, tuple)) else ()
             if len(size) != 2 or not all(
@@ -207,7 +216,7 @@ class EnvConfig:
             object.__setattr__(self, "render_size", (int(size[0]), int(size[1])))
             from sc2env.viewer.layout import check_size  # pygame, only for those who ask to render
 
-            check_size(self.render_size)
+            check_size(self.render_size, self.render_view)
         for name in ("screen_layers", "minimap_layers"):
             if isinstance(getattr(self, name), list):
                 object.__setattr__(self, name, tuple(getattr(self, name)))

@@ -493,6 +493,7 @@ class SC2Env(gym.Env):
                 self._game().game_info,
                 fps=self.metadata["render_fps"],
                 size=self.config.render_size,
+                view=self.config.render_view,
             )
         return self._renderer
 

@@ -45,6 +45,10 @@ class EnvLayout:
             from sc2env.viewer.window import require_display
 
             require_display()
+        if render_mode is not None:
+            from sc2env.viewer.renderer import check_view
+
+            check_view(render_mode, config.render_view)
         fmt = config.interface_format()
         # The viewer draws units from raw data; asking for the camera position turns raw data on.
         fmt = dataclasses.replace(fmt, use_camera_position=True) if render_mode else fmt

@@ -251,6 +251,7 @@ class ReplayWatcher:
                 self._match.game_info,
                 fps=LOOPS_PER_REAL_SECOND / self.config.step_mul,
                 size=self.config.render_size,
+                view=self.config.render_view,
             )
         raw = self.action_mode.offered_functions()
         return self._renderer.render(*self._last, raw)

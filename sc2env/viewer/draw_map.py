@@ -34,7 +34,9 @@ class MapPainter:
         self.pixels_per_unit = layout.view.w / fmt.camera_width
         self.world_to_minimap_frame = self.transforms.world_to_minimap.then(layout.minimap_transform)
         self._terrain = self._terrain_surface(self.pixels_per_unit, grid=True)
-        self._minimap_terrain = self._minimap_background()
+        self._minimap_terrain: pygame.Surface | None = (
+            None  # made at the first minimap (the game view has none)
+        )
 
     # --- terrain -----------------------------------------------------------------------------------
 
@@ -151,6 +153,8 @@ class MapPainter:
         box, rect = self.layout.minimap_box, self.layout.minimap
         pygame.draw.rect(surface, style.PANEL, box, border_radius=6)
         pygame.draw.rect(surface, style.BORDER, box, width=1, border_radius=6)
+        if self._minimap_terrain is None:
+            self._minimap_terrain = self._minimap_background()
         surface.blit(self._minimap_terrain, rect.topleft)
         previous_clip = surface.get_clip()
         surface.set_clip(rect)

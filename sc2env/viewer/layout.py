@@ -16,12 +16,25 @@ MAX_SIZE = (7680, 4320)
 LAYER_COLUMNS, LAYER_ROWS = 4, 2
 
 
-def check_size(size: tuple[int, int]) -> None:
-    """Refuse a frame size the viewer can't lay out, or that would not fit in memory (ValueError)."""
+GAME_VIEW_MIN_SIZE = (16, 16)
+GAME_VIEW_LONG_SIDE = 512
+"""The game view's default frame: the feature screen's aspect, this many pixels along its longer side."""
+
+
+def check_size(size: tuple[int, int], view: str = "viewer") -> None:
+    """Refuse a frame size the viewer (or the game view alone, `view="game"`) can't lay out, or that would not
+    fit in memory (ValueError)."""
     width, height = size
-    if width < MIN_SIZE[0] or height < MIN_SIZE[1]:  # below, the status bar and function names overlap
+    if view == "game":
+        if width < GAME_VIEW_MIN_SIZE[0] or height < GAME_VIEW_MIN_SIZE[1]:
+            raise ValueError(
+                f"the game view needs at least {GAME_VIEW_MIN_SIZE[0]}×{GAME_VIEW_MIN_SIZE[1]} pixels, "
+                f"not {width}×{height}"
+            )
+    elif width < MIN_SIZE[0] or height < MIN_SIZE[1]:  # below, the status bar and function names overlap
         raise ValueError(
-            f"the viewer needs at least {MIN_SIZE[0]}×{MIN_SIZE[1]} pixels, not {width}×{height}"
+            f"the viewer needs at least {MIN_SIZE[0]}×{MIN_SIZE[1]} pixels, not {width}×{height} (for "
+            'smaller frames of the game alone, pass render_view="game")'
         )
     if width > MAX_SIZE[0] or height > MAX_SIZE[1]:
         raise ValueError(f"the viewer draws at most {MAX_SIZE[0]}×{MAX_SIZE[1]} pixels, not {width}×{height}")
@@ -106,6 +119,36 @@ class Layout:
             functions=functions,
             layers=layers,
             hints=pygame.Rect(0, height - bar, width, bar),
+        )
+
+    @classmethod
+    def game_view(cls, fmt: InterfaceFormat, size: tuple[int, int] | None = None) -> Layout:
+        """The layout of frames showing the camera's area alone: the largest rectangle of the feature
+        screen's aspect that fits in `size` (default: GAME_VIEW_LONG_SIDE along its longer side), centred;
+        the other panels are empty."""
+        screen = fmt.action_screen_size
+        if size is None:
+            scale = GAME_VIEW_LONG_SIDE / max(screen)
+            size = (max(1, round(screen[0] * scale)), max(1, round(screen[1] * scale)))
+        check_size(size, "game")
+        width, height = size
+        scale = min(width / screen[0], height / screen[1])
+        view = pygame.Rect(0, 0, max(1, round(screen[0] * scale)), max(1, round(screen[1] * scale)))
+        view.center = (width // 2, height // 2)
+        minimap = fmt.action_minimap_size
+        empty = pygame.Rect(0, 0, 0, 0)
+        return cls(
+            size=size,
+            screen_size=screen,
+            minimap_size=minimap,
+            status=empty,
+            view=view,
+            minimap_box=empty,
+            minimap=empty,
+            minimap_region=(0.0, 0.0, float(minimap[0]), float(minimap[1])),
+            functions=empty,
+            layers=empty,
+            hints=empty,
         )
 
     def to_screen(self, pos, clamp: bool = False) -> tuple[int, int] | None:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import time
 
 import numpy as np
 
+from sc2env.env.config import RENDER_VIEWS
 from sc2env.interface import FunctionCall, InterfaceFormat, Observation
 from sc2env.viewer.controls import ViewerCommand
+from sc2env.viewer.game_view import GameView
 from sc2env.viewer.layout import DEFAULT_SIZE
 from sc2env.viewer.scene import Scene
 from sc2env.viewer.viewer import Viewer
@@ -20,7 +23,8 @@ RENDER_MODES = ("rgb_array", "human")
 class EnvRenderer:
     """Draws an env's observations: `render(observation, response)` once per env step.
 
-    rgb_array: returns the (height, width, 3) uint8 frame (the whole viewer, for RecordVideo).
+    rgb_array: returns the (height, width, 3) uint8 frame (for RecordVideo): the whole viewer, or with
+               `view="game"` the camera's area alone, at `size` (default: 512 pixels along its longer side).
     human:     shows the frame in a window and keeps the pace of `fps` frames per second times the viewer's
                speed (+/-), pausing on Space; returns None. Closing the window raises `ViewerClosed` from the
                env call that rendered. With `interactive` (sc2env play) it doesn't pace: `wait()` does, and
@@ -34,18 +38,32 @@ class EnvRenderer:
         game_info,
         fps: float | None = None,
         size: tuple[int, int] | None = None,
+        view: str = "viewer",
     ):
         if render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be one of {RENDER_MODES}, not {render_mode!r}")
+        check_view(render_mode, view)
         self.render_mode = render_mode
         self.fps = fps
-        self.viewer = Viewer(interface_format, game_info, size=size or DEFAULT_SIZE)
+        self.game_view = GameView(interface_format, game_info, size) if view == "game" else None
+        """The game view drawing the frames under view="game" (else None)."""
+        self._viewer_args = (interface_format, game_info, size or DEFAULT_SIZE)
+        self.map_name = game_info.map_name
         self.window = (
-            Window(self.viewer.layout.size, f"sc2env: {self.viewer.map_name}")
-            if render_mode == "human"
-            else None
+            Window(self.viewer.layout.size, f"sc2env: {self.map_name}") if render_mode == "human" else None
         )
         self._last_frame = time.perf_counter()
+
+    @functools.cached_property
+    def viewer(self) -> Viewer:
+        """The whole viewer (made at first use: frames of the game view alone never need it)."""
+        fmt, game_info, size = self._viewer_args
+        return Viewer(fmt, game_info, size=size)
+
+    @property
+    def viewer_built(self) -> bool:
+        """Whether the whole viewer has been made (it is, at its first use)."""
+        return "viewer" in self.__dict__
 
     @property
     def interactive(self) -> bool:
@@ -64,9 +82,11 @@ class EnvRenderer:
         scene = Scene.from_observation(
             observation,
             response,
-            map_name=self.viewer.map_name,
+            map_name=self.map_name,
             raw_functions=None if raw_functions is None else tuple(raw_functions),
         )
+        if self.game_view is not None:
+            return self.game_view.frame(scene)
         canvas = self.viewer.draw(scene)
         if self.window is None:
             return self.viewer.frame()
@@ -133,3 +153,14 @@ class EnvRenderer:
         if events and self.viewer.scene is not None:
             self.redraw()
         return calls
+
+
+def check_view(render_mode: str | None, view: str) -> None:
+    """Refuse an unknown render view, or the game view in a window (ValueError)."""
+    if view not in RENDER_VIEWS:
+        raise ValueError(f"render_view must be one of {RENDER_VIEWS}, not {view!r}")
+    if view == "game" and render_mode == "human":
+        raise ValueError(
+            'render_view="game" draws rgb_array frames; the "human" window is the whole viewer (its panels '
+            'take the clicks and keys): use render_mode="rgb_array", or render_view="viewer"'
+        )
