@@ -11,31 +11,52 @@ import pytest
 EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
 
 
-def test_train_maskable_ppo_example_runs(tmp_path):
-    pytest.importorskip("sb3_contrib")
-    done = subprocess.run(
+def _train(tmp_path, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
         [
             sys.executable,
             str(EXAMPLES / "train_maskable_ppo.py"),
-            "--timesteps",
-            "512",
             "--envs",
             "2",
             "--save",
             str(tmp_path / "model.zip"),
             "--logdir",
             str(tmp_path / "log"),
+            "--checkpoints",
+            str(tmp_path / "checkpoints"),
+            "--checkpoint-every",
+            "256",
+            *extra,
         ],
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
     )
+
+
+def test_train_maskable_ppo_example_runs_checkpoints_and_resumes(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    done = _train(tmp_path, "--timesteps", "512")
     assert done.returncode == 0, done.stderr[-3000:]
     assert (tmp_path / "model.zip").stat().st_size > 0
     assert "total_timesteps" in (tmp_path / "log" / "progress.csv").read_text()
     assert "total_timesteps" in done.stdout
     assert f"saved {tmp_path / 'model.zip'}\n" in done.stdout  # SB3 adds .zip only when it is missing
+    # A checkpoint every 256 env steps (128 steps of the two games).
+    checkpoints = sorted(p.name for p in (tmp_path / "checkpoints").glob("*.zip"))
+    assert checkpoints == ["maskable_ppo_256_steps.zip", "maskable_ppo_512_steps.zip"]
+    resumed = _train(
+        tmp_path,
+        "--timesteps",
+        "256",
+        "--resume",
+        str(tmp_path / "checkpoints" / "maskable_ppo_256_steps.zip"),
+    )
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    # The step count goes on from the checkpoint's: its next checkpoint is at 512 steps, written anew.
+    steps = [int(line.split("|")[2]) for line in resumed.stdout.splitlines() if "total_timesteps" in line]
+    assert steps and steps[-1] == 512, resumed.stdout[-2000:]
 
 
 def test_behaviour_cloning_example_learns_from_replays(tmp_path):
