@@ -19,6 +19,7 @@ from sc2env.launch import LaunchConfig
 
 INVALID_ACTION_POLICIES = ("noop", "raise")
 CRASH_POLICIES = ("raise", "truncate")
+TIME_LIMIT_ENDS = ("terminated", "truncated")
 RENDER_VIEWS = ("viewer", "game")
 """What render() draws: the whole viewer (the dashboard), or the game's view alone at render_size."""
 _SWITCHES = (
@@ -52,6 +53,9 @@ class EnvConfig:
     camera_width:       world units across the screen.
     step_mul:           game loops per env step (8 in the SC2LE paper: about 2.8 actions per game second).
     max_episode_steps:  truncate after this many env steps; None: only the game's own end and the safety cap.
+    time_limit:         how an episode that the map's own timer ends is reported: "terminated" (default: the
+                        game ended, as it reports) or "truncated" (cut by time: a trainer that bootstraps from
+                        the last state's value at truncation, as the agent sees no clock, should want this).
     functions:          the function component's values: all 573 functions (None) or a subset (ids or names).
     actions:            "features" (default): the feature-layer function calls above; "raw": raw unit
                         commands, [function, queued, units, target, world] over raw_units rows and raw cells,
@@ -100,6 +104,7 @@ class EnvConfig:
     camera_width: float = 24.0
     step_mul: int = 8
     max_episode_steps: int | None = None
+    time_limit: str = "terminated"
     functions: Sequence[int | str | Function] | None = None
     actions: str = "features"
     raw_resolution: int = 64
@@ -167,6 +172,8 @@ class EnvConfig:
             raise ValueError(
                 f"invalid_action must be one of {INVALID_ACTION_POLICIES}, not {self.invalid_action!r}"
             )
+        if self.time_limit not in TIME_LIMIT_ENDS:
+            raise ValueError(f"time_limit must be one of {TIME_LIMIT_ENDS}, not {self.time_limit!r}")
         if self.on_crash not in CRASH_POLICIES:
             raise ValueError(f"on_crash must be one of {CRASH_POLICIES}, not {self.on_crash!r}")
         # Strings from command lines and config files ("False", "no") would pass a truth test the wrong way.

@@ -344,10 +344,15 @@ class SC2Env(gym.Env):
         self._episode_steps += 1
         self._episode_return += result.reward
         cap = self.config.max_episode_steps
-        truncated = result.truncated or (
-            cap is not None and self._episode_steps >= cap and not result.terminated
+        # time_limit="truncated": the map's timer cut the episode, which the game reports as its end.
+        timer_cut = result.timed_out and self.config.time_limit == "truncated"
+        terminated = result.terminated and not timer_cut
+        truncated = (
+            result.truncated
+            or timer_cut
+            or (cap is not None and self._episode_steps >= cap and not terminated)
         )
-        ended = result.terminated or truncated
+        ended = terminated or truncated
         if ended:  # before decoding: a Ctrl-C there must still leave the episode's end known
             self._lifecycle.to(EnvState.ENDING)
         obs = self._observe(result.observation, result.then)
@@ -355,7 +360,7 @@ class SC2Env(gym.Env):
         if ended:
             self._count_episode(self._lifecycle.to(EnvState.ENDED), info)
         self._after_observation()
-        return obs, float(result.reward), bool(result.terminated), bool(truncated), info
+        return obs, float(result.reward), bool(terminated), bool(truncated), info
 
     def crash_step(
         self, error: errors.ConnectionError

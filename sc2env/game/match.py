@@ -61,6 +61,7 @@ class StepResult:
     reward:     the change of `score.score` (mini-games), or the outcome (+1/-1/0) when a melee game ends.
     terminated: the game ended (it reported player_result).
     truncated:  our safety cap on game loops cut the episode.
+    timed_out:  the game ended at its map's time limit (a mini-game's timer), not by the play.
     outcome:    +1 victory, -1 defeat, 0 tie, undecided or still running.
     """
 
@@ -68,6 +69,7 @@ class StepResult:
     reward: float = 0.0
     terminated: bool = False
     truncated: bool = False
+    timed_out: bool = False
     outcome: int = 0
     then: list = dataclasses.field(default_factory=list)
     """The answers to begin_step's `then` requests (empty if they were not sent: the game had ended)."""
@@ -407,6 +409,10 @@ class Match:
         if cap is None:
             cap = (spec.game_loops + _TIMER_MARGIN_LOOPS) if spec.game_loops else DEFAULT_MAX_GAME_LOOPS
         result.truncated = not result.terminated and obs.game_loop - self._start_loop >= cap
+        limit = spec.game_loops
+        result.timed_out = (
+            result.terminated and limit is not None and obs.game_loop - self._start_loop >= limit
+        )
         return result
 
     def _lose(self, error: errors.ConnectionError) -> None:
