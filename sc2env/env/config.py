@@ -12,6 +12,7 @@ import numpy as np
 from sc2env.env.compact_layers import LayerSelection
 from sc2env.env.layout import ACTION_MODES
 from sc2env.game import Bot, MatchConfig
+from sc2env.game.map_races import mini_game_race
 from sc2env.game.maps import definition_map, is_definition_path
 from sc2env.game.match_config import require_count, require_seed
 from sc2env.interface import FUNCTIONS, MINIMAP_LAYERS, SCREEN_LAYERS, ActionSpec, Function, InterfaceFormat
@@ -83,6 +84,9 @@ class EnvConfig:
                         at once: about a quarter more steps/s on the development VM; it backs off by itself when
                         the other side is slow or the cores are crowded. False: never poll.
     realtime:           play against the clock (the game advances on its own; no step requests).
+    race:               the agent's race: "terran", "zerg", "protoss" or "random"; None: the map's (a mini-game's
+                        definition says it: Terran on the SC2LE ones), else "terran". A mini-game plays its
+                        own units whatever race joins, so another race than its own is refused.
     launch_timeout_s, request_timeout_s: seconds to wait for the game to start answering (None: the
                         launcher's default for the engine), and for each answer (RequestTimeoutError after).
     save_replay_episodes: save every this many episodes' replays into `replay_dir` (info["replay_path"] names
@@ -127,7 +131,7 @@ class EnvConfig:
     seed: int | None = None
     realtime: bool = False
     disable_fog: bool = False
-    race: str = "terran"
+    race: str | None = None
     bot: Bot | None = None
     sc2path: str | None = None
     version: str | int | None = None
@@ -284,7 +288,7 @@ class EnvConfig:
             interface_options=interface_options,
             launch=self.launch_config(),
             step_mul=self.step_mul,
-            race=self.race,
+            race=self.race if self.race is not None else (mini_game_race(self.map_name) or "terran").lower(),
             bot=self.bot,
             disable_fog=self.disable_fog,
             realtime=self.realtime,

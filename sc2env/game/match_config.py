@@ -12,6 +12,7 @@ from typing import TypeVar, cast
 from s2clientprotocol import common_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
+from sc2env.game.map_races import check_race
 from sc2env.game.maps import MINI_GAMES, is_definition_path
 from sc2env.launch import LaunchConfig
 
@@ -104,6 +105,7 @@ class MatchConfig:
         require_count("step_mul", self.step_mul, "game loop")
         require_seconds("request_timeout_s", self.request_timeout_s)
         _choice(RACES, self.race, "race")
+        check_race(self.map_name, self.race)
         if self.bot is not None and not isinstance(self.bot, Bot):
             raise TypeError(
                 f"bot must be an sc2env.game.Bot, e.g. Bot(race='zerg', difficulty='easy'), or None "
