@@ -54,6 +54,10 @@ class EnvConfig:
     camera_width:       world units across the screen.
     step_mul:           game loops per env step (8 in the SC2LE paper: about 2.8 actions per game second).
     max_episode_steps:  truncate after this many env steps; None: only the game's own end and the safety cap.
+    score_index:        what the reward follows (PySC2's option): -1 the outcome, 0-12 the change of that
+                        score_cumulative entry (0 the curriculum score, 7 collected_minerals, ...); None: the
+                        map's (0 on mini-games, -1 on two-player maps).
+    score_multiplier:   the reward is multiplied by this (-1: a score to minimise).
     time_limit:         how an episode that the map's own timer ends is reported: "terminated" (default: the
                         game ended, as it reports) or "truncated" (cut by time: a trainer that bootstraps from
                         the last state's value at truncation, as the agent sees no clock, should want this).
@@ -109,6 +113,8 @@ class EnvConfig:
     step_mul: int = 8
     max_episode_steps: int | None = None
     time_limit: str = "terminated"
+    score_index: int | None = None
+    score_multiplier: float = 1.0
     functions: Sequence[int | str | Function] | None = None
     actions: str = "features"
     raw_resolution: int = 64
@@ -293,6 +299,8 @@ class EnvConfig:
             disable_fog=self.disable_fog,
             realtime=self.realtime,
             request_timeout_s=self.request_timeout_s,
+            score_index=self.score_index,
+            score_multiplier=self.score_multiplier,
         )
 
 

@@ -26,6 +26,7 @@ from sc2env.game.maps import (
     resolve_map,
 )
 from sc2env.game.match_config import RACES, Bot, MatchConfig
+from sc2env.game.scores import OUTCOME_SCORE, score_value
 from sc2env.launch import GameProcess, launch_plan, plan_launch
 from sc2env.launch.install import USE_BUILTIN
 
@@ -213,7 +214,9 @@ class Match:
         # From 0, not from the first observation's score: an episode's rewards add up to its final score, as
         # PySC2's do. Only CollectMineralsAndGas starts elsewhere: at its 50 starting minerals, which the map's
         # script replaces by the collected total (0) on the first loop (PySC2 zeroes its first step's reward).
-        self._last_score = 0.0
+        index = self._score_index()
+        # Other score entries from where the episode starts (a unit's value is there from the first loop).
+        self._last_score = 0.0 if index <= 0 else score_value(response.observation, index)
         self._lifecycle.to(MatchState.ENDED if response.player_result else MatchState.PLAYING)
         return response
 
@@ -377,6 +380,11 @@ class Match:
         self._join()
         self._seed = seed
 
+    def _score_index(self) -> int:
+        index, spec = self.config.score_index, self.map
+        assert spec is not None  # started
+        return index if index is not None else (0 if spec.mini_game else OUTCOME_SCORE)
+
     def _join(self) -> None:
         cfg = self.config
         join = sc_pb.RequestJoinGame(
@@ -399,12 +407,14 @@ class Match:
         # A game that reports `ended` without player_result has ended all the same; waiting for a result
         # that never comes would repeat the last observation forever.
         result.terminated = bool(response.player_result) or controller.status == sc_pb.ended
-        if spec.mini_game:
-            score = float(obs.score.score)
+        index = self._score_index()
+        if index >= 0:
+            score = score_value(obs, index)
             result.reward = score - self._last_score
             self._last_score = score
         elif result.terminated:
             result.reward = float(result.outcome)
+        result.reward *= cfg.score_multiplier
         cap = cfg.max_game_loops
         if cap is None:
             cap = (spec.game_loops + _TIMER_MARGIN_LOOPS) if spec.game_loops else DEFAULT_MAX_GAME_LOOPS

@@ -14,6 +14,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.game.map_races import check_race
 from sc2env.game.maps import MINI_GAMES, is_definition_path
+from sc2env.game.scores import check_score_options
 from sc2env.launch import LaunchConfig
 
 RACES: dict[str, common_pb2.Race.ValueType] = {
@@ -87,6 +88,10 @@ class MatchConfig:
     bot:               the opponent on two-player maps; None there means Bot() (random, very easy).
     max_game_loops:    a safety cap on episode length; None: the map's timer plus 10 s, else one hour.
     request_timeout_s: how long to wait for any answer of the game before giving up on it.
+    score_index:       what the reward follows: -1 the outcome (+1/-1/0 when the game ends), 0-12 the change
+                       of that `score_cumulative` entry (`ScoreCumulative`: 0 is the curriculum score);
+                       None: the map's (0 on mini-games, -1 elsewhere), as PySC2's option of that name.
+    score_multiplier:  the reward is multiplied by this (-1 to minimise a score).
     """
 
     map_name: str
@@ -100,12 +105,15 @@ class MatchConfig:
     max_game_loops: int | None = None
     player_name: str = "sc2env"
     request_timeout_s: float = 120.0
+    score_index: int | None = None
+    score_multiplier: float = 1.0
 
     def __post_init__(self) -> None:
         require_count("step_mul", self.step_mul, "game loop")
         require_seconds("request_timeout_s", self.request_timeout_s)
         _choice(RACES, self.race, "race")
         check_race(self.map_name, self.race)
+        check_score_options(self.score_index, self.score_multiplier)
         if self.bot is not None and not isinstance(self.bot, Bot):
             raise TypeError(
                 f"bot must be an sc2env.game.Bot, e.g. Bot(race='zerg', difficulty='easy'), or None "
