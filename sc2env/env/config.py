@@ -34,6 +34,9 @@ _SWITCHES = (
     "disable_fog",
     "spin_wait",
     "allow_cheating_layers",
+    "show_cloaked",
+    "show_burrowed_shadows",
+    "show_placeholders",
 )
 _NAME_LISTS = ("functions", "screen_layers", "minimap_layers")
 _SIZES = ("screen_size", "minimap_size", "rgb_screen_size", "rgb_minimap_size")
@@ -83,6 +86,10 @@ class EnvConfig:
     crop_to_playable_area: the minimap shows only the playable area.
     allow_cheating_layers: the minimap's unit_type layer shows unit types (also under the fog), as the game's
                         flag of that name; False leaves it zero, as the game does.
+    show_cloaked, show_burrowed_shadows, show_placeholders: the game's InterfaceOptions of those names (as
+                        PySC2's): cloaked units, burrowed units' shadows, buildings queued but not started. The
+                        built-in engine has no cloaked or burrowed units, and makes no placeholders, so it refuses
+                        show_placeholders (at reset(), when the engine is known).
     seed:               the seed of the first reset() when reset() is given none.
     spin_wait:          the env and its game poll briefly for each other's next message instead of sleeping
                         at once: about a quarter more steps/s on the development VM; it backs off by itself when
@@ -134,6 +141,9 @@ class EnvConfig:
     hide_specific_actions: bool = True
     crop_to_playable_area: bool = False
     allow_cheating_layers: bool = False
+    show_cloaked: bool = False
+    show_burrowed_shadows: bool = False
+    show_placeholders: bool = False
     seed: int | None = None
     realtime: bool = False
     disable_fog: bool = False
@@ -260,6 +270,9 @@ class EnvConfig:
             max_cargo=self.max_cargo,
             screen_target_masks=self.screen_target_masks,
             allow_cheating_layers=self.allow_cheating_layers,
+            show_cloaked=self.show_cloaked,
+            show_burrowed_shadows=self.show_burrowed_shadows,
+            show_placeholders=self.show_placeholders,
         )
 
     def action_spec(self) -> ActionSpec:

@@ -258,6 +258,11 @@ class SC2Env(gym.Env):
         return self._last
 
     @property
+    def last_response(self) -> sc_pb.ResponseObservation | None:
+        """The game's message of the last observation as it came (PySC2's `send_observation_proto`), or None."""
+        return self._last_response
+
+    @property
     def match(self) -> Match | None:
         return self._match
 

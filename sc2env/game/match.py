@@ -340,6 +340,11 @@ class Match:
                 f"{spec.name} is not installed under {maps_dir}: put {spec.path} there (it comes with "
                 f"{source}), {USE_BUILTIN}."
             )
+        if plan.engine == "builtin" and self.config.interface_options.show_placeholders:
+            raise errors.LaunchError(
+                "show_placeholders=True asks for buildings queued but not started, which the built-in engine "
+                "does not make: use engine='sc2', or leave show_placeholders out"
+            )
         process = launch_plan(plan)
         try:
             timeout_s = self.config.request_timeout_s
