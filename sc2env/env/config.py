@@ -37,6 +37,8 @@ _SWITCHES = (
     "show_cloaked",
     "show_burrowed_shadows",
     "show_placeholders",
+    "use_camera_position",
+    "use_unit_counts",
 )
 _NAME_LISTS = ("functions", "screen_layers", "minimap_layers")
 _SIZES = ("screen_size", "minimap_size", "rgb_screen_size", "rgb_minimap_size")
@@ -80,6 +82,9 @@ class EnvConfig:
     screen_layers, minimap_layers: which feature layers the observation carries (None: all 27 / 11).
     compact_layers:     uint8 layers (CNN-ready); False keeps the game's int32 values.
     use_feature_units, use_raw_units: add unit tables (padded to max_units rows) to the observation.
+    use_camera_position: add obs["camera_position"], the camera's centre in raw coordinates (PySC2's).
+    use_unit_counts:    add obs["unit_type_counts"], (type, count) rows of the player's units by type (PySC2's
+                        unit_counts; obs["unit_counts"] is the rows filled in the unit tables).
     rgb_screen_size, rgb_minimap_size: also observe RGB images (the built-in engine draws them itself).
     screen_target_masks: add per-target-class screen masks and narrow the screen argument's mask with them.
     hide_specific_actions: fold specific abilities into their general ones (as PySC2 does by default).
@@ -133,6 +138,8 @@ class EnvConfig:
     use_feature_units: bool = False
     use_raw_units: bool = False
     max_units: int = 256
+    use_camera_position: bool = False
+    use_unit_counts: bool = False
     rgb_screen_size: int | tuple[int, int] | None = None
     rgb_minimap_size: int | tuple[int, int] | None = None
     max_selected_units: int = 64
@@ -264,7 +271,11 @@ class EnvConfig:
             action_space="features" if rgb and self.screen_size is not None else None,
             use_feature_units=self.use_feature_units,
             use_raw_units=self.use_raw_units or self.actions == "raw",
-            use_camera_position=self.use_feature_units or self.use_raw_units or self.actions == "raw",
+            use_camera_position=self.use_camera_position
+            or self.use_feature_units
+            or self.use_raw_units
+            or self.actions == "raw",
+            use_unit_counts=self.use_unit_counts,
             hide_specific_actions=self.hide_specific_actions,
             max_selected_units=self.max_selected_units,
             max_cargo=self.max_cargo,

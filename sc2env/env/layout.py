@@ -55,6 +55,10 @@ class EnvLayout:
         spec = config.action_spec()
         mode = ACTION_MODES[config.actions](config, spec)
         packer = ObservationPacker(
-            fmt, config.layer_selection(), max_units=config.max_units, mask_size=mode.mask_size
+            fmt,
+            config.layer_selection(),
+            max_units=config.max_units,
+            mask_size=mode.mask_size,
+            camera_position=config.use_camera_position,
         )
         return cls(fmt, spec, mode, packer)

@@ -34,7 +34,15 @@ class ObservationPacker:
     to their rows), or from the action mode's own entries (`action_mask`, and `last_actions` in its ids).
     """
 
-    def __init__(self, fmt: InterfaceFormat, layers: LayerSelection, *, max_units: int = 256, mask_size: int):
+    def __init__(
+        self,
+        fmt: InterfaceFormat,
+        layers: LayerSelection,
+        *,
+        max_units: int = 256,
+        mask_size: int,
+        camera_position: bool = False,
+    ):
         self.fmt = fmt
         self.max_units = max_units
         self.settings = LayoutSettings(
@@ -44,6 +52,7 @@ class ObservationPacker:
             compact=layers.compact,
             max_units=max_units,
             action_mask=mask_size,
+            camera_position=camera_position,
         )
         self._layers = {
             "feature_screen": LayerPacker(

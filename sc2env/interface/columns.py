@@ -53,6 +53,13 @@ class ProductionQueue(enum.IntEnum):
     build_progress = 1
 
 
+class UnitCount(enum.IntEnum):
+    """Columns of unit_type_counts (PySC2's unit_counts): a unit type and how many of the player's units have it."""
+
+    unit_type = 0
+    count = 1
+
+
 class ScoreCumulative(enum.IntEnum):
     """`score_cumulative` entries."""
 

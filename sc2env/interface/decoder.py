@@ -15,8 +15,8 @@ from operator import attrgetter
 from typing import Any, TypeVar, cast
 
 import numpy as np
+from s2clientprotocol import raw_pb2, spatial_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
-from s2clientprotocol import spatial_pb2
 
 from sc2env.errors import ProtocolError
 from sc2env.interface.abilities import ABILITY_INDEX
@@ -224,6 +224,8 @@ class ObservationDecoder:
             values["feature_units"] = self._feature_units(obs.raw_data, camera)
         if fmt.use_raw_units:
             values["raw_units"] = self._raw_units(obs.raw_data)
+        if fmt.use_unit_counts:
+            values["unit_type_counts"] = unit_type_counts(obs.raw_data.units)
 
         available = self.available_actions(obs)
         targets = None
@@ -381,3 +383,10 @@ def _action_kind(action: sc_pb.Action) -> str:
     if action.action_ui.HasField("toggle_autocast"):
         ability = action.action_ui.toggle_autocast.ability_id
     return "+".join(fields) + (f" ability {ability}" if ability is not None else "")
+
+
+def unit_type_counts(units: Sequence[Any]) -> np.ndarray:
+    """(types, 2) int32 rows (unit type, count) of the player's own units (alliance Self), by type."""
+    kinds = np.fromiter((u.unit_type for u in units if u.alliance == raw_pb2.Self), np.int32)
+    types, counts = np.unique(kinds, return_counts=True)
+    return np.stack([types, counts.astype(np.int32)], axis=1).astype(np.int32).reshape(-1, 2)

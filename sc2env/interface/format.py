@@ -90,6 +90,8 @@ class InterfaceFormat:
     use_feature_units: bool = False
     use_raw_units: bool = False
     use_camera_position: bool = False
+    use_unit_counts: bool = False
+    """Count the player's own units by type (PySC2's `unit_counts`), from raw data."""
     show_cloaked: bool = False
     show_burrowed_shadows: bool = False
     show_placeholders: bool = False
@@ -147,7 +149,9 @@ class InterfaceFormat:
     @property
     def raw(self) -> bool:
         """Whether the game must send raw data (units, camera position)."""
-        return self.use_feature_units or self.use_raw_units or self.use_camera_position
+        return (
+            self.use_feature_units or self.use_raw_units or self.use_camera_position or self.use_unit_counts
+        )
 
     @property
     def action_screen_size(self) -> Size:

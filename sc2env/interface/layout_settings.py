@@ -24,6 +24,9 @@ class LayoutSettings:
     max_units: int = 256
     action_mask: int = 0
     """The action layout's flat mask length."""
+    camera_position: bool = False
+    """Observe the camera's position (the env's `use_camera_position`; the format may ask the game for it for
+    other reasons, the viewer's)."""
 
     def holds(self, entry: Entry) -> bool:
         """Whether the entry is there under these settings."""
@@ -38,6 +41,8 @@ class LayoutSettings:
             Needs.RAW_UNITS: fmt.use_raw_units,
             Needs.UNITS: fmt.use_feature_units or fmt.use_raw_units,
             Needs.TARGET_MASKS: fmt.screen_target_masks,
+            Needs.CAMERA_POSITION: self.camera_position,
+            Needs.UNIT_COUNTS: fmt.use_unit_counts,
         }[entry.needs]
 
     def size(self, size: Size | Rows) -> int:

@@ -77,6 +77,9 @@ class Observation:
     `use_camera_position`, raw data and game_info."""
     camera_size: np.ndarray | None = None
     """(2,) int32 camera width and height in raw_units' coordinates, as PySC2's `camera_size` (as above)."""
+    unit_type_counts: np.ndarray | None = None
+    """(types, 2) int32 `UnitCount` rows: each unit type the player owns and how many, by type; with
+    `use_unit_counts` (PySC2's `unit_counts`)."""
     others: dict[str, np.ndarray] = field(default_factory=dict)
     """Entries of the observation layout this class declares no attribute for (a row added to the table):
     `obs["name"]` reads them, as the env's observation dict has them."""

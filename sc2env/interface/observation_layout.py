@@ -28,6 +28,7 @@ from sc2env.interface.columns import (
     ScoreCategories,
     ScoreCumulative,
     ScoreVitals,
+    UnitCount,
     UnitLayer,
 )
 from sc2env.interface.functions import TargetClass
@@ -42,6 +43,8 @@ MAX_REPORTED = 16
 """Rows the env keeps of the short variable-length lists (last_actions, action_result, alerts)."""
 MAX_UPGRADES = 64
 """Rows of the env's `upgrades`: more than any race can research in one game."""
+MAX_UNIT_TYPES = 64
+"""Rows of the env's `unit_type_counts`: more unit types than a player of any race owns at once."""
 
 
 class Dim(enum.Enum):
@@ -87,6 +90,8 @@ class Needs(enum.Enum):
     RAW_UNITS = "with `use_raw_units` (or `actions='raw'`)"
     UNITS = "with either unit table"
     TARGET_MASKS = "with `screen_target_masks`"
+    CAMERA_POSITION = "with `use_camera_position`"
+    UNIT_COUNTS = "with `use_unit_counts`"
 
 
 @dataclass(frozen=True)
@@ -129,6 +134,8 @@ class Computed(enum.Enum):
     LAST_ACTIONS = "the function ids of the actions the game echoed"
     UNITS = "the unit tables"
     TARGET_MASKS = "the screen target masks"
+    CAMERA = "the camera's position, from raw data"
+    UNIT_COUNTS = "the player's units counted by type, from raw data"
     ACTION_MASK = "the action layout's flat mask (the env's action mode)"
 
 
@@ -367,6 +374,23 @@ OBSERVATION_LAYOUT: tuple[Entry, ...] = (
         needs=Needs.RAW_UNITS,
     ),
     Entry("unit_counts", (2,), _I32, RowCounts(("feature_units", "raw_units")), "", low=0, needs=Needs.UNITS),
+    Entry(
+        "unit_type_counts",
+        (Rows(MAX_UNIT_TYPES), UnitCount),
+        _I32,
+        Computed.UNIT_COUNTS,
+        "`UnitCount` rows: each unit type the player owns and how many, by type (PySC2's `unit_counts`)",
+        low=0,
+        needs=Needs.UNIT_COUNTS,
+    ),
+    Entry(
+        "camera_position",
+        (2,),
+        _I32,
+        Computed.CAMERA,
+        "the camera's centre in raw coordinates (those of `raw_units`), as PySC2's",
+        needs=Needs.CAMERA_POSITION,
+    ),
     Entry(
         "action_mask",
         (Dim.ACTION_MASK,),

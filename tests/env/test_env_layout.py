@@ -49,6 +49,8 @@ def test_the_space_has_the_tables_entries_with_the_settings_sizes():
         "rgb_minimap",
         "feature_units",
         "screen_target_masks",
+        "camera_position",
+        "unit_type_counts",
     }
     assert set(space) == held
 
