@@ -30,6 +30,23 @@ from sc2env.interface import (
 from sc2env.interface.transforms import CoordinateTransforms
 
 
+def several_calls(action: Any) -> list[RawFunctionCall] | None:
+    """The calls of an action that is a list (or tuple) of RawFunctionCalls, else None (one call, or a
+    vector: a list of numbers). An empty list is no call at all."""
+    if isinstance(action, RawFunctionCall) or not isinstance(action, (list, tuple)):
+        return None
+    if not action:
+        return []
+    if not all(isinstance(call, RawFunctionCall) for call in action):
+        if any(isinstance(call, (RawFunctionCall, FunctionCall)) for call in action):
+            raise errors.MalformedActionError(
+                "several calls in one step must all be RawFunctionCalls (sc2env.interface.RAW_FUNCTIONS); "
+                f"got {[type(call).__name__ for call in action]}"
+            )
+        return None
+    return list(action)
+
+
 class RawActions(ActionMode):
     """The raw action layout of one env: set up per map (`start`), its masks made per observation (`observe`)
     from the game's answer to the abilities query each step asks behind its observation."""
@@ -103,6 +120,21 @@ class RawActions(ActionMode):
         return self.space.conditional_mask(masks, function, worlds, units)
 
     def encode(self, action: Any) -> list[sc_pb.Action]:
+        """The protocol actions of one raw call (a RawFunctionCall or a raw vector), or of a list of
+        RawFunctionCalls, sent in that order in one step (an empty list: none). A list is checked whole: one
+        call not allowed refuses the step's every call, naming it."""
+        calls = several_calls(action)
+        if calls is None:
+            return self._encode_one(action)
+        actions: list[sc_pb.Action] = []
+        for i, call in enumerate(calls):
+            try:
+                actions += self._encode_one(call)
+            except errors.InvalidActionError as error:
+                raise type(error)(f"call {i + 1} of {len(calls)} ({call}): {error}") from None
+        return actions
+
+    def _encode_one(self, action: Any) -> list[sc_pb.Action]:
         call = self._call(action)
         if call.function == RAW_FUNCTIONS.no_op.id:
             return []
