@@ -20,6 +20,7 @@ from sc2env.env.raw_mode import RawActions
 from sc2env.game.maps import MINI_GAMES, is_definition_path
 from sc2env.game.match import OUTCOMES
 from sc2env.game.replay_match import ReplayConfig, ReplayInfo, ReplayMatch
+from sc2env.game.scores import OUTCOME_SCORE, score_value
 from sc2env.gamedata.clock import LOOPS_PER_REAL_SECOND
 from sc2env.interface import (
     FunctionCall,
@@ -48,8 +49,10 @@ class ReplayStep:
     calls:       every action the game received after this observation and before the next, as FunctionCalls
                  (RawFunctionCalls with actions="raw"; those the env's action space can't hold are left out
                  and logged once); actions saved after the replay's last step come with the last step.
-    reward, terminated, truncated, info: what SC2Env.step() would have returned for that action; the last step
-                 is terminated when the game had ended, else truncated (a replay saved mid-game).
+    reward, terminated, truncated, info: what SC2Env.step() would have returned for that action, under the
+                 config's score_index, score_multiplier and time_limit; the last step is terminated when the
+                 game had ended (truncated at a shipped mini-game's timer under time_limit="truncated"), else
+                 truncated (a replay saved mid-game).
     decoded:     the same observation with named arrays (`decoded.feature_screen.player_relative`).
     """
 
@@ -182,7 +185,14 @@ class ReplayWatcher:
             )
             observation, decoded = self._decode(response)
             self._show(decoded, response)
-            steps, score = 0, 0.0
+            cfg = self.config
+            # The reward and the end as the env's settings make them (score_index, time_limit).
+            index = cfg.score_index if cfg.score_index is not None else (0 if mini_game else OUTCOME_SCORE)
+            shipped = MINI_GAMES.get(match.info.map_name) if match.info is not None else None
+            limit = shipped.game_loops if shipped is not None else None
+            start_loop = response.observation.game_loop
+            steps = 0
+            score = 0.0 if index <= 0 else score_value(response.observation, index)
             while not match.ended and not response.player_result:
                 loop = response.observation.game_loop
                 response = match.step()
@@ -201,14 +211,23 @@ class ReplayWatcher:
                     ),
                     0,
                 )
-                terminated = bool(response.player_result)
-                truncated = match.ended and not terminated  # saved mid-game: the replay stops there
                 obs = response.observation
-                if mini_game:
-                    reward = float(obs.score.score) - score
-                    score = float(obs.score.score)
+                ended = bool(response.player_result)
+                timer_cut = (
+                    ended
+                    and cfg.time_limit == "truncated"
+                    and limit is not None
+                    and obs.game_loop - start_loop >= limit
+                )
+                terminated = ended and not timer_cut
+                # Saved mid-game, the replay stops there; or the map's timer cut the episode.
+                truncated = (match.ended and not ended) or timer_cut
+                if index >= 0:
+                    value = score_value(obs, index)
+                    reward, score = value - score, value
                 else:
-                    reward = float(outcome) if terminated else 0.0
+                    reward = float(outcome) if ended else 0.0
+                reward *= cfg.score_multiplier
                 info = {
                     "game_loop": int(obs.game_loop),
                     "score": int(obs.score.score),

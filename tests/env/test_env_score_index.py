@@ -73,3 +73,21 @@ def test_score_options_are_checked_when_the_env_is_made(make_env):
         make_env("MoveToBeacon", score_index="score")
     with pytest.raises(TypeError, match="score_multiplier must be a finite number, not nan"):
         make_env("MoveToBeacon", score_multiplier=float("nan"))
+
+
+def test_a_watched_replay_follows_the_reward_and_time_limit_settings(make_env, tmp_path):
+    from sc2env.env import watch_replay
+
+    settings = dict(step_mul=64, score_multiplier=-1, time_limit="truncated", **SMALL)
+    env = make_env("MoveToBeacon", **settings)
+    env.reset(seed=3)
+    played = [env.step(FUNCTIONS.select_army("select"))[1:4]]
+    while not (played[-1][1] or played[-1][2]):
+        relative = env.unwrapped.last_observation.feature_screen.player_relative
+        ys, xs = np.nonzero(relative == 3)
+        played.append(env.step(FUNCTIONS.Move_screen("now", (int(xs.mean()), int(ys.mean()))))[1:4])
+    path = env.unwrapped.save_replay(tmp_path)
+    assert played[-1][1:] == (False, True) and sum(r for r, _, _ in played) < 0
+    with watch_replay(path, env.unwrapped.config) as replay:
+        watched = [(step.reward, step.terminated, step.truncated) for step in replay]
+    assert watched == played
