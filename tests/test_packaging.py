@@ -25,6 +25,8 @@ MINI_GAMES = (
 )
 SMAC_SCENARIOS = tuple(sorted(p.stem for p in (ROOT / "maps" / "smac").glob("*.json")))
 """SMAC's scenarios the engine plays (maps/smac/<name>.json, shipped as sc2env/maps/smac/)."""
+DUELS = tuple(sorted(p.stem for p in (ROOT / "maps" / "duels").glob("*.json")))
+"""The two-player maps (maps/duels/<name>.json, shipped as sc2env/maps/duels/)."""
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +71,7 @@ def test_the_wheel_ships_the_maps_the_license_and_one_version(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     assert {f"sc2env/maps/{name}.json" for name in MINI_GAMES} <= set(names)
     assert SMAC_SCENARIOS and {f"sc2env/maps/smac/{name}.json" for name in SMAC_SCENARIOS} <= set(names)
+    assert DUELS and {f"sc2env/maps/duels/{name}.json" for name in DUELS} <= set(names)
     assert "sc2env/py.typed" in names and "sc2env/engine/__main__.py" in names
     assert not [n for n in names if n.startswith(("tests/", "benchmarks/", "maps/"))]
     metadata = (
@@ -104,4 +107,4 @@ def test_the_wheel_runs_without_the_checkout(wheel, tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     folder, *maps = done.stdout.split()
     assert pathlib.Path(folder) == unpacked / "sc2env" / "maps"
-    assert tuple(maps) == tuple(sorted(MINI_GAMES + SMAC_SCENARIOS))
+    assert tuple(maps) == tuple(sorted(MINI_GAMES + SMAC_SCENARIOS + DUELS))

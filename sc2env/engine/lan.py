@@ -84,10 +84,10 @@ class Lan:
         self.remote: Session | None = None  # hosting: the linked player's session
         self.relaying: deque[tuple[int | None, str]] | None = None  # joined elsewhere: (id, kind) forwarded
         self._relayed: list[bytes] = []  # answers from the host not yet given to the client
-        # Why the last relayed game ended, for requests that still expect it: the link can close between a
-        # client's sending a step and this engine's reading it, and "not valid in status launched" alone
-        # would not say that the host is gone.
-        self._host_lost_reason: str | None = None
+        # Why the last linked game ended, for requests that still expect it: the link can close between a
+        # client's sending a step and this engine's reading it, and "not valid in status launched" (guest) or
+        # "Game has already ended" (host) alone would not say that the other engine is gone.
+        self._lost_reason: str | None = None
 
     # ---- the server's side --------------------------------------------------------------------------
     def answer(self, data: bytes) -> list[bytes | bytearray]:
@@ -101,23 +101,23 @@ class Lan:
                     return self._join_remote(data, request)
         pieces = self.session.answer(data)
         self._sync()
-        if self._host_lost_reason is not None:
-            pieces = self._say_host_lost(data, pieces)
+        if self._lost_reason is not None:
+            pieces = self._say_lost(data, pieces)
         return pieces
 
-    def _say_host_lost(self, data: bytes, pieces: list[bytes | bytearray]) -> list[bytes | bytearray]:
-        """Put the lost host first in an answer refused for the status its loss left; a new game forgets it."""
+    def _say_lost(self, data: bytes, pieces: list[bytes | bytearray]) -> list[bytes | bytearray]:
+        """Put the lost engine first in an answer refused for the status its loss left; a new game forgets it."""
         request = _request(data)
         kind = request.WhichOneof("request") if request is not None else None
-        if kind in ("create_game", "join_game", "start_replay"):
-            self._host_lost_reason = None
+        if kind in ("create_game", "join_game", "start_replay", "leave_game"):
+            self._lost_reason = None
             return pieces
         if len(pieces) != 1:
             return pieces
         response = sc_pb.Response.FromString(bytes(pieces[0]))
         if not response.error:
             return pieces
-        errors = [f"{kind}: {self._host_lost_reason}", *response.error]
+        errors = [f"{kind}: {self._lost_reason}", *response.error]
         del response.error[:]
         response.error.extend(errors)
         return [response.SerializeToString()]
@@ -222,10 +222,11 @@ class Lan:
             return
         remote, self.remote = self.remote, None
         if remote is not None:
-            remote.lost(
+            self._lost_reason = (
                 f"player {remote.player_id}'s engine process is gone: its link to this host closed without "
                 f"leave_game (the process quit, crashed or was killed); the game has ended undecided"
             )
+            remote.lost(self._lost_reason)
         self._sync()
 
     # ---- joining another engine's game --------------------------------------------------------------
@@ -280,7 +281,7 @@ class Lan:
             "the engine hosting this two-player game is gone: the link to it closed (its process quit, crashed "
             "or was killed); the game is over here too"
         )
-        self._host_lost_reason = reason
+        self._lost_reason = reason
         for request_id, kind in waiting:
             response = sc_pb.Response(status=LAUNCHED)
             if request_id is not None:

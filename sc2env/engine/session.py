@@ -224,7 +224,7 @@ class Session:
             response.error.append("empty request: set one of the Request fields (ping, create_game, ...)")
         elif kind not in _VALID:
             response.error.append(
-                f"{kind} is not supported by the built-in engine (it plays mini-games only)"
+                f"{kind} is not supported by the built-in engine (docs/engine.md lists the requests it serves)"
             )
         elif (
             kind in _NOT_IN_REPLAY

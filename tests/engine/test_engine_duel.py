@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -240,7 +241,10 @@ def test_restart_waits_for_both_players_and_starts_over(players):
     guest.recv()
     host.command(MOVE, [u.tag for u in host.units(SELF)], 30, 32)
     guest.send(step=sc_pb.RequestStep(count=8))
-    # A restart while the other player waits on a step is refused, with why.
+    # A restart while the other player waits on a step is refused, with why. The guest's step reaches the host
+    # over a second hop (its engine's link) and the API has no way to ask whether it arrived: give it time to,
+    # or the host's restart may come first and wait for the guest's instead (no assertion is on the time).
+    time.sleep(0.5)
     refused = host.ask(restart_game=sc_pb.RequestRestartGame())
     assert refused.error and "every player asks for the restart" in refused.error[0]
     host.ask(step=sc_pb.RequestStep(count=8))

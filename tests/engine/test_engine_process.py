@@ -126,8 +126,11 @@ def test_wrong_status_and_unsupported_requests_get_errors(running):
     assert "query is not valid in status launched" in query.error[0]
     debug = ask(ws, sc_pb.Request(id=6, debug=sc_pb.RequestDebug()))
     assert debug.id == 6 and "debug is not valid in status launched" in debug.error[0]
-    save_map = ask(ws, sc_pb.Request(id=7, save_map=sc_pb.RequestSaveMap(map_path="x.SC2Map")))
-    assert save_map.id == 7 and "save_map is not supported by the built-in engine" in save_map.error[0]
+    quick_save = ask(ws, sc_pb.Request(id=7, quick_save=sc_pb.RequestQuickSave()))
+    assert quick_save.id == 7 and "quick_save is not supported by the built-in engine" in quick_save.error[0]
+    save_map = ask(ws, sc_pb.Request(id=8, save_map=sc_pb.RequestSaveMap(map_path="x.SC2Map", map_data=b"?")))
+    assert save_map.id == 8 and save_map.save_map.error == sc_pb.ResponseSaveMap.InvalidMapData
+    assert "x.SC2Map" in save_map.error[0]  # a file that is no map definition, named
     missing = ask(ws, sc_pb.Request(create_game=create_request("Nope")))
     assert missing.create_game.error == sc_pb.ResponseCreateGame.MissingMap and not missing.error
     assert missing.status == sc_pb.launched
