@@ -340,9 +340,21 @@ def check_option_names(names) -> None:
                 "autoreset_mode belongs to the vector env: under vectorization_mode='sync' or 'async' "
                 "pass it as vector_kwargs={'autoreset_mode': ...}"
             )
+        if name in NOT_OFFERED:
+            raise TypeError(f"{name} (a PySC2 option) is not offered by the env: {NOT_OFFERED[name]}")
         raise TypeError(
             f"{name!r} is not an sc2env env option: {option_hint(name)} (docs/env.md describes each)"
         )
+
+
+NOT_OFFERED = {
+    "raw_crop_to_playable_area": (
+        "the raw action grid is square and a mini-game's playable area is not, and the minimap keeps whole-map "
+        "coordinates; crop_to_playable_area crops the minimap, and the built-in engine honours the raw option "
+        "for clients of its own (docs/env.md, PySC2's options)"
+    ),
+}
+"""PySC2 options the env deliberately lacks, and why: said when one is passed, instead of a near name."""
 
 
 def option_hint(name: str) -> str:

@@ -11,6 +11,7 @@ import re
 import pytest
 
 from sc2env.env import EnvConfig
+from sc2env.env.config import check_option_names
 
 DOCS = pathlib.Path(__file__).resolve().parents[2] / "docs" / "env.md"
 
@@ -56,3 +57,11 @@ def test_each_row_offers_an_option_or_says_why_not():
             assert named or "env.unwrapped" in offer or option == "agent_interface_format", option
             if option in known:
                 assert f"`{option}`" in offer, option  # offered under its own name
+
+
+def test_raw_crop_to_playable_area_is_refused_with_the_reason_not_a_near_name():
+    with pytest.raises(
+        TypeError, match=r"raw_crop_to_playable_area \(a PySC2 option\) is not offered"
+    ) as caught:
+        check_option_names(["raw_crop_to_playable_area"])
+    assert "playable area" in str(caught.value) and "did you mean" not in str(caught.value)
