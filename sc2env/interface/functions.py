@@ -211,18 +211,7 @@ class FunctionCall(NamedTuple):
         Also accepts PySC2's form, where every argument is a list: `[[0], [23, 38]]`.
         """
         func = lookup_function(function)
-        try:
-            arguments = tuple(arguments)
-        except TypeError:
-            raise MalformedActionError(
-                f"{func.name}: arguments must be a sequence (one per argument); got {arguments!r}"
-            ) from None
-        if len(arguments) != len(func.args):
-            wanted = ", ".join(a.name for a in func.args) or "no arguments"
-            raise MalformedActionError(
-                f"{func.name} takes {len(func.args)} argument(s) ({wanted}); "
-                f"got {len(arguments)}: {arguments!r}"
-            )
+        arguments = one_per_argument(func, arguments)
         return cls(func.id, tuple(_normalise(func, t, v) for t, v in zip(func.args, arguments)))
 
     @property
@@ -240,6 +229,22 @@ class FunctionCall(NamedTuple):
             else:
                 shown.append(str(value if len(value) > 1 else value[0]))
         return f"{func.name}({', '.join(shown)})"
+
+
+def one_per_argument(func: TableEntry, arguments: Sequence[object]) -> tuple[object, ...]:
+    """`arguments` as a tuple, or MalformedActionError unless it is a sequence of one value per argument."""
+    try:
+        arguments = tuple(arguments)
+    except TypeError:
+        raise MalformedActionError(
+            f"{func.name}: arguments must be a sequence (one per argument); got {arguments!r}"
+        ) from None
+    if len(arguments) != len(func.args):
+        wanted = ", ".join(a.name for a in func.args) or "no arguments"
+        raise MalformedActionError(
+            f"{func.name} takes {len(func.args)} argument(s) ({wanted}); got {len(arguments)}: {arguments!r}"
+        )
+    return arguments
 
 
 def lookup_in(functions: Functions, function, what: str, where: str):

@@ -13,7 +13,14 @@ import numpy as np
 from sc2env.errors import MalformedActionError
 from sc2env.interface.abilities import AbilityIndex
 from sc2env.interface.arguments import Queued
-from sc2env.interface.functions import Functions, TableEntry, TargetClass, floored_point, lookup_in
+from sc2env.interface.functions import (
+    Functions,
+    TableEntry,
+    TargetClass,
+    floored_point,
+    lookup_in,
+    one_per_argument,
+)
 from sc2env.interface.raw_function_table import RAW_FUNCTION_TABLE
 
 MAX_UNIT_TAGS = 512
@@ -127,18 +134,7 @@ class RawFunctionCall(NamedTuple):
         """Check and normalise a call: queued by name or 0/1, units as one row or a sequence of rows, the
         point as any (x, y) pair (floored to its raw cell). PySC2's list form (`[[0], [3, 4], [12, 30]]`) too."""
         func = lookup_raw_function(function)
-        try:
-            arguments = tuple(arguments)
-        except TypeError:
-            raise MalformedActionError(
-                f"{func.name}: arguments must be a sequence (one per argument); got {arguments!r}"
-            ) from None
-        if len(arguments) != len(func.args):
-            wanted = ", ".join(a.name for a in func.args) or "no arguments"
-            raise MalformedActionError(
-                f"{func.name} takes {len(func.args)} argument(s) ({wanted}); "
-                f"got {len(arguments)}: {arguments!r}"
-            )
+        arguments = one_per_argument(func, arguments)
         return cls(func.id, tuple(_normalise(func, t, v) for t, v in zip(func.args, arguments)))
 
     @property
