@@ -33,6 +33,7 @@ from sc2env.mapfiles import DEFINITION_FORMAT, MAX_GAME_LOOPS  # noqa: E402
 MAP_FOLDER = "SMAC_Maps"
 # The engine's ability ids by the map's (ability, command index): ("attack", 0) -> 23, the specific Attack.
 ABILITY_IDS = {(a.link_name, a.link_index): a.ability_id for a in ABILITIES.values()}
+LOOPS_PER_GAME_SECOND = 16  # game time: 16 loops a game second (22.4 a real second at "faster")
 DEFAULT_FACING = 3 * math.pi / 2  # the game's default facing for created units: 270 degrees (south)
 # Fields of a map's own type the engine plays from its own data: each is checked against it, so a map whose
 # copy differs from the real unit is refused instead of played with the wrong stats.
@@ -153,7 +154,9 @@ def _unit_types(description: dict) -> list[str]:
         try:
             unit_type = unit_type_by_name(name)
         except KeyError:
-            raise ConversionError(f"{name}: the engine does not play {MAP_OWN_TYPES[name]} yet") from None
+            # Kept in the numbering (SMACv2 counts the map's types); refused below if the map spawns it.
+            own.append(name)
+            continue
         if fields.get("DefaultAcquireLevel") != "Passive" or fields.get("Response") != "Nothing":
             raise ConversionError(f"{name}: only passive types (no acquiring, no response) are played")
         for field, attribute in CHECKED_FIELDS.items():
@@ -165,6 +168,55 @@ def _unit_types(description: dict) -> list[str]:
                 )
         own.append(name)
     return own
+
+
+def _plays(name: str) -> bool:
+    try:
+        unit_type_by_name(name)
+    except KeyError:
+        return False
+    return True
+
+
+def _periodic(event: dict, actions: list) -> dict:
+    """SMACv2's trigger "every 0.5 game seconds, each unit of player p with no order attacks the closest unit
+    of player q" as the engine's periodic order of idle units."""
+    if event.get("clock") != "game":
+        raise ConversionError(f"periodic event {event!r}: only game-time periods are played")
+    loops = float(event["seconds"]) * LOOPS_PER_GAME_SECOND
+    if not (loops >= 1 and loops.is_integer()):
+        raise ConversionError(f"periodic event {event!r}: the period is no whole number of game loops")
+    try:
+        ((name, each),) = actions[0].items()
+        assert len(actions) == 1 and name == "for_each_unit"
+        ((kind, branch),) = each["do"][0].items()
+        assert len(each["do"]) == 1 and kind == "if" and not branch.get("else")
+        assert branch["condition"] == {"compare": [{"order_count": "each_unit"}, "==", 0]}
+        ((kind, order),) = branch["then"][0].items()
+        assert len(branch["then"]) == 1 and kind == "order" and order["unit"] == "each_unit"
+        closest = order["target"]["unit"]["closest"]
+        assert closest["to"] == {"position_of": "each_unit"} and order["queue"] == "replace"
+    except (AssertionError, KeyError, TypeError, ValueError, IndexError):
+        raise ConversionError(
+            f"periodic actions {actions!r}: only 'each idle unit of a player attacks the closest unit of "
+            "another' is played yet"
+        ) from None
+    ability = ABILITY_IDS.get((order.get("ability"), order.get("command_index", 0)))
+    if ability is None:
+        raise ConversionError(f"periodic order {order!r}: not one of the engine's abilities")
+    return {
+        "when": {"every": {"loops": int(loops)}},
+        "do": [
+            {
+                "order": {
+                    "units": {"owner": _owner(each["in"])},
+                    "idle_only": True,
+                    "ability": ability,
+                    "closest": {"owner": _owner(closest["of"])},
+                }
+            }
+        ],
+    }
 
 
 def _spawned_types(actions: list) -> set[str]:
@@ -198,16 +250,24 @@ def _convert(description: dict) -> dict:
     info = description["map_info"]
     own = _unit_types(description)
     setup, respawn, reveal = None, None, False
+    periodic: list[dict] = []
     for trigger in description["triggers"]:
         events = trigger["events"]
         if events == [{"map_init": {}}] and not trigger["conditions"]:
             setup, reveal = _actions(description, trigger["actions"])
         elif events == [{"unit_died": {"unit": "any"}}] and len(trigger["conditions"]) == 1:
             respawn = (_none_left(trigger["conditions"][0]), _actions(description, trigger["actions"])[0])
+        elif len(events) == 1 and "periodic" in events[0] and not trigger["conditions"]:
+            periodic.append(_periodic(events[0]["periodic"], trigger["actions"]))
         else:
             raise ConversionError(f"trigger {trigger['name']!r}: its events are not played yet")
     if setup is None:
         raise ConversionError("no map-start trigger")
+    unplayed = sorted(n for n in own if not _plays(n))
+    spawned_unplayed = sorted(set(unplayed) & _spawned_types(setup))
+    if spawned_unplayed:
+        name = spawned_unplayed[0]
+        raise ConversionError(f"{name}: the engine does not play {MAP_OWN_TYPES[name]} yet")
     races = {}
     for action in setup:
         if "spawn" in action:
@@ -226,17 +286,20 @@ def _convert(description: dict) -> dict:
         "vision": "reveal_all" if reveal else "fog",
         "terrain_height": height,
         "time_limit": MAX_GAME_LOOPS,
-        "players": [{"player_id": p, "race": races.get(p, "Terran"), "name": f"Player {p}"} for p in (1, 2)],
+        # A player the map spawns nothing for (SMACv2's map: the client creates every unit) plays any race.
+        "players": [{"player_id": p, "race": races.get(p, "Random"), "name": f"Player {p}"} for p in (1, 2)],
         "map_types": own,
-        "procedures": {"spawn": setup},
-        "setup": [{"run": "spawn"}],
-        "triggers": [],
+        "procedures": {"spawn": setup} if setup else {},
+        "setup": [{"run": "spawn"}] if setup else [],
+        "triggers": list(periodic),
     }
     if respawn is not None:
         players, actions = respawn
         if actions != setup:
             raise ConversionError("the respawn trigger does other than the map start: not played yet")
-        definition["triggers"] = [{"when": {"unit_died": {}}, "do": _nested_if(players, [{"run": "spawn"}])}]
+        definition["triggers"].append(
+            {"when": {"unit_died": {}}, "do": _nested_if(players, [{"run": "spawn"}])}
+        )
     undefined = {n for n in _spawned_types(setup) if n in MAP_OWN_TYPES} - set(own)
     if undefined:
         raise ConversionError(f"spawns {sorted(undefined)}, which the map does not define")
@@ -253,6 +316,12 @@ def _race(type_name: str) -> str:
 
 
 def _sentence(description: dict, setup: list) -> str:
+    if not setup:
+        return (
+            f"SMACv2's {description['name']} (from {description['source']['file']}): an empty flat arena; the "
+            "client creates both sides' units with debug commands. Every half game second each idle unit of "
+            "player 2 attacks the closest unit of player 1."
+        )
     sides: dict[int, list[str]] = {}
     for action in setup:
         if "spawn" in action:

@@ -12,6 +12,7 @@ from sc2env.engine.mapdef import RESULTS
 if TYPE_CHECKING:
     from sc2env.engine.game import Game
 
+MAX_OWNER = 16  # player ids: 0 neutral, 1-15 players, 16 the game's own neutral
 MAX_CREATED = 1000
 """The most units one create_unit command makes (a client asking for millions gets an error, not a hang)."""
 _VITALS = {
@@ -45,6 +46,9 @@ def _kill_unit(game: Game, command: debug_pb2.DebugKillUnit) -> str:
 def _create_unit(game: Game, command: debug_pb2.DebugCreateUnit) -> str:
     unit_type = game.type_ids.unit_type(command.unit_type)
     if unit_type is None:
+        unplayed = game.type_ids.unplayed.get(command.unit_type)
+        if unplayed is not None:
+            return f"unit type {command.unit_type} ({unplayed}) is the map's, but the built-in engine does not play it yet"
         own = ", ".join(f"{t.name} {t.unit_id}" for t in game.type_ids.own)
         return (
             f"unit type {command.unit_type} is none the built-in engine plays on this map (see RequestData"
@@ -54,11 +58,14 @@ def _create_unit(game: Game, command: debug_pb2.DebugCreateUnit) -> str:
     if not 0 < quantity <= MAX_CREATED:
         return f"quantity must be 1 to {MAX_CREATED}, got {quantity}"
     owner = command.owner if command.HasField("owner") else game.player.player_id
-    if not 0 <= owner <= 16:
-        return f"owner must be a player id 0 to 16, got {owner}"
-    b = game.definition.walkable
-    x, y = b.clamp(command.pos.x, command.pos.y)
-    game.debug_create(unit_type, owner, x, y, quantity)
+    if not 0 <= owner <= MAX_OWNER:
+        return f"owner must be a player id 0 (neutral) to {MAX_OWNER}, got {owner}"
+    width, height = game.definition.map_size
+    x, y = command.pos.x, command.pos.y
+    if not (0 <= x <= width and 0 <= y <= height):
+        return f"pos ({x:g}, {y:g}) is off the {width}x{height} map: give a point from (0, 0) to ({width}, {height})"
+    # On the map but off the walkable ground: the nearest walkable point, as the game's placement does.
+    game.debug_create(unit_type, owner, *game.definition.walkable.clamp(x, y), quantity)
     return ""
 
 

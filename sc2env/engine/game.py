@@ -301,6 +301,7 @@ class Game:
                     break
                 check_at = time.monotonic() + WORK_CHECK_S
             batch = 1 if self.scenario.per_loop else min(remaining, limit - self.game_loop)
+            batch = self.scenario.until_periodic(self.game_loop, batch)
             batch = self.combat.plan(self.game_loop, batch)
             batch = self.production.plan(batch)
             following = bool(self.orders.following) and self.orders.follow()

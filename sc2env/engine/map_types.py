@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -22,18 +22,25 @@ class TypeIds:
     reported: np.ndarray
     engine_id: dict[int, int]
     own: tuple[UnitType, ...]  # the map's own types, with their reported ids
+    unplayed: dict[int, str] = field(default_factory=dict)
+    """The map's own types whose real type the engine does not play yet, by reported id: they keep their
+    place in the numbering (and in RequestData), but no unit of them can be made."""
 
     @classmethod
     def for_map(cls, own_names: tuple[str, ...]) -> TypeIds:
         reported = np.arange(TYPE_IDS, dtype=np.int32)
         engine_id = {t.unit_id: t.unit_id for t in UNIT_TYPES.values() if t.unit_id < REAL_TYPE_COUNT}
-        own = []
+        own, unplayed = [], {}
         for index, name in enumerate(own_names):
-            unit_type = unit_type_by_name(name)
+            try:
+                unit_type = unit_type_by_name(name)
+            except KeyError:
+                unplayed[REAL_TYPE_COUNT + index] = name
+                continue
             reported[unit_type.unit_id] = REAL_TYPE_COUNT + index
             engine_id[REAL_TYPE_COUNT + index] = unit_type.unit_id
             own.append(replace(unit_type, unit_id=REAL_TYPE_COUNT + index))
-        return cls(reported, engine_id, tuple(own))
+        return cls(reported, engine_id, tuple(own), unplayed)
 
     def report(self, type_ids: np.ndarray) -> np.ndarray:
         """The reported ids of engine type ids (an array of any shape)."""

@@ -47,8 +47,14 @@ from sc2env.engine.mapfields import (
 from sc2env.engine.players import Player, Stats
 from sc2env.gamedata import unit_type_by_name
 
+MAX_PERIOD_LOOPS = 1 << 20  # a periodic trigger's period: about 13 hours of game time at most
 MAX_OWNER = 16  # player ids: 0 is neutral, 1-15 players, 16 the game's own neutral id
-BRANCHES = ("then", "else")  # beside an `if`, the action lists it chooses between
+BRANCHES = ("then", "else")
+ORDER_TARGETS = (
+    "target",
+    "closest",
+    "point",
+)  # what an order is aimed at: at most one of them  # beside an `if`, the action lists it chooses between
 PLACEMENT_BASES = ("point", "points", "region", "anchor")
 # What a score may follow or be set from: the player's numbers and its statistics.
 STATISTICS = frozenset(
@@ -86,7 +92,7 @@ def unit_ref(value, path, at):
         have = " and ".join(sorted(at.context)) or "none"
         raise MapDefinitionError(
             f"{path}: {value!r} is not known here (known: {have}); a near trigger's actions know unit and "
-            "other, a unit_died or unit_created trigger's know unit, setup's and every_loop's none"
+            "other, a unit_died or unit_created trigger's know unit, setup's, every_loop's and every's none"
         )
 
 
@@ -180,9 +186,11 @@ ACTIONS: dict[str, Kind] = {
         unit_ref,
         fields(optional={"group": group, "all_except": list_of(group)}, one_of=("group", "all_except")),
     ),
+    # `closest`: each unit is sent at the living unit of these closest to it (SMACv2's map); `idle_only`:
+    # only units with no order and no target of their own are ordered.
     "order": fields(
         required={"units": units, "ability": ability},
-        optional={"target": units, "point": point, "queued": flag},
+        optional={"target": units, "closest": units, "point": point, "queued": flag, "idle_only": flag},
     ),
     "give": fields(
         required={"to": either(unit_ref, whole(0, MAX_OWNER))},
@@ -228,6 +236,8 @@ EVENTS: dict[str, tuple[Kind, frozenset[str]]] = {
         frozenset({"unit", "other"}),
     ),
     "every_loop": (fields(), frozenset()),
+    # A periodic trigger: at every game loop that is a multiple of `loops` (SMACv2's "every 0.5 game seconds").
+    "every": (fields(required={"loops": whole(1, MAX_PERIOD_LOOPS)}), frozenset()),
     "unit_died": (
         fields(optional={"owner": whole(0, MAX_OWNER), "type": unit_type, "group": group}),
         frozenset({"unit"}),
@@ -256,6 +266,9 @@ def action(value, path, at):
     ACTIONS[name](value[name], f"{path}.{name}", at)
     if name == "spawn":
         _spawn_fits(value[name], f"{path}.{name}", at)
+    if name == "order" and sum(k in value[name] for k in ORDER_TARGETS) > 1:
+        given = " and ".join(k for k in ORDER_TARGETS if k in value[name])
+        raise MapDefinitionError(f"{path}.order: give one of {', '.join(ORDER_TARGETS)}, not {given}")
     for branch in BRANCHES if name == "if" else ():
         if branch in value:
             deeper(actions_kind)(value[branch], f"{path}.{branch}", at)

@@ -14,7 +14,7 @@ from sc2env.engine.orders import GATHER, RETURN, Order
 from sc2env.engine.render import encode
 from sc2env.engine.type_tables import DROPOFF_TYPES, HARVESTED_TYPES, WORKER_TYPES
 from sc2env.engine.unit_states import Cargo
-from sc2env.gamedata import ABILITIES, REAL_TYPE_COUNT, UNIT_TYPES
+from sc2env.gamedata import ABILITIES, REAL_TYPE_COUNT, UNIT_TYPES, UnitType, unit_ids
 
 # Field numbers used to splice pre-encoded layers: Response.observation > ResponseObservation.observation >
 # Observation.feature_layer_data > ObservationFeatureLayer.{renders, minimap_renders}.
@@ -214,9 +214,50 @@ def game_info(game: Game) -> sc_pb.ResponseGameInfo:
     return info
 
 
+REAL_TYPE_NAMES: dict[int, str] = {
+    int(t): t.name for race in unit_ids.__all__ for t in getattr(unit_ids, race)
+}
+"""The real game's unit type names by id (those the engine lists without playing them)."""
+
+
+def _add_unit_data(data: sc_pb.ResponseData, unit_type: UnitType) -> None:
+    unit = data.units.add(
+        unit_id=unit_type.unit_id,
+        name=unit_type.name,
+        available=True,
+        cargo_size=unit_type.cargo_size,
+        mineral_cost=unit_type.mineral_cost,
+        vespene_cost=unit_type.vespene_cost,
+        food_required=unit_type.food_required,
+        food_provided=unit_type.food_provided,
+        ability_id=unit_type.build_ability,
+        race=unit_type.race,
+        build_time=unit_type.build_time,
+        has_minerals=unit_type.mineral_contents > 0,
+        has_vespene=unit_type.has_vespene,
+        sight_range=unit_type.sight,
+        movement_speed=unit_type.speed,
+        armor=unit_type.armor,
+        tech_requirement=unit_type.tech_requirement,
+        tech_alias=unit_type.tech_alias,
+        unit_alias=unit_type.unit_alias,
+    )
+    unit.attributes.extend(data_pb2.Attribute.Value(a) for a in unit_type.attributes)
+    if unit_type.weapon is not None:
+        weapon = unit.weapons.add(
+            type=unit_type.weapon.target,
+            damage=unit_type.weapon.damage,
+            attacks=unit_type.weapon.attacks,
+            range=unit_type.weapon.range,
+            speed=unit_type.weapon.cooldown,
+        )
+        for attribute, bonus in unit_type.weapon.bonus:
+            weapon.damage_bonus.add(attribute=data_pb2.Attribute.Value(attribute), bonus=bonus)
+
+
 def game_data(request: sc_pb.RequestData, type_ids: TypeIds | None = None) -> sc_pb.ResponseData:
-    """The engine's abilities and unit types as `ResponseData` (upgrades, buffs and effects: none exist): the
-    real types it plays, then the map's own types (`type_ids`) with the ids the game gives them."""
+    """The engine's abilities and unit types as `ResponseData` (upgrades, buffs and effects: none exist): every
+    real type id, then the map's own types (`type_ids`) with the ids the game gives them."""
     data = sc_pb.ResponseData()
     if request.ability_id:
         for ability in ABILITIES.values():
@@ -235,38 +276,22 @@ def game_data(request: sc_pb.RequestData, type_ids: TypeIds | None = None) -> sc
                 footprint_radius=ability.footprint_radius,
             )
     if request.unit_type_id:
-        real = [t for t in UNIT_TYPES.values() if t.unit_id < REAL_TYPE_COUNT]
-        for unit_type in real + list(type_ids.own if type_ids is not None else ()):
-            unit = data.units.add(
-                unit_id=unit_type.unit_id,
-                name=unit_type.name,
-                available=True,
-                cargo_size=unit_type.cargo_size,
-                mineral_cost=unit_type.mineral_cost,
-                vespene_cost=unit_type.vespene_cost,
-                food_required=unit_type.food_required,
-                food_provided=unit_type.food_provided,
-                ability_id=unit_type.build_ability,
-                race=unit_type.race,
-                build_time=unit_type.build_time,
-                has_minerals=unit_type.mineral_contents > 0,
-                has_vespene=unit_type.has_vespene,
-                sight_range=unit_type.sight,
-                movement_speed=unit_type.speed,
-                armor=unit_type.armor,
-                tech_requirement=unit_type.tech_requirement,
-                tech_alias=unit_type.tech_alias,
-                unit_alias=unit_type.unit_alias,
-            )
-            unit.attributes.extend(data_pb2.Attribute.Value(a) for a in unit_type.attributes)
-            if unit_type.weapon is not None:
-                weapon = unit.weapons.add(
-                    type=unit_type.weapon.target,
-                    damage=unit_type.weapon.damage,
-                    attacks=unit_type.weapon.attacks,
-                    range=unit_type.weapon.range,
-                    speed=unit_type.weapon.cooldown,
-                )
-                for attribute, bonus in unit_type.weapon.bonus:
-                    weapon.damage_bonus.add(attribute=data_pb2.Attribute.Value(attribute), bonus=bonus)
+        # As the real game: an entry for every type id it has, so that a client counting them finds the map's
+        # own types after the real ones (SMACv2 takes len(units) - 9 as its first agent type). The types the
+        # engine does not play are listed by name only, not available.
+        played: dict[int, UnitType] = {
+            t.unit_id: t for t in UNIT_TYPES.values() if t.unit_id < REAL_TYPE_COUNT
+        }
+        if type_ids is not None:
+            played.update((t.unit_id, t) for t in type_ids.own)
+        names = dict(REAL_TYPE_NAMES)
+        if type_ids is not None:
+            names.update(type_ids.unplayed)
+        last = max([REAL_TYPE_COUNT - 1, *played, *names])
+        for unit_id in range(last + 1):
+            unit_type = played.get(unit_id)
+            if unit_type is None:
+                data.units.add(unit_id=unit_id, name=names.get(unit_id, ""), available=False)
+            else:
+                _add_unit_data(data, unit_type)
     return data

@@ -45,6 +45,13 @@ class Scenario:
         self._by_event = {event: [t for t in triggers if event in t["when"]] for event in EVENTS}
         self._near = self._by_event["near"]
 
+    def until_periodic(self, game_loop: int, batch: int) -> int:
+        """`batch` cut so that it ends at the next loop a periodic (`every`) trigger fires."""
+        for trigger in self._by_event["every"]:
+            period = int(trigger["when"]["every"]["loops"])
+            batch = min(batch, period - game_loop % period)
+        return batch
+
     @property
     def per_loop(self) -> bool:
         """Whether a trigger runs every loop, so the game must be simulated loop by loop."""
@@ -102,6 +109,9 @@ class Scenario:
                     self._run(trigger["do"], {"unit": ta, "other": tb})
         for trigger in self._by_event["every_loop"]:
             self._run(trigger["do"], {})
+        for trigger in self._by_event["every"]:
+            if self.game.game_loop % int(trigger["when"]["every"]["loops"]) == 0:
+                self._run(trigger["do"], {})
         for player_id, names in self.tracked.items():
             player = self.players[player_id]
             player.score = _score(sum(self._property(player, name) for name in names))
@@ -315,16 +325,27 @@ class Scenario:
     def _do_order(self, action: dict, ctx: dict) -> None:
         """Command a group as the map script does (regardless of command-card restrictions)."""
         spec = action["order"]
+        w = self.world
         target = None
         if "target" in spec:
             targets = self._tags(spec["target"], ctx)
             if not targets:
                 return  # the target is gone (a mined-out field): the order is lost, as in the game
             target = targets[0]
+        candidates: list[int] = []
+        if "closest" in spec:
+            candidates = [w.slot(t) for t in self._tags(spec["closest"], ctx)]
+            if not candidates:
+                return  # nobody to go at: the map's order targets no unit and is lost
         point = tuple(spec["point"]) if "point" in spec else None
         for tag in self._tags(spec["units"], ctx):
-            i = self.world.slot(tag)
-            ability = specific_ability(spec["ability"], self.world.types[i].command_card) or spec["ability"]
+            i = w.slot(tag)
+            if spec.get("idle_only") and (w.orders[i] or w.engaged[i]):
+                continue  # busy: an order of its own, or a target it acquired
+            if candidates:
+                d = w.pos[candidates] - w.pos[i]
+                target = int(w.tag[candidates[int(np.argmin(np.hypot(d[:, 0], d[:, 1])))]])
+            ability = specific_ability(spec["ability"], w.types[i].command_card) or spec["ability"]
             self.game.orders.issue(i, ability, point, target, bool(spec.get("queued", False)))
 
     def _do_give(self, action: dict, ctx: dict) -> None:
