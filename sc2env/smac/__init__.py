@@ -17,6 +17,8 @@ _EXPORTS = {
     "get_scenario": "sc2env.smac.scenarios",
     "parallel_env": "sc2env.smac.parallel",
     "SmacParallelEnv": "sc2env.smac.parallel",
+    "StarCraftCapabilityEnvWrapper": "sc2env.smac.capability",
+    "CapabilityConfigError": "sc2env.smac.distributions",
 }
 __all__ = sorted(_EXPORTS)
 

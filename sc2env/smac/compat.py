@@ -141,10 +141,16 @@ class SmacUnitMethods:
         return math.hypot(x2 - x1, y2 - y1)
 
     def unit_shoot_range(self, agent_id: int) -> float:
-        return SHOOT_RANGE
+        """6 (SMAC), or with SMACv2's use_unit_ranges the agent's kind's range, at least min_attack_range."""
+        if self._roster is None:
+            return SHOOT_RANGE
+        return float(self._roster_now().plan.shoot[self._agent(agent_id)])
 
     def unit_sight_range(self, agent_id: int) -> float:
-        return SIGHT_RANGE
+        """9 (SMAC), or with SMACv2's use_unit_ranges the agent's kind's sight range."""
+        if self._roster is None:
+            return SIGHT_RANGE
+        return float(self._roster_now().plan.sight[self._agent(agent_id)])
 
     def get_unit_by_id(self, a_id: int) -> raw_pb2.Unit:
         return self._roster_now().agents.message(self._agent(a_id))

@@ -8,10 +8,11 @@ import math
 import numbers
 import operator
 import pathlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from s2clientprotocol import raw_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import errors
@@ -20,15 +21,18 @@ from sc2env.game.replay_files import write_replay
 from sc2env.launch import LaunchConfig
 from sc2env.smac import features
 from sc2env.smac.commands import add_command, target_index
+from sc2env.smac.distributions import CapabilityConfigError, episode_generator, team_size
 from sc2env.smac.episode import DRAW, LOST, WON, Roster, find_units
 from sc2env.smac.game import SmacGame, SocketGame
 from sc2env.smac.grids import MapGrids
 from sc2env.smac.heuristic import HeuristicPolicy
-from sc2env.smac.layout import FeatureOptions, Layout
+from sc2env.smac.layout import FeatureOptions, Layout, Smacv2Options
 from sc2env.smac.multiagent import MultiAgentEnv
 from sc2env.smac.reward import DamageTracker, RewardConfig
 from sc2env.smac.scenarios import get_scenario
-from sc2env.smac.unit_kinds import MAP_FAMILIES, UnitTypes
+from sc2env.smac.sharing import EnemySharing
+from sc2env.smac.teams import generated_team
+from sc2env.smac.unit_kinds import KINDS, MAP_FAMILIES, UnitTypes
 from sc2env.smac.units import Column
 from sc2env.smac.views import AgentViews
 
@@ -116,11 +120,40 @@ class StarCraft2Env(AgentViews, MultiAgentEnv):
         heuristic_rest: bool = False,
         debug: bool = False,
         *,
+        obs_own_pos: bool = False,
+        obs_starcraft: bool = True,
+        conic_fov: bool = False,
+        num_fov_actions: int = 12,
+        use_unit_ranges: bool = False,
+        min_attack_range: float = 2,
+        kill_unit_step_mul: int = 2,
+        fully_observable: bool = False,
+        capability_config: Mapping[str, Any] | None = None,
+        prob_obs_enemy: float = 1.0,
+        action_mask: bool = True,
         engine: str | None = None,
         sc2path: str | pathlib.Path | None = None,
         game: SmacGame | None = None,
     ) -> None:
         scenario = get_scenario(map_name)
+        if obs_starcraft is not True:
+            raise ValueError(
+                "obs_starcraft=False (SMACv2's observation of nothing but the timestep) is not played"
+            )
+        if conic_fov is not False:
+            raise ValueError(
+                "conic_fov=True (SMACv2's view cones and their actions) is not played by sc2env.smac yet"
+            )
+        capability_config = dict(capability_config or {})
+        if capability_config and not scenario.generated:
+            raise CapabilityConfigError(
+                f"capability_config applies to SMACv2's generated scenarios (10gen_terran, 10gen_zerg, "
+                f"10gen_protoss), not {map_name}"
+            )
+        n_agents, n_enemies = team_size(capability_config, scenario.n_agents, scenario.n_enemies)
+        # Checked now (a bad or unplayed capability fails at construction); the wrapper draws from it.
+        episode_generator(capability_config, MAP_FAMILIES[scenario.map_type].allies, n_agents, n_enemies)
+        team_gen = capability_config.get("team_gen", {})
         require_count("step_mul", step_mul, "game loop")
         require_seed("seed", seed)
         if difficulty not in DIFFICULTIES:
@@ -131,8 +164,13 @@ class StarCraft2Env(AgentViews, MultiAgentEnv):
             raise ValueError(f"move_amount must be a distance above 0, not {move_amount!r}")
         self.map_name = map_name
         self.scenario = scenario
-        self.n_agents = scenario.n_agents
-        self.n_enemies = scenario.n_enemies
+        self.n_agents = n_agents
+        self.n_enemies = n_enemies
+        self.capability_config = capability_config
+        self.kill_unit_step_mul = kill_unit_step_mul
+        self.num_fov_actions = num_fov_actions
+        self.conic_fov = False
+        self.obs_starcraft = True
         self.episode_limit = scenario.limit
         self.map_type = scenario.map_type
         self.difficulty = difficulty
@@ -167,8 +205,19 @@ class StarCraft2Env(AgentViews, MultiAgentEnv):
             negative_scale=reward_negative_scale,
             scale=reward_scale,
             scale_rate=reward_scale_rate,
+            clip_at_zero=scenario.generated,
         )
-        self.layout = Layout.of(scenario, self.options)
+        self.v2 = Smacv2Options(
+            obs_own_pos=obs_own_pos,
+            use_unit_ranges=use_unit_ranges,
+            min_attack_range=min_attack_range,
+            prob_obs_enemy=prob_obs_enemy,
+            action_mask=action_mask,
+            fully_observable=fully_observable,
+            observe_types=bool(team_gen.get("observe", True)),
+            share_enemies=scenario.generated,
+        )
+        self.layout = Layout.of(scenario, self.options, n_agents, n_enemies, self.v2)
         self.n_actions = self.layout.n_actions
         self.shield_bits_ally = self.layout.shield_bits_ally
         self.shield_bits_enemy = self.layout.shield_bits_enemy
@@ -185,9 +234,14 @@ class StarCraft2Env(AgentViews, MultiAgentEnv):
         self._family = MAP_FAMILIES[scenario.map_type]
         self._grids: MapGrids | None = None
         self._types: UnitTypes | None = None
+        self._reward_counted = False
         self._roster: Roster | None = None
         self._tracker = DamageTracker(self.rewards, self.n_agents, self.n_enemies)
         self._heuristic = HeuristicPolicy(self.n_agents, heuristic_rest)
+        self._rng = np.random.default_rng(seed)
+        self._sharing: EnemySharing | None = None
+        self._units: Sequence[raw_pb2.Unit] = ()  # the last observation's units (SMACv2 kills them all)
+        self.episode_config: dict[str, Any] = {}
         self._state = EpisodeState.NOT_STARTED
         self._cache: dict[str, Any] = {}
         self._unit_types: list[int] | None = None
@@ -208,36 +262,68 @@ class StarCraft2Env(AgentViews, MultiAgentEnv):
 
     # --- episodes ------------------------------------------------------------------------------------
 
-    def reset(self, *, seed: int | None = None) -> tuple[list[np.ndarray], np.ndarray]:
+    def reset(
+        self, episode_config: Mapping[str, Any] | None = None, *, seed: int | None = None
+    ) -> tuple[list[np.ndarray], np.ndarray]:
         """Start a new episode; returns (observations, state). The first reset starts the game; later ones kill
         the last episode's units and let the map spawn both sides again, as SMAC does. `seed` (ours) starts a
-        new game with that random seed."""
+        new game with that random seed.
+
+        SMACv2's generated scenarios take the episode's teams and start positions as `episode_config`
+        (SMACv2's keys: "team_gen" {"ally_team", "enemy_team"}, "ally_start_positions" and
+        "enemy_start_positions" {"item"}): StarCraftCapabilityEnvWrapper draws them from capability_config.
+        """
         require_seed("seed", seed)
+        team = self._team(episode_config or {})
         if seed is not None:
             self._seed = seed
+            self._rng = np.random.default_rng(seed)
+        self.episode_config = dict(episode_config or {})
         self._episode_steps = 0
         self._state = EpisodeState.OVER
         if seed is not None or not self._game.running:
             if seed is None and self._grids is not None:  # the game was lost or closed: SMAC counts a restart
                 self.force_restarts += 1
-            response = self._start_game()
+            response = self._start_game(team)
         else:
             try:
-                response = self._restart()
+                response = self._restart(team)
             except errors.ConnectionError as error:
                 log.warning("the game was lost while restarting (%s); starting a new one", error)
                 self.force_restarts += 1
-                response = self._start_game()
+                response = self._start_game(team)
         self._begin_episode(response)
         return self.get_obs(), self.get_state()
 
-    def _start_game(self) -> sc_pb.ResponseObservation:
+    def _team(self, episode_config: Mapping[str, Any]) -> list[tuple[str, int, float, float]] | None:
+        """The units to create (kind, owner, x, y) for a generated scenario's episode, None for SMAC's maps
+        (the map spawns them); the game's type ids are filled in once the game is up."""
+        if not self.scenario.generated:
+            if episode_config:
+                raise CapabilityConfigError(
+                    f"{self.map_name} spawns its own units: it takes no episode_config"
+                )
+            return None
+        kinds = MAP_FAMILIES[self.scenario.map_type].allies
+        return generated_team(episode_config, kinds, self.n_agents, self.n_enemies, self.map_name)
+
+    def _start_game(self, team: list[tuple[str, int, float, float]] | None) -> sc_pb.ResponseObservation:
         self._roster = None
         response = self._game.start(self._seed)
         self._grids = MapGrids.from_game_info(self._game.game_info)
+        if team is not None:
+            response = self._create(team)
         return self._spawned(response)
 
-    def _restart(self) -> sc_pb.ResponseObservation:
+    def _restart(self, team: list[tuple[str, int, float, float]] | None) -> sc_pb.ResponseObservation:
+        if team is not None:  # SMACv2: kill every unit, step until none is left, create the next teams
+            units = self._units
+            for _ in range(MAX_SPAWN_POLLS):
+                if not units:
+                    return self._spawned(self._create(team))
+                self._game.kill([u.tag for u in units])
+                units = self._game.step_observe(RESTART_LOOPS).observation.raw_data.units
+            raise SmacResetError(f"{self.map_name}: units are left after {MAX_SPAWN_POLLS} debug kills")
         roster = self._roster
         if roster is not None:
             alive = np.concatenate(
@@ -247,9 +333,25 @@ class StarCraft2Env(AgentViews, MultiAgentEnv):
                 self._game.kill(alive.tolist())
         return self._spawned(self._game.step_observe(RESTART_LOOPS))
 
+    def _create(self, team: list[tuple[str, int, float, float]]) -> sc_pb.ResponseObservation:
+        """Create the episode's units (the agents' as the map's own types, the enemy's as real ones), step one
+        loop, observe."""
+        types = self._unit_types_of_game()
+        self._game.create_units(
+            (types.type_id(kind) if owner == 1 else KINDS[kind].real_id, owner, x, y)
+            for kind, owner, x, y in team
+        )
+        return self._game.step_observe(1)
+
+    def _unit_types_of_game(self) -> UnitTypes:
+        if self._types is None:
+            self._types = UnitTypes.from_type_count(self._family, self._game.unit_type_count())
+        return self._types
+
     def _spawned(self, response: sc_pb.ResponseObservation) -> sc_pb.ResponseObservation:
         """Step one loop at a time until the map has spawned the episode's units."""
         for _ in range(MAX_SPAWN_POLLS):
+            self._units = response.observation.raw_data.units
             if find_units(response.observation.raw_data.units, self.n_agents, self.n_enemies):
                 return response
             response = self._game.step_observe(1)
@@ -264,17 +366,19 @@ class StarCraft2Env(AgentViews, MultiAgentEnv):
         found = find_units(units, self.n_agents, self.n_enemies)
         assert found is not None  # _spawned waited for them
         agents, enemies = found
-        if self._types is None:
-            if self.scenario.generated:
-                self._types = UnitTypes.from_type_count(self._family, self._game.unit_type_count())
-            else:
+        if not self._reward_counted:
+            if self._types is None:
                 self._types = UnitTypes.from_first_ally_type(self._family, int(agents.unit_type.min()))
             # SMAC's reward scale counts the first episode's enemies' health and shields.
             e = enemies.values
             self.max_reward += float((e[:, Column.health_max] + e[:, Column.shield_max]).sum())
+            self._reward_counted = True
+        assert self._types is not None
         self._roster = Roster.from_sides(agents, enemies, self._types, self.layout)
         self._unit_types = agents.unit_type.tolist() + enemies.unit_type.tolist()
         self._tracker = DamageTracker(self.rewards, self.n_agents, self.n_enemies)
+        if self.v2.share_enemies:
+            self._sharing = EnemySharing(self.n_agents, self.n_enemies, self.v2.prob_obs_enemy, self._rng)
         self._heuristic.reset()
         self.last_action = np.zeros((self.n_agents, self.n_actions))
         self.win_counted = self.defeat_counted = self.timed_out = False
@@ -309,8 +413,11 @@ class StarCraft2Env(AgentViews, MultiAgentEnv):
             raise
         self._total_steps += 1
         self._episode_steps += 1
-        present = roster.update(response.observation.raw_data.units)
+        self._units = response.observation.raw_data.units
+        present = roster.update(self._units)
         self._cache.clear()
+        if self._sharing is not None:
+            self._sharing.after_step(roster.agents.health == 0, roster.enemies.health == 0)
         end = roster.outcome(*present)
         reward = 0.0
         if not self.rewards.sparse:
@@ -406,6 +513,8 @@ class StarCraft2Env(AgentViews, MultiAgentEnv):
         heals = bool(roster.plan.heals[i])
         target = 0
         if number >= features.TARGETS:
+            if not self.v2.action_mask and not self._true_avail()[i, number]:
+                return  # SMACv2 without its action mask: a target out of range gets no command
             target = int((agents if heals else roster.enemies).tags[target_index(number)])
         x, y = agents.values[i, Column.x], agents.values[i, Column.y]
         add_command(

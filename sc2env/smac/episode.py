@@ -45,6 +45,7 @@ class Roster:
             types.enemy_one_hot_index(enemies.unit_type) if bits else no_type,
             heals,
             medivac,
+            _unit_ranges(agent_kinds, layout) if layout.v2.use_unit_ranges else None,
         )
         return cls(
             agents=agents,
@@ -105,6 +106,14 @@ class Roster:
         if agents_present == 0 and enemies_present == 0:
             return DRAW
         return None
+
+
+def _unit_ranges(kinds: list[str], layout: Layout) -> tuple[np.ndarray, np.ndarray]:
+    """SMACv2's use_unit_ranges: each agent's (sight, shoot) range by its kind, shooting at least
+    min_attack_range (so melee units attack from 2)."""
+    sight = np.array([KINDS[k].sight_range for k in kinds], np.float64)
+    shoot = np.array([max(KINDS[k].shoot_range, layout.v2.min_attack_range) for k in kinds], np.float64)
+    return sight, shoot
 
 
 def _divisor(maximum: np.ndarray) -> np.ndarray:

@@ -23,6 +23,8 @@ class Plan:
     ally_one_hot:  (n_agents, unit_type_bits) each agent's type one-hot; enemy_one_hot likewise.
     heals:         (n_agents,) the agent is a Medivac whose target actions heal allies.
     heal_target:   (n_agents,) the agent may be healed (no Medivac).
+    sight, shoot:  (n_agents,) each agent's sight and shooting range (SMAC: 9 and 6 for all; SMACv2 with
+                   use_unit_ranges: its kind's).
     """
 
     layout: Layout
@@ -31,13 +33,23 @@ class Plan:
     enemy_one_hot: np.ndarray
     heals: np.ndarray
     heal_target: np.ndarray
+    sight: np.ndarray
+    shoot: np.ndarray
 
     @classmethod
     def of(
-        cls, layout: Layout, a_type: np.ndarray, e_type: np.ndarray, heals: np.ndarray, medivac: np.ndarray
+        cls,
+        layout: Layout,
+        a_type: np.ndarray,
+        e_type: np.ndarray,
+        heals: np.ndarray,
+        medivac: np.ndarray,
+        ranges: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> Plan:
+        """`ranges`: each agent's (sight, shoot) range; None for SMAC's one pair for all."""
         n = layout.n_agents
         others = np.array([[j for j in range(n) if j != i] for i in range(n)], np.int64).reshape(n, n - 1)
+        sight, shoot = ranges or (np.full(n, SIGHT_RANGE), np.full(n, SHOOT_RANGE))
         return cls(
             layout=layout,
             others=others,
@@ -45,6 +57,8 @@ class Plan:
             enemy_one_hot=_one_hot(layout.n_enemies, layout.unit_type_bits, e_type),
             heals=heals,
             heal_target=~medivac,
+            sight=sight,
+            shoot=shoot,
         )
 
 
@@ -110,9 +124,12 @@ def surrounding_cells(
     return np.trunc(x + dx).astype(np.int64), np.trunc(y + dy).astype(np.int64)
 
 
-def available_actions(plan: Plan, frame: Frame, grids: MapGrids, move_amount: float) -> np.ndarray:
+def available_actions(
+    plan: Plan, frame: Frame, grids: MapGrids, move_amount: float, masked: bool = True
+) -> np.ndarray:
     """(n_agents, n_actions) int: a dead agent may only no-op; a living one may stop, move towards a pathable
-    cell, and attack a living enemy (a Medivac: heal a living non-Medivac ally) within the shooting range."""
+    cell, and attack a living enemy (a Medivac: heal a living non-Medivac ally) within its shooting range.
+    Not `masked` (SMACv2's action_mask=False): every living target, in range or not."""
     layout = plan.layout
     alive = frame.a_alive
     avail = np.zeros((layout.n_agents, layout.n_actions), np.int64)
@@ -122,17 +139,18 @@ def available_actions(plan: Plan, frame: Frame, grids: MapGrids, move_amount: fl
     np.copyto(avail[:, MOVES], grids.walkable(x, y), where=alive[:, None])
     distance = frame.enemy_offsets[2]
     fighter = alive & ~plan.heals
+    in_range = distance <= plan.shoot[:, None] if masked else True
     np.copyto(
         avail[:, TARGETS : TARGETS + layout.n_enemies],
-        (distance <= SHOOT_RANGE) & frame.e_alive,
+        in_range & frame.e_alive,
         where=fighter[:, None],
     )
     if plan.heals.any():
         healers = np.flatnonzero(plan.heals & alive)
         dx = frame.ax[None, :] - frame.ax[healers, None]
         dy = frame.ay[None, :] - frame.ay[healers, None]
-        heal = (np.hypot(dx, dy) <= SHOOT_RANGE) & (alive & plan.heal_target)
-        avail[healers, TARGETS : TARGETS + layout.n_agents] = heal
+        reach = np.hypot(dx, dy) <= plan.shoot[healers, None] if masked else True
+        avail[healers, TARGETS : TARGETS + layout.n_agents] = reach & (alive & plan.heal_target)
     return avail
 
 
@@ -144,11 +162,19 @@ def observations(
     move_amount: float,
     last_action: np.ndarray,
     progress: float,
+    shared: np.ndarray | None = None,
 ) -> np.ndarray:
     """(n_agents, obs_size) float32: move features, enemy features, other agents' features, own features
-    [, the episode's progress]; a dead agent's row is zero (but for the progress)."""
+    [, the episode's progress]; a dead agent's row is zero (but for the progress).
+
+    `avail` is the true availability (in range). `shared` (SMACv2's generated scenarios): (n_agents,
+    n_enemies) which enemies each agent has been told of (sharing.EnemySharing); an agent sees only those,
+    and, as SMACv2 does, an enemy it was not told of blanks the rows of every enemy before it too.
+    """
     layout = plan.layout
     opts = layout.options
+    v2 = layout.v2
+    sight = plan.sight[:, None]
     n_agents, n_enemies = layout.n_agents, layout.n_enemies
     alive = frame.a_alive
     obs = np.zeros((n_agents, layout.obs_size), np.float32)
@@ -167,13 +193,19 @@ def observations(
 
     # Enemies: [attackable, distance, dx, dy, [health, [shield]], [type one-hot]] while seen, else zero.
     dx, dy, distance = frame.enemy_offsets
-    seen = (distance < SIGHT_RANGE) & frame.e_alive & live
+    seen = (distance < sight) & frame.e_alive & live
+    if shared is not None:
+        seen = frame.e_alive & live & ((seen & shared) | v2.fully_observable)
+        untold = np.where(~shared, np.arange(n_enemies), -1).max(axis=1, initial=-1)
+        seen &= np.arange(n_enemies) > untold[:, None]
+    elif v2.fully_observable:
+        seen = frame.e_alive & live
     enemy = np.zeros((n_agents, n_enemies, layout.enemy_feats))
     columns = [
         avail[:, TARGETS : TARGETS + n_enemies],
-        distance / SIGHT_RANGE,
-        dx / SIGHT_RANGE,
-        dy / SIGHT_RANGE,
+        distance / sight,
+        dx / sight,
+        dy / sight,
     ]
     if opts.obs_all_health:
         columns.append(frame.e_health)
@@ -192,9 +224,9 @@ def observations(
     if n_agents > 1:
         others = plan.others
         dx, dy, distance = frame.ally_offsets(others)
-        seen = (distance < SIGHT_RANGE) & alive[others] & live
+        seen = ((distance < sight) | v2.fully_observable) & alive[others] & live
         ally = np.zeros((n_agents, n_agents - 1, layout.ally_feats))
-        columns = [np.ones_like(distance), distance / SIGHT_RANGE, dx / SIGHT_RANGE, dy / SIGHT_RANGE]
+        columns = [np.ones_like(distance), distance / sight, dx / sight, dy / sight]
         if opts.obs_all_health:
             columns.append(frame.a_health[others])
             if layout.shield_bits_ally:
@@ -202,8 +234,8 @@ def observations(
         for i, values in enumerate(columns):
             np.copyto(ally[:, :, i], values, where=seen)
         tail = []
-        if layout.unit_type_bits:
-            tail.append(plan.ally_one_hot)
+        if layout.unit_type_bits:  # zeros when SMACv2's team_gen does not observe the others' types
+            tail.append(plan.ally_one_hot * v2.observe_types)
         if opts.obs_last_action:
             tail.append(last_action)
         if tail:
@@ -213,13 +245,17 @@ def observations(
         obs[:, column:end] = ally.reshape(n_agents, -1)
         column = end
 
-    # Own: [health, [shield]], [type one-hot].
+    # Own: [health, [shield]], [position over the map's size], [type one-hot].
     if opts.obs_own_health:
         np.copyto(obs[:, column], frame.a_health, where=alive)
         column += 1
         if layout.shield_bits_ally:
             np.copyto(obs[:, column], frame.a_shield, where=alive)
             column += 1
+    if v2.obs_own_pos:
+        np.copyto(obs[:, column], frame.ax / grids.map_x, where=alive)
+        np.copyto(obs[:, column + 1], frame.ay / grids.map_y, where=alive)
+        column += 2
     if layout.unit_type_bits:
         np.copyto(obs[:, column : column + layout.unit_type_bits], plan.ally_one_hot, where=live)
     if opts.obs_timestep_number:
@@ -260,10 +296,14 @@ def visibility(plan: Plan, frame: Frame) -> np.ndarray:
     range); never itself."""
     n_agents = plan.layout.n_agents
     live = frame.a_alive[:, None]
+    sight = plan.sight[:, None]
     seen = np.zeros((n_agents, n_agents + plan.layout.n_enemies), bool)
     if n_agents > 1:
         distance = frame.ally_offsets(plan.others)[2]
         rows = np.repeat(np.arange(n_agents), n_agents - 1).reshape(n_agents, n_agents - 1)
-        seen[rows, plan.others] = (distance < SIGHT_RANGE) & frame.a_alive[plan.others] & live
-    seen[:, n_agents:] = (frame.enemy_offsets[2] < SIGHT_RANGE) & frame.e_alive & live
+        seen[rows, plan.others] = (distance < sight) & frame.a_alive[plan.others] & live
+        # Symmetric, as SMAC fills it: each pair once, by the lower id's sight range.
+        upper = np.triu(seen[:, :n_agents], 1)
+        seen[:, :n_agents] = upper | upper.T
+    seen[:, n_agents:] = (frame.enemy_offsets[2] < sight) & frame.e_alive & live
     return seen

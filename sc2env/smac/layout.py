@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from sc2env.smac.scenarios import Race, Scenario
+from sc2env.smac.unit_kinds import MAP_FAMILIES, MedivacRule
 
 N_NO_ATTACK_ACTIONS = 6
 """no-op, stop, move north, south, east, west; the target actions follow."""
@@ -41,6 +42,35 @@ class FeatureOptions:
 
 
 @dataclasses.dataclass(frozen=True)
+class Smacv2Options:
+    """SMACv2's observation and action switches (its constructor arguments of the same names), and whether its
+    enemy sharing applies (its generated scenarios; SMAC's own maps keep SMAC's features).
+
+    observe_types: the team_gen capability's `observe`: other agents' type one-hots shown (else zeros).
+    """
+
+    obs_own_pos: bool = False
+    use_unit_ranges: bool = False
+    min_attack_range: float = 2.0
+    prob_obs_enemy: float = 1.0
+    action_mask: bool = True
+    fully_observable: bool = False
+    observe_types: bool = True
+    share_enemies: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("obs_own_pos", "use_unit_ranges", "action_mask", "fully_observable", "observe_types"):
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(f"{name} must be True or False, not {getattr(self, name)!r}")
+        for name, low in (("min_attack_range", 0.0), ("prob_obs_enemy", 0.0)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= low:
+                raise ValueError(f"{name} must be a number of at least {low:g}, not {value!r}")
+        if self.prob_obs_enemy > 1:
+            raise ValueError(f"prob_obs_enemy is a probability (0 to 1), not {self.prob_obs_enemy!r}")
+
+
+@dataclasses.dataclass(frozen=True)
 class Layout:
     """Sizes of one scenario's observation, state and action vectors under some FeatureOptions."""
 
@@ -50,6 +80,9 @@ class Layout:
     shield_bits_ally: int
     shield_bits_enemy: int
     options: FeatureOptions
+    v2: Smacv2Options = Smacv2Options()
+    heals: bool = False
+    """Medivacs may be among the agents, whose target actions heal agents instead of attacking enemies."""
 
     @classmethod
     def of(
@@ -58,6 +91,7 @@ class Layout:
         options: FeatureOptions,
         n_agents: int | None = None,
         n_enemies: int | None = None,
+        v2: Smacv2Options | None = None,
     ) -> Layout:
         return cls(
             n_agents=scenario.n_agents if n_agents is None else n_agents,
@@ -66,11 +100,15 @@ class Layout:
             shield_bits_ally=int(scenario.agent_race is Race.PROTOSS),
             shield_bits_enemy=int(scenario.enemy_race is Race.PROTOSS),
             options=options,
+            v2=v2 or Smacv2Options(),
+            heals=MAP_FAMILIES[scenario.map_type].medivac_rule is not MedivacRule.NONE,
         )
 
     @property
     def n_actions(self) -> int:
-        return N_NO_ATTACK_ACTIONS + self.n_enemies
+        """6 + a target action per enemy, or per agent where Medivacs heal agents and agents outnumber
+        enemies (SMACv2)."""
+        return N_NO_ATTACK_ACTIONS + max(self.n_enemies, self.n_agents if self.heals else 0)
 
     # --- observation ---------------------------------------------------------------------------------
 
@@ -99,9 +137,10 @@ class Layout:
 
     @property
     def own_feats(self) -> int:
-        """The agent's own: [health, [shield]], [type one-hot]."""
+        """The agent's own: [health, [shield]], [position over the map's size (SMACv2's obs_own_pos)],
+        [type one-hot]."""
         health = (1 + self.shield_bits_ally) if self.options.obs_own_health else 0
-        return health + self.unit_type_bits
+        return health + 2 * self.v2.obs_own_pos + self.unit_type_bits
 
     @property
     def obs_size(self) -> int:

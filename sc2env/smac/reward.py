@@ -21,9 +21,11 @@ class RewardConfig:
     negative_scale: float = 0.5
     scale: bool = True
     scale_rate: float = 20.0
+    clip_at_zero: bool = False
+    """SMACv2: reward_only_positive drops a negative step's reward to 0 (SMAC takes its absolute value)."""
 
     def __post_init__(self) -> None:
-        for name in ("sparse", "only_positive", "scale"):
+        for name in ("sparse", "only_positive", "scale", "clip_at_zero"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"reward_{name} must be True or False, not {getattr(self, name)!r}")
         for name in ("death_value", "win", "defeat", "negative_scale", "scale_rate"):
@@ -68,7 +70,8 @@ class DamageTracker:
         delta_deaths = cfg.death_value * deaths
         delta_ally, ally_deaths = self._losses(self.agent_dead, agent_before, agent_after, agent_health)
         if cfg.only_positive:
-            return abs(delta_enemy + delta_deaths)
+            gain = delta_enemy + delta_deaths
+            return max(gain, 0.0) if cfg.clip_at_zero else abs(gain)
         delta_deaths -= cfg.death_value * cfg.negative_scale * ally_deaths
         return delta_enemy + delta_deaths - cfg.negative_scale * delta_ally
 

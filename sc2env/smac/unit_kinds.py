@@ -22,27 +22,31 @@ class UnitKind:
     max_cooldown: SMAC's normaliser of the weapon cooldown in the state, in game loops (the Medivac's is
                   its maximum energy: its state column holds energy instead).
     max_shield:   SMAC's normaliser of the shield (0: the kind has none).
+    shoot_range:  SMACv2's shooting range of the kind with `use_unit_ranges` (before its minimum applies).
+    sight_range:  SMACv2's sight range of the kind with `use_unit_ranges`.
     """
 
     name: str
     real_id: int
     catalog: tuple[str, ...]
     max_cooldown: float
-    max_shield: float = 0.0
+    max_shield: float
+    shoot_range: float
+    sight_range: float
 
 
 KINDS: dict[str, UnitKind] = {
     kind.name: kind
     for kind in (
-        UnitKind("marine", Terran.Marine, ("Marine_RL",), 15),
-        UnitKind("marauder", Terran.Marauder, ("Marauder_RL",), 25),
-        UnitKind("medivac", Terran.Medivac, ("Medivac_RL",), 200),
-        UnitKind("stalker", Protoss.Stalker, ("Stalker_RL",), 35, 80),
-        UnitKind("zealot", Protoss.Zealot, ("Zealot_RL",), 22, 50),
-        UnitKind("colossus", Protoss.Colossus, ("Colosus_RL", "Colossus_RL"), 24, 150),
-        UnitKind("hydralisk", Zerg.Hydralisk, ("Hydralisk_RL",), 10),
-        UnitKind("zergling", Zerg.Zergling, ("Zergling_RL",), 11),
-        UnitKind("baneling", Zerg.Baneling, ("Baneling_RL",), 1),
+        UnitKind("marine", Terran.Marine, ("Marine_RL",), 15, 0, 5, 9),
+        UnitKind("marauder", Terran.Marauder, ("Marauder_RL",), 25, 0, 6, 10),
+        UnitKind("medivac", Terran.Medivac, ("Medivac_RL",), 200, 0, 4, 11),
+        UnitKind("stalker", Protoss.Stalker, ("Stalker_RL",), 35, 80, 6, 10),
+        UnitKind("zealot", Protoss.Zealot, ("Zealot_RL",), 22, 50, 0.1, 9),
+        UnitKind("colossus", Protoss.Colossus, ("Colosus_RL", "Colossus_RL"), 24, 150, 7, 10),
+        UnitKind("hydralisk", Zerg.Hydralisk, ("Hydralisk_RL",), 10, 0, 5, 9),
+        UnitKind("zergling", Zerg.Zergling, ("Zergling_RL",), 11, 0, 0.1, 8),
+        UnitKind("baneling", Zerg.Baneling, ("Baneling_RL",), 1, 0, 0.25, 8),
     )
 }
 DEFAULT_MAX_COOLDOWN = 15.0

@@ -10,7 +10,8 @@ from sc2env.smac import features
 from sc2env.smac.compat import SmacUnitMethods
 
 if TYPE_CHECKING:
-    from sc2env.smac.layout import FeatureOptions
+    from sc2env.smac.layout import FeatureOptions, Layout
+    from sc2env.smac.sharing import EnemySharing
 
 
 class AgentViews(SmacUnitMethods):
@@ -19,6 +20,8 @@ class AgentViews(SmacUnitMethods):
 
     if TYPE_CHECKING:
         options: FeatureOptions
+        layout: Layout
+        _sharing: EnemySharing | None
         n_actions: int
         episode_limit: int
         last_action: np.ndarray
@@ -32,25 +35,51 @@ class AgentViews(SmacUnitMethods):
             self._cache["frame"] = self._roster_now().frame()
         return self._cache["frame"]
 
-    def _avail(self) -> np.ndarray:
-        if "avail" not in self._cache:
-            self._cache["avail"] = features.available_actions(
+    def _true_avail(self) -> np.ndarray:
+        """The available actions with targets only in range (what the agents may do to effect)."""
+        if "true_avail" not in self._cache:
+            self._cache["true_avail"] = features.available_actions(
                 self._roster_now().plan, self._frame(), self._map(), self._move_amount
             )
+        return self._cache["true_avail"]
+
+    def _avail(self) -> np.ndarray:
+        """The available actions the agents are shown: every living target without SMACv2's action_mask."""
+        if "avail" not in self._cache:
+            if self.layout.v2.action_mask:
+                self._cache["avail"] = self._true_avail()
+            else:
+                self._cache["avail"] = features.available_actions(
+                    self._roster_now().plan, self._frame(), self._map(), self._move_amount, masked=False
+                )
         return self._cache["avail"]
 
     def _obs(self) -> np.ndarray:
         if "obs" not in self._cache:
+            frame, plan = self._frame(), self._roster_now().plan
+            shared = None
+            if self._sharing is not None:  # SMACv2: who has been told of which enemy, updated as it observes
+                sees = frame.enemy_offsets[2] < plan.sight[:, None]
+                shared = self._sharing.observe(sees, frame.a_alive)
             self._cache["obs"] = features.observations(
-                self._roster_now().plan,
-                self._frame(),
-                self._avail(),
+                plan,
+                frame,
+                self._true_avail(),
                 self._map(),
                 self._move_amount,
                 self.last_action,
                 self._episode_steps / self.episode_limit,
+                shared,
             )
         return self._cache["obs"]
+
+    def get_capabilities_agent(self, agent_id: int) -> np.ndarray:
+        """SMACv2's capabilities of one agent: its type one-hot (float32, unit_type_bits long)."""
+        return self._roster_now().plan.ally_one_hot[self._agent(agent_id)].astype(np.float32)
+
+    def get_capabilities(self) -> np.ndarray:
+        """Every agent's capabilities, concatenated in agent id order (SMACv2)."""
+        return self._roster_now().plan.ally_one_hot.ravel().astype(np.float32)
 
     @property
     def agent_kinds(self) -> list[str]:
