@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -9,9 +10,14 @@ import numpy as np
 
 from sc2env.game.match_config import require_seed
 from sc2env.smac.distributions import EpisodeConfig, episode_generator
-from sc2env.smac.env import StarCraft2Env
+from sc2env.smac.env import SmacResetError, StarCraft2Env
 from sc2env.smac.multiagent import MultiAgentEnv
 from sc2env.smac.unit_kinds import MAP_FAMILIES
+
+log = logging.getLogger(__name__)
+
+MAX_RESET_ATTEMPTS = 10
+"""Episodes drawn in a row before a reset gives up (SMACv2 retries without end)."""
 
 
 class StarCraftCapabilityEnvWrapper(MultiAgentEnv):
@@ -38,8 +44,13 @@ class StarCraftCapabilityEnvWrapper(MultiAgentEnv):
         require_seed("seed", seed)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-        self.episode_config = self._generate(self._rng)
-        return self.env.reset(self.episode_config, seed=seed)
+        for attempt in range(MAX_RESET_ATTEMPTS):
+            self.episode_config = self._generate(self._rng)
+            try:
+                return self.env.reset(self.episode_config, seed=seed if attempt == 0 else None)
+            except SmacResetError as error:  # units lost while they appeared: SMACv2 draws again
+                log.warning("episode %s could not start (%s); drawing another", self.episode_config, error)
+        raise SmacResetError(f"{MAX_RESET_ATTEMPTS} drawn episodes in a row could not start")
 
     def step(self, actions: Any) -> tuple[float, bool, dict[str, Any]]:
         return self.env.step(actions)

@@ -34,8 +34,10 @@ class EnemySharing:
             new = np.flatnonzero(sees[agent] & (self.tagger < 0))
             if len(new):
                 self.tagger[new] = agent
-                told = self.rng.random((len(new), n_agents)) < self.prob
-                told[:, agent] = True
+                others = np.arange(n_agents) != agent
+                # One draw per (new enemy, other agent), in that order, as SMACv2 draws them.
+                told = np.ones((len(new), n_agents), bool)
+                told[:, others] = self.rng.random((len(new), n_agents - 1)) < self.prob
                 self.known[new] = told
             shared[agent] = self.known[:, agent]
         return shared

@@ -11,6 +11,7 @@ from sc2env.smac.compat import SmacUnitMethods
 
 if TYPE_CHECKING:
     from sc2env.smac.layout import FeatureOptions, Layout
+    from sc2env.smac.scenarios import Scenario
     from sc2env.smac.sharing import EnemySharing
 
 
@@ -21,6 +22,7 @@ class AgentViews(SmacUnitMethods):
     if TYPE_CHECKING:
         options: FeatureOptions
         layout: Layout
+        scenario: Scenario
         _sharing: EnemySharing | None
         n_actions: int
         episode_limit: int
@@ -76,6 +78,10 @@ class AgentViews(SmacUnitMethods):
     def get_capabilities_agent(self, agent_id: int) -> np.ndarray:
         """SMACv2's capabilities of one agent: its type one-hot (float32, unit_type_bits long)."""
         return self._roster_now().plan.ally_one_hot[self._agent(agent_id)].astype(np.float32)
+
+    def get_cap_size(self) -> int:
+        """The length of one agent's capabilities (SMACv2)."""
+        return self.layout.unit_type_bits
 
     def get_capabilities(self) -> np.ndarray:
         """Every agent's capabilities, concatenated in agent id order (SMACv2)."""
@@ -136,7 +142,7 @@ class AgentViews(SmacUnitMethods):
         return self.n_actions
 
     def get_env_info(self) -> dict[str, Any]:
-        return {
+        info = {
             "state_shape": self.get_state_size(),
             "obs_shape": self.get_obs_size(),
             "n_actions": self.get_total_actions(),
@@ -145,3 +151,6 @@ class AgentViews(SmacUnitMethods):
             "agent_features": self.ally_state_attr_names,
             "enemy_features": self.enemy_state_attr_names,
         }
+        if self.scenario.generated:  # SMACv2's: the length of get_capabilities_agent()
+            info = {**dict(list(info.items())[:2]), "cap_shape": self.get_cap_size(), **info}
+        return info
