@@ -2,55 +2,32 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from sc2env.game.match_config import require_seed
-from sc2env.smac.distributions import EpisodeConfig, episode_generator
-from sc2env.smac.env import SmacResetError, StarCraft2Env
+from sc2env.smac.env import StarCraft2Env
 from sc2env.smac.multiagent import MultiAgentEnv
-from sc2env.smac.unit_kinds import MAP_FAMILIES
-
-log = logging.getLogger(__name__)
-
-MAX_RESET_ATTEMPTS = 10
-"""Episodes drawn in a row before a reset gives up (SMACv2 retries without end)."""
 
 
 class StarCraftCapabilityEnvWrapper(MultiAgentEnv):
     """SMACv2's wrapper: `StarCraftCapabilityEnvWrapper(capability_config=..., map_name="10gen_zerg", ...)`
     takes StarCraft2Env's arguments; each reset() draws a new episode (unit kinds by the team distribution,
-    start positions by the position distribution) and starts it. Anything else is the env's.
+    start positions by the position distribution; `episode_config` shows the last) and starts it. Anything
+    else is the env's (`env`).
 
-    `seed` seeds both the game and the draws: the same seed gives the same episodes (SMACv2 draws from
-    unseeded generators).
+    `seed` seeds the game and the draws: the same seed gives the same episodes (SMACv2 draws from unseeded
+    generators). The env does the drawing itself (StarCraft2Env.reset() without an episode_config), so
+    sc2env.smac.parallel_env plays the generated scenarios too.
     """
 
-    def __init__(self, capability_config: Mapping[str, Any], seed: int | None = None, **kwargs: Any) -> None:
-        require_seed("seed", seed)
-        self.env = StarCraft2Env(capability_config=capability_config, seed=seed, **kwargs)
-        family = MAP_FAMILIES[self.env.scenario.map_type]
-        self._generate = episode_generator(
-            capability_config, family.allies, self.env.n_agents, self.env.n_enemies
-        )
-        self._rng = np.random.default_rng(seed)
-        self.episode_config: EpisodeConfig = {}
+    def __init__(self, capability_config: Mapping[str, Any], **kwargs: Any) -> None:
+        self.env = StarCraft2Env(capability_config=capability_config, **kwargs)
 
     def reset(self, *, seed: int | None = None) -> tuple[list[np.ndarray], np.ndarray]:
         """Draw the next episode and start it; `seed` (ours) reseeds the draws and starts a new game."""
-        require_seed("seed", seed)
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-        for attempt in range(MAX_RESET_ATTEMPTS):
-            self.episode_config = self._generate(self._rng)
-            try:
-                return self.env.reset(self.episode_config, seed=seed if attempt == 0 else None)
-            except SmacResetError as error:  # units lost while they appeared: SMACv2 draws again
-                log.warning("episode %s could not start (%s); drawing another", self.episode_config, error)
-        raise SmacResetError(f"{MAX_RESET_ATTEMPTS} drawn episodes in a row could not start")
+        return self.env.reset(seed=seed)
 
     def step(self, actions: Any) -> tuple[float, bool, dict[str, Any]]:
         return self.env.step(actions)

@@ -54,6 +54,8 @@ DIFFICULTIES = {
 
 RESTART_LOOPS = 2
 """Game loops SMAC lets pass after killing the last episode's units (the map respawns both sides)."""
+MAX_RESET_ATTEMPTS = 10
+"""Episodes drawn from capability_config in a row before a reset gives up (SMACv2's wrapper never does)."""
 MAX_SPAWN_POLLS = 1000
 """Single game loops to wait for a new episode's units before giving up (SMACv2's limit)."""
 
@@ -151,8 +153,10 @@ class StarCraft2Env(AgentViews, MultiAgentEnv):
                 f"10gen_protoss), not {map_name}"
             )
         n_agents, n_enemies = team_size(capability_config, scenario.n_agents, scenario.n_enemies)
-        # Checked now (a bad or unplayed capability fails at construction); the wrapper draws from it.
-        episode_generator(capability_config, MAP_FAMILIES[scenario.map_type].allies, n_agents, n_enemies)
+        # Checked now: a bad or unplayed capability fails at construction, not at the first reset.
+        generate = episode_generator(
+            capability_config, MAP_FAMILIES[scenario.map_type].allies, n_agents, n_enemies
+        )
         team_gen = capability_config.get("team_gen", {})
         require_count("step_mul", step_mul, "game loop")
         require_seed("seed", seed)
@@ -238,7 +242,9 @@ class StarCraft2Env(AgentViews, MultiAgentEnv):
         self._roster: Roster | None = None
         self._tracker = DamageTracker(self.rewards, self.n_agents, self.n_enemies)
         self._heuristic = HeuristicPolicy(self.n_agents, heuristic_rest)
-        self._rng = np.random.default_rng(seed)
+        self._rng = np.random.default_rng(seed)  # SMACv2's enemy sharing
+        self._draws = np.random.default_rng(None if seed is None else [seed, 1])  # episodes from capabilities
+        self._generate = generate if "team_gen" in capability_config else None
         self._sharing: EnemySharing | None = None
         self._units: Sequence[raw_pb2.Unit] = ()  # the last observation's units (SMACv2 kills them all)
         self.episode_config: dict[str, Any] = {}
@@ -267,22 +273,37 @@ class StarCraft2Env(AgentViews, MultiAgentEnv):
     ) -> tuple[list[np.ndarray], np.ndarray]:
         """Start a new episode; returns (observations, state). The first reset starts the game; later ones kill
         the last episode's units and let the map spawn both sides again, as SMAC does. `seed` (ours) starts a
-        new game with that random seed.
+        new game with that random seed (and reseeds the draws below).
 
-        SMACv2's generated scenarios take the episode's teams and start positions as `episode_config`
-        (SMACv2's keys: "team_gen" {"ally_team", "enemy_team"}, "ally_start_positions" and
-        "enemy_start_positions" {"item"}): StarCraftCapabilityEnvWrapper draws them from capability_config.
+        SMACv2's generated scenarios create each episode's units from `episode_config` (SMACv2's keys:
+        "team_gen" {"ally_team", "enemy_team"}, "ally_start_positions" and "enemy_start_positions" {"item"});
+        without one, it is drawn from capability_config (as StarCraftCapabilityEnvWrapper does), again if
+        the drawn units can't all appear (SMACv2's wrapper retries too).
         """
         require_seed("seed", seed)
-        team = self._team(episode_config or {})
         if seed is not None:
             self._seed = seed
             self._rng = np.random.default_rng(seed)
-        self.episode_config = dict(episode_config or {})
+            self._draws = np.random.default_rng([seed, 1])
+        if episode_config is not None or self._generate is None:
+            return self._reset(episode_config or {}, new_game=seed is not None)
+        for attempt in range(MAX_RESET_ATTEMPTS):
+            drawn = self._generate(self._draws)
+            try:
+                return self._reset(drawn, new_game=seed is not None and attempt == 0)
+            except SmacResetError as error:
+                log.warning("a drawn episode could not start (%s); drawing another", error)
+        raise SmacResetError(f"{MAX_RESET_ATTEMPTS} drawn episodes in a row could not start")
+
+    def _reset(
+        self, episode_config: Mapping[str, Any], new_game: bool
+    ) -> tuple[list[np.ndarray], np.ndarray]:
+        team = self._team(episode_config)
+        self.episode_config = dict(episode_config)
         self._episode_steps = 0
         self._state = EpisodeState.OVER
-        if seed is not None or not self._game.running:
-            if seed is None and self._grids is not None:  # the game was lost or closed: SMAC counts a restart
+        if new_game or not self._game.running:
+            if not new_game and self._grids is not None:  # the game was lost or closed: SMAC counts a restart
                 self.force_restarts += 1
             response = self._start_game(team)
         else:

@@ -311,3 +311,33 @@ def test_a_generated_scenario_needs_its_episode_config():
         xs = [env.get_unit_by_id(i).pos.x for i in range(10)]
         assert all(5 < x < 11 for x in xs) and set(env.agent_kinds) == {"hydralisk"}
         assert all(21 < e.pos.x < 27 for e in env.enemies.values())
+
+
+def test_the_pettingzoo_env_plays_generated_scenarios_and_passes_its_api_test():
+    import warnings
+
+    pytest.importorskip("pettingzoo")
+    from pettingzoo.test import parallel_api_test
+
+    from sc2env.smac import parallel_env
+
+    options = dict(obs_own_pos=True, use_unit_ranges=True, min_attack_range=2, engine="builtin", seed=3)
+    env = parallel_env(map_name="10gen_zerg", capability_config=capability("zerg"), **options)
+    assert env.possible_agents == [f"agent_{i}" for i in range(5)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        parallel_api_test(env, num_cycles=60)
+    observations, _ = env.reset(seed=5)
+    assert observations["agent_0"]["observation"].shape == (82,) and env.state().shape == (120,)
+    env.close()
+
+
+def test_the_env_draws_from_its_capability_config_when_reset_without_an_episode():
+    with StarCraft2Env(
+        map_name="10gen_terran", capability_config=capability("terran"), engine="builtin", seed=1
+    ) as env:
+        env.reset()
+        first = env.episode_config["team_gen"]["ally_team"]
+        assert len(first) == 5 and sorted(env.agent_kinds) == sorted(first)
+        env.reset(seed=1)  # the same draws again, in a new game
+        assert env.episode_config["team_gen"]["ally_team"] == first
