@@ -18,6 +18,7 @@ Exit status 1 when any step differs (the differences are printed).
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
 import importlib.abc
 import importlib.util
@@ -111,6 +112,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prob-obs-enemy", type=float, default=1.0)
     parser.add_argument("--no-action-mask", action="store_true")
     parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="another StarCraft2Env argument for both envs (a Python literal: obs_last_action=True)",
+    )
     args = parser.parse_args(argv)
 
     sys.meta_path.insert(0, _Pysc2Alias())
@@ -140,6 +148,9 @@ def main(argv: list[str] | None = None) -> int:
         action_mask=not args.no_action_mask,
         seed=args.seed,
     )
+    for option in args.option:
+        name, _, value = option.partition("=")
+        kwargs[name] = ast.literal_eval(value)
     theirs = smacv2_env.StarCraft2Env(capability_config=smacv2_config, **kwargs)
     ours = StarCraft2Env(capability_config=config, engine="sc2", **kwargs)
     problems = 0
@@ -167,8 +178,8 @@ def main(argv: list[str] | None = None) -> int:
                     break
                 avail = np.array(theirs.get_avail_actions())
                 actions = [int(actions_rng.choice(np.flatnonzero(a))) for a in avail]
-                r1, t1, i1 = theirs.step(actions)
-                r2, t2, i2 = ours.step(actions)
+                r1, t1, i1 = theirs.step(list(actions))  # a heuristic writes its actions back
+                r2, t2, i2 = ours.step(list(actions))
                 if not (np.isclose(r1, r2) and t1 == t2 and i1 == i2):
                     problems += 1
                     print(
