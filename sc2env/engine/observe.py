@@ -21,14 +21,17 @@ from sc2env.gamedata import ABILITIES, REAL_TYPE_COUNT, UNIT_TYPES, UnitType, un
 _RESPONSE_OBSERVATION, _OBSERVATION, _FEATURE_LAYER_DATA, _RENDERS, _MINIMAP_RENDERS = 10, 3, 6, 1, 2
 
 
-def observation(game: Game, response: sc_pb.Response) -> list[bytes | bytearray]:
-    """Fill `response.observation` and return the serialized Response with the feature layers spliced in, as
-    pieces to be written one after the other (the layer pieces are reused by the next observation).
+Layers = tuple[tuple[int, bytes | bytearray], ...]
+"""An observation's feature layers as the renderers encoded them: per stack, its ObservationFeatureLayer field
+number (renders, minimap_renders) and its serialized FeatureLayers message (reused by the next observation)."""
+NO_LAYERS: Layers = ()
 
-    Feature layers are encoded straight to bytes by the renderers and appended as a second occurrence of
-    `Response.observation`; protobuf parsers merge repeated occurrences of a message field, so clients see
-    one observation. This skips building and re-serializing ~40 ImageData messages per step, and the
-    ~170 KiB answer is not copied into one buffer before it is sent.
+
+def observation(game: Game, response: sc_pb.Response) -> Layers:
+    """Fill `response.observation`, all but its feature layers, and return those as the renderers encoded them.
+
+    The layers are encoded straight to bytes by the renderers (see `spliced` and `merge_layers`), which skips
+    building and re-serializing ~40 ImageData messages per step.
     """
     obs = response.observation
     observed = obs.observation
@@ -51,27 +54,47 @@ def observation(game: Game, response: sc_pb.Response) -> list[bytes | bytearray]
     if game.ended:
         for player_id in game.seat_ids:  # as the game does: every player's result, to everyone
             obs.player_result.add(player_id=player_id, result=game.result_for(player_id) or sc_pb.Undecided)
-    head = response.SerializeToString()
     screen, minimap = game.screen_view(), game.minimap_view()
-    pieces: list[bytes | bytearray] = []
+    layers: list[tuple[int, bytes | bytearray]] = []
     if screen is not None:
-        layers = game.screen_layers.render(screen, game.world, game.player, game.frames)
-        pieces.append(wire.field_header(_RENDERS, sum(map(len, layers))))
-        pieces += layers
+        encoded = game.screen_layers.render(screen, game.world, game.player, game.frames)
+        layers.append((_RENDERS, encoded))
     if minimap is not None:
-        layers = game.minimap_layers.render(
+        encoded = game.minimap_layers.render(
             minimap, game.world, game.player, game.frames, camera=game.camera_view()
         )
-        pieces.append(wire.field_header(_MINIMAP_RENDERS, sum(map(len, layers))))
-        pieces += layers
-    if not pieces:
+        layers.append((_MINIMAP_RENDERS, encoded))
+    return tuple(layers)
+
+
+def spliced(head: bytes, layers: Layers) -> list[bytes | bytearray]:
+    """A serialized Response (`head`) with `layers` spliced in, as pieces to write one after the other.
+
+    The layers go in a second occurrence of `Response.observation`: protobuf parsers merge repeated occurrences
+    of a message field, so clients see one observation. The ~170 KiB answer is not copied into one buffer.
+    """
+    if not layers:
         return [head]
+    pieces: list[bytes | bytearray] = []
+    for number, encoded in layers:
+        pieces += (wire.field_header(number, len(encoded)), encoded)
     size = sum(map(len, pieces))
     inner = wire.field_header(_FEATURE_LAYER_DATA, size)
     size += len(inner)
     outer = wire.field_header(_OBSERVATION, size)
     size += len(outer)
     return [head, wire.field_header(_RESPONSE_OBSERVATION, size), outer, inner, *pieces]
+
+
+def merge_layers(response: sc_pb.Response, layers: Layers) -> None:
+    """Put `layers` into `response`'s observation, as a client parsing `spliced(...)` would see them."""
+    if not layers:
+        return
+    data = response.observation.observation.feature_layer_data
+    for number, encoded in layers:
+        stack = data.renders if number == _RENDERS else data.minimap_renders
+        stack.SetInParent()
+        stack.MergeFromString(encoded)
 
 
 def _raw_grid(game: Game, grid: np.ndarray) -> np.ndarray:

@@ -245,10 +245,10 @@ class LayerRenderer:
 
     def render(
         self, view: View, world: World, player: Player, frames: FrameCache, camera: View | None = None
-    ) -> list[bytes | bytearray]:
-        """The serialized FeatureLayers (or FeatureLayersMinimap) message for this frame, as byte pieces.
+    ) -> bytearray:
+        """The serialized FeatureLayers (or FeatureLayersMinimap) message for this frame.
 
-        The pieces are reused by the next call: copy them (b"".join) before rendering again.
+        The buffer is reused by the next call: copy it (bytes(...)) before rendering again.
         """
         vision = frames.vision
         fog = vision is not None and vision.fog
@@ -274,7 +274,7 @@ class LayerRenderer:
             ):
                 self.terrain.sample(view, vision.grid(), out=frame.pixels[n])
                 frame.visibility = (vision, vision.version)
-        return [frame.buffer]
+        return frame.buffer
 
     def _draw_units(self, frame: _Frame, shown: _Shown, tables: dict) -> None:
         """Write every unit layer's pixels: gathered whole where units fill much of the view, else only where

@@ -206,20 +206,35 @@ class Session:
             self.status = ENDED
 
     def _answer(self, data: bytes) -> list[bytes | bytearray]:
-        self._sync_status()
-        response = sc_pb.Response()
         try:
             request = sc_pb.Request.FromString(data)
         except (DecodeError, RuntimeError, ValueError) as e:
+            response = sc_pb.Response()
             response.error.append(
                 f"malformed request: could not parse {len(data)} bytes as sc2api.Request ({e})"
             )
+            self._sync_status()
             response.status = self.status
             return [response.SerializeToString()]
+        answered = self.respond(request)
+        if answered is None:
+            return DEFERRED
+        response, layers = answered
+        return observe.spliced(response.SerializeToString(), layers)
+
+    def respond(self, request: sc_pb.Request) -> tuple[sc_pb.Response, observe.Layers] | None:
+        """The answer to one parsed Request: the Response, and the feature layers that belong in its
+        observation as the renderers encoded them (none but for an observation; valid until the next request);
+        None when the answer comes later, through `take_ready` (a two-player game's lock-step).
+
+        `answer()` serialises and splices the two; an in-process caller merges them (sc2env.engine.inprocess).
+        """
+        self._sync_status()
+        response = sc_pb.Response()
         if request.HasField("id"):
             response.id = request.id
         kind = request.WhichOneof("request")
-        payload = None
+        payload: observe.Layers | list[bytes | bytearray] | None = None
         if kind is None:
             response.error.append("empty request: set one of the Request fields (ping, create_game, ...)")
         elif kind not in _VALID:
@@ -245,7 +260,7 @@ class Session:
                 with self._served():
                     payload = getattr(self, f"_{kind}")(getattr(request, kind), response)
                 if payload is DEFERRED:
-                    return DEFERRED
+                    return None
             except Exception as e:
                 self._held = None  # a request that failed is answered now, not held
                 response.ClearField(kind)
@@ -256,7 +271,7 @@ class Session:
                     f"{where.lineno} in {where.name}; please report it)"
                 )
         response.status = self.status
-        return payload if payload is not None else [response.SerializeToString()]
+        return response, payload if isinstance(payload, tuple) else observe.NO_LAYERS
 
     # ---- requests -----------------------------------------------------------------------------------
     def _ping(self, request, response) -> None:
@@ -536,7 +551,7 @@ class Session:
             return
         answer_query(self._current_game(), request, response.query)
 
-    def _observation(self, request: sc_pb.RequestObservation, response) -> list[bytes | bytearray]:
+    def _observation(self, request: sc_pb.RequestObservation, response) -> observe.Layers:
         game = self._current_game()
         if game.realtime and self.status == IN_GAME:
             game.catch_up_realtime(request.game_loop)
