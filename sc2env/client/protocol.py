@@ -114,6 +114,13 @@ class Protocol:
                 f"The answer to `{kind}` is not an SC2 API Response ({len(data)} bytes starting "
                 f"{bytes(data[:16])!r}): is something other than StarCraft II on this port?"
             ) from None
+        return self.check_response(request, response, sent_status)
+
+    def check_response(
+        self, request: sc_pb.Request, response: sc_pb.Response, sent_status: int | None = None
+    ) -> Message | None:
+        """read_response() for an answer already parsed (an in-process game's): the same checks and status."""
+        kind = request.WhichOneof("request")
         if response.HasField("id") and response.id != request.id:
             raise errors.ConnectionError(
                 f"The answer to `{kind}` (request id {request.id}) carries id {response.id}: requests and "

@@ -33,6 +33,7 @@ _SWITCHES = (
     "realtime",
     "disable_fog",
     "spin_wait",
+    "direct",
     "allow_cheating_layers",
     "show_cloaked",
     "show_burrowed_shadows",
@@ -99,6 +100,10 @@ class EnvConfig:
     spin_wait:          the env and its game poll briefly for each other's next message instead of sleeping
                         at once: about a quarter more steps/s on the development VM; it backs off by itself when
                         the other side is slow or the cores are crowded. False: never poll.
+    direct:             play the built-in engine inside the env's process ("direct mode": no game process,
+                        socket or serialisation; the same observations, rewards, infos, replays and errors, at
+                        about half the CPU per step). False: start it as a process of its own, over a websocket,
+                        as the real game is played. No effect with engine="sc2".
     realtime:           play against the clock (the game advances on its own; no step requests).
     race:               the agent's race: "terran", "zerg", "protoss" or "random"; None: the map's (a mini-game's
                         definition says it: Terran on the SC2LE ones), else "terran". A mini-game plays its
@@ -161,6 +166,7 @@ class EnvConfig:
     launch_timeout_s: float | None = None
     request_timeout_s: float = 120.0
     spin_wait: bool = True
+    direct: bool = True
     save_replay_episodes: int = 0
     replay_dir: str = "replays"
     render_size: tuple[int, int] | None = None
@@ -310,6 +316,7 @@ class EnvConfig:
             render=self.rgb_screen_size is not None,
             timeout_s=self.launch_timeout_s,
             spin_wait=self.spin_wait,
+            direct=self.direct,
         )
 
     def match_config(self, interface_options) -> MatchConfig:

@@ -14,8 +14,10 @@ from s2clientprotocol import query_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import errors
-from sc2env.client import Controller, Pending, status_name
+from sc2env.client import Controller, status_name
 from sc2env.client.connection import DEFAULT_SPIN_WAIT_S
+from sc2env.client.direct import DirectController
+from sc2env.client.requests import Answers, GameRequests
 from sc2env.game.lifecycle import Lifecycle
 from sc2env.game.maps import (
     SMAC_MAPS_FOLDER,
@@ -41,7 +43,7 @@ _TIMER_MARGIN_LOOPS = 16 * 10
 _MAP_LOAD_TIMEOUT_S = 300.0
 
 
-def stop_game(controller: Controller | None, process: GameProcess | None) -> None:
+def stop_game(controller: GameRequests | None, process: GameProcess | None) -> None:
     """Ask the game to quit, close the connection and stop the process (each part only if given)."""
     try:
         if controller is not None:
@@ -136,7 +138,7 @@ class Match:
     def __init__(self, config: MatchConfig):
         self.config = config
         self.process: GameProcess | None = None
-        self.controller: Controller | None = None
+        self.controller: GameRequests | None = None
         self.map: MapSpec | None = None
         self.game_info: sc_pb.ResponseGameInfo | None = None
         self.player_id = 1
@@ -161,12 +163,13 @@ class Match:
 
     @property
     def running(self) -> bool:
-        """The game process is alive and connected."""
+        """The game is alive and connected (in this process, or its own process)."""
+        if self.controller is None or self.controller.closed:
+            return False
         return (
-            self.controller is not None
-            and not self.controller.closed
-            and self.process is not None
-            and self.process.running
+            self.process.running
+            if self.process is not None
+            else isinstance(self.controller, DirectController)
         )
 
     @_loses_the_game_on_connection_errors
@@ -229,7 +232,7 @@ class Match:
         self,
         actions: sc_pb.RequestAction | Iterable[sc_pb.Action] = (),
         then: Sequence[tuple[str, Message]] = (),
-    ) -> Pending | sc_pb.ResponseObservation:
+    ) -> Answers | sc_pb.ResponseObservation:
         """The sending half of step(): the game works on it while the caller does something else. `then`:
         requests to send after the observation in the same round trip (their answers: StepResult.then, None
         for one the game refused)."""
@@ -264,7 +267,7 @@ class Match:
         return controller.begin_act_step_observe(actions, cfg.step_mul, then=then)
 
     @_loses_the_game_on_connection_errors
-    def finish_step(self, sent: Pending | sc_pb.ResponseObservation) -> StepResult:
+    def finish_step(self, sent: Answers | sc_pb.ResponseObservation) -> StepResult:
         """The receiving half of step(): wait for the observation and score it."""
         if self._lifecycle.state is not MatchState.STEPPING:
             raise errors.ProtocolError(
@@ -345,6 +348,13 @@ class Match:
                 "show_placeholders=True asks for buildings queued but not started, which the built-in engine "
                 "does not make: use engine='sc2', or leave show_placeholders out"
             )
+        if launch.runs_direct(plan.engine):
+            log.info(
+                "playing the built-in engine in this process (direct mode; direct=False starts a process)"
+            )
+            self.controller, self.map = DirectController(str(plan.data_dir)), spec
+            self._lifecycle.to(MatchState.IDLE)
+            return
         process = launch_plan(plan)
         try:
             timeout_s = self.config.request_timeout_s

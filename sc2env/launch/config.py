@@ -27,6 +27,7 @@ _FIELD_TYPES = (
     ("render", (bool,), "True or False"),
     ("timeout_s", (numbers.Real,), "a number of seconds"),
     ("spin_wait", (bool,), "True or False"),
+    ("direct", (bool,), "True or False"),
 )
 
 
@@ -44,6 +45,9 @@ class LaunchConfig:
     extra_args: more command-line flags, passed through as they are.
     spin_wait:  the game's client (a Match's Controller) and the built-in engine poll briefly for each
                 other's next message before sleeping (adaptive, see sc2env.spinwait); False: never.
+    direct:     play the built-in engine inside this process ("direct mode": no game process, socket or
+                serialisation; the same observations, rewards and errors) when nothing asks for its process:
+                no `port` and no `extra_args`. False: start it as a process, as the real game is started.
     """
 
     engine: str | None = None
@@ -55,6 +59,7 @@ class LaunchConfig:
     timeout_s: float | None = None
     extra_args: tuple[str, ...] = ()
     spin_wait: bool = True
+    direct: bool = True
 
     def __post_init__(self) -> None:
         defaults = {field.name: field.default for field in dataclasses.fields(self)}
@@ -94,6 +99,10 @@ class LaunchConfig:
         if engine not in ENGINES:
             raise LaunchError(f"Unknown engine {source}{engine!r}: choose one of {', '.join(ENGINES)}.")
         return engine
+
+    def runs_direct(self, engine: str) -> bool:
+        """Whether `engine` (the one plan_launch chose) is played in this process rather than started."""
+        return self.direct and engine == "builtin" and self.port is None and not self.extra_args
 
     def readiness_timeout_s(self, engine: str) -> float:
         return self.timeout_s if self.timeout_s is not None else DEFAULT_TIMEOUT_S[engine]
