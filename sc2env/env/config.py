@@ -33,7 +33,6 @@ _SWITCHES = (
     "realtime",
     "disable_fog",
     "spin_wait",
-    "direct",
     "allow_cheating_layers",
     "show_cloaked",
     "show_burrowed_shadows",
@@ -103,7 +102,8 @@ class EnvConfig:
     direct:             play the built-in engine inside the env's process ("direct mode": no game process,
                         socket or serialisation; the same observations, rewards, infos, replays and errors, at
                         about half the CPU per step). False: start it as a process of its own, over a websocket,
-                        as the real game is played. No effect with engine="sc2".
+                        as the real game is played. None reads $SC2ENV_DIRECT (0 or 1), else True. No
+                        effect with engine="sc2".
     realtime:           play against the clock (the game advances on its own; no step requests).
     race:               the agent's race: "terran", "zerg", "protoss" or "random"; None: the map's (a mini-game's
                         definition says it: Terran on the SC2LE ones), else "terran". A mini-game plays its
@@ -166,7 +166,7 @@ class EnvConfig:
     launch_timeout_s: float | None = None
     request_timeout_s: float = 120.0
     spin_wait: bool = True
-    direct: bool = True
+    direct: bool | None = None
     save_replay_episodes: int = 0
     replay_dir: str = "replays"
     render_size: tuple[int, int] | None = None
@@ -213,6 +213,10 @@ class EnvConfig:
         for name in _SWITCHES:
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise TypeError(f"{name} must be True or False, not {getattr(self, name)!r}")
+        if self.direct is not None and not isinstance(self.direct, (bool, np.bool_)):
+            raise TypeError(
+                f"direct must be True, False or None ($SC2ENV_DIRECT, else True), not {self.direct!r}"
+            )
         for name in _NAME_LISTS:
             if isinstance(getattr(self, name), (str, bytes)):
                 raise TypeError(
@@ -316,7 +320,7 @@ class EnvConfig:
             render=self.rgb_screen_size is not None,
             timeout_s=self.launch_timeout_s,
             spin_wait=self.spin_wait,
-            direct=self.direct,
+            direct=None if self.direct is None else bool(self.direct),
         )
 
     def match_config(self, interface_options) -> MatchConfig:

@@ -67,6 +67,8 @@ class SC2VectorEnv(VectorEnv):
             )
         seed = kwargs.pop("seed", None)
         require_seed("seed", seed)
+        # Its games overlap their work in their own processes: games played in this one would take turns.
+        kwargs.setdefault("direct", False)
         self.envs = [
             SC2Env(map_name, render_mode=render_mode, seed=None if seed is None else seed + i, **kwargs)
             for i in range(num_envs)

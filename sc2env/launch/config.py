@@ -11,6 +11,17 @@ from sc2env.errors import LaunchError
 
 ENGINES = ("auto", "builtin", "sc2")
 ENGINE_ENV_VAR = "SC2ENV_ENGINE"
+DIRECT_ENV_VAR = "SC2ENV_DIRECT"
+_SAYS = {
+    "1": True,
+    "true": True,
+    "yes": True,
+    "on": True,
+    "0": False,
+    "false": False,
+    "no": False,
+    "off": False,
+}
 
 # Readiness deadlines: the built-in engine is up in about a second, StarCraft II can take tens of seconds
 # on a cold disk cache.
@@ -48,6 +59,7 @@ class LaunchConfig:
     direct:     play the built-in engine inside this process ("direct mode": no game process, socket or
                 serialisation; the same observations, rewards and errors) when nothing asks for its process:
                 no `port` and no `extra_args`. False: start it as a process, as the real game is started.
+                None reads $SC2ENV_DIRECT (0 or 1), else True.
     """
 
     engine: str | None = None
@@ -59,7 +71,7 @@ class LaunchConfig:
     timeout_s: float | None = None
     extra_args: tuple[str, ...] = ()
     spin_wait: bool = True
-    direct: bool = True
+    direct: bool | None = None
 
     def __post_init__(self) -> None:
         defaults = {field.name: field.default for field in dataclasses.fields(self)}
@@ -102,7 +114,14 @@ class LaunchConfig:
 
     def runs_direct(self, engine: str) -> bool:
         """Whether `engine` (the one plan_launch chose) is played in this process rather than started."""
-        return self.direct and engine == "builtin" and self.port is None and not self.extra_args
+        if engine != "builtin" or self.port is not None or self.extra_args:
+            return False
+        if self.direct is not None:
+            return self.direct
+        setting = os.environ.get(DIRECT_ENV_VAR, "").strip().lower()
+        if setting and setting not in _SAYS:
+            raise LaunchError(f"${DIRECT_ENV_VAR}={setting!r} must be 1 or 0 (or true/false, yes/no, on/off)")
+        return _SAYS.get(setting, True)
 
     def readiness_timeout_s(self, engine: str) -> float:
         return self.timeout_s if self.timeout_s is not None else DEFAULT_TIMEOUT_S[engine]

@@ -347,8 +347,19 @@ def test_verbose_logs_the_launch_and_the_game():
         timeout=120,
         check=True,
     )
-    assert "the built-in engine" in done.stderr and "ready at ws://127.0.0.1:" in done.stderr
+    assert "playing the built-in engine in this process (direct mode" in done.stderr
     assert "creating MoveToBeacon (seed " in done.stderr
+    over_a_socket = subprocess.run(
+        [sys.executable, "-m", "sc2env", "run", "--max-steps", "2", "--verbose", *BUILTIN],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        env=dict(os.environ, SC2ENV_DIRECT="0"),
+    )
+    assert (
+        "the built-in engine" in over_a_socket.stderr and "ready at ws://127.0.0.1:" in over_a_socket.stderr
+    )
     assert "Logging before flag parsing" not in done.stderr
 
 

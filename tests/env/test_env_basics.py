@@ -18,6 +18,13 @@ from sc2env.env import COMPACT_UNIT_TYPES, SC2Env, env_ids
 from sc2env.game import MINI_GAMES
 from sc2env.interface import FUNCTIONS, MINIMAP_LAYERS, SCREEN_LAYERS, FunctionCall
 
+
+@pytest.fixture(autouse=True)
+def _games_in_their_own_processes(monkeypatch):
+    """These tests are about the game process and its socket: every env here starts one (not direct mode)."""
+    monkeypatch.setenv("SC2ENV_DIRECT", "0")
+
+
 SMALL = {"screen_size": 32, "minimap_size": 32}
 PLAYER_RELATIVE = [layer.name for layer in SCREEN_LAYERS].index("player_relative")
 

@@ -14,6 +14,13 @@ import pytest
 from sc2env import errors
 from sc2env.env import EnvConfig, SC2Env
 
+
+@pytest.fixture(autouse=True)
+def _games_in_their_own_processes(monkeypatch):
+    """These tests are about the game process and its socket: every env here starts one (not direct mode)."""
+    monkeypatch.setenv("SC2ENV_DIRECT", "0")
+
+
 SMALL = {"screen_size": 16, "minimap_size": 16}
 NO_OPS = np.zeros((2, 14), np.int64)
 

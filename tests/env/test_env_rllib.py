@@ -43,7 +43,7 @@ def test_creator_pickles_and_starts_nothing_until_reset():
         assert isinstance(env, SC2Env) and env.match is None  # lazy: no process yet
         assert env.config.seed == worker_seed(7, 2, 1)
         _obs, _ = env.reset()
-        assert env.match.process.running
+        assert env.match.running
         same = creator(EnvContext(dict(env.config.__dict__ | {"seed": 7}), worker_index=2, vector_index=1))
         try:
             assert same.config.seed == env.config.seed

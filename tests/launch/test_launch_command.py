@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes.util
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -196,18 +197,32 @@ def test_config_validation():
     assert LaunchConfig(timeout_s=7).readiness_timeout_s("sc2") == 7
 
 
-def test_client_side_never_imports_the_engine():
-    # Every client-side package, and a whole env played for a step with rendering, without sc2env.engine.
+def test_client_side_imports_the_engine_only_to_play_it_in_process():
+    # Every client-side package, and a whole env played over a socket for a step with rendering, without
+    # sc2env.engine; the same env in direct mode loads it, through the one module that plays it in-process.
     code = (
         "import os, sys; os.environ['SDL_VIDEODRIVER'] = 'dummy'\n"
         "import gymnasium as gym, sc2env, sc2env.launch, sc2env.client, sc2env.interface, sc2env.game, "
         "sc2env.env, sc2env.agents, sc2env.viewer, sc2env.cli\n"
+        "print([m for m in sys.modules if m.startswith('sc2env.engine')])\n"
         "env = gym.make('sc2env/MoveToBeacon-v0', engine='builtin', render_mode='rgb_array', "
-        "screen_size=16, minimap_size=16)\n"
+        "screen_size=16, minimap_size=16, direct=sys.argv[1] == 'direct')\n"
         "env.reset(seed=0); env.step(env.action_space.sample()); env.render(); env.close()\n"
         "print([m for m in sys.modules if m.startswith('sc2env.engine')])"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    for mode in ("socket", "direct"):
+        result = subprocess.run(
+            [sys.executable, "-c", code, mode], capture_output=True, text=True, check=True, timeout=120
+        )
+        imported, played = result.stdout.strip().splitlines()[-2:]
+        assert imported == "[]"
+        assert (played == "[]") == (mode == "socket")
+        assert mode == "socket" or "'sc2env.engine.inprocess'" in played
+    package = pathlib.Path(sc2env.__file__).parent
+    naming_the_engine = sorted(
+        str(path.relative_to(package))
+        for path in package.rglob("*.py")
+        if path.parts[len(package.parts)] not in ("engine", "gamedata", "__main__.py", "run_engine.py")
+        and re.search(r"^\s*(from|import) sc2env\.engine", path.read_text(), re.MULTILINE)
     )
-    assert result.stdout.strip().splitlines()[-1] == "[]"
+    assert naming_the_engine == ["client/direct.py"]

@@ -81,7 +81,7 @@ def test_a_human_env_whose_window_falls_back_raises_from_reset_and_closes_cleanl
     monkeypatch.setattr(window_module, "_requested_drivers", lambda: [""])
     # The env's own check (when it is made) and the window's check see x11; the window then opens invisible.
     opened = drivers("x11", "x11", "offscreen")
-    env = make_env("MoveToBeacon", render_mode="human", screen_size=32, minimap_size=32)
+    env = make_env("MoveToBeacon", render_mode="human", screen_size=32, minimap_size=32, direct=False)
     with pytest.raises(NoDisplayError, match="fell back to its invisible 'offscreen' driver"):
         env.reset(seed=0)
     assert len(opened) == 2 and marked_games(), "the game had started, the window was tried twice"
