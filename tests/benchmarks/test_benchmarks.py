@@ -30,6 +30,14 @@ RUNS = {
             r"target one env >= 1,000 steps/s: \d+, (met|NOT met)"
         ),
     ),
+    "direct_steps": (
+        ["--steps", "40", "--repeat", "1", "--maps", "MoveToBeacon", "--vector", "2", "--no-pysc2"],
+        (
+            r"MoveToBeacon, direct:\s+\d+\s+\d+\s+[\d.]+x, [\d.]+x MoveToBeacon, socket(.|\n)*"
+            r"SC2VectorEnv, 2 games:\s+\d+\s+\d+(.|\n)*"
+            r"target one env direct >= 1.8x socket \(MoveToBeacon\): [\d.]+x, (met|NOT met)"
+        ),
+    ),
     "calibrate_minigames": (
         ["--episodes", "1", "--maps", "MoveToBeacon", "--agents", "scripted", "--jobs", "1"],
         r"MoveToBeacon\s+scripted scores \[\d+\]",

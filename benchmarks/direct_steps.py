@@ -1,0 +1,209 @@
+"""Direct mode against the socket: steps/s and CPU per step, one env on every mini-game, and vector envs.
+
+One run measures, round after round and in turn (the machine's speed drifts, so each ratio compares figures of
+the same round): one SC2Env over a socket and in direct mode on each of the seven mini-games; SC2VectorEnv
+(each game in its own process, over a socket) against the worker vector env (worker processes stepping their
+share of direct games) at several sizes; and PySC2's SC2Env on the same engine. Beside each steps/s figure
+stands the CPU time per step of every process involved (this one and all its descendants: games, workers),
+which another engineer's load on the machine moves far less than it moves steps/s.
+
+The loop is sc2env.env.speed's: 64×64 screen and minimap, every feature layer, step_mul 8, select the army,
+then a Move_screen to a random point every step.
+
+    python benchmarks/direct_steps.py [--steps 1500] [--repeat 3] [--maps ...] [--vector 2 4 8 16]
+                                      [--no-pysc2]
+
+Targets (issue 27): one env direct >= 1.8x socket; the worker vector env of 8 games >= 2x SC2VectorEnv's and
+>= 2,500 MoveToBeacon steps/s; its CPU per step <= 0.55x SC2VectorEnv's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import pathlib
+import statistics
+import sys
+import time
+from collections.abc import Callable
+
+import engine_steps  # benchmarks/, next to this script
+import env_steps
+import gymnasium as gym
+import numpy as np
+
+import sc2env  # noqa: F401  (registers the ids)
+from sc2env.env.env import SC2Env
+from sc2env.env.speed import BENCH_KWARGS, RESELECT_EVERY, _moves
+from sc2env.game.maps import MINI_GAMES
+from sc2env.interface import FUNCTIONS
+
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds() -> float:
+    """CPU time (user + system) of this process and every live descendant (its games and workers)."""
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    for entry in pathlib.Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        pid = int(entry.name)
+        parents[pid] = int(fields[1])
+        times[pid] = (int(fields[11]) + int(fields[12])) / _TICK
+    ours, total = {os.getpid()}, 0.0
+    changed = True
+    while changed:  # descendants, generation by generation
+        changed = False
+        for pid, parent in parents.items():
+            if parent in ours and pid not in ours:
+                ours.add(pid)
+                changed = True
+    total = sum(times.get(pid, 0.0) for pid in ours)
+    return total
+
+
+Measure = Callable[[], tuple[float, float]]
+"""A measurement: (steps per second, CPU microseconds per step)."""
+
+
+def _timed(step: Callable[[int], None], steps: int) -> tuple[float, float]:
+    cpu, start = cpu_seconds(), time.perf_counter()
+    for i in range(steps):
+        step(i)
+    wall, used = time.perf_counter() - start, cpu_seconds() - cpu
+    return steps / wall, used / steps * 1e6
+
+
+def one_env(map_name: str, steps: int, direct: bool) -> tuple[float, float]:
+    env = SC2Env(map_name, direct=direct, **BENCH_KWARGS)
+    try:
+        moves = _moves(env, np.random.default_rng(0), steps)
+        select = env.function_call_to_action(FUNCTIONS.select_army("select"))
+        env.reset(seed=0)
+        env.step(select)
+
+        def step(i: int) -> None:
+            _, _, terminated, truncated, _ = env.step(moves[i])
+            if terminated or truncated:
+                env.reset()
+                env.step(select)
+
+        return _timed(step, steps)
+    finally:
+        env.close()
+
+
+def vector_env(num_envs: int, steps: int, workers: int | None) -> tuple[float, float]:
+    """SC2VectorEnv (workers None: a game process per sub-env) or the worker vector env with `workers`."""
+    kwargs = dict(BENCH_KWARGS)
+    if workers is not None:
+        kwargs["workers"] = workers
+    envs = gym.make_vec("sc2env/MoveToBeacon-v0", num_envs=num_envs, **kwargs)
+    try:
+        rounds = max(1, steps // num_envs)
+        single = SC2Env("MoveToBeacon", **BENCH_KWARGS)
+        rng = np.random.default_rng(0)
+        moves = [np.stack(_moves(single, rng, num_envs)) for _ in range(rounds)]
+        select = np.stack([single.function_call_to_action(FUNCTIONS.select_army("select"))] * num_envs)
+        envs.reset(seed=0)
+        envs.step(select)
+        rate, cpu = _timed(lambda i: envs.step(select if i % RESELECT_EVERY == 0 else moves[i]), rounds)
+        return rate * num_envs, cpu / num_envs
+    finally:
+        envs.close()
+
+
+def main(argv: list[str] | None = None) -> dict[str, list[tuple[float, float]]]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=1500, help="env steps per measurement")
+    parser.add_argument("--repeat", type=int, default=3, help="rounds of all the measurements, in turn")
+    parser.add_argument("--maps", nargs="*", default=sorted(MINI_GAMES), help="mini-games for one env")
+    parser.add_argument("--vector", type=int, nargs="*", default=[2, 4, 8, 16], help="vector env sizes")
+    parser.add_argument(
+        "--workers", type=int, default=None, help="the worker vector env's workers (default: the cores)"
+    )
+    parser.add_argument("--no-pysc2", action="store_true", help="skip PySC2's SC2Env")
+    args = parser.parse_args(argv)
+    has_workers = importlib.util.find_spec("sc2env.env.workers") is not None
+    workers = args.workers or os.cpu_count() or 1
+
+    runs: dict[str, tuple[Measure, str | None]] = {}
+    for name in args.maps:
+        runs[f"{name}, socket"] = (lambda name=name: one_env(name, args.steps, False), None)
+        runs[f"{name}, direct"] = (lambda name=name: one_env(name, args.steps, True), f"{name}, socket")
+    for n in args.vector:
+        runs[f"SC2VectorEnv, {n} games"] = (lambda n=n: vector_env(n, args.steps, None), None)
+        if has_workers:
+            runs[f"worker vector env, {n} games"] = (
+                lambda n=n: vector_env(n, args.steps, workers),
+                f"SC2VectorEnv, {n} games",
+            )
+    if not args.no_pysc2:
+        if importlib.util.find_spec("pysc2_evolved") is None:
+            print("PySC2 SC2Env: not installed (pip install pysc2-evolved, Python >= 3.11)")
+        else:
+            runs["PySC2 SC2Env (MoveToBeacon)"] = (
+                lambda: (env_steps.time_pysc2(args.steps), float("nan")),
+                None,
+            )
+    results: dict[str, list[tuple[float, float]]] = {label: [] for label in runs}
+    for r in range(args.repeat):
+        for label, (measure, _) in runs.items():
+            results[label].append(measure())
+            rate, cpu = results[label][-1]
+            print(
+                f"round {r + 1}: {label}: {rate:.0f} steps/s, {cpu:.0f} us CPU/step",
+                file=sys.stderr,
+                flush=True,
+            )
+    print(f"{'':36s} {'steps/s':>18s} {'CPU us/step':>18s}   per round: x steps/s, x CPU")
+    ratios: dict[str, tuple[list[float], list[float]]] = {}
+    for label, (_, base) in runs.items():
+        rates = [rate for rate, _ in results[label]]
+        cpus = [cpu for _, cpu in results[label]]
+        line = f"{label + ':':36s} {_spread(rates):>18s} {_spread(cpus):>18s}"
+        if base is not None:
+            ratios[label] = (
+                [a[0] / b[0] for a, b in zip(results[label], results[base])],
+                [a[1] / b[1] for a, b in zip(results[label], results[base])],
+            )
+            line += f"   {_spread(ratios[label][0], '.2f')}x, {_spread(ratios[label][1], '.2f')}x {base}"
+        print(line)
+    print(
+        f"[{os.cpu_count()} cores; 64x64, step_mul 8, built-in engine; {args.repeat} round(s) of {args.steps} "
+        f"steps; the worker vector env with {workers} workers]"
+    )
+    if "MoveToBeacon, direct" in ratios:
+        ratio = statistics.median(ratios["MoveToBeacon, direct"][0])
+        print(
+            f"target one env direct >= 1.8x socket (MoveToBeacon): {ratio:.2f}x, {engine_steps.verdict(ratio >= 1.8)}"
+        )
+    if "worker vector env, 8 games" in ratios:
+        rate = statistics.median(r for r, _ in results["worker vector env, 8 games"])
+        speedup, cpu = (statistics.median(v) for v in ratios["worker vector env, 8 games"])
+        print(
+            f"target worker vector env (8) >= 2x SC2VectorEnv (8): {speedup:.2f}x, {engine_steps.verdict(speedup >= 2)}"
+        )
+        print(
+            f"target worker vector env (8) >= 2,500 steps/s: {rate:.0f}, {engine_steps.verdict(rate >= 2500)}"
+        )
+        print(
+            f"target its CPU per step <= 0.55x SC2VectorEnv's: {cpu:.2f}x, {engine_steps.verdict(cpu <= 0.55)}"
+        )
+    return results
+
+
+def _spread(values: list[float], fmt: str = ".0f") -> str:
+    """ "median (min-max)" of a run's figures."""
+    median = format(statistics.median(values), fmt)
+    return median if len(values) == 1 else f"{median} ({min(values):{fmt}}-{max(values):{fmt}})"
+
+
+if __name__ == "__main__":
+    main()
