@@ -14,7 +14,7 @@ from gymnasium.envs.registration import register, registry
 from sc2env.mapfiles import minigame_names
 
 ENTRY_POINT = "sc2env.env.env:SC2Env"
-VECTOR_ENTRY_POINT = "sc2env.env.vector:SC2VectorEnv"
+VECTOR_ENTRY_POINT = "sc2env.env.vector_entry:make_vector_env"
 ANY_MAP_ID = "sc2env/SC2-v0"
 
 

@@ -50,16 +50,7 @@ class SC2VectorEnv(VectorEnv):
         self.envs: list[SC2Env] = []
         self._starts: _Starts | None = None  # games a Ctrl-C left starting in their threads
         require_count("num_envs", num_envs, "game")
-        named = AutoresetMode.__members__.get(
-            str(autoreset_mode).upper()
-        )  # "same_step" as well as "SameStep"
-        try:
-            self.autoreset_mode = named or AutoresetMode(autoreset_mode)
-        except ValueError:
-            raise ValueError(
-                f"autoreset_mode must be one of {[mode.value for mode in AutoresetMode]} (or "
-                f"{', '.join(m.lower() for m in AutoresetMode.__members__)}), not {autoreset_mode!r}"
-            ) from None
+        self.autoreset_mode = autoreset_mode_of(autoreset_mode)
         if render_mode == "human" and num_envs > 1:  # their windows would fight over the one pygame display
             raise ValueError(
                 f"render_mode='human' shows one game in the process's one window, not {num_envs}: "
@@ -344,6 +335,18 @@ def _lost_step(failures: Mapping[int, BaseException]) -> str | None:
         return None
     index, error = min(failures.items())
     return f"sub-env {index}'s step failed ({type(error).__name__})"
+
+
+def autoreset_mode_of(value: str | AutoresetMode) -> AutoresetMode:
+    """An AutoresetMode from itself, its value ("SameStep") or its name in any case ("same_step")."""
+    named = AutoresetMode.__members__.get(str(value).upper())
+    try:
+        return named or AutoresetMode(value)
+    except ValueError:
+        raise ValueError(
+            f"autoreset_mode must be one of {[mode.value for mode in AutoresetMode]} (or "
+            f"{', '.join(m.lower() for m in AutoresetMode.__members__)}), not {value!r}"
+        ) from None
 
 
 def _reset_mask(mask, num_envs: int) -> np.ndarray | None:

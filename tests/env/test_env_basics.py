@@ -33,7 +33,7 @@ def test_every_mini_game_is_registered_with_both_entry_points():
     for name in MINI_GAMES:
         spec = gym.spec(f"sc2env/{name}-v0")
         assert spec.kwargs["map_name"] == name
-        assert spec.vector_entry_point == "sc2env.env.vector:SC2VectorEnv"
+        assert spec.vector_entry_point == "sc2env.env.vector_entry:make_vector_env"
     assert "sc2env/SC2-v0" in env_ids()
 
 

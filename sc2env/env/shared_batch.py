@@ -1,0 +1,73 @@
+"""SharedBatch: a vector env's batched observations in one block of shared memory, one array per key."""
+
+from __future__ import annotations
+
+import dataclasses
+from multiprocessing import shared_memory
+
+import numpy as np
+from gymnasium import spaces
+
+_ALIGN = 64  # each array starts on a cache line
+
+
+@dataclasses.dataclass(frozen=True)
+class BatchLayout:
+    """Where each observation key's (num_envs, *shape) array lies in the block: what a worker needs to attach."""
+
+    name: str
+    size: int
+    arrays: tuple[tuple[str, tuple[int, ...], str, int], ...]  # (key, shape, dtype, offset)
+
+    @classmethod
+    def of(cls, name: str, space: spaces.Dict, num_envs: int) -> BatchLayout:
+        arrays, offset = [], 0
+        for key, box in space.spaces.items():
+            if not isinstance(box, spaces.Box):
+                raise TypeError(f"shared observations take Box spaces; {key!r} is {box!r}")
+            shape = (num_envs, *box.shape)
+            arrays.append((key, shape, np.dtype(box.dtype).str, offset))
+            offset += -(-int(np.prod(shape)) * np.dtype(box.dtype).itemsize // _ALIGN) * _ALIGN
+        return cls(name, max(offset, 1), tuple(arrays))
+
+
+class SharedBatch:
+    """The arrays of a BatchLayout over one SharedMemory block; the creator unlinks it, attachers only close."""
+
+    def __init__(self, memory: shared_memory.SharedMemory, layout: BatchLayout, owner: bool) -> None:
+        self._memory = memory
+        self.layout = layout
+        self.owner = owner
+        self.arrays: dict[str, np.ndarray] = {
+            key: np.ndarray(shape, np.dtype(dtype), memory.buf, offset)
+            for key, shape, dtype, offset in layout.arrays
+        }
+
+    @classmethod
+    def create(cls, space: spaces.Dict, num_envs: int) -> SharedBatch:
+        probe = BatchLayout.of("", space, num_envs)
+        memory = shared_memory.SharedMemory(create=True, size=probe.size)
+        return cls(memory, dataclasses.replace(probe, name=memory.name), owner=True)
+
+    @classmethod
+    def attach(cls, layout: BatchLayout) -> SharedBatch:
+        return cls(shared_memory.SharedMemory(name=layout.name), layout, owner=False)
+
+    def write(self, index: int, observation: dict[str, np.ndarray]) -> None:
+        """Put one sub-env's observation in its row."""
+        for key, array in self.arrays.items():
+            array[index] = observation[key]
+
+    def row(self, index: int) -> dict[str, np.ndarray]:
+        """A copy of one sub-env's observation."""
+        return {key: array[index].copy() for key, array in self.arrays.items()}
+
+    def close(self) -> None:
+        """Let go of the block (the creator also removes it). Idempotent."""
+        if self._memory is None:
+            return
+        memory, self._memory = self._memory, None
+        self.arrays = {}  # numpy views hold the buffer: drop them before closing it
+        memory.close()
+        if self.owner:
+            memory.unlink()

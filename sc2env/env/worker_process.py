@@ -1,0 +1,136 @@
+"""The loop of one vector-env worker process: its share of sub-envs, played in direct mode, one after another."""
+
+from __future__ import annotations
+
+import enum
+import os
+import signal
+import threading
+import traceback
+from multiprocessing.connection import Connection
+from typing import Any
+
+from sc2env.env.shared_batch import BatchLayout, SharedBatch
+
+
+class Command(enum.Enum):
+    """What the vector env asks of a worker; the payload of each is described beside it."""
+
+    RESET = "reset"  # [(index, seed, options)] -> [(index, info)]; observations into the shared batch
+    STEP = "step"  # [(index, Op, action)] -> [(index, reward, terminated, truncated, info, final)]
+    CALL = "call"  # (name, args, kwargs) -> [value per sub-env]: a method's result or an attribute
+    SET_ATTR = "set_attr"  # (name, [value per sub-env]) -> None
+    CLOSE = "close"  # None -> None; the worker then exits
+
+
+class Op(enum.Enum):
+    """What a step does to one sub-env (the vector env's autoreset decides)."""
+
+    STEP = "step"  # step with the action
+    RESET = "reset"  # NEXT_STEP's step after an episode's end: reset, ignore the action
+    STEP_THEN_RESET = "step_then_reset"  # SAME_STEP: step, and reset at once if that ended the episode
+
+
+_POLL_PARENT_S = 1.0
+
+
+def serve(
+    connection: Connection, layout: BatchLayout, indices: list[int], kwargs: dict[int, dict[str, Any]]
+) -> None:
+    """Play the sub-envs `indices` (sub-env i made as SC2Env(**kwargs[i])) for the vector env at the other end of
+    `connection` until it says CLOSE or goes away. Answers are ("ok", value) or ("error", exception)."""
+    from sc2env.env.env import SC2Env  # in the worker: the parent's import state is not inherited under spawn
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C is the parent's to handle; it closes us
+    parent = os.getppid()
+    batch = SharedBatch.attach(layout)
+    envs = {i: SC2Env(**kwargs[i]) for i in indices}
+    watchdog = threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True)
+    watchdog.start()
+    try:
+        while True:
+            try:
+                command, payload = connection.recv()
+            except (EOFError, OSError):  # the vector env is gone
+                return
+            if command is Command.CLOSE:
+                connection.send(("ok", None))
+                return
+            try:
+                answer: tuple[str, Any] = ("ok", _run(command, payload, envs, batch))
+            except Exception as error:  # sent to the vector env, which raises it for the sub-env named
+                answer = ("error", _picklable(error))
+            connection.send(answer)
+    finally:
+        for env in envs.values():
+            env.close()
+        batch.close()
+
+
+def _run(command: Command, payload: Any, envs: dict, batch: SharedBatch) -> Any:
+    if command is Command.RESET:
+        out = []
+        for index, seed, options in payload:
+            obs, info = _labelled(index, envs[index].reset, seed=seed, options=options)
+            batch.write(index, obs)
+            out.append((index, info))
+        return out
+    if command is Command.STEP:
+        return [_step(index, op, action, envs[index], batch) for index, op, action in payload]
+    if command is Command.CALL:
+        name, args, kwargs = payload
+        values = []
+        for index, env in envs.items():
+            value = getattr(env, name)
+            values.append(_labelled(index, value, *args, **kwargs) if callable(value) else value)
+        return values
+    if command is Command.SET_ATTR:
+        name, values = payload
+        for env, value in zip(envs.values(), values, strict=True):
+            setattr(env, name, value)
+        return None
+    raise ValueError(f"unknown worker command {command!r}")
+
+
+def _step(index: int, op: Op, action: Any, env: Any, batch: SharedBatch) -> tuple:
+    if op is Op.RESET:
+        obs, info = _labelled(index, env.reset)
+        batch.write(index, obs)
+        return index, 0.0, False, False, info, None
+    obs, reward, terminated, truncated, info = _labelled(index, env.step, action)
+    final = None
+    if op is Op.STEP_THEN_RESET and (terminated or truncated):
+        final = (obs, info)
+        obs, info = _labelled(index, env.reset)
+    batch.write(index, obs)
+    return index, float(reward), bool(terminated), bool(truncated), info, final
+
+
+def _labelled(index: int, call, *args, **kwargs):
+    """call(*args, **kwargs), its error saying which sub-env raised it."""
+    try:
+        return call(*args, **kwargs)
+    except Exception as error:
+        error.add_note(f"(in sub-env {index})")
+        error.sub_env = index  # type: ignore[attr-defined]
+        raise
+
+
+def _picklable(error: Exception) -> Exception:
+    """`error` if it survives pickling (sc2env's errors do), else a RuntimeError with its text and traceback."""
+    import pickle
+
+    try:
+        pickle.loads(pickle.dumps(error))
+        return error
+    except Exception:
+        text = "".join(traceback.format_exception(error))
+        return RuntimeError(f"{type(error).__name__} in a vector-env worker: {error}\n{text}")
+
+
+def _exit_when_orphaned(parent: int) -> None:
+    """End this worker when its vector env's process dies without closing it (no stray processes)."""
+    stop = threading.Event()
+    while not stop.wait(_POLL_PARENT_S):
+        if os.getppid() != parent:
+            os._exit(0)
