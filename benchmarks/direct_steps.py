@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> dict[str, list[tuple[float, float]]]:
     )
     parser.add_argument("--no-pysc2", action="store_true", help="skip PySC2's SC2Env")
     args = parser.parse_args(argv)
-    has_workers = importlib.util.find_spec("sc2env.env.workers") is not None
+    has_workers = importlib.util.find_spec("sc2env.env.worker_vector") is not None
     workers = args.workers or os.cpu_count() or 1
 
     runs: dict[str, tuple[Measure, str | None]] = {}

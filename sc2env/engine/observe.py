@@ -94,7 +94,7 @@ def merge_layers(response: sc_pb.Response, layers: Layers) -> None:
     for number, encoded in layers:
         stack = data.renders if number == _RENDERS else data.minimap_renders
         stack.SetInParent()
-        stack.MergeFromString(encoded)
+        stack.MergeFromString(encoded)  # type: ignore[arg-type]  # upb parses a bytearray as bytes
 
 
 def _raw_grid(game: Game, grid: np.ndarray) -> np.ndarray:

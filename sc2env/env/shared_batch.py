@@ -35,7 +35,7 @@ class SharedBatch:
     """The arrays of a BatchLayout over one SharedMemory block; the creator unlinks it, attachers only close."""
 
     def __init__(self, memory: shared_memory.SharedMemory, layout: BatchLayout, owner: bool) -> None:
-        self._memory = memory
+        self._memory: shared_memory.SharedMemory | None = memory
         self.layout = layout
         self.owner = owner
         self.arrays: dict[str, np.ndarray] = {

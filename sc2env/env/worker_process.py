@@ -21,6 +21,7 @@ class Command(enum.Enum):
     CALL = "call"  # (name, args, kwargs) -> [value per sub-env]: a method's result or an attribute
     SET_ATTR = "set_attr"  # (name, [value per sub-env]) -> None
     CLOSE = "close"  # None -> None; the worker then exits
+    # Every answer is ("ok", value) or ("error", (the sub-env's index or None, the exception)).
 
 
 class Op(enum.Enum):
@@ -58,8 +59,10 @@ def serve(
                 return
             try:
                 answer: tuple[str, Any] = ("ok", _run(command, payload, envs, batch))
-            except Exception as error:  # sent to the vector env, which raises it for the sub-env named
-                answer = ("error", _picklable(error))
+            except _InSubEnv as failed:  # sent to the vector env, which raises it for the sub-env named
+                answer = ("error", (failed.index, _picklable(failed.error)))
+            except Exception as error:
+                answer = ("error", (None, _picklable(error)))
             connection.send(answer)
     finally:
         for env in envs.values():
@@ -106,14 +109,20 @@ def _step(index: int, op: Op, action: Any, env: Any, batch: SharedBatch) -> tupl
     return index, float(reward), bool(terminated), bool(truncated), info, final
 
 
+class _InSubEnv(Exception):
+    """An error of sub-env `index`'s SC2Env."""
+
+    def __init__(self, index: int, error: Exception) -> None:
+        super().__init__(index, error)
+        self.index, self.error = index, error
+
+
 def _labelled(index: int, call, *args, **kwargs):
     """call(*args, **kwargs), its error saying which sub-env raised it."""
     try:
         return call(*args, **kwargs)
     except Exception as error:
-        error.add_note(f"(in sub-env {index})")
-        error.sub_env = index  # type: ignore[attr-defined]
-        raise
+        raise _InSubEnv(index, error) from error
 
 
 def _picklable(error: Exception) -> Exception:

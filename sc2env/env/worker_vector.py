@@ -7,9 +7,10 @@ import os
 import time
 from collections.abc import Sequence
 from multiprocessing.connection import Connection, wait
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
+from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
@@ -119,7 +120,7 @@ class SC2WorkerVectorEnv(VectorEnv):
         self._autoreset = np.zeros(num_envs, bool)
         self._lost: str | None = None
         self._started = False
-        self._batch = SharedBatch.create(self.single_observation_space, num_envs)
+        self._batch = SharedBatch.create(cast(spaces.Dict, self.single_observation_space), num_envs)
         self.closed = False
 
     # --- the VectorEnv API -------------------------------------------------------------------------
@@ -216,7 +217,7 @@ class SC2WorkerVectorEnv(VectorEnv):
         return self.call("render")
 
     @property
-    def np_random_seed(self) -> tuple[int, ...]:
+    def np_random_seed(self) -> tuple[int, ...]:  # type: ignore[override]  # one per sub-env, as SyncVectorEnv's
         return self.get_attr("np_random_seed")
 
     def close_extras(self, **kwargs: Any) -> None:
@@ -270,14 +271,14 @@ class SC2WorkerVectorEnv(VectorEnv):
                     "next reset() starts a new one (raise request_timeout_s if games are that slow)"
                 )
             for connection in ready:
-                worker = waiting.pop(connection)  # type: ignore[arg-type]
+                worker = waiting.pop(cast(Connection, connection))
                 try:
-                    status, value = connection.recv()  # type: ignore[union-attr]
+                    status, value = cast(Connection, connection).recv()
                 except (EOFError, OSError):
                     failure = failure or self._lost_worker(worker, "it died while working")
                     continue
                 if status == "error":
-                    failure = failure or value
+                    failure = failure or _named(*value)
                 else:
                     answers[self._workers.index(worker)] = value
         if failure is not None:
@@ -315,3 +316,15 @@ class SC2WorkerVectorEnv(VectorEnv):
         for i, one in enumerate(seeds):
             require_seed(f"reset(seed=...)[{i}]", one)
         return [None if one is None else int(one) for one in seeds]
+
+
+def _named(index: int | None, error: BaseException) -> BaseException:
+    """A worker's error, its message naming the sub-env that raised it (when one did)."""
+    if index is None:
+        return error
+    try:
+        named = type(error)(f"sub-env {index}: {error}")
+    except Exception:  # an error type that takes other arguments: as it is
+        return error
+    named.__cause__ = error
+    return named
