@@ -39,6 +39,8 @@ class _Worker:
         )
         self.process.start()
         theirs.close()
+        self.owed = 0  # answers sent to requests but not read yet (a Ctrl-C came before they were)
+        self.broken = False  # a request was cut mid-write: the pipe is out of step for good
 
     def stop(self) -> None:
         """Ask it to close its games and exit; kill it if it does not in time. Idempotent."""
@@ -240,9 +242,21 @@ class SC2WorkerVectorEnv(VectorEnv):
             self._workers = [self._new_worker(share) for share in self._shares]
             return
         for k, worker in enumerate(self._workers):
-            if not worker.process.is_alive():
+            if not self._settled(worker):
                 worker.stop()
                 self._workers[k] = self._new_worker(worker.indices)
+
+    def _settled(self, worker: _Worker) -> bool:
+        """Whether `worker` is alive and in step, after reading the answers a Ctrl-C left unread."""
+        while worker.owed and worker.process.is_alive() and not worker.broken:
+            if not worker.connection.poll(self._timeout_s):
+                return False
+            try:
+                worker.connection.recv()
+            except (EOFError, OSError):
+                return False
+            worker.owed -= 1
+        return worker.process.is_alive() and not worker.broken
 
     def _new_worker(self, indices: list[int]) -> _Worker:
         assert self._batch is not None
@@ -254,9 +268,12 @@ class SC2WorkerVectorEnv(VectorEnv):
         waiting: dict[Connection, _Worker] = {}
         for worker in self._workers:
             try:
+                worker.broken = True  # until the whole request is written
                 worker.connection.send((command, payload_of(worker)))
+                worker.broken = False
             except (OSError, ValueError):
                 raise self._lost_worker(worker, "it was not there to take the request") from None
+            worker.owed += 1
             waiting[worker.connection] = worker
         answers: dict[int, Any] = {}
         failure: BaseException | None = None
@@ -274,6 +291,7 @@ class SC2WorkerVectorEnv(VectorEnv):
                 worker = waiting.pop(cast(Connection, connection))
                 try:
                     status, value = cast(Connection, connection).recv()
+                    worker.owed -= 1
                 except (EOFError, OSError):
                     failure = failure or self._lost_worker(worker, "it died while working")
                     continue

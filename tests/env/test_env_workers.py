@@ -137,3 +137,33 @@ def test_a_killed_worker_fails_the_step_by_name_and_reset_replaces_it():
         envs.close()
     assert not any(_alive(pid) for pid in pids)
     assert not pathlib.Path(f"/dev/shm/{block}").exists()
+
+
+def test_a_ctrl_c_while_the_workers_step_leaves_reset_working(monkeypatch):
+    import sc2env.env.worker_vector as worker_vector
+
+    envs = SC2WorkerVectorEnv(2, workers=2, **KWARGS)
+    noop = np.zeros((2, len(envs.action_spec.nvec)), np.int64)
+    try:
+        envs.reset(seed=1)
+        real_wait = worker_vector.wait
+
+        def interrupted(*args, **kwargs):
+            monkeypatch.setattr(worker_vector, "wait", real_wait)
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(worker_vector, "wait", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            envs.step(noop)  # sent to both workers, their answers never read
+        with pytest.raises(errors.ProtocolError, match="call reset"):
+            envs.step(noop)
+        pids = [worker.process.pid for worker in envs._workers]
+        obs, _ = envs.reset(
+            seed=1
+        )  # reads and drops the step's answers first: each answer is its own request's
+        assert obs["game_loop"].ravel().tolist() == [0, 0]
+        obs, *_ = envs.step(noop)
+        assert obs["game_loop"].ravel().tolist() == [64, 64]
+        assert [worker.process.pid for worker in envs._workers] == pids  # the same workers, kept
+    finally:
+        envs.close()
