@@ -15,12 +15,13 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from sc2env import errors
-from sc2env.env.env import GAME_LOOPS_PER_SECOND, SC2Env
+from sc2env.env.env import SC2Env
 from sc2env.env.registration import spec_property
 from sc2env.env.shared_batch import SharedBatch
 from sc2env.env.vector import _reset_mask, autoreset_mode_of
 from sc2env.env.worker_process import Command, Op, serve
 from sc2env.game.match_config import require_count, require_seed
+from sc2env.gamedata.clock import LOOPS_PER_REAL_SECOND
 
 # Fork, as Gymnasium's AsyncVectorEnv does where it can: a spawned worker would run the caller's main script
 # again unless it is guarded by `if __name__ == "__main__"`. Workers fork before any game is started.
@@ -105,7 +106,7 @@ class SC2WorkerVectorEnv(VectorEnv):
         self.render_mode = render_mode
         self.metadata = {
             "render_modes": probe.metadata["render_modes"],
-            "render_fps": GAME_LOOPS_PER_SECOND / probe.config.step_mul,
+            "render_fps": LOOPS_PER_REAL_SECOND / probe.config.step_mul,
             "autoreset_mode": self.autoreset_mode,
         }
         self.single_observation_space = probe.observation_space
