@@ -58,6 +58,14 @@ def _typed_error_enums() -> dict[str, EnumDescriptor]:
 _TYPED_ERRORS = _typed_error_enums()
 
 
+def _sent_kind(request: sc_pb.Request) -> str:
+    """The kind of a request that was sent (its Request field's name)."""
+    kind = request.WhichOneof("request")
+    if kind is None:
+        raise errors.ProtocolError("an answer is read for the request that was sent: this one is empty")
+    return kind
+
+
 def status_name(status: int) -> str:
     try:
         return Status.Name(Status.ValueType(status))
@@ -104,9 +112,7 @@ class Protocol:
         to this request (the stream is out of step), ProtocolError for `Response.error` or a missing status,
         and RequestError for a typed error such as ResponseCreateGame.error.
         """
-        kind = request.WhichOneof("request")
-        if kind is None:
-            raise errors.ProtocolError("read_response() needs the request that was sent: this one is empty")
+        kind = _sent_kind(request)
         try:
             response = sc_pb.Response.FromString(data)  # type: ignore[arg-type]  # a memoryview parses as is, uncopied
         except DecodeError:
@@ -120,7 +126,7 @@ class Protocol:
         self, request: sc_pb.Request, response: sc_pb.Response, sent_status: int | None = None
     ) -> Message | None:
         """read_response() for an answer already parsed (an in-process game's): the same checks and status."""
-        kind = request.WhichOneof("request")
+        kind = _sent_kind(request)
         if response.HasField("id") and response.id != request.id:
             raise errors.ConnectionError(
                 f"The answer to `{kind}` (request id {request.id}) carries id {response.id}: requests and "

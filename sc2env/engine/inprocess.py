@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
+from sc2env import errors
 from sc2env.engine import observe
 from sc2env.engine.session import Session
 
@@ -35,6 +36,12 @@ class InProcessEngine:
     def respond(self, request: sc_pb.Request) -> sc_pb.Response:
         own = sc_pb.Request()
         own.CopyFrom(request)  # the game keeps parts of some requests (join_game's options) for its lifetime
-        response, layers = self._session.respond(own)
+        answered = self._session.respond(own)
+        if answered is None:  # only a two-player game's lock-step holds an answer back
+            raise errors.ProtocolError(
+                "the in-process engine plays one player's games: a two-player game is played over sockets "
+                "(direct=False)"
+            )
+        response, layers = answered
         observe.merge_layers(response, layers)
         return response

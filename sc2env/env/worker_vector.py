@@ -10,7 +10,6 @@ from multiprocessing.connection import Connection, wait
 from typing import Any, cast
 
 import numpy as np
-from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
@@ -123,7 +122,7 @@ class SC2WorkerVectorEnv(VectorEnv):
         self._autoreset = np.zeros(num_envs, bool)
         self._lost: str | None = None
         self._started = False
-        self._batch = SharedBatch.create(cast(spaces.Dict, self.single_observation_space), num_envs)
+        self._batch = SharedBatch.create(self.single_observation_space, num_envs)
         self.closed = False
 
     # --- the VectorEnv API -------------------------------------------------------------------------

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from engine_helpers import SEVEN_MINI_GAMES, create_request, interface, join_request, random_action
-from s2clientprotocol import query_pb2
+from s2clientprotocol import debug_pb2, query_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
+from sc2env.engine import replay_file
 from sc2env.engine.inprocess import InProcessEngine
 from sc2env.engine.session import Session
+
+
+def undated(data: bytes) -> replay_file.Replay:
+    """A replay's contents but for its date (when its episode started, by the wall clock)."""
+    replay = replay_file.decode(data)
+    assert replay.started_at is not None
+    return dataclasses.replace(replay, started_at=None)
 
 
 class Twins:
@@ -25,6 +35,9 @@ class Twins:
         request = sc_pb.Request(id=self.next_id, **fields)
         over_bytes = sc_pb.Response.FromString(self.session.handle(request.SerializeToString()))
         direct = self.engine.respond(request)
+        if direct.save_replay.data:  # dated by each game's wall clock: the rest must be the same
+            assert undated(direct.save_replay.data) == undated(over_bytes.save_replay.data)
+            direct.save_replay.data = over_bytes.save_replay.data
         assert direct == over_bytes, f"{request.WhichOneof('request')} answered differently"
         assert direct.SerializeToString(deterministic=True) == over_bytes.SerializeToString(
             deterministic=True
@@ -50,6 +63,18 @@ def test_every_answer_is_the_one_the_socket_carries(map_name):
     twins.ask(game_info=sc_pb.RequestGameInfo())
     twins.ask(data=sc_pb.RequestData(ability_id=True, unit_type_id=True))
     rng = np.random.default_rng(3)
+    # Debug commands as SMACv2-style scenarios send them: a unit made, one killed, a value set.
+    made = debug_pb2.DebugCommand()
+    made.create_unit.unit_type, made.create_unit.owner, made.create_unit.quantity = 48, 1, 2  # Marines
+    made.create_unit.pos.x = made.create_unit.pos.y = 20
+    twins.ask(debug=sc_pb.RequestDebug(debug=[made]))
+    response = twins.ask(observation=sc_pb.RequestObservation())
+    tags = _tags(response)
+    life = debug_pb2.DebugCommand()
+    life.unit_value.unit_tag, life.unit_value.unit_value, life.unit_value.value = tags[0], 1, 20.0
+    killed = debug_pb2.DebugCommand()
+    killed.kill_unit.tag.append(tags[-1])
+    twins.ask(debug=sc_pb.RequestDebug(debug=[life, killed]))
     response = twins.ask(observation=sc_pb.RequestObservation())
     layers = response.observation.observation.feature_layer_data
     assert len(layers.renders.height_map.data) == 48 * 48 and len(layers.minimap_renders.camera.data) > 0
@@ -83,7 +108,8 @@ def test_refusals_and_typed_errors_are_the_same():
     twins.ask(create_game=create_request("MoveToBeacon"))
     assert twins.ask(join_game=join_request(interface(screen=5000))).join_game.error
     twins.ask(join_game=join_request(interface(raw=False)))
-    assert twins.ask(debug=sc_pb.RequestDebug()).error  # not served by the built-in engine
+    assert twins.ask(quick_save=sc_pb.RequestQuickSave()).error  # not served by the built-in engine
+    assert twins.ask(step=sc_pb.RequestStep(count=10**9)).error  # past the engine's limit
     assert twins.ask().error  # an empty request
 
 
