@@ -80,6 +80,9 @@ class StarCraft2Env(AgentViews, MultiAgentEnv):
     engine:  "builtin", "sc2" (StarCraft II with SMAC's maps under Maps/SMAC_Maps) or "auto"; None reads
              $SC2ENV_ENGINE, else "auto" (a real install when there is one).
     sc2path: the StarCraft II install (None: $SC2PATH, else ~/StarCraftII).
+    direct:  on the built-in engine, play it inside this process (no game process, socket or serialisation:
+             the same answers for less CPU, docs/direct.md); False starts it as a process, over a websocket.
+             None reads $SC2ENV_DIRECT (0 or 1), else True. No effect on StarCraft II.
     game:    a game to play on instead of starting one (anything with SmacGame's methods).
 
     Where it differs from SMAC, on purpose (docs/smac.md): step() raises InvalidActionError for a wrong
@@ -135,6 +138,7 @@ class StarCraft2Env(AgentViews, MultiAgentEnv):
         action_mask: bool = True,
         engine: str | None = None,
         sc2path: str | pathlib.Path | None = None,
+        direct: bool | None = None,
         game: SmacGame | None = None,
     ) -> None:
         scenario = get_scenario(map_name)
@@ -231,7 +235,7 @@ class StarCraft2Env(AgentViews, MultiAgentEnv):
         self.max_reward = self.n_enemies * self.rewards.death_value + self.rewards.win
         self._game: SmacGame = game or SocketGame(
             scenario,
-            LaunchConfig(engine=engine, sc2path=sc2path, version=game_version),
+            LaunchConfig(engine=engine, sc2path=sc2path, version=game_version, direct=direct),
             DIFFICULTIES[difficulty],
             step_mul,
         )

@@ -50,7 +50,8 @@ class SmacGame(Protocol):
 
 
 class SocketGame:
-    """A SMAC scenario played over the SC2 API through sc2env's Match: the built-in engine or StarCraft II.
+    """A SMAC scenario played over the SC2 API through sc2env's Match: StarCraft II, or the built-in engine in
+    its own process or in this one (direct mode, `launch.direct`), with the same answers either way.
 
     As SMAC: the agents join with raw observations only (no score, no feature layers), and the enemy is the
     game's built-in AI of the scenario's race at `difficulty` (one of sc2env.game's DIFFICULTIES).

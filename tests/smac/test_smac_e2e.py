@@ -17,6 +17,13 @@ from sc2env.mapfiles import definitions_dir
 from sc2env.smac import SMAC_SCENARIOS, StarCraft2Env, get_scenario, parallel_env
 
 
+@pytest.fixture(autouse=True)
+def _games_in_their_own_processes(monkeypatch):
+    """These tests are about the game process and its socket: every env here starts one (not direct mode;
+    tests/smac/test_smac_direct.py compares the two)."""
+    monkeypatch.setenv("SC2ENV_DIRECT", "0")
+
+
 @pytest.fixture(scope="module")
 def engine_plays_smac():
     """Skip when the built-in engine does not yet know SMAC's maps (its scenarios are issue 26's engine part)."""
