@@ -78,9 +78,10 @@ def random_actions(avail: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.argmax(rng.random(avail.shape) * avail, axis=1)
 
 
-def sc2env_steps(map_name: str, seconds: float, engine: str) -> tuple[float, float, int]:
-    """(env steps/s, client share of the time, episodes) of one env playing at random for `seconds`."""
-    env = StarCraft2Env(map_name=map_name, engine=engine, seed=0)
+def sc2env_steps(map_name: str, seconds: float, engine: str, direct: bool = True) -> tuple[float, float, int]:
+    """(env steps/s, client share of the time, episodes) of one env playing at random for `seconds` (the
+    built-in engine in this process, or over a socket to its own process with direct=False)."""
+    env = StarCraft2Env(map_name=map_name, engine=engine, seed=0, direct=direct)
     try:
         game = env._game
         waited = [0.0]
@@ -133,19 +134,23 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0, help="timing per scenario and env")
     parser.add_argument("--map", default="3m,8m,2s3z,MMM2,27m_vs_30m")
     parser.add_argument("--engine", default="builtin")
+    parser.add_argument(
+        "--socket", action="store_true", help="the built-in engine in its own process, not direct mode"
+    )
     parser.add_argument("--no-smax", action="store_true", help="leave out the SMAX reference")
     parser.add_argument("--smax-python", default=SMAX_PYTHON)
     parser.add_argument("--smax-batch", type=int, default=64)
     args = parser.parse_args()
     smax = not args.no_smax and pathlib.Path(args.smax_python).exists()
-    print(f"python {sys.version.split()[0]}, engine {args.engine}, {os.cpu_count()} CPUs")
+    mode = "over a socket" if args.socket else "direct"
+    print(f"python {sys.version.split()[0]}, engine {args.engine} ({mode}), {os.cpu_count()} CPUs")
     print(
         f"{'scenario':12s} {'sc2env steps/s':>15s} {'client share':>13s} {'episodes':>9s} "
         f"{'SMAX 1 env':>11s} {f'SMAX {args.smax_batch} envs':>13s}"
     )
     results = {}
     for map_name in args.map.split(","):
-        rate, share, episodes = sc2env_steps(map_name, args.seconds, args.engine)
+        rate, share, episodes = sc2env_steps(map_name, args.seconds, args.engine, not args.socket)
         results[map_name] = rate
         reference = smax_steps(map_name, args.seconds, args.smax_batch, args.smax_python) if smax else None
         single = f"{reference['single']:11.0f}" if reference else f"{'n/a':>11s}"

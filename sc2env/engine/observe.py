@@ -113,49 +113,62 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
     view = game.camera_view()
     shown = game.frames.shown(w, game.player)
     rows = range(w.n) if shown is None else np.flatnonzero(shown).tolist()
-    on_screen = view.contains(w.pos[:, 0], w.pos[:, 1]) if w.n else []
     selected = set(game.player.selection)
     z = game.definition.terrain_height
     harvesters = _harvesters(game)
+    # Every column as Python values at once: reading numpy scalars field by field cost more than the fields.
+    on_screen = view.contains(w.pos[:, 0], w.pos[:, 1]).tolist() if w.n else []
+    reported = game.type_ids.reported
+    tags, owners, facings, radii = w.tag.tolist(), w.owner.tolist(), w.facing.tolist(), w.radius.tolist()
+    progress, xs, ys = w.build_progress.tolist(), (w.pos[:, 0] - ox).tolist(), (w.pos[:, 1] - oy).tolist()
+    health, health_max = w.health.tolist(), w.health_max.tolist()
+    shields, shields_max = w.shields.tolist(), w.shields_max.tolist()
+    energy, energy_max = w.energy.tolist(), w.energy_max.tolist()
+    contents, cooldowns = w.contents.tolist(), w.cooldown.tolist()
+    engaged, cargo = w.engaged.tolist(), w.cargo_kind.tolist()
+    rallies = game.orders.rally
+    add = raw.units.add
     for i in rows:
         unit_type = w.types[i]
-        owner = int(w.owner[i])
-        tag = int(w.tag[i])
-        unit = raw.units.add(
+        owner, tag, orders = owners[i], tags[i], w.orders[i]
+        unit = add(
             display_type=raw_pb2.Visible,
             tag=tag,
-            unit_type=int(game.type_ids.reported[unit_type.unit_id]),
+            unit_type=int(reported[unit_type.unit_id]),
             owner=owner or NEUTRAL_PLAYER_ID,
-            facing=float(w.facing[i]),
-            radius=float(w.radius[i]),
-            build_progress=float(w.build_progress[i]),
+            facing=facings[i],
+            radius=radii[i],
+            build_progress=progress[i],
             cloak=raw_pb2.NotCloaked,
             is_selected=tag in selected,
-            is_on_screen=bool(on_screen[i]),
-            is_active=bool(w.orders[i]),
+            is_on_screen=on_screen[i],
+            is_active=bool(orders),
+            alliance=raw_pb2.Self if owner == pid else (raw_pb2.Neutral if owner == 0 else raw_pb2.Enemy),
+            health=health[i],
+            health_max=health_max[i],
+            shield=shields[i],
+            shield_max=shields_max[i],
+            energy=energy[i],
+            energy_max=energy_max[i],
         )
-        unit.alliance = raw_pb2.Self if owner == pid else (raw_pb2.Neutral if owner == 0 else raw_pb2.Enemy)
-        unit.pos.x, unit.pos.y, unit.pos.z = float(w.pos[i, 0]) - ox, float(w.pos[i, 1]) - oy, z
-        unit.health, unit.health_max = float(w.health[i]), float(w.health_max[i])
-        unit.shield, unit.shield_max = float(w.shields[i]), float(w.shields_max[i])
-        unit.energy, unit.energy_max = float(w.energy[i]), float(w.energy_max[i])
+        unit.pos.x, unit.pos.y, unit.pos.z = xs[i], ys[i], z
         if unit_type.mineral_contents:
-            unit.mineral_contents = int(w.contents[i])
+            unit.mineral_contents = int(contents[i])
         if unit_type.has_vespene:
-            unit.vespene_contents = int(w.contents[i])
+            unit.vespene_contents = int(contents[i])
         if tag in harvesters:
             unit.assigned_harvesters, unit.ideal_harvesters = harvesters[tag]
         if unit_type.weapon is not None and owner == pid:
-            unit.weapon_cooldown = max(float(w.cooldown[i]), 0.0)  # below 0: how late a ready weapon fires
-        if w.engaged[i]:
-            unit.engaged_target_tag = int(w.engaged[i])
-        if w.cargo_kind[i]:
-            unit.buff_ids.append(CARRY_MINERALS if w.cargo_kind[i] == Cargo.MINERALS else CARRY_GAS)
+            unit.weapon_cooldown = max(cooldowns[i], 0.0)  # below 0: how late a ready weapon fires
+        if engaged[i]:
+            unit.engaged_target_tag = engaged[i]
+        if cargo[i]:
+            unit.buff_ids.append(CARRY_MINERALS if cargo[i] == Cargo.MINERALS else CARRY_GAS)
         if owner == pid:  # other players' orders and rally points are not reported
-            rally = game.orders.rally.get(tag)
+            rally = rallies.get(tag)
             if rally is not None:
                 _add_rally(unit, rally, ox, oy)
-            _add_orders(unit, w.orders[i], ox, oy)
+            _add_orders(unit, orders, ox, oy)
     raw.map_state.visibility.MergeFromString(encode(8, _raw_grid(game, game.vision.grid())))
     raw.map_state.creep.MergeFromString(encode(1, _raw_grid(game, game.terrain.creep)))
 
