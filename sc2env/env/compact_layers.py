@@ -74,12 +74,17 @@ class LayerPacker:
     def pack(self, obs: Observation) -> np.ndarray:
         if self.decoder is not None and obs.layers is not None:
             out = np.empty((len(self.layers), self.decoder.height, self.decoder.width), np.uint8)
-            obs.layers.decode_into(self.decoder, out, self._narrow)
+            self.decode(obs, out)
             return out
         stack = obs.feature_screen if self.what == "screen" else obs.feature_minimap
         return np.array(
             stack if self.all else np.asarray(stack)[self.index], np.int32
         )  # a copy: buffers get reused
+
+    def decode(self, obs: Observation, out: np.ndarray) -> None:
+        """The compact stack decoded from the message into `out` (layers, height, width) uint8."""
+        assert self.decoder is not None and obs.layers is not None  # compact, and a message to decode
+        obs.layers.decode_into(self.decoder, out, self._narrow)
 
     def _narrow(self, row: int, values: np.ndarray, out: np.ndarray) -> None:
         """uint8 values of a 32-bit layer: unit types through the compact index, counters saturated."""

@@ -6,7 +6,7 @@ import dataclasses
 import enum
 import os
 import pathlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
@@ -124,6 +124,7 @@ class SC2Env(gym.Env):
         self._last: Observation | None = None
         self._last_response: sc_pb.ResponseObservation | None = None
         self._last_packed: dict[str, np.ndarray] = {}  # the observation step() returned last
+        self._pack_into: Mapping[str, np.ndarray] | None = None  # see pack_into()
         self._episode_steps = 0
         self._episode_return = 0.0
         self._lifecycle = Lifecycle("SC2Env", EnvState.NEW, ENV_TRANSITIONS)
@@ -303,6 +304,23 @@ class SC2Env(gym.Env):
             pathlib.PurePath(self.config.map_name).stem if prefix is None else prefix,
         )
 
+    def pack_into(self, arrays: Mapping[str, np.ndarray] | None) -> None:
+        """Write every later observation into `arrays` (one per observation key, of its space's shape and
+        dtype: a vector env's row of shared memory), which reset() and step() then return: each observation
+        overwrites the last. None: new arrays each time (the default), and the env lets go of the arrays it was
+        given (it keeps a copy of the last observation)."""
+        if arrays is not None:
+            for key, box in self.observation_space.spaces.items():
+                array = arrays.get(key)
+                if array is None or array.shape != box.shape or array.dtype != box.dtype:
+                    raise ValueError(
+                        f"pack_into needs a {box.dtype} array of shape {box.shape} for {key!r}, not "
+                        f"{None if array is None else (array.dtype, array.shape)}"
+                    )
+        if arrays is None and self._pack_into is not None:
+            self._last_packed = {name: value.copy() for name, value in self._last_packed.items()}
+        self._pack_into = arrays
+
     def function_call_to_action(self, call: FunctionCall | RawFunctionCall) -> np.ndarray:
         """The MultiDiscrete action vector for a FunctionCall, or a RawFunctionCall under actions="raw"
         (raises InvalidActionError if it has no place)."""
@@ -428,7 +446,7 @@ class SC2Env(gym.Env):
         match = self._game()
         ended = match.episode_over or self._lifecycle.state is not EnvState.PLAYING
         by_mode = self.action_mode.observe(decoded, response.actions, answered, match.query, ended)
-        self._last_packed = out = self._packer.pack(decoded, by_mode)
+        self._last_packed = out = self._packer.pack(decoded, by_mode, self._pack_into)
         return out
 
     def _game(self) -> Match:

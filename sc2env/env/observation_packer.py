@@ -79,10 +79,24 @@ class ObservationPacker:
         int32 stacks."""
         return any(packer.decoder is not None for packer in self._layers.values())
 
-    def pack(self, obs: Observation, by_mode: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    def pack(
+        self,
+        obs: Observation,
+        by_mode: Mapping[str, np.ndarray],
+        out: Mapping[str, np.ndarray] | None = None,
+    ) -> dict[str, np.ndarray]:
         """The env observation for one decoded Observation and the action mode's entries (`action_mask`,
-        `last_actions`); every array is new (safe to keep)."""
-        return {name: pack(obs, by_mode) for name, pack in self._packs}
+        `last_actions`); every array is new (safe to keep), or with `out` (an array per entry, of the space's
+        shape and dtype) written into those arrays, which are returned."""
+        if out is None:
+            return {name: pack(obs, by_mode) for name, pack in self._packs}
+        for name, pack in self._packs:
+            layers = self._layers.get(name)
+            if layers is not None and layers.decoder is not None and obs.layers is not None:
+                layers.decode(obs, out[name])  # straight from the message: no array on the way
+            else:
+                out[name][...] = pack(obs, by_mode)
+        return dict(out)
 
     def _packer(self, entry: Entry) -> Pack:
         """How `pack` makes one entry's array, worked out once."""

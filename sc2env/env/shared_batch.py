@@ -53,10 +53,9 @@ class SharedBatch:
     def attach(cls, layout: BatchLayout) -> SharedBatch:
         return cls(shared_memory.SharedMemory(name=layout.name), layout, owner=False)
 
-    def write(self, index: int, observation: dict[str, np.ndarray]) -> None:
-        """Put one sub-env's observation in its row."""
-        for key, array in self.arrays.items():
-            array[index] = observation[key]
+    def rows(self, index: int) -> dict[str, np.ndarray]:
+        """One sub-env's row of every array: views into the block, to write its observations into."""
+        return {key: array[index] for key, array in self.arrays.items()}
 
     def row(self, index: int) -> dict[str, np.ndarray]:
         """A copy of one sub-env's observation."""

@@ -46,6 +46,8 @@ def serve(
     parent = os.getppid()
     batch = SharedBatch.attach(layout)
     envs = {i: SC2Env(**kwargs[i]) for i in indices}
+    for index, env in envs.items():  # each game decodes its observations straight into its row
+        env.pack_into(batch.rows(index))
     watchdog = threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True)
     watchdog.start()
     try:
@@ -58,7 +60,7 @@ def serve(
                 connection.send(("ok", None))
                 return
             try:
-                answer: tuple[str, Any] = ("ok", _run(command, payload, envs, batch))
+                answer: tuple[str, Any] = ("ok", _run(command, payload, envs))
             except _InSubEnv as failed:  # sent to the vector env, which raises it for the sub-env named
                 answer = ("error", (failed.index, _picklable(failed.error)))
             except Exception as error:
@@ -67,19 +69,19 @@ def serve(
     finally:
         for env in envs.values():
             env.close()
+            env.pack_into(None)  # its rows are views of the block: let go of them before closing it
         batch.close()
 
 
-def _run(command: Command, payload: Any, envs: dict, batch: SharedBatch) -> Any:
+def _run(command: Command, payload: Any, envs: dict) -> Any:
     if command is Command.RESET:
         out = []
         for index, seed, options in payload:
-            obs, info = _labelled(index, envs[index].reset, seed=seed, options=options)
-            batch.write(index, obs)
+            _, info = _labelled(index, envs[index].reset, seed=seed, options=options)
             out.append((index, info))
         return out
     if command is Command.STEP:
-        return [_step(index, op, action, envs[index], batch) for index, op, action in payload]
+        return [_step(index, op, action, envs[index]) for index, op, action in payload]
     if command is Command.CALL:
         name, args, kwargs = payload
         values = []
@@ -95,17 +97,16 @@ def _run(command: Command, payload: Any, envs: dict, batch: SharedBatch) -> Any:
     raise ValueError(f"unknown worker command {command!r}")
 
 
-def _step(index: int, op: Op, action: Any, env: Any, batch: SharedBatch) -> tuple:
+def _step(index: int, op: Op, action: Any, env: Any) -> tuple:
+    """One sub-env's step; its observation is in its row of the shared batch (pack_into)."""
     if op is Op.RESET:
-        obs, info = _labelled(index, env.reset)
-        batch.write(index, obs)
+        _, info = _labelled(index, env.reset)
         return index, 0.0, False, False, info, None
     obs, reward, terminated, truncated, info = _labelled(index, env.step, action)
     final = None
     if op is Op.STEP_THEN_RESET and (terminated or truncated):
-        final = (obs, info)
-        obs, info = _labelled(index, env.reset)
-    batch.write(index, obs)
+        final = ({key: array.copy() for key, array in obs.items()}, info)  # the reset overwrites the row
+        _, info = _labelled(index, env.reset)
     return index, float(reward), bool(terminated), bool(truncated), info, final
 
 
