@@ -57,7 +57,7 @@ def match():
         MatchConfig(
             map_name="MoveToBeacon",
             interface_options=_options(),
-            launch=LaunchConfig(engine="builtin"),
+            launch=LaunchConfig(engine="builtin", direct=False),  # a game process, to lose and to cut off
             step_mul=960,  # MoveToBeacon's timer ends it at loop 1920: the second step
         )
     )
