@@ -125,14 +125,23 @@ def breakdown(map_name: str, steps: int) -> dict[str, float]:
     packing (layers, non-spatial arrays, masks)."""
     from sc2env.client.protocol import Protocol
     from sc2env.engine.inprocess import InProcessEngine
+    from sc2env.env.observation_packer import ObservationPacker
+    from sc2env.interface.decoder import ObservationDecoder
 
-    labels = ("engine (respond)", "protocol checks", "decode and pack observation", "encode action")
+    labels = (
+        "engine (respond)",
+        "protocol checks",
+        "decode observation (all but layers)",
+        "pack observation (layers into uint8)",
+        "encode action",
+    )
     spent = dict.fromkeys(labels, 0.0)
     timed = [
         (InProcessEngine, "respond", labels[0]),
         (Protocol, "check_response", labels[1]),
-        (SC2Env, "_observe", labels[2]),
-        (SC2Env, "encode", labels[3]),
+        (ObservationDecoder, "decode", labels[2]),
+        (ObservationPacker, "pack", labels[3]),
+        (SC2Env, "encode", labels[4]),
     ]
     originals = [(owner, name, getattr(owner, name)) for owner, name, _ in timed]
 
