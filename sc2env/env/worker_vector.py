@@ -67,7 +67,8 @@ class SC2WorkerVectorEnv(VectorEnv):
 
     Each step sends every worker its sub-envs' actions; a worker steps its games one after another and writes
     their observations into one block of shared memory, which step() returns as numpy arrays without copying
-    them through a pipe (the arrays are the block's: the next step overwrites them; copy what you keep).
+    them through a pipe (the arrays are the block's: the next step overwrites them; copy what you keep, or
+    pass copy=True for new arrays every step, as Gymnasium's AsyncVectorEnv gives by default).
     Rewards and infos come back through the pipes. Seeds (`reset(seed=s)`: sub-env i gets s + i), the three
     autoreset modes, reset_mask, call/get_attr/set_attr and replays (`save_replay_episodes`) behave as in
     SC2VectorEnv. A worker that dies fails the step or reset with GameCrashedError naming it; the next reset()
@@ -84,6 +85,7 @@ class SC2WorkerVectorEnv(VectorEnv):
         render_mode: str | None = None,
         autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
         workers: int | None = None,
+        copy: bool = False,
         **kwargs: Any,
     ):
         self._workers: list[_Worker] = []
@@ -95,6 +97,9 @@ class SC2WorkerVectorEnv(VectorEnv):
             raise ValueError(
                 f"render_mode {render_mode!r}: the worker vector env renders 'rgb_array' or nothing"
             )
+        if not isinstance(copy, bool):
+            raise TypeError(f"copy must be True or False, not {copy!r}")
+        self._copy = copy
         self.autoreset_mode = autoreset_mode_of(autoreset_mode)
         seed = kwargs.pop("seed", None)
         require_seed("seed", seed)
@@ -321,6 +326,8 @@ class SC2WorkerVectorEnv(VectorEnv):
 
     def _observations(self) -> dict[str, np.ndarray]:
         assert self._batch is not None
+        if self._copy:
+            return {key: array.copy() for key, array in self._batch.arrays.items()}
         return dict(self._batch.arrays)
 
     def _seeds_of(self, seed) -> list[int | None]:

@@ -28,14 +28,15 @@ def _actions(num_envs: int) -> list[np.ndarray]:
     return [select] + [np.stack(_moves(single, rng, num_envs)) for _ in range(STEPS)]
 
 
-def _play(envs, actions: list[np.ndarray]) -> list:
+def _play(envs, actions: list[np.ndarray], fresh: bool = False) -> list:
+    """Every reset's and step's answers; `fresh`: the env gives new arrays each time (kept as they are)."""
     trace = []
     try:
         obs, info = envs.reset(seed=21)
-        trace.append(({k: v.copy() for k, v in obs.items()}, info))
+        trace.append((obs if fresh else {k: v.copy() for k, v in obs.items()}, info))
         for batch in actions:
             obs, *rest = envs.step(batch)
-            trace.append(({k: v.copy() for k, v in obs.items()}, *rest))
+            trace.append((obs if fresh else {k: v.copy() for k, v in obs.items()}, *rest))
     finally:
         envs.close()
     return trace
@@ -63,7 +64,9 @@ def _same(a, b, where: str) -> None:
 @pytest.mark.parametrize("autoreset_mode", ["NextStep", "SameStep"])
 def test_workers_play_the_episodes_sc2_vector_env_plays(autoreset_mode):
     actions = _actions(3)
-    workers = _play(SC2WorkerVectorEnv(3, workers=2, autoreset_mode=autoreset_mode, **KWARGS), actions)
+    copy = autoreset_mode == "SameStep"  # new arrays every step (copy=True) or the shared block's
+    made = SC2WorkerVectorEnv(3, workers=2, autoreset_mode=autoreset_mode, copy=copy, **KWARGS)
+    workers = _play(made, actions, fresh=copy)
     reference = _play(SC2VectorEnv(3, autoreset_mode=autoreset_mode, **KWARGS), actions)
     for i, (a, b) in enumerate(zip(workers, reference, strict=True)):
         _same(a, b, f"step {i}")
