@@ -276,7 +276,9 @@ def main(argv: list[str] | None = None) -> dict[str, list[tuple[float, float]]]:
 
 
 def _spread(values: list[float], fmt: str = ".0f") -> str:
-    """ "median (min-max)" of a run's figures."""
+    """ "median (min-max)" of a run's figures ("n/a" for figures not measured)."""
+    if all(value != value for value in values):  # NaN: PySC2's CPU (its loop runs in a process of its own)
+        return "n/a"
     median = format(statistics.median(values), fmt)
     return median if len(values) == 1 else f"{median} ({min(values):{fmt}}-{max(values):{fmt}})"
 
