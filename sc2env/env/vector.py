@@ -15,7 +15,6 @@ from sc2env import errors
 from sc2env.client.connection import DEFAULT_SPIN_WAIT_S
 from sc2env.env.env import SC2Env
 from sc2env.env.registration import spec_property
-from sc2env.env.vector_infos import vector_infos
 from sc2env.game.match_config import require_count, require_seed
 from sc2env.gamedata.clock import LOOPS_PER_REAL_SECOND
 from sc2env.spinwait import SpinWait, poller
@@ -119,12 +118,12 @@ class SC2VectorEnv(VectorEnv):
             if chosen is None:
                 self._observations = [obs for obs, _ in results]
                 self._lost = None
-            each = []
+            infos: dict[str, Any] = {}
             for i, (obs, info) in zip(map(int, indices), results):
                 self._observations[i] = obs
                 self._autoreset[i] = False
-                each.append((i, info))
-            return self._batch(self._observations), vector_infos(self, each)
+                infos = self._add_info(infos, info, i)
+            return self._batch(self._observations), infos
         except BaseException as error:
             # Some games may have started new episodes unseen: only a whole reset() goes on from here.
             self._lost = f"a reset() that failed ({type(error).__name__})"
@@ -220,16 +219,17 @@ class SC2VectorEnv(VectorEnv):
         truncations = np.array([r[3] for r in results], bool)
         self._autoreset = terminations | truncations
         self._observations = [r[0] for r in results]
-        each: list[tuple[int, dict[str, Any]]] = []
+        infos: dict[str, Any] = {}
         ended = np.flatnonzero(self._autoreset)
         if len(ended) and self.autoreset_mode is AutoresetMode.SAME_STEP:
             for i in map(int, ended):
-                each.append((i, {"final_obs": results[i][0], "final_info": results[i][4]}))
+                infos = self._add_info(infos, {"final_obs": results[i][0], "final_info": results[i][4]}, i)
             for i, (obs, info) in zip(map(int, ended), self._reset_each(ended, [None] * len(ended), None)):
                 self._observations[i], results[i] = obs, (obs, *results[i][1:4], info)
             self._autoreset[:] = False
-        each += [(i, result[4]) for i, result in enumerate(results)]
-        return self._batch(self._observations), rewards, terminations, truncations, vector_infos(self, each)
+        for i, result in enumerate(results):
+            infos = self._add_info(infos, result[4], i)
+        return self._batch(self._observations), rewards, terminations, truncations, infos
 
     @property
     def np_random_seed(self) -> tuple[int, ...]:  # type: ignore[override]  # one per sub-env, as SyncVectorEnv

@@ -18,7 +18,6 @@ from sc2env.env.env import SC2Env
 from sc2env.env.registration import spec_property
 from sc2env.env.shared_batch import SharedBatch
 from sc2env.env.vector import _reset_mask, autoreset_mode_of
-from sc2env.env.vector_infos import vector_infos
 from sc2env.env.worker_process import Command, Op, serve
 from sc2env.game.match_config import require_count, require_seed
 from sc2env.gamedata.clock import LOOPS_PER_REAL_SECOND
@@ -151,10 +150,11 @@ class SC2WorkerVectorEnv(VectorEnv):
             self._lost = f"a reset() that failed ({type(error).__name__})"
             raise
         self._started, self._lost = True, None
-        each = sorted(item for answer in answers.values() for item in answer)
-        for index, _ in each:
+        infos: dict[str, Any] = {}
+        for index, info in sorted(item for answer in answers.values() for item in answer):
             self._autoreset[index] = False
-        return self._observations(), vector_infos(self, each)
+            infos = self._add_info(infos, info, index)
+        return self._observations(), infos
 
     def step(self, actions):
         if self._lost is not None or not self._started:
@@ -191,13 +191,13 @@ class SC2WorkerVectorEnv(VectorEnv):
         rewards = np.array([r[1] for r in results], np.float64)
         terminations = np.array([r[2] for r in results], bool)
         truncations = np.array([r[3] for r in results], bool)
-        each: list[tuple[int, dict[str, Any]]] = []
+        infos: dict[str, Any] = {}
         for index, *_, info, final in results:
             if final is not None:
-                each.append((index, {"final_obs": final[0], "final_info": final[1]}))
-            each.append((index, info))
+                infos = self._add_info(infos, {"final_obs": final[0], "final_info": final[1]}, index)
+            infos = self._add_info(infos, info, index)
         self._autoreset = (terminations | truncations) & (not same_step)
-        return self._observations(), rewards, terminations, truncations, vector_infos(self, each)
+        return self._observations(), rewards, terminations, truncations, infos
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> tuple:
         """Call a method (or read an attribute) of every sub-env, in its worker; the results come back pickled."""
