@@ -12,7 +12,7 @@ import numpy as np
 from sc2env.env.compact_layers import LayerSelection
 from sc2env.env.layout import ACTION_MODES
 from sc2env.game import Bot, MatchConfig
-from sc2env.game.map_races import mini_game_race
+from sc2env.game.map_races import slot_race
 from sc2env.game.maps import definition_map, is_definition_path
 from sc2env.game.match_config import require_count, require_seed
 from sc2env.interface import FUNCTIONS, MINIMAP_LAYERS, SCREEN_LAYERS, ActionSpec, Function, InterfaceFormat
@@ -329,7 +329,7 @@ class EnvConfig:
             interface_options=interface_options,
             launch=self.launch_config(),
             step_mul=self.step_mul,
-            race=self.race if self.race is not None else (mini_game_race(self.map_name) or "terran").lower(),
+            race=self.race if self.race is not None else (slot_race(self.map_name) or "terran").lower(),
             bot=self.bot,
             disable_fog=self.disable_fog,
             realtime=self.realtime,

@@ -1,4 +1,4 @@
-"""The race a mini-game's agent plays: its definition's player slot, which the race it joins with can't change."""
+"""The race a player plays on a shipped map: its definition's player slot, which the race it joins with can't change."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 import os
 import pathlib
 
-from sc2env.game.maps import MINI_GAMES, is_definition_path
+from sc2env.game.maps import MINI_GAMES, is_definition_path, two_player_maps
 from sc2env.mapfiles import definitions_dir
 from sc2env.safefile import MAX_DEFINITION_BYTES, read_regular_file
 
@@ -41,12 +41,35 @@ def mini_game_race(map_name: str) -> str | None:
     return race if isinstance(race, str) else None
 
 
-def check_race(map_name: str, race: str) -> None:
-    """ValueError when `race` is not the race the mini-game `map_name` plays (its units are the map's whatever
-    race joins, so another race would be accepted and silently ignored)."""
-    slot = mini_game_race(map_name)
+def two_player_race(map_name: str, player_id: int) -> str | None:
+    """The race ("Terran", ...) of slot `player_id` (1 or 2) on the shipped two-player map `map_name` (any
+    case, or the path of its .SC2Map), or None for other maps."""
+    stem = pathlib.PurePath(map_name).name
+    stem = stem[: -len(".SC2Map")] if stem.lower().endswith(".sc2map") else stem
+    for name, spec in two_player_maps().items():
+        if name.lower() == stem.lower() and 0 < player_id <= len(spec.races):
+            return spec.races[player_id - 1]
+    return None
+
+
+def slot_race(map_name: str, player_id: int = 1) -> str | None:
+    """The race the map `map_name` gives player `player_id`'s slot, or None where the map leaves it open."""
+    race = mini_game_race(map_name) if player_id == 1 else None
+    return race if race is not None else two_player_race(map_name, player_id)
+
+
+def check_race(map_name: str, race: str, player_id: int = 1) -> None:
+    """ValueError when `race` is not the race the shipped map `map_name` gives player `player_id` (its units are
+    the map's whatever race joins, so another race would be accepted and silently ignored)."""
+    slot = slot_race(map_name, player_id)
     if slot is None or slot.lower() == "random" or race.lower() == slot.lower():
         return
+    if two_player_race(map_name, player_id) is not None:
+        raise ValueError(
+            f"{pathlib.PurePath(map_name).stem} gives player {player_id} {slot} units whatever race joins, so "
+            f"race={race!r} would not be played; pass race={slot.lower()!r}, or leave race out (the map's race "
+            "is the default)"
+        )
     file = mini_game_definition(map_name)
     shown = os.path.basename(map_name) if is_definition_path(map_name) or file is None else file.stem
     raise ValueError(

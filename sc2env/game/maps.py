@@ -30,6 +30,8 @@ class MapSpec:
     game_loops:  the map's own time limit in game loops (mini-games), or None when the map has none.
     file:        the `.SC2Map` on disk (real installs) or a mini-game definition (`.json`, the built-in
                  engine's format), sent as `map_data`; None for the maps the built-in engine ships.
+    races:       the race of each player slot where the map fixes them (the shipped two-player maps), else ().
+    versus:      two agents may play each other on it (the shipped two-player maps: each slot a player's).
     """
 
     name: str
@@ -37,6 +39,8 @@ class MapSpec:
     players: int = 2
     game_loops: int | None = None
     file: pathlib.Path | None = None
+    races: tuple[str, ...] = ()
+    versus: bool = False
 
     @property
     def mini_game(self) -> bool:
@@ -98,6 +102,31 @@ def _shipped(name: str) -> MapSpec:
 
 MINI_GAMES: Mapping[str, MapSpec] = _ShippedMiniGames()
 """The SC2LE mini-games, as the definitions shipped in maps/ describe them (name, timer), by name."""
+
+
+@functools.cache
+def two_player_maps() -> dict[str, MapSpec]:
+    """The two-player maps shipped with sc2env (definitions in a folder of maps/ whose second slot is a
+    player's, as the duels), by name: two agents, or an agent and the built-in AI, play them."""
+    found: dict[str, MapSpec] = {}
+    for file in sorted(definitions_dir().glob("*/*.json")):
+        try:
+            spec = json.loads(read_regular_file(file, MAX_DEFINITION_BYTES).decode("utf-8-sig"))
+        except (OSError, ValueError):
+            continue  # not ours to judge here: the engine says what is wrong when it is played
+        if not isinstance(spec, dict) or spec.get("opponent") != "player":
+            continue
+        name, folder = str(spec.get("name", file.stem)), str(spec.get("map_folder", file.parent.name))
+        races = tuple(str(slot.get("race", "Terran")) for slot in spec.get("players", ()))
+        found[name] = MapSpec(
+            name,
+            f"{folder}/{name}.SC2Map",
+            players=2,
+            game_loops=spec.get("time_limit"),
+            races=races,
+            versus=True,
+        )
+    return found
 
 
 SMAC_MAPS_FOLDER = "SMAC_Maps"
@@ -203,9 +232,9 @@ def install_maps(maps_dir: pathlib.Path | None) -> dict[str, MapSpec]:
 
 
 def available_maps(maps_dir: pathlib.Path | None = None) -> dict[str, MapSpec]:
-    """The mini-games and SMAC's maps (the built-in engine plays them) plus the maps of a real install, by
+    """The mini-games, the two-player maps and SMAC's maps (the built-in engine plays them) plus the maps of a real install, by
     name (an installed map of the same name replaces SMAC's entry: it has the file to send)."""
-    return {**MINI_GAMES, **smac_maps(), **install_maps(maps_dir)}
+    return {**MINI_GAMES, **two_player_maps(), **smac_maps(), **install_maps(maps_dir)}
 
 
 def resolve_map(name: str, maps_dir: pathlib.Path | None = None) -> MapSpec:

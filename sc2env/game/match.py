@@ -18,6 +18,7 @@ from sc2env.client import Controller, status_name
 from sc2env.client.connection import DEFAULT_SPIN_WAIT_S
 from sc2env.client.direct import DirectController
 from sc2env.client.requests import Answers, GameRequests
+from sc2env.game.join_ports import JoinPorts
 from sc2env.game.lifecycle import Lifecycle
 from sc2env.game.maps import (
     SMAC_MAPS_FOLDER,
@@ -144,6 +145,8 @@ class Match:
         self.player_id = 1
         self.lost_because = ""
         """The kind of error that lost the game (in state LOST), e.g. "GameCrashedError"."""
+        self.ports: JoinPorts | None = None
+        """A seat's: the ports both players of a game of two agents join with (set by its TwoPlayerGame)."""
         self._lifecycle = Lifecycle("Match", MatchState.CLOSED, MATCH_TRANSITIONS)
         self._seed: int | None = None
         self._start_loop = 0
@@ -183,6 +186,8 @@ class Match:
         try:
             return self._begin_episode(seed)
         except errors.ConnectionError as error:  # it died since the last step: start a new one, once
+            if self.config.seat is not None:  # not alone: its TwoPlayerGame starts both players' anew
+                raise
             log.warning("the game was lost (%s); starting a new one", error)
             self.close()
             return self._begin_episode(seed)
@@ -388,10 +393,13 @@ class Match:
         if seed is not None:
             create.random_seed = seed
         create.player_setup.add(type=sc_pb.Participant)
-        if not spec.mini_game:
+        if cfg.seat is not None:
+            create.player_setup.add(type=sc_pb.Participant)
+        elif not spec.mini_game:
             create.player_setup.append((cfg.bot or Bot()).player_setup())
-        log.info("creating %s (seed %s)", spec.name, seed)
-        controller.create_game(create)
+        if cfg.seat in (None, 1):  # the other seat joins the game its host created
+            log.info("creating %s (seed %s)", spec.name, seed)
+            controller.create_game(create)
         self._join()
         self._seed = seed
 
@@ -405,6 +413,12 @@ class Match:
         join = sc_pb.RequestJoinGame(
             race=RACES[cfg.race.lower()], options=cfg.interface_options, player_name=cfg.player_name[:32]
         )
+        if cfg.seat is not None:
+            if self.ports is None:
+                raise errors.ProtocolError(
+                    "a seat of a game of two agents joins with its TwoPlayerGame's ports: play it through one"
+                )
+            self.ports.fill(join)
         controller = self.controller
         assert controller is not None  # started
         self.player_id = controller.join_game(join).player_id or 1

@@ -86,6 +86,9 @@ class MatchConfig:
     step_mul:          game loops per agent step.
     race:              the agent's race.
     bot:               the opponent on two-player maps; None there means Bot() (random, very easy).
+    seat:              None: this is the game's only agent (against `bot` on two-player maps); 1 or 2: this
+                       player's slot in a game of two agents, each with its own game process (TwoPlayerGame):
+                       the player in slot 1 hosts (creates the game), the other only joins.
     max_game_loops:    a safety cap on episode length; None: the map's timer plus 10 s, else one hour.
     request_timeout_s: how long to wait for any answer of the game before giving up on it.
     score_index:       what the reward follows: -1 the outcome (+1/-1/0 when the game ends), 0-12 the change
@@ -100,6 +103,7 @@ class MatchConfig:
     step_mul: int = 8
     race: str = "terran"
     bot: Bot | None = None
+    seat: int | None = None
     disable_fog: bool = False
     realtime: bool = False
     max_game_loops: int | None = None
@@ -112,7 +116,14 @@ class MatchConfig:
         require_count("step_mul", self.step_mul, "game loop")
         require_seconds("request_timeout_s", self.request_timeout_s)
         _choice(RACES, self.race, "race")
-        check_race(self.map_name, self.race)
+        check_race(self.map_name, self.race, self.seat or 1)
+        if self.seat is not None:
+            if self.seat not in (1, 2) or isinstance(self.seat, bool):
+                raise ValueError(f"seat must be 1 or 2 (the player's slot) or None, not {self.seat!r}")
+            if self.bot is not None:
+                raise ValueError("a seat of a game of two agents has no bot: the other seat is the opponent")
+            if self.realtime:
+                raise ValueError("realtime=True is for one agent: two agents play in lock-step")
         check_score_options(self.score_index, self.score_multiplier)
         if self.bot is not None and not isinstance(self.bot, Bot):
             raise TypeError(
