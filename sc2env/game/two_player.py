@@ -7,6 +7,7 @@ import dataclasses
 import enum
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
@@ -27,6 +28,9 @@ U = TypeVar("U")
 _PLAYABLE = (sc_pb.in_game, sc_pb.ended)
 """The statuses a seat restarts from (restart_game); from any other the game is created anew."""
 _JOIN_GRACE_S = 10.0
+_EXIT_GRACE_S = 2.0
+"""How long a refused request waits to see whether the other player's process is exiting (its link closed)."""
+_EXIT_POLL_S = 0.05
 """How long the guest seat's thread may take to wind up once its connection was closed under it."""
 
 
@@ -144,7 +148,7 @@ class TwoPlayerGame:
         try:
             yield
         except (errors.ConnectionError, errors.ProtocolError, errors.RequestError) as error:
-            gone = [number for number, seat in enumerate(self.seats, 1) if not self._alive(seat)]
+            gone = self._gone_seats()
             if not gone and not isinstance(error, errors.ConnectionError):
                 raise  # both games are there: a refusal like any other, the caller's to read
             who = " and ".join(f"player {n}" for n in gone) or "a player"
@@ -190,6 +194,18 @@ class TwoPlayerGame:
         """Stop both game processes now; the seats stay as they are (LOST, or CLOSED) until reset()."""
         for seat in self.seats:
             seat.stop_lost_game()
+
+    def _gone_seats(self) -> list[int]:
+        """The seats whose game is gone. A refusal can come before the other process is seen to exit (the
+        host's engine sees its link close first): give its exit a moment to show before calling it a refusal."""
+        deadline = time.monotonic() + _EXIT_GRACE_S
+        while True:
+            gone = [number for number, seat in enumerate(self.seats, 1) if not self._alive(seat)]
+            if gone or time.monotonic() >= deadline:
+                return gone
+            for seat in self.seats:
+                if seat.process is not None:
+                    seat.process.wait(_EXIT_POLL_S)
 
     @staticmethod
     def _alive(seat: Match) -> bool:
