@@ -151,6 +151,11 @@ class TwoPlayerParallelEnv(ParallelEnv):
             if any(env.config.on_crash != "truncate" for env in envs):
                 self.agents = []
                 raise
+            crash = f"{type(error).__name__}: {error}"
+            # A seat that read its answer saw the game end (undecided); the episode was cut all the same.
+            results = [
+                (obs, reward, False, True, {**info, "crash": crash}) for obs, reward, _, _, info in results
+            ]
             results.extend(env.crash_step(error) for env in envs[len(results) :])
         acting = self.agents
         out: tuple[dict, dict, dict, dict, dict] = ({}, {}, {}, {}, {})

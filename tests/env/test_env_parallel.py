@@ -107,15 +107,15 @@ def test_render_shows_both_views_side_by_side(make):
     assert not np.array_equal(frame[:, :64], frame[:, 64:])  # each player's own view
 
 
-@pytest.mark.parametrize("on_crash", ["raise", "truncate"])
-def test_a_players_process_killed_mid_game(make, on_crash, marked_games):
+@pytest.mark.parametrize(("killed", "on_crash"), [(1, "raise"), (2, "raise"), (2, "truncate")])
+def test_a_players_process_killed_mid_game(make, killed, on_crash, marked_games):
     env = make(on_crash=on_crash)
     env.reset(seed=2)
     no_op = {agent: FUNCTIONS.no_op() for agent in env.agents}
     env.step(no_op)
-    os.kill(env.game.guest.process.pid, signal.SIGKILL)
+    os.kill(env.game.seats[killed - 1].process.pid, signal.SIGKILL)
     if on_crash == "raise":
-        with pytest.raises(errors.GameCrashedError, match="player 2's game was lost"):
+        with pytest.raises(errors.GameCrashedError, match=f"player {killed}'s game was lost"):
             for _ in range(3):
                 env.step(no_op)
     else:
