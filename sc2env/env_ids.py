@@ -1,5 +1,5 @@
-"""The Gymnasium ids that `import sc2env` registers: `sc2env/<MiniGame>-v0` for each shipped mini-game, and
-`sc2env/SC2-v0` for any map.
+"""The Gymnasium ids that `import sc2env` registers: `sc2env/<MiniGame>-v0` for each shipped mini-game and
+two-player map (`sc2env/DuelMarines-v0`), and `sc2env/SC2-v0` for any map.
 
 Registering needs only gymnasium's registry and the names of the shipped mini-game definitions: the env
 classes are named by entry-point strings and load when an env is made. So `import sc2env` (which every
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from gymnasium.envs.registration import register, registry
 
-from sc2env.mapfiles import minigame_names
+from sc2env.mapfiles import minigame_names, two_player_definitions
 
 ENTRY_POINT = "sc2env.env.env:SC2Env"
 VECTOR_ENTRY_POINT = "sc2env.env.vector_entry:make_vector_env"
@@ -19,18 +19,18 @@ ANY_MAP_ID = "sc2env/SC2-v0"
 
 
 def minigame_id(name: str) -> str:
-    """The Gymnasium id of a mini-game: `sc2env/<name>-v0`."""
+    """The Gymnasium id of a shipped map (a mini-game or a two-player map): `sc2env/<name>-v0`."""
     return f"sc2env/{name}-v0"
 
 
 def env_ids() -> list[str]:
-    """The registered ids, mini-games first."""
-    return [minigame_id(name) for name in minigame_names()] + [ANY_MAP_ID]
+    """The registered ids: mini-games, then two-player maps, then any map's."""
+    return [minigame_id(name) for name in (*minigame_names(), *two_player_definitions())] + [ANY_MAP_ID]
 
 
 def register_envs() -> None:
     """Register every id with gymnasium (idempotent: ids already registered are left alone)."""
-    for name in minigame_names():
+    for name in (*minigame_names(), *two_player_definitions()):
         _register(minigame_id(name), {"map_name": name})
     _register(ANY_MAP_ID, {"map_name": None})  # no default map: SC2Env asks for one
 

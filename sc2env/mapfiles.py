@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
+import json
 import pathlib
 import site
 import sysconfig
 
 from sc2env.errors import LaunchError
+from sc2env.safefile import MAX_DEFINITION_BYTES, read_regular_file
 
 DEFINITION_FORMAT = "sc2env-minigame/1"
 """The `format` of a mini-game definition (the built-in engine's map files; the client reads their name and
@@ -56,3 +59,18 @@ def minigame_names(folder: pathlib.Path | None = None) -> list[str]:
     listed = order.read_text(encoding="utf-8").splitlines() if order.is_file() else []
     first = [name for name in dict.fromkeys(line.strip() for line in listed) if name in names]
     return first + [name for name in names if name not in first]
+
+
+@functools.cache
+def two_player_definitions() -> dict[str, dict]:
+    """The shipped two-player maps' definitions (in a folder of the definitions folder, their second slot a
+    player's: `"opponent": "player"`, as the duels'), parsed, by map name, in name order."""
+    found: dict[str, dict] = {}
+    for file in sorted(definitions_dir().glob("*/*.json")):
+        try:
+            spec = json.loads(read_regular_file(file, MAX_DEFINITION_BYTES).decode("utf-8-sig"))
+        except (OSError, ValueError):
+            continue  # not ours to judge here: the engine says what is wrong when it is played
+        if isinstance(spec, dict) and spec.get("opponent") == "player":
+            found[str(spec.get("name", file.stem))] = {"map_folder": file.parent.name, **spec}
+    return dict(sorted(found.items()))

@@ -10,6 +10,7 @@ from sc2env.agents.scripted_combat import (
     FindAndDefeatZerglings,
     FocusFire,
 )
+from sc2env.agents.scripted_duel import DuelArmy
 from sc2env.agents.scripted_economy import BuildMarines, CollectMineralsAndGas, Economy, EconomyPlan
 from sc2env.agents.scripted_movement import CollectMineralShards, MoveToBeacon
 from sc2env.agents.scripted_raw_combat import RawFocusFire
@@ -23,6 +24,7 @@ __all__ = [
     "CollectMineralsAndGas",
     "DefeatRoaches",
     "DefeatZerglingsAndBanelings",
+    "DuelArmy",
     "Economy",
     "EconomyPlan",
     "Episode",

@@ -9,6 +9,7 @@ import os
 from sc2env.agents.base import Agent
 from sc2env.agents.random_agent import RandomAgent
 from sc2env.agents.scripted_combat import DefeatRoaches, DefeatZerglingsAndBanelings, FindAndDefeatZerglings
+from sc2env.agents.scripted_duel import DuelArmy
 from sc2env.agents.scripted_economy import BuildMarines, CollectMineralsAndGas
 from sc2env.agents.scripted_movement import CollectMineralShards, MoveToBeacon
 from sc2env.game.maps import definition_map, is_definition_path
@@ -21,6 +22,9 @@ SCRIPTED_AGENTS: dict[str, type[Agent]] = {
     "DefeatZerglingsAndBanelings": DefeatZerglingsAndBanelings,
     "CollectMineralsAndGas": CollectMineralsAndGas,
     "BuildMarines": BuildMarines,
+    "DuelMarines": DuelArmy,
+    "DuelTerranMixed": DuelArmy,
+    "DuelZerglingsBanelings": DuelArmy,
 }
 """The scripted agent of each mini-game."""
 

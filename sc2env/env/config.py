@@ -6,11 +6,13 @@ import dataclasses
 import difflib
 import os
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from sc2env.env.compact_layers import LayerSelection
 from sc2env.env.layout import ACTION_MODES
+from sc2env.env.opponents import Computer, check_opponent, parse_opponent
 from sc2env.game import Bot, MatchConfig
 from sc2env.game.map_races import slot_race
 from sc2env.game.maps import definition_map, is_definition_path
@@ -105,6 +107,12 @@ class EnvConfig:
                         as the real game is played. None reads $SC2ENV_DIRECT (0 or 1), else True. No
                         effect with engine="sc2".
     realtime:           play against the clock (the game advances on its own; no step requests).
+    opponent:           who plays the other side of a two-player map (docs/multiplayer.md): "computer:<level>"
+                        (the game's AI: very_easy, easy, medium, medium_hard, hard, harder; any case), an agent's
+                        name ("random", "scripted", "package.module:Class"), an sc2env Agent, or a callable from
+                        the opponent's observation dict (with its action_mask) to an action, played in this
+                        process every step (a game process per player); None: the AI at very_easy. Mini-games
+                        have no opponent.
     race:               the agent's race: "terran", "zerg", "protoss" or "random"; None: the map's (a mini-game's
                         definition says it: Terran on the SC2LE ones), else "terran". A mini-game plays its
                         own units whatever race joins, so another race than its own is refused.
@@ -160,6 +168,7 @@ class EnvConfig:
     realtime: bool = False
     disable_fog: bool = False
     race: str | None = None
+    opponent: Any = None
     bot: Bot | None = None
     sc2path: str | None = None
     version: str | int | None = None
@@ -230,6 +239,7 @@ class EnvConfig:
             if not set(self.bot) <= fields:
                 raise TypeError(f"bot as a dict takes the keys {sorted(fields)}, not {sorted(self.bot)}")
             object.__setattr__(self, "bot", Bot(**self.bot))
+        check_opponent(self.opponent, self.map_name, self.bot)
         if self.max_episode_steps is not None:
             require_count("max_episode_steps", self.max_episode_steps, "env step (or None)")
         require_count("max_units", self.max_units, "row")
@@ -312,6 +322,11 @@ class EnvConfig:
         )
         return LayerSelection(screen, minimap, self.compact_layers)
 
+    def computer_bot(self) -> Bot | None:
+        """The Bot of opponent="computer:<level>" (None for any other opponent)."""
+        opponent = parse_opponent(self.opponent)
+        return opponent.bot(self.map_name) if isinstance(opponent, Computer) else None
+
     def launch_config(self) -> LaunchConfig:
         return LaunchConfig(
             engine=self.engine,
@@ -330,7 +345,7 @@ class EnvConfig:
             launch=self.launch_config(),
             step_mul=self.step_mul,
             race=self.race if self.race is not None else (slot_race(self.map_name) or "terran").lower(),
-            bot=self.bot,
+            bot=self.bot or self.computer_bot(),
             disable_fog=self.disable_fog,
             realtime=self.realtime,
             request_timeout_s=self.request_timeout_s,

@@ -18,6 +18,7 @@ from sc2env import errors
 from sc2env.env.action_mode import ActionMode
 from sc2env.env.config import EnvConfig, check_option_names
 from sc2env.env.layout import EnvLayout
+from sc2env.env.opponents import PolicySpec, parse_opponent
 from sc2env.env.raw_mode import RawActions
 from sc2env.env.registration import spec_property
 from sc2env.game.lifecycle import Lifecycle
@@ -36,6 +37,7 @@ from sc2env.interface import (
 )
 
 if TYPE_CHECKING:
+    from sc2env.env.policy_opponent import PolicyOpponent
     from sc2env.viewer import EnvRenderer
 
 _SEED_BOUND = 2**31
@@ -132,6 +134,12 @@ class SC2Env(gym.Env):
         self._unplayed_seed: int | None = None  # a seeded reset cut short: the seed to play next
         self._renderer: EnvRenderer | None = None
         self._episodes_done = 0
+        self._opponent: PolicyOpponent | None = None
+        """Who plays the other side when opponent= is a policy (a game process per player)."""
+        if isinstance(parse_opponent(self.config.opponent), PolicySpec):
+            from sc2env.env.policy_opponent import PolicyOpponent  # it builds on this class
+
+            self._opponent = PolicyOpponent(self.config.opponent, self.config, seed=self.config.seed)
 
     # --- Gymnasium API -----------------------------------------------------------------------------
 
@@ -149,7 +157,12 @@ class SC2Env(gym.Env):
         # An episode a wrapper cut short (TimeLimit) ends here: counted, its replay saved, before the restart.
         self._count_episode(self._lifecycle.to(EnvState.RESETTING), saved)
         match = self._ensure_match()
-        response = match.reset(game_seed)
+        opponent = self._opponent
+        response = (
+            match.reset(game_seed)
+            if opponent is None
+            else opponent.reset(lambda: match.reset(game_seed), game_seed)
+        )
         self._unplayed_seed = None
         if self._decoder is None or match.game_info is not self._decoder_game_info:
             self._decoder = None
@@ -250,6 +263,8 @@ class SC2Env(gym.Env):
             renderer, self._renderer = self._renderer, None
             if renderer is not None:
                 renderer.close()
+            if self._opponent is not None:
+                self._opponent.close()
 
     # --- for scripted agents and the vector env ------------------------------------------------------
 
@@ -358,12 +373,21 @@ class SC2Env(gym.Env):
     def send_encoded(self, actions: list, problem: str | None):
         """Send what encode() made; finish_step() reads the answer."""
         # What the action mode asks behind the observation (raw: what the units can do after the step).
-        return self._game().begin_step(actions, self.action_mode.step_requests()), problem
+        game, then = self._game(), self.action_mode.step_requests()
+        if self._opponent is not None:  # the opponent's step goes right after: each waits for the other
+            return self._opponent.begin(lambda: game.begin_step(actions, then)), problem
+        return game.begin_step(actions, then), problem
 
     def finish_step(self, sent):
         """The receiving half of step(): wait for the game, then (obs, reward, terminated, truncated, info)."""
         pending, problem = sent
-        result = self._game().finish_step(pending)  # a lost game: the match says so (step() refuses)
+        game, opponent = self._game(), self._opponent
+        # A lost game: the match says so (step() refuses)
+        result = (
+            game.finish_step(pending)
+            if opponent is None
+            else opponent.finish(lambda: game.finish_step(pending))
+        )
         self._episode_steps += 1
         self._episode_return += result.reward
         cap = self.config.max_episode_steps
@@ -410,7 +434,8 @@ class SC2Env(gym.Env):
 
     def _ensure_match(self) -> Match:
         if self._match is None:
-            self._match = Match(self.config.match_config(self.interface_format.to_interface_options()))
+            config = self.config.match_config(self.interface_format.to_interface_options())
+            self._match = Match(config) if self._opponent is None else self._opponent.host_match(config)
         return self._match
 
     def _game_seed(self, seed: int | None) -> int | None:

@@ -11,7 +11,13 @@ from collections.abc import Iterator, Mapping
 
 from sc2env.errors import UnknownMapError
 from sc2env.gamedata.clock import LOOPS_PER_GAME_SECOND
-from sc2env.mapfiles import DEFINITION_FORMAT, MAX_GAME_LOOPS, definitions_dir, minigame_names
+from sc2env.mapfiles import (
+    DEFINITION_FORMAT,
+    MAX_GAME_LOOPS,
+    definitions_dir,
+    minigame_names,
+    two_player_definitions,
+)
 from sc2env.safefile import MAX_DEFINITION_BYTES, MAX_MAP_BYTES, read_regular_file
 
 
@@ -104,29 +110,20 @@ MINI_GAMES: Mapping[str, MapSpec] = _ShippedMiniGames()
 """The SC2LE mini-games, as the definitions shipped in maps/ describe them (name, timer), by name."""
 
 
-@functools.cache
 def two_player_maps() -> dict[str, MapSpec]:
     """The two-player maps shipped with sc2env (definitions in a folder of maps/ whose second slot is a
     player's, as the duels), by name: two agents, or an agent and the built-in AI, play them."""
-    found: dict[str, MapSpec] = {}
-    for file in sorted(definitions_dir().glob("*/*.json")):
-        try:
-            spec = json.loads(read_regular_file(file, MAX_DEFINITION_BYTES).decode("utf-8-sig"))
-        except (OSError, ValueError):
-            continue  # not ours to judge here: the engine says what is wrong when it is played
-        if not isinstance(spec, dict) or spec.get("opponent") != "player":
-            continue
-        name, folder = str(spec.get("name", file.stem)), str(spec.get("map_folder", file.parent.name))
-        races = tuple(str(slot.get("race", "Terran")) for slot in spec.get("players", ()))
-        found[name] = MapSpec(
+    return {
+        name: MapSpec(
             name,
-            f"{folder}/{name}.SC2Map",
+            f"{spec['map_folder']}/{name}.SC2Map",
             players=2,
             game_loops=spec.get("time_limit"),
-            races=races,
+            races=tuple(str(slot.get("race", "Terran")) for slot in spec.get("players", ())),
             versus=True,
         )
-    return found
+        for name, spec in two_player_definitions().items()
+    }
 
 
 SMAC_MAPS_FOLDER = "SMAC_Maps"
