@@ -131,6 +131,10 @@ class Summary:
     steps: int
     seconds: float
     invalid_actions: int = 0
+    wins: int = 0
+    losses: int = 0
+    ties: int = 0
+    """Episodes won, lost and tied (outcome +1, -1, 0 of finished ones; against an opponent, the game's result)."""
 
     @property
     def steps_per_second(self) -> float:
@@ -157,4 +161,7 @@ def _summary(name: str, group: Sequence[Episode]) -> Summary:
         steps=sum(e.steps for e in group),
         seconds=sum(e.seconds for e in group),
         invalid_actions=sum(e.invalid_actions for e in group),
+        wins=sum(e.complete and e.outcome > 0 for e in group),
+        losses=sum(e.complete and e.outcome < 0 for e in group),
+        ties=sum(e.complete and e.outcome == 0 for e in group),
     )

@@ -25,6 +25,7 @@ ENV_OPTIONS = {
     "engine": "engine",
     "max_episode_steps": "max_steps",
     "actions": "actions",
+    "opponent": "opponent",
 }
 """The env options command-line options set: env option -> the options' field (its flag: --max-steps)."""
 
@@ -44,6 +45,16 @@ def screen_size_option() -> Any:
 
 def minimap_size_option() -> Any:
     return option(64, "feature minimap width and height", metavar="PIXELS", at_least=1)
+
+
+def opponent_option() -> Any:
+    return option(
+        None,
+        "who plays the other side of a two-player map (DuelMarines, ...): computer:<difficulty> (very_easy, "
+        "easy, medium, medium_hard, hard, harder), random, scripted, or package.module:Class; default: "
+        "computer:very_easy",
+        metavar="OPPONENT",
+    )
 
 
 def step_mul_option(default: int, help: str) -> Any:

@@ -1,4 +1,4 @@
-"""`sc2env play`: a human plays a mini-game in the viewer window."""
+"""`sc2env play`: a human plays a mini-game, or a two-player map against an opponent, in the viewer window."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from sc2env.cli.env_options import (
     env_kwargs,
     make_env,
     minimap_size_option,
+    opponent_option,
     sc2env_of,
     screen_size_option,
     step_mul_option,
@@ -20,6 +21,8 @@ from sc2env.cli.options import Command, Options, UsageError, option
 from sc2env.cli.signals import exit_code, stopped_by
 from sc2env.errors import UnknownMapError
 
+_RESULTS = {1: "won", -1: "lost", 0: "tied"}
+
 
 @dataclasses.dataclass(frozen=True)
 class PlayOptions(Options):
@@ -27,10 +30,12 @@ class PlayOptions(Options):
 
     map: str = option(
         "MoveToBeacon",
-        "the mini-game to play (sc2env maps lists them), or a definition file of your own (Name.json)",
+        "the mini-game or two-player map to play (sc2env maps lists them), or a definition file of your own "
+        "(Name.json)",
         metavar="NAME",
     )
     engine: str | None = engine_option()
+    opponent: str | None = opponent_option()
     screen_size: int = screen_size_option()
     minimap_size: int = minimap_size_option()
     step_mul: int = step_mul_option(2, "game loops per step (lower reacts faster)")
@@ -40,6 +45,7 @@ class PlayOptions(Options):
 
 
 def play(options: PlayOptions) -> int:
+    from sc2env.env.config import EnvConfig
     from sc2env.viewer import play as play_in_window
 
     if "," in options.map or options.map.lower() == "all" or not options.map:
@@ -48,7 +54,8 @@ def play(options: PlayOptions) -> int:
         )
     try:
         (planned,) = resolve_maps([options.map], options.engine)
-    except UnknownMapError as error:
+        EnvConfig(map_name=planned.name, **env_kwargs(options))  # an opponent on a mini-game, say
+    except (UnknownMapError, ValueError, TypeError) as error:
         raise UsageError(str(error)) from error
     name = planned.label
     env = make_env(planned.name, render_mode="human", **env_kwargs(options))
@@ -59,7 +66,8 @@ def play(options: PlayOptions) -> int:
     def on_episode(number: int, info: dict[str, Any]) -> None:
         scores.append(int(info["score"]))
         ended_on[0] = game.last_observation
-        print(f"{name} episode {number}: score {info['score']}")
+        result = f", {_RESULTS[info['outcome']]}" if not planned.spec.mini_game else ""
+        print(f"{name} episode {number}: score {info['score']}{result}")
 
     stop = None
     try:

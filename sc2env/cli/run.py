@@ -12,6 +12,7 @@ from sc2env.cli.env_options import (
     engine_option,
     make_env,
     minimap_size_option,
+    opponent_option,
     sc2env_of,
     screen_size_option,
     small_layers,
@@ -41,6 +42,7 @@ class RunOptions(Options):
         metavar="NAME[,NAME...]",
     )
     agent: str = option("scripted", "random, scripted, or package.module:Class", metavar="AGENT")
+    opponent: str | None = opponent_option()
     episodes: int = option(1, "episodes per map", metavar="N", at_least=1)
     engine: str | None = engine_option()
     screen_size: int = screen_size_option()
@@ -139,11 +141,21 @@ def run(options: RunOptions) -> int:
             file=sys.stderr,
         )
     if episodes:
-        print(results_table(summarise(episodes), options.agent, {m.map.name: m.map.label for m in plan}))
+        labels = {m.map.name: m.map.label for m in plan}
+        print(results_table(summarise(episodes), options.agent, labels, _opponent_label(options, plan)))
     if outcome.failure is not None:
         raise outcome.failure
     lost = (recording is not None and recording.failure is not None) or (saver is not None and saver.lost)
     return outcome.code or (1 if lost else 0)
+
+
+def _opponent_label(options: RunOptions, plan: list[MapRun]) -> str | None:
+    """How the results table names the opponent: the one given, else the default where a map has two players."""
+    from sc2env.env.opponents import DEFAULT_OPPONENT
+
+    if options.opponent is not None:
+        return options.opponent
+    return DEFAULT_OPPONENT if any(not m.map.spec.mini_game for m in plan) else None
 
 
 def _plan(options: RunOptions) -> list[MapRun]:
