@@ -51,6 +51,15 @@ RUNS = {
         ["--units", "20,200", "--repeat", "1"],
         r"\s200\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+\(201 units",
     ),
+    "two_player_steps": (
+        ["--steps", "10", "--repeat", "1"],
+        r"DuelMarines\s+parallel_env, two agents \(2 processes\)\s+\d+(.|\n)*"
+        r"opponent=policy \(2 processes\)\s+\d+(.|\n)*opponent=computer:medium \(1 process\)\s+\d+",
+    ),
+    "win_rates": (
+        ["--games", "1", "--map", "DuelMarines", "--agents", "random"],
+        r"\| random \| \d+-\d+-\d+ \|(.|\n)*\| harder \| \d+-\d+-\d+ \|",
+    ),
     "replay_files": (
         ["--loops", "80", "--repeat", "2"],
         r"replay size\s+\d+ bytes\nwrite\s+[\d.]+ ms(.|\n)*read\s+[\d.]+ ms",
