@@ -85,3 +85,35 @@ def test_behaviour_cloning_example_learns_from_replays(tmp_path):
     # three expert episodes are enough to click on the beacon most of the time (random play scores about 1)
     student = float(done.stdout.split("student: mean score ")[1].split()[0])
     assert student >= 10, done.stdout
+
+
+def test_self_play_example_trains_against_its_snapshots_and_reports_win_rates(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(EXAMPLES / "self_play.py"),
+            "--rounds",
+            "1",
+            "--steps-per-round",
+            "256",
+            "--envs",
+            "1",
+            "--eval-games",
+            "1",
+            "--log",
+            str(tmp_path / "progress.csv"),
+            "--save",
+            str(tmp_path / "model"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "round 1:     256 steps, vs scripted" in done.stdout, done.stdout
+    rows = (tmp_path / "progress.csv").read_text().splitlines()
+    assert rows[0].startswith("round,timesteps,win_rate_vs_scripted") and len(rows) == 3
+    assert rows[2].split(",")[-1] == "2"  # the pool: the untrained policy and round 1's snapshot
+    assert (tmp_path / "model.zip").stat().st_size > 0
