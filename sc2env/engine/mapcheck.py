@@ -211,7 +211,8 @@ ACTIONS: dict[str, Kind] = {
     ),
     "select": fields(required={"group": group}, optional={"player": hosted_player, "add": flag}),
     "end_game": fields(optional={"result": choice(tuple(RESULTS))}),
-    # How many living units a group has, or a player has (any unit of theirs).
+    # How many living units a group has, or a player has (any unit of theirs; with `structures`, only its
+    # structures, finished or not: the melee rule "a side with no buildings has lost").
     "if": fields(
         optional={
             "group_count": fields(
@@ -219,7 +220,7 @@ ACTIONS: dict[str, Kind] = {
             ),
             "unit_count": fields(
                 required={"owner": whole(0, MAX_OWNER)},
-                optional={"at_least": _COUNT, "at_most": _COUNT, "equals": _COUNT},
+                optional={"at_least": _COUNT, "at_most": _COUNT, "equals": _COUNT, "structures": flag},
             ),
         },
         one_of=("group_count", "unit_count"),

@@ -469,9 +469,9 @@ def _is_sha256(value) -> bool:
     return isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
 
 
-SCENARIO_FOLDERS = ("", "smac", "duels")
+SCENARIO_FOLDERS = ("", "smac", "duels", "melee")
 """Where definitions sit under a definitions folder: the mini-games at its top, SMAC's scenarios in `smac/`, the
-two-player duels in `duels/`."""
+two-player duels in `duels/`, the melee maps (Simple64) in `melee/`."""
 
 
 def builtin_definitions(directory: str | os.PathLike | None = None) -> dict[str, bytes]:

@@ -10,6 +10,7 @@ import numpy as np
 from sc2env.engine import mapcheck, placements
 from sc2env.engine.limits import MAX_RESOURCES, MAX_UNITS
 from sc2env.engine.mapdef import RESULTS, MapDefinition, ScriptError
+from sc2env.engine.type_tables import STRUCTURE_TYPES
 from sc2env.gamedata import specific_ability, unit_type_by_name
 
 if TYPE_CHECKING:
@@ -184,7 +185,10 @@ class Scenario:
         ((name, spec),) = condition.items()  # one condition (mapcheck)
         if name == "unit_count":
             w = self.world
-            count = int(((w.owner == int(spec["owner"])) & (w.health > 0)).sum())
+            counted = (w.owner == int(spec["owner"])) & (w.health > 0)
+            if spec.get("structures"):
+                counted &= STRUCTURE_TYPES[w.type_id]
+            count = int(counted.sum())
         else:
             count = len(self.alive(spec["group"]))
         return (

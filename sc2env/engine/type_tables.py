@@ -36,3 +36,5 @@ PRODUCER_TYPES = type_mask(lambda t: t.queue_size > 0)
 FOOD_REQUIRED = per_type(lambda t: 0.0 if t.structure else t.food_required)
 """The supply a unit takes (structures take none)."""
 FOOD_PROVIDED = per_type(lambda t: t.food_provided)
+STRUCTURE_TYPES = type_mask(lambda t: t.structure)
+"""Structures: a player's buildings (Refineries too), and the neutral mineral fields and geysers."""
