@@ -1,9 +1,12 @@
-"""The built-in AI's difficulties against each other on the duel maps: N games per pair, the win table.
+"""The built-in AI's difficulties against each other on the two-player maps: N games per pair, the win table.
 
 Each game runs in this process (no sockets): a Game with both slots played by a `Computer`, one game per seed
-(the seed places the armies). A cell is the row difficulty's wins against the column's, from both slots
-(half the games each), as "wins-losses-ties".
-Run: python benchmarks/ai_difficulties.py [--games N] [--map DuelMarines,DuelTerranMixed,...]
+(the seed places the duel armies and draws the weapons' random cooldown delays). A cell is the row
+difficulty's wins against the column's, from both slots (half the games each), as "wins-losses-ties".
+`--pairs adjacent` plays only each difficulty against the next one (the ordering check, on Simple64 a
+few seconds a game).
+Run: python benchmarks/ai_difficulties.py [--games N] [--map DuelMarines,DuelTerranMixed,Simple64]
+     [--pairs all|adjacent]
 """
 
 from __future__ import annotations
@@ -42,13 +45,22 @@ def play(map_name: str, first: int, second: int, seed: int) -> int | None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=10, help="games per pair and map (even: both slots)")
-    parser.add_argument("--map", default="DuelMarines,DuelTerranMixed", help="comma-separated duel maps")
+    parser.add_argument(
+        "--map", default="DuelMarines,DuelTerranMixed,Simple64", help="comma-separated two-player maps"
+    )
+    parser.add_argument("--pairs", choices=("all", "adjacent"), default="all", help="which pairs play")
     args = parser.parse_args()
     names = {d: sc_pb.Difficulty.Name(sc_pb.Difficulty.ValueType(d)) for d in PROFILES}
     for map_name in args.map.split(","):
         started = time.perf_counter()
         table: dict[tuple[int, int], list[int]] = {}
-        for a, b in itertools.combinations(sorted(PROFILES), 2):
+        levels = sorted(PROFILES)
+        pairs = (
+            list(itertools.pairwise(levels))
+            if args.pairs == "adjacent"
+            else itertools.combinations(levels, 2)
+        )
+        for a, b in pairs:
             record = [0, 0, 0]  # a's wins, losses, ties
             for n in range(args.games):
                 swap = n % 2 == 1
@@ -61,11 +73,15 @@ def main() -> None:
                     record[1] += 1
             table[(a, b)] = record
             table[(b, a)] = [record[1], record[0], record[2]]
+            print(f"  {names[a]} vs {names[b]}: {'-'.join(map(str, record))}", flush=True)
         width = max(map(len, names.values())) + 2
         print(f"\n{map_name}: row's wins-losses-ties against the column, {args.games} games a pair")
         print("".ljust(width) + "".join(names[d].rjust(width) for d in sorted(PROFILES)))
         for a in sorted(PROFILES):
-            cells = ["-" if a == b else "-".join(map(str, table[(a, b)])) for b in sorted(PROFILES)]
+            cells = [
+                "-" if a == b or (a, b) not in table else "-".join(map(str, table[(a, b)]))
+                for b in sorted(PROFILES)
+            ]
             print(names[a].ljust(width) + "".join(c.rjust(width) for c in cells))
         print(f"({time.perf_counter() - started:.0f} s)")
 

@@ -23,8 +23,8 @@ GEYSERS = ((-3, -8), (-3, 7))
 # Twelve SCVs on the side of the Command Center away from its minerals.
 SCV_OFFSETS = tuple((dx, dy) for dx in (3.5, 4.5) for dy in (2.5, 1.5, 0.5, -0.5, -1.5, -2.5))
 # Player 1's main plateau and the ramp down from it (south-east corner); the cliff is the plateau's edge.
-MAIN_AREA = (2.0, 32.0, 30.0, 62.0)
-RAMP = (30.0, 32.0, 34.0, 36.0)
+MAIN_AREA = (2.0, 36.0, 26.0, 62.0)
+RAMP = (26.0, 36.0, 30.0, 40.0)
 
 
 def mirror(point: tuple[float, float]) -> list[float]:

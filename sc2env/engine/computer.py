@@ -3,7 +3,8 @@
 It plays as a player of the Game like an agent does (a seat of its own, its own fog of war: no difficulty
 here cheats), deciding every few loops from what its seat sees and giving raw commands through `Game.act`,
 so its commands are in the input log and a replay plays them back. It uses no randomness: its games are
-deterministic under the game's seed. The units on the duel maps are all it commands (no economy yet).
+deterministic under the game's seed. On the duel maps it commands the army it starts with; on a melee map
+(it starts with SCVs: Simple64) it also runs a base (`build_order`) and attacks in waves.
 """
 
 from __future__ import annotations
@@ -12,13 +13,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from s2clientprotocol import raw_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
+from sc2env.engine.build_order import BuildOrder, EconomyPlan, command
 from sc2env.engine.game import Game, Interface
+from sc2env.engine.type_tables import STRUCTURE_TYPES, WORKER_TYPES, type_mask
 
 ATTACK = 23  # the general Attack ability (attack-move with a point, focus with a unit)
 INTERFACE = Interface.from_options(sc_pb.InterfaceOptions(raw=True))  # what it reads: raw data only
+ARMY_TYPES = type_mask(lambda t: t.army)
 
 
 @dataclass(frozen=True)
@@ -27,25 +30,38 @@ class Profile:
     sets off for the enemy (before that it holds and defends); `share`: the part of its army it sends;
     `formation`: whether the army advances abreast (each unit to the target plus its place in the army),
     which brings it into range all at once, rather than converging on one point and arriving in a file;
-    `focus`: whether units in range of a seen enemy all shoot the same one."""
+    `focus`: whether units in range of a seen enemy all shoot the same one. On melee maps: `economy`, how it
+    runs its base; `wave`, the army it gathers at its ramp before each attack; `defend`, how near its
+    buildings (world units) a seen enemy draws the army at home onto it; `reinforce`, whether units trained
+    while a wave is out follow it rather than wait for the next."""
 
     reaction: int
     attack_at: int
     share: float
     formation: bool
     focus: bool
+    economy: EconomyPlan
+    wave: int
+    defend: float
+    reinforce: bool
 
 
-# sc2api's Difficulty -> profile. VeryHard and the cheating levels are refused at create_game.
+# sc2api's Difficulty -> profile. VeryHard and the cheating levels are refused at create_game. On Simple64 a
+# harder level reacts sooner, mines with more SCVs, builds its depots ahead of need and more Barracks, keeps
+# its Barracks busy, attacks with a larger wave and fights better (formation, focus fire).
+# fmt: off
 PROFILES: dict[int, Profile] = {
-    sc_pb.VeryEasy: Profile(reaction=96, attack_at=0, share=0.5, formation=False, focus=False),
-    sc_pb.Easy: Profile(reaction=64, attack_at=0, share=1.0, formation=False, focus=False),
-    sc_pb.Medium: Profile(reaction=32, attack_at=0, share=1.0, formation=True, focus=False),
-    sc_pb.MediumHard: Profile(reaction=24, attack_at=0, share=1.0, formation=True, focus=True),
-    sc_pb.Hard: Profile(reaction=16, attack_at=0, share=1.0, formation=True, focus=True),
-    sc_pb.Harder: Profile(reaction=8, attack_at=0, share=1.0, formation=True, focus=True),
+    sc_pb.VeryEasy: Profile(96, 0, 0.5, False, False, EconomyPlan(13, 1, 0, 1), wave=4, defend=8.0, reinforce=False),
+    sc_pb.Easy: Profile(64, 0, 1.0, False, False, EconomyPlan(15, 2, 1, 1), wave=6, defend=10.0, reinforce=False),
+    sc_pb.Medium: Profile(32, 0, 1.0, True, False, EconomyPlan(16, 3, 2, 1), wave=8, defend=12.0, reinforce=False),
+    sc_pb.MediumHard: Profile(24, 0, 1.0, True, True, EconomyPlan(18, 4, 3, 1), wave=10, defend=14.0, reinforce=True),
+    sc_pb.Hard: Profile(16, 0, 1.0, True, True, EconomyPlan(19, 5, 4, 1), wave=12, defend=16.0, reinforce=True),
+    sc_pb.Harder: Profile(8, 0, 1.0, True, True, EconomyPlan(20, 6, 6, 1), wave=14, defend=18.0, reinforce=True),
 }
+# fmt: on
 _REACH_MARGIN = 0.0  # focus only units already in range: others walking to it would hold their fire
+_ENGAGE_RANGE = 10.0  # on melee maps: how near its army a seen enemy must be for the army to turn on it
+_ARRIVED = 4.0  # how near a target point the army's centre must come before it moves on to the next
 
 
 class Computer:
@@ -55,12 +71,15 @@ class Computer:
     def __init__(self, player_id: int, difficulty: int) -> None:
         self.player_id = player_id
         self.profile = PROFILES[difficulty]
-        self.next_decision = 0
-        self._target: int | None = None  # the enemy the focus is on
+        self.base = BuildOrder(player_id, self.profile.economy)
+        self.restart()
 
     def restart(self) -> None:
         self.next_decision = 0
-        self._target = None
+        self._target: int | None = None  # the enemy the focus is on
+        self._wave: set[int] = set()  # the tags of the units out on an attack (melee maps)
+        self._seen_structures: dict[int, tuple[float, float]] = {}  # enemy buildings seen, by tag: where
+        self._search = 0  # which of the search points the wave heads for when it knows of no building
 
     def step(self, game: Game, count: int, abandoned: Callable[[], bool] | None = None) -> None:
         """Run `count` loops (`abandoned`: as Game.step's, checked between the AI's decisions too)."""
@@ -78,20 +97,35 @@ class Computer:
 
     def decide(self, game: Game) -> None:
         with game.viewing(self.player_id):
-            self._decide(game)
+            if self._melee(game):
+                self.base.decide(game, self._rally_point(game))
+                self._decide_melee(game)
+            else:
+                self._decide(game)
             game.echoed_actions.clear()  # nobody reads this seat's observations
             game.action_errors.clear()
 
-    def _decide(self, game: Game) -> None:
+    def _melee(self, game: Game) -> bool:
+        """Whether it has a base to run: a worker or a building of its own (Simple64; not the duel maps)."""
+        w = game.world
+        mine = w.owner == self.player_id
+        return bool((mine & (WORKER_TYPES[w.type_id] | STRUCTURE_TYPES[w.type_id])).any())
+
+    def _seen_enemies(self, game: Game) -> np.ndarray:
         w, me = game.world, self.player_id
-        army = np.flatnonzero((w.owner == me) & (w.speed > 0) & ~w.hidden)
-        if not len(army):
-            return
         shown = game.vision.shows(w, me)
         seen = (w.owner != me) & (w.owner != 0) & ~w.hidden
         if shown is not None:
             seen &= shown
-        enemies = np.flatnonzero(seen)
+        return np.flatnonzero(seen)
+
+    def _decide(self, game: Game) -> None:
+        """The duel maps: the army it starts with engages what it sees, else heads for the enemy's start."""
+        w, me = game.world, self.player_id
+        army = np.flatnonzero((w.owner == me) & (w.speed > 0) & ~w.hidden)
+        if not len(army):
+            return
+        enemies = self._seen_enemies(game)
         if len(enemies):
             self._engage(game, army, enemies)
         elif game.game_loop >= self.profile.attack_at:
@@ -99,6 +133,119 @@ class Computer:
             sent = idle[: max(1, round(len(army) * self.profile.share))] if idle else []
             if sent:
                 self._advance(game, sent, self._enemy_start(game))
+
+    # ---- melee: defend the base, gather a wave at the ramp, attack, hunt the buildings left ----------------
+    def _decide_melee(self, game: Game) -> None:
+        w, me = game.world, self.player_id
+        army = np.flatnonzero((w.owner == me) & ARMY_TYPES[w.type_id] & ~w.hidden)
+        enemies = self._seen_enemies(game)
+        self._remember(game, enemies)
+        wave = np.array([i for i in army.tolist() if int(w.tag[i]) in self._wave], int)
+        home = np.setdiff1d(army, wave)
+        # The base first: what comes near its buildings, or its army gathering at home, meets all it has home.
+        threats = np.union1d(
+            self._near(game, enemies, self._own_buildings(game), self.profile.defend),
+            self._near(game, enemies, home, _ENGAGE_RANGE),
+        )
+        if len(threats) and len(home):
+            self._engage(game, home, threats)
+        if self._wave and len(wave) < max(1, self.profile.wave // 3):
+            self._wave = set()  # the wave is spent: its survivors come home to the next one
+            self._command(game, wave.tolist(), point=self._rally_point(game))
+            return
+        if not self._wave and len(army) >= self.profile.wave and game.game_loop >= self.profile.attack_at:
+            sent = army[: max(1, round(len(army) * self.profile.share))]
+            self._wave = {int(t) for t in w.tag[sent]}
+            wave, home = sent, np.setdiff1d(army, sent)
+        elif self._wave and self.profile.reinforce and not len(threats):
+            self._wave |= {int(t) for t in w.tag[home]}  # new units follow the wave out
+            wave, home = army, home[:0]
+        if not len(threats):
+            rally = np.asarray(self._rally_point(game))
+            away = [i for i in home.tolist() if not w.orders[i] and np.hypot(*(w.pos[i] - rally)) > _ARRIVED]
+            if away:
+                self._command(game, away, point=(float(rally[0]), float(rally[1])))
+        if not len(wave):
+            return
+        close = self._near(game, enemies, wave, _ENGAGE_RANGE)
+        if len(close):
+            self._engage(game, wave, close)
+            return
+        goal = self._wave_target(game, wave)
+        idle = [i for i in wave.tolist() if not w.orders[i]]
+        if idle:
+            self._advance(game, idle, goal)
+
+    def _remember(self, game: Game, enemies: np.ndarray) -> None:
+        """Keep where seen enemy buildings stand; forget those whose place it sees empty now."""
+        w = game.world
+        for i in enemies.tolist():
+            if STRUCTURE_TYPES[w.type_id[i]]:
+                self._seen_structures[int(w.tag[i])] = (float(w.pos[i][0]), float(w.pos[i][1]))
+        seen_tags = {int(w.tag[i]) for i in enemies.tolist()}
+        grid = game.vision.grid()
+        for tag, (x, y) in list(self._seen_structures.items()):
+            cell = grid[min(int(y), grid.shape[0] - 1), min(int(x), grid.shape[1] - 1)]
+            if tag not in seen_tags and cell == 2:  # visible, and not there: destroyed
+                del self._seen_structures[tag]
+
+    def _wave_target(self, game: Game, army: np.ndarray) -> tuple[float, float]:
+        """The known enemy building nearest the army, else the enemy's start, then the other bases in turn."""
+        w = game.world
+        centre = w.pos[army].mean(axis=0)
+        if self._seen_structures:
+            spots = sorted(
+                self._seen_structures.items(), key=lambda kv: (np.hypot(*(np.subtract(kv[1], centre))), kv[0])
+            )
+            return spots[0][1]
+        points = self._search_points(game)
+        goal = points[self._search % len(points)]
+        if np.hypot(*(centre - goal)) <= _ARRIVED and not any(w.orders[i] for i in army.tolist()):
+            self._search += 1
+            goal = points[self._search % len(points)]
+        return goal
+
+    def _search_points(self, game: Game) -> list[tuple[float, float]]:
+        """Where a player may have buildings: the enemy's start, then each mineral line's middle."""
+        w = game.world
+        points = [self._enemy_start(game)]
+        fields = w.pos[np.flatnonzero((w.owner == 0) & STRUCTURE_TYPES[w.type_id])]
+        # Resources within 10 of each other are one base; its middle is where a town hall would stand.
+        taken = np.zeros(len(fields), bool)
+        for n in range(len(fields)):
+            if taken[n]:
+                continue
+            group = ~taken & (np.hypot(*(fields - fields[n]).T) <= 10)
+            taken |= group
+            x, y = fields[group].mean(axis=0)
+            points.append((float(x), float(y)))
+        return points
+
+    def _own_buildings(self, game: Game) -> np.ndarray:
+        w = game.world
+        return np.flatnonzero((w.owner == self.player_id) & STRUCTURE_TYPES[w.type_id])
+
+    @staticmethod
+    def _near(game: Game, rows: np.ndarray, around: np.ndarray, reach: float) -> np.ndarray:
+        """The `rows` within `reach` of any of the `around` rows."""
+        if not len(rows) or not len(around):
+            return rows[:0]
+        w = game.world
+        gap = np.hypot(*(w.pos[rows][:, None] - w.pos[around][None]).transpose(2, 0, 1))
+        return rows[(gap <= reach).any(axis=1)]
+
+    def _rally_point(self, game: Game) -> tuple[float, float]:
+        """Where its army gathers: the map's `ramp<player id>` region if it has one, else a third of the way
+        from its start to the map's centre."""
+        d = game.definition
+        ramp = d.regions.get(f"ramp{self.player_id}")
+        if ramp is not None:
+            return ramp.centre()
+        slots = [slot.player_id for slot in d.players]
+        start = d.start_locations[slots.index(self.player_id)] if self.player_id in slots else (0.0, 0.0)
+        b = d.playable_area
+        middle = ((b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2)
+        return (start[0] + (middle[0] - start[0]) / 3, start[1] + (middle[1] - start[1]) / 3)
 
     def _engage(self, game: Game, army: np.ndarray, enemies: np.ndarray) -> None:
         w = game.world
@@ -170,12 +317,4 @@ class Computer:
         target: int | None = None,
         queued: bool = False,
     ) -> None:
-        w = game.world
-        cmd = raw_pb2.ActionRawUnitCommand(
-            ability_id=ATTACK, unit_tags=[int(w.tag[i]) for i in rows], queue_command=queued
-        )
-        if target is not None:
-            cmd.target_unit_tag = target
-        elif point is not None:
-            cmd.target_world_space_pos.x, cmd.target_world_space_pos.y = float(point[0]), float(point[1])
-        game.act(sc_pb.Action(action_raw=raw_pb2.ActionRaw(unit_command=cmd)))
+        command(game, [int(game.world.tag[i]) for i in rows], ATTACK, point, target, queued)
