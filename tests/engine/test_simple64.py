@@ -112,3 +112,36 @@ def test_player_one_destroyed_is_its_defeat():
     _destroy(game, 1)
     game.step(1)
     assert game.result_for(1) == sc_pb.Defeat and game.result_for(2) == sc_pb.Victory
+
+
+def _ai_game(difficulty: int, loops: int, seed: int = 3) -> Game:
+    """The built-in AI as player 2 against an idle player 1, for `loops` loops."""
+    from sc2env.engine.computer import Computer
+
+    game = new_game(seed)
+    Computer(2, difficulty).step(game, loops)
+    return game
+
+
+def test_the_ai_mines_builds_supply_and_barracks_and_trains_marines():
+    game = _ai_game(sc_pb.Medium, 16 * 60 * 5)  # five game minutes
+    have = kinds(game, 2)
+    assert have["SCV"] == 16 and have["SupplyDepot"] >= 2 and have["Barracks"] == 3
+    assert have["Marine"] + game.stats(2).lost_minerals["army"] // 50 >= 8
+    assert game.stats(2).collected_minerals > 2000  # its SCVs mined
+    used, cap = game.production.food(2)
+    assert used <= cap
+    assert kinds(game, 1)["CommandCenter"] in (0, 1)  # the idle side's base is under attack or gone
+
+
+def test_harder_levels_build_bigger_bases():
+    easy, harder = (_ai_game(level, 16 * 60 * 3) for level in (sc_pb.VeryEasy, sc_pb.Harder))
+    assert kinds(harder, 2)["SCV"] > kinds(easy, 2)["SCV"]
+    assert kinds(harder, 2)["Barracks"] > kinds(easy, 2)["Barracks"]
+    assert kinds(harder, 2)["Marine"] > kinds(easy, 2)["Marine"]
+
+
+def test_the_ai_is_deterministic_under_the_seed():
+    runs = [_ai_game(sc_pb.Hard, 16 * 60 * 4, seed=8) for _ in range(2)]
+    assert runs[0].inputs == runs[1].inputs  # the same commands at the same loops
+    assert np.array_equal(runs[0].world.pos, runs[1].world.pos)
