@@ -1,4 +1,5 @@
-"""Agents for sc2env: the agent protocol, a masked random agent, a scripted agent per mini-game, a runner."""
+"""Agents for sc2env: the agent protocol, a masked random agent, a scripted agent per mini-game and for
+Simple64, a runner."""
 
 from sc2env.agents.base import Action, Agent, ScriptedAgent
 from sc2env.agents.random_agent import RandomAgent
@@ -12,6 +13,7 @@ from sc2env.agents.scripted_combat import (
 )
 from sc2env.agents.scripted_duel import DuelArmy
 from sc2env.agents.scripted_economy import BuildMarines, CollectMineralsAndGas, Economy, EconomyPlan
+from sc2env.agents.scripted_melee import Simple64
 from sc2env.agents.scripted_movement import CollectMineralShards, MoveToBeacon
 from sc2env.agents.scripted_raw_combat import RawFocusFire
 
@@ -34,6 +36,7 @@ __all__ = [
     "RandomAgent",
     "RawFocusFire",
     "ScriptedAgent",
+    "Simple64",
     "Summary",
     "agent_class",
     "make_agent",

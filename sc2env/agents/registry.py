@@ -11,6 +11,7 @@ from sc2env.agents.random_agent import RandomAgent
 from sc2env.agents.scripted_combat import DefeatRoaches, DefeatZerglingsAndBanelings, FindAndDefeatZerglings
 from sc2env.agents.scripted_duel import DuelArmy
 from sc2env.agents.scripted_economy import BuildMarines, CollectMineralsAndGas
+from sc2env.agents.scripted_melee import Simple64
 from sc2env.agents.scripted_movement import CollectMineralShards, MoveToBeacon
 from sc2env.game.maps import definition_map, is_definition_path
 
@@ -25,8 +26,9 @@ SCRIPTED_AGENTS: dict[str, type[Agent]] = {
     "DuelMarines": DuelArmy,
     "DuelTerranMixed": DuelArmy,
     "DuelZerglingsBanelings": DuelArmy,
+    "Simple64": Simple64,
 }
-"""The scripted agent of each mini-game."""
+"""The scripted agent of each mini-game, of the duel maps and of the melee map Simple64."""
 
 
 def agent_class(name: str, map_name: str) -> type[Agent]:
