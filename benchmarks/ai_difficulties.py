@@ -49,12 +49,15 @@ def main() -> None:
         "--map", default="DuelMarines,DuelTerranMixed,Simple64", help="comma-separated two-player maps"
     )
     parser.add_argument("--pairs", choices=("all", "adjacent"), default="all", help="which pairs play")
+    parser.add_argument("--levels", default="", help="comma-separated difficulties (default: all six)")
     args = parser.parse_args()
     names = {d: sc_pb.Difficulty.Name(sc_pb.Difficulty.ValueType(d)) for d in PROFILES}
     for map_name in args.map.split(","):
         started = time.perf_counter()
         table: dict[tuple[int, int], list[int]] = {}
-        levels = sorted(PROFILES)
+        levels = sorted(
+            PROFILES if not args.levels else (sc_pb.Difficulty.Value(n) for n in args.levels.split(","))
+        )
         pairs = (
             list(itertools.pairwise(levels))
             if args.pairs == "adjacent"

@@ -51,12 +51,12 @@ class Profile:
 # its Barracks busy, attacks with a larger wave and fights better (formation, focus fire).
 # fmt: off
 PROFILES: dict[int, Profile] = {
-    sc_pb.VeryEasy: Profile(96, 0, 0.5, False, False, EconomyPlan(13, 1, 0, 1), wave=4, defend=8.0, reinforce=False),
-    sc_pb.Easy: Profile(64, 0, 1.0, False, False, EconomyPlan(15, 2, 1, 1), wave=6, defend=10.0, reinforce=False),
-    sc_pb.Medium: Profile(32, 0, 1.0, True, False, EconomyPlan(16, 3, 2, 1), wave=8, defend=12.0, reinforce=False),
-    sc_pb.MediumHard: Profile(24, 0, 1.0, True, True, EconomyPlan(18, 4, 3, 1), wave=10, defend=14.0, reinforce=True),
-    sc_pb.Hard: Profile(16, 0, 1.0, True, True, EconomyPlan(19, 5, 4, 1), wave=12, defend=16.0, reinforce=True),
-    sc_pb.Harder: Profile(8, 0, 1.0, True, True, EconomyPlan(20, 6, 6, 1), wave=14, defend=18.0, reinforce=True),
+    sc_pb.VeryEasy: Profile(96, 0, 0.5, False, False, EconomyPlan(13, 1, 0, 1), 4, 8.0, False),
+    sc_pb.Easy: Profile(64, 0, 1.0, False, False, EconomyPlan(15, 2, 1, 1), 6, 10.0, False),
+    sc_pb.Medium: Profile(32, 0, 1.0, True, False, EconomyPlan(16, 3, 2, 1), 8, 12.0, False),
+    sc_pb.MediumHard: Profile(24, 0, 1.0, True, True, EconomyPlan(18, 4, 3, 1), 10, 14.0, True),
+    sc_pb.Hard: Profile(16, 0, 1.0, True, True, EconomyPlan(18, 4, 4, 1), 12, 16.0, True),
+    sc_pb.Harder: Profile(8, 0, 1.0, True, True, EconomyPlan(19, 5, 6, 2), 12, 18.0, True),
 }
 # fmt: on
 _REACH_MARGIN = 0.0  # focus only units already in range: others walking to it would hold their fire
@@ -235,17 +235,18 @@ class Computer:
         return rows[(gap <= reach).any(axis=1)]
 
     def _rally_point(self, game: Game) -> tuple[float, float]:
-        """Where its army gathers: the map's `ramp<player id>` region if it has one, else a third of the way
-        from its start to the map's centre."""
+        """Where its army gathers: halfway from its start to the map's `ramp<player id>` region (inside its
+        main, out of sight of the other side's), else a quarter of the way from its start to the centre."""
         d = game.definition
-        ramp = d.regions.get(f"ramp{self.player_id}")
-        if ramp is not None:
-            return ramp.centre()
         slots = [slot.player_id for slot in d.players]
         start = d.start_locations[slots.index(self.player_id)] if self.player_id in slots else (0.0, 0.0)
+        ramp = d.regions.get(f"ramp{self.player_id}")
+        if ramp is not None:
+            x, y = ramp.centre()
+            return ((start[0] + x) / 2, (start[1] + y) / 2)
         b = d.playable_area
         middle = ((b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2)
-        return (start[0] + (middle[0] - start[0]) / 3, start[1] + (middle[1] - start[1]) / 3)
+        return (start[0] + (middle[0] - start[0]) / 4, start[1] + (middle[1] - start[1]) / 4)
 
     def _engage(self, game: Game, army: np.ndarray, enemies: np.ndarray) -> None:
         w = game.world
