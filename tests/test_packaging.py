@@ -27,6 +27,8 @@ SMAC_SCENARIOS = tuple(sorted(p.stem for p in (ROOT / "maps" / "smac").glob("*.j
 """SMAC's scenarios the engine plays (maps/smac/<name>.json, shipped as sc2env/maps/smac/)."""
 DUELS = tuple(sorted(p.stem for p in (ROOT / "maps" / "duels").glob("*.json")))
 """The two-player maps (maps/duels/<name>.json, shipped as sc2env/maps/duels/)."""
+MELEE = tuple(sorted(p.stem for p in (ROOT / "maps" / "melee").glob("*.json")))
+"""The melee maps (maps/melee/<name>.json: Simple64, shipped as sc2env/maps/melee/)."""
 
 
 @pytest.fixture(scope="module")
@@ -72,6 +74,7 @@ def test_the_wheel_ships_the_maps_the_license_and_one_version(wheel):
     assert {f"sc2env/maps/{name}.json" for name in MINI_GAMES} <= set(names)
     assert SMAC_SCENARIOS and {f"sc2env/maps/smac/{name}.json" for name in SMAC_SCENARIOS} <= set(names)
     assert DUELS and {f"sc2env/maps/duels/{name}.json" for name in DUELS} <= set(names)
+    assert MELEE and {f"sc2env/maps/melee/{name}.json" for name in MELEE} <= set(names)
     assert "sc2env/py.typed" in names and "sc2env/engine/__main__.py" in names
     assert not [n for n in names if n.startswith(("tests/", "benchmarks/", "maps/"))]
     metadata = (
@@ -107,4 +110,4 @@ def test_the_wheel_runs_without_the_checkout(wheel, tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     folder, *maps = done.stdout.split()
     assert pathlib.Path(folder) == unpacked / "sc2env" / "maps"
-    assert tuple(maps) == tuple(sorted(MINI_GAMES + SMAC_SCENARIOS + DUELS))
+    assert tuple(maps) == tuple(sorted(MINI_GAMES + SMAC_SCENARIOS + DUELS + MELEE))
