@@ -217,7 +217,13 @@ class TwoPlayerGame:
 
     @staticmethod
     def _reusable(seat: Match) -> bool:
-        return TwoPlayerGame._alive(seat) and TwoPlayerGame._status(seat) in (*_PLAYABLE, sc_pb.launched)
+        # A step cut short (Ctrl-C between the two seats' sends) leaves one seat's step waiting for the other's
+        # forever: such a pair is not reused, but started anew.
+        return (
+            TwoPlayerGame._alive(seat)
+            and seat.state is not MatchState.STEPPING
+            and TwoPlayerGame._status(seat) in (*_PLAYABLE, sc_pb.launched)
+        )
 
     def __repr__(self) -> str:
         statuses = ", ".join(

@@ -152,3 +152,14 @@ def test_seat_configs_checks():
         from sc2env.game import Bot
 
         MatchConfig("DuelMarines", seat=1, bot=Bot())
+
+
+def test_a_step_cut_short_on_one_side_is_not_reused(game):
+    # Only the host's step was sent (a Ctrl-C before the guest's): it waits for a step that never comes.
+    game.reset(seed=1)
+    pids = [seat.process.pid for seat in game.seats]
+    game.host.begin_step()
+    first, second = game.reset()
+    assert [o.observation.game_loop for o in (first, second)] == [0, 0]
+    assert [seat.process.pid for seat in game.seats] != pids  # both started anew, nothing waits
+    assert game.step()[0].game_loop == 16
