@@ -155,6 +155,10 @@ def main(argv: list[str] | None = None) -> int:
     ours = StarCraft2Env(capability_config=config, engine="sc2", **kwargs)
     problems = 0
     try:
+        for names in ("get_obs_feature_names", "get_state_feature_names"):
+            if getattr(theirs, names)() != getattr(ours, names)():
+                print(f"{names}: SMACv2 {getattr(theirs, names)()}\n  sc2env {getattr(ours, names)()}")
+                problems += 1
         if theirs.get_env_info() != ours.get_env_info():
             print(f"env info: SMACv2 {theirs.get_env_info()}\n          sc2env {ours.get_env_info()}")
             return 1

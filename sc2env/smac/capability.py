@@ -53,6 +53,12 @@ class StarCraftCapabilityEnvWrapper(MultiAgentEnv):
     def get_avail_agent_actions(self, agent_id: int) -> list[int]:
         return self.env.get_avail_agent_actions(agent_id)
 
+    def get_obs_feature_names(self) -> list[str]:
+        return self.env.get_obs_feature_names()
+
+    def get_state_feature_names(self) -> list[str]:
+        return self.env.get_state_feature_names()
+
     def get_total_actions(self) -> int:
         return self.env.get_total_actions()
 

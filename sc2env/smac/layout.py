@@ -154,6 +154,50 @@ class Layout:
             + self.options.obs_timestep_number
         )
 
+    def obs_feature_names(self) -> list[str]:
+        """A name per observation value, in order (SMACv2's names; other agents as agent 0 sees them)."""
+        opts = self.options
+        names = ["move_action_north", "move_action_south", "move_action_east", "move_action_west"]
+        names += [f"pathing_grid_{n}" for n in range(N_PATHING_POINTS * opts.obs_pathing_grid)]
+        names += [f"terrain_height_{n}" for n in range(N_HEIGHT_POINTS * opts.obs_terrain_height)]
+        health = ["health"] * opts.obs_all_health
+        for e in range(self.n_enemies):
+            fields = ["shootable", "distance", "relative_x", "relative_y", *health]
+            fields += ["shield"] * (opts.obs_all_health and self.shield_bits_enemy)
+            names += [f"enemy_{field}_{e}" for field in fields] + self._bit_names(f"enemy_unit_type_{e}")
+        for a in range(1, self.n_agents):
+            fields = ["visible", "distance", "relative_x", "relative_y", *health]
+            fields += ["shield"] * (opts.obs_all_health and self.shield_bits_ally)
+            names += [f"ally_{field}_{a}" for field in fields] + self._bit_names(f"ally_unit_type_{a}")
+            names += [
+                f"ally_last_action_{a}_action_{n}" for n in range(self.n_actions * opts.obs_last_action)
+            ]
+        if opts.obs_own_health:
+            names += ["own_health"] + ["own_shield"] * self.shield_bits_ally
+        names += ["own_pos_x", "own_pos_y"] * self.v2.obs_own_pos
+        names += self._bit_names("own_unit_type")
+        return names + ["timestep"] * opts.obs_timestep_number
+
+    def state_feature_names(self) -> list[str]:
+        """A name per state value, in order (SMACv2's names; with obs_instead_of_state, each agent's
+        observation's names prefixed by `agent_<i>_`)."""
+        opts = self.options
+        if opts.obs_instead_of_state:
+            return [f"agent_{i}_{name}" for i in range(self.n_agents) for name in self.obs_feature_names()]
+        names = []
+        for a in range(self.n_agents):
+            fields = ["health", "cooldown", "relative_x", "relative_y"] + ["shield"] * self.shield_bits_ally
+            names += [f"ally_{field}_{a}" for field in fields] + self._bit_names(f"ally_unit_type_{a}")
+        for e in range(self.n_enemies):
+            fields = ["health", "relative_x", "relative_y"] + ["shield"] * self.shield_bits_enemy
+            names += [f"enemy_{field}_{e}" for field in fields] + self._bit_names(f"enemy_unit_type_{e}")
+        last = range(self.n_actions) if opts.state_last_action else range(0)
+        names += [f"ally_last_action_{a}_action_{n}" for a in range(self.n_agents) for n in last]
+        return names + ["timestep"] * opts.state_timestep_number
+
+    def _bit_names(self, prefix: str) -> list[str]:
+        return [f"{prefix}_bit_{bit}" for bit in range(self.unit_type_bits)]
+
     # --- state ---------------------------------------------------------------------------------------
 
     @property

@@ -135,6 +135,14 @@ class AgentViews(SmacUnitMethods):
     def get_obs_size(self) -> int:
         return self.layout.obs_size
 
+    def get_obs_feature_names(self) -> list[str]:
+        """A name per observation value (SMACv2's), get_obs_size() of them."""
+        return self.layout.obs_feature_names()
+
+    def get_state_feature_names(self) -> list[str]:
+        """A name per state value (SMACv2's), get_state_size() of them."""
+        return self.layout.state_feature_names()
+
     def get_state_size(self) -> int:
         return self.layout.state_size
 

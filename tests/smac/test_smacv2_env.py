@@ -341,3 +341,44 @@ def test_the_env_draws_from_its_capability_config_when_reset_without_an_episode(
         assert len(first) == 5 and sorted(env.agent_kinds) == sorted(first)
         env.reset(seed=1)  # the same draws again, in a new game
         assert env.episode_config["team_gen"]["ally_team"] == first
+
+
+@pytest.mark.parametrize("map_name", ["3m", "MMM2", "2s3z", "10gen_protoss", "10gen_terran"])
+@pytest.mark.parametrize("flags", [(False, False, False), (True, True, True), (True, False, True)])
+def test_feature_names_name_every_value(map_name, flags):
+    last, grids, own_pos = flags
+    options = dict(
+        obs_last_action=last, obs_pathing_grid=grids, obs_terrain_height=grids, obs_timestep_number=last
+    )
+    if map_name.startswith("10gen"):
+        options |= dict(obs_own_pos=own_pos, capability_config={"n_units": 4, "n_enemies": 6})
+    env = StarCraft2Env(map_name=map_name, state_last_action=not last, state_timestep_number=grids, **options)
+    obs_names, state_names = env.get_obs_feature_names(), env.get_state_feature_names()
+    assert len(obs_names) == env.get_obs_size() == len(set(obs_names))
+    assert len(state_names) == env.get_state_size() == len(set(state_names))
+    env.close()
+
+
+def test_feature_names_are_smacv2s():
+    env = StarCraft2Env(
+        map_name="10gen_protoss", capability_config={"n_units": 2, "n_enemies": 1}, obs_own_pos=True
+    )
+    assert env.get_obs_feature_names() == [
+        *("move_action_north", "move_action_south", "move_action_east", "move_action_west"),
+        *("enemy_shootable_0", "enemy_distance_0", "enemy_relative_x_0", "enemy_relative_y_0"),
+        *("enemy_health_0", "enemy_shield_0", *(f"enemy_unit_type_0_bit_{b}" for b in range(3))),
+        *("ally_visible_1", "ally_distance_1", "ally_relative_x_1", "ally_relative_y_1"),
+        *("ally_health_1", "ally_shield_1", *(f"ally_unit_type_1_bit_{b}" for b in range(3))),
+        *(
+            "own_health",
+            "own_shield",
+            "own_pos_x",
+            "own_pos_y",
+            *(f"own_unit_type_bit_{b}" for b in range(3)),
+        ),
+    ]
+    assert env.get_state_feature_names()[:8] == [
+        *("ally_health_0", "ally_cooldown_0", "ally_relative_x_0", "ally_relative_y_0", "ally_shield_0"),
+        *(f"ally_unit_type_0_bit_{b}" for b in range(3)),
+    ]
+    env.close()
