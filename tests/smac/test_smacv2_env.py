@@ -231,7 +231,23 @@ def test_a_dead_agent_learns_nothing_and_finds_nothing():
 
 
 # ---- end to end on the built-in engine -----------------------------------------------------------------------
-@pytest.mark.parametrize("race", ["terran", "zerg"])
+def engine_plays_colossus() -> bool:
+    from sc2env.gamedata import unit_type_by_name
+
+    try:
+        unit_type_by_name("Colosus_RL")
+    except KeyError:
+        return False
+    return True
+
+
+PROTOSS = pytest.param(
+    "protoss",
+    marks=pytest.mark.skipif(not engine_plays_colossus(), reason="the built-in engine has no Colossus yet"),
+)
+
+
+@pytest.mark.parametrize("race", ["terran", "zerg", PROTOSS])
 def test_a_random_policy_plays_generated_episodes(race):
     rng = np.random.default_rng(0)
     with smacv2_env(race, seed=2) as env:

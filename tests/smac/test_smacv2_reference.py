@@ -14,6 +14,17 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SMACV2_REPO = pathlib.Path(os.environ.get("SMACV2_REPO", "/work/ref/smacv2"))
 
+
+def _plays_colossus() -> bool:
+    from sc2env.gamedata import unit_type_by_name
+
+    try:
+        unit_type_by_name("Colosus_RL")
+    except KeyError:
+        return False
+    return True
+
+
 pytestmark = pytest.mark.skipif(
     not (SMACV2_REPO / "smacv2" / "env" / "starcraft2" / "starcraft2.py").is_file(),
     reason=f"SMACv2's repository is not at {SMACV2_REPO} (set SMACV2_REPO)",
@@ -35,6 +46,10 @@ def sc2path(tmp_path_factory) -> pathlib.Path:
         ["zerg", "5", "5", "--episodes", "2"],
         # Agents outnumbering enemies (a heal action per agent), EPO-style: sharing by chance, no action mask.
         ["terran", "12", "10", "--episodes", "1", "--prob-obs-enemy", "0.5", "--no-action-mask"],
+        pytest.param(
+            ["protoss", "5", "5", "--episodes", "2"],
+            marks=pytest.mark.skipif(not _plays_colossus(), reason="the built-in engine has no Colossus yet"),
+        ),
     ],
 )
 def test_smacv2s_own_env_and_ours_agree_at_every_step(sc2path, args):
