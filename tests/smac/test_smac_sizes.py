@@ -155,7 +155,8 @@ def test_an_unknown_map_lists_the_mini_games_then_smacs():
     from sc2env.game import resolve_map
 
     with pytest.raises(
-        UnknownMapError, match=r"Known maps: BuildMarines, .*MoveToBeacon; SMAC's: 10m_vs_11m, 1c3s5z"
+        UnknownMapError,
+        match=r"Known maps: BuildMarines, .*MoveToBeacon(, \w+)*; SMAC's: 10m_vs_11m, 1c3s5z",
     ):
         resolve_map("Nowhere")
     assert resolve_map("3m").path == "SMAC_Maps/3m.SC2Map"
