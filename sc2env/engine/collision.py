@@ -32,6 +32,19 @@ class Collision(WorldState):
                 np.minimum(self.pos, high, out=self.pos)
             else:
                 self.pos[mobile] = np.minimum(np.maximum(self.pos[mobile], low), high)
+            if self.walls is not None:
+                self._off_walls(mobile[self.grounded[mobile]])
+
+    def _off_walls(self, rows: np.ndarray) -> None:
+        """Push ground rows that overlap an unpathable cell out of it."""
+        walls = self.walls
+        if walls is None or not len(rows):
+            return
+        radius = self.radius[rows]
+        close = walls.clearance(self.pos[rows]) < radius - 1e-9
+        if _count(close):
+            near = rows[close]
+            self.pos[near] = walls.push_out(self.pos[near], self.radius[near])
 
     def _push_apart(self) -> None:
         """Move each pair of overlapping colliders apart by half their overlap each (soft collision)."""

@@ -38,6 +38,7 @@ from sc2env.engine.render import (
 from sc2env.engine.scenario import Scenario
 from sc2env.engine.targeting import TICK
 from sc2env.engine.vision import Vision
+from sc2env.engine.walls import Walls
 from sc2env.engine.world import World
 from sc2env.gamedata import LOOPS_PER_REAL_SECOND, UNIT_TYPES, UnitType
 from sc2env.gamedata.units import PROTOSS, TERRAN, ZERG
@@ -137,6 +138,9 @@ class Game:
         self.rng = np.random.default_rng(seed)
         self.realtime = realtime
         self.terrain = Terrain(definition)
+        ground = definition.ground
+        # The walls (and the paths found round them) last the whole game, across restarts.
+        self.walls = Walls(ground.pathable) if ground.walled and ground.pathable is not None else None
         self.type_ids = TypeIds.for_map(definition.map_types)
         self.screen_layers = LayerRenderer(SCREEN_LAYERS, self.terrain)
         self.minimap_layers = LayerRenderer(MINIMAP_LAYERS, self.terrain)
@@ -237,7 +241,7 @@ class Game:
         # The episode's inputs in order, for replays: an int is a step as it was run, bytes an applied Action
         # serialized. Appending them costs well under a microsecond per step.
         self.inputs: list[bytes | int | tuple[int, bytes]] = []
-        self.world = World(self.definition.walkable, self.type_ids.reported)
+        self.world = World(self.definition.walkable, self.type_ids.reported, self.walls)
         self.players = {}
         self._other_stats: dict[int, Stats] = {}
         self.game_loop = 0

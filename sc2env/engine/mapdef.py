@@ -16,6 +16,7 @@ import numpy as np
 from s2clientprotocol import common_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
+from sc2env.engine.ground import Ground, GroundError, parse_ground
 from sc2env.engine.limits import MAX_MAP_SIDE
 from sc2env.engine.world import Bounds
 from sc2env.gamedata import MAP_OWN_TYPES
@@ -162,6 +163,7 @@ class MapDefinition:
     pathable_area: Bounds | None = None  # where units may stand; None: the playable area
     map_types: tuple[str, ...] = ()  # the map's own unit types (`Marine_RL`), in its catalog's order
     map_files: tuple[str, ...] = ()  # SHA-256 (hex) of real map files that play as this definition
+    ground: Ground = field(default_factory=Ground)  # cell-by-cell pathing and heights, when the map has them
 
     @property
     def path(self) -> str:
@@ -170,8 +172,9 @@ class MapDefinition:
 
     @property
     def walkable(self) -> Bounds:
-        """The rectangle units stand in: `pathable_area`, else the playable area."""
-        return self.pathable_area or self.playable_area
+        """The rectangle units stand in: `pathable_area`, else the box round the pathing grid's pathable cells,
+        else the playable area."""
+        return self.pathable_area or self.ground.bounds or self.playable_area
 
 
 def _shape(spec, where: str) -> Shape:
@@ -257,6 +260,8 @@ _FIELDS = frozenset(
         "pathable_area",
         "map_types",
         "map_files",
+        "pathing_grid",
+        "height_map",
     }
 )
 OPPONENTS = ("script", "player")
@@ -415,6 +420,21 @@ def parse_definition(data: bytes | str) -> MapDefinition:
             raise MapDefinitionError(
                 f"pathable_area: must lie inside the playable area, got {spec['pathable_area']!r}"
             )
+        try:
+            ground = parse_ground(spec, (width, height))
+        except GroundError as e:
+            raise MapDefinitionError(str(e)) from None
+        box = ground.bounds
+        if box is not None and not (
+            playable.x0 <= box.x0
+            and playable.y0 <= box.y0
+            and box.x1 <= playable.x1
+            and box.y1 <= playable.y1
+        ):
+            raise MapDefinitionError(
+                f"pathing_grid: its pathable cells must lie inside the playable area, they span "
+                f"{[box.x0, box.y0, box.x1, box.y1]}"
+            )
         map_types = spec.get("map_types", [])
         if not (isinstance(map_types, list) and all(name in MAP_OWN_TYPES for name in map_types)):
             raise MapDefinitionError(
@@ -456,6 +476,7 @@ def parse_definition(data: bytes | str) -> MapDefinition:
             pathable_area=pathable,
             map_types=tuple(map_types),
             map_files=tuple(map_files),
+            ground=ground,
         )
     except KeyError as e:
         raise MapDefinitionError(f"missing field {e.args[0]!r}") from None

@@ -89,7 +89,7 @@ class Motion(Collision):
                 moving, goal_rows, found = moving[keep], goal_rows[keep], found[keep]
                 if not len(moving):
                     return chasing_mover
-        if self.obstacle_count:
+        if self.steers:
             self._steer(moving)
         else:
             self.target[moving] = self.goal[moving]
@@ -113,7 +113,26 @@ class Motion(Collision):
             again = moving[stale]
             self.target[again] = self.steered[again] = self.goal[again]
             self.steer_stamp[again] = self.obstacle_version
-            paths.steer(self, again)
+            if self.obstacle_count:
+                paths.steer(self, again)
+            if self.walls is not None:
+                self._steer_round_walls(again[self.grounded[again]])
+
+    def _steer_round_walls(self, rows: np.ndarray) -> None:
+        """Aim ground rows whose straight way to their target runs into a wall at a cell of their path round it;
+        a point goal no path leads to becomes the nearest reachable cell (as the game walks as near as it can)."""
+        walls = self.walls
+        if walls is None or not len(rows):
+            return
+        pos, target, radius = self.pos[rows], self.target[rows], self.radius[rows]
+        blocked = ~walls.clear(pos, target, radius)
+        if not _count(blocked):
+            return
+        for i in rows[blocked].tolist():
+            if not self.goal_tag[i] and (self.target[i] == self.goal[i]).all():
+                goal = walls.reachable_goal(self.pos[i], self.goal[i])
+                self.goal[i] = self.steered[i] = self.target[i] = goal
+            self.target[i] = walls.waypoint(self.pos[i], self.target[i], float(self.radius[i]))
 
     def _legs(
         self, rows: np.ndarray, goal_rows: np.ndarray | None = None, found: np.ndarray | None = None
@@ -144,7 +163,7 @@ class Motion(Collision):
                         )
                     circle_leg = np.where(boxes, to_box.max(axis=1), circle_leg)
                 leg[follows] = np.maximum(circle_leg, 0.0)
-        elif self.obstacle_count:
+        elif self.steers:
             waypoint = any_xy(target != self.goal[rows])
             leg[waypoint] = to_target[waypoint]
         self.leg[rows] = leg
@@ -160,7 +179,7 @@ class Motion(Collision):
         # Waypoints don't cut batches either: a unit reaching one early owes the loops it stood still.
         going = self.moving & ~self.ghost & (self.engaged == 0)
         loops = limit
-        if self.obstacle_count:
+        if self.steers:
             waypoint = any_xy(self.target != self.goal)
             going &= ~waypoint
             if _count(waypoint & self.moving):
@@ -247,7 +266,7 @@ class Motion(Collision):
         # travel) can need it.
         braking_distance = self.speed[rows] ** 2 / (2 * accel) + self.speed[rows]
         near = np.isfinite(accel) & (leg - travel[-1] < braking_distance)
-        if self.obstacle_count:
+        if self.steers:
             near &= ~any_xy(self.target[rows] != self.goal[rows])
         if not _count(near):
             return None
@@ -322,7 +341,7 @@ class Motion(Collision):
         target = self.target[rows]
         delta = target - pos
         left = np.sqrt(sum_xy(delta * delta)) - self.reach[rows]
-        at_waypoint = any_xy(target != self.goal[rows]) if self.obstacle_count else np.zeros(len(rows), bool)
+        at_waypoint = any_xy(target != self.goal[rows]) if self.steers else np.zeros(len(rows), bool)
         moved = pos - start
         blocked = (sum_xy(moved * moved) < 0.25 * expected * expected) & (expected > 0)
         reached = left <= 1e-9
@@ -338,6 +357,8 @@ class Motion(Collision):
             )
         if self.obstacle_count and _count(blocked):
             self._steer_again(rows[blocked])
+        if self.walls is not None and _count(blocked):  # pushed back by a wall: find the way again
+            self.steer_stamp[rows[blocked]] = -1
         crowded = (left < _CROWDED_ARRIVAL) & blocked
         done = ~at_waypoint & (reached | crowded)
         if arrived is not None:

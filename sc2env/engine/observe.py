@@ -114,6 +114,7 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
     shown = game.frames.shown(w, game.player)
     rows = range(w.n) if shown is None else np.flatnonzero(shown).tolist()
     selected = set(game.player.selection)
+    heights = game.terrain.heights if game.definition.ground.heights is not None else None
     z = game.definition.terrain_height
     harvesters = _harvesters(game)
     # Every column as Python values at once: reading numpy scalars field by field cost more than the fields.
@@ -151,6 +152,9 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
             energy=energy[i],
             energy_max=energy_max[i],
         )
+        if heights is not None:  # the ground under the unit
+            cx = min(max(int(w.pos[i, 0]), 0), heights.shape[1] - 1)
+            z = float(heights[min(max(int(w.pos[i, 1]), 0), heights.shape[0] - 1), cx])
         unit.pos.x, unit.pos.y, unit.pos.z = xs[i], ys[i], z
         if unit_type.mineral_contents:
             unit.mineral_contents = int(contents[i])

@@ -81,8 +81,16 @@ class Terrain:
         cx = np.arange(w) + 0.5
         cy = np.arange(h) + 0.5
         inside = (cx[None, :] > b.x0) & (cx[None, :] < b.x1) & (cy[:, None] > b.y0) & (cy[:, None] < b.y1)
+        ground = definition.ground
+        if ground.pathable is not None:  # the map's own grid: cell by cell
+            inside = ground.pathable.copy()
         self.size = (w, h)
-        self.height = np.full((h, w), round((definition.terrain_height + 16) * 255 / 32), np.uint8)
+        # World heights: the map's height map, else its one height everywhere.
+        self.heights = (
+            ground.heights if ground.heights is not None else np.full((h, w), definition.terrain_height)
+        )
+        # The raw grid's bytes: -16 to 16 over 0 to 255.
+        self.height = np.round((self.heights + 16) * 255 / 32).astype(np.uint8)
         self.pathable = inside
         self.buildable = inside.copy()
         # What a player may ever see: the playable area (vision rules of the map), or the whole map.

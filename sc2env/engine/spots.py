@@ -44,7 +44,10 @@ class Spots:
         b = w.pathable
         x, y = b.clamp(x, y, radius)  # a point off the pathable area: start from the nearest one on it
         origin = np.array([x, y])
-        if free_here(w, origin, radius):  # (x, y) itself first, even in an area narrower than the unit
+        walls = w.walls
+        if free_here(w, origin, radius) and (
+            walls is None or walls.clearance(origin[None])[0] >= radius
+        ):  # (x, y) itself first, even in an area narrower than the unit
             return x, y
         cores = self._cores.pop(radius, None) or Cores(w, radius)
         self._cores[radius] = cores  # the most recent last: the oldest goes first
@@ -62,6 +65,8 @@ class Spots:
             & (candidates[:, 1] <= b.y1 - radius)
         ]
         candidates = candidates[~cores.blocked(candidates)]
+        if walls is not None:  # on the pathable cells, clear of the unpathable ones
+            candidates = candidates[walls.clearance(candidates) >= radius]
         start, run = 0, 64
         while start < len(candidates):
             blockers = blockers or Blockers(w, origin, radius)

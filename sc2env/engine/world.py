@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import overload
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
 from sc2env.engine import spots
 from sc2env.engine.movement import Motion
 from sc2env.gamedata import UnitType
+
+if TYPE_CHECKING:
+    from sc2env.engine.walls import Walls
 
 Point = tuple[float, float]
 
@@ -48,8 +51,8 @@ class World(Motion):
     Motion moves them towards their goals.
     """
 
-    def __init__(self, pathable: Bounds, type_report: np.ndarray | None = None):
-        super().__init__(pathable, type_report)
+    def __init__(self, pathable: Bounds, type_report: np.ndarray | None = None, walls: Walls | None = None):
+        super().__init__(pathable, type_report, walls)
         self._spots = spots.Spots()  # what placing units keeps between calls
 
     def spawn(self, unit_type: UnitType, owner: int, x: float, y: float, facing: float = 0.0) -> int:
@@ -71,6 +74,7 @@ class World(Motion):
         self.accel[i] = unit_type.acceleration_per_loop or np.inf
         mobile = unit_type.speed > 0
         self.collides[i] = unit_type.collides and mobile
+        self.grounded[i] = mobile and not (unit_type.flying or unit_type.cliff_walker)
         self.obstacle[i] = unit_type.collides and unit_type.structure
         self.half[i] = (
             np.asarray(unit_type.footprint, float) / 2 if unit_type.footprint[0] else unit_type.radius
@@ -98,6 +102,7 @@ class World(Motion):
         i = self._slot[tag]
         self.types[i] = unit_type
         self.type_id[i] = unit_type.unit_id
+        self.grounded[i] = unit_type.speed > 0 and not (unit_type.flying or unit_type.cliff_walker)
         self.obstacle_count -= bool(self.obstacle[i])
         self.obstacle[i] = unit_type.collides and unit_type.structure
         self.obstacle_count += bool(self.obstacle[i])

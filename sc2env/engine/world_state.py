@@ -14,6 +14,7 @@ from sc2env.gamedata import UnitType
 
 if TYPE_CHECKING:
     from sc2env.engine.orders import Order
+    from sc2env.engine.walls import Walls
     from sc2env.engine.world import Bounds
 
 _T = TypeVar("_T")
@@ -65,6 +66,7 @@ class UnitColumns:
     accel: Floats  # per loop squared; inf = instant
     velocity: Floats  # current speed (units that accelerate)
     collides: Flags  # a mobile unit that pushes and is pushed
+    grounded: Flags  # kept off a map's unpathable cells (not air units, not cliff walkers)
     obstacle: Flags  # a structure or resource: its footprint box blocks movement
     half: Points  # half width and height of an obstacle's footprint box
     ghost: Flags  # passes through other units (harvesting workers)
@@ -124,8 +126,9 @@ class WorldState(UnitColumns):
     renderers can reuse their output for an unchanged world.
     """
 
-    def __init__(self, pathable: Bounds, type_report: np.ndarray | None = None):
+    def __init__(self, pathable: Bounds, type_report: np.ndarray | None = None, walls: Walls | None = None):
         self.pathable = pathable
+        self.walls = walls  # the map's unpathable cells inside `pathable`, if it has any
         # By engine type id: the id the game reports (a map's own types are numbered per map, see map_types).
         self.type_report = type_report
         self.low_corner = np.array([pathable.x0, pathable.y0])
@@ -211,6 +214,11 @@ class WorldState(UnitColumns):
 
     def tags_where(self, mask: np.ndarray) -> list[int]:
         return self.tag[mask].tolist()
+
+    @property
+    def steers(self) -> bool:
+        """Whether units may need to walk round something: an obstacle box or a wall of unpathable cells."""
+        return self.obstacle_count > 0 or self.walls is not None
 
     def per_rows(self, key: Hashable, build: Callable[[], _T]) -> _T:
         """A value that depends only on the rows' types, owners and spawn-time stats (what `build` returns),

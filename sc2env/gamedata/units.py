@@ -124,6 +124,7 @@ class UnitType:
     burst: Burst | None = None
     heal: Heal | None = None
     flying: bool = False  # an air unit: no ground collision, hit only by weapons that target air
+    cliff_walker: bool = False  # walks over cliffs and unpathable cells, and is hit as air too (the Colossus)
     command_card: tuple[int, ...] = ()
     army: bool = False
     worker: bool = False
