@@ -26,6 +26,7 @@ SOURCE = ROOT / "maps" / "smac" / "source"
 OUT = ROOT / "maps" / "smac"
 sys.path.insert(0, str(ROOT))
 
+from sc2env.engine.ground import encode_heights, encode_pathing  # noqa: E402
 from sc2env.gamedata import ABILITIES, MAP_OWN_TYPES, unit_type_by_name  # noqa: E402
 from sc2env.gamedata.units import PROTOSS, TERRAN, ZERG  # noqa: E402
 from sc2env.mapfiles import DEFINITION_FORMAT, MAX_GAME_LOOPS  # noqa: E402
@@ -223,18 +224,25 @@ def _spawned_types(actions: list) -> set[str]:
     return {a["spawn"]["type"] for a in actions if "spawn" in a}
 
 
-def _terrain(description: dict) -> tuple[list[float], float]:
-    """The pathable rectangle and the ground's height on it."""
+def _terrain(description: dict) -> tuple[dict, dict]:
+    """The definition's ground: a pathable rectangle and one height when the pathable cells are a rectangle
+    (so such maps play as before), else the pathing grid and the height map cell by cell."""
     terrain = description["terrain"]
-    pathable = (np.array(terrain["cell_flags"]) & 1) == 0
+    pathable = (np.array(terrain["cell_flags"]) & 1) == 0  # t3CellFlags bit 0: unpathable
+    vertices = np.array(terrain["vertex_height"])
     ys, xs = np.nonzero(pathable)
     x0, x1, y0, y1 = int(xs.min()), int(xs.max()) + 1, int(ys.min()), int(ys.max()) + 1
-    if pathable.sum() != (x1 - x0) * (y1 - y0):
-        raise ConversionError(
-            f"its {int(pathable.sum())} pathable cells are no rectangle: cell-by-cell pathing is not played yet"
-        )
-    heights = np.array(terrain["vertex_height"])[y0 : y1 + 1, x0 : x1 + 1]
-    return [x0, y0, x1, y1], round(float(np.median(heights)), 4)
+    if pathable.sum() == (x1 - x0) * (y1 - y0):
+        heights = vertices[y0 : y1 + 1, x0 : x1 + 1]
+        return {"pathable_area": [x0, y0, x1, y1]}, {"terrain_height": round(float(np.median(heights)), 4)}
+    # A cell's height: the mean of its four corners, to the raw grid's precision (32 / 255 a step), so that
+    # the height map holds few levels and reports the same bytes.
+    cells = (vertices[:-1, :-1] + vertices[1:, :-1] + vertices[:-1, 1:] + vertices[1:, 1:]) / 4
+    steps = np.round((cells + 16) * 255 / 32)
+    return (
+        {"pathing_grid": encode_pathing(pathable)},
+        {"height_map": encode_heights(np.round(steps * 32 / 255 - 16, 4))},
+    )
 
 
 def convert(description: dict) -> dict:
@@ -273,7 +281,7 @@ def _convert(description: dict) -> dict:
         if "spawn" in action:
             unit = action["spawn"]
             races.setdefault(unit["owner"], _race(unit["type"]))
-    pathable, height = _terrain(description)
+    ground, height = _terrain(description)
     definition: dict = {
         "format": DEFINITION_FORMAT,
         "name": description["name"],
@@ -282,9 +290,9 @@ def _convert(description: dict) -> dict:
         "map_files": [description["source"]["sha256"]],
         "map_size": info["map_size"],
         "playable_area": info["bounds"],
-        "pathable_area": pathable,
+        **ground,
         "vision": "reveal_all" if reveal else "fog",
-        "terrain_height": height,
+        **height,
         "time_limit": MAX_GAME_LOOPS,
         # A player the map spawns nothing for (SMACv2's map: the client creates every unit) plays any race.
         "players": [{"player_id": p, "race": races.get(p, "Random"), "name": f"Player {p}"} for p in (1, 2)],
