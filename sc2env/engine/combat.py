@@ -10,9 +10,9 @@ import numpy as np
 
 from sc2env.engine.fast import count_nonzero as _count
 from sc2env.engine.targeting import TICK, Targeting
-from sc2env.engine.type_tables import type_mask
+from sc2env.engine.type_tables import per_type, type_mask
 from sc2env.engine.unit_states import CombatMode
-from sc2env.gamedata.units import AIR, ANY, GROUND
+from sc2env.gamedata.units import AIR, ANY, GROUND, Sweep
 
 if TYPE_CHECKING:
     from sc2env.engine.game import Game
@@ -30,6 +30,7 @@ _HITS = np.stack(
     axis=1,
 )
 _FLYING = type_mask(lambda t: t.flying)
+_PLANES = per_type(lambda t: t.planes, np.int8)
 # Types that react to being attacked (a map's own passive types, SMAC's agents, don't: the agent decides).
 _RESPONDS = type_mask(lambda t: t.responds)
 _RANDOM_DELAY = (-1.0, 2.0)  # loops added to each cooldown (game data RandomDelayMin/Max)
@@ -48,6 +49,9 @@ class Hit:
     launch: int = 0
     """The loop its damage point ends (0 once passed): an attacker that dies before then lands nothing, as in
     the game's attack cycle; a missile already launched flies on."""
+    sweep: Sweep | None = None
+    """A weapon's sweep (the Colossus's beam) and its direction `across` the target (a unit vector)."""
+    across: tuple[float, float] = (1.0, 0.0)
 
 
 @dataclass
@@ -79,7 +83,10 @@ class Combat:
         w = self.world
         t = w.types[j]
         return (
-            bool(_HITS[int(w.type_id[i]), int(t.flying)])
+            bool(
+                (_HITS[int(w.type_id[i]), 0] and t.planes & GROUND)
+                or (_HITS[int(w.type_id[i]), 1] and t.planes & AIR)
+            )
             and not t.invulnerable
             and t.health > 0
             and not w.hidden[j]
@@ -117,6 +124,11 @@ class Combat:
         if weapon.projectile_speed:
             distance = math.dist(w.pos[i], w.pos[j])
             delay += math.ceil(distance / weapon.projectile_speed_per_loop)
+        step = w.pos[j] - w.pos[i]
+        length = math.hypot(step[0], step[1])
+        across = (
+            (-step[1] / length, step[0] / length) if length > 0 else (1.0, 0.0)
+        )  # square to the line of fire
         # Each of a weapon's attacks (the Zealot's two blades) is a hit of its own: armor counts against each.
         self.hits.extend(
             Hit(
@@ -127,6 +139,8 @@ class Combat:
                 weapon.damage,
                 weapon.bonus,
                 launch=g.game_loop + max(point - int(late), 1),
+                sweep=weapon.sweep,
+                across=across,
             )
             for _ in range(weapon.attacks)
         )
@@ -134,7 +148,6 @@ class Combat:
         low, high = _RANDOM_DELAY
         w.cooldown[i] = weapon.cooldown_loops + (low + (high - low) * g.rng.random()) - late
         w.firing[i] = True
-        step = w.pos[j] - w.pos[i]
         w.facing[i] = math.atan2(step[1], step[0]) % (2 * math.pi)
         w.version += 1
 
@@ -278,7 +291,32 @@ class Combat:
             for hit in due:
                 if w.exists(hit.target) and w.health[w.slot(hit.target)] > 0:
                     j = w.slot(hit.target)
+                    if hit.sweep is not None:
+                        self._sweep(j, hit)
                     self._damage(j, hit.damage + self._bonus(hit.bonus, w.types[j]), hit.attacker, hit.owner)
+
+    def _sweep(self, j: int, hit: Hit) -> None:
+        """A beam swept across row j (the hit's target) damages the other enemy ground units on its line."""
+        w, sweep = self.world, hit.sweep
+        if sweep is None:
+            return
+        along = np.asarray(hit.across)
+        offset = w.pos - w.pos[j]
+        t = np.clip(offset @ along, -sweep.half_length, sweep.half_length)
+        off_line = offset - t[:, None] * along
+        reach = sweep.radius + w.radius
+        victims = np.flatnonzero(
+            (np.hypot(off_line[:, 0], off_line[:, 1]) <= reach)
+            & (_PLANES[w.type_id] & GROUND != 0)
+            & (w.owner != hit.owner)
+            & (w.owner != 0)
+            & ~w.hidden
+            & (w.health > 0)
+            & (w.health_max > 0)
+        )
+        for k in victims.tolist():
+            if k != j and not w.types[k].invulnerable:
+                self._damage(k, hit.damage + self._bonus(hit.bonus, w.types[k]), hit.attacker, hit.owner)
 
     def kill(self, j: int) -> None:
         """Row j dies at the next `take_deaths`, killed by no one (no burst, no kill credit)."""

@@ -34,11 +34,11 @@ _AUTO_ACQUIRES = type_mask(lambda t: t.auto_acquire and t.can_attack)
 _TARGETABLE = type_mask(lambda t: not t.invulnerable and t.health > 0)
 _CAN_ATTACK = type_mask(lambda t: t.can_attack)
 # By attacker type id: which planes its weapon hits (1 ground, 2 air, 3 both; a burst hits the ground), and by
-# target type id its plane (2 for air units).
+# target type id its planes (2 for air units, 3 for the Colossus, hit from both).
 _HITS = per_type(
     lambda t: t.weapon.target if t.weapon is not None else GROUND if t.burst is not None else 0, np.int8
 )
-_PLANE = per_type(lambda t: AIR if t.flying else GROUND, np.int8)
+_PLANE = per_type(lambda t: t.planes, np.int8)
 _PREFERENCE = per_type(lambda t: (0 if t.can_attack else 1000) + (20 - (11 if t.structure else 20)) * 100)
 
 
@@ -164,7 +164,7 @@ class Targeting:
             {tag: k for k, tag in enumerate(tags)},
             tags,
             tiers,
-            bool(_count(_PLANE[w.type_id[rows]] == AIR)),
+            bool(_count(_PLANE[w.type_id[rows]] & AIR)),
         )
 
     def _judge_targets(

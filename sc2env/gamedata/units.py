@@ -16,12 +16,24 @@ _ARMY_CARD = (4, 16, 17, 18, 23)
 
 
 @dataclass(frozen=True)
+class Sweep:
+    """A beam swept across the target (the Colossus's Thermal Lances): each attack also hits every other
+    enemy ground unit within `radius` (plus its own radius) of the line through the target's centre,
+    perpendicular to the attack, `half_length` to each side (game data: ThermalLancesForward/Reverse search
+    circles of radius 0.15 at offsets -1.25 to 1.25, each unit hit once per beam)."""
+
+    half_length: float = 1.25
+    radius: float = 0.15
+
+
+@dataclass(frozen=True)
 class Weapon:
     """`UnitTypeData.weapons[0]` plus game-data timing: `cooldown` and `damage_point` in game seconds.
 
     `bonus` maps an attribute name to extra damage (added before armor). `projectile_speed` (cells per game
     second) is 0 for instant weapons; a missile lands when it reaches its target and never misses.
-    `min_range` is a ranged weapon's dead zone, covered by a melee variant sharing the cooldown.
+    `min_range` is a ranged weapon's dead zone, covered by a melee variant sharing the cooldown. `sweep`: each
+    attack also hits a line across the target (see Sweep).
     """
 
     target: int
@@ -33,6 +45,7 @@ class Weapon:
     damage_point: float = 0.0
     projectile_speed: float = 0.0
     scan_range: float = 5.0
+    sweep: Sweep | None = None
 
     @property
     def cooldown_loops(self) -> float:
@@ -192,6 +205,11 @@ class UnitType:
         return self.burst.trigger_range if self.burst is not None else 0.0
 
     @property
+    def planes(self) -> int:
+        """The planes it stands in, as Weapon.target values: AIR, GROUND, or ANY (the Colossus: both)."""
+        return ANY if self.cliff_walker else AIR if self.flying else GROUND
+
+    @property
     def has_vespene(self) -> bool:
         """Holds vespene, as ResponseData says: a geyser, or the refinery built on one."""
         return self.vespene_contents > 0 or (self.harvest is not None and self.harvest.kind == "vespene")
@@ -325,6 +343,38 @@ _TABLE = (
         army=True,
         cost_category="army",
         cargo_size=2,
+        shield_regen=_SHIELD_REGEN,
+        shield_regen_delay=_SHIELD_REGEN_DELAY,
+    ),
+    UnitType(
+        4,
+        "Colossus",
+        PROTOSS,
+        # Life and shields of SMAC's maps' data version (200 / 150, as Colossus_RL copies them and as one of the
+        # recorded observations has it; the newest recorded build has 250 / 100).
+        health=200,
+        shields=150,
+        armor=1,
+        radius=1.0,
+        speed=2.25,
+        sight=10,
+        attributes=("Armored", "Mechanical", "Massive"),
+        mineral_cost=300,
+        vespene_cost=200,
+        food_required=6,
+        build_time=1200,
+        build_ability=978,
+        # Thermal Lances: two beams (attacks), 10 (+5 vs Light) each, swept across the target.
+        weapon=Weapon(GROUND, 10, 7, 1.5, attacks=2, bonus=(("Light", 5),), sweep=Sweep()),
+        command_card=_ARMY_CARD,
+        army=True,
+        # Walks over cliffs and other units (ground units pass under it); stands in both planes, so weapons that
+        # hit air hit it too.
+        cliff_walker=True,
+        collides=False,
+        cost_category="army",
+        tech_requirement=70,
+        cargo_size=8,
         shield_regen=_SHIELD_REGEN,
         shield_regen_delay=_SHIELD_REGEN_DELAY,
     ),
