@@ -37,6 +37,7 @@ from sc2env.engine.render import (
 )
 from sc2env.engine.scenario import Scenario
 from sc2env.engine.targeting import TICK
+from sc2env.engine.unit_states import CombatMode
 from sc2env.engine.vision import Vision
 from sc2env.engine.walls import Walls
 from sc2env.engine.world import World
@@ -392,6 +393,8 @@ class Game:
         i = w.slot(tag)
         self.building.on_spawn(i)
         self.orders.clear(i)
+        if unit_type.structure and unit_type.can_attack:  # static defence: fires at what comes in range
+            w.mode[i] = CombatMode.HOLDING
         self._count_value(owner, unit_type, "total_used")
         return tag
 

@@ -379,6 +379,29 @@ _TABLE = (
         shield_regen_delay=_SHIELD_REGEN_DELAY,
     ),
     UnitType(
+        98,
+        "SpineCrawler",
+        ZERG,
+        # Life 300 and radius 1.0 (its 2x2 footprint) are the game data's as commonly documented: no recording
+        # here has a Spine Crawler, and ResponseData has neither.
+        health=300,
+        armor=2,
+        radius=1.0,
+        sight=11,
+        attributes=("Armored", "Biological", "Structure"),
+        mineral_cost=150,
+        build_time=800,
+        build_ability=1166,
+        # Impaler tentacle: 25 (+5 vs Armored), range 7, every 1.85 game seconds, ground only.
+        weapon=Weapon(GROUND, 25, 7, 1.85009766, bonus=(("Armored", 5),)),
+        command_card=(4, 23),
+        structure=True,
+        footprint=(2, 2),
+        life_regen=_ZERG_REGEN,
+        cost_category="technology",
+        tech_requirement=89,
+    ),
+    UnitType(
         45,
         "SCV",
         TERRAN,
