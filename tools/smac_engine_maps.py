@@ -76,15 +76,34 @@ def _owner(units: dict) -> int:
     return int(spec["player"])
 
 
+def _target(description: dict, target: dict) -> dict:
+    """The engine order's target fields for the map's: a point, a random point between two, or a unit group."""
+    if set(target) == {"random_point_between"}:
+        return {"point_between": [_point(description, ref) for ref in target["random_point_between"]]}
+    if set(target) == {"units"} and set(target["units"]) == {"group"}:
+        return {"target": {"group": target["units"]["group"]}}
+    return {"point": _point(description, target)}
+
+
 def _actions(description: dict, actions: list) -> tuple[list, bool]:
     """The engine's actions for the map's, and whether they turn fog and the black mask off."""
-    out, reveal = [], False
+    out: list = []
+    reveal = False
     for action in actions:
         ((name, spec),) = action.items()
         if name == "set_visibility":
             if spec.get("enabled") is not False:
                 raise ConversionError(f"{action!r}: only turning fog and the mask off is played")
             reveal = True
+        elif name == "group_clear":
+            # A group holds the living units the map put in it: those of an earlier spawn are dead whenever the
+            # map clears it (at start, and when both sides are gone), so clearing it changes nothing.
+            continue
+        elif name == "group_add":
+            last = out[-1]["spawn"] if out and "spawn" in out[-1] else None
+            if spec.get("unit") != "last_created" or last is None or last["count"] != 1 or "group" in last:
+                raise ConversionError(f"{action!r}: only adding the unit just created to a group is played")
+            last["group"] = spec["to"]["group"]
         elif name == "spawn":
             out.append(
                 {
@@ -108,7 +127,7 @@ def _actions(description: dict, actions: list) -> tuple[list, bool]:
                     "order": {
                         "units": {"owner": _owner(spec["units"])},
                         "ability": ability,
-                        "point": _point(description, spec["target"]),
+                        **_target(description, spec["target"]),
                     }
                 }
             )
@@ -331,14 +350,27 @@ def _sentence(description: dict, setup: list) -> str:
             "player 2 attacks the closest unit of player 1."
         )
     sides: dict[int, list[str]] = {}
+    starts: dict[int, list[list[float]]] = {}
     for action in setup:
         if "spawn" in action:
             unit = action["spawn"]
             sides.setdefault(unit["owner"], []).append(f"{unit['count']} {unit['type']}")
+            starts.setdefault(unit["owner"], []).append(unit["at"]["point"])
     teams = " vs ".join(", ".join(units) for _, units in sorted(sides.items()))
+    orders = [a["order"] for a in setup if "order" in a]
+    if not orders:
+        attack = "Player 2 gets no order"
+    elif "point_between" in orders[0]:
+        attack = "Player 2 attack-moves to a random point between player 1's two points"
+    elif "target" in orders[0]:
+        attack = f"Player 2 attacks the units of group {orders[0]['target']['group']!r} (player 1's)"
+    elif orders[0]["point"] in starts.get(1, []):
+        attack = "Player 2 attack-moves at player 1's point"
+    else:
+        attack = f"Player 2 attack-moves to ({orders[0]['point'][0]:g}, {orders[0]['point'][1]:g})"
     return (
-        f"SMAC's {description['name']} (from {description['source']['file']}): {teams}. Player 2 attack-moves "
-        "at player 1's point; when no unit of either player is left, both sides come back."
+        f"SMAC's {description['name']} (from {description['source']['file']}): {teams}. {attack}; when no unit "
+        "of either player is left, both sides come back."
     )
 
 

@@ -101,6 +101,15 @@ units = either(
     unit_ref, fields(optional={"group": group, "owner": whole(0, MAX_OWNER)}, one_of=("group", "owner"))
 )
 statistic = choice(tuple(sorted(STATISTICS)))
+
+
+def point_pair(value, path, at):
+    """Two points: an order's target drawn uniformly from the box they span (the map's random point between)."""
+    if not (isinstance(value, list) and len(value) == 2):
+        raise fail(path, "two points [[x0, y0], [x1, y1]]", value)
+    list_of(point)(value, path, at)
+
+
 actions_kind: Kind  # defined below: an action list, one level deeper
 
 
@@ -186,11 +195,19 @@ ACTIONS: dict[str, Kind] = {
         unit_ref,
         fields(optional={"group": group, "all_except": list_of(group)}, one_of=("group", "all_except")),
     ),
-    # `closest`: each unit is sent at the living unit of these closest to it (SMACv2's map); `idle_only`:
+    # `closest`: each unit is sent at the living unit of these closest to it (SMACv2's map); `point_between`:
+    # one point drawn from the box two points span (2m_vs_1z); `idle_only`:
     # only units with no order and no target of their own are ordered.
     "order": fields(
         required={"units": units, "ability": ability},
-        optional={"target": units, "closest": units, "point": point, "queued": flag, "idle_only": flag},
+        optional={
+            "target": units,
+            "closest": units,
+            "point": point,
+            "point_between": point_pair,
+            "queued": flag,
+            "idle_only": flag,
+        },
     ),
     "give": fields(
         required={"to": either(unit_ref, whole(0, MAX_OWNER))},

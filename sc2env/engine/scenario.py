@@ -342,6 +342,9 @@ class Scenario:
             if not candidates:
                 return  # nobody to go at: the map's order targets no unit and is lost
         point = tuple(spec["point"]) if "point" in spec else None
+        if "point_between" in spec:  # one point for the whole order, from the game's seeded generator
+            ends = np.array(spec["point_between"], float)
+            point = tuple(float(v) for v in self.rng.uniform(ends.min(axis=0), ends.max(axis=0)))
         for tag in self._tags(spec["units"], ctx):
             i = w.slot(tag)
             if spec.get("idle_only") and (w.orders[i] or w.engaged[i]):

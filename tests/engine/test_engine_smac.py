@@ -100,7 +100,8 @@ def test_a_map_the_engine_cannot_play_yet_is_refused_with_the_reason():
     with pytest.raises(smac_engine_maps.ConversionError, match="3m: Marine_RL: LifeMax 55 in the map, 45"):
         smac_engine_maps.convert(source)
     source = json.loads((definitions_dir() / "smac" / "source" / "2m_vs_1z.json").read_text())
-    with pytest.raises(smac_engine_maps.ConversionError, match="random_point_between"):
+    source["triggers"][0]["actions"][-1]["order"]["target"] = {"random_point_in": "Zealot"}
+    with pytest.raises(smac_engine_maps.ConversionError, match="random_point_in"):
         smac_engine_maps.convert(source)
 
 
@@ -171,13 +172,16 @@ def test_every_shipped_scenario_spawns_what_its_map_does_and_player_2_attacks(co
         assert (u.health_max, u.shield_max) == (typed.health, typed.shields), name
     assert found == expected
     start = {u.tag: u.health + u.shield for u in units if u.owner == 1}
+    ordered = any("order" in action for action in source["triggers"][0]["actions"])
     for _ in range(60):
         controller.step(8)
         agents = [u for u in controller.observation().observation.raw_data.units if u.owner == 1]
         if len(agents) < len(start) or any(u.health + u.shield < start[u.tag] for u in agents):
+            assert ordered, f"{name}: player 2 has no order, yet an agent was hurt"
             break
     else:
-        pytest.fail(f"{name}: no agent was hurt in 480 loops")
+        # 2s_vs_1sc orders nothing: its Spine Crawler waits for the agents to come within its range.
+        assert not ordered, f"{name}: no agent was hurt in 480 loops"
 
 
 def _name_of(type_id: int, own: list[str]) -> str:
