@@ -229,6 +229,26 @@ CASES = {
         beacon(lambda s: s.update(opponent="player")),
         'opponent: "player" needs two player slots, the map has 1',
     ),
+    "point-between-three": (
+        beacon(
+            lambda s: s["setup"].append(
+                {"order": {"units": {"owner": 1}, "ability": 16, "point_between": [[1, 1], [2, 2], [3, 3]]}}
+            )
+        ),
+        "point_between: expected two points [[x0, y0], [x1, y1]]",
+    ),
+    "point-between-off-the-map": (
+        beacon(
+            lambda s: s["setup"].append(
+                {"order": {"units": {"owner": 1}, "ability": 16, "point_between": [[1, 1], [200, 2]]}}
+            )
+        ),
+        "point_between[1]: expected a point on the map",
+    ),
+    "pathing-grid-short": (
+        beacon(lambda s: s.update(pathing_grid=["." * 64] * 3)),
+        "pathing_grid: expected 64 rows",
+    ),
     "giant-circle": (
         beacon(lambda s: s["regions"].update(r={"circle": [30, 30, 10**400]})),
         "regions.r: expected {'rect': [x0, y0, x1, y1]} or {'circle': [x, y, r]} of some size",
