@@ -9,6 +9,7 @@ import numpy as np
 
 from sc2env.engine.fast import count_nonzero
 from sc2env.engine.paths import box_distance
+from sc2env.engine.walls import SAMPLED_ERROR
 
 if TYPE_CHECKING:
     from sc2env.engine.world import World
@@ -65,8 +66,8 @@ class Spots:
             & (candidates[:, 1] <= b.y1 - radius)
         ]
         candidates = candidates[~cores.blocked(candidates)]
-        if walls is not None:  # on the pathable cells, clear of the unpathable ones
-            candidates = candidates[walls.clearance(candidates) >= radius]
+        if walls is not None:  # on the pathable cells, surely clear of the unpathable ones
+            candidates = candidates[walls.sampled(candidates) >= radius + SAMPLED_ERROR]
         start, run = 0, 64
         while start < len(candidates):
             blockers = blockers or Blockers(w, origin, radius)

@@ -17,6 +17,7 @@ _NEAR = np.array([(dx, dy) for dy in (-2, -1, 0, 1, 2) for dx in (-2, -1, 0, 1, 
 _PAD = 3  # blocked cells round the map in `_blocked`: the cells off it, up to _NEAR's reach from the next one out
 _FAR = 2.0  # clearance reported when no blocked cell lies within two cells (more than any radius needs)
 _FINE = 16  # raster points per cell side for line tests
+SAMPLED_ERROR = math.sqrt(2) / (2 * _FINE)  # how far `sampled` may be off: half a raster cell's diagonal
 _SAMPLE = 0.2  # spacing of the points a straight line is tested at
 _SLACK = 0.9  # a line counts as clear while it keeps this share of the unit's radius off every blocked cell
 _LOOKAHEAD = 24  # path cells looked along for the farthest one in a straight line
@@ -100,8 +101,9 @@ class Walls:
             out[axis] = value
         return out
 
-    def _sampled(self, points: np.ndarray) -> np.ndarray:
-        """About `clearance(points)`: the raster's value at the nearest corner (off by at most 0.045)."""
+    def sampled(self, points: np.ndarray) -> np.ndarray:
+        """About `clearance(points)`: the raster's value at the nearest corner, off by at most SAMPLED_ERROR
+        (clearance changes no faster than the distance moved)."""
         ix = np.clip(np.rint(points[:, 0] * _FINE).astype(np.int64), 0, self._raster.shape[1] - 1)
         iy = np.clip(np.rint(points[:, 1] * _FINE).astype(np.int64), 0, self._raster.shape[0] - 1)
         return self._raster[iy, ix]
@@ -115,7 +117,7 @@ class Walls:
         samples = int(np.ceil(length.max() / _SAMPLE)) + 1
         t = np.linspace(0.0, 1.0, samples)
         points = starts[:, None, :] + t[None, :, None] * seg[:, None, :]
-        room = self._sampled(points.reshape(-1, 2)).reshape(len(starts), samples)
+        room = self.sampled(points.reshape(-1, 2)).reshape(len(starts), samples)
         need = np.minimum(radii * _SLACK, 0.5)[:, None]
         # A unit already closer than that (pushed there) may still walk out: only getting closer counts.
         start_room = room[:, :1]
