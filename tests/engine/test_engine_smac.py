@@ -89,6 +89,12 @@ def test_every_shipped_definition_is_the_conversion_of_its_description():
     assert check.returncode == 0, check.stderr
 
 
+def test_the_engine_plays_all_of_smacs_scenarios():
+    from sc2env.smac import SMAC_SCENARIOS, get_scenario
+
+    assert {get_scenario(name).map_file for name in SMAC_SCENARIOS} <= set(shipped())
+
+
 def test_a_map_the_engine_cannot_play_yet_is_refused_with_the_reason():
     sys.path.insert(0, str(ROOT / "tools"))
     try:

@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
+from test_smac_sizes import EXPECTED
 
 from sc2env import errors
 from sc2env.mapfiles import definitions_dir
@@ -66,6 +67,10 @@ def test_every_scenario_plays_a_random_episode(engine_plays_smac, name):
         )
     with StarCraft2Env(map_name=name, engine="builtin", seed=1) as env:
         steps, _, info = play_random_episode(env, np.random.default_rng(0))
+        sizes = env.get_env_info()
+        agents, enemies, limit, actions, obs, state = EXPECTED[name]  # SMAC's, from its formulas
+        assert (sizes["n_agents"], env.n_enemies, sizes["episode_limit"]) == (agents, enemies, limit)
+        assert (sizes["n_actions"], sizes["obs_shape"], sizes["state_shape"]) == (actions, obs, state)
         assert 1 <= steps <= scenario.limit
         assert set(info) >= {"battle_won", "dead_allies", "dead_enemies"}
         assert (
