@@ -38,12 +38,7 @@ class Walls:
         self.component = self._components()
         # Clearance sampled every 1/_FINE cell (at the corners of a fine raster over the map), for line tests:
         # the exact computation for every point of a long line, for dozens of units each batch, costs too much.
-        xs = np.arange(self.w * _FINE + 1) / _FINE
-        ys = np.arange(self.h * _FINE + 1) / _FINE
-        points = np.stack(np.meshgrid(xs, ys), -1).reshape(-1, 2)
-        self._raster = np.concatenate(
-            [self.clearance(chunk) for chunk in np.array_split(points, max(1, len(points) // 8192))]
-        ).reshape(len(ys), len(xs))
+        self._raster = self._rasterise()
 
     # ---- clearance --------------------------------------------------------------------------------------
     def clearance(self, points: np.ndarray) -> np.ndarray:
@@ -55,6 +50,21 @@ class Walls:
         gap = np.maximum(np.abs(points[:, None, :] - (near + 0.5)) - 0.5, 0.0)
         dist = np.where(blocked, np.hypot(gap[..., 0], gap[..., 1]), _FAR)
         return np.minimum.reduce(dist, axis=1)
+
+    def _rasterise(self) -> np.ndarray:
+        """`clearance` at every raster corner (row k at y = k / _FINE), offset by offset of _NEAR: a corner's
+        gap to a cell splits into an x part per column and a y part per row."""
+        xs = np.arange(self.w * _FINE + 1) / _FINE
+        ys = np.arange(self.h * _FINE + 1) / _FINE
+        cx = np.clip(np.floor(xs).astype(np.int64), -1, self.w)
+        cy = np.clip(np.floor(ys).astype(np.int64), -1, self.h)
+        out = np.full((len(ys), len(xs)), _FAR)
+        for dx, dy in _NEAR.tolist():
+            gap_x = np.maximum(np.abs(xs - (cx + dx + 0.5)) - 0.5, 0.0)
+            gap_y = np.maximum(np.abs(ys - (cy + dy + 0.5)) - 0.5, 0.0)
+            blocked = self._blocked[(cy + dy + _PAD)[:, None], (cx + dx + _PAD)[None, :]]
+            np.minimum(out, np.where(blocked, np.hypot(gap_y[:, None], gap_x[None, :]), _FAR), out=out)
+        return out
 
     def push_out(self, points: np.ndarray, radii: np.ndarray) -> np.ndarray:
         """The points (n, 2) moved the least so that each keeps its radius off every blocked cell (three
