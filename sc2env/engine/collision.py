@@ -57,9 +57,11 @@ class Collision(WorldState):
         if len(colliders) < 2:
             return
         if clear:
-            reach, limit = self.per_rows("collider_reach", lambda: _contact_limits(self.radius[colliders]))
+            reach, limit = self.per_rows(
+                "collider_reach", lambda: _contact_limits(self.radius[colliders], self.grounded[colliders])
+            )
         else:
-            reach, limit = _contact_limits(self.radius[colliders])
+            reach, limit = _contact_limits(self.radius[colliders], self.grounded[colliders])
         pos = self.pos[colliders]
         x, y = pos[:, 0], pos[:, 1]
         dx, dy = x[:, None] - x, y[:, None] - y  # [i, j] = pos_i - pos_j
@@ -89,9 +91,12 @@ class Collision(WorldState):
         return mobile, self.low_corner + radii, self.high_corner - radii, radii - 1e-9
 
 
-def _contact_limits(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(reach, limit) of colliders with radii r: pairs touch where d^2 < limit (never a unit with itself)."""
+def _contact_limits(r: np.ndarray, grounded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(reach, limit) of colliders with radii r: pairs touch where d^2 < limit (never a unit with itself, nor
+    a ground unit with a cliff walker, which it passes under; cliff walkers keep apart from each other)."""
     reach = r[:, None] + r
     limit = reach * reach - 1e-9
     np.fill_diagonal(limit, -np.inf)
+    if not grounded.all():
+        limit[grounded[:, None] != grounded[None, :]] = -np.inf
     return reach, limit

@@ -368,10 +368,9 @@ _TABLE = (
         weapon=Weapon(GROUND, 10, 7, 1.5, attacks=2, bonus=(("Light", 5),), sweep=Sweep()),
         command_card=_ARMY_CARD,
         army=True,
-        # Walks over cliffs and other units (ground units pass under it); stands in both planes, so weapons that
-        # hit air hit it too.
+        # Walks over cliffs, and ground units pass under it (Colossi keep apart from each other); stands in both
+        # planes, so weapons that hit air hit it too.
         cliff_walker=True,
-        collides=False,
         cost_category="army",
         tech_requirement=70,
         cargo_size=8,

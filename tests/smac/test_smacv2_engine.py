@@ -158,7 +158,7 @@ def test_any_race_joins_the_map_that_spawns_nothing(controller, race):
 @pytest.mark.parametrize("name", [n for n in RL_TYPES if plays(n)])
 def test_debug_create_unit_makes_each_agent_type_and_its_real_enemy_twin(controller, name):
     play(controller)
-    real = unit_type_by_name(MAP_OWN_TYPES[name]).unit_id  # the real type the map's copies
+    real = unit_type_by_name(MAP_OWN_TYPES[name]).unit_id  # (Colosus_RL, sic, copies the Colossus)
     controller.debug([create(rl_id(name), 1, 8, 16, quantity=2), create(REAL_OF[name], 2, 24, 16)])
     controller.step(1)
     made = units(controller)
