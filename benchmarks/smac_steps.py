@@ -24,6 +24,7 @@ import sys
 import time
 
 import numpy as np
+from direct_steps import cpu_seconds  # benchmarks/, next to this script
 
 from sc2env.smac import StarCraft2Env
 
@@ -78,9 +79,12 @@ def random_actions(avail: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.argmax(rng.random(avail.shape) * avail, axis=1)
 
 
-def sc2env_steps(map_name: str, seconds: float, engine: str, direct: bool = True) -> tuple[float, float, int]:
-    """(env steps/s, client share of the time, episodes) of one env playing at random for `seconds` (the
-    built-in engine in this process, or over a socket to its own process with direct=False)."""
+def sc2env_steps(
+    map_name: str, seconds: float, engine: str, direct: bool = True
+) -> tuple[float, float, int, float]:
+    """(env steps/s, client share of the time, episodes, CPU µs per step of this process and the game's) of one
+    env playing at random for `seconds` (the built-in engine in this process, or over a socket to its own
+    process with direct=False)."""
     env = StarCraft2Env(map_name=map_name, engine=engine, seed=0, direct=direct)
     try:
         game = env._game
@@ -97,7 +101,7 @@ def sc2env_steps(map_name: str, seconds: float, engine: str, direct: bool = True
         rng = np.random.default_rng(0)
         env.reset()
         steps = episodes = 0
-        start = time.perf_counter()
+        cpu, start = cpu_seconds(), time.perf_counter()
         while time.perf_counter() - start < seconds:
             env.get_obs()
             env.get_state()
@@ -107,8 +111,8 @@ def sc2env_steps(map_name: str, seconds: float, engine: str, direct: bool = True
             if terminated:
                 episodes += 1
                 env.reset()
-        elapsed = time.perf_counter() - start
-        return steps / elapsed, 1 - waited[0] / elapsed, episodes
+        elapsed, used = time.perf_counter() - start, cpu_seconds() - cpu
+        return steps / elapsed, 1 - waited[0] / elapsed, episodes, used / steps * 1e6
     finally:
         env.close()
 
@@ -145,17 +149,17 @@ def main() -> None:
     mode = "over a socket" if args.socket else "direct"
     print(f"python {sys.version.split()[0]}, engine {args.engine} ({mode}), {os.cpu_count()} CPUs")
     print(
-        f"{'scenario':12s} {'sc2env steps/s':>15s} {'client share':>13s} {'episodes':>9s} "
+        f"{'scenario':12s} {'sc2env steps/s':>15s} {'CPU us/step':>12s} {'client share':>13s} {'episodes':>9s} "
         f"{'SMAX 1 env':>11s} {f'SMAX {args.smax_batch} envs':>13s}"
     )
     results = {}
     for map_name in args.map.split(","):
-        rate, share, episodes = sc2env_steps(map_name, args.seconds, args.engine, not args.socket)
+        rate, share, episodes, cpu = sc2env_steps(map_name, args.seconds, args.engine, not args.socket)
         results[map_name] = rate
         reference = smax_steps(map_name, args.seconds, args.smax_batch, args.smax_python) if smax else None
         single = f"{reference['single']:11.0f}" if reference else f"{'n/a':>11s}"
         batched = f"{reference['batched']:13.0f}" if reference else f"{'n/a':>13s}"
-        print(f"{map_name:12s} {rate:15.0f} {share:13.0%} {episodes:9d} {single} {batched}")
+        print(f"{map_name:12s} {rate:15.0f} {cpu:12.0f} {share:13.0%} {episodes:9d} {single} {batched}")
     for map_name, target in TARGETS.items():
         if map_name in results:
             met = "met" if results[map_name] >= target else "NOT met"

@@ -45,7 +45,7 @@ RUNS = {
     "decode_masks": (["--seconds", "0.05"], r"64×64\s+[\d.]+ / [\d.]+"),
     "smac_steps": (
         ["--seconds", "0.5", "--map", "3m", "--no-smax"],
-        r"3m\s+\d+\s+\d+%\s+\d+\s+n/a(.|\n)*target 3m >= 1,500 env steps/s: \d+, (met|NOT met)",
+        r"3m\s+\d+\s+\d+\s+\d+%\s+\d+\s+n/a(.|\n)*target 3m >= 1,500 env steps/s: \d+, (met|NOT met)",
     ),
     "smacv2_steps": (
         ["--seconds", "0.5", "--race", "zerg", "--units", "5", "--no-smax"],
