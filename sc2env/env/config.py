@@ -103,7 +103,7 @@ class EnvConfig:
                         the other side is slow or the cores are crowded. False: never poll.
     direct:             play the built-in engine inside the env's process ("direct mode": no game process,
                         socket or serialisation; the same observations, rewards, infos, replays and errors, at
-                        about half the CPU per step). False: start it as a process of its own, over a websocket,
+                        0.5-0.9x the CPU per step). False: start it as a process of its own, over a websocket,
                         as the real game is played. None reads $SC2ENV_DIRECT (0 or 1), else True. No
                         effect with engine="sc2".
     realtime:           play against the clock (the game advances on its own; no step requests).
