@@ -170,3 +170,19 @@ def test_a_ctrl_c_while_the_workers_step_leaves_reset_working(monkeypatch):
         assert [worker.process.pid for worker in envs._workers] == pids  # the same workers, kept
     finally:
         envs.close()
+
+
+def test_pack_into_takes_only_arrays_of_the_observation_space():
+    env = SC2Env("MoveToBeacon", **KWARGS)
+    rows = {key: np.zeros(box.shape, box.dtype) for key, box in env.observation_space.spaces.items()}
+    env.pack_into(rows)
+    wrong = dict(rows, feature_screen=np.zeros((3, 24, 24), np.uint8))
+    with pytest.raises(
+        ValueError, match=r"pack_into needs a uint8 array of shape \(\d+, 24, 24\) for 'feature_screen'"
+    ):
+        env.pack_into(wrong)
+    del rows["game_loop"]
+    with pytest.raises(ValueError, match="for 'game_loop', not None"):
+        env.pack_into(rows)
+    env.pack_into(None)
+    env.close()
