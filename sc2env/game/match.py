@@ -353,7 +353,9 @@ class Match:
                 "show_placeholders=True asks for buildings queued but not started, which the built-in engine "
                 "does not make: use engine='sc2', or leave show_placeholders out"
             )
-        if launch.runs_direct(plan.engine):
+        # A seat of a game of two agents keeps a game process of its own: the two players' engines link over
+        # their ports, and the in-process engine serves one player (docs/direct.md).
+        if self.config.seat is None and launch.runs_direct(plan.engine):
             log.info(
                 "playing the built-in engine in this process (direct mode; direct=False starts a process)"
             )

@@ -87,8 +87,8 @@ class MatchConfig:
     race:              the agent's race.
     bot:               the opponent on two-player maps; None there means Bot() (random, very easy).
     seat:              None: this is the game's only agent (against `bot` on two-player maps); 1 or 2: this
-                       player's slot in a game of two agents, each with its own game process (TwoPlayerGame):
-                       the player in slot 1 hosts (creates the game), the other only joins.
+                       player's slot in a game of two agents, each with its own game process (TwoPlayerGame;
+                       never direct mode): the player in slot 1 hosts (creates the game), the other only joins.
     max_game_loops:    a safety cap on episode length; None: the map's timer plus 10 s, else one hour.
     request_timeout_s: how long to wait for any answer of the game before giving up on it.
     score_index:       what the reward follows: -1 the outcome (+1/-1/0 when the game ends), 0-12 the change
