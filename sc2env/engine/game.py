@@ -255,7 +255,7 @@ class Game:
             with self.viewing(player_id):
                 self.player = self.players[player_id] = Player(player_id, self.race)
                 self.action_errors, self.echoed_actions = [], []
-                self.vision = Vision(self.terrain.revealed, fog)
+                self.vision = Vision(self.terrain.revealed, fog, self.definition.ground.heights)
                 self.frames.vision = self.vision
         self.orders = Orders(self)
         self.combat = Combat(self)

@@ -179,3 +179,36 @@ def test_clearance_is_the_distance_to_the_nearest_blocked_cell():
         2.0,  # none within two cells
         pytest.approx(1.0),  # in the gap: the wall's end below it
     ]
+
+
+# ---- high ground ----------------------------------------------------------------------------------------
+def high_ground(watcher: str, watcher_at: tuple[float, float]) -> bytes:
+    """A fogged map, high ground (10) from y = 16 up, low ground (8) below: `watcher` of player 1 and a
+    passive enemy Marine 3 cells across the edge, on the other level."""
+    heights = np.where(np.arange(32)[:, None] >= 16, 10.0, 8.0) * np.ones((1, 32))
+    enemy_y = 18.5 if watcher_at[1] < 16 else 13.5
+    spec = json.loads(
+        definition(
+            [unit(watcher, *watcher_at), unit("Marine_RL", 8, enemy_y, owner=2)],
+            np.ones((32, 32), bool),
+            height_map=encode_heights(heights),
+            map_types=["Marine_RL"],
+        )
+    )
+    spec.update(
+        vision="fog", players=[{"player_id": 1, "race": "Terran"}, {"player_id": 2, "race": "Terran"}]
+    )
+    return json.dumps(spec).encode()
+
+
+def enemies_seen(data: bytes) -> int:
+    return sum(u.owner == 2 for u in Sim(data).step(1).observation.raw_data.units)
+
+
+def test_low_ground_does_not_see_up_a_cliff_but_high_ground_and_air_units_see_down():
+    assert enemies_seen(high_ground("Marine", (8, 15.5))) == 0  # 3 cells below: hidden up there
+    assert enemies_seen(high_ground("Marine", (8, 16.5))) == 1  # from the high ground, down
+    assert enemies_seen(high_ground("Medivac", (8, 15.5))) == 1  # from the air
+    sim = Sim(high_ground("Marine", (8, 15.5)), options=interface(screen=32, minimap=32, width=32))
+    visibility = layer(sim.step(1), "visibility_map", minimap=True)[::-1]  # row 0 at y = 0
+    assert visibility[14, 8] == 2 and visibility[17, 8] != 2  # sight stops at the cliff
