@@ -65,12 +65,7 @@ class TwoPlayerGame:
                 raise ValueError(f"seat {seat}'s MatchConfig must say seat={seat}, not {config.seat!r}")
         if host.map_name != guest.map_name:
             raise ValueError(f"both seats play one map: {host.map_name!r} and {guest.map_name!r} differ")
-        # Each seat its own game process, never the engine in this process: the players' engines link over ports.
-        first, second = (
-            Match(dataclasses.replace(config, launch=dataclasses.replace(config.launch, direct=False)))
-            for config in (host, guest)
-        )
-        self.seats = (first, second)
+        self.seats = (Match(host), Match(guest))
         self.ports: JoinPorts | None = None
         self.lost_because = ""
         """What lost the game (state LOST), as the GameCrashedError said it."""
