@@ -166,10 +166,10 @@ def test_debug_create_unit_makes_each_agent_type_and_its_real_enemy_twin(control
     (enemy,) = [u for u in made if u.owner == 2]
     assert [u.unit_type for u in agents] == [rl_id(name)] * 2 and enemy.unit_type == real == REAL_OF[name]
     assert {u.health for u in agents} == {unit_type_by_name(name).health}
-    # Two ground units made at one point are spread apart by the game's placement. Air units may overlap;
-    # the engine does not keep Colossi apart either (the game does: they collide with one another).
+    # Two ground units made at one point are spread apart by the game's placement (Colossi collide with one
+    # another too); air units may overlap.
     a, b = agents
-    if name not in ("Medivac_RL", "Colosus_RL"):
+    if name != "Medivac_RL":
         assert np.hypot(a.pos.x - b.pos.x, a.pos.y - b.pos.y) >= a.radius + b.radius - 1e-4
 
 
