@@ -58,9 +58,24 @@ def slot_race(map_name: str, player_id: int = 1) -> str | None:
     return race if race is not None else two_player_race(map_name, player_id)
 
 
+MELEE_FOLDER = "Melee"
+"""Where the melee maps live (Simple64): StarCraft II starts each race with its own base on them."""
+
+
+def is_melee(map_name: str) -> bool:
+    """Whether `map_name` is a shipped melee map, whose real game gives any race its own start."""
+    stem = pathlib.PurePath(map_name).name
+    stem = stem[: -len(".SC2Map")] if stem.lower().endswith(".sc2map") else stem
+    spec = {name.lower(): spec for name, spec in two_player_maps().items()}.get(stem.lower())
+    return spec is not None and spec.path.startswith(f"{MELEE_FOLDER}/")
+
+
 def check_race(map_name: str, race: str, player_id: int = 1) -> None:
     """ValueError when `race` is not the race the shipped map `map_name` gives player `player_id` (its units are
-    the map's whatever race joins, so another race would be accepted and silently ignored)."""
+    the map's whatever race joins, so another race would be accepted and silently ignored). Melee maps pass:
+    StarCraft II starts every race there, and the built-in engine refuses the races it has no start for."""
+    if is_melee(map_name):
+        return
     slot = slot_race(map_name, player_id)
     if slot is None or slot.lower() == "random" or race.lower() == slot.lower():
         return

@@ -9,6 +9,7 @@ import pytest
 from s2clientprotocol import common_pb2
 
 from sc2env.env import SC2Env
+from sc2env.game.map_races import check_race
 from sc2env.mapfiles import definitions_dir
 
 
@@ -50,3 +51,14 @@ def test_a_definition_of_another_race_plays_it_by_default(tmp_path):
         assert player.race_requested == common_pb2.Zerg
     finally:
         env.close()
+
+
+def test_a_duel_slot_keeps_its_race_but_a_melee_map_takes_any():
+    # The duels' units are the definition's whatever race joins; StarCraft II starts each race on Simple64.
+    with pytest.raises(
+        ValueError, match=r"DuelZerglingsBanelings gives player 1 Zerg units .* pass race='zerg'"
+    ):
+        check_race("DuelZerglingsBanelings", "terran", 1)
+    check_race("DuelZerglingsBanelings", "terran", 2)
+    check_race("Simple64", "zerg", 1)
+    check_race("Melee/Simple64.SC2Map", "protoss", 2)
