@@ -19,6 +19,7 @@ from sc2env.agents import (
 )
 from sc2env.agents.screen_reading import Alliance, building_site, pixels_per_unit, unit_pixel
 from sc2env.errors import SC2EnvError
+from sc2env.game.maps import two_player_maps
 from sc2env.gamedata import UNIT_TYPES, unit_type_by_name
 from sc2env.interface import FUNCTIONS, RAW_FUNCTIONS
 from sc2env.interface.named_array import ScreenLayers
@@ -39,9 +40,8 @@ THRESHOLDS = {
 
 
 def test_every_mini_game_has_a_script():
-    assert set(SCRIPTED_AGENTS) == set(THRESHOLDS) | {
-        "Simple64"
-    }  # Simple64's: tests/agents/test_scripted_melee.py
+    # The two-player maps' scripts (the duels' and Simple64's) have tests of their own.
+    assert set(SCRIPTED_AGENTS) == set(THRESHOLDS) | set(two_player_maps())
     assert all(issubclass(cls, ScriptedAgent) for cls in SCRIPTED_AGENTS.values())
 
 
@@ -158,8 +158,8 @@ def test_agents_load_by_name():
     assert agent_class("scripted", "DefeatRoaches") is SCRIPTED_AGENTS["DefeatRoaches"]
     assert agent_class("sc2env.agents:MoveToBeacon", "CollectMineralShards") is MoveToBeacon
     assert isinstance(make_agent("random", "MoveToBeacon", seed=3), RandomAgent)
-    with pytest.raises(ValueError, match="no scripted agent for Simple64"):
-        agent_class("scripted", "Simple64")
+    with pytest.raises(ValueError, match="no scripted agent for AbyssalReef"):
+        agent_class("scripted", "AbyssalReef")
     with pytest.raises(ValueError, match=r"random, scripted or package.module:Class"):
         agent_class("clever", "MoveToBeacon")
     with pytest.raises(ValueError, match="cannot import"):

@@ -632,16 +632,16 @@ def test_a_map_of_the_install_goes_through_sc2_v0(capsys, tmp_path, monkeypatch)
         capture_output=True,
     )
     (tmp_path / "Maps" / "Ladder").mkdir(parents=True)
-    (tmp_path / "Maps" / "Ladder" / "Simple64.SC2Map").write_bytes(b"not a map the built-in engine plays")
+    (tmp_path / "Maps" / "Ladder" / "AbyssalReef.SC2Map").write_bytes(b"not a map the built-in engine plays")
     monkeypatch.setenv("SC2PATH", str(tmp_path))
     made = []
     from sc2env.cli import run
 
     real = run.make_env
     monkeypatch.setattr(run, "make_env", lambda name, **kwargs: made.append(name) or real(name, **kwargs))
-    code, _, err = run_cli(capsys, "run", "--map", "Simple64", "--agent", "random", "--engine", "sc2")
-    assert made == ["Simple64"] and "Traceback" not in err and "NameNotFound" not in err
-    # The stand-in's engine plays mini-games only: the game's own refusal, in one line.
+    code, _, err = run_cli(capsys, "run", "--map", "AbyssalReef", "--agent", "random", "--engine", "sc2")
+    assert made == ["AbyssalReef"] and "Traceback" not in err and "NameNotFound" not in err
+    # The stand-in's engine plays the maps it ships only: the game's own refusal, in one line.
     assert code == 1 and len(err.strip().splitlines()) == 1 and "create_game" in err, err
 
 
