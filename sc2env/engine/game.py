@@ -309,6 +309,7 @@ class Game:
             batch = self.scenario.until_periodic(self.game_loop, batch)
             batch = self.combat.plan(self.game_loop, batch)
             batch = self.production.plan(batch)
+            batch = self.healing.plan(batch)
             following = bool(self.orders.following) and self.orders.follow()
             if w.prepare() or following:  # someone follows a moving unit: re-aim every combat tick
                 batch = min(batch, TICK)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sc2env.engine.targeting import TICK
 from sc2env.engine.type_tables import type_mask
 from sc2env.gamedata import LOOPS_PER_GAME_SECOND
 
@@ -22,7 +23,8 @@ _SLACK = 0.05  # a healer that stopped at its reach is within range despite floa
 class Healing:
     """Heals of one game, after each batch of loops: each healer with a Heal order walks to its unit and heals
     it while it is damaged (the order ends when it is whole or gone); an idle or attack-moving healer of a
-    type that acquires by itself (not a map's passive copy) heals the nearest damaged unit in range."""
+    type that acquires by itself (not a map's passive copy) heals the nearest damaged unit in range, and on an
+    attack-move stops to do so."""
 
     def __init__(self, game: Game):
         self.game = game
@@ -40,6 +42,24 @@ class Healing:
             and not w.hidden[j]
         )
 
+    def plan(self, batch: int) -> int:
+        """How many loops the next batch may run: a combat tick while an acquiring healer flies on an
+        attack-move and a unit of its side is hurt, so that it notices the unit as it passes."""
+        w = self.world
+        if not w.n or not _HEALERS[w.type_id].any():
+            return batch
+        for i in np.flatnonzero(_HEALERS[w.type_id] & w.moving).tolist():
+            order = w.orders[i][0] if w.orders[i] else None
+            if (
+                w.types[i].auto_acquire
+                and order is not None
+                and order.ability_id == ATTACK
+                and not order.target_tag
+                and ((w.owner == w.owner[i]) & (w.health < w.health_max) & (w.health > 0)).any()
+            ):
+                return min(batch, TICK)
+        return batch
+
     def advance(self, elapsed: int) -> None:
         w = self.world
         if not w.n or not _HEALERS[w.type_id].any():
@@ -50,12 +70,14 @@ class Healing:
             order = w.orders[i][0] if w.orders[i] else None
             if order is not None and order.ability_id == HEAL:
                 self._ordered(i, order.target_tag, heal, elapsed)
-            elif w.types[i].auto_acquire and (
-                order is None or (order.ability_id == ATTACK and not order.target_tag)
-            ):
+            elif not w.types[i].auto_acquire:
+                continue
+            elif order is None:
                 j = self._nearest_hurt(i, heal)
                 if j is not None:
                     self._heal(i, j, heal, elapsed)
+            elif order.ability_id == ATTACK and not order.target_tag:
+                self._attack_move(i, heal, elapsed)
 
     def _ordered(self, i: int, target: int, heal: Heal, elapsed: int) -> None:
         w = self.world
@@ -72,6 +94,19 @@ class Healing:
         self._heal(i, j, heal, elapsed)
         if w.health[j] >= w.health_max[j]:  # whole: the order ends now, as it would at its next check
             self.game.orders.complete(i)
+
+    def _attack_move(self, i: int, heal: Heal, elapsed: int) -> None:
+        """An attack-moving healer stops for a damaged unit in range, as the game's units stop to fight on
+        an attack-move, and flies on to its point when nobody near it needs healing (or its energy is out)."""
+        w = self.world
+        j = self._nearest_hurt(i, heal) if w.energy[i] > 0 else None
+        if j is not None:
+            if w.moving[i]:
+                w.halt(i)
+            self._heal(i, j, heal, elapsed)
+            j = self._nearest_hurt(i, heal) if w.energy[i] > 0 else None
+        if j is None and not w.moving[i]:
+            self.game.orders.resume(i)
 
     def _nearest_hurt(self, i: int, heal: Heal) -> int | None:
         w = self.world

@@ -15,7 +15,7 @@ ATTACK, HOLD = 23, 18
 
 def own_arena(setup: list) -> bytes:
     """A test arena whose map defines the own types its setup spawns (as SMAC's maps do)."""
-    own = sorted({a["spawn"]["type"] for a in setup if a["spawn"]["type"].endswith("_RL")})
+    own = sorted({a["spawn"]["type"] for a in setup if a.get("spawn", {}).get("type", "").endswith("_RL")})
     return arena(setup, map_types=own)
 
 
@@ -183,6 +183,26 @@ def test_a_real_medivac_heals_by_itself_and_smacs_copy_does_not(medivac, heals):
     sim, _, marine = medivac_arena(medivac, 20)
     sim.step(32)
     assert (unit_by_tag(sim, marine.tag).health > 20) == heals
+
+
+def test_an_attack_moving_medivac_stops_to_heal_and_then_flies_on():
+    """A real Medivac attack-moving past a Marine with 5 of 45 life stays by it for the 40 / 9 = 4.4 game
+    seconds the heal takes (flying on, at 2.75 a second, it would leave its 4 of range after about 3), then
+    goes on to its point."""
+    # As a map's script orders it (a Medivac's command card has no Attack; SMAC's maps order all player 2).
+    order = {"order": {"units": {"group": "medic"}, "ability": ATTACK, "point": [50, 30]}}
+    sim = Sim(own_arena([unit("Medivac", 30, 30, group="medic"), unit("Marine_RL", 33, 30, health=5), order]))
+    units = sim.obs().observation.raw_data.units
+    medic = next(u for u in units if u.radius == 0.75)
+    marine = next(u for u in units if u.tag != medic.tag)
+    sim.step(16 * 4 + 8)
+    assert unit_by_tag(sim, marine.tag).health == pytest.approx(45)
+    medivac = unit_by_tag(sim, medic.tag)
+    assert medivac.pos.x < 33 + 4 + 0.75 + 0.375  # within heal range of the Marine all along
+    assert medivac.energy == pytest.approx(50 + 0.5625 * 4.5 - 40 / 3, abs=0.01)
+    sim.step(16 * 4)
+    assert unit_by_tag(sim, medic.tag).pos.x > medivac.pos.x + 6  # on its way again at once
+    assert unit_by_tag(sim, medic.tag).orders[0].ability_id == ATTACK
 
 
 def test_air_units_are_hit_only_by_weapons_that_target_air():
