@@ -51,6 +51,10 @@ RUNS = {
         ["--seconds", "0.5", "--race", "zerg", "--units", "5", "--no-smax"],
         r"10gen_zerg 5v5\s+\d+\s+\d+%\s+\d+%\s+\d+\s+n/a",
     ),
+    "smac_win_rates": (
+        ["--episodes", "1", "--map", "3m"],
+        r"\| 3m \| \d+% \(\d+ steps, \d+ t/o\) \| \d+% \(\d+ steps, \d+ t/o\) \| not reported \|",
+    ),
     "spawn_placement": (
         ["--units", "20,200", "--repeat", "1"],
         r"\s200\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+\(201 units",
@@ -75,7 +79,7 @@ RUNS = {
 def test_benchmark_runs_and_prints_its_figure(name):
     if name == "decode_masks" and not REALDATA.is_dir():
         pytest.skip("decode_masks reads ../shared/realdata")
-    if name == "smac_steps" and not _engine_plays_smac():
+    if name.startswith("smac_") and not _engine_plays_smac():
         pytest.skip("the built-in engine does not play SMAC's maps yet")
     args, figure = RUNS[name]
     done = subprocess.run(
