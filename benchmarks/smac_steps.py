@@ -6,7 +6,7 @@ runner makes (get_obs, get_state, get_avail_actions, step); resets are included.
 time spent in this process outside the game's answers (what a faster engine path could not remove).
 
 SMAX (JaxMARL's JAX re-implementation of SMAC, CPU) runs in a subprocess from the interpreter that has it
-(--smax-python, default /work/venv-jaxmarl/bin/python): one env stepped by a jitted step, and a batch of
+(--smax-python, else $JAXMARL_PYTHON, else /work/venv-jaxmarl/bin/python): one env stepped by a jitted step, and a batch of
 --smax-batch envs vmapped in one jitted step (its intended use), both with random available actions and
 resets included, after a warm-up that compiles them. SMAX has no Medivac, so no MMM2.
 
@@ -142,10 +142,16 @@ def main() -> None:
         "--socket", action="store_true", help="the built-in engine in its own process, not direct mode"
     )
     parser.add_argument("--no-smax", action="store_true", help="leave out the SMAX reference")
-    parser.add_argument("--smax-python", default=SMAX_PYTHON)
+    parser.add_argument(
+        "--smax-python",
+        default=os.environ.get("JAXMARL_PYTHON", SMAX_PYTHON),
+        help="a Python with jaxmarl installed (default: $JAXMARL_PYTHON, else %(default)s)",
+    )
     parser.add_argument("--smax-batch", type=int, default=64)
     args = parser.parse_args()
     smax = not args.no_smax and pathlib.Path(args.smax_python).exists()
+    if not args.no_smax and not smax:
+        print(f"SMAX left out: no Python at {args.smax_python} (--smax-python or $JAXMARL_PYTHON)")
     mode = "over a socket" if args.socket else "direct"
     print(f"python {sys.version.split()[0]}, engine {args.engine} ({mode}), {os.cpu_count()} CPUs")
     print(
