@@ -4,6 +4,7 @@
     python examples/smac_ippo.py --map 3m --total-steps 300000 --run-dir runs/smac_ippo
     python examples/smac_ippo.py --run-dir runs/smac_ippo --resume      # go on from the last checkpoint
     python examples/smac_ippo.py --run-dir runs/smac_ippo --plot        # progress.csv -> learning_curve.png
+    python examples/smac_ippo.py --run-dir runs/smac_ippo --evaluate --eval-episodes 100   # greedy win rate
 
 Every agent acts with one shared policy network (parameter sharing): its input is the agent's own SMAC
 observation and a one-hot of its index, so agents can still behave differently; the logits of actions SMAC
@@ -85,6 +86,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--eval-episodes", type=int, default=32)
     parser.add_argument("--resume", action="store_true", help="go on from --run-dir's checkpoint.pt")
     parser.add_argument("--plot", action="store_true", help="only draw progress.csv as learning_curve.png")
+    parser.add_argument(
+        "--evaluate", action="store_true", help="only play --eval-episodes greedy episodes of the checkpoint"
+    )
     return parser.parse_args(argv)
 
 
@@ -193,8 +197,9 @@ def evaluate(agent: Agent, env: StarCraft2Env, episodes: int) -> tuple[float, fl
     return wins / episodes, total / episodes
 
 
-def plot(run_dir: pathlib.Path) -> pathlib.Path:
-    """Draw progress.csv's win rates and returns against env steps into learning_curve.png."""
+def plot(run_dir: pathlib.Path, what: str) -> pathlib.Path:
+    """Draw progress.csv's win rates and returns against env steps into learning_curve.png (`what`: the
+    method and scenario, for the title)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -217,7 +222,7 @@ def plot(run_dir: pathlib.Path) -> pathlib.Path:
     top.set_ylabel("win rate")
     top.set_ylim(-0.02, 1.02)
     top.legend(loc="lower right")
-    top.set_title(f"MAPPO/IPPO on SMAC with sc2env ({steps[-1]:,} env steps, {minutes:.0f} min)")
+    top.set_title(f"{what} with sc2env.smac ({steps[-1]:,} env steps, {minutes:.0f} min)")
     bottom.plot(steps, returns, color="tab:green")
     bottom.set_ylabel("episode return (training)")
     bottom.set_xlabel("env steps")
@@ -226,6 +231,10 @@ def plot(run_dir: pathlib.Path) -> pathlib.Path:
     fig.savefig(out, dpi=100)
     plt.close(fig)
     return out
+
+
+def describe(args: argparse.Namespace) -> str:
+    return f"{'MAPPO' if args.critic == 'state' else 'IPPO'} on {args.map}"
 
 
 def save(path: pathlib.Path, agent: Agent, optimizer: torch.optim.Optimizer, counters: Counters) -> None:
@@ -377,7 +386,7 @@ def train(args: argparse.Namespace) -> None:
     finally:
         team.close()
         eval_env.close()
-    print(f"learning curve: {plot(run_dir)}")
+    print(f"learning curve: {plot(run_dir, describe(args))}")
 
 
 def update(agent: Agent, optimizer: torch.optim.Optimizer, args, buffers: list[np.ndarray]) -> dict:
@@ -410,12 +419,35 @@ def update(agent: Agent, optimizer: torch.optim.Optimizer, args, buffers: list[n
     return {k: float(np.mean(v)) for k, v in stats.items()}
 
 
+def evaluate_checkpoint(args: argparse.Namespace) -> float:
+    """The greedy win rate of --run-dir's checkpoint over --eval-episodes episodes (printed and returned)."""
+    torch.set_num_threads(1)
+    env = StarCraft2Env(map_name=args.map, engine=args.engine, seed=args.seed + 20_000)
+    try:
+        info = env.get_env_info()
+        critic_size = info["obs_shape"] if args.critic == "local" else info["state_shape"]
+        agent = Agent(info["obs_shape"], critic_size, info["n_agents"], info["n_actions"], args.hidden)
+        counters = load(
+            pathlib.Path(args.run_dir) / "checkpoint.pt", agent, torch.optim.Adam(agent.parameters())
+        )
+        win_rate, mean_return = evaluate(agent, env, args.eval_episodes)
+    finally:
+        env.close()
+    print(
+        f"{args.map}: greedy win rate {win_rate:.1%} over {args.eval_episodes} episodes (mean return "
+        f"{mean_return:.2f}) after {counters.global_step:,} env steps"
+    )
+    return win_rate
+
+
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     if args.plot:
-        print(f"learning curve: {plot(pathlib.Path(args.run_dir))}")
-        return
-    train(args)
+        print(f"learning curve: {plot(pathlib.Path(args.run_dir), describe(args))}")
+    elif args.evaluate:
+        evaluate_checkpoint(args)
+    else:
+        train(args)
 
 
 if __name__ == "__main__":

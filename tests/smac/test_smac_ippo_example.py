@@ -6,6 +6,7 @@ import argparse
 import csv
 import importlib.util
 import pathlib
+import re
 import sys
 
 import numpy as np
@@ -68,9 +69,10 @@ def rows(run_dir: pathlib.Path) -> list[dict]:
         return list(csv.DictReader(file))
 
 
-def test_a_short_run_on_3m_trains_saves_resumes_and_plots(ippo, tmp_path):
+def test_a_short_run_on_3m_trains_saves_resumes_and_plots(ippo, tmp_path, capsys):
     """The real thing, briefly: two games of 3m on the built-in engine (real engine processes over
-    websockets), 200 env steps, then 200 more resumed from the checkpoint, then the plot."""
+    websockets), 200 env steps, then 200 more resumed from the checkpoint, a greedy evaluation of it, then
+    the plot."""
     common = ["--map", "3m", "--engine", "builtin", "--envs", "2", "--rollout", "50", "--epochs", "2"]
     common += ["--eval-every", "200", "--eval-episodes", "2", "--checkpoint-every", "100"]
     common += ["--run-dir", str(tmp_path)]
@@ -91,6 +93,11 @@ def test_a_short_run_on_3m_trains_saves_resumes_and_plots(ippo, tmp_path):
     resumed = torch.load(tmp_path / "checkpoint.pt", weights_only=False)
     assert resumed["counters"]["global_step"] == 400
     assert any(not torch.equal(weights[k], resumed["agent"][k]) for k in weights), "training went on"
+
+    ippo.main([*common, "--evaluate", "--eval-episodes", "1"])
+    assert re.search(
+        r"3m: greedy win rate \d+\.\d% over 1 episodes .* after 400 env steps", capsys.readouterr().out
+    )
 
     (tmp_path / "learning_curve.png").unlink()
     ippo.main(["--run-dir", str(tmp_path), "--plot"])
