@@ -144,7 +144,9 @@ class Team:
 
     def __init__(self, args: argparse.Namespace, n: int, seed: int):
         self.envs = [StarCraft2Env(map_name=args.map, engine=args.engine, seed=seed + i) for i in range(n)]
-        self.pool = ThreadPoolExecutor(max_workers=n)  # the games run in their own processes
+        # Over a socket (direct=False) each game is a process and the threads wait on them side by side; in
+        # direct mode (the default) the games share this process and the threads take turns.
+        self.pool = ThreadPoolExecutor(max_workers=n)
         self.local_critic = args.critic == "local"
         info = self.envs[0].get_env_info()
         self.n_agents, self.n_actions = info["n_agents"], info["n_actions"]
