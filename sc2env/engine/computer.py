@@ -61,6 +61,7 @@ PROFILES: dict[int, Profile] = {
 # fmt: on
 _REACH_MARGIN = 0.0  # focus only units already in range: others walking to it would hold their fire
 _ENGAGE_RANGE = 10.0  # on melee maps: how near its army a seen enemy must be for the army to turn on it
+_STILL = 0.1  # moving less than this between two decisions while under orders is being stuck
 _ARRIVED = 4.0  # how near a target point the army's centre must come before it moves on to the next
 
 
@@ -80,6 +81,7 @@ class Computer:
         self._wave: set[int] = set()  # the tags of the units out on an attack (melee maps)
         self._seen_structures: dict[int, tuple[float, float]] = {}  # enemy buildings seen, by tag: where
         self._search = 0  # which of the search points the wave heads for when it knows of no building
+        self._last_pos: dict[int, tuple[float, float]] = {}  # where each wave unit stood at the last decision
 
     def step(self, game: Game, count: int, abandoned: Callable[[], bool] | None = None) -> None:
         """Run `count` loops (`abandoned`: as Game.step's, checked between the AI's decisions too)."""
@@ -168,13 +170,36 @@ class Computer:
         if not len(wave):
             return
         close = self._near(game, enemies, wave, _ENGAGE_RANGE)
+        stuck = self._stuck(game, wave)
         if len(close):
             self._engage(game, wave, close)
+            # Held up round buildings short of their target: onto the nearest enemy unit instead (else building).
+            units = close[~STRUCTURE_TYPES[w.type_id[close]]]
+            for i in stuck:
+                pool = units if len(units) else close
+                gap = np.hypot(*(w.pos[pool] - w.pos[i]).T)
+                self._command(game, [i], target=int(w.tag[pool[int(np.argmin(gap))]]))
             return
         goal = self._wave_target(game, wave)
         idle = [i for i in wave.tolist() if not w.orders[i]]
         if idle:
             self._advance(game, idle, goal)
+
+    def _stuck(self, game: Game, rows: np.ndarray) -> list[int]:
+        """The rows that have an order, have not fired and have not moved since the last decision (the
+        engine's steering can leave a unit stuck short of a building's range); remembers where each stands."""
+        w = game.world
+        stuck, now = [], {}
+        for i in rows.tolist():
+            tag = int(w.tag[i])
+            x, y = float(w.pos[i][0]), float(w.pos[i][1])
+            last = self._last_pos.get(tag)
+            moved = np.hypot(x - last[0], y - last[1]) if last is not None else np.inf
+            if moved < _STILL and w.orders[i] and not w.firing[i]:
+                stuck.append(i)
+            now[tag] = (x, y)
+        self._last_pos = now
+        return stuck
 
     def _remember(self, game: Game, enemies: np.ndarray) -> None:
         """Keep where seen enemy buildings stand; forget those whose place it sees empty now."""
