@@ -49,6 +49,7 @@ def main() -> None:
         "--map", default="DuelMarines,DuelTerranMixed,Simple64", help="comma-separated two-player maps"
     )
     parser.add_argument("--pairs", choices=("all", "adjacent"), default="all", help="which pairs play")
+    parser.add_argument("--verbose", action="store_true", help="print the record after every game")
     parser.add_argument("--levels", default="", help="comma-separated difficulties (default: all six)")
     args = parser.parse_args()
     names = {d: sc_pb.Difficulty.Name(sc_pb.Difficulty.ValueType(d)) for d in PROFILES}
@@ -74,6 +75,11 @@ def main() -> None:
                     record[0] += 1
                 else:
                     record[1] += 1
+                if args.verbose:
+                    print(
+                        f"    {names[a]} vs {names[b]}, game {n + 1}: {'-'.join(map(str, record))}",
+                        flush=True,
+                    )
             table[(a, b)] = record
             table[(b, a)] = [record[1], record[0], record[2]]
             print(f"  {names[a]} vs {names[b]}: {'-'.join(map(str, record))}", flush=True)
