@@ -5,7 +5,7 @@ Three ways to play a duel map, in one run, each acting with random valid actions
 - opponent=policy: one Gymnasium env whose opponent is a policy in the same process (two game processes);
 - opponent=computer: one Gymnasium env against the built-in AI (one game process).
 A step is one env step (step_mul game loops, both players acted); episodes restart as they end.
-Run: python benchmarks/two_player_steps.py [--steps N] [--repeat R] [--map DuelMarines,...]
+Run: python benchmarks/two_player_steps.py [--steps N] [--repeat R] [--map DuelMarines,Simple64]
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=400, help="env steps per measurement")
     parser.add_argument("--repeat", type=int, default=3, help="measurements per way (the median is shown)")
-    parser.add_argument("--map", default="DuelMarines")
+    parser.add_argument("--map", default="DuelMarines,Simple64")
     args = parser.parse_args()
     print(f"{'map':<24} {'way':<44} {'steps/s':>8} {'(min-max)':>12}")
     for map_name in args.map.split(","):

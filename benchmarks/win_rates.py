@@ -5,7 +5,8 @@ game per seed (0..N-1: the seed places the armies), the agent in slot 1. The AI-
 process through benchmarks/ai_difficulties.py (both slots, half the games each). A cell is "won-lost-tied"
 for the row. With --write FILE the tables replace what stands between the win-rates markers in FILE
 (docs/multiplayer.md).
-Run: python benchmarks/win_rates.py [--games 20] [--map DuelMarines,...] [--agents random,scripted] [--write F]
+Run: python benchmarks/win_rates.py [--games 20] [--map DuelMarines,...] [--agents random,scripted]
+     [--ai-games N] [--write FILE]
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ def cell(record: tuple[int, int, int]) -> str:
     return "-".join(str(n) for n in record)
 
 
-def tables(map_name: str, agents: list[str], games: int) -> str:
+def tables(map_name: str, agents: list[str], games: int, ai_games: int) -> str:
     started = time.perf_counter()
     header = "| agent \\ AI | " + " | ".join(LEVELS) + " |"
     lines = [f"**{map_name}**, {games} games a cell (won-lost-tied, the row's):", "", header]
@@ -76,8 +77,12 @@ def tables(map_name: str, agents: list[str], games: int) -> str:
         row = [cell(agent_record(map_name, agent, level, games)) for level in LEVELS]
         lines.append(f"| {agent} | " + " | ".join(row) + " |")
         print(lines[-1], file=sys.stderr, flush=True)
-    lines += ["", "| AI \\ AI | " + " | ".join(LEVELS) + " |", "|" + "---|" * (len(LEVELS) + 1)]
-    records = {pair: ai_record(map_name, *pair, games) for pair in itertools.combinations(LEVELS, 2)}
+    if not ai_games:
+        lines += ["", f"({time.perf_counter() - started:.0f} s)"]
+        return "\n".join(lines)
+    lines += ["", f"The AI against itself, {ai_games} games a cell:", ""]
+    lines += ["| AI \\ AI | " + " | ".join(LEVELS) + " |", "|" + "---|" * (len(LEVELS) + 1)]
+    records = {pair: ai_record(map_name, *pair, ai_games) for pair in itertools.combinations(LEVELS, 2)}
     for row in LEVELS:
         cells = []
         for column in LEVELS:
@@ -99,11 +104,13 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20, help="games per cell")
     parser.add_argument("--map", default="DuelMarines,DuelTerranMixed,DuelZerglingsBanelings")
     parser.add_argument("--agents", default="random,scripted")
+    parser.add_argument("--ai-games", type=int, help="games per cell of the AI-against-AI table (0: none)")
     parser.add_argument("--write", type=pathlib.Path, help="put the tables between the markers of this file")
     args = parser.parse_args()
     parts = []
     for map_name in args.map.split(","):
-        parts.append(tables(map_name, args.agents.split(","), args.games))
+        ai_games = args.games if args.ai_games is None else args.ai_games
+        parts.append(tables(map_name, args.agents.split(","), args.games, ai_games))
         print(parts[-1], flush=True)
     if args.write is not None:
         text = args.write.read_text(encoding="utf-8")

@@ -60,7 +60,7 @@ RUNS = {
         r"\s200\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+\(201 units",
     ),
     "two_player_steps": (
-        ["--steps", "10", "--repeat", "1"],
+        ["--steps", "10", "--repeat", "1", "--map", "DuelMarines"],
         r"DuelMarines\s+parallel_env, two agents \(2 processes\)\s+\d+(.|\n)*"
         r"opponent=policy \(2 processes\)\s+\d+(.|\n)*opponent=computer:medium \(1 process\)\s+\d+",
     ),

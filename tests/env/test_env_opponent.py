@@ -174,3 +174,17 @@ def test_bad_opponents_are_refused_with_the_reason(make):
         env = make(opponent=lambda obs: "attack!")
         env.reset(seed=0)
         env.step(no_op(None))
+
+
+def test_simple64_against_the_computer_and_a_policy(make):
+    computer_game = make("sc2env/Simple64-v0", opponent="computer:hard")
+    _, info = computer_game.reset(seed=0)
+    assert computer_game.unwrapped.match.config.bot.difficulty == "hard"
+    calls = []
+    policy_game = make("sc2env/Simple64-v0", opponent=lambda obs: calls.append(obs) or no_op(obs))
+    policy_game.reset(seed=0)
+    for env in (computer_game, policy_game):
+        for _ in range(3):
+            _, _, terminated, _, info = env.step(no_op(None))
+        assert not terminated and info["game_loop"] == 48
+    assert len(calls) == 3 and calls[0]["player"][0] == 2

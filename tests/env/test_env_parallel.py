@@ -63,13 +63,17 @@ def test_a_fight_to_the_end_with_feature_and_raw_actions_per_agent(make):
     assert env.action_space("player_2").shape == (5,) and env.action_space("player_1").shape == (14,)
     obs, _ = env.reset(seed=5)
     returns = dict.fromkeys(env.possible_agents, 0.0)
+    commanded = 0
     for _ in range(300):
         units = obs["player_2"]["raw_units"]
-        mine = [i for i in range(int(obs["player_2"]["counts"][0])) if units[i, FeatureUnit.alliance] == SELF]
+        mine = [
+            i for i in range(int(obs["player_2"]["unit_counts"][1])) if units[i, FeatureUnit.alliance] == SELF
+        ]
         actions = {
             "player_1": attack_across(obs["player_1"], "player_1"),
             "player_2": RAW_FUNCTIONS.Attack_pt("now", mine, (14, 32)) if mine else RAW_FUNCTIONS.no_op(),
         }
+        commanded += bool(mine)
         obs, rewards, terms, truncs, infos = env.step(actions)
         for agent, reward in rewards.items():
             returns[agent] += reward
@@ -78,6 +82,7 @@ def test_a_fight_to_the_end_with_feature_and_raw_actions_per_agent(make):
         if any(terms.values()) or any(truncs.values()):
             break
     assert terms == {"player_1": True, "player_2": True} and env.agents == []
+    assert commanded > 0  # the raw player's Marines were ordered to attack
     outcomes = {agent: info["outcome"] for agent, info in infos.items()}
     assert outcomes["player_1"] == -outcomes["player_2"]
     assert returns == {agent: float(outcome) for agent, outcome in outcomes.items()}
@@ -143,3 +148,16 @@ def test_bad_arguments_are_refused_with_the_reason(make):
     env.reset(seed=1)
     with pytest.raises(errors.InvalidActionError, match="missing"):
         env.step({"player_1": FUNCTIONS.no_op()})
+
+
+def test_simple64_two_agents_each_see_their_own_base(make):
+    env = make("Simple64", agent_options={"player_2": {"actions": "raw", "max_units": 64}})
+    obs, _ = env.reset(seed=1)
+    relative = [obs[a]["feature_minimap"][5] for a in env.agents]
+    mine = [np.argwhere(r == PlayerRelative.SELF).mean(axis=0) for r in relative]
+    assert np.linalg.norm(mine[0] - mine[1]) > 4  # two bases apart, each player's drawn as its own
+    units = obs["player_2"]["raw_units"][: int(obs["player_2"]["unit_counts"][1])]
+    assert (units[:, FeatureUnit.alliance] == SELF).sum() >= 13  # a Command Center and 12 SCVs
+    for _ in range(3):
+        obs, _, terms, _, infos = env.step({"player_1": FUNCTIONS.no_op(), "player_2": RAW_FUNCTIONS.no_op()})
+    assert not any(terms.values()) and infos["player_1"]["game_loop"] == infos["player_2"]["game_loop"] == 48
