@@ -25,6 +25,7 @@ class DuelArmy(FocusFire):
     def reset(self) -> None:
         super().reset()
         self._moved = self._MOVE_EVERY
+        self._far_x: float | None = None  # the minimap column of the side the army does not start on
 
     def priority(self, enemies, army_centre: np.ndarray) -> np.ndarray:
         return enemies.health * 1000.0 + super().priority(enemies, army_centre)
@@ -48,9 +49,11 @@ class DuelArmy(FocusFire):
         if self._moved < self._MOVE_EVERY:
             return _F.no_op()
         self._moved = 0
+        if self._far_x is None:  # the duels' armies start on opposite sides, facing each other
+            self._far_x = 0.0 if army[0] > (width - 1) / 2 else float(width - 1)
         enemy = centre(relative == PlayerRelative.ENEMY)
-        # No enemy in sight: the far side of the map, level with the army (the duels' armies face each other).
-        goal = enemy if enemy is not None else ((width - 1) - army[0], army[1])
+        # No enemy in sight: the far side of the map, level with the army.
+        goal = enemy if enemy is not None else (self._far_x, army[1])
         x = int(np.clip(round(goal[0]), 0, width - 1))
         y = int(np.clip(round(goal[1]), 0, height - 1))
         return _F.Attack_minimap("now", (x, y))

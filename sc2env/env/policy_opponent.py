@@ -25,6 +25,28 @@ _NOT_THE_OPPONENTS = ("map_name", "opponent", "race", "save_replay_episodes", "i
 agent's hold the whole game); a frozen policy's refused action is a no-op, never an error in the learner's step."""
 
 
+_AN_AGENTS_ENV = frozenset(
+    {
+        "engine",
+        "screen_size",
+        "minimap_size",
+        "camera_width",
+        "step_mul",
+        "max_episode_steps",
+        "time_limit",
+        "seed",
+        "disable_fog",
+        "sc2path",
+        "version",
+        "launch_timeout_s",
+        "request_timeout_s",
+        "spin_wait",
+        "on_crash",
+    }
+)
+"""The learner's options an Agent opponent's env shares: the game's settings and the feature layers' sizes."""
+
+
 class PolicyOpponent:
     """Seat 2 of a TwoPlayerGame whose seat 1 is an SC2Env: its own SeatEnv (the agent's options, so a frozen
     copy of the agent's policy reads the same observation layout), and the policy choosing its actions.
@@ -44,12 +66,15 @@ class PolicyOpponent:
             self.agent = policy  # the Agent protocol (sc2env.agents.Agent or alike)
         else:
             self.policy = policy
-        options = {
-            field.name: getattr(config, field.name)
-            for field in dataclasses.fields(config)
-            if field.name not in _NOT_THE_OPPONENTS
-        }
-        # What an agent asks of its env (feature units, say) its own env has, whatever the learner's has.
+        # A policy reads the learner's layout (a frozen copy of it was trained on that); an Agent gets the
+        # game's settings and the sizes, SC2Env's defaults for the rest (every function, layer, ...), and what
+        # it asks for itself (feature units, say), as `sc2env run` makes its env.
+        keep = (
+            _AN_AGENTS_ENV
+            if self.agent is not None
+            else {field.name for field in dataclasses.fields(config)} - set(_NOT_THE_OPPONENTS)
+        )
+        options = {name: getattr(config, name) for name in keep}
         options.update(getattr(self.agent, "env_kwargs", {}))
         self.env = SeatEnv(2, config.map_name, **options)
         self.game: TwoPlayerGame | None = None

@@ -188,3 +188,17 @@ def test_simple64_against_the_computer_and_a_policy(make):
             _, _, terminated, _, info = env.step(no_op(None))
         assert not terminated and info["game_loop"] == 48
     assert len(calls) == 3 and calls[0]["player"][0] == 2
+
+
+def test_an_agent_opponent_plays_with_every_function_whatever_the_learners_subset(make):
+    # The scripted agent moves the camera and attacks on the minimap: functions the learner's subset leaves out.
+    env = make(
+        opponent="scripted",
+        functions=["no_op", "select_army"],
+        screen_layers=("player_relative",),
+        minimap_layers=("player_relative",),
+    )
+    info, _ = play_out(env, lambda obs: np.zeros(14, np.int64), seed=5)
+    assert info["outcome"] != 0 and info["game_loop"] < 2688  # it came and fought: no tie at the timer
+    opponent_env = env.unwrapped._opponent.env
+    assert opponent_env.config.functions is None and opponent_env.config.use_feature_units
