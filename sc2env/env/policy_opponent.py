@@ -48,8 +48,9 @@ _AN_AGENTS_ENV = frozenset(
 
 
 class PolicyOpponent:
-    """Seat 2 of a TwoPlayerGame whose seat 1 is an SC2Env: its own SeatEnv (the agent's options, so a frozen
-    copy of the agent's policy reads the same observation layout), and the policy choosing its actions.
+    """Seat 2 of a TwoPlayerGame whose seat 1 is an SC2Env: its own SeatEnv and the policy choosing its actions.
+    A callable's env has the learner's options (a frozen copy of the learner's policy reads the same layout); an
+    Agent's has the game's settings and sizes, SC2Env's defaults otherwise, and its own `env_kwargs`.
 
     policy: an sc2env Agent (setup, reset, step(Observation), observe), an agent's name as the agents registry
             takes it, or a callable from the observation dict to an action.
