@@ -65,18 +65,7 @@ class SC2VectorEnv(VectorEnv):
             for i in range(num_envs)
         ]
         first = self.envs[0]
-        self.num_envs = num_envs
-        self.render_mode = render_mode
-        self.metadata = {
-            "render_modes": first.metadata["render_modes"],
-            "render_fps": LOOPS_PER_REAL_SECOND / first.config.step_mul,
-            "autoreset_mode": self.autoreset_mode,
-        }
-        self.single_observation_space = first.observation_space
-        self.single_action_space = first.action_space
-        self.observation_space = batch_space(self.single_observation_space, num_envs)
-        self.action_space = batch_space(self.single_action_space, num_envs)
-        self.action_spec = first.action_spec
+        describe_batch(self, first, num_envs, render_mode)
         self._autoreset = np.zeros(num_envs, bool)  # sub-envs whose episode ended
         self._observations: list[dict] = []  # each sub-env's latest, for a reset of only some of them
         self._lost: str | None = None  # why step() must wait for reset(): a game was lost mid-batch
@@ -327,6 +316,22 @@ class SC2VectorEnv(VectorEnv):
             for i, obs in enumerate(observations):
                 out[i] = obs[key]
         return batch
+
+
+def describe_batch(vector: Any, env: SC2Env, num_envs: int, render_mode: str | None) -> None:
+    """Give a vector env of `num_envs` games like `env` its Gymnasium attributes (spaces, metadata, action spec)."""
+    vector.num_envs = num_envs
+    vector.render_mode = render_mode
+    vector.metadata = {
+        "render_modes": env.metadata["render_modes"],
+        "render_fps": LOOPS_PER_REAL_SECOND / env.config.step_mul,
+        "autoreset_mode": vector.autoreset_mode,
+    }
+    vector.single_observation_space = env.observation_space
+    vector.single_action_space = env.action_space
+    vector.observation_space = batch_space(env.observation_space, num_envs)
+    vector.action_space = batch_space(env.action_space, num_envs)
+    vector.action_spec = env.action_spec
 
 
 def _lost_step(failures: Mapping[int, BaseException]) -> str | None:

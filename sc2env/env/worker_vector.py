@@ -11,16 +11,14 @@ from typing import Any, cast
 
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space
 
 from sc2env import errors
 from sc2env.env.env import SC2Env
 from sc2env.env.registration import spec_property
 from sc2env.env.shared_batch import SharedBatch
-from sc2env.env.vector import _reset_mask, autoreset_mode_of
+from sc2env.env.vector import _reset_mask, autoreset_mode_of, describe_batch
 from sc2env.env.worker_process import Command, Op, serve
 from sc2env.game.match_config import require_count, require_seed
-from sc2env.gamedata.clock import LOOPS_PER_REAL_SECOND
 
 # Fork, as Gymnasium's AsyncVectorEnv does where it can: a spawned worker would run the caller's main script
 # again unless it is guarded by `if __name__ == "__main__"`. Workers fork before any game is started.
@@ -106,18 +104,7 @@ class SC2WorkerVectorEnv(VectorEnv):
         # Made here, never reset: its spaces, action layout and settings (no game starts until a reset()).
         probe = SC2Env(map_name, render_mode=render_mode, **kwargs)
         self._config = probe.config
-        self.num_envs = num_envs
-        self.render_mode = render_mode
-        self.metadata = {
-            "render_modes": probe.metadata["render_modes"],
-            "render_fps": LOOPS_PER_REAL_SECOND / probe.config.step_mul,
-            "autoreset_mode": self.autoreset_mode,
-        }
-        self.single_observation_space = probe.observation_space
-        self.single_action_space = probe.action_space
-        self.observation_space = batch_space(self.single_observation_space, num_envs)
-        self.action_space = batch_space(self.single_action_space, num_envs)
-        self.action_spec = probe.action_spec
+        describe_batch(self, probe, num_envs, render_mode)
         self._timeout_s = probe.config.request_timeout_s
         count = min(workers or os.cpu_count() or 1, num_envs)
         self._shares = [share.tolist() for share in np.array_split(np.arange(num_envs), count)]
@@ -127,7 +114,7 @@ class SC2WorkerVectorEnv(VectorEnv):
         self._autoreset = np.zeros(num_envs, bool)
         self._lost: str | None = None
         self._started = False
-        self._batch = SharedBatch.create(self.single_observation_space, num_envs)
+        self._batch = SharedBatch.create(probe.observation_space, num_envs)
         self.closed = False
 
     # --- the VectorEnv API -------------------------------------------------------------------------
