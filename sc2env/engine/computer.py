@@ -186,8 +186,8 @@ class Computer:
             self._advance(game, idle, goal)
 
     def _stuck(self, game: Game, rows: np.ndarray) -> list[int]:
-        """The rows that have an order, have not fired and have not moved since the last decision (the
-        engine's steering can leave a unit stuck short of a building's range); remembers where each stands."""
+        """The rows that have an order, have not fired and have not moved since the last decision (a unit held
+        up by the others or by steering can stand beside its target for good); remembers where each stands."""
         w = game.world
         stuck, now = [], {}
         for i in rows.tolist():

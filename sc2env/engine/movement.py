@@ -26,6 +26,27 @@ WAYPOINT_BATCH = 8
 _EPS = 1e-6
 
 
+def _corner_entry(
+    offset: np.ndarray, direction: np.ndarray, half: np.ndarray, grown: np.ndarray, square: np.ndarray
+) -> np.ndarray:
+    """How far a unit walks towards a box's centre before it is within `grown` of the box (range is measured
+    to the box's nearest point, so the reachable region's corners are round): `square` is where the box grown
+    as a square begins along the line; where the line meets that square in a corner, it goes on to the round
+    corner, or to where it leaves the corner (offset, direction: per row, |unit - centre| and its unit vector
+    towards the centre, both positive)."""
+    beyond = offset - half  # how far past each half-side the unit stands
+    at_square = beyond - square[:, None] * direction
+    corner = (at_square > _EPS).all(axis=1)
+    if not _count(corner):
+        return square
+    toward = sum_xy(beyond * direction)
+    disc = toward * toward - sum_xy(beyond * beyond) + grown * grown
+    with np.errstate(divide="ignore", invalid="ignore"):
+        leave = np.where(direction > _EPS, beyond / direction, np.inf).min(axis=1)
+        round_in = np.where(disc >= 0.0, toward - np.sqrt(np.maximum(disc, 0.0)), np.inf)
+    return np.where(corner, np.maximum(square, np.minimum(round_in, leave)), square)
+
+
 @functools.lru_cache(maxsize=64)
 def _steps(k: int) -> np.ndarray:
     """1..k as a column: loops after which each trajectory row is taken."""
@@ -161,7 +182,16 @@ class Motion(Collision):
                         to_box = np.where(
                             direction > _EPS, (np.abs(delta[follows]) - half) / direction, -np.inf
                         )
-                    circle_leg = np.where(boxes, to_box.max(axis=1), circle_leg)
+                    # A chase ends where the weapon reaches (its range is measured to the box's nearest point);
+                    # workers walking to a resource keep the square's edge, which their gathering is tuned to.
+                    square = to_box.max(axis=1)
+                    chasing = self.engaged[rows[follows]] != 0
+                    box_leg = np.where(
+                        chasing,
+                        _corner_entry(np.abs(delta[follows]), direction, self.half[followed], grown, square),
+                        square,
+                    )
+                    circle_leg = np.where(boxes, box_leg, circle_leg)
                 leg[follows] = np.maximum(circle_leg, 0.0)
         elif self.steers:
             waypoint = any_xy(target != self.goal[rows])

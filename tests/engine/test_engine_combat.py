@@ -416,3 +416,19 @@ def test_defeat_zerglings_and_banelings_waves_bring_four_marines_and_new_zerg():
         assert len(sim.units(ZERGLING)) == 6 and len(sim.units(BANELING)) == 4
         p = np.array([(u.pos.x, u.pos.y) for u in sim.units(MARINE)])
         assert (_distances(sim.units(MARINE), sim.units(MARINE)) + np.eye(len(p)) * 9).min() >= 0.75 - 1e-6
+
+
+@pytest.mark.parametrize("attacker", ["Zergling", "Marine"])
+def test_a_chase_of_a_structure_from_its_corner_ends_in_range(attacker):
+    # Range is measured to a structure's nearest point, so the region within range has round corners; a chase
+    # that stopped where the footprint grown as a square begins stood out of range on the diagonal and never
+    # fired (a unit sent at a building's corner).
+    sim = Sim(arena([unit(attacker, 40, 40), unit("SupplyDepot", 30, 30, owner=2)]))
+    w = sim.game.world
+    (chaser,) = sim.units(unit_type_by_name(attacker).unit_id)
+    depot = sim.units(owner=2)[0]
+    assert sim.raw(ATTACK, chaser.tag, target=depot.tag) == 1
+    sim.step(200)
+    (hit,) = sim.units(owner=2)
+    assert hit.health < depot.health, f"{attacker} never hit the depot from its corner"
+    assert w.engaged[w.slot(chaser.tag)] == depot.tag

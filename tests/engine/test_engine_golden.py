@@ -28,7 +28,7 @@ GOLDEN = {
     "FindAndDefeatZerglings": "bf7346f91d5aa1aef6832b5fdba3161adadfc245738888391501276d29164bee",
     "DefeatRoaches": "1d7fdfae88d16bbf5a13556b4ba1f4d6df5323d1ac95db8744ec1c89d61df118",
     "DefeatZerglingsAndBanelings": "d83417a702563fe3fd260bac99475769abdf7e0783317c0048ea5498c92f824e",
-    "CollectMineralsAndGas": "1989d105e28891e5da0c3f8ceb1336bf439aba60b9d78c1271ad8af35b4caf6c",
+    "CollectMineralsAndGas": "557551a94d0a4a40359088a693c34329fde22c3699f94eddd11362179430a9b3",
     "BuildMarines": "8fe9b86d300c2e89d2e3398623d95a08e8d46ff0f271da794f757caf63dee7d6",
 }
 
