@@ -116,6 +116,13 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
     selected = set(game.player.selection)
     heights = game.terrain.heights if game.definition.ground.heights is not None else None
     z = game.definition.terrain_height
+    # The ground under each unit, all at once (a map with a height map), else the map's one height.
+    if heights is not None and w.n:
+        cell_y = np.clip(w.pos[:, 1].astype(int), 0, heights.shape[0] - 1)
+        cell_x = np.clip(w.pos[:, 0].astype(int), 0, heights.shape[1] - 1)
+        zs = heights[cell_y, cell_x].astype(float).tolist()
+    else:
+        zs = [z] * w.n
     harvesters = _harvesters(game)
     # Every column as Python values at once: reading numpy scalars field by field cost more than the fields.
     on_screen = view.contains(w.pos[:, 0], w.pos[:, 1]).tolist() if w.n else []
@@ -152,10 +159,7 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
             energy=energy[i],
             energy_max=energy_max[i],
         )
-        if heights is not None:  # the ground under the unit
-            cx = min(max(int(w.pos[i, 0]), 0), heights.shape[1] - 1)
-            z = float(heights[min(max(int(w.pos[i, 1]), 0), heights.shape[0] - 1), cx])
-        unit.pos.x, unit.pos.y, unit.pos.z = xs[i], ys[i], z
+        unit.pos.x, unit.pos.y, unit.pos.z = xs[i], ys[i], zs[i]
         if unit_type.mineral_contents:
             unit.mineral_contents = int(contents[i])
         if unit_type.has_vespene:
