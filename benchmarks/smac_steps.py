@@ -79,6 +79,22 @@ def random_actions(avail: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.argmax(rng.random(avail.shape) * avail, axis=1)
 
 
+def time_game_calls(game) -> list[float]:
+    """Wrap `game`'s one call per step to the engine so that the returned one-item list sums the seconds spent
+    in it (the engine's share of a step; the rest is the client's)."""
+    waited = [0.0]
+    original = game.act_step_observe
+
+    def timed_act(request):
+        t = time.perf_counter()
+        out = original(request)
+        waited[0] += time.perf_counter() - t
+        return out
+
+    game.act_step_observe = timed_act
+    return waited
+
+
 def sc2env_steps(
     map_name: str, seconds: float, engine: str, direct: bool = True
 ) -> tuple[float, float, int, float]:
@@ -88,16 +104,7 @@ def sc2env_steps(
     env = StarCraft2Env(map_name=map_name, engine=engine, seed=0, direct=direct)
     try:
         game = env._game
-        waited = [0.0]
-        original = game.act_step_observe
-
-        def timed_act(request):
-            t = time.perf_counter()
-            out = original(request)
-            waited[0] += time.perf_counter() - t
-            return out
-
-        game.act_step_observe = timed_act  # type: ignore[method-assign]
+        waited = time_game_calls(game)
         rng = np.random.default_rng(0)
         env.reset()
         steps = episodes = 0

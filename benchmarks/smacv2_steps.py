@@ -21,7 +21,7 @@ import sys
 import time
 
 import numpy as np
-from smac_steps import SMAX_PYTHON, random_actions, smax_steps
+from smac_steps import SMAX_PYTHON, random_actions, smax_steps, time_game_calls
 
 from sc2env.errors import SC2EnvError
 from sc2env.smac import StarCraftCapabilityEnvWrapper
@@ -63,16 +63,7 @@ def sc2env_steps(race: str, n_units: int, seconds: float, engine: str) -> tuple[
     env = make(race, n_units, engine)
     try:
         game = env.env._game
-        waited = [0.0]
-        original = game.act_step_observe
-
-        def timed_act(request):
-            t = time.perf_counter()
-            out = original(request)
-            waited[0] += time.perf_counter() - t
-            return out
-
-        game.act_step_observe = timed_act  # type: ignore[method-assign]
+        waited = time_game_calls(game)
         rng = np.random.default_rng(0)
         env.reset()
         steps = episodes = 0
