@@ -6,6 +6,7 @@ import dataclasses
 
 import numpy as np
 import pytest
+from episode_compare import assert_same
 
 from sc2env import errors
 from sc2env.agents.random_agent import RandomAgent
@@ -51,29 +52,13 @@ def _play(map_name: str, direct: bool, **kwargs) -> tuple[list, list[replay_file
         env.close()
 
 
-def _same(a, b, where: str) -> None:
-    if isinstance(a, dict):
-        assert isinstance(b, dict) and a.keys() == b.keys(), where
-        for key in a:
-            _same(a[key], b[key], f"{where}[{key!r}]")
-    elif isinstance(a, (tuple, list)):
-        assert isinstance(b, type(a)) and len(a) == len(b), where
-        for i, (x, y) in enumerate(zip(a, b)):
-            _same(x, y, f"{where}[{i}]")
-    elif isinstance(a, np.ndarray):
-        assert isinstance(b, np.ndarray) and a.dtype == b.dtype and a.shape == b.shape, where
-        assert np.array_equal(a, b), f"{where}: {np.argwhere(a != b)[:5].tolist()} differ"
-    else:
-        assert type(a) is type(b) and a == b, f"{where}: {a!r} != {b!r}"
-
-
 @pytest.mark.parametrize("map_name", sorted(MINI_GAMES))
 def test_direct_and_socket_play_the_same_episodes(map_name):
     direct, direct_replays = _play(map_name, direct=True)
     socket, socket_replays = _play(map_name, direct=False)
     assert len(direct) == len(socket) > STEPS
     for i, (a, b) in enumerate(zip(direct, socket)):
-        _same(a, b, f"{map_name} step {i}")
+        assert_same(a, b, f"{map_name} step {i}")
     assert direct_replays == socket_replays
     # Something happened: the agent's random clicks changed what the observations show.
     assert any(
@@ -86,7 +71,7 @@ def test_direct_and_socket_agree_on_raw_actions_and_rgb():
     direct, direct_replays = _play("DefeatZerglingsAndBanelings", direct=True, **kwargs)
     socket, socket_replays = _play("DefeatZerglingsAndBanelings", direct=False, **kwargs)
     for i, (a, b) in enumerate(zip(direct, socket, strict=True)):
-        _same(a, b, f"step {i}")
+        assert_same(a, b, f"step {i}")
     assert direct_replays == socket_replays
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from episode_compare import assert_same
 
 from sc2env.client.direct import DirectController
 from sc2env.smac import StarCraft2Env
@@ -31,27 +32,11 @@ def _play(map_name: str, direct: bool) -> list:
     return trace
 
 
-def _same(a, b, where: str) -> None:
-    if isinstance(a, dict):
-        assert isinstance(b, dict) and a.keys() == b.keys(), where
-        for key in a:
-            _same(a[key], b[key], f"{where}[{key!r}]")
-    elif isinstance(a, (tuple, list)):
-        assert isinstance(b, type(a)) and len(a) == len(b), where
-        for i, (x, y) in enumerate(zip(a, b)):
-            _same(x, y, f"{where}[{i}]")
-    elif isinstance(a, np.ndarray):
-        assert isinstance(b, np.ndarray) and a.dtype == b.dtype and a.shape == b.shape, where
-        assert np.array_equal(a, b), f"{where}: {np.argwhere(a != b)[:5].tolist()} differ"
-    else:
-        assert type(a) is type(b) and a == b, f"{where}: {a!r} != {b!r}"
-
-
 @pytest.mark.parametrize("map_name", ["3m", "2s3z"])
 def test_direct_and_socket_play_the_same_episodes(map_name):
     direct = _play(map_name, direct=True)
     socket = _play(map_name, direct=False)
     assert len(direct) == len(socket)
-    _same(direct, socket, map_name)
+    assert_same(direct, socket, map_name)
     # The battles were fought: units died and rewards came.
     assert any(isinstance(entry[0], float) and entry[0] > 0 for entry in direct)
