@@ -5,11 +5,12 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 
 import numpy as np
 import portpicker
 import websocket
-from s2clientprotocol import common_pb2
+from s2clientprotocol import common_pb2, raw_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 RES = 64
@@ -204,3 +205,35 @@ def random_action(rng: np.random.Generator, step: int, tags: list[int]) -> sc_pb
     if kind in (1, 4, 8):  # what the benchmark's random agent does most
         return move_screen(x, y, ability=(3794, 3674, 1)[kind % 3])
     return move_screen(x, y, ability=int(rng.choice(RANDOM_ABILITIES)), queued=bool(step % 5 == 0))
+
+
+@dataclass
+class Player:
+    """One player of a two-player game over a real socket: its client, its engine process, and the player id
+    the game gave it."""
+
+    ws: websocket.WebSocket
+    proc: object
+    player_id: int = 0
+
+    def send(self, **request) -> None:
+        self.ws.send_binary(sc_pb.Request(**request).SerializeToString())
+
+    def recv(self) -> sc_pb.Response:
+        return sc_pb.Response.FromString(self.ws.recv())
+
+    def ask(self, **request) -> sc_pb.Response:
+        self.send(**request)
+        return self.recv()
+
+    def observe(self) -> sc_pb.ResponseObservation:
+        return self.ask(observation=sc_pb.RequestObservation()).observation
+
+    def units(self, alliance: int) -> list:
+        return [u for u in self.observe().observation.raw_data.units if u.alliance == alliance]
+
+    def command(self, ability: int, tags: list[int], x: float, y: float) -> sc_pb.Response:
+        cmd = raw_pb2.ActionRawUnitCommand(ability_id=ability, unit_tags=tags)
+        cmd.target_world_space_pos.x, cmd.target_world_space_pos.y = x, y
+        action = sc_pb.Action(action_raw=raw_pb2.ActionRaw(unit_command=cmd))
+        return self.ask(action=sc_pb.RequestAction(actions=[action]))

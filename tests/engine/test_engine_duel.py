@@ -5,48 +5,15 @@ from __future__ import annotations
 import signal
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import portpicker
 import pytest
-import websocket
-from engine_helpers import connect, interface, start_engine
-from s2clientprotocol import common_pb2, raw_pb2
+from engine_helpers import Player, connect, interface, start_engine
+from s2clientprotocol import common_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 SELF, ENEMY = 1, 4  # raw alliance values
 MOVE, ATTACK = 16, 23  # Move, Attack (general ids)
-
-
-@dataclass
-class Player:
-    """One player's client, its engine process, and the player id the game gave it."""
-
-    ws: websocket.WebSocket
-    proc: object
-    player_id: int = 0
-
-    def send(self, **request) -> None:
-        self.ws.send_binary(sc_pb.Request(**request).SerializeToString())
-
-    def recv(self) -> sc_pb.Response:
-        return sc_pb.Response.FromString(self.ws.recv())
-
-    def ask(self, **request) -> sc_pb.Response:
-        self.send(**request)
-        return self.recv()
-
-    def observe(self) -> sc_pb.ResponseObservation:
-        return self.ask(observation=sc_pb.RequestObservation()).observation
-
-    def units(self, alliance: int) -> list:
-        return [u for u in self.observe().observation.raw_data.units if u.alliance == alliance]
-
-    def command(self, ability: int, tags: list[int], x: float, y: float) -> sc_pb.Response:
-        cmd = raw_pb2.ActionRawUnitCommand(ability_id=ability, unit_tags=tags)
-        cmd.target_world_space_pos.x, cmd.target_world_space_pos.y = x, y
-        action = sc_pb.Action(action_raw=raw_pb2.ActionRaw(unit_command=cmd))
-        return self.ask(action=sc_pb.RequestAction(actions=[action]))
 
 
 def _join(ports: list[int], race: int) -> sc_pb.RequestJoinGame:

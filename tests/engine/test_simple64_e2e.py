@@ -6,37 +6,13 @@ from collections.abc import Iterator
 
 import portpicker
 import pytest
-import websocket
-from engine_helpers import connect, interface, start_engine
+from engine_helpers import Player, connect, interface, start_engine
 from s2clientprotocol import common_pb2, debug_pb2, raw_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 SIMPLE64 = "Melee/Simple64.SC2Map"
 SELF, ENEMY = 1, 4  # raw alliance values
 COMMAND_CENTER, SCV, SUPPLY_DEPOT, BARRACKS, MARINE = 18, 45, 19, 21, 48
-
-
-class Player:
-    """One player's client and its engine process."""
-
-    def __init__(self, ws: websocket.WebSocket, proc) -> None:
-        self.ws, self.proc, self.player_id = ws, proc, 0
-
-    def send(self, **request) -> None:
-        self.ws.send_binary(sc_pb.Request(**request).SerializeToString())
-
-    def recv(self) -> sc_pb.Response:
-        return sc_pb.Response.FromString(self.ws.recv())
-
-    def ask(self, **request) -> sc_pb.Response:
-        self.send(**request)
-        return self.recv()
-
-    def observe(self) -> sc_pb.ResponseObservation:
-        return self.ask(observation=sc_pb.RequestObservation()).observation
-
-    def units(self, alliance: int) -> list:
-        return [u for u in self.observe().observation.raw_data.units if u.alliance == alliance]
 
 
 @pytest.fixture
