@@ -6,7 +6,8 @@
 # Start it again after any stop (a reboot, a session's end, `kill -TERM` of the trainer): each run resumes
 # from its last checkpoint and runs that have reached their steps are skipped. A run stopped by a signal
 # checkpoints and exits with status 3, and the queue stops with it; any other failure stops it too.
-# PHASE=A or PHASE=B runs one phase only; PYTHON and ROOT (the folder of run directories) may be set.
+# PHASE=A or PHASE=B runs one phase only (two queues, one per core: PHASE=A and PHASE=B); SEEDS picks phase
+# B's seeds; PYTHON and ROOT (the folder of run directories) may be set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-.venv/bin/python}
@@ -14,8 +15,8 @@ ROOT=${ROOT:-runs}
 PHASE=${PHASE:-AB}
 mkdir -p "$ROOT"
 
-run() {  # map masks seed env-steps
-    local dir="$ROOT/$1__$2__s$3"
+run() {  # map masks seed env-steps [tag: a suffix of the run's folder]
+    local dir="$ROOT/$1__$2__s$3${5:+__$5}"
     if [ -f "$dir/checkpoint.pt" ]; then
         "$PYTHON" -m sc2env.baselines.ppo --resume "$dir" --total-timesteps "$4"
     else
@@ -23,23 +24,25 @@ run() {  # map masks seed env-steps
     fi
 }
 
-# Phase A: does the agent learn each mini-game? Full masks, seed 1, 16×16 screen and minimap.
+# Phase A: does the agent learn each mini-game? Full masks, seed 1, 16×16 screen and minimap: first a short
+# budget that fits a session of this 2-core machine (DefeatRoaches and CollectMineralShards at that budget are
+# phase B's full-mask runs), then the long ones.
 if [[ $PHASE == *A* ]]; then
+    for map in BuildMarines DefeatZerglingsAndBanelings FindAndDefeatZerglings CollectMineralsAndGas; do
+        run "$map" full 1 50000 short
+    done
     run MoveToBeacon full 1 300000
     run CollectMineralShards full 1 500000
-    run DefeatRoaches full 1 500000
-    run FindAndDefeatZerglings full 1 500000
-    run DefeatZerglingsAndBanelings full 1 500000
-    run CollectMineralsAndGas full 1 500000
-    run BuildMarines full 1 500000
 fi
 
-# Phase B: what are the masks worth? Three mask modes, three seeds, on MoveToBeacon (its full-mask seed 1
-# is phase A's run, with the same budget: skipped here once phase A has made it).
+# Phase B: what are the masks worth? Gym-µRTS's ablation: no masks (an unavailable choice plays a no-op),
+# function-id masks only, full argument masks; two seeds on two mini-games, the short budget.
 if [[ $PHASE == *B* ]]; then
-    for seed in 1 2 3; do
-        for masks in full function none; do
-            run MoveToBeacon "$masks" "$seed" 300000
+    for seed in ${SEEDS:-1 2}; do
+        for map in CollectMineralShards DefeatRoaches; do
+            for masks in full function none; do
+                run "$map" "$masks" "$seed" 50000 short
+            done
         done
     done
 fi
