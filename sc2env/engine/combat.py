@@ -217,18 +217,19 @@ class Combat:
         self._respond(j, attacker)
 
     def _respond(self, j: int, attacker: int) -> None:
-        """A damaged unit with nothing to do fights back, and calls idle allies nearby to help."""
+        """A damaged idle unit fights back, and calls idle allies nearby to help."""
         w = self.world
         if not w.exists(attacker):
             return
         a = w.slot(attacker)
         offset = w.pos - w.pos[j]
-        mode = w.mode
+        # Only idle units answer, the victim and its allies alike (the data's Response and CallForHelp): an
+        # attack-moving unit keeps to its own acquiring, so a shot from afar does not pull a whole wave onto it.
         near = (
             (np.hypot(offset[:, 0], offset[:, 1]) <= _CALL_FOR_HELP)
             & _RESPONDS[w.type_id]
             & (w.owner == w.owner[j])
-            & ((mode == CombatMode.IDLE) | (mode == CombatMode.ATTACK_MOVE))
+            & (w.mode == CombatMode.IDLE)
             & (w.engaged == 0)
         ).nonzero()[0]
         for k in near.tolist():

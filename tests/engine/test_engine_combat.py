@@ -432,3 +432,27 @@ def test_a_chase_of_a_structure_from_its_corner_ends_in_range(attacker):
     (hit,) = sim.units(owner=2)
     assert hit.health < depot.health, f"{attacker} never hit the depot from its corner"
     assert w.engaged[w.slot(chaser.tag)] == depot.tag
+
+
+def test_call_for_help_reaches_idle_allies_only():
+    # The game's rule (a damaged idle unit responds; idle allies within 4 are called in): a Zergling on an
+    # attack-move 2.5 from the one the Marine shoots keeps to its own order instead of charging the Marine.
+    sim = Sim(
+        arena(
+            [
+                unit("Marine", 20, 30),
+                unit("Zergling", 25.5, 30, owner=2),
+                unit("Zergling", 28, 30, owner=2),
+            ]
+        )
+    )
+    (marine,) = sim.units(MARINE)
+    shot, walker = sorted(sim.units(ZERGLING), key=lambda u: u.pos.x)
+    w = sim.game.world
+    sim.game.orders.issue(w.slot(walker.tag), ATTACK, (28.0, 45.0), None, False)
+    sim.raw(ATTACK, marine.tag, target=shot.tag)
+    sim.step(16)
+    by_tag = {u.tag: u for u in sim.units(ZERGLING)}
+    assert by_tag[shot.tag].pos.x < 25.5, "the idle one that was shot charges"
+    assert by_tag[walker.tag].pos.x == pytest.approx(28), "the attack-moving one is not called in"
+    assert by_tag[walker.tag].pos.y > 31, "it walks on to its point"

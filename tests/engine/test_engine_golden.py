@@ -26,7 +26,7 @@ GOLDEN = {
     "MoveToBeacon": "32bd4c8a2f0b96668f765d1d7e5f2440e9194f4dbffb3a183417c86505638bba",
     "CollectMineralShards": "2bfdb145bf598c69fd588ae6ed6bd94e5bace9a187da553935d558c355a40ec2",
     "FindAndDefeatZerglings": "bf7346f91d5aa1aef6832b5fdba3161adadfc245738888391501276d29164bee",
-    "DefeatRoaches": "1d7fdfae88d16bbf5a13556b4ba1f4d6df5323d1ac95db8744ec1c89d61df118",
+    "DefeatRoaches": "dcd5151abf6854f184cf914a79866f355cfb51e3c8d54e867a19fbc808ee322f",
     "DefeatZerglingsAndBanelings": "d83417a702563fe3fd260bac99475769abdf7e0783317c0048ea5498c92f824e",
     "CollectMineralsAndGas": "557551a94d0a4a40359088a693c34329fde22c3699f94eddd11362179430a9b3",
     "BuildMarines": "8fe9b86d300c2e89d2e3398623d95a08e8d46ff0f271da794f757caf63dee7d6",
