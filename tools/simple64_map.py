@@ -1,8 +1,9 @@
 """Write maps/melee/Simple64.json: the built-in engine's Simple64, two mirrored Terran bases on a 64 x 64 map.
 
-One side is laid out here (player 1's main in the north-west, its natural below it); player 2's is the same
-turned half a circle round the map's centre, so the map is fair by construction. Run it after changing the
-layout: python tools/simple64_map.py (tests/engine/test_simple64.py checks the shipped file is its output).
+One side is laid out here (player 1's main on a raised plateau in the north-west, one ramp down its south
+cliff, its natural on the low ground below); player 2's is the same turned half a circle round the map's
+centre, so the map is fair by construction. Run it after changing the layout: python tools/simple64_map.py
+(tests/engine/test_simple64.py checks the shipped file is its output).
 """
 
 from __future__ import annotations
@@ -10,6 +11,10 @@ from __future__ import annotations
 import json
 import pathlib
 import sys
+
+import numpy as np
+
+from sc2env.engine.ground import encode_heights, encode_pathing
 
 SIZE = 64
 PLAYABLE = (2.0, 2.0, 62.0, 62.0)
@@ -22,9 +27,16 @@ MINERALS = ((-8.5, 0), (-7.5, 1), (-8.5, -2), (-6.5, -6), (-6.5, 4), (-7.5, -5),
 GEYSERS = ((-3, -8), (-3, 7))
 # Twelve SCVs on the side of the Command Center away from its minerals.
 SCV_OFFSETS = tuple((dx, dy) for dx in (3.5, 4.5) for dy in (2.5, 1.5, 0.5, -0.5, -1.5, -2.5))
-# Player 1's main plateau and the ramp down from it (south-east corner); the cliff is the plateau's edge.
-MAIN_AREA = (2.0, 36.0, 26.0, 62.0)
-RAMP = (26.0, 36.0, 30.0, 40.0)
+# Heights: the mains' plateaus one cliff (2 units, as between the game's height levels) above the rest.
+LOW, HIGH = 10.0, 12.0
+# Player 1's main plateau (x0, y0, x1, y1 in whole cells, the ends excluded); a cliff face CLIFF cells wide runs
+# along its open sides (south and east; the map's edge bounds the others): unpathable, halfway in height.
+MAIN_AREA = (2, 36, 26, 62)
+CLIFF = 2
+# The ramp: 4 cells wide, down from the plateau's south edge through the cliff to the low ground, rising evenly
+# over its length (a third of a unit a cell, so a unit on it sees the next cells up but not over the top);
+# walled on both sides where it cuts into the plateau, open at its foot. Its top row (y = 37) meets the main.
+RAMP = (20, 32, 24, 38)
 
 
 def mirror(point: tuple[float, float]) -> list[float]:
@@ -68,9 +80,42 @@ def lose_when_no_buildings(loser: int) -> dict:
     }
 
 
+def ground() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pathable, buildable and heights (h, w), row 0 at y = 0: player 1's side drawn, player 2's turned."""
+    heights = np.full((SIZE, SIZE), LOW)
+    pathable = np.zeros((SIZE, SIZE), bool)
+    p0, p1 = int(PLAYABLE[0]), int(PLAYABLE[2])
+    pathable[p0:p1, p0:p1] = True
+    x0, y0, x1, y1 = MAIN_AREA
+    # The cliff: the band round the plateau's south and east sides, then the plateau on top of it.
+    pathable[y0 - CLIFF : y1, x0 : x1 + CLIFF] = False
+    heights[y0 - CLIFF : y1, x0 : x1 + CLIFF] = (LOW + HIGH) / 2
+    pathable[y0:y1, x0:x1] = True
+    heights[y0:y1, x0:x1] = HIGH
+    rx0, ry0, rx1, ry1 = RAMP
+    rise = (np.arange(ry0, ry1) + 0.5 - ry0) / (ry1 - ry0)
+    heights[ry0:ry1, rx0:rx1] = (LOW + (HIGH - LOW) * rise)[:, None]
+    pathable[ry0:ry1, rx0:rx1] = True
+    pathable[y0:ry1, [rx0 - 1, rx1]] = False  # the ramp's side walls inside the plateau
+    heights[y0:ry1, [rx0 - 1, rx1]] = (LOW + HIGH) / 2
+    buildable = pathable.copy()
+    buildable[ry0:ry1, rx0:rx1] = False  # no building on a ramp, as in the game
+    # Player 2's side: cell (x, y) of player 1's is cell (SIZE - 1 - x, SIZE - 1 - y) of player 2's.
+    drawn = np.zeros((SIZE, SIZE), bool)
+    drawn[y0 - CLIFF : y1, x0 : x1 + CLIFF] = True
+    drawn[ry0:ry1, rx0:rx1] = True
+    turned = drawn[::-1, ::-1]
+    if (drawn & turned).any():
+        raise SystemExit("the two mains overlap once turned: move MAIN_AREA or RAMP")
+    for grid in (pathable, buildable, heights):
+        grid[turned] = grid[::-1, ::-1][turned]
+    return pathable, buildable, np.round(heights, 4)
+
+
 def definition() -> dict:
-    main1, main2 = rect_both(MAIN_AREA)
-    ramp1, ramp2 = rect_both(RAMP)
+    main1, main2 = rect_both(tuple(map(float, MAIN_AREA)))
+    ramp1, ramp2 = rect_both(tuple(map(float, RAMP)))
+    pathable, buildable, heights = ground()
     setup: list[dict] = [
         {
             "spawn": {
@@ -134,9 +179,10 @@ def definition() -> dict:
         "opponent": "player",
         "description": (
             "PySC2's Simple64 melee map, Terran vs Terran: each side a main (8 mineral fields, 2 geysers, a "
-            "Command Center and 12 SCVs, 50 minerals) with a ramp down to the middle, and a natural expansion "
-            "(8 mineral fields, 2 geysers). Fog of war. A side with no buildings left has lost (both at "
-            "once: a tie); after 30 game minutes, a tie."
+            "Command Center and 12 SCVs, 50 minerals) on a plateau behind a cliff, with one ramp down to the "
+            "low ground and its natural expansion (8 mineral fields, 2 geysers). Fog of war: the low ground "
+            "does not see up the cliff. A side with no buildings left has lost (both at once: a tie); after "
+            "30 game minutes, a tie."
         ),
         "map_size": [SIZE, SIZE],
         "playable_area": list(PLAYABLE),
@@ -144,7 +190,9 @@ def definition() -> dict:
         "camera_start": [SIZE / 2, SIZE / 2],
         "camera_locked": False,
         "vision": "fog",
-        "terrain_height": 10.0,
+        "pathing_grid": encode_pathing(pathable),
+        "placement_grid": encode_pathing(buildable),
+        "height_map": encode_heights(heights),
         "time_limit": TIME_LIMIT,
         "timeout_result": "Tie",
         "players": [

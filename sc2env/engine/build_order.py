@@ -27,6 +27,7 @@ BARRACKS = unit_type_by_name("Barracks")
 RALLY = 195  # Rally_Building: where a Barracks sends the units it trains
 _SUPPLY_CAP = 200
 _SITE_REACH = 14  # how far from its Command Center it looks for a building site (cells)
+_RAMP_ROOM = 3  # cells it keeps between its buildings and a ramp, so that an army passes beside them
 
 
 @dataclass(frozen=True)
@@ -167,9 +168,12 @@ class BuildOrder:
 
     def _site(self, game: Game, hall: int, kind: UnitType) -> tuple[float, float] | None:
         """The free site for `kind` nearest its Command Center on the side away from the minerals, with a
-        cell of room all round (so units walk between buildings), or None."""
-        w, building = game.world, game.building
+        cell of room all round (so units walk between buildings), on the Command Center's own level (not
+        below its cliff) and _RAMP_ROOM cells off any ramp (so it never walls its own way out), or None."""
+        w, building, terrain = game.world, game.building, game.terrain
         centre = w.pos[hall]
+        level = terrain.heights[int(centre[1]), int(centre[0])]
+        ramps = terrain.pathable & ~terrain.buildable  # walkable ground no building may stand on
         fields = self._fields(game, [hall])
         away = centre - (w.pos[fields].mean(axis=0) if len(fields) else centre)
         offsets = sorted(
@@ -189,6 +193,11 @@ class BuildOrder:
             if x0 < 1 or y0 < 1 or x1 + 1 > cols or y1 + 1 > rows:
                 continue
             if building.occupied[y0 - 1 : y1 + 1, x0 - 1 : x1 + 1].any():
+                continue
+            if (terrain.heights[y0:y1, x0:x1] != level).any():
+                continue
+            r0, r1 = max(y0 - _RAMP_ROOM, 0), y1 + _RAMP_ROOM
+            if ramps[r0:r1, max(x0 - _RAMP_ROOM, 0) : x1 + _RAMP_ROOM].any():
                 continue
             if building.placement_error(kind, cx, cy, self.player_id) == 1:  # Success
                 return cx, cy

@@ -17,6 +17,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.engine.build_order import BuildOrder, EconomyPlan, command
 from sc2env.engine.game import Game, Interface
+from sc2env.engine.mapdef import Region
 from sc2env.engine.type_tables import STRUCTURE_TYPES, WORKER_TYPES, type_mask
 
 ATTACK = 23  # the general Attack ability (attack-move with a point, focus with a unit)
@@ -31,7 +32,7 @@ class Profile:
     `formation`: whether the army advances abreast (each unit to the target plus its place in the army),
     which brings it into range all at once, rather than converging on one point and arriving in a file;
     `focus`: whether units in range of a seen enemy all shoot the same one. On melee maps: `economy`, how it
-    runs its base; `wave`, the army it gathers at its ramp before each attack; `defend`, how near its
+    runs its base; `wave`, the army it gathers at its ramp's top before each attack; `defend`, how near its
     buildings (world units) a seen enemy draws the army at home onto it; `reinforce`, whether units trained
     while a wave is out follow it rather than wait for the next."""
 
@@ -63,6 +64,23 @@ _REACH_MARGIN = 0.0  # focus only units already in range: others walking to it w
 _ENGAGE_RANGE = 10.0  # on melee maps: how near its army a seen enemy must be for the army to turn on it
 _STILL = 0.1  # moving less than this between two decisions while under orders is being stuck
 _ARRIVED = 4.0  # how near a target point the army's centre must come before it moves on to the next
+
+
+def ramp_top(game: Game, ramp: Region) -> tuple[float, float]:
+    """The middle of the highest pathable cells in `ramp` (its centre on a flat map or where none is
+    pathable): the ramp's top, where it meets the high ground."""
+    t = game.terrain
+    h, w = t.pathable.shape
+    x0, y0, x1, y1 = ramp.bounds()
+    xs = np.arange(max(int(x0), 0), min(int(np.ceil(x1)), w))
+    ys = np.arange(max(int(y0), 0), min(int(np.ceil(y1)), h))
+    cx, cy = np.meshgrid(xs + 0.5, ys + 0.5)
+    cells = ramp.contains(cx, cy) & t.pathable[ys[:, None], xs[None, :]]
+    if not cells.any():
+        return ramp.centre()
+    height = t.heights[ys[:, None], xs[None, :]]
+    top = cells & (height == height[cells].max())
+    return float(cx[top].mean()), float(cy[top].mean())
 
 
 class Computer:
@@ -136,7 +154,7 @@ class Computer:
             if sent:
                 self._advance(game, sent, self._enemy_start(game))
 
-    # ---- melee: defend the base, gather a wave at the ramp, attack, hunt the buildings left ----------------
+    # ---- melee: defend the base, gather a wave at the ramp's top, attack, hunt the buildings left ----------------
     def _decide_melee(self, game: Game) -> None:
         w, me = game.world, self.player_id
         army = np.flatnonzero((w.owner == me) & ARMY_TYPES[w.type_id] & ~w.hidden)
@@ -260,15 +278,15 @@ class Computer:
         return rows[(gap <= reach).any(axis=1)]
 
     def _rally_point(self, game: Game) -> tuple[float, float]:
-        """Where its army gathers: halfway from its start to the map's `ramp<player id>` region (inside its
-        main, out of sight of the other side's), else a quarter of the way from its start to the centre."""
+        """Where its army gathers: the top of the map's `ramp<player id>` region (the highest of its pathable
+        cells: the army holds the way into its main from above), else a quarter of the way from its start to
+        the centre."""
         d = game.definition
-        slots = [slot.player_id for slot in d.players]
-        start = d.start_locations[slots.index(self.player_id)] if self.player_id in slots else (0.0, 0.0)
         ramp = d.regions.get(f"ramp{self.player_id}")
         if ramp is not None:
-            x, y = ramp.centre()
-            return ((start[0] + x) / 2, (start[1] + y) / 2)
+            return ramp_top(game, ramp)
+        slots = [slot.player_id for slot in d.players]
+        start = d.start_locations[slots.index(self.player_id)] if self.player_id in slots else (0.0, 0.0)
         b = d.playable_area
         middle = ((b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2)
         return (start[0] + (middle[0] - start[0]) / 4, start[1] + (middle[1] - start[1]) / 4)

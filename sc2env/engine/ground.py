@@ -1,5 +1,6 @@
-"""A map's cell-by-cell ground as a definition carries it: the pathing grid and the height map, one compact text
-encoding each (rows of characters, row 0 at world y = 0), parsed and checked into numpy grids."""
+"""A map's cell-by-cell ground as a definition carries it: the pathing grid, the placement grid and the height
+map, one compact text encoding each (rows of characters, row 0 at world y = 0), parsed and checked into numpy
+grids."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import numpy as np
 from sc2env.engine.world import Bounds
 
 PATHABLE, BLOCKED = ".", "#"
+BUILDABLE = PATHABLE  # a placement grid's buildable cell; BLOCKED the others
 LEVEL_CHARS = string.digits + string.ascii_letters
 """The characters of a height map's rows: character k is the map's k-th height level (62 at most)."""
 HEIGHT_RANGE = (-16.0, 16.0)  # what the raw terrain_height grid's 8 bits span (render.Terrain)
@@ -23,11 +25,12 @@ class GroundError(ValueError):
 
 @dataclass(frozen=True)
 class Ground:
-    """The rows of a definition's `pathing_grid` and `height_map` (empty: the map has none)."""
+    """The rows of a definition's `pathing_grid`, `placement_grid` and `height_map` (empty: the map has none)."""
 
     pathing_rows: tuple[str, ...] = ()
     height_levels: tuple[float, ...] = ()
     height_rows: tuple[str, ...] = ()
+    placement_rows: tuple[str, ...] = ()
 
     @functools.cached_property
     def pathable(self) -> np.ndarray | None:
@@ -35,6 +38,14 @@ class Ground:
         if not self.pathing_rows:
             return None
         return np.array([[c == PATHABLE for c in row] for row in self.pathing_rows], bool)
+
+    @functools.cached_property
+    def buildable(self) -> np.ndarray | None:
+        """bool (h, w): whether buildings may stand on each cell (not on ramps and cliffs), row 0 at y = 0;
+        None without a placement grid (then the pathable cells are)."""
+        if not self.placement_rows:
+            return None
+        return np.array([[c == BUILDABLE for c in row] for row in self.placement_rows], bool)
 
     @functools.cached_property
     def heights(self) -> np.ndarray | None:
@@ -77,6 +88,22 @@ def parse_ground(spec: dict, size: tuple[int, int]) -> Ground:
             raise GroundError(
                 "pathable_area: give either pathable_area or pathing_grid (the grid's pathable cells bound it)"
             )
+    placement = spec.get("placement_grid")
+    placement_rows: tuple[str, ...] = ()
+    if placement is not None:
+        if not rows:
+            raise GroundError(
+                "placement_grid: give a pathing_grid too (buildable cells must be pathable ones)"
+            )
+        placement_rows = _rows(placement, "placement_grid", w, h, BUILDABLE + BLOCKED)
+        for y, (built, walked) in enumerate(zip(placement_rows, rows)):
+            x = next(
+                (x for x, (b, p) in enumerate(zip(built, walked)) if b == BUILDABLE and p != PATHABLE), None
+            )
+            if x is not None:
+                raise GroundError(
+                    f"placement_grid[{y}]: cell {x} is buildable but not pathable in pathing_grid; mark it '#'"
+                )
     height = spec.get("height_map")
     levels: tuple[float, ...] = ()
     height_rows: tuple[str, ...] = ()
@@ -105,7 +132,7 @@ def parse_ground(spec: dict, size: tuple[int, int]) -> Ground:
             )
         levels = tuple(float(v) for v in raw_levels)
         height_rows = _rows(height["rows"], "height_map.rows", w, h, LEVEL_CHARS[: len(levels)])
-    return Ground(rows, levels, height_rows)
+    return Ground(rows, levels, height_rows, placement_rows)
 
 
 def _rows(value, where: str, w: int, h: int, alphabet: str) -> tuple[str, ...]:
@@ -126,7 +153,7 @@ def _rows(value, where: str, w: int, h: int, alphabet: str) -> tuple[str, ...]:
 
 
 def encode_pathing(grid: np.ndarray) -> list[str]:
-    """A bool (h, w) grid as `pathing_grid` rows."""
+    """A bool (h, w) grid as `pathing_grid` rows (or `placement_grid` ones: the same characters)."""
     return ["".join(PATHABLE if c else BLOCKED for c in row) for row in grid.tolist()]
 
 

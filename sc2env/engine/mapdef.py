@@ -261,6 +261,7 @@ _FIELDS = frozenset(
         "map_types",
         "map_files",
         "pathing_grid",
+        "placement_grid",
         "height_map",
     }
 )

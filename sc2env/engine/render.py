@@ -92,7 +92,7 @@ class Terrain:
         # The raw grid's bytes: -16 to 16 over 0 to 255.
         self.height = np.round((self.heights + 16) * 255 / 32).astype(np.uint8)
         self.pathable = inside
-        self.buildable = inside.copy()
+        self.buildable = ground.buildable.copy() if ground.buildable is not None else inside.copy()
         # What a player may ever see: the playable area (vision rules of the map), or the whole map.
         self.revealed = np.ones_like(inside) if definition.vision == "reveal_all" else inside
         self.creep = np.zeros((h, w), bool)

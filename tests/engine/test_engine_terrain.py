@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 from engine_helpers import arena, interface, layer, unit
+from s2clientprotocol import error_pb2
 from sim_helpers import Sim
 
 from sc2env.engine.ground import encode_heights, encode_pathing
@@ -64,6 +65,15 @@ def test_the_grids_parse_into_pathable_cells_heights_and_the_box_units_stand_in(
         (lambda s: s["pathing_grid"].__setitem__(4, "x" * 32), r"pathing_grid\[4\]: characters 'x'"),
         (lambda s: s.update(pathing_grid=["#" * 32] * 32), "no cell is pathable"),
         (lambda s: s.update(pathable_area=[0, 0, 8, 8]), "give either pathable_area or pathing_grid"),
+        (lambda s: s.update(placement_grid=["." * 32] * 31), "placement_grid: expected 32 rows"),
+        (
+            lambda s: s.update(placement_grid=["." * 32] * 32),
+            r"placement_grid\[0\]: cell 0 is buildable but not pathable",
+        ),
+        (
+            lambda s: s.update(placement_grid=s.pop("pathing_grid")),
+            "placement_grid: give a pathing_grid too",
+        ),
         (lambda s: s.update(height_map={"levels": [1.0]}), "height_map: expected"),
         (lambda s: s.update(height_map={"levels": [20.0], "rows": ["0" * 32] * 32}), "from -16 to 16"),
         (lambda s: s.update(height_map={"levels": [1.0], "rows": ["1" * 32] * 32}), "characters '1'"),
@@ -78,6 +88,21 @@ def test_a_wrong_grid_is_refused_naming_the_field(edit, message):
     edit(spec)
     with pytest.raises(MapDefinitionError, match=message):
         parse_definition(json.dumps(spec))
+
+
+def test_the_placement_grid_keeps_buildings_off_its_cells_and_is_reported():
+    buildable = walled()
+    buildable[10:14, 4:8] = False  # a ramp, say: walkable, not buildable
+    sim = Sim(definition([unit("Marine", 8, 20)], placement_grid=encode_pathing(buildable)))
+    raw = sim.ask(game_info={}).game_info.start_raw
+    placement = np.unpackbits(np.frombuffer(raw.placement_grid.data, np.uint8))[: 32 * 32].reshape(32, 32)
+    assert (placement.astype(bool) == buildable).all()
+    place = sim.game.building.placement_error
+    depot = unit_type_by_name("SupplyDepot")
+    assert (
+        place(depot, 6.0, 12.0) == error_pb2.CantBuildOnThat and place(depot, 6.0, 18.0) == error_pb2.Success
+    )
+    assert sim.game.terrain.pathable[10:14, 4:8].all()  # units still walk there
 
 
 def test_game_info_and_the_height_layer_come_from_the_grids():
