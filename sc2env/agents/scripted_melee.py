@@ -8,9 +8,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sc2env.agents.base import Action, ScriptedAgent
+from sc2env.agents.base_ground import BaseGround
 from sc2env.errors import SC2EnvError
 from sc2env.gamedata.unit_ids import Neutral, Terran
 from sc2env.interface import RAW_FUNCTIONS, FeatureUnit, Observation
+from sc2env.interface.transforms import MapInfo
 
 if TYPE_CHECKING:
     from sc2env.env.env import SC2Env
@@ -53,9 +55,12 @@ class Simple64(ScriptedAgent):
         starts = env.game_info.start_raw.start_locations
         world = np.array([(p.x, p.y) for p in starts], float).reshape(-1, 2)
         self._starts = env.transforms.world_to_raw.fwd(world) if len(world) else world
+        self._map = MapInfo.from_game_info(env.game_info)
+        self._to_raw = env.transforms.world_to_raw
 
     def reset(self) -> None:
         self._home: np.ndarray | None = None  # its Command Center's place (raw), at the first step
+        self._ground: BaseGround | None = None  # the ground round it: its level, its ramp, where sites fit
         self._refused: set[tuple[int, int]] = set()  # sites the game refused
         self._pending: dict[int, tuple[int, int]] = {}  # SCV tag -> the site it was sent to build on
         self._seen: dict[int, tuple[float, float]] = {}  # enemy buildings seen, by tag
@@ -79,6 +84,8 @@ class Simple64(ScriptedAgent):
         halls = np.flatnonzero(own & (kind == Terran.CommandCenter.value))
         if self._home is None and len(halls):
             self._home = u[halls[0], [FeatureUnit.x, FeatureUnit.y]].astype(float)
+            x, y = self._to_raw.back(self._home[None])[0].tolist()
+            self._ground = BaseGround.of(self._map, (x, y))
         if self._home is None:
             return RAW_FUNCTIONS.no_op()
         self._remember(u)
@@ -261,7 +268,8 @@ class Simple64(ScriptedAgent):
 
     def _site(self, u: np.ndarray, size: int) -> tuple[int, int] | None:
         """The nearest spot behind the Command Center (away from its minerals) with room for a `size` square
-        and a cell all round, clear of every unit it sees and of sites refused before."""
+        and a cell all round, clear of every unit it sees and of sites refused before, on its base's level and
+        clear of its ramp (game_info's grids)."""
         assert self._home is not None
         fields = self._fields(u)
         xy = u[:, [FeatureUnit.x, FeatureUnit.y]].astype(float)
@@ -288,6 +296,8 @@ class Simple64(ScriptedAgent):
             reach = np.abs(xy[static] - spot).max(axis=1) - radius[static]
             if (reach < size / 2 + 1.5).any():
                 continue
+            if self._ground is not None and not self._ground.site_fits(self._world(spot), size):
+                continue
             return spot
         return None
 
@@ -300,9 +310,17 @@ class Simple64(ScriptedAgent):
             len(u[own]) and (np.abs(u[own][:, [FeatureUnit.x, FeatureUnit.y]] - spot).max(axis=1) < 2).any()
         )
 
+    def _world(self, spot: tuple[int, int]) -> tuple[float, float]:
+        x, y = self._to_raw.back(np.array([spot], float))[0].tolist()
+        return x, y
+
     def _rally_point(self) -> tuple[int, int]:
-        """A third of the way from its base towards the enemy's start: where the next wave gathers."""
+        """Where the next wave gathers: its ramp's top, else a third of the way from its base towards the
+        enemy's start."""
         assert self._home is not None
+        if self._ground is not None and self._ground.ramp_top is not None:
+            x, y = self._to_raw.fwd(np.array([self._ground.ramp_top]))[0].tolist()
+            return int(x), int(y)
         enemy = self._enemy_start()
         point = self._home + (enemy - self._home) / 3
         return int(point[0]), int(point[1])

@@ -7,6 +7,7 @@ import pytest
 
 from sc2env.agents import SCRIPTED_AGENTS, Simple64, agent_class, run_agent
 from sc2env.interface import FeatureUnit
+from sc2env.interface.transforms import MapInfo
 
 COMMAND_CENTER, SCV, SUPPLY_DEPOT, BARRACKS, MARINE = 18, 45, 19, 21, 48
 
@@ -64,6 +65,22 @@ def test_it_builds_its_base_with_raw_actions(make_env):
     assert own.count(SCV) == 16 and own.count(SUPPLY_DEPOT) >= 1 and own.count(BARRACKS) >= 3
     assert own.count(MARINE) >= 1
     assert invalid == 0  # every action it sent was available
+    # Its base stands up on its main's plateau, off the ramp, and its Marines gather at the ramp's top.
+    info = MapInfo.from_game_info(env.unwrapped.game_info)
+    to_world = env.unwrapped.transforms.world_to_raw.back
+    mine = units[(units[:, FeatureUnit.alliance] == 1)]
+    built = mine[np.isin(mine[:, FeatureUnit.unit_type], [SUPPLY_DEPOT, BARRACKS])]
+    xy = to_world(built[:, [FeatureUnit.x, FeatureUnit.y]].astype(float))
+    home = to_world(mine[mine[:, FeatureUnit.unit_type] == COMMAND_CENTER][:, [FeatureUnit.x, FeatureUnit.y]])
+    level = info.sample(info.terrain_height, home[:, 0], home[:, 1])
+    assert (info.sample(info.terrain_height, xy[:, 0], xy[:, 1]) == level).all()
+    assert (info.sample(info.placement, xy[:, 0], xy[:, 1])).all()
+    rally = to_world(np.array([agent._rally_point()], float))[0]
+    ramp = info.pathing & ~info.placement  # walkable, not buildable: the ramps
+    ys, xs = np.nonzero(ramp)
+    nearest = int(np.argmin(np.hypot(xs + 0.5 - rally[0], ys + 0.5 - rally[1])))
+    assert np.hypot(xs[nearest] + 0.5 - rally[0], ys[nearest] + 0.5 - rally[1]) <= 1.0  # at its ramp ...
+    assert info.sample(info.terrain_height, rally[0], rally[1]) >= level[0] - 4  # ... at the top
 
 
 @pytest.mark.parametrize("difficulty", ["very_easy", "easy"])
