@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from multiprocessing import shared_memory
 
 import numpy as np
+import numpy.typing as npt
 from gymnasium import spaces
 
 _ALIGN = 64  # each array starts on a cache line
@@ -21,13 +23,24 @@ class BatchLayout:
 
     @classmethod
     def of(cls, name: str, space: spaces.Dict, num_envs: int) -> BatchLayout:
-        arrays, offset = [], 0
+        """The layout of a Dict of Boxes' batch (an observation space)."""
+        fields: list[tuple[str, tuple[int, ...], npt.DTypeLike]] = []
         for key, box in space.spaces.items():
             if not isinstance(box, spaces.Box):
                 raise TypeError(f"shared observations take Box spaces; {key!r} is {box!r}")
-            shape = (num_envs, *box.shape)
-            arrays.append((key, shape, np.dtype(box.dtype).str, offset))
-            offset += -(-int(np.prod(shape)) * np.dtype(box.dtype).itemsize // _ALIGN) * _ALIGN
+            fields.append((key, box.shape, box.dtype))
+        return cls.of_fields(name, fields, num_envs)
+
+    @classmethod
+    def of_fields(
+        cls, name: str, fields: Sequence[tuple[str, tuple[int, ...], npt.DTypeLike]], num_envs: int
+    ) -> BatchLayout:
+        """The layout of (key, shape per sub-env, dtype) arrays, `num_envs` rows each."""
+        arrays, offset = [], 0
+        for key, shape, dtype in fields:
+            batched = (num_envs, *shape)
+            arrays.append((key, batched, np.dtype(dtype).str, offset))
+            offset += -(-int(np.prod(batched)) * np.dtype(dtype).itemsize // _ALIGN) * _ALIGN
         return cls(name, max(offset, 1), tuple(arrays))
 
 
@@ -45,7 +58,12 @@ class SharedBatch:
 
     @classmethod
     def create(cls, space: spaces.Dict, num_envs: int) -> SharedBatch:
-        probe = BatchLayout.of("", space, num_envs)
+        """A new block for a batch of `space`'s observations."""
+        return cls.create_for(BatchLayout.of("", space, num_envs))
+
+    @classmethod
+    def create_for(cls, probe: BatchLayout) -> SharedBatch:
+        """A new block laid out as `probe` (its name is the block's own)."""
         memory = shared_memory.SharedMemory(create=True, size=probe.size)
         return cls(memory, dataclasses.replace(probe, name=memory.name), owner=True)
 

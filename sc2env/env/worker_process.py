@@ -11,13 +11,16 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from sc2env.env.shared_batch import BatchLayout, SharedBatch
+from sc2env.env.step_record import StepRecord
 
 
 class Command(enum.Enum):
     """What the vector env asks of a worker; the payload of each is described beside it."""
 
-    RESET = "reset"  # [(index, seed, options)] -> [(index, info)]; observations into the shared batch
-    STEP = "step"  # [(index, Op, action)] -> [(index, reward, terminated, truncated, info, final)]
+    # Observations go into the shared batch; rewards, ends and the usual info keys into the StepRecord, and
+    # the pipe carries each sub-env's Leftover of its info (None when the record holds all of it).
+    RESET = "reset"  # [(index, seed, options)] -> [(index, leftover)]
+    STEP = "step"  # [(index, Op, action or None: in the record)] -> [(index, leftover, final)]
     CALL = "call"  # (name, args, kwargs) -> [value per sub-env]: a method's result or an attribute
     SET_ATTR = "set_attr"  # (name, [value per sub-env]) -> None
     CLOSE = "close"  # None -> None; the worker then exits
@@ -36,15 +39,21 @@ _POLL_PARENT_S = 1.0
 
 
 def serve(
-    connection: Connection, layout: BatchLayout, indices: list[int], kwargs: dict[int, dict[str, Any]]
+    connection: Connection,
+    layout: BatchLayout,
+    record_layout: BatchLayout,
+    indices: list[int],
+    kwargs: dict[int, dict[str, Any]],
 ) -> None:
     """Play the sub-envs `indices` (sub-env i made as SC2Env(**kwargs[i])) for the vector env at the other end of
-    `connection` until it says CLOSE or goes away. Answers are ("ok", value) or ("error", exception)."""
+    `connection` until it says CLOSE or goes away, observations into the shared batch of `layout` and results
+    into the StepRecord of `record_layout`. Answers are ("ok", value) or ("error", exception)."""
     from sc2env.env.env import SC2Env  # in the worker: the parent's import state is not inherited under spawn
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C is the parent's to handle; it closes us
     parent = os.getppid()
     batch = SharedBatch.attach(layout)
+    record = StepRecord.attach(record_layout)
     envs = {i: SC2Env(**kwargs[i]) for i in indices}
     for index, env in envs.items():  # each game decodes its observations straight into its row
         env.pack_into(batch.rows(index))
@@ -60,7 +69,7 @@ def serve(
                 connection.send(("ok", None))
                 return
             try:
-                answer: tuple[str, Any] = ("ok", _run(command, payload, envs))
+                answer: tuple[str, Any] = ("ok", _run(command, payload, envs, record))
             except _InSubEnv as failed:  # sent to the vector env, which raises it for the sub-env named
                 answer = ("error", (failed.index, _picklable(failed.error)))
             except Exception as error:
@@ -71,17 +80,18 @@ def serve(
             env.close()
             env.pack_into(None)  # its rows are views of the block: let go of them before closing it
         batch.close()
+        record.close()
 
 
-def _run(command: Command, payload: Any, envs: dict) -> Any:
+def _run(command: Command, payload: Any, envs: dict, record: StepRecord) -> Any:
     if command is Command.RESET:
         out = []
         for index, seed, options in payload:
             _, info = _labelled(index, envs[index].reset, seed=seed, options=options)
-            out.append((index, info))
+            out.append((index, record.put(index, 0.0, False, False, info)))
         return out
     if command is Command.STEP:
-        return [_step(index, op, action, envs[index]) for index, op, action in payload]
+        return [_step(index, op, action, envs[index], record) for index, op, action in payload]
     if command is Command.CALL:
         name, args, kwargs = payload
         values = []
@@ -97,17 +107,21 @@ def _run(command: Command, payload: Any, envs: dict) -> Any:
     raise ValueError(f"unknown worker command {command!r}")
 
 
-def _step(index: int, op: Op, action: Any, env: Any) -> tuple:
-    """One sub-env's step; its observation is in its row of the shared batch (pack_into)."""
+def _step(index: int, op: Op, action: Any, env: Any, record: StepRecord) -> tuple:
+    """One sub-env's step: its observation in its row of the shared batch (pack_into), its results in the
+    record; (index, the leftover of its info, (final observation, final info) or None) for the pipe."""
     if op is Op.RESET:
         _, info = _labelled(index, env.reset)
-        return index, 0.0, False, False, info, None
+        return index, record.put(index, 0.0, False, False, info), None
+    if action is None:  # in the record: copied, as an env may keep what it was given
+        assert record.actions is not None
+        action = record.actions[index].copy()
     obs, reward, terminated, truncated, info = _labelled(index, env.step, action)
     final = None
     if op is Op.STEP_THEN_RESET and (terminated or truncated):
         final = ({key: array.copy() for key, array in obs.items()}, info)  # the reset overwrites the row
         _, info = _labelled(index, env.reset)
-    return index, float(reward), bool(terminated), bool(truncated), info, final
+    return index, record.put(index, float(reward), bool(terminated), bool(truncated), info), final
 
 
 class _InSubEnv(Exception):

@@ -16,6 +16,7 @@ from sc2env import errors
 from sc2env.env.env import SC2Env
 from sc2env.env.registration import spec_property
 from sc2env.env.shared_batch import SharedBatch
+from sc2env.env.step_record import Leftover, StepRecord
 from sc2env.env.vector import _reset_mask, autoreset_mode_of, describe_batch
 from sc2env.env.worker_process import Command, Op, serve
 from sc2env.game.match_config import require_count, require_seed
@@ -29,11 +30,16 @@ _CLOSE_WAIT_S = 10.0
 class _Worker:
     """One worker process, the pipe to it and the sub-envs it plays."""
 
-    def __init__(self, context, layout, indices: list[int], kwargs: dict[int, dict[str, Any]]) -> None:
+    def __init__(
+        self, context, layout, record_layout, indices: list[int], kwargs: dict[int, dict[str, Any]]
+    ) -> None:
         self.indices = indices
         self.connection, theirs = context.Pipe()
         self.process = context.Process(
-            target=serve, args=(theirs, layout, indices, kwargs), daemon=True, name="sc2env-vector-worker"
+            target=serve,
+            args=(theirs, layout, record_layout, indices, kwargs),
+            daemon=True,
+            name="sc2env-vector-worker",
         )
         self.process.start()
         theirs.close()
@@ -87,6 +93,7 @@ class SC2WorkerVectorEnv(VectorEnv):
     ):
         self._workers: list[_Worker] = []
         self._batch: SharedBatch | None = None
+        self._record: StepRecord | None = None
         require_count("num_envs", num_envs, "game")
         if workers is not None:
             require_count("workers", workers, "process")
@@ -115,6 +122,7 @@ class SC2WorkerVectorEnv(VectorEnv):
         self._lost: str | None = None
         self._started = False
         self._batch = SharedBatch.create(probe.observation_space, num_envs)
+        self._record = StepRecord.create(num_envs, probe.action_space)
         self.closed = False
 
     # --- the VectorEnv API -------------------------------------------------------------------------
@@ -137,11 +145,10 @@ class SC2WorkerVectorEnv(VectorEnv):
             self._lost = f"a reset() that failed ({type(error).__name__})"
             raise
         self._started, self._lost = True, None
-        infos: dict[str, Any] = {}
-        for index, info in sorted(item for answer in answers.values() for item in answer):
+        answered: list[tuple[int, Leftover]] = sorted(item for answer in answers.values() for item in answer)
+        for index, _ in answered:
             self._autoreset[index] = False
-            infos = self._add_info(infos, info, index)
-        return self._observations(), infos
+        return self._observations(), self._infos(answered, ())
 
     def step(self, actions):
         if self._lost is not None or not self._started:
@@ -169,20 +176,22 @@ class SC2WorkerVectorEnv(VectorEnv):
             Op.RESET if self._autoreset[i] else (Op.STEP_THEN_RESET if same_step else Op.STEP)
             for i in range(self.num_envs)
         ]
+        record = self._require_record()
+        # One integer array of actions goes through the record (no pickling); anything else through the pipes.
+        shared = record.put_action(actions)
         try:
-            answers = self._ask_all(Command.STEP, lambda w: [(i, ops[i], actions[i]) for i in w.indices])
+            answers = self._ask_all(
+                Command.STEP, lambda w: [(i, ops[i], None if shared else actions[i]) for i in w.indices]
+            )
         except BaseException as error:
             self._lost = f"a step that failed ({type(error).__name__})"
             raise
         results = sorted(item for answer in answers.values() for item in answer)
-        rewards = np.array([r[1] for r in results], np.float64)
-        terminations = np.array([r[2] for r in results], bool)
-        truncations = np.array([r[3] for r in results], bool)
-        infos: dict[str, Any] = {}
-        for index, *_, info, final in results:
-            if final is not None:
-                infos = self._add_info(infos, {"final_obs": final[0], "final_info": final[1]}, index)
-            infos = self._add_info(infos, info, index)
+        finals = [(index, final) for index, _, final in results if final is not None]
+        infos = self._infos([(index, leftover) for index, leftover, _ in results], finals)
+        rewards = record.rewards.copy()
+        terminations = record.terminations.copy()
+        truncations = record.truncations.copy()
         self._autoreset = (terminations | truncations) & (not same_step)
         return self._observations(), rewards, terminations, truncations, infos
 
@@ -223,6 +232,9 @@ class SC2WorkerVectorEnv(VectorEnv):
             if self._batch is not None:
                 self._batch.close()
                 self._batch = None
+            if self._record is not None:
+                self._record.close()
+                self._record = None
 
     # --- internals ---------------------------------------------------------------------------------
 
@@ -253,7 +265,25 @@ class SC2WorkerVectorEnv(VectorEnv):
     def _new_worker(self, indices: list[int]) -> _Worker:
         assert self._batch is not None
         kwargs = {i: dict(self._kwargs, seed=self._seeds[i]) for i in indices}  # each sub-env its own seed
-        return _Worker(self._context, self._batch.layout, indices, kwargs)
+        return _Worker(self._context, self._batch.layout, self._require_record().layout, indices, kwargs)
+
+    def _require_record(self) -> StepRecord:
+        if self._record is None:
+            raise errors.ProtocolError("this vector env is closed: make a new one")
+        return self._record
+
+    def _infos(
+        self, answered: Sequence[tuple[int, Leftover]], finals: Sequence[tuple[int, tuple]]
+    ) -> dict[str, Any]:
+        """Gymnasium's batched infos of the sub-envs answered: the record's columns, then what the pipes
+        brought (each sub-env's leftover, and SAME_STEP's final observation and info)."""
+        infos = self._require_record().infos(self.num_envs, [index for index, _ in answered])
+        for index, (final_obs, final_info) in finals:
+            infos = self._add_info(infos, {"final_obs": final_obs, "final_info": final_info}, index)
+        for index, leftover in answered:
+            if leftover:
+                infos = self._add_info(infos, leftover, index)
+        return infos
 
     def _ask_all(self, command: Command, payload_of) -> dict[int, Any]:
         """Send `command` to every worker (payload_of(worker)), then gather every answer as it arrives."""
