@@ -63,6 +63,9 @@ class StackDecoder:
         # The game renders every layer of a stack at one resolution, so one size comparison (a slow protobuf
         # call) covers them all; the byte count, checked per layer, catches any layer that differs in area.
         sized = False
+        # A uint8 stack takes the 8-bit layers' bytes as they are: a memoryview slice assignment is a plain
+        # copy, without making an array of each layer and going through numpy's indexing.
+        flat = rows.data.cast("B") if narrowing and rows.flags.c_contiguous else None
         for field, image in renders.ListFields():
             row = self._row_of_field.get(field.number)
             if row is None:
@@ -82,6 +85,8 @@ class StackDecoder:
                 if narrow is None:
                     raise ValueError(f"a {rows.dtype} stack needs `narrow` for the {bits}-bit layers")
                 narrow(row, np.frombuffer(data, LAYER_DTYPES[bits]), rows[row])
+            elif flat is not None and bits == 8:
+                flat[row * n : (row + 1) * n] = data
             else:
                 rows[row] = np.frombuffer(data, LAYER_DTYPES[bits])
         indices, chunks = packed
