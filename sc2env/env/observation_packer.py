@@ -24,6 +24,8 @@ from sc2env.interface.observation_layout import (
 
 Pack = Callable[[Observation, Mapping[str, np.ndarray]], np.ndarray]
 """Makes one entry's array from the decoded observation and the action mode's entries."""
+PackInto = Callable[[Observation, Mapping[str, np.ndarray], np.ndarray], None]
+"""Writes one entry into an array of its shape and dtype (no array made on the way)."""
 
 
 class ObservationPacker:
@@ -72,6 +74,9 @@ class ObservationPacker:
             }
         )
         self._packs: list[tuple[str, Pack]] = [(entry.name, self._packer(entry)) for entry in self.entries]
+        self._packs_into: list[tuple[str, PackInto]] = [
+            (entry.name, self._packer_into(entry)) for entry in self.entries
+        ]
 
     @property
     def defers_layers(self) -> bool:
@@ -90,13 +95,44 @@ class ObservationPacker:
         shape and dtype) written into those arrays, which are returned."""
         if out is None:
             return {name: pack(obs, by_mode) for name, pack in self._packs}
-        for name, pack in self._packs:
-            layers = self._layers.get(name)
-            if layers is not None and layers.decoder is not None and obs.layers is not None:
-                layers.decode(obs, out[name])  # straight from the message: no array on the way
-            else:
-                out[name][...] = pack(obs, by_mode)
+        for name, pack_into in self._packs_into:
+            pack_into(obs, by_mode, out[name])
         return dict(out)
+
+    def _packer_into(self, entry: Entry) -> PackInto:
+        """How `pack` writes one entry into a given array: layers straight from the message, padded tables and
+        lists straight into their rows, the rest through `_packer`'s array."""
+        layers = self._layers.get(entry.name)
+        if layers is not None:
+
+            def layers_into(obs: Observation, mode: Mapping[str, np.ndarray], out: np.ndarray) -> None:
+                if layers.decoder is not None and obs.layers is not None:
+                    layers.decode(obs, out)  # straight from the message: no array on the way
+                else:
+                    out[...] = layers.pack(obs)
+
+            return layers_into
+        pack = self._packer(entry)
+        if not entry.padded:
+
+            def copied(obs: Observation, mode: Mapping[str, np.ndarray], out: np.ndarray) -> None:
+                out[...] = pack(obs, mode)
+
+            return copied
+        get = self._getter(entry)
+        fill = entry.fill
+        if entry.by_action_mode:
+            return lambda _, mode, out: _pad_into(get(mode), out, fill)
+        return lambda obs, _, out: _pad_into(get(obs), out, fill)
+
+    def _getter(self, entry: Entry) -> Callable[[Any], Any]:
+        """How an entry's values are read: from the action mode's entries, or the decoded Observation."""
+        name, attribute = entry.name, entry.decoded_as
+        if entry.by_action_mode:
+            return itemgetter(name)
+        if attribute in ATTRIBUTES:
+            return attrgetter(attribute)
+        return lambda obs: obs.others[name]
 
     def _packer(self, entry: Entry) -> Pack:
         """How `pack` makes one entry's array, worked out once."""
@@ -111,14 +147,7 @@ class ObservationPacker:
                 for other in (ENTRIES[of] for of in entry.source.of)
             ]
             return lambda obs, _: _row_counts(obs, counted)
-        attribute = entry.decoded_as
-        get: Callable[[Any], Any]
-        if entry.by_action_mode:
-            get = itemgetter(name)
-        elif attribute in ATTRIBUTES:
-            get = attrgetter(attribute)
-        else:  # a row Observation declares no attribute for
-            get = lambda obs: obs.others[name]  # noqa: E731
+        get = self._getter(entry)
         fill = entry.fill
         if entry.by_action_mode:
             if entry.padded:
@@ -136,6 +165,14 @@ def _pad(values: np.ndarray, shape: tuple[int, ...], dtype: np.dtype, fill: int)
     n = min(len(values), shape[0])
     out[:n] = values[:n]
     return out
+
+
+def _pad_into(values: np.ndarray, out: np.ndarray, fill: int) -> None:
+    """`values` written into `out`: its first rows, `fill` after them (as `_pad` makes them)."""
+    values = np.asarray(values)
+    n = min(len(values), len(out))
+    out[:n] = values[:n]
+    out[n:] = fill
 
 
 def _row_counts(obs: Observation, counted: list[tuple[str, int]]) -> np.ndarray:
