@@ -35,6 +35,11 @@ class GameCrashedError(ConnectionError):
     """The game process died while we were talking to it."""
 
 
+class PlayerJoinError(GameCrashedError):
+    """One player of a game of two agents could not join (or restart) it: both players' games were stopped
+    at once, rather than the other player waiting out its timeout, and the next reset() starts both anew."""
+
+
 class ProtocolError(SC2EnvError):
     """The game answered with `Response.error`, or a request is invalid in the current protocol status."""
 

@@ -139,7 +139,12 @@ class Lan:
         return self.listener is not None or self.link is not None
 
     def sockets(self) -> list[socket.socket]:
-        return [s for s in (self.listener, self.link.sock if self.link else None) if s is not None]
+        # The listener is watched only once this engine's player has joined a game it hosts (the slots are
+        # taken in joining order): the other player's engine may link before that (a new seed's game, right
+        # after both left the last one), and it then waits in the backlog rather than being turned away.
+        hosting = self.session.match is not None and self.session.listen_port == self.listen_port
+        listener = self.listener if hosting else None
+        return [s for s in (listener, self.link.sock if self.link else None) if s is not None]
 
     def readable(self, sock: socket.socket) -> None:
         if sock is self.listener:
@@ -154,16 +159,21 @@ class Lan:
                 self._requests_from_guest(messages)
 
     def close(self) -> None:
-        if self.link is not None:
-            self.link.close()
-            self.link = None
+        self._drop_link()
         if self.listener is not None:
             self.listener.close()
             self.listener = None
 
+    def _drop_link(self) -> None:
+        if self.link is not None:
+            self.link.close()
+            self.link = None
+
     # ---- hosting ------------------------------------------------------------------------------------
     def _sync(self) -> None:
-        """Listen while this engine hosts a two-player game; stop once both players are done with it."""
+        """Listen once this engine hosts a two-player game, and on between its games (the port stays this
+        engine's: nothing else can take it, and an early guest waits in the backlog); drop the link once both
+        players are done with the game."""
         port = self.session.listen_port if self.session.match is not None else None
         if port and (self.listener is None or port != self.listen_port):
             if self.listener is not None:
@@ -179,7 +189,7 @@ class Lan:
                 )
         remote_done = self.remote is None or self.remote.match is None
         if self.session.match is None and remote_done and self.relaying is None:
-            self.close()
+            self._drop_link()
             self.remote = None
 
     def _accept(self) -> None:
@@ -196,8 +206,7 @@ class Lan:
         ):
             sock.close()  # no seat for it: its join_game gets a clear error from its own engine
             return
-        if self.link is not None:
-            self.link.close()
+        self._drop_link()
         self.link = Link(sock)
         self.remote = Session(self.session.data_dir, match=match)
 
@@ -212,6 +221,7 @@ class Lan:
         answers += remote.take_ready()
         if answers and not link.send(answers):
             self._link_lost()
+        self._sync()  # the guest's leave_game: the link goes now, before its engine closes it
 
     def _link_lost(self) -> None:
         link, self.link = self.link, None
@@ -221,7 +231,7 @@ class Lan:
             self._host_lost()
             return
         remote, self.remote = self.remote, None
-        if remote is not None:
+        if remote is not None and remote.player_id is not None:  # joined, never left: its engine is gone
             self._lost_reason = (
                 f"player {remote.player_id}'s engine process is gone: its link to this host closed without "
                 f"leave_game (the process quit, crashed or was killed); the game has ended undecided"
@@ -273,7 +283,7 @@ class Lan:
 
     def _end_relay(self) -> None:
         self.relaying = None
-        self.close()
+        self._drop_link()
 
     def _host_lost(self) -> None:
         waiting, self.relaying = self.relaying or deque(), None
@@ -288,7 +298,7 @@ class Lan:
                 response.id = request_id
             response.error.append(f"{kind}: {reason}" if kind else reason)
             self._relayed.append(response.SerializeToString())
-        self.close()
+        self._drop_link()
 
 
 def _request(data: bytes) -> sc_pb.Request | None:

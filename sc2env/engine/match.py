@@ -123,12 +123,12 @@ class Match:
         )
 
     def lost(self, player_id: int, reason: str) -> None:
-        """The player's engine or link is gone without leaving: the game ends undecided; waiting requests of the
-        other players get `reason` as their error."""
+        """The player's engine or link is gone without leaving: the game ends undecided; waiting requests get
+        `reason` as their error (the lost player's own too: the host that cannot listen for the other player
+        answers its own join with why)."""
         if player_id in self._gone:
             return
         self._gone.add(player_id)
-        self._waiting.pop(player_id, None)
         self.lost_reason = reason
         game = self.game
         if game is not None and not game.ended:

@@ -6,6 +6,8 @@ import contextlib
 import dataclasses
 import enum
 import logging
+import os
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -107,29 +109,48 @@ class TwoPlayerGame:
 
     def together(self, host_call: Callable[[], T], guest_call: Callable[[], U]) -> tuple[T, U]:
         """Run the two seats' calls at once (the guest's in a thread): each seat's join or restart waits for
-        the other's. An error on either side stops both games (the other one's waiting call ends with it)."""
-        result: list = []
-        failure: list[BaseException] = []
+        the other's. Either call failing fails both at once: the other seat's game process is stopped (its
+        wait would last its whole timeout, for a player that is not coming), so are both games, and
+        PlayerJoinError names the player that failed and why; the next reset() starts both anew."""
+        guest_answer: list[U] = []
+        calls = _Calls()
 
         def run_guest() -> None:
             try:
-                result.append(guest_call())
+                guest_answer.append(guest_call())
             except BaseException as error:  # handed to the caller's thread below
-                failure.append(error)
+                if calls.failed(2, error):
+                    self._interrupt(self.host)
+            finally:
+                calls.done(2)
 
         thread = threading.Thread(target=run_guest, name="sc2env-seat-2", daemon=True)
         thread.start()
         try:
-            with self.playing():
-                mine = host_call()
-                thread.join()
-                if failure:
-                    raise failure[0]
+            mine = host_call()
+        except BaseException as host_error:
+            if calls.failed(1, host_error):
+                self._interrupt(self.guest)
         finally:
-            if thread.is_alive():  # the host failed (or a Ctrl-C): the guest waits on a game that won't come
-                self._stop_seats()
-                thread.join(_JOIN_GRACE_S)
-        return mine, result[0]
+            calls.done(1)
+            # The guest's answer follows the host's at once (each waits for the other); after a failure its
+            # call was interrupted, and a thread stuck past the grace is a daemon that holds nothing of ours.
+            thread.join(None if calls.failure is None else _JOIN_GRACE_S)
+        if calls.failure is None:
+            return mine, guest_answer[0]
+        seat, failure = calls.failure
+        self._stop_seats()
+        if self.state is GameState.READY:
+            self._lifecycle.to(GameState.LOST)
+        if not isinstance(failure, Exception):  # a Ctrl-C: both games are stopped; it goes on up as it was
+            raise failure
+        self.lost_because = (
+            f"player {seat} could not join or restart the game ({type(failure).__name__}: {failure})"
+        )
+        raise errors.PlayerJoinError(
+            f"{self.lost_because}; the other player's game was stopped with it, rather than waiting for a "
+            "player that was not coming: reset() starts both anew"
+        ) from failure
 
     def step(
         self,
@@ -190,6 +211,14 @@ class TwoPlayerGame:
         self.ports = JoinPorts.pick()
         self._lifecycle.to(GameState.READY)
 
+    def _interrupt(self, seat: Match) -> None:
+        """End the seat's call under way now (from the other seat's thread): its game process is killed, so
+        its connection drops; both games are stopped afterwards by the caller's thread."""
+        process = seat.process
+        if process is not None and process.running:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(process.pid, signal.SIGKILL)
+
     def _stop_seats(self) -> None:
         """Stop both game processes now; the seats stay as they are (LOST, or CLOSED) until reset()."""
         for seat in self.seats:
@@ -230,6 +259,27 @@ class TwoPlayerGame:
             "none" if (status := self._status(seat)) is None else status_name(status) for seat in self.seats
         )
         return f"<TwoPlayerGame {self.state.name} ({statuses})>"
+
+
+class _Calls:
+    """The two seats' calls of `together`: which are still under way, and the first to fail (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running = {1, 2}
+        self.failure: tuple[int, BaseException] | None = None
+
+    def failed(self, seat: int, error: BaseException) -> bool:
+        """Note the seat's failure (the first one is the cause); whether the other seat's call is still under
+        way (and must be interrupted)."""
+        with self._lock:
+            if self.failure is None:
+                self.failure = (seat, error)
+            return (3 - seat) in self._running
+
+    def done(self, seat: int) -> None:
+        with self._lock:
+            self._running.discard(seat)
 
 
 def seat_configs(config: MatchConfig, guest_race: str | None = None) -> tuple[MatchConfig, MatchConfig]:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
+import socket
 
 import pytest
 from s2clientprotocol import raw_pb2
@@ -163,3 +165,63 @@ def test_a_step_cut_short_on_one_side_is_not_reused(game):
     assert [o.observation.game_loop for o in (first, second)] == [0, 0]
     assert [seat.process.pid for seat in game.seats] != pids  # both started anew, nothing waits
     assert game.step()[0].game_loop == 16
+
+
+def unservable_guest(game: TwoPlayerGame) -> MatchConfig:
+    """Make the guest's join one the host's engine refuses (a camera wider than any the engine serves); the
+    config it had, to put back."""
+    good = game.guest.config
+    bad = options()
+    bad.feature_layer.width = 10_000
+    game.guest.config = dataclasses.replace(good, interface_options=bad)
+    return good
+
+
+@pytest.mark.parametrize("seed", [None, 7])
+def test_a_guest_that_cannot_join_fails_both_at_once_and_the_next_reset_recovers(seed, marked_games):
+    # The host's own join waits for the other player: with a timeout longer than the test's, only an error
+    # raised at once (the guest's, named) ends this test; waiting out the timeout would fail it.
+    game = TwoPlayerGame(*seat_configs(config(request_timeout_s=3600.0)))
+    try:
+        good = unservable_guest(game)
+        with pytest.raises(errors.PlayerJoinError, match=r"player 2 could not join.*width") as raised:
+            game.reset(seed=seed)
+        assert isinstance(raised.value, errors.GameCrashedError)  # what a crashed game's callers catch
+        assert game.state is GameState.LOST and "player 2" in game.lost_because
+        assert all(seat.process is None for seat in game.seats)  # both stopped, the waiting host too
+        game.guest.config = good
+        first, second = game.reset(seed=seed)
+        assert [o.observation.game_loop for o in (first, second)] == [0, 0]
+        assert game.state is GameState.READY and game.step()[0].game_loop == 16
+    finally:
+        game.close()
+    assert marked_games() == []
+
+
+def test_a_host_that_cannot_join_fails_both_at_once_and_the_next_reset_recovers(game, marked_games):
+    game.prepare(recreate=True)
+    assert game.ports is not None
+    with socket.socket() as taken:  # something else holds the host's join port: it cannot listen there
+        taken.bind(("127.0.0.1", game.ports.server_game))
+        with pytest.raises(errors.PlayerJoinError, match=r"player 1 could not join.*cannot listen"):
+            game.together(lambda: game.host.reset(3), lambda: game.guest.reset(3))
+    assert game.state is GameState.LOST
+    assert all(seat.process is None for seat in game.seats)
+    first, _ = game.reset(seed=3)  # new processes, new ports
+    assert first.observation.game_loop == 0 and game.step()[0].game_loop == 16
+    game.close()
+    assert marked_games() == []
+
+
+def test_the_host_keeps_its_join_port_between_games_and_new_seeds_join_every_time(game):
+    # A host that let its port go between games could see it taken, or a guest that linked to it on its way
+    # out turned away (the guest's next join then failed while the host waited for it).
+    game.reset(seed=1)
+    for seed in range(2, 12):
+        game.prepare(recreate=True)  # both players left the last game
+        assert game.ports is not None
+        with socket.socket() as other, pytest.raises(OSError):
+            other.bind(("127.0.0.1", game.ports.server_game))
+        first, second = game.together(lambda s=seed: game.host.reset(s), lambda s=seed: game.guest.reset(s))
+        assert (game.host.player_id, game.guest.player_id) == (1, 2)
+        assert [o.observation.game_loop for o in (first, second)] == [0, 0]
