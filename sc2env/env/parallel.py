@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,6 +25,17 @@ AGENTS = ("player_1", "player_2")
 """The agents, in slot order: player_1 hosts the game (the map's first slot), player_2 joins it."""
 _SHARED_ONLY = ("map_name", "step_mul", "engine", "sc2path", "version", "seed", "realtime", "disable_fog")
 """Options both players must share: one game, one clock (per agent they would be ignored or contradict)."""
+
+
+@dataclasses.dataclass
+class SentStep:
+    """A step of begin_step(): the agents that act, their encoded actions, their games' pending answers once
+    sent, or the crash that cut the sending short."""
+
+    agents: list[str]
+    encoded: list[tuple[list, str | None]]
+    pending: list[Any] = dataclasses.field(default_factory=list)
+    crash: errors.GameCrashedError | None = None
 
 
 def parallel_env(
@@ -125,6 +137,12 @@ class TwoPlayerParallelEnv(ParallelEnv):
 
     def step(self, actions: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
         """Both players' actions (an action vector, or a FunctionCall / RawFunctionCall) for one step."""
+        return self.finish_step(self.begin_step(actions))
+
+    def begin_step(self, actions: Mapping[str, Any], send: bool = True) -> SentStep:
+        """The sending half of step(): both players' actions are checked and go to their games, which then
+        work on the step while the caller does something else (sends another game's step, say); finish_step()
+        reads it. send=False: only checked and encoded, for send_step()."""
         if not self.agents:
             raise errors.ProtocolError(
                 "step() needs an episode: call reset() (the last one ended, or none began)"
@@ -142,22 +160,41 @@ class TwoPlayerParallelEnv(ParallelEnv):
             )
         envs = [self.envs[agent] for agent in self.agents]
         encoded = [env.encode(actions[agent]) for agent, env in zip(self.agents, envs)]  # before sending any
-        results: list[tuple] = []
+        step = SentStep(list(self.agents), encoded)
+        return self.send_step(step) if send else step
+
+    def send_step(self, step: SentStep) -> SentStep:
+        """Send the actions begin_step() encoded (it calls this; a batch of games encodes them all first)."""
         try:
             with self.game.playing():
-                sent = [env.send_encoded(*e) for env, e in zip(envs, encoded)]
-                results.extend(env.finish_step(s) for env, s in zip(envs, sent))
+                for agent, encoded in zip(step.agents, step.encoded):
+                    step.pending.append(self.envs[agent].send_encoded(*encoded))
         except errors.GameCrashedError as error:
+            step.crash = error
+        return step
+
+    def finish_step(self, sent: SentStep) -> tuple[dict, dict, dict, dict, dict]:
+        """The receiving half of step(): both players' (observations, rewards, terminations, truncations,
+        infos)."""
+        acting, envs = sent.agents, [self.envs[agent] for agent in sent.agents]
+        results: list[tuple] = []
+        crash = sent.crash
+        if crash is None:
+            try:
+                with self.game.playing():
+                    results.extend(env.finish_step(s) for env, s in zip(envs, sent.pending))
+            except errors.GameCrashedError as error:
+                crash = error
+        if crash is not None:
             if any(env.config.on_crash != "truncate" for env in envs):
                 self.agents = []
-                raise
-            crash = f"{type(error).__name__}: {error}"
+                raise crash
+            why = f"{type(crash).__name__}: {crash}"
             # A seat that read its answer saw the game end (undecided); the episode was cut all the same.
             results = [
-                (obs, reward, False, True, {**info, "crash": crash}) for obs, reward, _, _, info in results
+                (obs, reward, False, True, {**info, "crash": why}) for obs, reward, _, _, info in results
             ]
-            results.extend(env.crash_step(error) for env in envs[len(results) :])
-        acting = self.agents
+            results.extend(env.crash_step(crash) for env in envs[len(results) :])
         out: tuple[dict, dict, dict, dict, dict] = ({}, {}, {}, {}, {})
         for agent, result in zip(acting, results):
             for table, value in zip(out, result):
