@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import enum
 
+from collections.abc import Sequence
+
+from s2clientprotocol import raw_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.smac.features import EAST, NO_OP, NORTH, SOUTH, STOP, WEST
@@ -53,6 +56,44 @@ def add_command(
     else:
         command.ability_id = Ability.HEAL if heals else Ability.ATTACK
         command.target_unit_tag = target_tag
+
+
+def add_commands(
+    request: sc_pb.RequestAction,
+    actions: Sequence[int],
+    tags: Sequence[int],
+    x: Sequence[float],
+    y: Sequence[float],
+    move_amount: float,
+    target_tags: Sequence[int],
+    heals: Sequence[bool],
+) -> None:
+    """`add_command` for every agent (lists by agent id; a dead agent's action is a no-op), with the agents
+    given the same stop, attack or heal sharing one command that names all their units, in id order.
+
+    A command of several units gives each unit the very order it would have had alone (a unit target is no
+    point: no formation, no shared path), so the game plays the same; it only reads fewer commands. Each move
+    stays its own: its point is its unit's own.
+    """
+    shared: dict[tuple[int, int], raw_pb2.ActionRawUnitCommand] = {}
+    for i, action in enumerate(actions):
+        if action == NO_OP:
+            continue
+        if action in MOVES:
+            add_command(request, action, tags[i], x[i], y[i], move_amount, 0, False)
+            continue
+        if action == STOP:
+            key = (Ability.STOP, 0)
+        else:
+            key = (Ability.HEAL if heals[i] else Ability.ATTACK, target_tags[i])
+        command = shared.get(key)
+        if command is None:
+            command = shared[key] = request.actions.add().action_raw.unit_command
+            command.ability_id, target = key
+            command.queue_command = False
+            if target:
+                command.target_unit_tag = target
+        command.unit_tags.append(tags[i])
 
 
 def target_index(action: int) -> int:

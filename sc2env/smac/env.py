@@ -20,7 +20,7 @@ from sc2env.game.match_config import require_count, require_seed
 from sc2env.game.replay_files import write_replay
 from sc2env.launch import LaunchConfig
 from sc2env.smac import features
-from sc2env.smac.commands import add_command, target_index
+from sc2env.smac.commands import add_command, add_commands, target_index
 from sc2env.smac.distributions import CapabilityConfigError, episode_generator, team_size
 from sc2env.smac.episode import DRAW, LOST, WON, Roster, find_units
 from sc2env.smac.game import SmacGame, SocketGame
@@ -268,6 +268,8 @@ class StarCraft2Env(AgentViews, MultiAgentEnv):
         self.timed_out = False
         """The last episode ended at its step limit, not in a battle's end (for time-limit truncation)."""
         self.last_action = np.zeros((self.n_agents, self.n_actions))
+        self._one_hot_actions = np.eye(self.n_actions)
+        self._agent_ids = np.arange(self.n_agents)
         self.renderer: Any = None
 
     # --- episodes ------------------------------------------------------------------------------------
@@ -388,19 +390,19 @@ class StarCraft2Env(AgentViews, MultiAgentEnv):
 
     def _begin_episode(self, response: sc_pb.ResponseObservation) -> None:
         units = response.observation.raw_data.units
-        found = find_units(units, self.n_agents, self.n_enemies)
-        assert found is not None  # _spawned waited for them
-        agents, enemies = found
+        table = find_units(units, self.n_agents, self.n_enemies)
+        assert table is not None  # _spawned waited for them
+        unit_type = table.values[:, Column.unit_type].astype(np.int64)
         if not self._reward_counted:
             if self._types is None:
-                self._types = UnitTypes.from_first_ally_type(self._family, int(agents.unit_type.min()))
+                self._types = UnitTypes.from_first_ally_type(self._family, int(unit_type[: self.n_agents].min()))
             # SMAC's reward scale counts the first episode's enemies' health and shields.
-            e = enemies.values
+            e = table.values[self.n_agents :]
             self.max_reward += float((e[:, Column.health_max] + e[:, Column.shield_max]).sum())
             self._reward_counted = True
         assert self._types is not None
-        self._roster = Roster.from_sides(agents, enemies, self._types, self.layout)
-        self._unit_types = agents.unit_type.tolist() + enemies.unit_type.tolist()
+        self._roster = Roster.of(table, self._types, self.layout, self._move_amount)
+        self._unit_types = unit_type.tolist()
         self._tracker = DamageTracker(self.rewards, self.n_agents, self.n_enemies)
         if self.v2.share_enemies:
             self._sharing = EnemySharing(self.n_agents, self.n_enemies, self.v2.prob_obs_enemy, self._rng)
@@ -417,7 +419,7 @@ class StarCraft2Env(AgentViews, MultiAgentEnv):
         enemy j, or for a Medivac heal agent j); returns (reward, terminated, info)."""
         roster = self._running()
         numbers_ = self._action_numbers(actions)
-        self.last_action = np.eye(self.n_actions)[numbers_]
+        self.last_action = self._one_hot_actions[numbers_]
         if self.heuristic_ai:
             numbers_ = self._heuristic_actions()
             if hasattr(actions, "__setitem__"):
@@ -427,9 +429,7 @@ class StarCraft2Env(AgentViews, MultiAgentEnv):
             self._check_available(numbers_)
         before_a = roster.agents.health + roster.agents.shield
         before_e = roster.enemies.health + roster.enemies.shield
-        request = sc_pb.RequestAction()
-        for i, number in enumerate(numbers_):
-            self._add_command(request, roster, i, number)
+        request = self._request(roster, numbers_)
         try:
             response = self._game.act_step_observe(request)
         except errors.ConnectionError:
@@ -497,6 +497,13 @@ class StarCraft2Env(AgentViews, MultiAgentEnv):
         return self._roster
 
     def _action_numbers(self, actions: Sequence[int]) -> list[int]:
+        if (
+            isinstance(actions, np.ndarray)
+            and actions.dtype.kind in "iu"
+            and actions.shape == (self.n_agents,)
+            and (self.n_agents == 0 or (actions.min() >= 0 and actions.max() < self.n_actions))
+        ):  # an array of valid ids (what a learner passes): no check per item needed
+            return actions.tolist()
         try:
             values = list(actions)
         except TypeError:
@@ -524,12 +531,33 @@ class StarCraft2Env(AgentViews, MultiAgentEnv):
 
     def _check_available(self, numbers_: list[int]) -> None:
         avail = self._avail()
+        if avail[self._agent_ids, numbers_].all():
+            return
         for i, number in enumerate(numbers_):
             if not avail[i, number]:
                 raise errors.InvalidActionError(
                     f"agent {i} cannot take action {number} ({action_name(number)}) now; its available actions "
                     f"are {np.flatnonzero(avail[i]).tolist()} (get_avail_agent_actions({i}))"
                 )
+
+    def _request(self, roster: Roster, numbers_: list[int]) -> sc_pb.RequestAction:
+        """Every living agent's command (SMAC's: one per agent, never queued; agents given the same stop,
+        attack or heal share one)."""
+        agents, request = roster.agents, sc_pb.RequestAction()
+        acting = np.where(agents.alive, numbers_, features.NO_OP)  # the dead send nothing
+        if not self.v2.action_mask:  # SMACv2 without its action mask: a target out of range gets no command
+            acting[(acting >= features.TARGETS) & (self._true_avail()[self._agent_ids, acting] == 0)] = 0
+        heals = roster.plan.heals.tolist()
+        own, enemy = agents.tags.tolist(), roster.enemies.tags.tolist()
+        actions = acting.tolist()
+        targets = [
+            (own if heal else enemy)[action - features.TARGETS] if action >= features.TARGETS else 0
+            for action, heal in zip(actions, heals)
+        ]
+        add_commands(
+            request, actions, own, agents.x.tolist(), agents.y.tolist(), self._move_amount, targets, heals
+        )
+        return request
 
     def _add_command(self, request: sc_pb.RequestAction, roster: Roster, i: int, number: int) -> None:
         agents = roster.agents

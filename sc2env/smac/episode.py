@@ -11,28 +11,31 @@ from s2clientprotocol import raw_pb2
 from sc2env.smac.features import Frame, Plan
 from sc2env.smac.layout import Layout
 from sc2env.smac.unit_kinds import KINDS, MedivacRule, UnitTypes, max_cooldown, max_shield
-from sc2env.smac.units import Column, Side, read_units, split_sides
+from sc2env.smac.units import Column, Side, UnitTable, sides
 
 WON, LOST, DRAW = 1, -1, 0
 
 
 @dataclasses.dataclass
 class Roster:
-    """Both sides' units of one episode (a row per SMAC id) and what stays fixed while it runs: each unit's
-    kind and normalisers, and the features' plan."""
+    """Both sides' units of one episode (a row per SMAC id: `table` holds the agents' then the enemies', `agents`
+    and `enemies` are views of it) and what stays fixed while it runs: each unit's kind and normalisers, and
+    the features' plan."""
 
+    table: UnitTable
     agents: Side
     enemies: Side
     types: UnitTypes
     agent_kinds: list[str]
     plan: Plan
-    a_shield_divisor: np.ndarray
-    e_shield_divisor: np.ndarray
+    shield_divisor: np.ndarray
     a_cooldown_divisor: np.ndarray
     a_medivac: np.ndarray
 
     @classmethod
-    def from_sides(cls, agents: Side, enemies: Side, types: UnitTypes, layout: Layout) -> Roster:
+    def of(cls, table: UnitTable, types: UnitTypes, layout: Layout, move_amount: float) -> Roster:
+        n = table.n_agents
+        agents, enemies = Side(table, 0, n), Side(table, n, len(table.tags))
         agent_kinds = types.ally_kinds_of(agents.unit_type)
         enemy_kinds = types.enemy_kinds_of(enemies.unit_type)
         medivac = np.array([k == "medivac" for k in agent_kinds], bool)
@@ -46,43 +49,39 @@ class Roster:
             heals,
             medivac,
             _unit_ranges(agent_kinds, layout) if layout.v2.use_unit_ranges else None,
+            move_amount,
         )
         return cls(
+            table=table,
             agents=agents,
             enemies=enemies,
             types=types,
             agent_kinds=agent_kinds,
             plan=plan,
-            a_shield_divisor=_divisor(max_shield(list(agent_kinds))),
-            e_shield_divisor=_divisor(max_shield(enemy_kinds)),
+            shield_divisor=_divisor(max_shield([*agent_kinds, *enemy_kinds])),
             a_cooldown_divisor=max_cooldown(list(agent_kinds)),
             a_medivac=medivac,
         )
 
     def update(self, units: Sequence[raw_pb2.Unit]) -> tuple[int, int]:
         """Take both sides from a new observation; returns how many of each are still in it."""
-        tags, values = read_units(units, every_column=False)
-        row_of_tag = dict(zip(tags, range(len(tags))))
-        return self.agents.update(units, row_of_tag, values), self.enemies.update(units, row_of_tag, values)
+        return self.table.update(units)
 
     def frame(self) -> Frame:
-        a, e = self.agents.values, self.enemies.values
+        v = self.table.values
+        n = self.table.n_agents
+        health = v[:, Column.health]
+        cooldown = v[:n, Column.weapon_cooldown]
         heals = self.plan.heals
-        cooldown = a[:, Column.weapon_cooldown]
         if heals.any():
-            cooldown = np.where(heals, a[:, Column.energy], cooldown)
+            cooldown = np.where(heals, v[:n, Column.energy], cooldown)
         return Frame(
-            ax=a[:, Column.x],
-            ay=a[:, Column.y],
-            a_alive=a[:, Column.health] > 0,
-            a_health=a[:, Column.health] / a[:, Column.health_max],
-            a_shield=a[:, Column.shield] / self.a_shield_divisor,
+            n_agents=n,
+            pos=v[:, Column.x : Column.y + 1],
+            alive=health > 0,
+            health=health / v[:, Column.health_max],
+            shield=v[:, Column.shield] / self.shield_divisor,
             a_cooldown=cooldown / self.a_cooldown_divisor,
-            ex=e[:, Column.x],
-            ey=e[:, Column.y],
-            e_alive=e[:, Column.health] > 0,
-            e_health=e[:, Column.health] / e[:, Column.health_max],
-            e_shield=e[:, Column.shield] / self.e_shield_divisor,
         )
 
     def outcome(self, agents_present: int, enemies_present: int) -> int | None:
@@ -121,10 +120,6 @@ def _divisor(maximum: np.ndarray) -> np.ndarray:
     return np.where(maximum > 0, maximum, 1.0)
 
 
-def find_units(units: Sequence[raw_pb2.Unit], n_agents: int, n_enemies: int) -> tuple[Side, Side] | None:
+def find_units(units: Sequence[raw_pb2.Unit], n_agents: int, n_enemies: int) -> UnitTable | None:
     """The agents and enemies of a new episode, or None while the game has not spawned all of them."""
-    tags, values = read_units(units, every_column=True)
-    agents, enemies = split_sides(units, tags, values)
-    if len(agents) != n_agents or len(enemies) != n_enemies:
-        return None
-    return agents, enemies
+    return sides(units, n_agents, n_enemies)

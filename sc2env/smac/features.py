@@ -1,4 +1,10 @@
-"""SMAC's observations, state, available actions and visibility, computed for every agent at once."""
+"""SMAC's observations, state, available actions and visibility, computed for every agent at once.
+
+Each is a handful of whole-array operations per step, whatever the number of units: one table of pairwise
+offsets from every agent to every unit (Frame.offsets) serves the observations, the target actions and the
+visibility; the observation and the state are filled in place, block by block, in their final float32
+buffers, and a dead agent's (or unit's) row is cleared once at the end.
+"""
 
 from __future__ import annotations
 
@@ -25,6 +31,7 @@ class Plan:
     heal_target:   (n_agents,) the agent may be healed (no Medivac).
     sight, shoot:  (n_agents,) each agent's sight and shooting range (SMAC: 9 and 6 for all; SMACv2 with
                    use_unit_ranges: its kind's).
+    move_amount:   how far a move action goes (SMAC's move_amount).
     """
 
     layout: Layout
@@ -35,6 +42,7 @@ class Plan:
     heal_target: np.ndarray
     sight: np.ndarray
     shoot: np.ndarray
+    move_amount: float = 2.0
 
     @classmethod
     def of(
@@ -45,6 +53,7 @@ class Plan:
         heals: np.ndarray,
         medivac: np.ndarray,
         ranges: tuple[np.ndarray, np.ndarray] | None = None,
+        move_amount: float = 2.0,
     ) -> Plan:
         """`ranges`: each agent's (sight, shoot) range; None for SMAC's one pair for all."""
         n = layout.n_agents
@@ -59,7 +68,30 @@ class Plan:
             heal_target=~medivac,
             sight=sight,
             shoot=shoot,
+            move_amount=float(move_amount),
         )
+
+    @functools.cached_property
+    def others_rows(self) -> np.ndarray:
+        """(n_agents, n_agents - 1): each row's own id, to pair with `others` in fancy indexing."""
+        n = self.layout.n_agents
+        return np.repeat(np.arange(n), n - 1).reshape(n, n - 1)
+
+    @functools.cached_property
+    def move_offsets(self) -> np.ndarray:
+        """(4, 2): the (x, y) offsets of the cells the four moves probe (half a move along its axis)."""
+        half = self.move_amount / 2
+        return np.array([[0.0, half], [0.0, -half], [half, 0.0], [-half, 0.0]])
+
+    @functools.cached_property
+    def ally_tail(self) -> np.ndarray:
+        """(n_agents, unit_type_bits): the type one-hots other agents are shown of each agent (zeros when
+        SMACv2's team_gen does not observe them)."""
+        return self.ally_one_hot * self.layout.v2.observe_types
+
+    @functools.cached_property
+    def sees_all(self) -> bool:
+        return self.layout.v2.fully_observable
 
 
 def _one_hot(rows: int, width: int, index: np.ndarray) -> np.ndarray:
@@ -71,36 +103,93 @@ def _one_hot(rows: int, width: int, index: np.ndarray) -> np.ndarray:
 
 @dataclasses.dataclass
 class Frame:
-    """Both sides at one step, as the features need them; a row per agent (a_*) and per enemy (e_*).
+    """Both sides at one step, as the features need them: one entry per unit, the agents' first (in id
+    order), then the enemies'. The a_* and e_* views give one side.
 
-    *_health, *_shield: health and shield as fractions of their maxima (SMAC's normalisers).
-    a_cooldown:         the state's second column: weapon cooldown (a healing Medivac: energy) normalised.
+    health, shield: health and shield as fractions of their maxima (SMAC's normalisers).
+    a_cooldown:     the state's second column: weapon cooldown (a healing Medivac: energy) normalised.
     """
 
-    ax: np.ndarray
-    ay: np.ndarray
-    a_alive: np.ndarray
-    a_health: np.ndarray
-    a_shield: np.ndarray
+    n_agents: int
+    pos: np.ndarray
+    """(n_units, 2): each unit's x and y."""
+    alive: np.ndarray
+    health: np.ndarray
+    shield: np.ndarray
     a_cooldown: np.ndarray
-    ex: np.ndarray
-    ey: np.ndarray
-    e_alive: np.ndarray
-    e_health: np.ndarray
-    e_shield: np.ndarray
+
+    @property
+    def x(self) -> np.ndarray:
+        return self.pos[:, 0]
+
+    @property
+    def y(self) -> np.ndarray:
+        return self.pos[:, 1]
+
+    @property
+    def ax(self) -> np.ndarray:
+        return self.x[: self.n_agents]
+
+    @property
+    def ay(self) -> np.ndarray:
+        return self.y[: self.n_agents]
+
+    @property
+    def ex(self) -> np.ndarray:
+        return self.x[self.n_agents :]
+
+    @property
+    def ey(self) -> np.ndarray:
+        return self.y[self.n_agents :]
+
+    @property
+    def a_alive(self) -> np.ndarray:
+        return self.alive[: self.n_agents]
+
+    @property
+    def e_alive(self) -> np.ndarray:
+        return self.alive[self.n_agents :]
+
+    @property
+    def a_health(self) -> np.ndarray:
+        return self.health[: self.n_agents]
+
+    @property
+    def e_health(self) -> np.ndarray:
+        return self.health[self.n_agents :]
+
+    @property
+    def a_shield(self) -> np.ndarray:
+        return self.shield[: self.n_agents]
+
+    @property
+    def e_shield(self) -> np.ndarray:
+        return self.shield[self.n_agents :]
 
     @functools.cached_property
+    def offsets(self) -> np.ndarray:
+        """(n_agents, n_units, 3): distance, dx and dy from each agent (rows) to every unit (columns)."""
+        n = self.n_agents
+        out = np.empty((n, len(self.pos), 3))
+        np.subtract(self.pos, self.pos[:n, None], out=out[..., 1:])
+        np.hypot(out[..., 1], out[..., 2], out=out[..., 0])
+        return out
+
+    @property
+    def distance(self) -> np.ndarray:
+        """(n_agents, n_units): the distance from each agent (rows) to every unit (columns)."""
+        return self.offsets[..., 0]
+
+    @property
     def enemy_offsets(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(dx, dy, distance) from each agent (rows) to each enemy (columns)."""
-        dx = self.ex - self.ax[:, None]
-        dy = self.ey - self.ay[:, None]
-        return dx, dy, np.hypot(dx, dy)
+        enemy = self.offsets[:, self.n_agents :]
+        return enemy[..., 1], enemy[..., 2], enemy[..., 0]
 
     def ally_offsets(self, others: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(dx, dy, distance) from each agent (rows) to the agents `others` names on its row."""
-        dx = self.ax[others] - self.ax[:, None]
-        dy = self.ay[others] - self.ay[:, None]
-        return dx, dy, np.hypot(dx, dy)
+        ally = self.offsets[np.arange(self.n_agents)[:, None], others]
+        return ally[..., 1], ally[..., 2], ally[..., 0]
 
 
 def move_probes(ax: np.ndarray, ay: np.ndarray, move_amount: float) -> tuple[np.ndarray, np.ndarray]:
@@ -124,33 +213,29 @@ def surrounding_cells(
     return np.trunc(x + dx).astype(np.int64), np.trunc(y + dy).astype(np.int64)
 
 
-def available_actions(
-    plan: Plan, frame: Frame, grids: MapGrids, move_amount: float, masked: bool = True
-) -> np.ndarray:
+def available_actions(plan: Plan, frame: Frame, grids: MapGrids, masked: bool = True) -> np.ndarray:
     """(n_agents, n_actions) int: a dead agent may only no-op; a living one may stop, move towards a pathable
     cell, and attack a living enemy (a Medivac: heal a living non-Medivac ally) within its shooting range.
     Not `masked` (SMACv2's action_mask=False): every living target, in range or not."""
     layout = plan.layout
+    n = layout.n_agents
     alive = frame.a_alive
-    avail = np.zeros((layout.n_agents, layout.n_actions), np.int64)
+    live = alive[:, None]
+    avail = np.zeros((n, layout.n_actions), np.int64)
     avail[:, NO_OP] = ~alive
     avail[:, STOP] = alive
-    x, y = move_probes(frame.ax, frame.ay, move_amount)
-    np.copyto(avail[:, MOVES], grids.walkable(x, y), where=alive[:, None])
-    distance = frame.enemy_offsets[2]
-    fighter = alive & ~plan.heals
-    in_range = distance <= plan.shoot[:, None] if masked else True
-    np.copyto(
-        avail[:, TARGETS : TARGETS + layout.n_enemies],
-        in_range & frame.e_alive,
-        where=fighter[:, None],
-    )
+    # The probed cells, truncated towards zero as SMAC's int() does.
+    probes = (frame.pos[:n, None] + plan.move_offsets).astype(np.int64)
+    avail[:, MOVES] = grids.walkable(probes[..., 0], probes[..., 1]) & live
+    distance = frame.distance
+    targets = frame.e_alive & (live & ~plan.heals[:, None])
+    if masked:
+        targets &= distance[:, n:] <= plan.shoot[:, None]
+    avail[:, TARGETS : TARGETS + layout.n_enemies] = targets
     if plan.heals.any():
         healers = np.flatnonzero(plan.heals & alive)
-        dx = frame.ax[None, :] - frame.ax[healers, None]
-        dy = frame.ay[None, :] - frame.ay[healers, None]
-        reach = np.hypot(dx, dy) <= plan.shoot[healers, None] if masked else True
-        avail[healers, TARGETS : TARGETS + layout.n_agents] = reach & (alive & plan.heal_target)
+        reach = distance[healers, :n] <= plan.shoot[healers, None] if masked else True
+        avail[healers, TARGETS : TARGETS + n] = reach & (alive & plan.heal_target)
     return avail
 
 
@@ -159,7 +244,6 @@ def observations(
     frame: Frame,
     avail: np.ndarray,
     grids: MapGrids,
-    move_amount: float,
     last_action: np.ndarray,
     progress: float,
     shared: np.ndarray | None = None,
@@ -173,137 +257,159 @@ def observations(
     """
     layout = plan.layout
     opts = layout.options
-    v2 = layout.v2
-    sight = plan.sight[:, None]
     n_agents, n_enemies = layout.n_agents, layout.n_enemies
-    alive = frame.a_alive
     obs = np.zeros((n_agents, layout.obs_size), np.float32)
-    live = alive[:, None]
+    sight = plan.sight[:, None]
+    distance = frame.distance
+    # distance, dx, dy over the sight range, per (agent, unit, feature): the relative features of both blocks
+    scaled = frame.offsets / sight[:, :, None]
 
     obs[:, :4] = avail[:, MOVES]
     column = 4
     if opts.obs_pathing_grid:
-        x, y = surrounding_cells(frame.ax, frame.ay, move_amount, include_self=False)
-        np.copyto(obs[:, column : column + 8], grids.pathing_feature(x, y), where=live)
+        x, y = surrounding_cells(frame.ax, frame.ay, plan.move_amount, include_self=False)
+        obs[:, column : column + 8] = grids.pathing_feature(x, y)
         column += 8
     if opts.obs_terrain_height:
-        x, y = surrounding_cells(frame.ax, frame.ay, move_amount, include_self=True)
-        np.copyto(obs[:, column : column + 9], grids.height_feature(x, y), where=live)
+        x, y = surrounding_cells(frame.ax, frame.ay, plan.move_amount, include_self=True)
+        obs[:, column : column + 9] = grids.height_feature(x, y)
         column += 9
 
     # Enemies: [attackable, distance, dx, dy, [health, [shield]], [type one-hot]] while seen, else zero.
-    dx, dy, distance = frame.enemy_offsets
-    seen = (distance < sight) & frame.e_alive & live
+    seen = (distance[:, n_agents:] < sight) & frame.e_alive
     if shared is not None:
-        seen = frame.e_alive & live & ((seen & shared) | v2.fully_observable)
+        seen = frame.e_alive & ((seen & shared) | plan.sees_all)
         untold = np.where(~shared, np.arange(n_enemies), -1).max(axis=1, initial=-1)
         seen &= np.arange(n_enemies) > untold[:, None]
-    elif v2.fully_observable:
-        seen = frame.e_alive & live
-    enemy = np.zeros((n_agents, n_enemies, layout.enemy_feats))
-    columns = [
+    elif plan.sees_all:
+        seen = np.broadcast_to(frame.e_alive, seen.shape)
+    end = column + n_enemies * layout.enemy_feats
+    _pair_block(
+        obs[:, column:end].reshape(n_agents, n_enemies, layout.enemy_feats),
         avail[:, TARGETS : TARGETS + n_enemies],
-        distance / sight,
-        dx / sight,
-        dy / sight,
-    ]
-    if opts.obs_all_health:
-        columns.append(frame.e_health)
-        if layout.shield_bits_enemy:
-            columns.append(frame.e_shield)
-    for i, values in enumerate(columns):
-        np.copyto(enemy[:, :, i], values, where=seen)
-    if layout.unit_type_bits:
-        np.copyto(enemy[:, :, len(columns) :], plan.enemy_one_hot, where=seen[:, :, None])
-    end = column + enemy.size // n_agents
-    obs[:, column:end] = enemy.reshape(n_agents, -1)
+        scaled[:, n_agents:],
+        frame.e_health,
+        frame.e_shield if layout.shield_bits_enemy else None,
+        plan.enemy_one_hot if layout.unit_type_bits else None,
+        seen,
+        opts.obs_all_health,
+    )
     column = end
 
     # Allies, each agent's others in id order: [visible, distance, dx, dy, [health, [shield]], [type],
     # [last action]] while seen, else zero.
     if n_agents > 1:
-        others = plan.others
-        dx, dy, distance = frame.ally_offsets(others)
-        seen = ((distance < sight) | v2.fully_observable) & alive[others] & live
-        ally = np.zeros((n_agents, n_agents - 1, layout.ally_feats))
-        columns = [np.ones_like(distance), distance / sight, dx / sight, dy / sight]
-        if opts.obs_all_health:
-            columns.append(frame.a_health[others])
-            if layout.shield_bits_ally:
-                columns.append(frame.a_shield[others])
-        for i, values in enumerate(columns):
-            np.copyto(ally[:, :, i], values, where=seen)
+        rows, others = plan.others_rows, plan.others
+        seen = frame.a_alive[others]
+        if not plan.sees_all:
+            seen = seen & (distance[rows, others] < sight)
         tail = []
-        if layout.unit_type_bits:  # zeros when SMACv2's team_gen does not observe the others' types
-            tail.append(plan.ally_one_hot * v2.observe_types)
+        if layout.unit_type_bits:
+            tail.append(plan.ally_tail)
         if opts.obs_last_action:
             tail.append(last_action)
-        if tail:
-            per_agent = np.concatenate(tail, axis=1) if len(tail) > 1 else tail[0]
-            np.copyto(ally[:, :, len(columns) :], per_agent[others], where=seen[:, :, None])
-        end = column + ally.size // n_agents
-        obs[:, column:end] = ally.reshape(n_agents, -1)
+        per_agent = (np.concatenate(tail, axis=1) if len(tail) > 1 else tail[0]) if tail else None
+        end = column + (n_agents - 1) * layout.ally_feats
+        _pair_block(
+            obs[:, column:end].reshape(n_agents, n_agents - 1, layout.ally_feats),
+            1.0,
+            scaled[rows, others],
+            frame.a_health[others],
+            frame.a_shield[others] if layout.shield_bits_ally else None,
+            None if per_agent is None else per_agent[others],
+            seen,
+            opts.obs_all_health,
+        )
         column = end
 
     # Own: [health, [shield]], [position over the map's size], [type one-hot].
     if opts.obs_own_health:
-        np.copyto(obs[:, column], frame.a_health, where=alive)
+        obs[:, column] = frame.a_health
         column += 1
         if layout.shield_bits_ally:
-            np.copyto(obs[:, column], frame.a_shield, where=alive)
+            obs[:, column] = frame.a_shield
             column += 1
-    if v2.obs_own_pos:
-        np.copyto(obs[:, column], frame.ax / grids.map_x, where=alive)
-        np.copyto(obs[:, column + 1], frame.ay / grids.map_y, where=alive)
+    if layout.v2.obs_own_pos:
+        obs[:, column] = frame.ax / grids.map_x
+        obs[:, column + 1] = frame.ay / grids.map_y
         column += 2
     if layout.unit_type_bits:
-        np.copyto(obs[:, column : column + layout.unit_type_bits], plan.ally_one_hot, where=live)
+        obs[:, column : column + layout.unit_type_bits] = plan.ally_one_hot
+    obs[~frame.a_alive] = 0.0
     if opts.obs_timestep_number:
         obs[:, -1] = progress
     return obs
 
 
-def state_parts(plan: Plan, frame: Frame, grids: MapGrids) -> tuple[np.ndarray, np.ndarray]:
-    """The state's ally rows (n_agents, ally attributes) and enemy rows (n_enemies, enemy attributes), zero for
-    the dead: health, [cooldown or energy], position from the map's centre over the playable extent,
-    [shield], [type one-hot in the last columns]."""
+def _pair_block(
+    block: np.ndarray,
+    first: np.ndarray | float,
+    scaled: np.ndarray,
+    health: np.ndarray,
+    shield: np.ndarray | None,
+    tail: np.ndarray | None,
+    seen: np.ndarray,
+    with_health: bool,
+) -> None:
+    """Fill one observation block of (agent, other unit) features in place: [first, distance, dx, dy,
+    [health, [shield]], [tail]], zero where the agent does not see the unit. `health`, `shield` and `tail`
+    are per unit (broadcast along the agents) or already per (agent, unit)."""
+    block[..., 0] = first
+    block[..., 1:4] = scaled
+    column = 4
+    if with_health:
+        block[..., column] = health
+        column += 1
+        if shield is not None:
+            block[..., column] = shield
+            column += 1
+    if tail is not None:
+        block[..., column:] = tail
+    block[~seen] = 0.0
+
+
+def fill_state(plan: Plan, frame: Frame, grids: MapGrids, allies: np.ndarray, enemies: np.ndarray) -> None:
+    """Write the state's ally rows (n_agents, ally attributes) and enemy rows (n_enemies, enemy attributes)
+    into zeroed `allies` and `enemies`, zero for the dead: health, [cooldown or energy], position from the
+    map's centre over the playable extent, [shield], [type one-hot in the last columns]."""
     layout = plan.layout
-    half_x, half_y = grids.map_x / 2, grids.map_y / 2
-    allies = [
-        frame.a_health,
-        frame.a_cooldown,
-        (frame.ax - half_x) / grids.max_distance_x,
-        (frame.ay - half_y) / grids.max_distance_y,
-    ]
+    n = layout.n_agents
+    rel_x = (frame.x - grids.map_x / 2) / grids.max_distance_x
+    rel_y = (frame.y - grids.map_y / 2) / grids.max_distance_y
+    allies[:, 0] = frame.a_health
+    allies[:, 1] = frame.a_cooldown
+    allies[:, 2] = rel_x[:n]
+    allies[:, 3] = rel_y[:n]
     if layout.shield_bits_ally:
-        allies.append(frame.a_shield)
-    enemies = [
-        frame.e_health,
-        (frame.ex - half_x) / grids.max_distance_x,
-        (frame.ey - half_y) / grids.max_distance_y,
-    ]
+        allies[:, 4] = frame.a_shield
+    enemies[:, 0] = frame.e_health
+    enemies[:, 1] = rel_x[n:]
+    enemies[:, 2] = rel_y[n:]
     if layout.shield_bits_enemy:
-        enemies.append(frame.e_shield)
-    ally_rows = np.zeros((layout.n_agents, len(layout.ally_state_names)))
-    enemy_rows = np.zeros((layout.n_enemies, len(layout.enemy_state_names)))
-    np.copyto(ally_rows, np.column_stack([*allies, plan.ally_one_hot]), where=frame.a_alive[:, None])
-    np.copyto(enemy_rows, np.column_stack([*enemies, plan.enemy_one_hot]), where=frame.e_alive[:, None])
-    return ally_rows, enemy_rows
+        enemies[:, 3] = frame.e_shield
+    bits = layout.unit_type_bits
+    if bits:
+        allies[:, -bits:] = plan.ally_one_hot
+        enemies[:, -bits:] = plan.enemy_one_hot
+    allies[~frame.a_alive] = 0.0
+    enemies[~frame.e_alive] = 0.0
+
+
+def state_parts(plan: Plan, frame: Frame, grids: MapGrids) -> tuple[np.ndarray, np.ndarray]:
+    """The state's ally rows and enemy rows (float64), as `fill_state` writes them."""
+    layout = plan.layout
+    allies = np.zeros((layout.n_agents, len(layout.ally_state_names)))
+    enemies = np.zeros((layout.n_enemies, len(layout.enemy_state_names)))
+    fill_state(plan, frame, grids, allies, enemies)
+    return allies, enemies
 
 
 def visibility(plan: Plan, frame: Frame) -> np.ndarray:
     """(n_agents, n_agents + n_enemies) bool: which living units each living agent sees (distance < sight
     range); never itself."""
     n_agents = plan.layout.n_agents
-    live = frame.a_alive[:, None]
-    sight = plan.sight[:, None]
-    seen = np.zeros((n_agents, n_agents + plan.layout.n_enemies), bool)
-    if n_agents > 1:
-        distance = frame.ally_offsets(plan.others)[2]
-        rows = np.repeat(np.arange(n_agents), n_agents - 1).reshape(n_agents, n_agents - 1)
-        seen[rows, plan.others] = (distance < sight) & frame.a_alive[plan.others] & live
-        # Symmetric, as SMAC fills it: each pair once, by the lower id's sight range.
-        upper = np.triu(seen[:, :n_agents], 1)
-        seen[:, :n_agents] = upper | upper.T
-    seen[:, n_agents:] = (frame.enemy_offsets[2] < sight) & frame.e_alive & live
+    seen = (frame.distance < plan.sight[:, None]) & frame.alive & frame.a_alive[:, None]
+    # Symmetric among the agents, as SMAC fills it: each pair once, by the lower id's sight range.
+    upper = np.triu(seen[:, :n_agents], 1)
+    seen[:, :n_agents] = upper | upper.T
     return seen

@@ -41,7 +41,7 @@ class AgentViews(SmacUnitMethods):
         """The available actions with targets only in range (what the agents may do to effect)."""
         if "true_avail" not in self._cache:
             self._cache["true_avail"] = features.available_actions(
-                self._roster_now().plan, self._frame(), self._map(), self._move_amount
+                self._roster_now().plan, self._frame(), self._map()
             )
         return self._cache["true_avail"]
 
@@ -52,7 +52,7 @@ class AgentViews(SmacUnitMethods):
                 self._cache["avail"] = self._true_avail()
             else:
                 self._cache["avail"] = features.available_actions(
-                    self._roster_now().plan, self._frame(), self._map(), self._move_amount, masked=False
+                    self._roster_now().plan, self._frame(), self._map(), masked=False
                 )
         return self._cache["avail"]
 
@@ -68,7 +68,6 @@ class AgentViews(SmacUnitMethods):
                 frame,
                 self._true_avail(),
                 self._map(),
-                self._move_amount,
                 self.last_action,
                 self._episode_steps / self.episode_limit,
                 shared,
@@ -103,13 +102,27 @@ class AgentViews(SmacUnitMethods):
         """The global state (float32, get_state_size() long): allies, enemies [, last actions] [, progress]."""
         if self.options.obs_instead_of_state:
             return self._obs().reshape(-1).copy()
-        parts = self.get_state_dict()
-        flat = [parts["allies"].ravel(), parts["enemies"].ravel()]
-        if "last_action" in parts:
-            flat.append(parts["last_action"].ravel())
-        if "timestep" in parts:
-            flat.append(np.array([parts["timestep"]]))
-        return np.concatenate(flat).astype(np.float32)
+        if "state" not in self._cache:
+            self._cache["state"] = self._flat_state()
+        return self._cache["state"].copy()
+
+    def _flat_state(self) -> np.ndarray:
+        layout, opts = self.layout, self.options
+        state = np.zeros(layout.state_size, np.float32)
+        a_size = layout.n_agents * len(layout.ally_state_names)
+        e_end = a_size + layout.n_enemies * len(layout.enemy_state_names)
+        features.fill_state(
+            self._roster_now().plan,
+            self._frame(),
+            self._map(),
+            state[:a_size].reshape(layout.n_agents, -1),
+            state[a_size:e_end].reshape(layout.n_enemies, -1),
+        )
+        if opts.state_last_action:
+            state[e_end : e_end + self.last_action.size] = self.last_action.ravel()
+        if opts.state_timestep_number:
+            state[-1] = self._episode_steps / self.episode_limit
+        return state
 
     def get_state_dict(self) -> dict[str, Any]:
         """The state's parts: "allies" (n_agents × attributes), "enemies" (n_enemies × attributes),

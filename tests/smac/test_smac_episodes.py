@@ -154,7 +154,8 @@ def test_dead_agents_send_nothing():
     game.remove(3)
     env.step([1, 1, 1])
     env.step([0, 1, 1])
-    assert [c.unit_tags[0] for c in commands(game.sent[-1])] == [2, 1]
+    # the two living agents' stops, as one command naming both units (agents 1 and 2: tags 2 and 1)
+    assert [c.unit_tags[:] for c in commands(game.sent[-1])] == [[2, 1]]
 
 
 def test_the_medivac_heals_with_its_target_actions():
