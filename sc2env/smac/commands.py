@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import enum
-
 from collections.abc import Sequence
 
 from s2clientprotocol import raw_pb2

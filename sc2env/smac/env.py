@@ -395,7 +395,9 @@ class StarCraft2Env(AgentViews, MultiAgentEnv):
         unit_type = table.values[:, Column.unit_type].astype(np.int64)
         if not self._reward_counted:
             if self._types is None:
-                self._types = UnitTypes.from_first_ally_type(self._family, int(unit_type[: self.n_agents].min()))
+                self._types = UnitTypes.from_first_ally_type(
+                    self._family, int(unit_type[: self.n_agents].min())
+                )
             # SMAC's reward scale counts the first episode's enemies' health and shields.
             e = table.values[self.n_agents :]
             self.max_reward += float((e[:, Column.health_max] + e[:, Column.shield_max]).sum())
@@ -427,8 +429,8 @@ class StarCraft2Env(AgentViews, MultiAgentEnv):
                     actions[i] = number
         else:
             self._check_available(numbers_)
-        before_a = roster.agents.health + roster.agents.shield
-        before_e = roster.enemies.health + roster.enemies.shield
+        values, n = roster.table.values, self.n_agents
+        before = values[:, Column.health] + values[:, Column.shield]
         request = self._request(roster, numbers_)
         try:
             response = self._game.act_step_observe(request)
@@ -441,23 +443,19 @@ class StarCraft2Env(AgentViews, MultiAgentEnv):
         self._units = response.observation.raw_data.units
         present = roster.update(self._units)
         self._cache.clear()
+        health = values[:, Column.health]
+        dead = health == 0
         if self._sharing is not None:
-            self._sharing.after_step(roster.agents.health == 0, roster.enemies.health == 0)
+            self._sharing.after_step(dead[:n], dead[n:])
         end = roster.outcome(*present)
         reward = 0.0
         if not self.rewards.sparse:
-            reward = self._tracker.step(
-                before_a,
-                roster.agents.health + roster.agents.shield,
-                roster.agents.health,
-                before_e,
-                roster.enemies.health + roster.enemies.shield,
-                roster.enemies.health,
-            )
+            after = health + values[:, Column.shield]
+            reward = self._tracker.step(before[:n], after[:n], health[:n], before[n:], after[n:], health[n:])
         info: dict[str, Any] = {
             "battle_won": False,
-            "dead_allies": int((roster.agents.health == 0).sum()),
-            "dead_enemies": int((roster.enemies.health == 0).sum()),
+            "dead_allies": int(np.count_nonzero(dead[:n])),
+            "dead_enemies": int(np.count_nonzero(dead[n:])),
         }
         terminated = False
         if end is not None:

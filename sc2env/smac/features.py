@@ -398,8 +398,8 @@ def fill_state(plan: Plan, frame: Frame, grids: MapGrids, allies: np.ndarray, en
 def state_parts(plan: Plan, frame: Frame, grids: MapGrids) -> tuple[np.ndarray, np.ndarray]:
     """The state's ally rows and enemy rows (float64), as `fill_state` writes them."""
     layout = plan.layout
-    allies = np.zeros((layout.n_agents, len(layout.ally_state_names)))
-    enemies = np.zeros((layout.n_enemies, len(layout.enemy_state_names)))
+    allies = np.zeros((layout.n_agents, layout.ally_state_width))
+    enemies = np.zeros((layout.n_enemies, layout.enemy_state_width))
     fill_state(plan, frame, grids, allies, enemies)
     return allies, enemies
 

@@ -70,7 +70,9 @@ class MapGrids:
     def _at(padded: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         width, height = padded.shape
         # maximum and minimum rather than np.clip: the same, without np.clip's own checks (most of its cost)
-        return padded[np.minimum(np.maximum(x + 1, 0), width - 1), np.minimum(np.maximum(y + 1, 0), height - 1)]
+        return padded[
+            np.minimum(np.maximum(x + 1, 0), width - 1), np.minimum(np.maximum(y + 1, 0), height - 1)
+        ]
 
 
 def _rows(image, map_x: int, map_y: int, bits: int) -> np.ndarray:

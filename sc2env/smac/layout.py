@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 from sc2env.smac.scenarios import Race, Scenario
 from sc2env.smac.unit_kinds import MAP_FAMILIES, MedivacRule
@@ -104,7 +105,7 @@ class Layout:
             heals=MAP_FAMILIES[scenario.map_type].medivac_rule is not MedivacRule.NONE,
         )
 
-    @property
+    @functools.cached_property
     def n_actions(self) -> int:
         """6 + a target action per enemy, or per agent where Medivacs heal agents and agents outnumber
         enemies (SMACv2)."""
@@ -112,7 +113,7 @@ class Layout:
 
     # --- observation ---------------------------------------------------------------------------------
 
-    @property
+    @functools.cached_property
     def move_feats(self) -> int:
         opts = self.options
         return (
@@ -121,13 +122,13 @@ class Layout:
             + N_HEIGHT_POINTS * opts.obs_terrain_height
         )
 
-    @property
+    @functools.cached_property
     def enemy_feats(self) -> int:
         """Features per enemy: attackable, distance, relative x and y, [health, [shield]], [type one-hot]."""
         health = (1 + self.shield_bits_enemy) if self.options.obs_all_health else 0
         return 4 + health + self.unit_type_bits
 
-    @property
+    @functools.cached_property
     def ally_feats(self) -> int:
         """Features per other agent: visible, distance, relative x and y, [health, [shield]], [type],
         [last action one-hot]."""
@@ -135,14 +136,14 @@ class Layout:
         last = self.n_actions if self.options.obs_last_action else 0
         return 4 + health + self.unit_type_bits + last
 
-    @property
+    @functools.cached_property
     def own_feats(self) -> int:
         """The agent's own: [health, [shield]], [position over the map's size (SMACv2's obs_own_pos)],
         [type one-hot]."""
         health = (1 + self.shield_bits_ally) if self.options.obs_own_health else 0
         return health + 2 * self.v2.obs_own_pos + self.unit_type_bits
 
-    @property
+    @functools.cached_property
     def obs_size(self) -> int:
         """The observation's length. With obs_timestep_number the episode's progress is its last value (SMAC
         counts it in its size but appends it after a zero it leaves in its place: one too long)."""
@@ -214,14 +215,24 @@ class Layout:
     def _type_names(self) -> list[str]:
         return [f"type_{bit}" for bit in range(self.unit_type_bits)]
 
-    @property
+    @functools.cached_property
+    def ally_state_width(self) -> int:
+        """Values per agent in the state."""
+        return len(self.ally_state_names)
+
+    @functools.cached_property
+    def enemy_state_width(self) -> int:
+        """Values per enemy in the state."""
+        return len(self.enemy_state_names)
+
+    @functools.cached_property
     def state_size(self) -> int:
         opts = self.options
         if opts.obs_instead_of_state:
             return self.obs_size * self.n_agents
         return (
-            self.n_agents * len(self.ally_state_names)
-            + self.n_enemies * len(self.enemy_state_names)
+            self.n_agents * self.ally_state_width
+            + self.n_enemies * self.enemy_state_width
             + self.n_agents * self.n_actions * opts.state_last_action
             + opts.state_timestep_number
         )

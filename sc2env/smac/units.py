@@ -56,7 +56,12 @@ class UnitTable:
     """
 
     def __init__(
-        self, units: Sequence[raw_pb2.Unit], tags: list[int], values: np.ndarray, rows: np.ndarray, n_agents: int
+        self,
+        units: Sequence[raw_pb2.Unit],
+        tags: list[int],
+        values: np.ndarray,
+        rows: np.ndarray,
+        n_agents: int,
     ) -> None:
         picked = rows.tolist()
         self.n_agents = n_agents

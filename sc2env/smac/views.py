@@ -109,8 +109,8 @@ class AgentViews(SmacUnitMethods):
     def _flat_state(self) -> np.ndarray:
         layout, opts = self.layout, self.options
         state = np.zeros(layout.state_size, np.float32)
-        a_size = layout.n_agents * len(layout.ally_state_names)
-        e_end = a_size + layout.n_enemies * len(layout.enemy_state_names)
+        a_size = layout.n_agents * layout.ally_state_width
+        e_end = a_size + layout.n_enemies * layout.enemy_state_width
         features.fill_state(
             self._roster_now().plan,
             self._frame(),
