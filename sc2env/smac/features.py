@@ -72,10 +72,11 @@ class Plan:
         )
 
     @functools.cached_property
-    def others_rows(self) -> np.ndarray:
-        """(n_agents, n_agents - 1): each row's own id, to pair with `others` in fancy indexing."""
+    def others_flat(self) -> np.ndarray:
+        """(n_agents * (n_agents - 1),): where each (agent, other agent) pair is in a flattened (n_agents,
+        n_units) table, for `take`."""
         n = self.layout.n_agents
-        return np.repeat(np.arange(n), n - 1).reshape(n, n - 1)
+        return (np.arange(n)[:, None] * (n + self.layout.n_enemies) + self.others).ravel()
 
     @functools.cached_property
     def move_offsets(self) -> np.ndarray:
@@ -168,28 +169,30 @@ class Frame:
 
     @functools.cached_property
     def offsets(self) -> np.ndarray:
-        """(n_agents, n_units, 3): distance, dx and dy from each agent (rows) to every unit (columns)."""
+        """(3, n_agents, n_units): distance, dx and dy from each agent (rows) to every unit (columns)."""
         n = self.n_agents
-        out = np.empty((n, len(self.pos), 3))
-        np.subtract(self.pos, self.pos[:n, None], out=out[..., 1:])
-        np.hypot(out[..., 1], out[..., 2], out=out[..., 0])
+        x, y = self.pos[:, 0], self.pos[:, 1]
+        out = np.empty((3, n, len(x)))
+        np.subtract(x, x[:n, None], out=out[1])
+        np.subtract(y, y[:n, None], out=out[2])
+        np.hypot(out[1], out[2], out=out[0])
         return out
 
     @property
     def distance(self) -> np.ndarray:
         """(n_agents, n_units): the distance from each agent (rows) to every unit (columns)."""
-        return self.offsets[..., 0]
+        return self.offsets[0]
 
     @property
     def enemy_offsets(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(dx, dy, distance) from each agent (rows) to each enemy (columns)."""
-        enemy = self.offsets[:, self.n_agents :]
-        return enemy[..., 1], enemy[..., 2], enemy[..., 0]
+        distance, dx, dy = self.offsets[:, :, self.n_agents :]
+        return dx, dy, distance
 
     def ally_offsets(self, others: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(dx, dy, distance) from each agent (rows) to the agents `others` names on its row."""
-        ally = self.offsets[np.arange(self.n_agents)[:, None], others]
-        return ally[..., 1], ally[..., 2], ally[..., 0]
+        distance, dx, dy = self.offsets[:, np.arange(self.n_agents)[:, None], others]
+        return dx, dy, distance
 
 
 def move_probes(ax: np.ndarray, ay: np.ndarray, move_amount: float) -> tuple[np.ndarray, np.ndarray]:
@@ -226,7 +229,7 @@ def available_actions(plan: Plan, frame: Frame, grids: MapGrids, masked: bool = 
     avail[:, STOP] = alive
     # The probed cells, truncated towards zero as SMAC's int() does.
     probes = (frame.pos[:n, None] + plan.move_offsets).astype(np.int64)
-    avail[:, MOVES] = grids.walkable(probes[..., 0], probes[..., 1]) & live
+    avail[:, MOVES] = grids.walkable_cells(probes) & live
     distance = frame.distance
     targets = frame.e_alive & (live & ~plan.heals[:, None])
     if masked:
@@ -260,9 +263,6 @@ def observations(
     n_agents, n_enemies = layout.n_agents, layout.n_enemies
     obs = np.zeros((n_agents, layout.obs_size), np.float32)
     sight = plan.sight[:, None]
-    distance = frame.distance
-    # distance, dx, dy over the sight range, per (agent, unit, feature): the relative features of both blocks
-    scaled = frame.offsets / sight[:, :, None]
 
     obs[:, :4] = avail[:, MOVES]
     column = 4
@@ -276,7 +276,8 @@ def observations(
         column += 9
 
     # Enemies: [attackable, distance, dx, dy, [health, [shield]], [type one-hot]] while seen, else zero.
-    seen = (distance[:, n_agents:] < sight) & frame.e_alive
+    enemy = frame.offsets[:, :, n_agents:]  # distance, dx, dy to each enemy
+    seen = (enemy[0] < sight) & frame.e_alive
     if shared is not None:
         seen = frame.e_alive & ((seen & shared) | plan.sees_all)
         untold = np.where(~shared, np.arange(n_enemies), -1).max(axis=1, initial=-1)
@@ -287,7 +288,7 @@ def observations(
     _pair_block(
         obs[:, column:end].reshape(n_agents, n_enemies, layout.enemy_feats),
         avail[:, TARGETS : TARGETS + n_enemies],
-        scaled[:, n_agents:],
+        enemy / sight,
         frame.e_health,
         frame.e_shield if layout.shield_bits_enemy else None,
         plan.enemy_one_hot if layout.unit_type_bits else None,
@@ -299,10 +300,12 @@ def observations(
     # Allies, each agent's others in id order: [visible, distance, dx, dy, [health, [shield]], [type],
     # [last action]] while seen, else zero.
     if n_agents > 1:
-        rows, others = plan.others_rows, plan.others
+        others = plan.others
+        # distance, dx, dy to each other agent
+        ally = frame.offsets.reshape(3, -1).take(plan.others_flat, axis=1).reshape(3, n_agents, -1)
         seen = frame.a_alive[others]
         if not plan.sees_all:
-            seen = seen & (distance[rows, others] < sight)
+            seen = seen & (ally[0] < sight)
         tail = []
         if layout.unit_type_bits:
             tail.append(plan.ally_tail)
@@ -313,7 +316,7 @@ def observations(
         _pair_block(
             obs[:, column:end].reshape(n_agents, n_agents - 1, layout.ally_feats),
             1.0,
-            scaled[rows, others],
+            ally / sight,
             frame.a_health[others],
             frame.a_shield[others] if layout.shield_bits_ally else None,
             None if per_agent is None else per_agent[others],
@@ -335,7 +338,8 @@ def observations(
         column += 2
     if layout.unit_type_bits:
         obs[:, column : column + layout.unit_type_bits] = plan.ally_one_hot
-    obs[~frame.a_alive] = 0.0
+    if not frame.a_alive.all():
+        obs[~frame.a_alive] = 0.0
     if opts.obs_timestep_number:
         obs[:, -1] = progress
     return obs
@@ -352,10 +356,13 @@ def _pair_block(
     with_health: bool,
 ) -> None:
     """Fill one observation block of (agent, other unit) features in place: [first, distance, dx, dy,
-    [health, [shield]], [tail]], zero where the agent does not see the unit. `health`, `shield` and `tail`
-    are per unit (broadcast along the agents) or already per (agent, unit)."""
+    [health, [shield]], [tail]], zero where the agent does not see the unit. `scaled`: (3, agents, units)
+    distance, dx and dy over the sight range; `health`, `shield` and `tail` are per unit (broadcast along
+    the agents) or already per (agent, unit)."""
     block[..., 0] = first
-    block[..., 1:4] = scaled
+    block[..., 1] = scaled[0]
+    block[..., 2] = scaled[1]
+    block[..., 3] = scaled[2]
     column = 4
     if with_health:
         block[..., column] = health
@@ -365,7 +372,7 @@ def _pair_block(
             column += 1
     if tail is not None:
         block[..., column:] = tail
-    block[~seen] = 0.0
+    np.copyto(block, 0.0, where=~seen[..., None])
 
 
 def fill_state(plan: Plan, frame: Frame, grids: MapGrids, allies: np.ndarray, enemies: np.ndarray) -> None:

@@ -58,6 +58,12 @@ class MapGrids:
         """Whether each integer cell (x, y) is on the map and pathable."""
         return self._at(self._walkable, x, y)
 
+    def walkable_cells(self, cells: np.ndarray) -> np.ndarray:
+        """`walkable` of integer cells given as (..., 2) (x, y) pairs."""
+        padded = self._walkable
+        inside = np.minimum(np.maximum(cells + 1, 0), np.array(padded.shape) - 1)
+        return padded[inside[..., 0], inside[..., 1]]
+
     def pathing_feature(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         """SMAC's pathing features: 1.0 pathable, 0.0 not, 1.0 off the map."""
         return self._at(self._pathing_feature, x, y)
