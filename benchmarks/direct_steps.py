@@ -113,7 +113,14 @@ def vector_env(num_envs: int, steps: int, workers: int | None) -> tuple[float, f
         select = np.stack([single.function_call_to_action(FUNCTIONS.select_army("select"))] * num_envs)
         envs.reset(seed=0)
         envs.step(select)
+        own = time.process_time()  # this process alone: the vector env's own share of the CPU
         rate, cpu = _timed(lambda i: envs.step(select if i % RESELECT_EVERY == 0 else moves[i]), rounds)
+        own = time.process_time() - own
+        print(
+            f"  ({'worker vector env' if workers else 'SC2VectorEnv'}, {num_envs} games: its main process "
+            f"{own / (rounds * num_envs) * 1e6:.0f} us CPU/step)",
+            file=sys.stderr,
+        )
         return rate * num_envs, cpu / num_envs
     finally:
         envs.close()

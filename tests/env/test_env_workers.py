@@ -135,11 +135,11 @@ def test_a_killed_worker_fails_the_step_by_name_and_reset_replaces_it():
         assert obs["game_loop"].ravel().tolist() == [64] * 4
         pids = [worker.process.pid for worker in envs._workers]
         assert victim not in pids and all(_alive(pid) for pid in pids)
-        block = envs._batch.layout.name
+        blocks = [envs._batch.layout.name, envs._record.layout.name]
     finally:
         envs.close()
     assert not any(_alive(pid) for pid in pids)
-    assert not pathlib.Path(f"/dev/shm/{block}").exists()
+    assert not any(pathlib.Path(f"/dev/shm/{block}").exists() for block in blocks)
 
 
 def test_a_ctrl_c_while_the_workers_step_leaves_reset_working(monkeypatch):
