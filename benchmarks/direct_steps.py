@@ -12,6 +12,8 @@ then a Move_screen to a random point every step.
 
     python benchmarks/direct_steps.py [--steps 1500] [--repeat 3] [--maps ...] [--vector 2 4 8 16]
                                       [--no-pysc2]
+    python benchmarks/direct_steps.py --breakdown MAP ...   (where a direct step's CPU goes)
+    python benchmarks/direct_steps.py --split MAP ...       (the same, finer and nested)
 
 Targets (issue 27): one env direct >= 1.8x socket; the worker vector env of 8 games >= 2x SC2VectorEnv's and
 >= 2,500 MoveToBeacon steps/s; its CPU per step <= 0.55x SC2VectorEnv's.
@@ -135,21 +137,62 @@ def breakdown(map_name: str, steps: int) -> dict[str, float]:
     from sc2env.env.observation_packer import ObservationPacker
     from sc2env.interface.decoder import ObservationDecoder
 
-    labels = (
-        "engine (respond)",
-        "protocol checks",
-        "decode observation (all but layers)",
-        "pack observation (layers into uint8)",
-        "encode action",
+    out = _thread_times(
+        map_name,
+        steps,
+        [
+            (InProcessEngine, "respond", "engine (respond)"),
+            (Protocol, "check_response", "protocol checks"),
+            (ObservationDecoder, "decode", "decode observation (all but layers)"),
+            (ObservationPacker, "pack", "pack observation (layers into uint8)"),
+            (SC2Env, "encode", "encode action"),
+        ],
     )
-    spent = dict.fromkeys(labels, 0.0)
-    timed = [
-        (InProcessEngine, "respond", labels[0]),
-        (Protocol, "check_response", labels[1]),
-        (ObservationDecoder, "decode", labels[2]),
-        (ObservationPacker, "pack", labels[3]),
-        (SC2Env, "encode", labels[4]),
-    ]
+    total = out.pop("total")
+    out["the rest (match glue, reward, info, checks)"] = total - sum(out.values())
+    out["total"] = total
+    return out
+
+
+def split(map_name: str, steps: int) -> dict[str, float]:
+    """A finer split of a direct step: the inclusive CPU microseconds per step of the engine's parts (the
+    game's step, the action, the observation and in it the layers' rendering and the panels) and the client's
+    (the layers' decode, the non-layer decode, the action's encoding). Nested: the figures do not add up."""
+    from sc2env.engine import observe
+    from sc2env.engine.frame import FrameCache
+    from sc2env.engine.inprocess import InProcessEngine
+    from sc2env.engine.panels import Panels
+    from sc2env.engine.render import LayerRenderer
+    from sc2env.engine.session import Session
+    from sc2env.interface.decoder import ObservationDecoder
+    from sc2env.interface.layer_decoder import StackDecoder
+
+    return _thread_times(
+        map_name,
+        steps,
+        [
+            (InProcessEngine, "respond", "engine (respond)"),
+            (Session, "_step", "  the game's step (simulation)"),
+            (Session, "_action", "  the action"),
+            (observe, "observation", "  the observation"),
+            (LayerRenderer, "render", "    feature layers rendered"),
+            (FrameCache, "coverage", "      coverage and densities"),
+            (FrameCache, "points", "      minimap unit points"),
+            (FrameCache, "tables", "      per-unit layer values"),
+            (LayerRenderer, "_draw_units", "      unit layers written"),
+            (Panels, "fill", "    panels (player, command card, score)"),
+            (observe, "merge_layers", "  layers merged into the answer"),
+            (StackDecoder, "decode", "client: layers decoded into uint8"),
+            (ObservationDecoder, "decode", "client: non-layer decode"),
+            (SC2Env, "encode", "client: action encoding"),
+        ],
+    )
+
+
+def _thread_times(map_name: str, steps: int, timed: list[tuple[object, str, str]]) -> dict[str, float]:
+    """Thread CPU microseconds per direct step spent in each (owner, function name, label) of `timed`
+    (inclusive), and the whole step's ("total"), over `steps` steps of the benchmark's loop."""
+    spent = {label: 0.0 for _, _, label in timed}
     originals = [(owner, name, getattr(owner, name)) for owner, name, _ in timed]
 
     def wrap(function, label):
@@ -184,7 +227,6 @@ def breakdown(map_name: str, steps: int) -> dict[str, float]:
         for owner, name, function in originals:
             setattr(owner, name, function)
     out = {label: seconds / steps * 1e6 for label, seconds in spent.items()}
-    out["the rest (match glue, reward, info, checks)"] = total / steps * 1e6 - sum(out.values())
     out["total"] = total / steps * 1e6
     return out
 
@@ -206,9 +248,17 @@ def main(argv: list[str] | None = None) -> dict[str, list[tuple[float, float]]]:
         metavar="MAP",
         help="only: where a direct step's CPU goes on MAPs",
     )
+    parser.add_argument(
+        "--split",
+        nargs="*",
+        default=[],
+        metavar="MAP",
+        help="only: a finer, nested split of a direct step's CPU on MAPs",
+    )
     args = parser.parse_args(argv)
-    if args.breakdown:
-        rows = {name: breakdown(name, args.steps) for name in args.breakdown}
+    if args.breakdown or args.split:
+        measure = breakdown if args.breakdown else split
+        rows = {name: measure(name, args.steps) for name in args.breakdown or args.split}
         print(f"{'CPU us per direct step':44s}" + "".join(f"{name:>24s}" for name in rows))
         for label in next(iter(rows.values())):
             print(f"{label:44s}" + "".join(f"{row[label]:24.0f}" for row in rows.values()))
