@@ -9,8 +9,9 @@ each policy against the scenario's enemy (the map's attack-move order and the un
 
 Beside them, the heuristic's win rate SMAC's paper reports (Samvelyan et al. 2019, "The StarCraft
 Multi-Agent Challenge", the heuristic column of its table of test win rates, on StarCraft II 4.6.2.69232
-against difficulty 7); the paper gives it for 14 of the 23 scenarios. A row is printed as soon as its
-scenario is done, and the Markdown table (and a JSON copy) goes to --out at the end.
+against difficulty 7; as recalled, not checked against the paper's table); the paper gives it for 14 of
+the 23 scenarios. A row is printed as soon as its scenario is done, and the Markdown table (and a JSON
+copy) goes to --out at the end.
 
     python benchmarks/smac_win_rates.py [--episodes 100] [--map 3m,2s3z] [--out runs/win_rates.md]
 """
