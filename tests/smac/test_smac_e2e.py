@@ -139,6 +139,22 @@ def test_the_heuristic_wins_3m_more_often_than_not(engine_plays_smac):
         assert env.get_stats()["battles_won"] >= 3
 
 
+def test_the_agents_units_never_fight_on_their_own(engine_plays_smac):
+    """SMAC's maps give the agents `_RL` copies of the real units (DefaultAcquireLevel Passive, Response
+    Nothing): told only to stop, they neither acquire the attacking enemy nor fight back, and lose unhurt
+    enemies."""
+    with StarCraft2Env(map_name="3m", engine="builtin", seed=0) as env:
+        env.reset()
+        terminated, info, steps = False, {}, 0
+        while not terminated:
+            stop_if_alive = [1 if avail[1] else 0 for avail in env.get_avail_actions()]
+            _, terminated, info = env.step(stop_if_alive)
+            steps += 1
+        assert not info["battle_won"] and info["dead_allies"] == 3 and info["dead_enemies"] == 0
+        assert steps < env.episode_limit, "the enemy's attack-move reached and killed the agents"
+        assert [u.health for u in env.enemies.values()] == [45.0, 45.0, 45.0]
+
+
 def test_the_real_game_path_through_an_install_folder(engine_plays_smac, tmp_path):
     """engine="sc2" with SMAC's maps in the install: the env finds Maps/SMAC_Maps/3m.SC2Map, sends its bytes
     as SMAC does, and plays (the install's SC2_x64 is the built-in engine behind SC2_x64's command line)."""
