@@ -191,9 +191,13 @@ class UnitType:
 
     @property
     def scan_range(self) -> float:
-        """How far the unit looks for targets when idle or attack-moving (edge to edge)."""
+        """How far the unit looks for targets when idle or attack-moving (edge to edge): its weapon's scan range
+        or range, whichever is greater, and for a mobile ground unit at least its range + 0.5."""
         if self.weapon is not None:
-            return max(self.weapon.scan_range, self.weapon.range)
+            # Legacy of the Void raised the minimum scan range of ground units to weapon range + 0.5 (static
+            # defence kept its own); a short weapon keeps the default 5.
+            margin = 0.0 if self.flying or self.structure else _GROUND_SCAN_MARGIN
+            return max(self.weapon.scan_range, self.weapon.range + margin)
         return self.burst.scan_range if self.burst is not None else 0.0
 
     @property
@@ -219,6 +223,9 @@ class UnitType:
         return self.weapon is not None or self.burst is not None
 
 
+_GROUND_SCAN_MARGIN = (
+    0.5  # a ground unit scans at least this far beyond its weapon's range (UnitType.scan_range)
+)
 _ZERG_REGEN = 0.2734  # hit points per game second (game data LifeRegenRate)
 # Protoss shields regenerate 2 points per game second after 10 game seconds without damage (game data
 # ShieldRegenRate / ShieldRegenDelay, as SMAC's maps copy them).
@@ -240,7 +247,7 @@ _TABLE = (
         food_required=1,
         build_time=400,
         build_ability=560,
-        weapon=Weapon(ANY, 6, 5, 0.860839844, damage_point=0.05, scan_range=5.5),
+        weapon=Weapon(ANY, 6, 5, 0.860839844, damage_point=0.05),
         command_card=_ARMY_CARD,
         army=True,
         cost_category="army",

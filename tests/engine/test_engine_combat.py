@@ -456,3 +456,21 @@ def test_call_for_help_reaches_idle_allies_only():
     assert by_tag[shot.tag].pos.x < 25.5, "the idle one that was shot charges"
     assert by_tag[walker.tag].pos.x == pytest.approx(28), "the attack-moving one is not called in"
     assert by_tag[walker.tag].pos.y > 31, "it walks on to its point"
+
+
+@pytest.mark.parametrize("gap, acquires", [(6.4, True), (6.6, False)])
+def test_a_ground_unit_scans_half_a_cell_beyond_its_range(gap, acquires):
+    # Since Legacy of the Void a ground unit's minimum scan range is its weapon range + 0.5: an idle Stalker
+    # (range 6) takes a Zergling 6.4 away edge to edge and leaves one 6.6 away (the Zergling's own scan is 5).
+    stalker_radius, zergling_radius = 0.625, 0.375
+    sim = Sim(
+        arena(
+            [
+                unit("Stalker", 30, 30),
+                unit("Zergling", 30 + stalker_radius + zergling_radius + gap, 30, owner=2),
+            ]
+        )
+    )
+    sim.step(32)
+    (zergling,) = sim.units(ZERGLING)
+    assert (zergling.health < 35) == acquires
