@@ -499,7 +499,8 @@ class StarCraft2Env(AgentViews, MultiAgentEnv):
             isinstance(actions, np.ndarray)
             and actions.dtype.kind in "iu"
             and actions.shape == (self.n_agents,)
-            and (self.n_agents == 0 or (actions.min() >= 0 and actions.max() < self.n_actions))
+            and np.minimum.reduce(actions) >= 0
+            and np.maximum.reduce(actions) < self.n_actions
         ):  # an array of valid ids (what a learner passes): no check per item needed
             return actions.tolist()
         try:

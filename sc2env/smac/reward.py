@@ -82,6 +82,14 @@ class DamageTracker:
         """(health and shield lost by the units not dead before, how many died now); marks the new dead."""
         counted = ~dead
         died = counted & (health == 0)
-        hurt = counted & ~died
-        dead |= died
-        return float(before[died].sum() + (before[hurt] - after[hurt]).sum()), int(died.sum())
+        deaths = int(np.count_nonzero(died))
+        killed = 0.0
+        hurt = counted
+        if deaths:
+            killed = np.add.reduce(before[died])
+            hurt = counted & ~died
+            dead |= died
+        # np.add.reduce is what .sum() runs (the same pairwise sums), without its Python wrapper; most steps
+        # nobody is dead yet and the whole side counts, so no unit needs picking out.
+        lost = np.add.reduce(before - after if hurt.all() else before[hurt] - after[hurt])
+        return float(killed + lost), deaths
