@@ -233,6 +233,9 @@ def test_vectorised_builders_equal_the_per_unit_reference(map_name, options, mon
             np.testing.assert_array_equal(obs, np.array([ref.obs(i) for i in range(env.n_agents)]))
             np.testing.assert_array_equal(env.get_state(), ref.state())
             np.testing.assert_array_equal(env.get_visibility_matrix(), ref.visibility())
+            if env.scenario.generated:  # SMACv2's capabilities: each agent's type one-hot
+                caps = [ref.one_hot(a, ally=True) for a in ref.allies]
+                np.testing.assert_array_equal(env.get_capabilities(), np.array(caps, np.float32).ravel())
             checked += 1
             deaths += sum(u.health <= 0 for u in ref.allies + ref.enemies)
             actions = np.argmax(rng.random(avail.shape) * avail, axis=1)
