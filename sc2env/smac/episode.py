@@ -73,7 +73,7 @@ class Roster:
         health = v[:, Column.health]
         cooldown = v[:n, Column.weapon_cooldown]
         heals = self.plan.heals
-        if heals.any():
+        if self.plan.any_heals:
             cooldown = np.where(heals, v[:n, Column.energy], cooldown)
         return Frame(
             n_agents=n,

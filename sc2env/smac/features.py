@@ -91,6 +91,10 @@ class Plan:
         return self.ally_one_hot * self.layout.v2.observe_types
 
     @functools.cached_property
+    def any_heals(self) -> bool:
+        return bool(self.heals.any())
+
+    @functools.cached_property
     def sees_all(self) -> bool:
         return self.layout.v2.fully_observable
 
@@ -167,9 +171,17 @@ class Frame:
     def e_shield(self) -> np.ndarray:
         return self.shield[self.n_agents :]
 
-    @functools.cached_property
+    _offsets: np.ndarray | None = dataclasses.field(default=None, repr=False)
+
+    @property
     def offsets(self) -> np.ndarray:
-        """(3, n_agents, n_units): distance, dx and dy from each agent (rows) to every unit (columns)."""
+        """(3, n_agents, n_units): distance, dx and dy from each agent (rows) to every unit (columns); computed
+        on first use (a plain attribute: functools.cached_property takes a lock, and a Frame lives one step)."""
+        if self._offsets is None:
+            self._offsets = self._pairwise()
+        return self._offsets
+
+    def _pairwise(self) -> np.ndarray:
         n = self.n_agents
         x, y = self.pos[:, 0], self.pos[:, 1]
         out = np.empty((3, n, len(x)))
@@ -235,7 +247,7 @@ def available_actions(plan: Plan, frame: Frame, grids: MapGrids, masked: bool = 
     if masked:
         targets &= distance[:, n:] <= plan.shoot[:, None]
     avail[:, TARGETS : TARGETS + layout.n_enemies] = targets
-    if plan.heals.any():
+    if plan.any_heals:
         healers = np.flatnonzero(plan.heals & alive)
         reach = distance[healers, :n] <= plan.shoot[healers, None] if masked else True
         avail[healers, TARGETS : TARGETS + n] = reach & (alive & plan.heal_target)
