@@ -66,15 +66,17 @@ def add_commands(
     move_amount: float,
     target_tags: Sequence[int],
     heals: Sequence[bool],
+    unit_types: Sequence[int],
 ) -> None:
     """`add_command` for every agent (lists by agent id; a dead agent's action is a no-op), with the agents
-    given the same stop, attack or heal sharing one command that names all their units, in id order.
+    given the same stop, or the same attack or heal target with units of the same type, sharing one command
+    that names all their units, in id order.
 
     A command of several units gives each unit the very order it would have had alone (a unit target is no
-    point: no formation, no shared path), so the game plays the same; it only reads fewer commands. Each move
-    stays its own: its point is its unit's own.
+    point: no formation, no shared path; and units of one type can all do the same to it), so the game plays
+    the same; it only reads fewer commands. Each move stays its own: its point is its unit's own.
     """
-    shared: dict[tuple[int, int], raw_pb2.ActionRawUnitCommand] = {}
+    shared: dict[tuple[int, int, int], raw_pb2.ActionRawUnitCommand] = {}
     for i, action in enumerate(actions):
         if action == NO_OP:
             continue
@@ -82,13 +84,13 @@ def add_commands(
             add_command(request, action, tags[i], x[i], y[i], move_amount, 0, False)
             continue
         if action == STOP:
-            key = (Ability.STOP, 0)
+            key = (Ability.STOP, 0, 0)
         else:
-            key = (Ability.HEAL if heals[i] else Ability.ATTACK, target_tags[i])
+            key = (Ability.HEAL if heals[i] else Ability.ATTACK, target_tags[i], unit_types[i])
         command = shared.get(key)
         if command is None:
             command = shared[key] = request.actions.add().action_raw.unit_command
-            command.ability_id, target = key
+            command.ability_id, target, _ = key
             command.queue_command = False
             if target:
                 command.target_unit_tag = target

@@ -554,7 +554,15 @@ class StarCraft2Env(AgentViews, MultiAgentEnv):
             for action, heal in zip(actions, heals)
         ]
         add_commands(
-            request, actions, own, agents.x.tolist(), agents.y.tolist(), self._move_amount, targets, heals
+            request,
+            actions,
+            own,
+            agents.x.tolist(),
+            agents.y.tolist(),
+            self._move_amount,
+            targets,
+            heals,
+            agents.unit_type.tolist(),
         )
         return request
 

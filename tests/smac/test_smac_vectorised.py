@@ -1,6 +1,7 @@
 """The vectorised observation, state, availability and visibility builders against a straightforward reference:
 SMAC's formulas written out per agent and per unit, reading each unit's raw `Unit` message, on random episodes
-of several scenarios (with SMAC's and SMACv2's options) played on the built-in engine."""
+of several scenarios (with SMAC's and SMACv2's options) played on the built-in engine; and shared commands
+against SMAC's one command per agent."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import pytest
 from s2clientprotocol import raw_pb2
 from test_smacv2_env import capability
 
-from sc2env.smac import StarCraft2Env
+from sc2env.smac import StarCraft2Env, commands
+from sc2env.smac import env as env_module
 from sc2env.smac.sharing import EnemySharing
 
 N_NO_ATTACK = 6
@@ -246,3 +248,48 @@ def test_vectorised_builders_equal_the_per_unit_reference(map_name, options, mon
         env.close()
     assert checked == 90
     assert deaths > 0  # the dead's zero rows were compared too
+
+
+def _one_command_per_agent(request, actions, tags, x, y, move_amount, target_tags, heals, unit_types):
+    """SMAC's own way: a command per agent, none shared."""
+    for i, action in enumerate(actions):
+        commands.add_command(request, action, tags[i], x[i], y[i], move_amount, target_tags[i], heals[i])
+
+
+def _focus_fire_episodes(map_name: str, steps: int) -> tuple[list[tuple], int]:
+    """Every step's observations, state, reward and end under SMAC's focus-fire policy, and how many commands
+    named more than one unit."""
+    env = StarCraft2Env(map_name=map_name, seed=2, engine="builtin", direct=True, heuristic_ai=True)
+    game = env._game
+    sent_together = 0
+    act_step_observe = game.act_step_observe
+
+    def counting(request):
+        nonlocal sent_together
+        sent_together += sum(len(a.action_raw.unit_command.unit_tags) > 1 for a in request.actions)
+        return act_step_observe(request)
+
+    game.act_step_observe = counting
+    seen = []
+    try:
+        env.reset()
+        for _ in range(steps):
+            reward, terminated, info = env.step([0] * env.n_agents)
+            seen.append(
+                (np.array(env.get_obs()).tobytes(), env.get_state().tobytes(), reward, terminated, info)
+            )
+            if terminated:
+                env.reset()
+    finally:
+        env.close()
+    return seen, sent_together
+
+
+@pytest.mark.parametrize("map_name", ["2s3z", "MMM2"])
+def test_shared_commands_play_as_one_command_per_agent(map_name, monkeypatch):
+    shared, together = _focus_fire_episodes(map_name, 120)
+    assert together > 0  # focus fire: agents of one type attack (or heal) the same target at once
+    monkeypatch.setattr(env_module, "add_commands", _one_command_per_agent)
+    alone, together = _focus_fire_episodes(map_name, 120)
+    assert together == 0
+    assert shared == alone
