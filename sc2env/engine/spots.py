@@ -33,9 +33,11 @@ class Spots:
     the last few radii asked, brought up to date at each call by the units that came, went or moved since."""
 
     KEPT = 4  # radii whose cores are kept (a wave of Zerglings and Banelings asks for two in turn)
+    ASKED = 64  # points whose candidates are kept (scripts respawn groups at the same few points)
 
     def __init__(self) -> None:
         self._cores: dict[float, Cores] = {}
+        self._candidates: dict[tuple[float, float, float], Candidates] = {}
 
     def free_spot(self, w: World, x: float, y: float, radius: float) -> tuple[float, float]:
         """The nearest point to (x, y) where a ground unit of `radius` overlaps no unit or obstacle (SC2's
@@ -58,16 +60,13 @@ class Spots:
         blockers: Blockers | None = None
         # Then the rest of the spiral, nearest first: the candidates inside the area and off every core, tested
         # in growing runs (a crowd near (x, y) needs a few hundred tests, not all few thousand).
-        candidates = origin + _spiral()[1:]
-        candidates = candidates[
-            (candidates[:, 0] >= b.x0 + radius)
-            & (candidates[:, 0] <= b.x1 - radius)
-            & (candidates[:, 1] >= b.y0 + radius)
-            & (candidates[:, 1] <= b.y1 - radius)
-        ]
-        candidates = candidates[~cores.blocked(candidates)]
-        if walls is not None:  # on the pathable cells, surely clear of the unpathable ones
-            candidates = candidates[walls.sampled(candidates) >= radius + SAMPLED_ERROR]
+        key = (x, y, radius)
+        asked = self._candidates.get(key)
+        if asked is None:
+            if len(self._candidates) >= self.ASKED:
+                self._candidates.clear()
+            asked = self._candidates[key] = Candidates(w, origin, radius, cores)
+        candidates = asked.points[~cores.blocked_cells(asked.cells)]
         start, run = 0, 64
         while start < len(candidates):
             blockers = blockers or Blockers(w, origin, radius)
@@ -161,14 +160,41 @@ class Cores:
         else:
             np.subtract.at(counts, flat, np.uint16(-delta))
 
-    def blocked(self, points: np.ndarray) -> np.ndarray:
-        """Whether each point lies in a cell one unit blocks entirely (False off the raster)."""
+    def cells(self, points: np.ndarray) -> np.ndarray:
+        """The raster cell of each point as a flat index, -1 off the raster (the same for every radius: the
+        raster covers the pathable area)."""
         cells = np.floor((points - self.low) / self.CELL).astype(np.int64)
         rows, cols = self.shape
         on = (cells[:, 0] >= 0) & (cells[:, 0] < cols) & (cells[:, 1] >= 0) & (cells[:, 1] < rows)
-        out = np.zeros(len(points), bool)
-        out[on] = self.count[cells[on, 1], cells[on, 0]] > 0
-        return out
+        return np.where(on, cells[:, 1] * cols + cells[:, 0], -1)
+
+    def blocked_cells(self, cells: np.ndarray) -> np.ndarray:
+        """Whether each cell (flat indices from `cells`) is one a unit blocks entirely (False off the raster)."""
+        return (self.count.reshape(-1)[cells] > 0) & (cells >= 0)
+
+    def blocked(self, points: np.ndarray) -> np.ndarray:
+        """Whether each point lies in a cell one unit blocks entirely (False off the raster)."""
+        return self.blocked_cells(self.cells(points))
+
+
+class Candidates:
+    """The spiral round an asked point (after the point itself) as far as units can't change it: the points
+    inside the pathable area shrunk by `radius` and, on a walled map, surely clear of its walls, nearest first,
+    with their raster cells. Kept per asked point: walls and area last the whole game."""
+
+    def __init__(self, w: World, origin: np.ndarray, radius: float, cores: Cores):
+        b = w.pathable
+        points = origin + _spiral()[1:]
+        points = points[
+            (points[:, 0] >= b.x0 + radius)
+            & (points[:, 0] <= b.x1 - radius)
+            & (points[:, 1] >= b.y0 + radius)
+            & (points[:, 1] <= b.y1 - radius)
+        ]
+        if w.walls is not None:  # on the pathable cells, surely clear of the unpathable ones
+            points = points[w.walls.sampled(points) >= radius + SAMPLED_ERROR]
+        self.points = points
+        self.cells = cores.cells(points)
 
 
 class Blockers:
