@@ -34,6 +34,9 @@ class Spots:
 
     KEPT = 4  # radii whose cores are kept (a wave of Zerglings and Banelings asks for two in turn)
     ASKED = 64  # points whose candidates are kept (scripts respawn groups at the same few points)
+    # Units in the world from which the cores pay for their upkeep: fewer block only a few runs' worth of
+    # candidates, and skipping the cores changes no answer (what they rule out, the exact test rules out too).
+    CROWD = 24
 
     def __init__(self) -> None:
         self._cores: dict[float, Cores] = {}
@@ -52,21 +55,25 @@ class Spots:
             walls is None or walls.clearance(origin[None])[0] >= radius
         ):  # (x, y) itself first, even in an area narrower than the unit
             return x, y
-        cores = self._cores.pop(radius, None) or Cores(w, radius)
-        self._cores[radius] = cores  # the most recent last: the oldest goes first
-        if len(self._cores) > self.KEPT:
-            del self._cores[next(iter(self._cores))]
-        cores.update(w)
-        blockers: Blockers | None = None
-        # Then the rest of the spiral, nearest first: the candidates inside the area and off every core, tested
-        # in growing runs (a crowd near (x, y) needs a few hundred tests, not all few thousand).
         key = (x, y, radius)
         asked = self._candidates.get(key)
         if asked is None:
             if len(self._candidates) >= self.ASKED:
                 self._candidates.clear()
-            asked = self._candidates[key] = Candidates(w, origin, radius, cores)
-        candidates = asked.points[~cores.blocked_cells(asked.cells)]
+            asked = self._candidates[key] = Candidates(w, origin, radius)
+        # Then the rest of the spiral, nearest first: the candidates inside the area (and, in a crowd, off every
+        # core), tested in growing runs (a crowd near (x, y) needs a few hundred tests, not all few thousand).
+        candidates = asked.points
+        if w.n >= self.CROWD:
+            cores = self._cores.pop(radius, None) or Cores(w, radius)
+            self._cores[radius] = cores  # the most recent last: the oldest goes first
+            if len(self._cores) > self.KEPT:
+                del self._cores[next(iter(self._cores))]
+            cores.update(w)
+            if asked.cells is None:
+                asked.cells = cores.cells(asked.points)
+            candidates = candidates[~cores.blocked_cells(asked.cells)]
+        blockers: Blockers | None = None
         start, run = 0, 64
         while start < len(candidates):
             blockers = blockers or Blockers(w, origin, radius)
@@ -179,10 +186,10 @@ class Cores:
 
 class Candidates:
     """The spiral round an asked point (after the point itself) as far as units can't change it: the points
-    inside the pathable area shrunk by `radius` and, on a walled map, surely clear of its walls, nearest first,
-    with their raster cells. Kept per asked point: walls and area last the whole game."""
+    inside the pathable area shrunk by `radius` and, on a walled map, surely clear of its walls, nearest first.
+    Kept per asked point: walls and area last the whole game."""
 
-    def __init__(self, w: World, origin: np.ndarray, radius: float, cores: Cores):
+    def __init__(self, w: World, origin: np.ndarray, radius: float):
         b = w.pathable
         points = origin + _spiral()[1:]
         points = points[
@@ -194,7 +201,7 @@ class Candidates:
         if w.walls is not None:  # on the pathable cells, surely clear of the unpathable ones
             points = points[w.walls.sampled(points) >= radius + SAMPLED_ERROR]
         self.points = points
-        self.cells = cores.cells(points)
+        self.cells: np.ndarray | None = None  # their raster cells (Cores.cells), once a crowd asks for them
 
 
 class Blockers:
