@@ -222,20 +222,23 @@ class Combat:
         if not w.exists(attacker):
             return
         a = w.slot(attacker)
-        offset = w.pos - w.pos[j]
         # Only idle units answer, the victim and its allies alike (the data's Response and CallForHelp): an
         # attack-moving unit keeps to its own acquiring, so a shot from afar does not pull a whole wave onto it.
-        near = (
-            (np.hypot(offset[:, 0], offset[:, 1]) <= _CALL_FOR_HELP)
-            & _RESPONDS[w.type_id]
-            & (w.owner == w.owner[j])
-            & (w.mode == CombatMode.IDLE)
-            & (w.engaged == 0)
-        ).nonzero()[0]
+        # Those first: in a fight nearly every unit is busy, and then no distance needs measuring.
+        idle = (w.mode == CombatMode.IDLE) & (w.engaged == 0)
+        if not _count(idle):
+            return
+        rows = (idle & (w.owner == w.owner[j]) & w.per_rows("responds", self._responders)).nonzero()[0]
+        offset = w.pos[rows] - w.pos[j]
+        near = rows[np.hypot(offset[:, 0], offset[:, 1]) <= _CALL_FOR_HELP]
         for k in near.tolist():
             if self.attackable(k, a) and w.owner[k] != w.owner[a]:
                 w.engaged[k] = attacker
                 w.leash[k] = w.pos[k]
+
+    def _responders(self) -> np.ndarray:
+        """Which rows react to being attacked (by type)."""
+        return _RESPONDS[self.world.type_id]
 
     # ---- after a batch ------------------------------------------------------------------------------
     def advance(self, elapsed: int, loop: int) -> None:
