@@ -25,6 +25,7 @@ from sc2env.engine.orders import SUCCESS, Orders
 from sc2env.engine.panels import Panels
 from sc2env.engine.players import Player, Stats
 from sc2env.engine.production import Production
+from sc2env.engine.raw_grids import RawGrids
 from sc2env.engine.render import (
     MINIMAP_LAYERS,
     MINIMAP_LAYERS_FAIR,
@@ -146,6 +147,7 @@ class Game:
         self.screen_layers = LayerRenderer(SCREEN_LAYERS, self.terrain)
         self.minimap_layers = LayerRenderer(MINIMAP_LAYERS, self.terrain)
         self.frames = FrameCache()
+        self.raw_grids = RawGrids()
         self.panels = Panels(self)
         self._minimap_views: dict[tuple, View] = {}
         # What the agent asked for at join; until then no feature layers, render or raw data.

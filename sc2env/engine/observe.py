@@ -177,8 +177,9 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
             if rally is not None:
                 _add_rally(unit, rally, ox, oy)
             _add_orders(unit, orders, ox, oy)
-    raw.map_state.visibility.MergeFromString(encode(8, _raw_grid(game, game.vision.grid())))
-    raw.map_state.creep.MergeFromString(encode(1, _raw_grid(game, game.terrain.creep)))
+    area, grids = game.raw_area(), game.raw_grids
+    raw.map_state.visibility.MergeFromString(grids.encoded(8, game.vision.grid(), area))
+    raw.map_state.creep.MergeFromString(grids.encoded(1, game.terrain.creep, area))
 
 
 def _add_rally(unit: raw_pb2.Unit, rally: Order, ox: int, oy: int) -> None:
@@ -202,16 +203,10 @@ def _add_orders(unit: raw_pb2.Unit, orders: list[Order], ox: int, oy: int) -> No
 def _harvesters(game: Game) -> dict[int, tuple[int, int]]:
     """(assigned, ideal) workers of each own town hall (2 per mineral field within 10) and refinery (3)."""
     w, pid = game.world, game.player.player_id
-    dropoff, harvested, worker = (
-        DROPOFF_TYPES[w.type_id],
-        HARVESTED_TYPES[w.type_id],
-        WORKER_TYPES[w.type_id],
-    )
-    own, finished = w.owner == pid, w.build_progress >= 1
-    halls = np.flatnonzero(own & finished & dropoff)
-    refineries = np.flatnonzero(own & finished & harvested)
+    halls, refineries = w.per_rows(("harvest sites", pid), lambda: _harvest_sites(game))
     if not len(halls) and not len(refineries):
         return {}
+    own, harvested, worker = w.owner == pid, HARVESTED_TYPES[w.type_id], WORKER_TYPES[w.type_id]
     workers = [
         i
         for i in np.flatnonzero(own & worker & (w.harvest_tag != 0)).tolist()
@@ -226,6 +221,17 @@ def _harvesters(game: Game) -> dict[int, tuple[int, int]]:
     for i in refineries.tolist():
         out[int(w.tag[i])] = (int((targets == w.tag[i]).sum()), 3 if w.contents[i] > 0 else 0)
     return out
+
+
+def _harvest_sites(game: Game) -> tuple[np.ndarray, np.ndarray]:
+    """The player's finished town halls and refineries (rows): a per-row fact, since a structure finishing
+    changes the rows' version."""
+    w = game.world
+    own_finished = (w.owner == game.player.player_id) & (w.build_progress >= 1)
+    return (
+        np.flatnonzero(own_finished & DROPOFF_TYPES[w.type_id]),
+        np.flatnonzero(own_finished & HARVESTED_TYPES[w.type_id]),
+    )
 
 
 def game_info(game: Game) -> sc_pb.ResponseGameInfo:

@@ -103,3 +103,18 @@ def test_visibility_layer_is_redrawn_after_a_restart_that_reaches_the_same_visio
     sim.ask(restart_game=sc_pb.RequestRestartGame())
     assert march(-10) == first
     assert np.array_equal(minimap_visibility(), game.terrain.sample(game.minimap_view(), game.vision.grid()))
+
+
+def test_raw_map_state_grids_are_encoded_once_per_grid_and_crop():
+    from sc2env.engine.raw_grids import RawGrids
+    from sc2env.engine.render import encode
+
+    grids = RawGrids()
+    grid = np.arange(48, dtype=np.uint8).reshape(6, 8)
+    whole = grids.encoded(8, grid, None)
+    assert whole == encode(8, grid)
+    assert grids.encoded(8, grid, None) is whole, "the same grid again: the kept bytes"
+    assert grids.encoded(8, grid, (1, 2, 5, 6)) == encode(8, grid[2:6, 1:5]), "cropped to x 1..5, y 2..6"
+    assert grids.encoded(1, grid, None) == encode(1, grid)
+    changed = grid + 1  # a vision's grid is a new array whenever it changes
+    assert grids.encoded(8, changed, None) == encode(8, changed) != whole

@@ -1,0 +1,35 @@
+"""The raw map state's grids (visibility, creep) as encoded, kept while each grid stays the same array."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sc2env.engine.render import encode
+
+Area = tuple[int, int, int, int] | None
+"""Cells (x0, y0, x1, y1) a grid is cropped to (raw_crop_to_playable_area), or None for the whole map."""
+
+
+class RawGrids:
+    """Encoded ImageData of raw map-state grids. A grid is never written in place once shown (the creep never
+    changes; a vision's grid is a new array whenever it changes), so the same array, crop and depth give the
+    same bytes."""
+
+    KEPT = 8  # grids kept: two per player (visibility, creep)
+
+    def __init__(self) -> None:
+        # (id of the grid, bits per pixel, crop) -> (the grid itself, so that its id stays its own; its bytes)
+        self._kept: dict[tuple[int, int, Area], tuple[np.ndarray, bytes]] = {}
+
+    def encoded(self, bits_per_pixel: int, grid: np.ndarray, area: Area) -> bytes:
+        """`grid` (row 0 at y = 0), cropped to `area`, as a serialized ImageData of `bits_per_pixel`."""
+        key = (id(grid), bits_per_pixel, area)
+        kept = self._kept.get(key)
+        if kept is not None and kept[0] is grid:
+            return kept[1]
+        if len(self._kept) >= self.KEPT:
+            self._kept.clear()
+        cropped = grid if area is None else grid[area[1] : area[3], area[0] : area[2]]
+        data = encode(bits_per_pixel, cropped)
+        self._kept[key] = (grid, data)
+        return data
