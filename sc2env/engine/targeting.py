@@ -296,7 +296,7 @@ class Targeting:
         rows, before, mode_of = armed.tolist(), old.tolist(), modes.tolist()
         self._carry_on(rows, before, new, mode_of)
         inside = self._close_in(rows, before, new, in_range, mode_of)
-        self._fire_when_ready(rows, new, in_range, inside)
+        self._fire_when_ready(armed, rows, new, in_range, inside)
 
     def _carry_on(self, rows: list[int], before: list[int], new: list[int], modes: list[int]) -> None:
         """Units that lost their target stop firing; an Attack order on it is done, others resume."""
@@ -337,7 +337,7 @@ class Targeting:
         return inside
 
     def _fire_when_ready(
-        self, rows: list[int], new: list[int], in_range: list[bool], inside: list[int]
+        self, armed: np.ndarray, rows: list[int], new: list[int], in_range: list[bool], inside: list[int]
     ) -> None:
         """Units in range whose weapon is ready fire.
 
@@ -346,9 +346,15 @@ class Targeting:
         attacks from when its weapon became ready, within the last tick."""
         w = self.world
         chased = self._chasing
-        self._chasing = {int(w.tag[rows[k]]) for k, tag in enumerate(new) if tag and not in_range[k]}
-        for k in [k for k in inside if w.cooldown[rows[k]] <= 0]:
-            i, tag = rows[k], new[k]
+        # Each column read once for every armed unit: the tags stay, and the cooldowns are those before anyone
+        # fires (firing changes only the shooter's own).
+        tags = w.tag[armed].tolist()
+        self._chasing = {tags[k] for k, tag in enumerate(new) if tag and not in_range[k]}
+        if not inside:
+            return
+        cooldowns = w.cooldown[armed].tolist()
+        for k in [k for k in inside if cooldowns[k] <= 0]:
+            tag = new[k]
             if w.exists(tag):
-                late = 0.0 if int(w.tag[i]) in chased else float(min(-w.cooldown[i], TICK - 1))
-                self._fire(i, w.slot(tag), late)
+                late = 0.0 if tags[k] in chased else float(min(-cooldowns[k], TICK - 1))
+                self._fire(rows[k], w.slot(tag), late)
