@@ -36,7 +36,7 @@ class Spots:
     ASKED = 64  # points whose candidates are kept (scripts respawn groups at the same few points)
     # Units in the world from which the cores pay for their upkeep: fewer block only a few runs' worth of
     # candidates, and skipping the cores changes no answer (what they rule out, the exact test rules out too).
-    CROWD = 24
+    CROWD = 64
 
     def __init__(self) -> None:
         self._cores: dict[float, Cores] = {}
@@ -222,31 +222,45 @@ class Blockers:
             near = np.abs(w.pos[units] - origin).max(axis=1) < reach + w.radius[units]
             units = units[near]
         self.pos, self.radii = w.pos[units], w.radius[units]
+        self.limits = self.radius + self.radii - _SLACK  # a candidate closer than this to a unit is blocked
         self.cell = radius + (float(self.radii.max()) if len(units) else 0.0) + _SLACK
         self.low = origin - (reach + self.cell)
         self.side = int(2 * (reach + self.cell) / self.cell) + 2
-        cells = self._cells(self.pos).clip(0, self.side - 1)
-        flat = cells[:, 1] * self.side + cells[:, 0]
-        self.order = np.argsort(flat, kind="stable")
-        self.counts = np.bincount(flat, minlength=self.side * self.side)
-        self.starts = np.cumsum(self.counts) - self.counts
+        self._grid: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # binned once a big test needs it
         obstacles = (w.obstacle & shown).nonzero()[0]
         if len(obstacles):
             near = box_distance(origin, w.pos[obstacles], w.half[obstacles]) < reach
             obstacles = obstacles[near]
         self.box_centres, self.box_halves = w.pos[obstacles][None], w.half[obstacles][None]
 
+    # Up to this many (candidate, unit) pairs, every pair is tested at once: cheaper than finding the few near
+    # pairs in the grid, and the pairs the grid would skip are too far apart to block.
+    ALL_PAIRS = 1 << 14
+
     def _cells(self, points: np.ndarray) -> np.ndarray:
         return np.floor((points - self.low) / self.cell).astype(np.int64)
+
+    def _binned(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The units binned in the grid: (their order by cell, units per cell, where each cell's run starts)."""
+        if self._grid is None:
+            cells = self._cells(self.pos).clip(0, self.side - 1)
+            flat = cells[:, 1] * self.side + cells[:, 0]
+            counts = np.bincount(flat, minlength=self.side * self.side)
+            self._grid = np.argsort(flat, kind="stable"), counts, np.cumsum(counts) - counts
+        return self._grid
 
     def free(self, candidates: np.ndarray) -> np.ndarray:
         """Per candidate point, whether a unit of `radius` standing there overlaps nothing."""
         free = np.ones(len(candidates), bool)
-        if len(self.pos):
+        if len(self.pos) and len(self.pos) * len(candidates) <= self.ALL_PAIRS:
+            dx = candidates[:, 0, None] - self.pos[:, 0]
+            dy = candidates[:, 1, None] - self.pos[:, 1]
+            free &= ~np.logical_or.reduce(np.hypot(dx, dy) < self.limits, axis=1)
+        elif len(self.pos):
             which, rows = self._pairs(candidates)
             rel = candidates[which] - self.pos[rows]
             d = np.hypot(rel[:, 0], rel[:, 1])
-            free[which[d < self.radius + self.radii[rows] - _SLACK]] = False
+            free[which[d < self.limits[rows]]] = False
         if self.box_centres.shape[1]:
             d = box_distance(candidates[:, None, :], self.box_centres, self.box_halves)
             free &= (d >= self.radius - _SLACK).all(axis=1)
@@ -255,17 +269,20 @@ class Blockers:
     def _pairs(self, candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(candidate index, unit index) of every unit in each candidate's 3x3 block of cells."""
         side = self.side
+        order, units_per_cell, starts = self._binned()
         cells = self._cells(candidates)
         cx = cells[:, 0, None] + _NEIGHBOURS[:, 0]
         cy = cells[:, 1, None] + _NEIGHBOURS[:, 1]
         flat = (cy.clip(0, side - 1) * side + cx.clip(0, side - 1)).ravel()
-        counts = np.where(((cx >= 0) & (cx < side) & (cy >= 0) & (cy < side)).ravel(), self.counts[flat], 0)
+        counts = np.where(
+            ((cx >= 0) & (cx < side) & (cy >= 0) & (cy < side)).ravel(), units_per_cell[flat], 0
+        )
         total = int(counts.sum())
         which = np.repeat(np.arange(len(candidates)).repeat(9), counts)
         # Entry k of a block's run is unit order[start + k]: offsets within each run, then the runs' starts.
         ends = np.cumsum(counts)
         within = np.arange(total) - np.repeat(ends - counts, counts)
-        rows = self.order[np.repeat(self.starts[flat], counts) + within]
+        rows = order[np.repeat(starts[flat], counts) + within]
         return which, rows
 
 
