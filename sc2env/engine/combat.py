@@ -121,14 +121,14 @@ class Combat:
             self.explode(i)
             return
         point = delay = math.ceil(weapon.damage_point_loops)
+        # As Python floats: the same arithmetic as on numpy scalars, without their overhead.
+        here, there = w.pos[i].tolist(), w.pos[j].tolist()
         if weapon.projectile_speed:
-            distance = math.dist(w.pos[i], w.pos[j])
+            distance = math.dist(here, there)
             delay += math.ceil(distance / weapon.projectile_speed_per_loop)
-        step = w.pos[j] - w.pos[i]
-        length = math.hypot(step[0], step[1])
-        across = (
-            (-step[1] / length, step[0] / length) if length > 0 else (1.0, 0.0)
-        )  # square to the line of fire
+        dx, dy = there[0] - here[0], there[1] - here[1]
+        length = math.hypot(dx, dy)
+        across = (-dy / length, dx / length) if length > 0 else (1.0, 0.0)  # square to the line of fire
         # Each of a weapon's attacks (the Zealot's two blades) is a hit of its own: armor counts against each.
         self.hits.extend(
             Hit(
@@ -148,7 +148,7 @@ class Combat:
         low, high = _RANDOM_DELAY
         w.cooldown[i] = weapon.cooldown_loops + (low + (high - low) * g.rng.random()) - late
         w.firing[i] = True
-        w.facing[i] = math.atan2(step[1], step[0]) % (2 * math.pi)
+        w.facing[i] = math.atan2(dy, dx) % (2 * math.pi)
         w.version += 1
 
     def explode(self, i: int) -> None:
