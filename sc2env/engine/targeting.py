@@ -196,17 +196,26 @@ class Targeting:
         scan: list[float] = []
         reach_of: list[float] = []
         upgrading: set[int] = set()
+        holding_mode, idle_mode, attack_move, attack_unit = (
+            CombatMode.HOLDING,
+            CombatMode.IDLE,
+            CombatMode.ATTACK_MOVE,
+            CombatMode.ATTACK_UNIT,
+        )
         for k, (i, mode, tag) in enumerate(zip(armed.tolist(), modes.tolist(), engaged.tolist())):
             reach = ranges[i]
-            holding, idle = mode == CombatMode.HOLDING, mode == CombatMode.IDLE
-            acquires = mode == CombatMode.ATTACK_MOVE or holding or (idle and autos[i])
+            holding, idle = mode == holding_mode, mode == idle_mode
+            acquires = mode == attack_move or holding or (idle and autos[i])
             target = index_of.get(tag, -1)
             if idle and target >= 0 and self._beyond_leash(i):  # chased too far from where it acquired it
                 target = -1
-            gap_now = gaps[k][target] if target >= 0 else np.inf
-            near = gap_now <= reach + _SLACK or (firing[k] and gap_now <= reach + _RANGE_SLOP)
+            if target >= 0:
+                gap_now = gaps[k][target]
+                near = gap_now <= reach + _SLACK or (firing[k] and gap_now <= reach + _RANGE_SLOP)
+            else:
+                near = False  # (no gap is within an infinite distance's reach)
             # Look for another when there is none, or the target is out of reach while another may be in it.
-            another = acquires and (target < 0 or (not near and mode != CombatMode.ATTACK_UNIT))
+            another = acquires and (target < 0 or (not near and mode != attack_unit))
             if tiers is not None and acquires and target >= 0 and near and tiers[target] > best_tier:
                 another = True
                 upgrading.add(k)
