@@ -42,13 +42,19 @@ class Healing:
             and not w.hidden[j]
         )
 
+    def _healers(self) -> np.ndarray:
+        """The rows that heal (a per-row fact: by type), in row order."""
+        w = self.world
+        return w.per_rows("healers", lambda: np.flatnonzero(_HEALERS[w.type_id]))
+
     def plan(self, batch: int) -> int:
         """How many loops the next batch may run: a combat tick while an acquiring healer flies on an
         attack-move and a unit of its side is hurt, so that it notices the unit as it passes."""
         w = self.world
-        if not w.n or not _HEALERS[w.type_id].any():
+        healers = self._healers()
+        if not len(healers):
             return batch
-        for i in np.flatnonzero(_HEALERS[w.type_id] & w.moving).tolist():
+        for i in healers[w.moving[healers]].tolist():
             order = w.orders[i][0] if w.orders[i] else None
             if (
                 w.types[i].auto_acquire
@@ -62,9 +68,7 @@ class Healing:
 
     def advance(self, elapsed: int) -> None:
         w = self.world
-        if not w.n or not _HEALERS[w.type_id].any():
-            return
-        for i in np.flatnonzero(_HEALERS[w.type_id]).tolist():
+        for i in self._healers().tolist():
             heal = w.types[i].heal
             assert heal is not None  # a healer's type has one
             order = w.orders[i][0] if w.orders[i] else None
