@@ -178,7 +178,7 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
                 _add_rally(unit, rally, ox, oy)
             _add_orders(unit, orders, ox, oy)
     area, grids = game.raw_area(), game.raw_grids
-    raw.map_state.visibility.MergeFromString(grids.encoded(8, game.vision.grid(), area))
+    raw.map_state.visibility.MergeFromString(grids.encoded(8, game.vision.grid(), area, game.vision.version))
     raw.map_state.creep.MergeFromString(grids.encoded(1, game.terrain.creep, area))
 
 

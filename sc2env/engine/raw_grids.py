@@ -11,19 +11,20 @@ Area = tuple[int, int, int, int] | None
 
 
 class RawGrids:
-    """Encoded ImageData of raw map-state grids. A grid is never written in place once shown (the creep never
+    """Encoded ImageData of raw map-state grids. A grid is not written in place once shown (the creep never
     changes; a vision's grid is a new array whenever it changes), so the same array, crop and depth give the
-    same bytes."""
+    same bytes; a grid that has a version (the vision's) passes it too, should that ever stop holding."""
 
     KEPT = 8  # grids kept: two per player (visibility, creep)
 
     def __init__(self) -> None:
-        # (id of the grid, bits per pixel, crop) -> (the grid itself, so that its id stays its own; its bytes)
-        self._kept: dict[tuple[int, int, Area], tuple[np.ndarray, bytes]] = {}
+        # (id of the grid, its version, bits per pixel, crop) -> (the grid itself, so that its id stays its
+        # own; its bytes)
+        self._kept: dict[tuple[int, int, int, Area], tuple[np.ndarray, bytes]] = {}
 
-    def encoded(self, bits_per_pixel: int, grid: np.ndarray, area: Area) -> bytes:
+    def encoded(self, bits_per_pixel: int, grid: np.ndarray, area: Area, version: int = 0) -> bytes:
         """`grid` (row 0 at y = 0), cropped to `area`, as a serialized ImageData of `bits_per_pixel`."""
-        key = (id(grid), bits_per_pixel, area)
+        key = (id(grid), version, bits_per_pixel, area)
         kept = self._kept.get(key)
         if kept is not None and kept[0] is grid:
             return kept[1]
