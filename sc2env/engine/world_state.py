@@ -190,8 +190,9 @@ class WorldState(UnitColumns):
         del self.types[i]
         self.rows_version += 1
         self._bind()
-        for j in range(i, self.n):
-            self._slot[int(self.tag[j])] = j
+        slot = self._slot
+        for j, tag in enumerate(self.tag[i:].tolist(), i):  # the rows after it, one up
+            slot[tag] = j
 
     def slot(self, tag: int) -> int:
         """Row of the unit `tag`; KeyError if it does not exist (any more)."""
