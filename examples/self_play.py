@@ -1,180 +1,308 @@
 """Self-play on DuelMarines: MaskablePPO against a pool of its own past snapshots, with sc2env's built-in engine.
 
     pip install "sc2env-rl[train]"        # sb3-contrib and its PyTorch
-    python examples/self_play.py --rounds 20 --steps-per-round 4096
+    python examples/self_play.py --rounds 12 --steps-per-round 8192 --out runs/self_play
+    python examples/self_play.py --rounds 16 --out runs/self_play --resume    # on from the last round saved
 
-The learner plays slot 1 of a two-player map through the ordinary Gymnasium env; its opponent is
-`opponent=pool`, a callable played in the same process every step (each player has its own game process,
-lock-stepped as the real game is). At every new episode the pool picks one of the learner's past snapshots
-(frozen copies of its policy) to play slot 2. After each round of training the current policy joins the pool,
-and its win rate is measured against a fixed opponent that does not learn: sc2env's scripted duel agent
-(`opponent="scripted"`, DuelArmy: camera over its army, attack-move on the minimap, focus fire).
+The learner plays slot 1 of a two-player map through the ordinary Gymnasium env; its opponent plays slot 2 in
+the same process every step (each player has its own game process, lock-stepped as the real game is). Two
+games are played side by side, and the opponents follow a curriculum:
 
-Both players see their own side (fog of war; `player_relative` shows each its own units as Self) on a 16×16
-screen and minimap, and act with no_op, select_army, Attack_minimap and Attack_screen: the fully
-convolutional policy picks a point of the minimap or screen with one logit per pixel. The reward is the game's
-outcome (+1 a win, -1 a loss, 0 a tie). Each round's line (also in --log, a CSV) gives the win rate against
-the scripted agent and against the pool over the round's training games.
+- game 1 is always against the scripted duel agent (`opponent="scripted"`, DuelArmy: camera over its army,
+  attack-move on the minimap, focus fire): a fixed opponent that keeps the learner from drifting into a
+  style only its own snapshots lose to;
+- game 2 is against the pool (`opponent=pool`, a callable): the uniformly random policy at first; from round
+  `--pool-from` on, after each round the learner's current policy joins the pool as a frozen snapshot
+  (the `--pool` latest kept, the random policy stays), and each episode draws one of them.
+
+Both players see their own side (fog of war; `player_relative` shows each its own units as Self) on a 16x16
+screen and minimap and act with no_op, select_army, Attack_minimap and Attack_screen: the fully convolutional
+policy picks a point of the minimap or screen with one logit per pixel. The reward is the game's outcome
+(+1 a win, -1 a loss, 0 a tie) plus `--shaping` times (enemy Marines killed - own Marines lost) / 9 at each
+step: the same sign as the outcome, but a signal at every fight rather than once a game.
+
+After each round the learner's policy (sampling its actions, from the same seed) plays `--eval-games` games against the scripted agent and
+as many against the random policy (uniform over the same four functions), on the same seeds every round; each round's line (also in
+<out>/progress.csv) gives those results and the learner's share of wins in its training games against each
+opponent. <out>/progress.png draws the win rates against env steps. Everything needed to go on is saved after
+each round (<out>/model.zip, <out>/pool.pt, the CSV): `--resume` picks up after the last round saved.
 """
 
 import argparse
-import copy
 import csv
 import pathlib
 import random
 
 import gymnasium as gym
+import matplotlib
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
-from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.logger import configure
+from stable_baselines3.common.vec_env import DummyVecEnv
 
 import sc2env  # noqa: F401  (registers "sc2env/DuelMarines-v0")
 from sc2env.baselines.sb3_policy import FullyConvPolicy, fully_conv_kwargs
 from sc2env.env import EnvConfig
+from sc2env.env.flat_mask_space import FlatMaskMultiDiscrete
+
+matplotlib.use("Agg")
+from matplotlib import pyplot as plt
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--map", default="DuelMarines")
-parser.add_argument(
-    "--rounds", type=int, default=20, help="training rounds; a snapshot joins the pool after each"
-)
-parser.add_argument("--steps-per-round", type=int, default=4096, help="env steps of training per round")
-parser.add_argument("--envs", type=int, default=2, help="games played side by side (two processes each)")
-parser.add_argument("--pool", type=int, default=8, help="the most past snapshots kept (the oldest leave)")
-parser.add_argument("--eval-games", type=int, default=10, help="games against the scripted agent per round")
-parser.add_argument("--log", default="runs/self_play/progress.csv", help="the rounds' figures (CSV)")
-parser.add_argument("--save", default="runs/self_play/model", help="where the final policy is saved")
+parser.add_argument("--rounds", type=int, default=12, help="training rounds (in all, with --resume)")
+parser.add_argument("--steps-per-round", type=int, default=8192, help="env steps of training per round")
+parser.add_argument("--n-steps", type=int, default=512, help="PPO's rollout: steps per game per update")
+parser.add_argument("--pool-from", type=int, default=3, help="the first round whose snapshot joins the pool")
+parser.add_argument("--pool", type=int, default=6, help="the most snapshots kept (the oldest leave)")
+parser.add_argument("--eval-games", type=int, default=10, help="games against each fixed opponent per round")
+parser.add_argument("--shaping", type=float, default=0.5, help="weight of (kills - losses) / army size")
+parser.add_argument("--out", default="runs/self_play", help="progress.csv, progress.png, model.zip, pool.pt")
+parser.add_argument("--resume", action="store_true", help="go on from the last round saved in --out")
 parser.add_argument("--seed", type=int, default=0)
 args = parser.parse_args()
 torch.set_num_threads(1)  # small networks on a CPU: one thread, and the game processes get the other cores
+out = pathlib.Path(args.out)
+out.mkdir(parents=True, exist_ok=True)
 rng = random.Random(args.seed)
 
-# 1. The env: the learner's options, which the opponent's env (slot 2) copies (docs/multiplayer.md).
+# 1. The env: the learner's options, which a callable opponent's env (slot 2) copies (docs/multiplayer.md).
 env_kwargs = dict(
     engine="builtin",
     screen_size=16,
     minimap_size=16,
-    step_mul=8,
+    step_mul=16,
     screen_layers=("player_relative",),
     minimap_layers=("player_relative",),
     functions=["no_op", "select_army", "Attack_minimap", "Attack_screen"],
 )
 SEEN = ["feature_screen", "feature_minimap"]  # what the policy reads (the mask comes from action_masks())
+ARMY = 9  # Marines a side on DuelMarines
+MARINE_VALUE = 50  # score_details' killed_value_units counts a Marine's cost
+ARMY_COUNT = 8  # obs["player"]: PySC2's player vector, army_count
 
 
-def policy_input(obs: dict) -> dict:
-    return {key: obs[key] for key in SEEN}
+class RandomPolicy:
+    """The uniformly random player: any action its mask allows (the pool's first member)."""
+
+    def __init__(self) -> None:
+        self.space: FlatMaskMultiDiscrete | None = None  # the learner's action space, once its env is made
+
+    def __call__(self, obs: dict) -> np.ndarray:
+        assert self.space is not None
+        return self.space.sample(obs["action_mask"])
 
 
 class SnapshotPool:
-    """The opponent: one of the learner's past policies, drawn anew at each episode's first observation."""
+    """The opponent of game 2: the random policy or one of the learner's past policies, drawn anew at each
+    episode's first observation; the learner's outcomes against it are kept per round."""
 
     def __init__(self, size: int):
+        self.random = RandomPolicy()
         self.snapshots: list = []
         self.size = size
         self.playing = None
-        self.results: list[int] = []  # the learner's outcomes against the pool, this round
 
-    def add(self, policy) -> None:
+    def add(self, policy, state: dict | None = None) -> None:
+        """A frozen copy of `policy` (with `state`, its weights, if given) joins the pool."""
         frozen = type(policy)(**policy._get_constructor_parameters())  # a new policy of the same shape
-        frozen.load_state_dict(copy.deepcopy(policy.state_dict()))
+        frozen.load_state_dict(copy_of(policy.state_dict() if state is None else state))
         frozen.set_training_mode(False)
         self.snapshots = [*self.snapshots, frozen][-self.size :]
 
     def __call__(self, obs: dict) -> np.ndarray:
         if obs["game_loop"][0] == 0 or self.playing is None:
-            self.playing = rng.choice(self.snapshots)
+            self.playing = rng.choice([self.random, *self.snapshots])
+        if self.playing is self.random:
+            return self.random(obs)
         with torch.no_grad():
-            action, _ = self.playing.predict(policy_input(obs), action_masks=obs["action_mask"].astype(bool))
+            action, _ = self.playing.predict(
+                {key: obs[key] for key in SEEN}, action_masks=obs["action_mask"].astype(bool)
+            )
         return action
 
 
-pool = SnapshotPool(args.pool)
+def copy_of(state: dict) -> dict:
+    return {key: value.detach().clone() for key, value in state.items()}
 
 
-class CountResults(gym.Wrapper):
-    """Keeps the learner's outcome of every finished training game (for the win rate against the pool)."""
+class Shaped(gym.Wrapper):
+    """Adds `--shaping` x (enemy Marines killed - own Marines lost) / 9 to each step's outcome reward, and keeps
+    the outcome of every finished training game (its opponent's results, for the log)."""
+
+    def __init__(self, env: gym.Env, results: list[int]):
+        super().__init__(env)
+        self.results = results
+
+    def reset(self, **kwargs):
+        obs, info = self.env.reset(**kwargs)
+        self._killed, self._army = 0, int(obs["player"][ARMY_COUNT])
+        return obs, info
 
     def step(self, action):
         obs, reward, terminated, truncated, info = self.env.step(action)
+        killed = info["score_details"]["killed_value_units"] // MARINE_VALUE
+        army = int(obs["player"][ARMY_COUNT])
+        reward += args.shaping * ((killed - self._killed) - (self._army - army)) / ARMY
+        self._killed, self._army = killed, army
         if terminated or truncated:
-            pool.results.append(info["outcome"])
+            self.results.append(info["outcome"])
         return obs, reward, terminated, truncated, info
 
 
-def learner_view(env: gym.Env) -> gym.Env:
-    return gym.wrappers.FilterObservation(CountResults(env), SEEN)
+def learner_env(opponent, results: list[int]) -> gym.Env:
+    env = gym.make(f"sc2env/{args.map}-v0", opponent=opponent, **env_kwargs)
+    return gym.wrappers.FilterObservation(Shaped(env, results), SEEN)
 
 
-vec_env = make_vec_env(
-    f"sc2env/{args.map}-v0",
-    n_envs=args.envs,
-    env_kwargs={**env_kwargs, "opponent": pool},
-    seed=args.seed,
-    wrapper_class=learner_view,
+pool = SnapshotPool(args.pool)
+trained_against: dict[str, list[int]] = {"scripted": [], "pool": []}
+vec_env = DummyVecEnv(
+    [
+        lambda: learner_env("scripted", trained_against["scripted"]),
+        lambda: learner_env(pool, trained_against["pool"]),
+    ]
 )
-model = MaskablePPO(
-    FullyConvPolicy,
-    vec_env,
-    n_steps=256,
-    batch_size=256,
-    learning_rate=3e-4,
-    ent_coef=0.01,
-    seed=args.seed,
-    policy_kwargs=fully_conv_kwargs(EnvConfig(**env_kwargs)),
-)
-pool.add(model.policy)  # round 0: the untrained policy is the first opponent
-pathlib.Path(args.log).parent.mkdir(parents=True, exist_ok=True)
-model.set_logger(configure(str(pathlib.Path(args.log).parent / "sb3"), ["csv"]))
+vec_env.seed(args.seed)
+pool.random.space = FlatMaskMultiDiscrete(vec_env.action_space.nvec)
+pool.random.space.seed(args.seed)
+measuring_random = RandomPolicy()  # its own, drawing the same actions every round
+measuring_random.space = FlatMaskMultiDiscrete(vec_env.action_space.nvec)
 
-# 2. The fixed opponent the win rate is measured against: the scripted duel agent, in slot 2.
-eval_env = learner_view(gym.make(f"sc2env/{args.map}-v0", opponent="scripted", **env_kwargs))
-
-
-def win_rate_against_scripted(games: int) -> tuple[float, int, int, int]:
-    won = lost = tied = 0
-    for game in range(games):
-        obs, _ = eval_env.reset(seed=10_000 + game)  # the same armies' places every round
-        while True:
-            masks = eval_env.unwrapped.action_masks()
-            action, _ = model.predict(obs, action_masks=masks, deterministic=True)
-            obs, _, terminated, truncated, info = eval_env.step(action)
-            if terminated or truncated:
-                break
-        won, lost, tied = (
-            won + (info["outcome"] > 0),
-            lost + (info["outcome"] < 0),
-            tied + (info["outcome"] == 0),
-        )
-    return won / games, won, lost, tied
-
-
-# 3. Rounds: train against the pool, add the snapshot, measure against the scripted agent.
-with open(args.log, "w", newline="") as log_file:
-    log = csv.writer(log_file)
-    log.writerow(
-        ["round", "timesteps", "win_rate_vs_scripted", "won", "lost", "tied", "win_rate_vs_pool", "pool"]
+log_path, model_path, pool_path = out / "progress.csv", out / "model.zip", out / "pool.pt"
+FIELDS = [
+    "round",
+    "timesteps",
+    "win_rate_vs_scripted",
+    "scripted_won_lost_tied",
+    "win_rate_vs_random",
+    "random_won_lost_tied",
+    "train_win_rate_vs_scripted",
+    "train_win_rate_vs_pool",
+    "pool",
+]
+rows: list[dict] = []
+if args.resume:
+    if not model_path.exists():
+        parser.error(f"--resume: no {model_path} to go on from (run without --resume first)")
+    model = MaskablePPO.load(model_path, env=vec_env, seed=args.seed)
+    for state in torch.load(pool_path, weights_only=True):
+        pool.add(model.policy, state)
+    with open(log_path, newline="") as log_file:
+        rows = list(csv.DictReader(log_file))
+else:
+    model = MaskablePPO(
+        FullyConvPolicy,
+        vec_env,
+        n_steps=args.n_steps,
+        batch_size=min(256, 2 * args.n_steps),
+        n_epochs=4,
+        learning_rate=3e-4,
+        gamma=0.99,
+        ent_coef=0.003,
+        seed=args.seed,
+        policy_kwargs=fully_conv_kwargs(EnvConfig(**env_kwargs)),
     )
-    rate, won, lost, tied = win_rate_against_scripted(args.eval_games)
-    print(f"round 0: {0:>7} steps, vs scripted {rate:.0%} ({won}-{lost}-{tied}), untrained")
-    log.writerow([0, 0, rate, won, lost, tied, "", len(pool.snapshots)])
-    for round_number in range(1, args.rounds + 1):
-        pool.results = []
-        model.learn(total_timesteps=args.steps_per_round, reset_num_timesteps=False)
-        pool.add(model.policy)
-        rate, won, lost, tied = win_rate_against_scripted(args.eval_games)
-        games = len(pool.results)
-        vs_pool = sum(r > 0 for r in pool.results) / games if games else float("nan")
-        print(
-            f"round {round_number}: {model.num_timesteps:>7} steps, vs scripted {rate:.0%} ({won}-{lost}-{tied}), "
-            f"vs pool {vs_pool:.0%} of {games} games, pool {len(pool.snapshots)}",
-            flush=True,
-        )
-        log.writerow([round_number, model.num_timesteps, rate, won, lost, tied, vs_pool, len(pool.snapshots)])
-        log_file.flush()
+model.set_logger(configure(str(out / "sb3"), ["csv"]))
 
-model.save(args.save)
-vec_env.close()
-eval_env.close()
-print(f"saved {args.save}.zip")
+
+# 2. The fixed opponents the win rates are measured against, on the same seeds every round.
+def win_rate(opponent) -> tuple[float, str]:
+    if opponent is measuring_random:
+        measuring_random.space.seed(10_000)
+    # The policy as it plays (its actions sampled): the argmax of a distribution over 256 points that is
+    # still near uniform picks one arbitrary point, and its games stay the same until some logit overtakes.
+    training_rng = torch.get_rng_state()
+    torch.manual_seed(10_000)
+    env = learner_env(opponent, [])
+    won = lost = tied = 0
+    try:
+        for game in range(args.eval_games):
+            obs, _ = env.reset(seed=10_000 + game)
+            while True:
+                action, _ = model.predict(obs, action_masks=env.unwrapped.action_masks())
+                obs, _, terminated, truncated, info = env.step(action)
+                if terminated or truncated:
+                    break
+            won, lost, tied = (
+                won + (info["outcome"] > 0),
+                lost + (info["outcome"] < 0),
+                tied + (info["outcome"] == 0),
+            )
+    finally:
+        env.close()
+        torch.set_rng_state(training_rng)
+    return won / args.eval_games, f"{won}-{lost}-{tied}"
+
+
+def share_won(results: list[int]) -> str:
+    return f"{sum(r > 0 for r in results) / len(results):.3f}" if results else ""
+
+
+def record(round_number: int) -> None:
+    vs_scripted, scripted_record = win_rate("scripted")
+    vs_random, random_record = win_rate(measuring_random)
+    row = dict(
+        round=round_number,
+        timesteps=model.num_timesteps,
+        win_rate_vs_scripted=f"{vs_scripted:.3f}",
+        scripted_won_lost_tied=scripted_record,
+        win_rate_vs_random=f"{vs_random:.3f}",
+        random_won_lost_tied=random_record,
+        train_win_rate_vs_scripted=share_won(trained_against["scripted"]),
+        train_win_rate_vs_pool=share_won(trained_against["pool"]),
+        pool=len(pool.snapshots),
+    )
+    rows.append(row)
+    print(
+        f"round {round_number}: {model.num_timesteps:>7} steps, vs scripted {vs_scripted:.0%} "
+        f"({scripted_record}), vs random {vs_random:.0%} ({random_record}); training games won: "
+        f"{row['train_win_rate_vs_scripted'] or '-'} vs scripted, {row['train_win_rate_vs_pool'] or '-'} "
+        f"vs the pool ({len(pool.snapshots)} snapshots and the random policy)",
+        flush=True,
+    )
+
+
+def save() -> None:
+    """What --resume needs, written after each round (the CSV last: it says which round is complete)."""
+    model.save(model_path)
+    torch.save([copy_of(snapshot.state_dict()) for snapshot in pool.snapshots], pool_path)
+    with open(log_path, "w", newline="") as log_file:
+        writer = csv.DictWriter(log_file, FIELDS)
+        writer.writeheader()
+        writer.writerows(rows)
+    steps = [int(row["timesteps"]) for row in rows]
+    figure, axes = plt.subplots(figsize=(6.4, 3.6))
+    for field, label, style in (
+        ("win_rate_vs_scripted", "vs scripted (measured)", "o-"),
+        ("win_rate_vs_random", "vs random (measured)", "s-"),
+        ("train_win_rate_vs_scripted", "vs scripted (its training games)", "o:"),
+    ):
+        at = [(step, 100 * float(row[field])) for step, row in zip(steps, rows) if row[field] != ""]
+        axes.plot([x for x, _ in at], [y for _, y in at], style, label=label)
+    axes.set(xlabel="env steps (learner)", ylabel="games won (%)", ylim=(-3, 103))
+    axes.set_title(f"Self-play on {args.map}: games won by the learner", fontsize=10)
+    axes.grid(alpha=0.3)
+    axes.legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(out / "progress.png", dpi=100)
+    plt.close(figure)
+
+
+# 3. Rounds: train, add the snapshot to the pool, measure against the fixed opponents, save.
+try:
+    if not rows:
+        record(0)
+        save()
+    for round_number in range(int(rows[-1]["round"]) + 1, args.rounds + 1):
+        for results in trained_against.values():
+            results.clear()
+        model.learn(total_timesteps=args.steps_per_round, reset_num_timesteps=False)
+        if round_number >= args.pool_from:
+            pool.add(model.policy)
+        record(round_number)
+        save()
+finally:
+    vec_env.close()
+print(f"saved {model_path}, {log_path} and {out / 'progress.png'}")

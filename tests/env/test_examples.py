@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import pathlib
 import subprocess
 import sys
@@ -87,33 +88,51 @@ def test_behaviour_cloning_example_learns_from_replays(tmp_path):
     assert student >= 10, done.stdout
 
 
-def test_self_play_example_trains_against_its_snapshots_and_reports_win_rates(tmp_path):
-    pytest.importorskip("sb3_contrib")
-    done = subprocess.run(
+def _self_play(tmp_path, rounds: int, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
         [
             sys.executable,
             str(EXAMPLES / "self_play.py"),
             "--rounds",
-            "1",
+            str(rounds),
             "--steps-per-round",
-            "256",
-            "--envs",
-            "1",
+            "64",
+            "--n-steps",
+            "32",
+            "--pool-from",
+            "2",
             "--eval-games",
             "1",
-            "--log",
-            str(tmp_path / "progress.csv"),
-            "--save",
-            str(tmp_path / "model"),
+            "--out",
+            str(tmp_path),
+            *extra,
         ],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=600,
         check=False,
     )
+
+
+def test_self_play_example_trains_measures_saves_and_resumes(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    done = _self_play(tmp_path, 2)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert "round 1:     256 steps, vs scripted" in done.stdout, done.stdout
-    rows = (tmp_path / "progress.csv").read_text().splitlines()
-    assert rows[0].startswith("round,timesteps,win_rate_vs_scripted") and len(rows) == 3
-    assert rows[2].split(",")[-1] == "2"  # the pool: the untrained policy and round 1's snapshot
-    assert (tmp_path / "model.zip").stat().st_size > 0
+    assert "round 0:       0 steps, vs scripted" in done.stdout, done.stdout
+    assert "round 2:     128 steps, vs scripted" in done.stdout, done.stdout
+    resumed = _self_play(tmp_path, 3, "--resume")
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert "round 3:     192 steps" in resumed.stdout and "round 0" not in resumed.stdout, resumed.stdout
+    with open(tmp_path / "progress.csv", newline="") as log:
+        rows = list(csv.DictReader(log))
+    assert [row["round"] for row in rows] == ["0", "1", "2", "3"]
+    # Snapshots join from round 2 on: one after round 2, kept through the resume, and round 3's.
+    assert [row["pool"] for row in rows] == ["0", "0", "1", "2"]
+    for row in rows:
+        won, lost, tied = map(int, row["scripted_won_lost_tied"].split("-"))
+        assert won + lost + tied == 1 and float(row["win_rate_vs_scripted"]) == won
+    assert rows[0]["train_win_rate_vs_scripted"] == ""  # no training games before round 1
+    for name in ("model.zip", "pool.pt", "progress.png"):
+        assert (tmp_path / name).stat().st_size > 0
+    missing = _self_play(tmp_path / "empty", 1, "--resume")
+    assert missing.returncode != 0 and "no " in missing.stderr and "model.zip" in missing.stderr
