@@ -9,6 +9,7 @@ deterministic under the game's seed. On the duel maps it commands the army it st
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -18,11 +19,20 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2env.engine.build_order import BuildOrder, EconomyPlan, command
 from sc2env.engine.game import Game, Interface
 from sc2env.engine.mapdef import Region
-from sc2env.engine.type_tables import STRUCTURE_TYPES, WORKER_TYPES, type_mask
+from sc2env.engine.type_tables import STRUCTURE_TYPES, type_mask
+from sc2env.gamedata import UnitType
 
 ATTACK = 23  # the general Attack ability (attack-move with a point, focus with a unit)
 INTERFACE = Interface.from_options(sc_pb.InterfaceOptions(raw=True))  # what it reads: raw data only
 ARMY_TYPES = type_mask(lambda t: t.army)
+
+
+class Fire(enum.Enum):
+    """How an AI's ranged units in reach of seen enemies pick targets (melee units always attack-move)."""
+
+    LOOSE = "loose"  # attack-move: the game's own acquisition picks
+    FOCUS = "focus"  # all in range of the chosen enemy shoot it
+    SPLIT = "split"  # just enough shoot the chosen enemy to kill it, the rest the next one, and so on
 
 
 @dataclass(frozen=True)
@@ -31,7 +41,7 @@ class Profile:
     sets off for the enemy (before that it holds and defends); `share`: the part of its army it sends;
     `formation`: whether the army advances abreast (each unit to the target plus its place in the army),
     which brings it into range all at once, rather than converging on one point and arriving in a file;
-    `focus`: whether units in range of a seen enemy all shoot the same one. On melee maps: `economy`, how it
+    `fire`: how its ranged units pick their targets (Fire). On melee maps: `economy`, how it
     runs its base; `wave`, the army it gathers at its ramp's top before each attack; `defend`, how near its
     buildings (world units) a seen enemy draws the army at home onto it; `reinforce`, whether units trained
     while a wave is out follow it rather than wait for the next."""
@@ -40,7 +50,7 @@ class Profile:
     attack_at: int
     share: float
     formation: bool
-    focus: bool
+    fire: Fire
     economy: EconomyPlan
     wave: int
     defend: float
@@ -52,14 +62,15 @@ class Profile:
 # its Barracks busy, attacks with a larger wave and fights better (formation, focus fire).
 # fmt: off
 PROFILES: dict[int, Profile] = {
-    sc_pb.VeryEasy: Profile(96, 0, 0.5, False, False, EconomyPlan(13, 1, 0, 1), 4, 8.0, False),
-    sc_pb.Easy: Profile(64, 0, 1.0, False, False, EconomyPlan(15, 2, 1, 1), 6, 10.0, False),
-    sc_pb.Medium: Profile(32, 0, 1.0, True, False, EconomyPlan(16, 3, 2, 1), 8, 12.0, False),
-    sc_pb.MediumHard: Profile(24, 0, 1.0, True, True, EconomyPlan(18, 4, 3, 1), 10, 14.0, True),
-    sc_pb.Hard: Profile(16, 0, 1.0, True, True, EconomyPlan(18, 4, 4, 1), 12, 16.0, True),
-    sc_pb.Harder: Profile(8, 0, 1.0, True, True, EconomyPlan(19, 5, 6, 2), 12, 18.0, True),
+    sc_pb.VeryEasy: Profile(96, 0, 0.5, False, Fire.LOOSE, EconomyPlan(13, 1, 0, 1), 4, 8.0, False),
+    sc_pb.Easy: Profile(64, 0, 1.0, False, Fire.LOOSE, EconomyPlan(15, 2, 1, 1), 6, 10.0, False),
+    sc_pb.Medium: Profile(32, 0, 1.0, True, Fire.LOOSE, EconomyPlan(16, 3, 2, 1), 8, 12.0, False),
+    sc_pb.MediumHard: Profile(24, 0, 1.0, True, Fire.FOCUS, EconomyPlan(18, 4, 3, 1), 10, 14.0, True),
+    sc_pb.Hard: Profile(16, 0, 1.0, True, Fire.SPLIT, EconomyPlan(18, 4, 4, 1), 12, 16.0, True),
+    sc_pb.Harder: Profile(8, 0, 1.0, True, Fire.SPLIT, EconomyPlan(19, 5, 6, 2), 12, 18.0, True),
 }
 # fmt: on
+_MELEE_RANGE = 1.0  # attack ranges up to this are melee (and a Baneling's burst): no focus fire
 _REACH_MARGIN = 0.0  # focus only units already in range: others walking to it would hold their fire
 _ENGAGE_RANGE = 10.0  # on melee maps: how near its army a seen enemy must be for the army to turn on it
 _STILL = 0.1  # moving less than this between two decisions while under orders is being stuck
@@ -83,6 +94,29 @@ def ramp_top(game: Game, ramp: Region) -> tuple[float, float]:
     return float(cx[top].mean()), float(cy[top].mean())
 
 
+def _hit(shooter: UnitType, target: UnitType) -> float:
+    """The damage one attack of `shooter` does to `target` (its bonus against the target's attributes, less
+    the target's armor per hit; at least half a point, as in the game)."""
+    weapon = shooter.weapon
+    if weapon is None:
+        return 0.0
+    bonus = sum(extra for name, extra in weapon.bonus if name in target.attributes)
+    return max(weapon.damage + bonus - target.armor, 0.5) * weapon.attacks
+
+
+def _danger(t: UnitType) -> float:
+    """How much a unit of type `t` hurts for the health it has: damage a game second (a burst's damage, once)
+    with its largest bonus, over its health and shields."""
+    if t.weapon is not None:
+        hit = (t.weapon.damage + max((b for _, b in t.weapon.bonus), default=0.0)) * t.weapon.attacks
+        per_second = hit / t.weapon.cooldown
+    elif t.burst is not None:
+        per_second = t.burst.damage + max((b for _, b in t.burst.bonus), default=0.0)
+    else:
+        return 0.0
+    return per_second / max(t.health + t.shields, 1.0)
+
+
 class Computer:
     """One built-in AI player: `step(game, count)` runs the game `count` loops, deciding at its reaction
     times. `decide(game)` is one decision (used by `step`)."""
@@ -95,7 +129,7 @@ class Computer:
 
     def restart(self) -> None:
         self.next_decision = 0
-        self._target: int | None = None  # the enemy the focus is on
+        self._targets: set[int] = set()  # the enemies its focus was on at the last decision
         self._wave: set[int] = set()  # the tags of the units out on an attack (melee maps)
         self._seen_structures: dict[int, tuple[float, float]] = {}  # enemy buildings seen, by tag: where
         self._search = 0  # which of the search points the wave heads for when it knows of no building
@@ -126,10 +160,10 @@ class Computer:
             game.action_errors.clear()
 
     def _melee(self, game: Game) -> bool:
-        """Whether it has a base to run: a worker or a building of its own (Simple64; not the duel maps)."""
+        """Whether it has a base to run: a building of its own (Simple64). Workers alone are not a base:
+        DuelTerranMixed's SCVs are part of its army."""
         w = game.world
-        mine = w.owner == self.player_id
-        return bool((mine & (WORKER_TYPES[w.type_id] | STRUCTURE_TYPES[w.type_id])).any())
+        return bool(((w.owner == self.player_id) & STRUCTURE_TYPES[w.type_id]).any())
 
     def _seen_enemies(self, game: Game) -> np.ndarray:
         w, me = game.world, self.player_id
@@ -293,43 +327,70 @@ class Computer:
 
     def _engage(self, game: Game, army: np.ndarray, enemies: np.ndarray) -> None:
         w = game.world
-        if not self.profile.focus:
-            idle = [i for i in army.tolist() if not w.orders[i]]
-            if idle:  # idle units attack-move to the nearest enemy; busy ones keep fighting their way
-                centre = w.pos[army].mean(axis=0)
-                nearest = enemies[int(np.argmin(np.hypot(*(w.pos[enemies] - centre).T)))]
-                self._command(game, idle, point=tuple(w.pos[nearest]))
-            return
-        # Focus: the seen enemy the most units are in range of (ties: the weakest, then the lowest tag) takes
-        # the fire of all of them, until it dies or leaves their range.
-        reach = np.array(
-            [t.weapon.range if t.weapon is not None else 0.0 for t in (w.types[i] for i in army)]
-        )
+        reach = np.array([w.types[i].attack_range for i in army.tolist()])
+        # Focus is for ranged units: melee ones (and Banelings) crowding round one target would mostly stand
+        # behind each other, so they attack-move and the game's own acquisition spreads them.
+        ranged = reach > _MELEE_RANGE
+        loose = army if self.profile.fire is Fire.LOOSE else army[~ranged]
+        idle = [i for i in loose.tolist() if not w.orders[i]]
+        if idle:  # idle units attack-move to the nearest enemy; busy ones keep fighting their way
+            centre = w.pos[loose].mean(axis=0)
+            nearest = enemies[int(np.argmin(np.hypot(*(w.pos[enemies] - centre).T)))]
+            self._command(game, idle, point=tuple(w.pos[nearest]))
+        if self.profile.fire is not Fire.LOOSE and ranged.any():
+            self._focus(game, army[ranged], reach[ranged], enemies)
+
+    def _focus(self, game: Game, army: np.ndarray, reach: np.ndarray, enemies: np.ndarray) -> None:
+        """Fire on the seen enemies in range, the one shot at last decision first, then the most dangerous
+        (its type's damage a second for its health: a Baneling before a Zergling, a Marine before an SCV),
+        then the one the most units reach, then the weakest (then the lowest tag). FOCUS: all in range of the
+        first shoot it; SPLIT: just enough to kill it shoot it, the others the next one, and so on."""
+        w = game.world
         gap = np.hypot(*(w.pos[army][:, None] - w.pos[enemies][None]).transpose(2, 0, 1))
         in_range = gap - w.radius[army][:, None] - w.radius[enemies][None] <= reach[:, None] + _REACH_MARGIN
-        kept = [
-            n
-            for n, i in enumerate(enemies.tolist())
-            if int(w.tag[i]) == self._target and in_range[:, n].any()
-        ]
-        if kept:
-            column = kept[0]
-        else:
-            order = np.lexsort((w.tag[enemies], w.health[enemies], -in_range.sum(axis=0)))
-            column = int(order[0])
-        target = int(enemies[column])
-        near = army[in_range[:, column]].tolist()
-        tag = int(w.tag[target])
-        self._target = tag
-        # Only units not already on it: a new order would cost a unit the shot it is winding up.
-        retarget = [i for i in near if not w.orders[i] or w.orders[i][0].target_tag != tag]
-        if retarget:
-            self._command(game, retarget, target=tag)
-            # Then attack-move on, so the kill does not leave them idle until the next decision.
-            self._command(game, retarget, point=tuple(w.pos[target]), queued=True)
-        far = [i for i in army.tolist() if i not in set(near) and not w.orders[i]]
-        if far:
-            self._command(game, far, point=tuple(w.pos[target]))
+        reached = in_range.any(axis=0)
+        kept = np.array([int(t) in self._targets for t in w.tag[enemies].tolist()]) & reached
+        danger = np.array([_danger(w.types[i]) for i in enemies.tolist()])
+        order = np.lexsort(
+            (w.tag[enemies], w.health[enemies], -in_range.sum(axis=0), -np.where(reached, danger, 0.0), ~kept)
+        )
+        free = np.ones(len(army), bool)
+        shots: list[tuple[int, list[int]]] = []  # (enemy row, the army rows firing at it)
+        for column in order.tolist():
+            if not reached[column] or not free.any():
+                break
+            able = np.flatnonzero(free & in_range[:, column])
+            if not len(able):
+                continue
+            if self.profile.fire is Fire.SPLIT:
+                target = int(enemies[column])
+                tag = int(w.tag[target])
+                on_it = np.array(
+                    [bool(w.orders[army[k]]) and w.orders[army[k]][0].target_tag == tag for k in able]
+                )
+                able = able[np.argsort(~on_it, kind="stable")]  # those already on it first
+                need = w.health[target] + w.shields[target]
+                hits = np.cumsum([_hit(w.types[army[k]], w.types[target]) for k in able])
+                able = able[: int(np.searchsorted(hits, need)) + 1]
+            free[able] = False
+            shots.append((int(enemies[column]), army[able].tolist()))
+            if self.profile.fire is not Fire.SPLIT:
+                break
+        self._targets = {int(w.tag[target]) for target, _ in shots}
+        for target, rows in shots:
+            tag = int(w.tag[target])
+            # Only units not already on it: a new order would cost a unit the shot it is winding up.
+            retarget = [i for i in rows if not w.orders[i] or w.orders[i][0].target_tag != tag]
+            if retarget:
+                self._command(game, retarget, target=tag)
+                # Then attack-move on, so the kill does not leave them idle until the next decision.
+                self._command(game, retarget, point=tuple(w.pos[target]), queued=True)
+        far = [i for i in army[free].tolist() if not w.orders[i]]
+        if far and shots:
+            self._command(game, far, point=tuple(w.pos[shots[0][0]]))
+        elif far:
+            nearest = enemies[int(np.argmin(np.hypot(*(w.pos[enemies] - w.pos[army].mean(axis=0)).T)))]
+            self._command(game, far, point=tuple(w.pos[nearest]))
 
     def _advance(self, game: Game, rows: list[int], goal: tuple[float, float]) -> None:
         """Attack-move the units to `goal`: abreast (each keeps its place in the army) with `formation`."""

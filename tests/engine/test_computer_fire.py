@@ -1,0 +1,100 @@
+"""The built-in AI's fire by difficulty on the duel maps: loose, focused, split; melee units never focus; the
+most dangerous enemy first; an army with SCVs but no building is an army, not a base."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from s2clientprotocol import sc2api_pb2 as sc_pb
+
+from sc2env.engine.computer import INTERFACE, PROFILES, Computer, Fire
+from sc2env.engine.game import Game, Joining
+from sc2env.engine.mapdef import builtin_definitions, parse_definition
+from sc2env.gamedata import unit_type_by_name
+
+MARINE, ZERGLING, BANELING, SCV = (
+    unit_type_by_name(n).unit_id for n in ("Marine", "Zergling", "Baneling", "SCV")
+)
+
+
+def duel(map_name: str, seed: int = 1) -> Game:
+    definition = parse_definition(builtin_definitions()[map_name])
+    game = Game(definition, seed)
+    slots = [slot.player_id for slot in definition.players]
+    game.join_all([Joining(p, INTERFACE, s.race, f"AI {p}") for p, s in zip(slots, definition.players)])
+    return game
+
+
+def face_off(game: Game, gap: float = 4.0) -> None:
+    """Both armies in two facing lines `gap` apart across the map's middle (every unit in a Marine's range)."""
+    w = game.world
+    for owner, x in ((1, 32.0 - gap / 2), (2, 32.0 + gap / 2)):
+        rows = np.flatnonzero(w.owner == owner)
+        w.pos[rows] = np.column_stack((np.full(len(rows), x), 30.0 + 0.8 * np.arange(len(rows))))
+
+
+def targets(game: Game, owner: int) -> dict[int, int]:
+    """Unit row -> the tag its first order targets, for `owner`'s units ordered onto a unit."""
+    w = game.world
+    rows = np.flatnonzero(w.owner == owner).tolist()
+    return {i: w.orders[i][0].target_tag for i in rows if w.orders[i] and w.orders[i][0].target_tag}
+
+
+def test_the_levels_fire_loose_then_focused_then_split():
+    fires = [PROFILES[d].fire for d in sorted(PROFILES)]
+    assert fires == [Fire.LOOSE] * 3 + [Fire.FOCUS] + [Fire.SPLIT] * 2
+
+
+def test_loose_fire_gives_no_unit_its_target():
+    game = duel("DuelMarines")
+    face_off(game)
+    Computer(1, sc_pb.Medium).decide(game)
+    assert not targets(game, 1)
+    assert all(game.world.orders[i] for i in np.flatnonzero(game.world.owner == 1))  # attack-moving
+
+
+def test_focus_puts_every_marine_in_range_on_one_enemy():
+    game = duel("DuelMarines")
+    face_off(game)
+    Computer(1, sc_pb.MediumHard).decide(game)
+    chosen = targets(game, 1)
+    assert len(chosen) == 9 and len(set(chosen.values())) == 1
+
+
+def test_split_fire_puts_just_enough_on_each_enemy():
+    game = duel("DuelMarines")
+    face_off(game)
+    Computer(1, sc_pb.Hard).decide(game)
+    shooters = np.bincount(np.unique(list(targets(game, 1).values()), return_inverse=True)[1])
+    # A Marine has 45 health and takes 6 a shot: 8 shots kill it, the ninth Marine shoots the next one.
+    assert sorted(shooters.tolist()) == [1, 8]
+
+
+def test_marines_shoot_a_baneling_before_the_zerglings_and_zerglings_never_focus():
+    game = duel("DuelZerglingsBanelings")
+    face_off(game)
+    w = game.world
+    for level in (sc_pb.MediumHard, sc_pb.Hard, sc_pb.Harder):
+        for i in np.flatnonzero(w.owner > 0).tolist():
+            game.orders.clear(i)
+        Computer(2, level).decide(game)  # Terran
+        Computer(1, level).decide(game)  # Zerg
+        banes = np.flatnonzero(w.type_id == BANELING)
+        for row, tag in targets(game, 2).items():
+            reach = np.hypot(*(w.pos[banes] - w.pos[row]).T) - w.radius[banes] - w.radius[row] <= 5.0
+            if reach.any():  # the most dangerous in its reach first: 35 damage on 30 health
+                assert w.type_id[w.slot(tag)] == BANELING
+        assert BANELING in {int(w.type_id[w.slot(tag)]) for tag in targets(game, 2).values()}
+        assert not targets(game, 1)  # melee units and Banelings attack-move
+        assert all(w.orders[i] for i in np.flatnonzero(w.owner == 1))
+
+
+@pytest.mark.parametrize("level", [sc_pb.Medium, sc_pb.Harder])
+def test_an_army_with_scvs_and_no_building_advances_as_an_army(level):
+    game = duel("DuelTerranMixed")
+    w = game.world
+    start = w.pos[np.flatnonzero(w.owner == 1)].mean(axis=0)
+    ai = Computer(1, level)
+    ai.step(game, 16 * 20)
+    moved = w.pos[np.flatnonzero((w.owner == 1) & (w.type_id == MARINE))].mean(axis=0)
+    assert np.hypot(*(moved - start)) > 10  # it set off for the enemy (it waited at home for a wave before)
