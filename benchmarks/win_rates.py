@@ -71,8 +71,9 @@ def cell(record: tuple[int, int, int]) -> str:
 def tables(map_name: str, agents: list[str], games: int, ai_games: int) -> str:
     started = time.perf_counter()
     header = "| agent \\ AI | " + " | ".join(LEVELS) + " |"
-    lines = [f"**{map_name}**, {games} games a cell (won-lost-tied, the row's):", "", header]
-    lines.append("|" + "---|" * (len(LEVELS) + 1))
+    lines = [f"**{map_name}**, {games} games a cell (won-lost-tied, the row's):", ""]
+    if agents:
+        lines += [header, "|" + "---|" * (len(LEVELS) + 1)]
     for agent in agents:
         row = [cell(agent_record(map_name, agent, level, games)) for level in LEVELS]
         lines.append(f"| {agent} | " + " | ".join(row) + " |")
@@ -110,7 +111,8 @@ def main() -> None:
     parts = []
     for map_name in args.map.split(","):
         ai_games = args.games if args.ai_games is None else args.ai_games
-        parts.append(tables(map_name, args.agents.split(","), args.games, ai_games))
+        agents = [name for name in args.agents.split(",") if name]  # --agents "": the AI's table alone
+        parts.append(tables(map_name, agents, args.games, ai_games))
         print(parts[-1], flush=True)
     if args.write is not None:
         text = args.write.read_text(encoding="utf-8")
