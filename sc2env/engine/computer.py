@@ -174,7 +174,8 @@ class Computer:
         return np.flatnonzero(seen)
 
     def _decide(self, game: Game) -> None:
-        """The duel maps: the army it starts with engages what it sees, else heads for the enemy's start."""
+        """The duel maps: the army it starts with engages what it sees, else heads for the enemy's start, and
+        from there back to its own (armies that passed each other out of sight meet again, not tie)."""
         w, me = game.world, self.player_id
         army = np.flatnonzero((w.owner == me) & (w.speed > 0) & ~w.hidden)
         if not len(army):
@@ -185,8 +186,14 @@ class Computer:
         elif game.game_loop >= self.profile.attack_at:
             idle = [i for i in army.tolist() if not w.orders[i]]
             sent = idle[: max(1, round(len(army) * self.profile.share))] if idle else []
-            if sent:
-                self._advance(game, sent, self._enemy_start(game))
+            if not sent:
+                return
+            ends = (self._enemy_start(game), self._own_start(game))
+            goal = ends[self._search % 2]
+            if np.hypot(*(w.pos[sent].mean(axis=0) - goal)) <= _ARRIVED:
+                self._search += 1  # nothing here: sweep back the other way
+                goal = ends[self._search % 2]
+            self._advance(game, sent, goal)
 
     # ---- melee: defend the base, gather a wave at the ramp's top, attack, hunt the buildings left ----------------
     def _decide_melee(self, game: Game) -> None:
@@ -319,8 +326,7 @@ class Computer:
         ramp = d.regions.get(f"ramp{self.player_id}")
         if ramp is not None:
             return ramp_top(game, ramp)
-        slots = [slot.player_id for slot in d.players]
-        start = d.start_locations[slots.index(self.player_id)] if self.player_id in slots else (0.0, 0.0)
+        start = self._own_start(game)
         b = d.playable_area
         middle = ((b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2)
         return (start[0] + (middle[0] - start[0]) / 4, start[1] + (middle[1] - start[1]) / 4)
@@ -352,7 +358,7 @@ class Computer:
         kept = np.array([int(t) in self._targets for t in w.tag[enemies].tolist()]) & reached
         danger = np.array([_danger(w.types[i]) for i in enemies.tolist()])
         order = np.lexsort(
-            (w.tag[enemies], w.health[enemies], -in_range.sum(axis=0), -np.where(reached, danger, 0.0), ~kept)
+            (w.tag[enemies], w.health[enemies], -in_range.sum(axis=0), ~kept, -np.where(reached, danger, 0.0))
         )
         free = np.ones(len(army), bool)
         shots: list[tuple[int, list[int]]] = []  # (enemy row, the army rows firing at it)
@@ -403,6 +409,15 @@ class Computer:
         for i in rows:
             x, y = np.asarray(goal) + (w.pos[i] - centre)
             self._command(game, [i], point=(min(max(x, b.x0), b.x1), min(max(y, b.y0), b.y1)))
+
+    def _own_start(self, game: Game) -> tuple[float, float]:
+        """Where it starts: its slot's start location (the map's centre if none)."""
+        d = game.definition
+        slots = [slot.player_id for slot in d.players]
+        if self.player_id in slots and slots.index(self.player_id) < len(d.start_locations):
+            return d.start_locations[slots.index(self.player_id)]
+        b = d.playable_area
+        return (b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2
 
     def _enemy_start(self, game: Game) -> tuple[float, float]:
         """Where the enemy starts: the start location of the other slot (the map's centre if none)."""
