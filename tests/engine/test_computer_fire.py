@@ -98,3 +98,19 @@ def test_an_army_with_scvs_and_no_building_advances_as_an_army(level):
     ai.step(game, 16 * 20)
     moved = w.pos[np.flatnonzero((w.owner == 1) & (w.type_id == MARINE))].mean(axis=0)
     assert np.hypot(*(moved - start)) > 10  # it set off for the enemy (it waited at home for a wave before)
+
+
+def test_an_army_that_finds_the_enemy_start_empty_sweeps_back_home():
+    game = duel("DuelMarines")
+    w = game.world
+    ai = Computer(1, sc_pb.Medium)
+    enemy_start, own_start = ai._enemy_start(game), ai._own_start(game)
+    mine = np.flatnonzero(w.owner == 1)
+    for i in np.flatnonzero(w.owner == 2).tolist():  # the other army far off, out of sight, where it stood
+        w.pos[i] = (own_start[0], own_start[1] + 12.0 + 0.1 * i)
+    w.pos[mine] = np.asarray(enemy_start) + np.column_stack(
+        (np.zeros(len(mine)), 0.8 * np.arange(len(mine)) - 3)
+    )
+    ai.decide(game)
+    goals = np.array([w.orders[i][0].point for i in mine.tolist()])
+    assert np.hypot(*(goals.mean(axis=0) - own_start)) < 2.0  # back the other way, not standing there
