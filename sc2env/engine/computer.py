@@ -347,10 +347,11 @@ class Computer:
             self._focus(game, army[ranged], reach[ranged], enemies)
 
     def _focus(self, game: Game, army: np.ndarray, reach: np.ndarray, enemies: np.ndarray) -> None:
-        """Fire on the seen enemies in range, the one shot at last decision first, then the most dangerous
-        (its type's damage a second for its health: a Baneling before a Zergling, a Marine before an SCV),
-        then the one the most units reach, then the weakest (then the lowest tag). FOCUS: all in range of the
-        first shoot it; SPLIT: just enough to kill it shoot it, the others the next one, and so on."""
+        """Fire on the seen enemies in range, the most dangerous first (its type's damage a second for its
+        health: a Baneling before a Zergling, a Marine before an SCV), among equals the ones fired on at the
+        last decision, then the one the most units reach, then the weakest (then the lowest tag). FOCUS: all
+        in range of the first shoot it; SPLIT: just enough to kill it shoot it, the others the next one, and
+        so on."""
         w = game.world
         gap = np.hypot(*(w.pos[army][:, None] - w.pos[enemies][None]).transpose(2, 0, 1))
         in_range = gap - w.radius[army][:, None] - w.radius[enemies][None] <= reach[:, None] + _REACH_MARGIN
