@@ -4,7 +4,7 @@ It plays as a player of the Game like an agent does (a seat of its own, its own 
 here cheats), deciding every few loops from what its seat sees and giving raw commands through `Game.act`,
 so its commands are in the input log and a replay plays them back. It uses no randomness: its games are
 deterministic under the game's seed. On the duel maps it commands the army it starts with; on a melee map
-(it starts with SCVs: Simple64) it also runs a base (`build_order`) and attacks in waves.
+(it starts with a building: Simple64) it also runs a base (`build_order`) and attacks in waves.
 """
 
 from __future__ import annotations
@@ -58,8 +58,8 @@ class Profile:
 
 
 # sc2api's Difficulty -> profile. VeryHard and the cheating levels are refused at create_game. On Simple64 a
-# harder level reacts sooner, mines with more SCVs, builds its depots ahead of need and more Barracks, keeps
-# its Barracks busy, attacks with a larger wave and fights better (formation, focus fire).
+# harder level reacts sooner, mines with more SCVs, builds its depots ahead of need and more Barracks,
+# attacks with a larger wave and fights better (formation, focus fire).
 # fmt: off
 PROFILES: dict[int, Profile] = {
     sc_pb.VeryEasy: Profile(96, 0, 0.5, False, Fire.LOOSE, EconomyPlan(13, 1, 0, 1), 4, 8.0, False),

@@ -545,7 +545,9 @@ class StarCraft2Env(AgentViews, MultiAgentEnv):
         agents, request = roster.agents, sc_pb.RequestAction()
         acting = np.where(agents.alive, numbers_, features.NO_OP)  # the dead send nothing
         if not self.v2.action_mask:  # SMACv2 without its action mask: a target out of range gets no command
-            acting[(acting >= features.TARGETS) & (self._true_avail()[self._agent_ids, acting] == 0)] = 0
+            acting[(acting >= features.TARGETS) & (self._true_avail()[self._agent_ids, acting] == 0)] = (
+                features.NO_OP
+            )
         heals = roster.plan.heals.tolist()
         own, enemy = agents.tags.tolist(), roster.enemies.tags.tolist()
         actions = acting.tolist()
