@@ -20,7 +20,7 @@ from sc2env.game.match_config import require_count, require_seed
 from sc2env.game.replay_files import write_replay
 from sc2env.launch import LaunchConfig
 from sc2env.smac import features
-from sc2env.smac.commands import add_command, add_commands, target_index
+from sc2env.smac.commands import add_commands, target_index
 from sc2env.smac.distributions import CapabilityConfigError, episode_generator, team_size
 from sc2env.smac.episode import DRAW, LOST, WON, Roster, find_units
 from sc2env.smac.game import SmacGame, SocketGame
@@ -568,24 +568,11 @@ class StarCraft2Env(AgentViews, MultiAgentEnv):
         )
         return request
 
-    def _add_command(self, request: sc_pb.RequestAction, roster: Roster, i: int, number: int) -> None:
-        agents = roster.agents
-        if not agents.values[i, Column.health] > 0:  # the dead send nothing
-            return
-        heals = bool(roster.plan.heals[i])
-        target = 0
-        if number >= features.TARGETS:
-            if not self.v2.action_mask and not self._true_avail()[i, number]:
-                return  # SMACv2 without its action mask: a target out of range gets no command
-            target = int((agents if heals else roster.enemies).tags[target_index(number)])
-        x, y = agents.values[i, Column.x], agents.values[i, Column.y]
-        add_command(
-            request, number, int(agents.tags[i]), float(x), float(y), self._move_amount, target, heals
-        )
-
     def _command(self, i: int, number: int) -> sc_pb.Action | None:
-        request = sc_pb.RequestAction()
-        self._add_command(request, self._roster_now(), i, number)
+        # The batch's own rules (the dead, SMACv2's out-of-range targets), with every other agent idle.
+        numbers = [features.NO_OP] * self.n_agents
+        numbers[i] = number
+        request = self._request(self._roster_now(), numbers)
         return request.actions[0] if request.actions else None
 
     def _heuristic_actions(self) -> list[int]:

@@ -10,9 +10,11 @@ import math
 import numpy as np
 import pytest
 from s2clientprotocol import raw_pb2
+from s2clientprotocol import sc2api_pb2 as sc_pb
 from test_smacv2_env import capability
 
-from sc2env.smac import StarCraft2Env, commands
+from sc2env import errors
+from sc2env.smac import StarCraft2Env, commands, features
 from sc2env.smac import env as env_module
 from sc2env.smac.sharing import EnemySharing
 
@@ -293,3 +295,46 @@ def test_shared_commands_play_as_one_command_per_agent(map_name, monkeypatch):
     alone, together = _focus_fire_episodes(map_name, 120)
     assert together == 0
     assert shared == alone
+
+
+def test_get_agent_action_is_smacs_command_for_one_agent():
+    # SMAC's get_agent_action: the raw command of one agent's action, from its own unit message (MMM2: heals).
+    env = StarCraft2Env(map_name="MMM2", seed=4, engine="builtin", direct=True)
+    rng = np.random.default_rng(5)
+    compared = 0
+    try:
+        env.reset()
+        for _ in range(40):
+            ref = Reference(env, None)
+            avail = np.array(env.get_avail_actions())
+            for i, unit in enumerate(ref.allies):
+                for number in np.flatnonzero(avail[i]).tolist():
+                    target = 0
+                    if number >= features.TARGETS:
+                        group = ref.allies if ref.heals[i] else ref.enemies
+                        target = group[number - features.TARGETS].tag
+                    expected = sc_pb.RequestAction()
+                    if unit.health > 0:
+                        commands.add_command(
+                            expected,
+                            number,
+                            unit.tag,
+                            unit.pos.x,
+                            unit.pos.y,
+                            env._move_amount,
+                            target,
+                            ref.heals[i],
+                        )
+                    got = env.get_agent_action(i, number)
+                    assert got == (expected.actions[0] if expected.actions else None), (i, number)
+                    compared += got is not None
+                unavailable = np.flatnonzero(avail[i] == 0)
+                if unavailable.size:
+                    with pytest.raises(errors.InvalidActionError):
+                        env.get_agent_action(i, int(unavailable[0]))
+            _, terminated, _ = env.step(np.argmax(rng.random(avail.shape) * avail, axis=1))
+            if terminated:
+                env.reset()
+    finally:
+        env.close()
+    assert compared > 100
