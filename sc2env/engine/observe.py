@@ -11,6 +11,7 @@ from sc2env.engine.frame import CARRY_GAS, CARRY_MINERALS, NEUTRAL_PLAYER_ID
 from sc2env.engine.game import Game
 from sc2env.engine.map_types import TypeIds
 from sc2env.engine.orders import GATHER, RETURN, Order
+from sc2env.engine.raw_grids import crop
 from sc2env.engine.render import encode
 from sc2env.engine.type_tables import DROPOFF_TYPES, HARVESTED_TYPES, WORKER_TYPES
 from sc2env.engine.unit_states import Cargo
@@ -95,15 +96,6 @@ def merge_layers(response: sc_pb.Response, layers: Layers) -> None:
         stack = data.renders if number == _RENDERS else data.minimap_renders
         stack.SetInParent()
         stack.MergeFromString(encoded)  # type: ignore[arg-type]  # upb parses a bytearray as bytes
-
-
-def _raw_grid(game: Game, grid: np.ndarray) -> np.ndarray:
-    """A map grid (row 0 at y = 0) as raw data shows it: cropped to the playable area under raw_crop."""
-    area = game.raw_area()
-    if area is None:
-        return grid
-    x0, y0, x1, y1 = area
-    return grid[y0:y1, x0:x1]
 
 
 def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
@@ -253,9 +245,9 @@ def game_info(game: Game) -> sc_pb.ResponseGameInfo:
     ox, oy = game.raw_origin()
     raw.map_size.x, raw.map_size.y = d.map_size if game.raw_area() is None else (x1 - x0, y1 - y0)
     terrain = game.terrain
-    raw.pathing_grid.MergeFromString(encode(1, _raw_grid(game, terrain.pathable)))
-    raw.placement_grid.MergeFromString(encode(1, _raw_grid(game, terrain.buildable)))
-    raw.terrain_height.MergeFromString(encode(8, _raw_grid(game, terrain.height)))
+    raw.pathing_grid.MergeFromString(encode(1, crop(terrain.pathable, game.raw_area())))
+    raw.placement_grid.MergeFromString(encode(1, crop(terrain.buildable, game.raw_area())))
+    raw.terrain_height.MergeFromString(encode(8, crop(terrain.height, game.raw_area())))
     raw.playable_area.p0.x, raw.playable_area.p0.y = x0 - ox, y0 - oy
     raw.playable_area.p1.x, raw.playable_area.p1.y = x1 - ox, y1 - oy
     for x, y in d.start_locations:

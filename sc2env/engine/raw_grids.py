@@ -10,6 +10,11 @@ Area = tuple[int, int, int, int] | None
 """Cells (x0, y0, x1, y1) a grid is cropped to (raw_crop_to_playable_area), or None for the whole map."""
 
 
+def crop(grid: np.ndarray, area: Area) -> np.ndarray:
+    """A map grid (row 0 at y = 0) as raw data shows it: cropped to `area`, or whole."""
+    return grid if area is None else grid[area[1] : area[3], area[0] : area[2]]
+
+
 class RawGrids:
     """Encoded ImageData of raw map-state grids. A grid is not written in place once shown (the creep never
     changes; a vision's grid is a new array whenever it changes), so the same array, crop and depth give the
@@ -30,7 +35,6 @@ class RawGrids:
             return kept[1]
         if len(self._kept) >= self.KEPT:
             self._kept.clear()
-        cropped = grid if area is None else grid[area[1] : area[3], area[0] : area[2]]
-        data = encode(bits_per_pixel, cropped)
+        data = encode(bits_per_pixel, crop(grid, area))
         self._kept[key] = (grid, data)
         return data
