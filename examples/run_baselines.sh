@@ -6,13 +6,13 @@
 # Start it again after any stop (a reboot, a session's end, `kill -TERM` of the trainer): each run resumes
 # from its last checkpoint and runs that have reached their steps are skipped. A run stopped by a signal
 # checkpoints and exits with status 3, and the queue stops with it; any other failure stops it too.
-# PHASE=A or PHASE=B runs one phase only (two queues, one per core: PHASE=A and PHASE=B); SEEDS picks phase
-# B's seeds; PYTHON and ROOT (the folder of run directories) may be set.
+# PHASE=A, PHASE=B or PHASE=C runs one phase only (one queue per core: PHASE=A and PHASE=B, then PHASE=C);
+# SEEDS picks phase B's seeds; PYTHON and ROOT (the folder of run directories) may be set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-.venv/bin/python}
 ROOT=${ROOT:-runs}
-PHASE=${PHASE:-AB}
+PHASE=${PHASE:-ABC}
 mkdir -p "$ROOT"
 
 run() {  # map masks seed env-steps [tag: a suffix of the run's folder]
@@ -22,6 +22,12 @@ run() {  # map masks seed env-steps [tag: a suffix of the run's folder]
     else
         "$PYTHON" -m sc2env.baselines.ppo --map "$1" --masks "$2" --seed "$3" --total-timesteps "$4" --run-dir "$dir"
     fi
+}
+
+extend() {  # map masks seed env-steps: go on from a finished short run, in a folder of its own
+    local short="$ROOT/$1__$2__s$3__short" long="$ROOT/$1__$2__s$3"
+    [ -d "$long" ] || cp -a "$short" "$long"
+    run "$1" "$2" "$3" "$4"
 }
 
 # Phase A: does the agent learn each mini-game? Full masks, seed 1, 16×16 screen and minimap: first a short
@@ -45,4 +51,12 @@ if [[ $PHASE == *B* ]]; then
             done
         done
     done
+fi
+
+# Phase C: longer budgets where the short runs were still climbing, each going on from its short run's
+# checkpoint (the learning rate's linear decay is re-planned over the new budget), and MoveToBeacon past 300k.
+if [[ $PHASE == *C* ]]; then
+    extend DefeatRoaches full 1 500000
+    extend DefeatZerglingsAndBanelings full 1 400000
+    run MoveToBeacon full 1 700000
 fi
