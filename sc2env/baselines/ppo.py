@@ -304,9 +304,12 @@ def evaluate(
     return spec.gated_sum(chosen, actions[:, 0]), spec.gated_sum(entropy, actions[:, 0])
 
 
-def _draw(logits: torch.Tensor, mask: np.ndarray, generator: torch.Generator) -> np.ndarray:
-    probs = torch.softmax(logits.masked_fill(~torch.from_numpy(mask), NEG), 1)
-    return torch.multinomial(probs, 1, generator=generator).squeeze(1).numpy()
+def _draw(logits: torch.Tensor, mask: np.ndarray, generator: torch.Generator | None) -> np.ndarray:
+    """A value per row from its masked logits: sampled, or the most likely one when `generator` is None."""
+    masked = logits.masked_fill(~torch.from_numpy(mask), NEG)
+    if generator is None:
+        return masked.argmax(1).numpy()
+    return torch.multinomial(torch.softmax(masked, 1), 1, generator=generator).squeeze(1).numpy()
 
 
 def sample_actions(
@@ -314,11 +317,12 @@ def sample_actions(
     observed: np.ndarray,
     mode: MaskMode,
     spec: ActionSpec,
-    generator: torch.Generator,
+    generator: torch.Generator | None,
     target_masks: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(batch, 14) action vectors and the (batch, sum(nvec)) masks they were drawn from: the function
-    first, then its arguments given it. `observed` is the observation's bool action mask."""
+    first, then its arguments given it. `observed` is the observation's bool action mask; without a
+    `generator` each value is the most likely one (a greedy policy, for evaluation)."""
     functions = int(spec.nvec[0])
     mask = np.ones_like(observed)
     if mode is not MaskMode.NONE:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import importlib.util
+import json
 import signal
 from collections import deque
 
@@ -16,7 +17,7 @@ for _extra in ("matplotlib", "tensorboard"):  # looked up, not imported: tensorb
     if importlib.util.find_spec(_extra) is None:
         pytest.skip(f"{_extra} is missing: pip install -e '.[test]'", allow_module_level=True)
 
-from sc2env.baselines import plot, ppo, runs  # noqa: E402
+from sc2env.baselines import evaluate, plot, ppo, runs  # noqa: E402
 from sc2env.interface.format import InterfaceFormat  # noqa: E402
 from sc2env.interface.spec import ActionSpec  # noqa: E402
 
@@ -189,6 +190,18 @@ def test_a_short_run_checkpoints_resumes_where_it_stopped_and_plots(tmp_path, ma
     assert ppo.main(["--resume", str(run_dir)]) == 0
     assert len(read_csv(run_dir / "updates.csv")) == 5
 
+    # The frozen policy scored over whole episodes: each game plays its share from its reset.
+    assert evaluate.main([str(run_dir), "--episodes", "3", "--num-envs", "2"]) == 0
+    assert marked_games() == []
+    result = json.loads((run_dir / "evaluation-sampled.json").read_text())
+    assert result["episodes"] == 3 and result["lengths"] == [30, 30, 30] and result["global_step"] == 320
+    assert result["mean"] == pytest.approx(np.mean(result["scores"]))
+    greedy = [evaluate.evaluate_run(run_dir, 2, greedy=True, num_envs=2) for _ in range(2)]
+    assert greedy[0].scores == greedy[1].scores, "a greedy policy on the same seeded games scores the same"
+    assert greedy[0].file_name == "evaluation-greedy.json"
+    with pytest.raises(ValueError, match="episodes must be at least 1"):
+        evaluate.evaluate_run(run_dir, 0)
+
     # The plot: one PNG for the map, and the final scores as a table.
     capsys.readouterr()
     assert plot.main([str(tmp_path), "--out", str(tmp_path / "plots"), "--window", "4", "--table"]) == 0
@@ -243,3 +256,9 @@ def test_curves_average_seeds_over_their_last_episodes_and_groups_tell_settings_
     (started / "config.json").write_text('{"map": "DefeatRoaches", "masks": "full", "seed": 1}')
     (started / "episodes.csv").write_text(",".join(runs.EPISODE_COLUMNS) + "\n")
     assert plot.load_runs([tmp_path / "runs"]) == []
+
+
+def test_evaluation_quotas_split_episodes_evenly_over_the_games():
+    assert evaluate.quotas(5, 2).tolist() == [3, 2]
+    assert evaluate.quotas(100, 4).tolist() == [25, 25, 25, 25]
+    assert evaluate.quotas(3, 4).tolist() == [1, 1, 1, 0]
