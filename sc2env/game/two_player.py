@@ -111,7 +111,8 @@ class TwoPlayerGame:
         """Run the two seats' calls at once (the guest's in a thread): each seat's join or restart waits for
         the other's. Either call failing fails both at once: the other seat's game process is stopped (its
         wait would last its whole timeout, for a player that is not coming), so are both games, and
-        PlayerJoinError names the player that failed and why; the next reset() starts both anew."""
+        PlayerJoinError names the player that failed and why; a request the game refused (RequestError)
+        is raised as a RequestError naming the player instead. The next reset() starts both anew."""
         guest_answer: list[U] = []
         calls = _Calls()
 
@@ -147,6 +148,16 @@ class TwoPlayerGame:
         self.lost_because = (
             f"player {seat} could not join or restart the game ({type(failure).__name__}: {failure})"
         )
+        if isinstance(failure, errors.RequestError):
+            # The game answered, and refused the player's own request (an interface option it does not
+            # serve, ...): a caller that retries crashed games must not retry this one as it is.
+            raise errors.RequestError(
+                f"{self.lost_because}; the other player's game was stopped with it: fix the request, then "
+                "reset() starts both anew",
+                request=failure.request,
+                error=failure.error,
+                details=failure.details,
+            ) from failure
         raise errors.PlayerJoinError(
             f"{self.lost_because}; the other player's game was stopped with it, rather than waiting for a "
             "player that was not coming: reset() starts both anew"

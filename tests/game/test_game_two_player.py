@@ -184,9 +184,11 @@ def test_a_guest_that_cannot_join_fails_both_at_once_and_the_next_reset_recovers
     game = TwoPlayerGame(*seat_configs(config(request_timeout_s=3600.0)))
     try:
         good = unservable_guest(game)
-        with pytest.raises(errors.PlayerJoinError, match=r"player 2 could not join.*width") as raised:
+        with pytest.raises(errors.RequestError, match=r"player 2 could not join.*width") as raised:
             game.reset(seed=seed)
-        assert isinstance(raised.value, errors.GameCrashedError)  # what a crashed game's callers catch
+        # A refused request, not a crash: callers that retry crashed games must not retry it as it is.
+        assert not isinstance(raised.value, errors.GameCrashedError)
+        assert raised.value.request == "join_game" and raised.value.error == "FeatureUnsupported"
         assert game.state is GameState.LOST and "player 2" in game.lost_because
         assert all(seat.process is None for seat in game.seats)  # both stopped, the waiting host too
         game.guest.config = good
@@ -203,8 +205,9 @@ def test_a_host_that_cannot_join_fails_both_at_once_and_the_next_reset_recovers(
     assert game.ports is not None
     with socket.socket() as taken:  # something else holds the host's join port: it cannot listen there
         taken.bind(("127.0.0.1", game.ports.server_game))
-        with pytest.raises(errors.PlayerJoinError, match=r"player 1 could not join.*cannot listen"):
+        with pytest.raises(errors.PlayerJoinError, match=r"player 1 could not join.*cannot listen") as raised:
             game.together(lambda: game.host.reset(3), lambda: game.guest.reset(3))
+    assert isinstance(raised.value, errors.GameCrashedError)  # what a crashed game's callers catch
     assert game.state is GameState.LOST
     assert all(seat.process is None for seat in game.seats)
     first, _ = game.reset(seed=3)  # new processes, new ports
