@@ -190,6 +190,17 @@ class Session:
 
         return release
 
+    def _seated(self) -> bool:
+        """Whether the game already serves this session's player, or no player (what `_served` would do is
+        nothing)."""
+        game = self.game
+        return (
+            game is None
+            or self.player_id is None
+            or self.playback is not None
+            or game.player_id == self.player_id
+        )
+
     @contextlib.contextmanager
     def _served(self) -> Iterator[None]:
         """Inside the block the game serves this session's player (a two-player game has one per session)."""
@@ -257,8 +268,12 @@ class Session:
                 )
         else:
             try:
-                with self._served():
-                    payload = getattr(self, f"_{kind}")(getattr(request, kind), response)
+                handler = getattr(self, f"_{kind}")
+                if self._seated():  # the common case, without the context managers' cost per request
+                    payload = handler(getattr(request, kind), response)
+                else:
+                    with self._served():
+                        payload = handler(getattr(request, kind), response)
                 if payload is DEFERRED:
                     return None
             except Exception as e:
