@@ -117,10 +117,12 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
         zs = [z] * w.n
     harvesters = _harvesters(game)
     # Every column as Python values at once: reading numpy scalars field by field cost more than the fields.
-    on_screen = view.contains(w.pos[:, 0], w.pos[:, 1]).tolist() if w.n else []
-    reported = game.type_ids.reported
+    # On screen: the same comparisons as View.contains, on Python floats (a few units: cheaper than arrays).
+    left, right, bottom, top = view.edges()
+    reported = w.per_rows("reported types", lambda: _reported_types(game))
     tags, owners, facings, radii = w.tag.tolist(), w.owner.tolist(), w.facing.tolist(), w.radius.tolist()
-    progress, xs, ys = w.build_progress.tolist(), (w.pos[:, 0] - ox).tolist(), (w.pos[:, 1] - oy).tolist()
+    progress, world_xs, world_ys = w.build_progress.tolist(), w.pos[:, 0].tolist(), w.pos[:, 1].tolist()
+    xs, ys = (w.pos[:, 0] - ox).tolist(), (w.pos[:, 1] - oy).tolist()
     health, health_max = w.health.tolist(), w.health_max.tolist()
     shields, shields_max = w.shields.tolist(), w.shields_max.tolist()
     energy, energy_max = w.energy.tolist(), w.energy_max.tolist()
@@ -134,14 +136,14 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
         unit = add(
             display_type=raw_pb2.Visible,
             tag=tag,
-            unit_type=int(reported[unit_type.unit_id]),
+            unit_type=reported[i],
             owner=owner or NEUTRAL_PLAYER_ID,
             facing=facings[i],
             radius=radii[i],
             build_progress=progress[i],
             cloak=raw_pb2.NotCloaked,
             is_selected=tag in selected,
-            is_on_screen=on_screen[i],
+            is_on_screen=left <= world_xs[i] < right and bottom < world_ys[i] <= top,
             is_active=bool(orders),
             alliance=raw_pb2.Self if owner == pid else (raw_pb2.Neutral if owner == 0 else raw_pb2.Enemy),
             health=health[i],
@@ -172,6 +174,12 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
     area, grids = game.raw_area(), game.raw_grids
     raw.map_state.visibility.MergeFromString(grids.encoded(8, game.vision.grid(), area, game.vision.version))
     raw.map_state.creep.MergeFromString(grids.encoded(1, game.terrain.creep, area))
+
+
+def _reported_types(game: Game) -> list[int]:
+    """The unit type id the game reports for each row (a per-row fact)."""
+    reported = game.type_ids.reported
+    return [int(reported[unit_type.unit_id]) for unit_type in game.world.types]
 
 
 def _add_rally(unit: raw_pb2.Unit, rally: Order, ox: int, oy: int) -> None:

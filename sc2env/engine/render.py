@@ -44,6 +44,11 @@ class View:
     def pixel_to_world(self, i: float, j: float) -> tuple[float, float]:
         return (self.left + (i + 0.5) * self.scale, self.top - (j + 0.5) * self.scale)
 
+    def edges(self) -> tuple[float, float, float, float]:
+        """(left, right, bottom, top): a point is inside when left <= x < right and bottom < y <= top."""
+        left, top = float(self.left), float(self.top)
+        return left, left + self.width * float(self.scale), top - self.height * float(self.scale), top
+
     def contains(self, x, y):
         return (
             (np.asarray(x) >= self.left)
