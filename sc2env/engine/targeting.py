@@ -70,7 +70,7 @@ class _RowFacts:
     targets: _Targets
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # made before every batch: a frozen dataclass's __init__ costs several times more
 class _Decisions:
     """Per armed unit: its target (index among the targets, -1 for none), whether that is in range, whether it
     looks for another, whether it acquires targets by itself, how far it looks and from how close it attacks;
