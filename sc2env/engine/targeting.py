@@ -68,6 +68,8 @@ class _RowFacts:
     autos: list[bool]
     targetable: np.ndarray
     targets: _Targets
+    can_attack: np.ndarray  # which rows have a weapon
+    hostile: np.ndarray  # rows x targets: which may attack which (see _hostile; read only)
 
 
 @dataclass(slots=True)  # made before every batch: a frozen dataclass's __init__ costs several times more
@@ -83,6 +85,15 @@ class _Decisions:
     scan: list[float]
     reach: list[float]
     upgrading: set[int]
+
+
+def _hostile(owners: np.ndarray, kinds: np.ndarray, targets: _Targets, type_id: np.ndarray) -> np.ndarray:
+    """Attackers (their owners and type ids) x targets: whether each may take each as a target (an enemy, in a
+    plane its weapon hits; `type_id`: every row's type id)."""
+    hostile = owners[:, None] != targets.owners
+    if targets.air:  # a weapon that can't hit a unit's plane never takes it as a target
+        hostile &= (_HITS[kinds][:, None] & _PLANE[type_id[targets.rows]]) != 0
+    return hostile
 
 
 class Targeting:
@@ -104,9 +115,10 @@ class Targeting:
         armed, targets = self._armed_and_targets(facts)
         if not len(armed) or not len(targets.rows):
             return limit
-        hostile = w.owner[armed][:, None] != targets.owners
-        if targets.air:  # a weapon that can't hit a unit's plane never takes it as a target
-            hostile &= (_HITS[w.type_id[armed]][:, None] & _PLANE[w.type_id[targets.rows]]) != 0
+        if len(armed) == w.n and targets is facts.targets:  # every row armed, no one hidden: kept per rows
+            hostile = facts.hostile
+        else:
+            hostile = _hostile(w.owner[armed], w.type_id[armed], targets, w.type_id)
         engaged = w.engaged[armed]
         if not _count(hostile) and not _count(engaged):
             return limit  # one side only and no explicit attacks: nothing to fight
@@ -130,12 +142,15 @@ class Targeting:
         w = self.world
         kinds = w.type_id
         targetable = _TARGETABLE[kinds] & (w.owner != 0)
+        targets = self._targets(targetable.nonzero()[0])
         return _RowFacts(
             _ATTACK_RANGE[kinds].tolist(),
             _SCAN_RANGE[kinds].tolist(),
             _AUTO_ACQUIRES[kinds].tolist(),
             targetable,
-            self._targets(targetable.nonzero()[0]),
+            targets,
+            _CAN_ATTACK[kinds],
+            _hostile(w.owner, kinds, targets, kinds),
         )
 
     def _armed_and_targets(self, facts: _RowFacts) -> tuple[np.ndarray, _Targets]:
@@ -147,7 +162,7 @@ class Targeting:
             seen = ~w.hidden
             armed = ((mode != CombatMode.PASSIVE) & seen & _CAN_ATTACK[w.type_id]).nonzero()[0]
             return armed, self._targets((facts.targetable & seen).nonzero()[0])
-        return ((mode != CombatMode.PASSIVE) & _CAN_ATTACK[w.type_id]).nonzero()[0], facts.targets
+        return ((mode != CombatMode.PASSIVE) & facts.can_attack).nonzero()[0], facts.targets
 
     def _targets(self, rows: np.ndarray) -> _Targets:
         w = self.world
