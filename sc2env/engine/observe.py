@@ -122,7 +122,8 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
     reported = w.per_rows("reported types", lambda: _reported_types(game))
     tags, owners, facings, radii = w.tag.tolist(), w.owner.tolist(), w.facing.tolist(), w.radius.tolist()
     progress, world_xs, world_ys = w.build_progress.tolist(), w.pos[:, 0].tolist(), w.pos[:, 1].tolist()
-    xs, ys = (w.pos[:, 0] - ox).tolist(), (w.pos[:, 1] - oy).tolist()
+    xs = [x - ox for x in world_xs] if ox else world_xs  # (Python floats subtract as float64 arrays do)
+    ys = [y - oy for y in world_ys] if oy else world_ys
     health, health_max = w.health.tolist(), w.health_max.tolist()
     shields, shields_max = w.shields.tolist(), w.shields_max.tolist()
     energy, energy_max = w.energy.tolist(), w.energy_max.tolist()
@@ -153,7 +154,8 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
             energy=energy[i],
             energy_max=energy_max[i],
         )
-        unit.pos.x, unit.pos.y, unit.pos.z = xs[i], ys[i], zs[i]
+        pos = unit.pos  # (each `unit.pos` looks the field up again)
+        pos.x, pos.y, pos.z = xs[i], ys[i], zs[i]
         if unit_type.mineral_contents:
             unit.mineral_contents = int(contents[i])
         if unit_type.has_vespene:
