@@ -318,12 +318,14 @@ def raw_echo(game: Game, action: sc_pb.Action) -> sc_pb.Action:
     """A raw action as the game echoes it back: with its feature-layer form added when the player has feature
     layers (a unit command aimed at the screen pixel of its target point or unit, clamped to the screen; a
     camera move at the minimap pixel), as the real game's recorded echoes show both forms."""
+    screen, minimap = game.screen_view(), game.minimap_view()
+    if screen is None and minimap is None:  # no feature-layer form to add: echoed as it came (a raw player)
+        return action
     echo = sc_pb.Action()
     echo.CopyFrom(action)
     raw = action.action_raw
     kind = raw.WhichOneof("action")
     ox, oy = game.raw_origin()
-    screen, minimap = game.screen_view(), game.minimap_view()
     if kind == "unit_command" and screen is not None:
         cmd, out = raw.unit_command, echo.action_feature_layer.unit_command
         out.ability_id = cmd.ability_id
