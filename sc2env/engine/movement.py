@@ -165,16 +165,19 @@ class Motion(Collision):
         to_target = np.sqrt(sum_xy(delta * delta))
         leg = np.maximum(to_target - self.reach[rows], 0.0)
         if goal_rows is not None and found is not None and _count(found):
-            waypoint = any_xy(target != self.goal[rows])
-            follows = (found & ~waypoint).nonzero()[0]
-            leg[waypoint] = to_target[waypoint]
+            if self.steers:
+                waypoint = any_xy(target != self.goal[rows])
+                follows = (found & ~waypoint).nonzero()[0]
+                leg[waypoint] = to_target[waypoint]
+            else:  # no waypoints: `prepare` aimed every row at its goal
+                follows = found.nonzero()[0]
             if len(follows):
-                followed = goal_rows[follows]
-                grown = self.radius[rows[follows]] + self.reach[rows[follows]]  # how far from the goal's edge
+                followed, followers = goal_rows[follows], rows[follows]
+                grown = self.radius[followers] + self.reach[followers]  # how far from the goal's edge
                 dist = to_target[follows]
                 circle_leg = dist - grown - self.radius[followed]
                 boxes = self.obstacle[followed]
-                if _count(boxes):
+                if self.obstacle_count and _count(boxes):
                     # Along the line towards a box's centre, the distance to where the box (grown by `grown`) begins.
                     half = self.half[followed] + grown[:, None]
                     direction = np.abs(delta[follows]) / np.maximum(dist, _EPS)[:, None]
@@ -185,7 +188,7 @@ class Motion(Collision):
                     # A chase ends where the weapon reaches (its range is measured to the box's nearest point);
                     # workers walking to a resource keep the square's edge, which their gathering is tuned to.
                     square = to_box.max(axis=1)
-                    chasing = self.engaged[rows[follows]] != 0
+                    chasing = self.engaged[followers] != 0
                     box_leg = np.where(
                         chasing,
                         _corner_entry(np.abs(delta[follows]), direction, self.half[followed], grown, square),
@@ -371,7 +374,8 @@ class Motion(Collision):
         target = self.target[rows]
         delta = target - pos
         left = np.sqrt(sum_xy(delta * delta)) - self.reach[rows]
-        at_waypoint = any_xy(target != self.goal[rows]) if self.steers else np.zeros(len(rows), bool)
+        steers = self.steers  # else no unit walks to a waypoint: its target is its goal
+        at_waypoint = any_xy(target != self.goal[rows]) if steers else np.zeros(len(rows), bool)
         moved = pos - start
         blocked = (sum_xy(moved * moved) < 0.25 * expected * expected) & (expected > 0)
         reached = left <= 1e-9
@@ -390,10 +394,10 @@ class Motion(Collision):
         if self.walls is not None and _count(blocked):  # pushed back by a wall: find the way again
             self.steer_stamp[rows[blocked]] = -1
         crowded = (left < _CROWDED_ARRIVAL) & blocked
-        done = ~at_waypoint & (reached | crowded)
+        done = ~at_waypoint & (reached | crowded) if steers else reached | crowded
         if arrived is not None:
             done |= arrived
-        if not _count(done) and not _count(at_waypoint):
+        if not _count(done) and not (steers and _count(at_waypoint)):
             self.boost[rows] = 0.0
             return [], []
         late = self._late_loops(rows, travel, t, crowded, touched)
@@ -401,8 +405,9 @@ class Motion(Collision):
         tags, lates = self.tag[rows[done]].tolist(), np.where(self.ghost[rows], late, 0)[done].tolist()
         self.moving[rows[done]] = False
         self.velocity[rows[done]] = 0.0
-        early = ~done & at_waypoint & (late > 0)  # walk on round the obstacle for the loops stood still
-        self.boost[rows[early]] = late[early] * self.speed[rows[early]]
+        if steers:  # walk on round the obstacle for the loops stood still
+            early = ~done & at_waypoint & (late > 0)
+            self.boost[rows[early]] = late[early] * self.speed[rows[early]]
         return tags, lates
 
     def _reach_goal_units(
