@@ -62,7 +62,8 @@ class Collision(WorldState):
             )
         else:
             reach, limit = _contact_limits(self.radius[colliders], self.grounded[colliders])
-        pos = self.pos[colliders]
+        every = len(colliders) == self.n  # then pushed in place, not gathered and scattered back
+        pos = self.pos if every else self.pos[colliders]
         x, y = pos[:, 0], pos[:, 1]
         dx, dy = x[:, None] - x, y[:, None] - y  # [i, j] = pos_i - pos_j
         d2 = dx * dx + dy * dy
@@ -82,7 +83,8 @@ class Collision(WorldState):
         share = np.where(touching, (reach - dist) * 0.5 / np.maximum(dist, 1e-12), 0.0)
         pos[:, 0] += _sum_rows(share * dx)
         pos[:, 1] += _sum_rows(share * dy)
-        self.pos[colliders] = pos
+        if not every:
+            self.pos[colliders] = pos
 
     def _mobile_bounds(self, mobile: np.ndarray) -> tuple[np.ndarray, ...]:
         """Rows `mobile`, the lowest and highest centre each may have (inside the pathable area), and how
