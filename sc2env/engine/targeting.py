@@ -255,9 +255,12 @@ class Targeting:
         wanting = [k for k, wants in enumerate(decisions.wants) if wants]
         if not wanting:
             return
-        gap_w = gap[wanting]
-        scan = np.array([decisions.scan[k] for k in wanting])
-        candidates = hostile[wanting] & (gap_w <= scan[:, None] + _SLACK)
+        if len(wanting) == len(decisions.wants):  # everyone looks: no rows to gather
+            gap_w, hostile_w, scan = gap, hostile, np.array(decisions.scan)
+        else:
+            gap_w, hostile_w = gap[wanting], hostile[wanting]
+            scan = np.array([decisions.scan[k] for k in wanting])
+        candidates = hostile_w & (gap_w <= scan[:, None] + _SLACK)
         if not _count(candidates):
             return
         key = np.where(candidates, gap_w + targets.preference, np.inf)
