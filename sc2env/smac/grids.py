@@ -32,9 +32,11 @@ class MapGrids:
     _walkable: np.ndarray = dataclasses.field(init=False, repr=False)
     _pathing_feature: np.ndarray = dataclasses.field(init=False, repr=False)
     _height_feature: np.ndarray = dataclasses.field(init=False, repr=False)
+    _walkable_last: np.ndarray = dataclasses.field(init=False, repr=False)  # its last (x, y) cell
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_walkable", np.pad(self.pathing, 1, constant_values=False))
+        object.__setattr__(self, "_walkable_last", np.array(self._walkable.shape) - 1)
         object.__setattr__(
             self, "_pathing_feature", np.pad(self.pathing.astype(np.float64), 1, constant_values=1.0)
         )
@@ -61,7 +63,7 @@ class MapGrids:
     def walkable_cells(self, cells: np.ndarray) -> np.ndarray:
         """`walkable` of integer cells given as (..., 2) (x, y) pairs."""
         padded = self._walkable
-        inside = np.minimum(np.maximum(cells + 1, 0), np.array(padded.shape) - 1)
+        inside = np.minimum(np.maximum(cells + 1, 0), self._walkable_last)
         return padded[inside[..., 0], inside[..., 1]]
 
     def pathing_feature(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
