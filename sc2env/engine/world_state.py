@@ -208,7 +208,7 @@ class WorldState(UnitColumns):
 
     def rows(self, tags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(rows, found) for an array of tags: row indices (valid where `found`)."""
-        idx = np.searchsorted(self.tag, tags)
+        idx = self.tag.searchsorted(tags)  # (np.searchsorted is this method behind a Python wrapper)
         idx = np.minimum(idx, max(self.n - 1, 0))
         found = (self.tag[idx] == tags) & (tags != 0) if self.n else np.zeros(len(tags), bool)
         return idx, found

@@ -530,7 +530,7 @@ class StarCraft2Env(AgentViews, MultiAgentEnv):
 
     def _check_available(self, numbers_: list[int]) -> None:
         avail = self._avail()
-        if avail[self._agent_ids, numbers_].all():
+        if np.logical_and.reduce(avail[self._agent_ids, numbers_]):  # .all() without its Python wrapper
             return
         for i, number in enumerate(numbers_):
             if not avail[i, number]:
