@@ -68,9 +68,10 @@ class Trajectory:
         travel: np.ndarray,
         unit: np.ndarray,
         braking: dict[int, list[float]] | None = None,
+        start: np.ndarray | None = None,
     ):
         self.world, self.rows, self.travel, self.unit = world, rows, travel, unit
-        self.start = world.pos[rows]
+        self.start = world.pos[rows] if start is None else start  # (a copy: the world's rows move on)
         self.braking = braking or {}
 
     def at(self, t: int) -> np.ndarray:
@@ -278,10 +279,11 @@ class Motion(Collision):
         travel += self.boost[rows]
         braking = self._brake(rows, travel) if self.accelerating_count else None
         np.minimum(travel, self.leg[rows], out=travel)
-        delta = self.target[rows] - self.pos[rows]
+        start = self.pos[rows]
+        delta = self.target[rows] - start
         dist = np.hypot(delta[:, 0], delta[:, 1])[:, None]
         unit = delta / np.where(dist > 0, dist, 1.0)  # at the target, delta is (0, 0): no direction
-        return Trajectory(self, rows, travel, unit, braking)
+        return Trajectory(self, rows, travel, unit, braking, start)
 
     def _brake(self, rows: np.ndarray, travel: np.ndarray) -> dict[int, list[float]] | None:
         """Slow down, in `travel`, the units of `rows` that accelerate and stop in this batch: SC2 brakes them

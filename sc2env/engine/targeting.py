@@ -319,8 +319,9 @@ class Targeting:
 
         Unit by unit in Python (few units), in these phases: each unit's state is read when its phase comes,
         and only a unit's own phase changes it."""
-        self.world.engaged[armed] = new
         rows, before, mode_of = armed.tolist(), old.tolist(), modes.tolist()
+        if new != before:  # (most decisions keep every target)
+            self.world.engaged[armed] = new
         self._carry_on(rows, before, new, mode_of)
         inside = self._close_in(rows, before, new, in_range, mode_of)
         self._fire_when_ready(armed, rows, new, in_range, inside)
