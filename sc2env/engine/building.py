@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from s2clientprotocol import error_pb2
 
+from sc2env.engine.fast import count_nonzero
 from sc2env.engine.orders import SUCCESS, Order
 from sc2env.engine.unit_states import Phase
 from sc2env.gamedata import UNIT_TYPES, UnitType
@@ -276,7 +277,7 @@ class Building:
         """(structure row, builder row) of every structure being built right now."""
         w = self.world
         out: list[tuple[int, int]] = []
-        if w.n and np.minimum.reduce(w.build_progress) >= 1:
+        if not count_nonzero(w.build_progress < 1):  # everything is built (a count: cheaper than a min)
             return out
         for j in np.flatnonzero((w.build_progress < 1) & (w.link != 0)).tolist():
             b = self._builder(j)

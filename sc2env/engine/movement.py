@@ -220,7 +220,8 @@ class Motion(Collision):
                 loops = min(limit, WAYPOINT_BATCH)
         going_rows = going.nonzero()[0]
         if len(going_rows):
-            loops = int(min(limit, max(np.minimum.reduce(self._loops_to_travel(going_rows)), 1)))
+            # (the least of a few Python floats: cheaper than a numpy reduction; no leg is NaN)
+            loops = int(min(limit, max(min(self._loops_to_travel(going_rows).tolist()), 1)))
         if loops <= CONTACT_BATCH:
             return loops  # contact can't shorten the batch further
         return self._before_contact(loops)
