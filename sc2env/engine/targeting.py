@@ -115,8 +115,8 @@ class Targeting:
         armed, targets = self._armed_and_targets(facts)
         if not len(armed) or not len(targets.rows):
             return limit
-        if len(armed) == w.n and targets is facts.targets:  # every row armed, no one hidden: kept per rows
-            hostile = facts.hostile
+        if targets is facts.targets:  # no one hidden: the rows' table, kept per rows
+            hostile = facts.hostile if len(armed) == w.n else facts.hostile[armed]
         else:
             hostile = _hostile(w.owner[armed], w.type_id[armed], targets, w.type_id)
         engaged = w.engaged[armed]
