@@ -36,7 +36,7 @@ _RESPONDS = type_mask(lambda t: t.responds)
 _RANDOM_DELAY = (-1.0, 2.0)  # loops added to each cooldown (game data RandomDelayMin/Max)
 
 
-@dataclass
+@dataclass(slots=True)  # one per attack: slots make it cheaper to make and to read
 class Hit:
     """Damage on its way: lands at game loop `due` (after the damage point, and a missile's flight)."""
 
@@ -54,7 +54,7 @@ class Hit:
     across: tuple[float, float] = (1.0, 0.0)
 
 
-@dataclass
+@dataclass(slots=True)
 class Death:
     """A unit that died this loop, for the map's triggers and the score."""
 
