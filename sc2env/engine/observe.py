@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from s2clientprotocol import data_pb2, raw_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
@@ -119,8 +121,8 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
     # Every column as Python values at once: reading numpy scalars field by field cost more than the fields.
     # On screen: the same comparisons as View.contains, on Python floats (a few units: cheaper than arrays).
     left, right, bottom, top = view.edges()
-    reported = w.per_rows("reported types", lambda: _reported_types(game))
-    tags, owners, facings, radii = w.tag.tolist(), w.owner.tolist(), w.facing.tolist(), w.radius.tolist()
+    heads = w.per_rows(("raw heads", pid), lambda: _raw_heads(game, pid))
+    tags, facings, radii = w.tag.tolist(), w.facing.tolist(), w.radius.tolist()
     progress, world_xs, world_ys = w.build_progress.tolist(), w.pos[:, 0].tolist(), w.pos[:, 1].tolist()
     xs = [x - ox for x in world_xs] if ox else world_xs  # (Python floats subtract as float64 arrays do)
     ys = [y - oy for y in world_ys] if oy else world_ys
@@ -132,13 +134,13 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
     rallies = game.orders.rally
     add = raw.units.add
     for i in rows:
-        unit_type = w.types[i]
-        owner, tag, orders = owners[i], tags[i], w.orders[i]
+        tag, orders = tags[i], w.orders[i]
+        unit_type_id, owner, alliance, minerals, vespene, cooldown = heads[i]
         unit = add(
             display_type=raw_pb2.Visible,
             tag=tag,
-            unit_type=reported[i],
-            owner=owner or NEUTRAL_PLAYER_ID,
+            unit_type=unit_type_id,
+            owner=owner,
             facing=facings[i],
             radius=radii[i],
             build_progress=progress[i],
@@ -146,7 +148,7 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
             is_selected=tag in selected,
             is_on_screen=left <= world_xs[i] < right and bottom < world_ys[i] <= top,
             is_active=bool(orders),
-            alliance=raw_pb2.Self if owner == pid else (raw_pb2.Neutral if owner == 0 else raw_pb2.Enemy),
+            alliance=alliance,
             health=health[i],
             health_max=health_max[i],
             shield=shields[i],
@@ -156,19 +158,19 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
         )
         pos = unit.pos  # (each `unit.pos` looks the field up again)
         pos.x, pos.y, pos.z = xs[i], ys[i], zs[i]
-        if unit_type.mineral_contents:
+        if minerals:
             unit.mineral_contents = int(contents[i])
-        if unit_type.has_vespene:
+        if vespene:
             unit.vespene_contents = int(contents[i])
         if tag in harvesters:
             unit.assigned_harvesters, unit.ideal_harvesters = harvesters[tag]
-        if unit_type.weapon is not None and owner == pid:
+        if cooldown:
             unit.weapon_cooldown = max(cooldowns[i], 0.0)  # below 0: how late a ready weapon fires
         if engaged[i]:
             unit.engaged_target_tag = engaged[i]
         if cargo[i]:
             unit.buff_ids.append(CARRY_MINERALS if cargo[i] == Cargo.MINERALS else CARRY_GAS)
-        if owner == pid:  # other players' orders and rally points are not reported
+        if alliance == raw_pb2.Self:  # other players' orders and rally points are not reported
             rally = rallies.get(tag)
             if rally is not None:
                 _add_rally(unit, rally, ox, oy)
@@ -178,10 +180,34 @@ def _raw_units(game: Game, raw: raw_pb2.ObservationRaw) -> None:
     raw.map_state.creep.MergeFromString(grids.encoded(1, game.terrain.creep, area))
 
 
-def _reported_types(game: Game) -> list[int]:
-    """The unit type id the game reports for each row (a per-row fact)."""
+class _RawHead(NamedTuple):
+    """What a player sees of a unit that follows from its type and owner alone."""
+
+    unit_type: int  # the type id the game reports
+    owner: int  # as the game reports it (neutral units: NEUTRAL_PLAYER_ID)
+    alliance: int
+    minerals: bool  # holds minerals
+    vespene: bool  # holds vespene
+    cooldown: bool  # its weapon cooldown is reported (own armed units only)
+
+
+def _raw_heads(game: Game, pid: int) -> list[_RawHead]:
+    """Each row's _RawHead for player `pid` (a per-row fact)."""
     reported = game.type_ids.reported
-    return [int(reported[unit_type.unit_id]) for unit_type in game.world.types]
+    heads = []
+    for unit_type, owner in zip(game.world.types, game.world.owner.tolist()):
+        alliance = raw_pb2.Self if owner == pid else (raw_pb2.Neutral if owner == 0 else raw_pb2.Enemy)
+        heads.append(
+            _RawHead(
+                int(reported[unit_type.unit_id]),
+                owner or NEUTRAL_PLAYER_ID,
+                alliance,
+                bool(unit_type.mineral_contents),
+                unit_type.has_vespene,
+                unit_type.weapon is not None and owner == pid,
+            )
+        )
+    return heads
 
 
 def _add_rally(unit: raw_pb2.Unit, rally: Order, ox: int, oy: int) -> None:
