@@ -4,7 +4,8 @@ One step is what SMAC sends: RequestAction with one raw unit command per living 
 or move 2 cells, half each), RequestStep(8) and RequestObservation (raw only), answered by one engine Session
 in this process (no socket, no client): the ceiling the engine puts on env steps per second. A battle that ends
 is reset as SMAC does (kill_unit on everyone, step 2). Also reports how the step time grows with the unit
-count, so a cost quadratic in the units would show between 3m and 27m_vs_30m.
+count, so a cost quadratic in the units would show between 3m and 27m_vs_30m. CPU µs per step is this
+process's CPU time (no other process takes part), the figure to compare on a machine shared with other work.
 
     python benchmarks/smac_engine_steps.py [--steps 2000] [--map 3m,8m,2s3z,27m_vs_30m] [--profile]
 """
@@ -86,17 +87,18 @@ class Battle:
         return len(units)
 
 
-def run(map_name: str, steps: int) -> tuple[float, float, int]:
-    """(steps per second, mean living units per step, resets) over `steps` steps after a warm-up."""
+def run(map_name: str, steps: int) -> tuple[float, float, float, int]:
+    """(steps per second, CPU µs per step, mean living units per step, resets) over `steps` steps after a
+    warm-up."""
     battle = Battle(map_name)
     for _ in range(50):
         battle.step()
     units = 0
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for _ in range(steps):
         units += battle.step()
-    elapsed = time.perf_counter() - start
-    return steps / elapsed, units / steps, battle.resets
+    elapsed, used = time.perf_counter() - start, time.process_time() - cpu
+    return steps / elapsed, used / steps * 1e6, units / steps, battle.resets
 
 
 def main() -> None:
@@ -107,12 +109,16 @@ def main() -> None:
     args = parser.parse_args()
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} (other work slows every figure)")
     print(
-        f"{'scenario':12s} {'steps/s':>8s} {'ms/step':>8s} {'units':>6s} {'us/unit/step':>13s} {'resets':>7s}"
+        f"{'scenario':12s} {'steps/s':>8s} {'ms/step':>8s} {'CPU us/step':>12s} {'units':>6s} "
+        f"{'us/unit/step':>13s} {'resets':>7s}"
     )
     for map_name in args.map.split(","):
-        rate, units, resets = run(map_name, args.steps)
+        rate, cpu, units, resets = run(map_name, args.steps)
         per_unit = 1e6 / rate / units
-        print(f"{map_name:12s} {rate:8.0f} {1e3 / rate:8.2f} {units:6.1f} {per_unit:13.1f} {resets:7d}")
+        print(
+            f"{map_name:12s} {rate:8.0f} {1e3 / rate:8.2f} {cpu:12.0f} {units:6.1f} {per_unit:13.1f} "
+            f"{resets:7d}"
+        )
     if args.profile:
         battle = Battle(args.map.split(",")[-1])
         with cProfile.Profile() as profile:

@@ -47,6 +47,10 @@ RUNS = {
         ["--seconds", "0.5", "--map", "3m", "--no-smax"],
         r"3m\s+\d+\s+\d+\s+\d+%\s+\d+\s+n/a(.|\n)*target 3m >= 1,500 env steps/s: \d+, (met|NOT met)",
     ),
+    "smac_engine_steps": (
+        ["--steps", "20", "--map", "3m"],
+        r"CPU us/step(.|\n)*3m\s+\d+\s+[\d.]+\s+\d+\s+[\d.]+\s+[\d.]+\s+\d+",
+    ),
     "smac_client_steps": (
         ["--steps", "40", "--repeats", "1", "--map", "3m"],
         r"3m\s+\d+\s+\d+",
