@@ -104,18 +104,20 @@ class Motion(Collision):
             if _count(lost):  # the goal unit is gone: the leg ends here
                 self.moving[moving[lost]] = False
                 self.goal_tag[moving[lost]] = 0
-            self.goal[moving[found]] = self.pos[goal_rows[found]]
-            chasing_mover = bool(_count(self.moving[goal_rows[found]]))
+            followed = goal_rows[found]
+            self.goal[moving[found]] = self.pos[followed]
+            chasing_mover = bool(_count(self.moving[followed]))
             if _count(lost):
                 keep = ~lost
                 moving, goal_rows, found = moving[keep], goal_rows[keep], found[keep]
                 if not len(moving):
                     return chasing_mover
+        aim = None
         if self.steers:
             self._steer(moving)
         else:
-            self.target[moving] = self.goal[moving]
-        self._legs(moving, goal_rows, found)
+            aim = self.target[moving] = self.goal[moving]
+        self._legs(moving, goal_rows, found, aim)
         return chasing_mover
 
     def _steer(self, moving: np.ndarray) -> None:
@@ -157,11 +159,18 @@ class Motion(Collision):
             self.target[i] = walls.waypoint(self.pos[i], self.target[i], float(self.radius[i]))
 
     def _legs(
-        self, rows: np.ndarray, goal_rows: np.ndarray | None = None, found: np.ndarray | None = None
+        self,
+        rows: np.ndarray,
+        goal_rows: np.ndarray | None = None,
+        found: np.ndarray | None = None,
+        target: np.ndarray | None = None,
     ) -> None:
         """Set `leg` of `rows`: the distance to their waypoint, or to where they come within reach of their
-        goal (goal_rows / found: the goal units' rows and which exist; None when none of them follows a unit)."""
-        pos, target = self.pos[rows], self.target[rows]
+        goal (goal_rows / found: the goal units' rows and which exist; None when none of them follows a unit;
+        `target`: the rows' targets, if at hand)."""
+        pos = self.pos[rows]
+        if target is None:
+            target = self.target[rows]
         delta = target - pos
         to_target = np.sqrt(sum_xy(delta * delta))
         leg = np.maximum(to_target - self.reach[rows], 0.0)
