@@ -286,7 +286,8 @@ class Motion(Collision):
             )
         else:
             travel = steps * speed
-        travel += self.boost[rows]
+        if _count(self.boost):  # distance owed (else adding zeros changes nothing: travel is never -0.0)
+            travel += self.boost[rows]
         braking = self._brake(rows, travel) if self.accelerating_count else None
         np.minimum(travel, self.leg[rows], out=travel)
         start = self.pos[rows]
@@ -410,10 +411,12 @@ class Motion(Collision):
         if arrived is not None:
             done |= arrived
         if not _count(done) and not (steers and _count(at_waypoint)):
-            self.boost[rows] = 0.0
+            if _count(self.boost):
+                self.boost[rows] = 0.0
             return [], []
         late = self._late_loops(rows, travel, t, crowded, touched)
-        self.boost[rows] = 0.0
+        if _count(self.boost):
+            self.boost[rows] = 0.0
         tags, lates = self.tag[rows[done]].tolist(), np.where(self.ghost[rows], late, 0)[done].tolist()
         self.moving[rows[done]] = False
         self.velocity[rows[done]] = 0.0
