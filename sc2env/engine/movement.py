@@ -220,7 +220,9 @@ class Motion(Collision):
             return limit
         # Chasers (units with a weapon target) stop in range by themselves; combat re-plans every tick.
         # Waypoints don't cut batches either: a unit reaching one early owes the loops it stood still.
-        going = self.moving & ~self.ghost & (self.engaged == 0)
+        going = self.moving & (self.engaged == 0)
+        if _count(self.ghost):
+            going &= ~self.ghost
         loops = limit
         if self.steers:
             waypoint = any_xy(self.target != self.goal)
