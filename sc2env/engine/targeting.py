@@ -286,7 +286,7 @@ class Targeting:
         w = self.world
         every = len(armed) == w.n  # every row is armed (often every row is a target too): no gathering
         armed_pos = w.pos if every else w.pos[armed]
-        target_pos = armed_pos if every and len(targets) == w.n else w.pos[targets]
+        target_pos = w.pos if len(targets) == w.n else w.pos[targets]  # every row a target: no gathering
         armed_radii = (w.radius if every else w.radius[armed])[:, None]
         dx = armed_pos[:, 0, None] - target_pos[:, 0]
         dy = armed_pos[:, 1, None] - target_pos[:, 1]
