@@ -31,7 +31,7 @@ class Fire(enum.Enum):
     """How an AI's ranged units in reach of seen enemies pick targets (melee units always attack-move)."""
 
     LOOSE = "loose"  # attack-move: the game's own acquisition picks
-    FOCUS = "focus"  # all in range of the chosen enemy shoot it
+    FOCUS = "focus"  # just enough in range of the chosen enemy to kill it shoot it, the rest fire at will
     SPLIT = "split"  # just enough shoot the chosen enemy to kill it, the rest the next one, and so on
 
 
@@ -349,9 +349,9 @@ class Computer:
     def _focus(self, game: Game, army: np.ndarray, reach: np.ndarray, enemies: np.ndarray) -> None:
         """Fire on the seen enemies in range, the most dangerous first (its type's damage a second for its
         health: a Baneling before a Zergling, a Marine before an SCV), among equals the ones fired on at the
-        last decision, then the one the most units reach, then the weakest (then the lowest tag). FOCUS: all
-        in range of the first shoot it; SPLIT: just enough to kill it shoot it, the others the next one, and
-        so on."""
+        last decision, then the one the most units reach, then the weakest (then the lowest tag). Just enough
+        in range of the first to kill it shoot it; FOCUS: the others fire at will (attack-move); SPLIT: just
+        enough of the others shoot the next one, and so on."""
         w = game.world
         gap = np.hypot(*(w.pos[army][:, None] - w.pos[enemies][None]).transpose(2, 0, 1))
         in_range = gap - w.radius[army][:, None] - w.radius[enemies][None] <= reach[:, None] + _REACH_MARGIN
@@ -369,16 +369,17 @@ class Computer:
             able = np.flatnonzero(free & in_range[:, column])
             if not len(able):
                 continue
-            if self.profile.fire is Fire.SPLIT:
-                target = int(enemies[column])
-                tag = int(w.tag[target])
-                on_it = np.array(
-                    [bool(w.orders[army[k]]) and w.orders[army[k]][0].target_tag == tag for k in able]
-                )
-                able = able[np.argsort(~on_it, kind="stable")]  # those already on it first
-                need = w.health[target] + w.shields[target]
-                hits = np.cumsum([_hit(w.types[army[k]], w.types[target]) for k in able])
-                able = able[: int(np.searchsorted(hits, need)) + 1]
+            # Just enough to kill it: the shots past a kill would be wasted (overkill). Those already on it
+            # first, so the shots they are winding up count.
+            target = int(enemies[column])
+            tag = int(w.tag[target])
+            on_it = np.array(
+                [bool(w.orders[army[k]]) and w.orders[army[k]][0].target_tag == tag for k in able]
+            )
+            able = able[np.argsort(~on_it, kind="stable")]
+            need = w.health[target] + w.shields[target]
+            hits = np.cumsum([_hit(w.types[army[k]], w.types[target]) for k in able])
+            able = able[: int(np.searchsorted(hits, need)) + 1]
             free[able] = False
             shots.append((int(enemies[column]), army[able].tolist()))
             if self.profile.fire is not Fire.SPLIT:
@@ -392,7 +393,8 @@ class Computer:
                 self._command(game, retarget, target=tag)
                 # Then attack-move on, so the kill does not leave them idle until the next decision.
                 self._command(game, retarget, point=tuple(w.pos[target]), queued=True)
-        far = [i for i in army[free].tolist() if not w.orders[i]]
+        # The rest fire at will: idle ones, and those still ordered onto an enemy that others now kill.
+        far = [i for i in army[free].tolist() if not w.orders[i] or w.orders[i][0].target_tag]
         if far and shots:
             self._command(game, far, point=tuple(w.pos[shots[0][0]]))
         elif far:

@@ -53,12 +53,19 @@ def test_loose_fire_gives_no_unit_its_target():
     assert all(game.world.orders[i] for i in np.flatnonzero(game.world.owner == 1))  # attack-moving
 
 
-def test_focus_puts_every_marine_in_range_on_one_enemy():
+def test_focus_puts_just_enough_on_one_enemy_and_the_rest_fire_at_will():
     game = duel("DuelMarines")
     face_off(game)
+    w = game.world
+    mine = np.flatnonzero(w.owner == 1)
+    for i in mine.tolist():  # as if all had focused one enemy at the last decision: the overkill to undo
+        game.orders.issue(i, 23, None, int(w.tag[np.flatnonzero(w.owner == 2)[0]]), False)
     Computer(1, sc_pb.MediumHard).decide(game)
     chosen = targets(game, 1)
-    assert len(chosen) == 9 and len(set(chosen.values())) == 1
+    # A Marine has 45 health and takes 6 a shot: 8 shots kill it; the other Marines attack-move.
+    assert len(chosen) == 8 and len(set(chosen.values())) == 1
+    loose = [i for i in mine.tolist() if i not in chosen]
+    assert len(loose) == 1 and all(w.orders[i] and w.orders[i][0].point is not None for i in loose)
 
 
 def test_split_fire_puts_just_enough_on_each_enemy():
