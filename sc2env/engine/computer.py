@@ -19,12 +19,21 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 from sc2env.engine.build_order import BuildOrder, EconomyPlan, command
 from sc2env.engine.game import Game, Interface
 from sc2env.engine.mapdef import Region
+from sc2env.engine.micro import line_offsets
 from sc2env.engine.type_tables import STRUCTURE_TYPES, type_mask
 from sc2env.gamedata import UnitType
 
 ATTACK = 23  # the general Attack ability (attack-move with a point, focus with a unit)
 INTERFACE = Interface.from_options(sc_pb.InterfaceOptions(raw=True))  # what it reads: raw data only
 ARMY_TYPES = type_mask(lambda t: t.army)
+
+
+class Formation(enum.Enum):
+    """How an AI's army advances on the duel maps."""
+
+    CONVERGE = "converge"  # every unit to the target point: they arrive in a file, the fastest first
+    ABREAST = "abreast"  # each unit to the target plus its place in the army: all come into range at once
+    LINE = "line"  # first a line square to the way (the ranged side by side, melee in front), then abreast
 
 
 class Fire(enum.Enum):
@@ -39,8 +48,7 @@ class Fire(enum.Enum):
 class Profile:
     """How one difficulty plays. `reaction`: loops between decisions; `attack_at`: the game loop its army
     sets off for the enemy (before that it holds and defends); `share`: the part of its army it sends;
-    `formation`: whether the army advances abreast (each unit to the target plus its place in the army),
-    which brings it into range all at once, rather than converging on one point and arriving in a file;
+    `formation`: how the army advances (Formation; on melee maps LINE advances abreast);
     `fire`: how its ranged units pick their targets (Fire). On melee maps: `economy`, how it
     runs its base; `wave`, the army it gathers at its ramp's top before each attack; `defend`, how near its
     buildings (world units) a seen enemy draws the army at home onto it; `reinforce`, whether units trained
@@ -49,7 +57,7 @@ class Profile:
     reaction: int
     attack_at: int
     share: float
-    formation: bool
+    formation: Formation
     fire: Fire
     economy: EconomyPlan
     wave: int
@@ -62,18 +70,19 @@ class Profile:
 # attacks with a larger wave and fights better (formation, focus fire).
 # fmt: off
 PROFILES: dict[int, Profile] = {
-    sc_pb.VeryEasy: Profile(96, 0, 0.5, False, Fire.LOOSE, EconomyPlan(13, 1, 0, 1), 4, 8.0, False),
-    sc_pb.Easy: Profile(64, 0, 1.0, False, Fire.LOOSE, EconomyPlan(15, 2, 1, 1), 6, 10.0, False),
-    sc_pb.Medium: Profile(32, 0, 1.0, True, Fire.LOOSE, EconomyPlan(16, 3, 2, 1), 8, 12.0, False),
-    sc_pb.MediumHard: Profile(24, 0, 1.0, True, Fire.FOCUS, EconomyPlan(18, 4, 3, 1), 10, 14.0, True),
-    sc_pb.Hard: Profile(16, 0, 1.0, True, Fire.SPLIT, EconomyPlan(18, 4, 4, 1), 12, 16.0, True),
-    sc_pb.Harder: Profile(8, 0, 1.0, True, Fire.SPLIT, EconomyPlan(19, 5, 4, 1), 12, 18.0, True),
+    sc_pb.VeryEasy: Profile(96, 0, 0.5, Formation.CONVERGE, Fire.LOOSE, EconomyPlan(13, 1, 0, 1), 4, 8.0, False),
+    sc_pb.Easy: Profile(64, 0, 1.0, Formation.CONVERGE, Fire.LOOSE, EconomyPlan(15, 2, 1, 1), 6, 10.0, False),
+    sc_pb.Medium: Profile(32, 0, 1.0, Formation.ABREAST, Fire.LOOSE, EconomyPlan(16, 3, 2, 1), 8, 12.0, False),
+    sc_pb.MediumHard: Profile(24, 0, 1.0, Formation.LINE, Fire.FOCUS, EconomyPlan(18, 4, 3, 1), 10, 14.0, True),
+    sc_pb.Hard: Profile(16, 0, 1.0, Formation.LINE, Fire.SPLIT, EconomyPlan(18, 4, 4, 1), 12, 16.0, True),
+    sc_pb.Harder: Profile(8, 0, 1.0, Formation.LINE, Fire.SPLIT, EconomyPlan(19, 5, 4, 1), 12, 18.0, True),
 }
 # fmt: on
 _MELEE_RANGE = 1.0  # attack ranges up to this are melee (and a Baneling's burst): no focus fire
 _REACH_MARGIN = 0.0  # focus only units already in range: others walking to it would hold their fire
 _ENGAGE_RANGE = 10.0  # on melee maps: how near its army a seen enemy must be for the army to turn on it
 _STILL = 0.1  # moving less than this between two decisions while under orders is being stuck
+_FORMED = 1.0  # a line is formed when every unit stands this near its place in it
 _ARRIVED = 4.0  # how near a target point the army's centre must come before it moves on to the next
 
 
@@ -134,6 +143,7 @@ class Computer:
         self._seen_structures: dict[int, tuple[float, float]] = {}  # enemy buildings seen, by tag: where
         self._search = 0  # which of the search points the wave heads for when it knows of no building
         self._last_pos: dict[int, tuple[float, float]] = {}  # where each wave unit stood at the last decision
+        self._formed = False  # whether its duel army has formed its line (Formation.LINE) and set off
 
     def step(self, game: Game, count: int, abandoned: Callable[[], bool] | None = None) -> None:
         """Run `count` loops (`abandoned`: as Game.step's, checked between the AI's decisions too)."""
@@ -190,6 +200,9 @@ class Computer:
                 return
             ends = (self._enemy_start(game), self._own_start(game))
             goal = ends[self._search % 2]
+            if self.profile.formation is Formation.LINE and not self._formed:
+                self._form_line(game, army, goal)
+                return
             if np.hypot(*(w.pos[sent].mean(axis=0) - goal)) <= _ARRIVED:
                 self._search += 1  # nothing here: sweep back the other way
                 goal = ends[self._search % 2]
@@ -403,7 +416,7 @@ class Computer:
 
     def _advance(self, game: Game, rows: list[int], goal: tuple[float, float]) -> None:
         """Attack-move the units to `goal`: abreast (each keeps its place in the army) with `formation`."""
-        if not self.profile.formation:
+        if self.profile.formation is Formation.CONVERGE:
             self._command(game, rows, point=goal)
             return
         w = game.world
@@ -412,6 +425,20 @@ class Computer:
         for i in rows:
             x, y = np.asarray(goal) + (w.pos[i] - centre)
             self._command(game, [i], point=(min(max(x, b.x0), b.x1), min(max(y, b.y0), b.y1)))
+
+    def _form_line(self, game: Game, army: np.ndarray, goal: tuple[float, float]) -> None:
+        """Form the army's line where it stands, square to the way to `goal`; once formed it advances abreast."""
+        w = game.world
+        ranged = np.array([w.types[i].attack_range > _MELEE_RANGE for i in army.tolist()])
+        slots = w.pos[army].mean(axis=0) + line_offsets(w.pos[army], ranged, goal)
+        off = np.hypot(*(w.pos[army] - slots).T)
+        if (off <= _FORMED).all():
+            self._formed = True
+            self._advance(game, army.tolist(), goal)
+            return
+        for k in np.flatnonzero(off > _FORMED).tolist():
+            if not w.orders[army[k]]:
+                self._command(game, [int(army[k])], point=(float(slots[k][0]), float(slots[k][1])))
 
     def _own_start(self, game: Game) -> tuple[float, float]:
         """Where it starts: its slot's start location (the map's centre if none)."""
