@@ -474,3 +474,29 @@ def test_a_ground_unit_scans_half_a_cell_beyond_its_range(gap, acquires):
     sim.step(32)
     (zergling,) = sim.units(ZERGLING)
     assert (zergling.health < 35) == acquires
+
+
+@pytest.mark.parametrize(("name", "speed"), [("Zergling", 2.953125), ("Baneling", 2.5), ("Marine", 2.25)])
+def test_the_duel_units_move_at_the_game_data_speeds(name, speed):
+    # Per game second at Normal speed (at Faster, x1.4: 4.13, 3.5, 3.15), DuelZerglingsBanelings' armies.
+    sim = Sim(arena([unit(name, 12, 30), unit("Marine", 60, 60, owner=2)]))
+    (mover,) = sim.units(owner=1)
+    sim.raw(MOVE, mover.tag, point=(60, 30))
+    sim.step(2)  # past the first loop (the order starts)
+    start = next(u.pos.x for u in sim.units(owner=1))
+    sim.step(160)
+    assert next(u.pos.x for u in sim.units(owner=1)) - start == pytest.approx(10 * speed, rel=1e-3)
+
+
+def test_a_zergling_bites_at_its_weapon_period_plus_the_mean_random_delay():
+    sim = Sim(arena([unit("Zergling", 30, 30), unit("Marine", 30.85, 30, owner=2)]))
+    w = sim.game.world
+    (zergling,) = sim.units(ZERGLING)
+    (marine,) = sim.units(MARINE)
+    m = w.slot(marine.tag)
+    w.health_max[m] = w.health[m] = 1e9  # a target that never dies and does not fight back
+    w.mode[m] = 0
+    sim.raw(ATTACK, zergling.tag, target=marine.tag)
+    sim.step(1600)
+    bites = (1e9 - w.health[m]) / 5  # 5 damage, no armor
+    assert bites == pytest.approx(1600 / (0.696044922 * 16 + 0.5), rel=0.02)
