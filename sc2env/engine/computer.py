@@ -14,18 +14,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from s2clientprotocol import common_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.engine.build_order import BuildOrder, EconomyPlan, command
 from sc2env.engine.game import Game, Interface
 from sc2env.engine.mapdef import Region
-from sc2env.engine.micro import line_offsets
+from sc2env.engine.micro import LINE_SPACING, SPLIT_SPACING, away_from, burst_targets, line_offsets
 from sc2env.engine.type_tables import STRUCTURE_TYPES, type_mask
 from sc2env.gamedata import UnitType
 
 ATTACK = 23  # the general Attack ability (attack-move with a point, focus with a unit)
+MOVE = 16  # the general Move ability (to a point; onto a unit: follow it)
 INTERFACE = Interface.from_options(sc_pb.InterfaceOptions(raw=True))  # what it reads: raw data only
 ARMY_TYPES = type_mask(lambda t: t.army)
+BURSTS = type_mask(lambda t: t.burst is not None)  # Banelings
 
 
 class Formation(enum.Enum):
@@ -34,6 +37,30 @@ class Formation(enum.Enum):
     CONVERGE = "converge"  # every unit to the target point: they arrive in a file, the fastest first
     ABREAST = "abreast"  # each unit to the target plus its place in the army: all come into range at once
     LINE = "line"  # first a line square to the way (the ranged side by side, melee in front), then abreast
+    SPLIT = "split"  # a line, against Zerg spaced so that a Baneling's burst reaches one unit and no more
+
+
+class Charge(enum.Enum):
+    """How an AI's Zerglings and Banelings go at the enemy (an army without Banelings attack-moves). The
+    value: how near an enemy (edge to edge) a Baneling must come before the Zerglings keeping with the
+    Banelings set off (0: they never keep with them), and whether each Baneling aims its burst."""
+
+    # all attack-move: the Zerglings, faster, arrive first and alone
+    LOOSE = (0.0, False)
+    # the Zerglings keep with the Banelings until these all but touch: they arrive as one
+    TOGETHER = (2.5, False)
+    # the Zerglings keep with them up to the enemy's reach, then run ahead and take its fire
+    SCREEN = (7.0, False)
+    # screened, and each Baneling runs at the enemy where its burst lands the most hits that count
+    AIMED = (7.0, True)
+
+    @property
+    def release(self) -> float:
+        return self.value[0]
+
+    @property
+    def aimed(self) -> bool:
+        return self.value[1]
 
 
 class Fire(enum.Enum):
@@ -49,7 +76,8 @@ class Profile:
     """How one difficulty plays. `reaction`: loops between decisions; `attack_at`: the game loop its army
     sets off for the enemy (before that it holds and defends); `share`: the part of its army it sends;
     `formation`: how the army advances (Formation; on melee maps LINE advances abreast);
-    `fire`: how its ranged units pick their targets (Fire). On melee maps: `economy`, how it
+    `fire`: how its ranged units pick their targets (Fire); `charge`: how its Zerglings and Banelings go in
+    (Charge); `dodge`: how near (edge to edge) an enemy Baneling draws its ranged units a step back (0: never). On melee maps: `economy`, how it
     runs its base; `wave`, the army it gathers at its ramp's top before each attack; `defend`, how near its
     buildings (world units) a seen enemy draws the army at home onto it; `reinforce`, whether units trained
     while a wave is out follow it rather than wait for the next."""
@@ -59,6 +87,8 @@ class Profile:
     share: float
     formation: Formation
     fire: Fire
+    charge: Charge
+    dodge: float
     economy: EconomyPlan
     wave: int
     defend: float
@@ -70,18 +100,20 @@ class Profile:
 # attacks with a larger wave and fights better (formation, focus fire).
 # fmt: off
 PROFILES: dict[int, Profile] = {
-    sc_pb.VeryEasy: Profile(96, 0, 0.5, Formation.CONVERGE, Fire.LOOSE, EconomyPlan(13, 1, 0, 1), 4, 8.0, False),
-    sc_pb.Easy: Profile(64, 0, 1.0, Formation.CONVERGE, Fire.LOOSE, EconomyPlan(15, 2, 1, 1), 6, 10.0, False),
-    sc_pb.Medium: Profile(32, 0, 1.0, Formation.ABREAST, Fire.LOOSE, EconomyPlan(16, 3, 2, 1), 8, 12.0, False),
-    sc_pb.MediumHard: Profile(24, 0, 1.0, Formation.LINE, Fire.FOCUS, EconomyPlan(18, 4, 3, 1), 10, 14.0, True),
-    sc_pb.Hard: Profile(16, 0, 1.0, Formation.LINE, Fire.SPLIT, EconomyPlan(18, 4, 4, 1), 12, 16.0, True),
-    sc_pb.Harder: Profile(8, 0, 1.0, Formation.LINE, Fire.SPLIT, EconomyPlan(19, 5, 4, 1), 12, 18.0, True),
+    sc_pb.VeryEasy: Profile(96, 0, 0.5, Formation.CONVERGE, Fire.LOOSE, Charge.LOOSE, 0.0, EconomyPlan(13, 1, 0, 1), 4, 8.0, False),
+    sc_pb.Easy: Profile(64, 0, 1.0, Formation.CONVERGE, Fire.LOOSE, Charge.LOOSE, 0.0, EconomyPlan(15, 2, 1, 1), 6, 10.0, False),
+    sc_pb.Medium: Profile(32, 0, 1.0, Formation.ABREAST, Fire.LOOSE, Charge.TOGETHER, 0.0, EconomyPlan(16, 3, 2, 1), 8, 12.0, False),
+    sc_pb.MediumHard: Profile(24, 0, 1.0, Formation.SPLIT, Fire.FOCUS, Charge.SCREEN, 0.0, EconomyPlan(18, 4, 3, 1), 10, 14.0, True),
+    sc_pb.Hard: Profile(16, 0, 1.0, Formation.SPLIT, Fire.SPLIT, Charge.AIMED, 1.5, EconomyPlan(18, 4, 4, 1), 12, 16.0, True),
+    sc_pb.Harder: Profile(8, 0, 1.0, Formation.SPLIT, Fire.SPLIT, Charge.AIMED, 2.0, EconomyPlan(19, 5, 4, 1), 12, 18.0, True),
 }
 # fmt: on
 _MELEE_RANGE = 1.0  # attack ranges up to this are melee (and a Baneling's burst): no focus fire
 _REACH_MARGIN = 0.0  # focus only units already in range: others walking to it would hold their fire
 _ENGAGE_RANGE = 10.0  # on melee maps: how near its army a seen enemy must be for the army to turn on it
 _STILL = 0.1  # moving less than this between two decisions while under orders is being stuck
+_DODGE = 1.5  # how far a unit steps back from a Baneling about to reach it
+_LINES = (Formation.LINE, Formation.SPLIT)  # the formations formed before advancing
 _FORMED = 1.0  # a line is formed when every unit stands this near its place in it
 _ARRIVED = 4.0  # how near a target point the army's centre must come before it moves on to the next
 
@@ -194,14 +226,16 @@ class Computer:
         if len(enemies):
             self._engage(game, army, enemies)
         elif game.game_loop >= self.profile.attack_at:
+            ends = (self._enemy_start(game), self._own_start(game))
+            goal = ends[self._search % 2]
+            if self.profile.formation in _LINES and not self._formed:
+                self._form_line(game, army, goal)
+                return
+            if self.profile.charge is not Charge.LOOSE:
+                self._keep_with_banelings(game, army)  # the Zerglings following are not idle
             idle = [i for i in army.tolist() if not w.orders[i]]
             sent = idle[: max(1, round(len(army) * self.profile.share))] if idle else []
             if not sent:
-                return
-            ends = (self._enemy_start(game), self._own_start(game))
-            goal = ends[self._search % 2]
-            if self.profile.formation is Formation.LINE and not self._formed:
-                self._form_line(game, army, goal)
                 return
             if np.hypot(*(w.pos[sent].mean(axis=0) - goal)) <= _ARRIVED:
                 self._search += 1  # nothing here: sweep back the other way
@@ -351,6 +385,14 @@ class Computer:
         # behind each other, so they attack-move and the game's own acquisition spreads them.
         ranged = reach > _MELEE_RANGE
         loose = army if self.profile.fire is Fire.LOOSE else army[~ranged]
+        if self.profile.charge is not Charge.LOOSE and BURSTS[w.type_id[army]].any():
+            self._charge(game, army[~ranged], enemies)
+            loose = loose[ranged[np.isin(army, loose)]]
+        if self.profile.dodge and len(enemies) and BURSTS[w.type_id[enemies]].any():
+            stepping = self._dodge(game, army[ranged], enemies)
+            keep = ~np.isin(army, stepping)
+            army, reach, ranged = army[keep], reach[keep], ranged[keep]
+            loose = loose[~np.isin(loose, stepping)]
         idle = [i for i in loose.tolist() if not w.orders[i]]
         if idle:  # idle units attack-move to the nearest enemy; busy ones keep fighting their way
             centre = w.pos[loose].mean(axis=0)
@@ -414,6 +456,87 @@ class Computer:
             nearest = enemies[int(np.argmin(np.hypot(*(w.pos[enemies] - w.pos[army].mean(axis=0)).T)))]
             self._command(game, far, point=tuple(w.pos[nearest]))
 
+    # ---- Zerglings and Banelings; stepping back from Banelings ---------------------------------------------
+    def _keep_with_banelings(self, game: Game, army: np.ndarray) -> None:
+        """On the way, each Zergling follows the Baneling nearest it, so the faster Zerglings arrive with the
+        Banelings rather than ahead of them and alone."""
+        w = game.world
+        banes = army[BURSTS[w.type_id[army]]]
+        if not len(banes):
+            return
+        bane_tags = set(w.tag[banes].tolist())
+        for i in army[~BURSTS[w.type_id[army]]].tolist():
+            order = w.orders[i][0] if w.orders[i] else None
+            if order is not None and order.ability_id == MOVE and order.target_tag in bane_tags:
+                continue
+            nearest = banes[int(np.argmin(np.hypot(*(w.pos[banes] - w.pos[i]).T)))]
+            command(game, [int(w.tag[i])], MOVE, target=int(w.tag[nearest]))
+
+    def _charge(self, game: Game, melee: np.ndarray, enemies: np.ndarray) -> None:
+        """Zerglings and Banelings at seen enemies, by `charge`: the Banelings attack-move (aimed: each runs at
+        the enemy where its burst serves best); the Zerglings keep with them until a Baneling is within the
+        charge's `release` of an enemy, then attack-move."""
+        w = game.world
+        burst = BURSTS[w.type_id[melee]]
+        banes, lings = melee[burst], melee[~burst]
+        targets = enemies[~STRUCTURE_TYPES[w.type_id[enemies]]]
+        if not len(targets):
+            targets = enemies
+        gap = np.hypot(*(w.pos[targets] - w.pos[melee].mean(axis=0)).T)
+        x, y = w.pos[targets[int(np.argmin(gap))]].tolist()
+        nearest = (float(x), float(y))
+        kind = w.types[int(banes[0])].burst if len(banes) else None
+        if kind is not None and self.profile.charge.aimed:
+            need = np.array([self._bursts_to_kill(game, int(banes[0]), j) for j in targets.tolist()])
+            chosen = burst_targets(w.pos[banes], w.pos[targets], w.radius[targets], need, kind.radius)
+            for bane, k in zip(banes.tolist(), chosen):
+                tag = int(w.tag[targets[k]])
+                if not w.orders[bane] or w.orders[bane][0].target_tag != tag:
+                    self._command(game, [bane], target=tag)
+        else:
+            self._command(game, [i for i in banes.tolist() if not w.orders[i]], point=nearest)
+        if len(banes):
+            gap = np.hypot(*(w.pos[banes][:, None] - w.pos[targets][None]).transpose(2, 0, 1))
+            if (gap - w.radius[banes][:, None] - w.radius[targets][None]).min() > self.profile.charge.release:
+                self._keep_with_banelings(game, melee)
+                return
+        # Released: the idle and those still following a Baneling attack-move; the others fight on.
+        go = [i for i in lings.tolist() if not w.orders[i] or w.orders[i][0].ability_id == MOVE]
+        self._command(game, go, point=nearest)
+
+    @staticmethod
+    def _bursts_to_kill(game: Game, bane: int, j: int) -> int:
+        """How many bursts of Baneling row `bane` kill row j (its bonus against j's attributes, less armor)."""
+        w = game.world
+        burst, t = w.types[bane].burst, w.types[j]
+        if burst is None:
+            return 0
+        hit = max(
+            burst.damage + sum(extra for name, extra in burst.bonus if name in t.attributes) - t.armor, 0.5
+        )
+        return int(np.ceil((w.health[j] + w.shields[j]) / hit))
+
+    def _step_back(self, game: Game, rows: np.ndarray, threats: np.ndarray) -> None:
+        """Move each row `_DODGE` straight away from its nearest threat (inside the playable area)."""
+        w = game.world
+        b = game.definition.playable_area
+        for i, (x, y) in zip(rows.tolist(), away_from(w.pos[rows], w.pos[threats], _DODGE).tolist()):
+            command(game, [int(w.tag[i])], MOVE, point=(min(max(x, b.x0), b.x1), min(max(y, b.y0), b.y1)))
+
+    def _dodge(self, game: Game, ranged: np.ndarray, enemies: np.ndarray) -> np.ndarray:
+        """Ranged units with an enemy Baneling about to reach them step straight back from it; the rows."""
+        w = game.world
+        banes = enemies[BURSTS[w.type_id[enemies]]]
+        if not len(ranged) or not len(banes):
+            return ranged[:0]
+        gap = np.hypot(*(w.pos[ranged][:, None] - w.pos[banes][None]).transpose(2, 0, 1))
+        gap -= w.radius[ranged][:, None] + w.radius[banes][None]
+        threatened = ranged[(gap <= self.profile.dodge).any(axis=1)]
+        if not len(threatened):
+            return threatened
+        self._step_back(game, threatened, banes)
+        return threatened
+
     def _advance(self, game: Game, rows: list[int], goal: tuple[float, float]) -> None:
         """Attack-move the units to `goal`: abreast (each keeps its place in the army) with `formation`."""
         if self.profile.formation is Formation.CONVERGE:
@@ -430,7 +553,10 @@ class Computer:
         """Form the army's line where it stands, square to the way to `goal`; once formed it advances abreast."""
         w = game.world
         ranged = np.array([w.types[i].attack_range > _MELEE_RANGE for i in army.tolist()])
-        slots = w.pos[army].mean(axis=0) + line_offsets(w.pos[army], ranged, goal)
+        spacing = LINE_SPACING
+        if self.profile.formation is not Formation.LINE and self._enemy_race(game) == common_pb2.Zerg:
+            spacing = SPLIT_SPACING
+        slots = w.pos[army].mean(axis=0) + line_offsets(w.pos[army], ranged, goal, spacing)
         off = np.hypot(*(w.pos[army] - slots).T)
         if (off <= _FORMED).all():
             self._formed = True
@@ -439,6 +565,10 @@ class Computer:
         for k in np.flatnonzero(off > _FORMED).tolist():
             if not w.orders[army[k]]:
                 self._command(game, [int(army[k])], point=(float(slots[k][0]), float(slots[k][1])))
+
+    def _enemy_race(self, game: Game) -> int:
+        """The other slot's race (a player knows whom it plays)."""
+        return next((slot.race for slot in game.definition.players if slot.player_id != self.player_id), 0)
 
     def _own_start(self, game: Game) -> tuple[float, float]:
         """Where it starts: its slot's start location (the map's centre if none)."""
@@ -467,4 +597,5 @@ class Computer:
         target: int | None = None,
         queued: bool = False,
     ) -> None:
-        command(game, [int(game.world.tag[i]) for i in rows], ATTACK, point, target, queued)
+        if rows:
+            command(game, [int(game.world.tag[i]) for i in rows], ATTACK, point, target, queued)

@@ -68,7 +68,8 @@ def test_marines_shoot_a_baneling_before_the_zerglings_and_zerglings_never_focus
             if reach.any():  # the most dangerous in its reach first: 35 damage on 30 health
                 assert w.type_id[w.slot(tag)] == BANELING
         assert BANELING in {int(w.type_id[w.slot(tag)]) for tag in targets(game, 2).values()}
-        assert not targets(game, 1)  # melee units and Banelings attack-move
+        lings = np.flatnonzero((w.owner == 1) & (w.type_id == ZERGLING)).tolist()
+        assert all(w.orders[i] and w.orders[i][0].point is not None for i in lings)  # Zerglings attack-move
         assert all(w.orders[i] for i in np.flatnonzero(w.owner == 1))
 
 
