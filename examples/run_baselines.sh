@@ -53,10 +53,13 @@ if [[ $PHASE == *B* ]]; then
     done
 fi
 
-# Phase C: longer budgets where the short runs were still climbing, each going on from its short run's
-# checkpoint (the learning rate's linear decay is re-planned over the new budget), and MoveToBeacon past 300k.
+# Phase C: longer budgets for the two maps still climbing at 50,000 steps, each going on from its short run's
+# checkpoint in a folder of its own (the learning rate's linear decay is re-planned over the new budget).
+# MoveToBeacon is not extended: the scripted agent, which walks straight to each beacon, scores 25.7 there.
 if [[ $PHASE == *C* ]]; then
-    extend DefeatRoaches full 1 500000
-    extend DefeatZerglingsAndBanelings full 1 400000
-    run MoveToBeacon full 1 700000
+    extend DefeatZerglingsAndBanelings full 1 300000
+    extend DefeatRoaches full 1 250000
+    for run in DefeatZerglingsAndBanelings__full__s1 DefeatRoaches__full__s1; do
+        "$PYTHON" -m sc2env.baselines.evaluate "$ROOT/$run" --episodes 100
+    done
 fi
