@@ -10,7 +10,7 @@ deterministic under the game's seed. On the duel maps it commands the army it st
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -135,14 +135,23 @@ def ramp_top(game: Game, ramp: Region) -> tuple[float, float]:
     return float(cx[top].mean()), float(cy[top].mean())
 
 
+def _per_hit(damage: float, bonus: Iterable[tuple[str, float]], target: UnitType) -> float:
+    """The damage one hit does to `target`: its bonus against the target's attributes, less the target's
+    armor; at least half a point, as in the game."""
+    return max(damage + sum(extra for name, extra in bonus if name in target.attributes) - target.armor, 0.5)
+
+
 def _hit(shooter: UnitType, target: UnitType) -> float:
-    """The damage one attack of `shooter` does to `target` (its bonus against the target's attributes, less
-    the target's armor per hit; at least half a point, as in the game)."""
+    """The damage one attack of `shooter` does to `target` (every hit of it)."""
     weapon = shooter.weapon
     if weapon is None:
         return 0.0
-    bonus = sum(extra for name, extra in weapon.bonus if name in target.attributes)
-    return max(weapon.damage + bonus - target.armor, 0.5) * weapon.attacks
+    return _per_hit(weapon.damage, weapon.bonus, target) * weapon.attacks
+
+
+def _nearest(pos: np.ndarray, rows: np.ndarray, point: np.ndarray) -> int:
+    """The row of `rows` whose position is nearest `point`."""
+    return int(rows[int(np.argmin(np.hypot(*(pos[rows] - point).T)))])
 
 
 def _danger(t: UnitType) -> float:
@@ -395,8 +404,7 @@ class Computer:
             loose = loose[~np.isin(loose, stepping)]
         idle = [i for i in loose.tolist() if not w.orders[i]]
         if idle:  # idle units attack-move to the nearest enemy; busy ones keep fighting their way
-            centre = w.pos[loose].mean(axis=0)
-            nearest = enemies[int(np.argmin(np.hypot(*(w.pos[enemies] - centre).T)))]
+            nearest = _nearest(w.pos, enemies, w.pos[loose].mean(axis=0))
             self._command(game, idle, point=tuple(w.pos[nearest]))
         if self.profile.fire is not Fire.LOOSE and ranged.any():
             self._focus(game, army[ranged], reach[ranged], enemies)
@@ -453,7 +461,7 @@ class Computer:
         if far and shots:
             self._command(game, far, point=tuple(w.pos[shots[0][0]]))
         elif far:
-            nearest = enemies[int(np.argmin(np.hypot(*(w.pos[enemies] - w.pos[army].mean(axis=0)).T)))]
+            nearest = _nearest(w.pos, enemies, w.pos[army].mean(axis=0))
             self._command(game, far, point=tuple(w.pos[nearest]))
 
     # ---- Zerglings and Banelings; stepping back from Banelings ---------------------------------------------
@@ -469,8 +477,7 @@ class Computer:
             order = w.orders[i][0] if w.orders[i] else None
             if order is not None and order.ability_id == MOVE and order.target_tag in bane_tags:
                 continue
-            nearest = banes[int(np.argmin(np.hypot(*(w.pos[banes] - w.pos[i]).T)))]
-            command(game, [int(w.tag[i])], MOVE, target=int(w.tag[nearest]))
+            command(game, [int(w.tag[i])], MOVE, target=int(w.tag[_nearest(w.pos, banes, w.pos[i])]))
 
     def _charge(self, game: Game, melee: np.ndarray, enemies: np.ndarray) -> None:
         """Zerglings and Banelings at seen enemies, by `charge`: the Banelings attack-move (aimed: each runs at
@@ -482,8 +489,7 @@ class Computer:
         targets = enemies[~STRUCTURE_TYPES[w.type_id[enemies]]]
         if not len(targets):
             targets = enemies
-        gap = np.hypot(*(w.pos[targets] - w.pos[melee].mean(axis=0)).T)
-        x, y = w.pos[targets[int(np.argmin(gap))]].tolist()
+        x, y = w.pos[_nearest(w.pos, targets, w.pos[melee].mean(axis=0))].tolist()
         nearest = (float(x), float(y))
         kind = w.types[int(banes[0])].burst if len(banes) else None
         if kind is not None and self.profile.charge.aimed:
@@ -511,10 +517,7 @@ class Computer:
         burst, t = w.types[bane].burst, w.types[j]
         if burst is None:
             return 0
-        hit = max(
-            burst.damage + sum(extra for name, extra in burst.bonus if name in t.attributes) - t.armor, 0.5
-        )
-        return int(np.ceil((w.health[j] + w.shields[j]) / hit))
+        return int(np.ceil((w.health[j] + w.shields[j]) / _per_hit(burst.damage, burst.bonus, t)))
 
     def _step_back(self, game: Game, rows: np.ndarray, threats: np.ndarray) -> None:
         """Move each row `_DODGE` straight away from its nearest threat (inside the playable area)."""
@@ -532,9 +535,8 @@ class Computer:
         gap = np.hypot(*(w.pos[ranged][:, None] - w.pos[banes][None]).transpose(2, 0, 1))
         gap -= w.radius[ranged][:, None] + w.radius[banes][None]
         threatened = ranged[(gap <= self.profile.dodge).any(axis=1)]
-        if not len(threatened):
-            return threatened
-        self._step_back(game, threatened, banes)
+        if len(threatened):
+            self._step_back(game, threatened, banes)
         return threatened
 
     def _advance(self, game: Game, rows: list[int], goal: tuple[float, float]) -> None:
@@ -572,20 +574,17 @@ class Computer:
 
     def _own_start(self, game: Game) -> tuple[float, float]:
         """Where it starts: its slot's start location (the map's centre if none)."""
-        d = game.definition
-        slots = [slot.player_id for slot in d.players]
-        if self.player_id in slots and slots.index(self.player_id) < len(d.start_locations):
-            return d.start_locations[slots.index(self.player_id)]
-        b = d.playable_area
-        return (b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2
+        return self._start(game, mine=True)
 
     def _enemy_start(self, game: Game) -> tuple[float, float]:
         """Where the enemy starts: the start location of the other slot (the map's centre if none)."""
+        return self._start(game, mine=False)
+
+    def _start(self, game: Game, mine: bool) -> tuple[float, float]:
         d = game.definition
-        slots = [slot.player_id for slot in d.players]
-        others = [n for n, pid in enumerate(slots) if pid != self.player_id]
-        if others and others[0] < len(d.start_locations):
-            return d.start_locations[others[0]]
+        slots = [n for n, slot in enumerate(d.players) if (slot.player_id == self.player_id) == mine]
+        if slots and slots[0] < len(d.start_locations):
+            return d.start_locations[slots[0]]
         b = d.playable_area
         return (b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2
 
