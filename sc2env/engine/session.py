@@ -204,11 +204,11 @@ class Session:
     @contextlib.contextmanager
     def _served(self) -> Iterator[None]:
         """Inside the block the game serves this session's player (a two-player game has one per session)."""
-        game = self.game
-        if game is None or self.player_id is None or self.playback is not None:
+        if self._seated():
             yield
             return
-        with game.viewing(self.player_id):
+        assert self.game is not None and self.player_id is not None  # not seated: both are there
+        with self.game.viewing(self.player_id):
             yield
 
     def _sync_status(self) -> None:
