@@ -6,7 +6,7 @@ runner makes (get_obs, get_state, get_avail_actions, step); resets are included.
 time spent in this process outside the game's answers (what a faster engine path could not remove).
 
 SMAX (JaxMARL's JAX re-implementation of SMAC, CPU) runs in a subprocess from the interpreter that has it
-(--smax-python, else $JAXMARL_PYTHON, else /work/venv-jaxmarl/bin/python): one env stepped by a jitted step, and a batch of
+(--smax-python, else $JAXMARL_PYTHON, else ../venv-jaxmarl beside the project): one env stepped by a jitted step, and a batch of
 --smax-batch envs vmapped in one jitted step (its intended use), both with random available actions and
 resets included, after a warm-up that compiles them. SMAX has no Medivac, so no MMM2.
 
@@ -30,7 +30,8 @@ from sc2env.smac import StarCraft2Env
 
 TARGETS = {"3m": 1500, "27m_vs_30m": 200}
 """Env steps/s one process should reach on this machine (the issue's targets)."""
-SMAX_PYTHON = "/work/venv-jaxmarl/bin/python"
+SMAX_PYTHON = pathlib.Path(__file__).resolve().parents[1].parent / "venv-jaxmarl" / "bin" / "python"
+"""Where docs/smac.md's recipe puts SMAX's interpreter: a venv beside the project, as ../shared is."""
 
 SMAX_SCRIPT = r"""
 import json, sys, time

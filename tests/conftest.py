@@ -1,4 +1,4 @@
-"""Fixtures shared by every test area: the `../shared` folder and its real recorded messages."""
+"""Fixtures shared by every test area: `../shared` and its real recorded messages, and reference checkouts."""
 
 from __future__ import annotations
 
@@ -11,6 +11,9 @@ import threading
 import pytest
 
 SHARED = pathlib.Path(__file__).resolve().parents[1].parent / "shared"
+# SMACv2's repository, unpacked beside the project as ../shared is (its maps are not in ../shared).
+SMACV2_REPO = pathlib.Path(os.environ.get("SMACV2_REPO", SHARED.parent / "ref" / "smacv2"))
+SMACV2_MAPS = SMACV2_REPO / "smacv2" / "env" / "starcraft2" / "maps" / "SMAC_Maps"
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -23,6 +26,22 @@ def shared_dir() -> pathlib.Path:
     if not SHARED.is_dir():
         pytest.skip("../shared is absent (it exists only beside the developers' checkout)")
     return SHARED
+
+
+@pytest.fixture(scope="session")
+def smacv2_repo() -> pathlib.Path:
+    """SMACv2's repository at $SMACV2_REPO (default ../ref/smacv2); tests that need it skip where it is absent."""
+    if not (SMACV2_REPO / "smacv2" / "env" / "starcraft2" / "starcraft2.py").is_file():
+        pytest.skip(
+            f"SMACv2's repository is not at {SMACV2_REPO} (set SMACV2_REPO to a checkout of oxwhirl/smacv2)"
+        )
+    return SMACV2_REPO
+
+
+@pytest.fixture(scope="session")
+def smacv2_maps(smacv2_repo) -> pathlib.Path:
+    """SMACv2's SMAC_Maps folder in its repository."""
+    return SMACV2_MAPS
 
 
 @pytest.fixture

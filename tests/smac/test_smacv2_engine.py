@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import pathlib
 import sys
 
@@ -20,9 +19,6 @@ from sc2env.gamedata.unit_ids import Protoss, Terran, Zerg
 from sc2env.mapfiles import definitions_dir
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-SMACV2_MAPS = pathlib.Path(
-    os.environ.get("SMACV2_MAPS", "/work/ref/smacv2/smacv2/env/starcraft2/maps/SMAC_Maps")
-)
 MAP_PATH = "SMAC_Maps/32x32_flat.SC2Map"
 # SMACv2's agent types in the map's catalog order (alphabetical), numbered after every real type.
 RL_TYPES = (
@@ -124,9 +120,8 @@ def test_the_definition_is_the_conversion_of_smacv2s_map_description():
     ]
 
 
-@pytest.mark.skipif(not SMACV2_MAPS.is_dir(), reason=f"SMACv2's maps are not at {SMACV2_MAPS}")
-def test_smacv2s_real_map_file_is_recognised_by_its_content():
-    data = (SMACV2_MAPS / "32x32_flat.SC2Map").read_bytes()
+def test_smacv2s_real_map_file_is_recognised_by_its_content(smacv2_maps):
+    data = (smacv2_maps / "32x32_flat.SC2Map").read_bytes()
     definition = find_definition("anywhere/else.SC2Map", data)
     assert definition.name == "32x32_flat"
     assert definition.map_files == (hashlib.sha256(data).hexdigest(),)

@@ -1,6 +1,6 @@
 """sc2env.smac against SMACv2's own StarCraft2Env: both play the same episodes on the built-in engine (each
 its own engine process, behind an install-shaped folder) and must agree at every step
-(tools/smacv2_compare.py). Skips unless SMACv2's repository is at $SMACV2_REPO (default /work/ref/smacv2)."""
+(tools/smacv2_compare.py). Skips unless SMACv2's repository is at $SMACV2_REPO (default ../ref/smacv2)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ import sys
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-SMACV2_REPO = pathlib.Path(os.environ.get("SMACV2_REPO", "/work/ref/smacv2"))
 
 
 def _plays_colossus() -> bool:
@@ -25,14 +24,8 @@ def _plays_colossus() -> bool:
     return True
 
 
-pytestmark = pytest.mark.skipif(
-    not (SMACV2_REPO / "smacv2" / "env" / "starcraft2" / "starcraft2.py").is_file(),
-    reason=f"SMACv2's repository is not at {SMACV2_REPO} (set SMACV2_REPO)",
-)
-
-
 @pytest.fixture(scope="module")
-def sc2path(tmp_path_factory) -> pathlib.Path:
+def sc2path(tmp_path_factory, smacv2_repo) -> pathlib.Path:
     path = tmp_path_factory.mktemp("sc2")
     subprocess.run(
         [sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(path)], check=True, capture_output=True
@@ -52,9 +45,9 @@ def sc2path(tmp_path_factory) -> pathlib.Path:
         ),
     ],
 )
-def test_smacv2s_own_env_and_ours_agree_at_every_step(sc2path, args):
+def test_smacv2s_own_env_and_ours_agree_at_every_step(sc2path, smacv2_repo, args):
     run = subprocess.run(
-        [sys.executable, str(ROOT / "tools" / "smacv2_compare.py"), "--smacv2", str(SMACV2_REPO), *args],
+        [sys.executable, str(ROOT / "tools" / "smacv2_compare.py"), "--smacv2", str(smacv2_repo), *args],
         env={**os.environ, "SC2PATH": str(sc2path)},
         capture_output=True,
         text=True,

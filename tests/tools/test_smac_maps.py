@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import pathlib
 import struct
 
@@ -22,11 +21,6 @@ SMAC_MAPS = [
     *("3s5z_vs_3s6z", "3s_vs_3z", "3s_vs_4z", "3s_vs_5z", "1c3s5z", "2m_vs_1z", "corridor", "6h_vs_8z"),
     *("2s_vs_1sc", "so_many_baneling", "bane_vs_bane", "2c_vs_64zg"),
 ]
-# SMACv2's maps are not in ../shared; its repository, where unpacked, gives them (32x32_flat is the one its
-# scenarios load; the others are in its maps folder too).
-SMACV2_MAPS = pathlib.Path(
-    os.environ.get("SMACV2_MAPS", "/work/ref/smacv2/smacv2/env/starcraft2/maps/SMAC_Maps")
-)
 ALL_DEAD = {
     "all": [
         {"compare": [{"count": {"units": {"units_of": {"player": p, "region": "entire_map",
@@ -251,10 +245,8 @@ def test_the_cli_names_a_missing_map(smac_dir, capsys):
     assert "no map file for 4m" in capsys.readouterr().err
 
 
-def test_smacv2_maps_read_when_its_repository_is_unpacked():
-    if not SMACV2_MAPS.is_dir():
-        pytest.skip(f"{SMACV2_MAPS} is absent (set SMACV2_MAPS to SMACv2's SMAC_Maps folder)")
-    read = {path.stem: scenario.read_map(path) for path in sorted(SMACV2_MAPS.glob("*.SC2Map"))}
+def test_smacv2_maps_read_when_its_repository_is_unpacked(smacv2_maps):
+    read = {path.stem: scenario.read_map(path) for path in sorted(smacv2_maps.glob("*.SC2Map"))}
     assert {"32x32_flat", "10gen_terran", "10gen_protoss", "10gen_zerg"} <= set(read)
     flat = read["32x32_flat"]
     assert (SOURCE / "32x32_flat.json").read_text() == scenario.dumps(flat)
