@@ -312,3 +312,37 @@ def test_free_spots_are_those_of_testing_every_unit_while_units_come_go_and_move
                 w.pos[rng.integers(w.n)] += rng.normal(0, 0.5, 2)
             elif event < 0.13:
                 w.remove(int(w.tag[rng.integers(w.n)]))
+
+
+@pytest.mark.parametrize("n", range(2, 8))
+def test_few_colliders_are_pushed_apart_bit_for_bit_as_the_arrays_push_them(n):
+    """The Python-float path for a few colliders gives every position the same bits as the numpy path, crowds
+    with many touching pairs and cliff walkers among ground units included."""
+    from sc2env.engine.collision import FEW_COLLIDERS, _contact_limits, push_few, push_many
+
+    assert n <= FEW_COLLIDERS
+    rng = np.random.default_rng(n)
+    touched = 0
+    for _ in range(300):
+        spread = rng.choice([0.5, 1.5, 4.0])
+        pos = rng.uniform(10, 10 + spread, size=(n, 2))
+        radii = rng.choice([0.375, 0.5, 0.625, 1.0], size=n)
+        grounded = rng.random(n) < 0.8
+        reach, limit = _contact_limits(radii, grounded)
+        few, many = pos.copy(), pos.copy()
+        pushed = push_few(few, reach.tolist(), limit.tolist())
+        assert pushed == push_many(many, reach, limit)
+        assert few.tobytes() == many.tobytes()
+        touched += bool(pushed)
+    assert touched > 100  # the crowds did touch
+
+
+def test_few_colliders_on_one_point_are_left_to_the_arrays():
+    from sc2env.engine.collision import _contact_limits, push_few, push_many
+
+    pos = np.array([[5.0, 5.0], [5.0, 5.0], [6.0, 5.0]])
+    reach, limit = _contact_limits(np.full(3, 0.75), np.ones(3, bool))
+    few = pos.copy()
+    assert push_few(few, reach.tolist(), limit.tolist()) is None
+    assert few.tobytes() == pos.tobytes()  # untouched: push_many parts them
+    assert push_many(few, reach, limit) and not np.array_equal(few[0], few[1])
