@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from sc2env.engine import paths
+from sc2env.engine import paths, straight
 from sc2env.engine.collision import Collision
 from sc2env.engine.fast import any_xy, sum_xy
 from sc2env.engine.fast import count_nonzero as _count
@@ -354,6 +354,8 @@ class Motion(Collision):
         if trajectory is None:
             return [], []
         rows = trajectory.rows
+        if straight.applies(self, len(rows)):
+            return straight.advance(self, trajectory, t)
         start = trajectory.start
         end = trajectory.at(t)
         step = end - start

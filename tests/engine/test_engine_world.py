@@ -346,3 +346,46 @@ def test_few_colliders_on_one_point_are_left_to_the_arrays():
     assert push_few(few, reach.tolist(), limit.tolist()) is None
     assert few.tobytes() == pos.tobytes()  # untouched: push_many parts them
     assert push_many(few, reach, limit) and not np.array_equal(few[0], few[1])
+
+
+def _battle_world(seed: int, units: int) -> World:
+    """A few Marines (and a Stalker, faster and larger, and a Colossus, which other units walk under) moving to
+    points, to one point together, or after each other."""
+    rng = np.random.default_rng(seed)
+    w = World(Bounds(0, 0, 32, 32))
+    kinds = ([MARINE] * units + [unit_type_by_name("Stalker"), unit_type_by_name("Colossus")])[-units:]
+    tags = [w.spawn(t, 1 + k % 2, *rng.uniform(12, 16, 2)) for k, t in enumerate(kinds)]
+    for k, tag in enumerate(tags):
+        if k % 3 == 0 and k:
+            w.move_to(w.slot(tag), tag=tags[k - 1], reach=float(rng.choice([0.0, 1.0])))
+        elif k % 2:
+            w.move_to(w.slot(tag), point=tuple(rng.uniform(6, 24, 2)))
+        else:  # these crowd at one point: some arrive pushed aside
+            w.move_to(w.slot(tag), point=(20.0, 20.0))
+    w.settle()
+    return w
+
+
+BATCHES = (3, 8, 1, 16, 5, 40, 64, 100, 7, 200)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_few_units_in_straight_legs_move_bit_for_bit_as_the_arrays_move_them(seed, monkeypatch):
+    """straight.advance (Python floats, a few units) and Motion's array code give the same columns, bit for
+    bit, through batches of several lengths with crowding, followers and arrivals."""
+    from sc2env.engine import straight
+
+    units = 2 + seed  # 2..7
+    fast, slow = _battle_world(seed, units), _battle_world(seed, units)
+    assert straight.applies(fast, units)
+    arrived_fast = []
+    for loops in BATCHES:
+        arrived_fast += run(fast, loops)
+    with monkeypatch.context() as m:
+        m.setattr(straight, "applies", lambda world, rows: False)
+        arrived_slow = []
+        for loops in BATCHES:
+            arrived_slow += run(slow, loops)
+    assert arrived_fast == arrived_slow and arrived_fast  # some arrived
+    for name, _ in COLUMNS:
+        assert getattr(fast, name).tobytes() == getattr(slow, name).tobytes(), name

@@ -1,0 +1,89 @@
+"""Straight legs of a few units committed in Python floats: the common batch of a small battle, bit for bit as
+Motion's array code commits it."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sc2env.engine.fast import count_nonzero as _count
+
+if TYPE_CHECKING:
+    from sc2env.engine.movement import Motion, Trajectory
+
+FEW_ROWS = 7
+"""Up to this many moving rows, Python floats cost less than numpy's fixed cost per call (a 3m battle has 6)."""
+
+
+def applies(world: Motion, rows: int) -> bool:
+    """Whether `rows` moving rows of `world` move the simple way: a few, in straight legs (no obstacle, wall
+    or waypoint), at their top speed from the first loop, with no distance owed and no ghost among them."""
+    return (
+        rows <= FEW_ROWS
+        and not world.steers
+        and not world.accelerating_count
+        and not _count(world.ghost)
+        and not _count(world.boost)
+    )
+
+
+def advance(world: Motion, trajectory: Trajectory, t: int) -> tuple[list[int], list[int]]:
+    """Motion.advance for the simple case (`applies`): the same operations on Python floats, in the same order
+    (numpy's elementwise arithmetic and sqrt are IEEE's; the arctangent stays numpy's own)."""
+    rows = trajectory.rows.tolist()
+    starts = trajectory.start.tolist()
+    travel = trajectory.travel[t - 1].tolist()
+    ends, expected = [], []
+    turned, turn_x, turn_y = [], [], []
+    for i, (x0, y0), distance, (ux, uy) in zip(rows, starts, travel, trajectory.unit.tolist()):
+        x, y = x0 + distance * ux, y0 + distance * uy
+        step_x, step_y = x - x0, y - y0
+        length = math.sqrt(step_x * step_x + step_y * step_y)
+        if length > 0:
+            turned.append(i)
+            turn_x.append(step_x)
+            turn_y.append(step_y)
+        ends.append((x, y))
+        expected.append(length)
+    if turned:
+        world.facing[turned] = np.arctan2(turn_y, turn_x) % (2 * math.pi)
+    world.pos[rows] = ends
+    world.settle()
+    world.version += 1
+    return _arrivals(world, rows, starts, expected)
+
+
+def _arrivals(
+    world: Motion, rows: list[int], starts: list[list[float]], expected: list[float]
+) -> tuple[list[int], list[int]]:
+    """Motion._arrivals for the simple case: no waypoint, no ghost (so no loops late to report), no owed
+    distance; a follower has arrived within reach of its goal unit's edge."""
+    slot = world._slot
+    radius = world.radius.tolist()
+    done = []
+    for k, ((x, y), (tx, ty), reach, goal, (x0, y0), length) in enumerate(
+        zip(
+            world.pos[rows].tolist(),
+            world.target[rows].tolist(),
+            world.reach[rows].tolist(),
+            world.goal_tag[rows].tolist(),
+            starts,
+            expected,
+        )
+    ):
+        dx, dy = tx - x, ty - y
+        left = math.sqrt(dx * dx + dy * dy) - reach
+        mx, my = x - x0, y - y0
+        blocked = mx * mx + my * my < 0.25 * length * length and length > 0
+        j = slot.get(goal) if goal else None
+        # A follower arrives within reach of its goal unit's edge.
+        reached = left <= 1e-9 if j is None else left + reach <= radius[rows[k]] + reach + 1e-6 + radius[j]
+        if reached or (left < 1.0 and blocked):  # arrived, or crowded out of reaching its goal
+            done.append(rows[k])
+    if not done:
+        return [], []
+    world.moving[done] = False
+    world.velocity[done] = 0.0
+    return world.tag[done].tolist(), [0] * len(done)
