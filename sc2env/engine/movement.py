@@ -274,11 +274,13 @@ class Motion(Collision):
         return loops
 
     # ---- moving -------------------------------------------------------------------------------------
-    def trajectory(self, k: int) -> Trajectory | None:
+    def trajectory(self, k: int) -> Trajectory | straight.StraightTrajectory | None:
         """The moving rows' positions over the next k loops; None if nothing moves."""
         if not self.n or not _count(self.moving):
             return None
         rows = self.moving.nonzero()[0]
+        if straight.applies(self, len(rows)):
+            return straight.trajectory(self, rows, k)
         # Distance covered after each loop (accelerating, plus distance owed), capped at the leg.
         steps = _steps(k)
         speed = self.speed[rows]
@@ -346,16 +348,18 @@ class Motion(Collision):
             speeds.append(v)
         return speeds
 
-    def advance(self, trajectory: Trajectory | None, t: int) -> tuple[list[int], list[int]]:
+    def advance(
+        self, trajectory: Trajectory | straight.StraightTrajectory | None, t: int
+    ) -> tuple[list[int], list[int]]:
         """Commit the first t loops of `trajectory`: positions, facing, separation.
 
         Returns (tags, late): the units whose leg ended (at the goal, or crowded out of reaching it) and
         stopped, with how many loops before the batch's end that happened (only ghosts arrive early)."""
         if trajectory is None:
             return [], []
-        rows = trajectory.rows
-        if straight.applies(self, len(rows)):
+        if isinstance(trajectory, straight.StraightTrajectory):
             return straight.advance(self, trajectory, t)
+        rows = trajectory.rows
         start = trajectory.start
         end = trajectory.at(t)
         step = end - start

@@ -11,7 +11,7 @@ import numpy as np
 from sc2env.engine.fast import count_nonzero as _count
 
 if TYPE_CHECKING:
-    from sc2env.engine.movement import Motion, Trajectory
+    from sc2env.engine.movement import Motion
 
 FEW_ROWS = 7
 """Up to this many moving rows, Python floats cost less than numpy's fixed cost per call (a 3m battle has 6)."""
@@ -29,15 +29,55 @@ def applies(world: Motion, rows: int) -> bool:
     )
 
 
-def advance(world: Motion, trajectory: Trajectory, t: int) -> tuple[list[int], list[int]]:
+class StraightTrajectory:
+    """Motion's Trajectory for the simple case (`applies`), kept as Python floats: the moving `rows`, where each
+    started, its top speed, its leg and its unit direction; arrays only when asked for (`positions`)."""
+
+    def __init__(self, world: Motion, rows: np.ndarray, k: int):
+        self.world, self.rows, self.k = world, rows, k
+        self.starts = world.pos[rows].tolist()  # (a copy: the world's rows move on)
+        self.speeds = world.speed[rows].tolist()
+        self.legs = world.leg[rows].tolist()
+        dx, dy = [], []
+        for (x, y), (tx, ty) in zip(self.starts, world.target[rows].tolist()):
+            dx.append(tx - x)
+            dy.append(ty - y)
+        # As Trajectory: delta / hypot(delta), by 1 where delta is (0, 0); numpy's hypot, not math's (they
+        # differ in the last bit for some inputs).
+        self.units = [
+            (x / d, y / d) if d > 0 else (x / 1.0, y / 1.0)
+            for x, y, d in zip(dx, dy, np.hypot(dx, dy).tolist())
+        ]
+
+    def travel(self, t: int) -> list[float]:
+        """Each row's distance covered after t loops (1..k): t times its speed, capped at its leg."""
+        # numpy takes steps * speed with the step as a float and np.minimum keeps the first of equals: the same.
+        return [min(t * speed, leg) for speed, leg in zip(self.speeds, self.legs)]
+
+    def positions(self) -> np.ndarray:
+        """Positions of all rows of the world after each of the k loops, shape (k, n, 2)."""
+        out = np.repeat(self.world.pos[None], self.k, axis=0)
+        for t in range(1, self.k + 1):
+            out[t - 1, self.rows] = [
+                (x + d * ux, y + d * uy)
+                for (x, y), d, (ux, uy) in zip(self.starts, self.travel(t), self.units)
+            ]
+        return out
+
+
+def trajectory(world: Motion, rows: np.ndarray, k: int) -> StraightTrajectory:
+    """Motion.trajectory for the simple case (`applies`)."""
+    return StraightTrajectory(world, rows, k)
+
+
+def advance(world: Motion, trajectory: StraightTrajectory, t: int) -> tuple[list[int], list[int]]:
     """Motion.advance for the simple case (`applies`): the same operations on Python floats, in the same order
     (numpy's elementwise arithmetic and sqrt are IEEE's; the arctangent stays numpy's own)."""
     rows = trajectory.rows.tolist()
-    starts = trajectory.start.tolist()
-    travel = trajectory.travel[t - 1].tolist()
+    starts = trajectory.starts
     ends, expected = [], []
     turned, turn_x, turn_y = [], [], []
-    for i, (x0, y0), distance, (ux, uy) in zip(rows, starts, travel, trajectory.unit.tolist()):
+    for i, (x0, y0), distance, (ux, uy) in zip(rows, starts, trajectory.travel(t), trajectory.units):
         x, y = x0 + distance * ux, y0 + distance * uy
         step_x, step_y = x - x0, y - y0
         length = math.sqrt(step_x * step_x + step_y * step_y)

@@ -389,3 +389,19 @@ def test_a_few_units_in_straight_legs_move_bit_for_bit_as_the_arrays_move_them(s
     assert arrived_fast == arrived_slow and arrived_fast  # some arrived
     for name, _ in COLUMNS:
         assert getattr(fast, name).tobytes() == getattr(slow, name).tobytes(), name
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_straight_trajectory_gives_the_positions_the_arrays_give(seed, monkeypatch):
+    """What proximity triggers read: every row's position after each loop of the batch, bit for bit."""
+    from sc2env.engine import straight
+
+    w = _battle_world(seed, 6)
+    w.prepare()
+    fast = w.trajectory(12)
+    assert isinstance(fast, straight.StraightTrajectory)
+    monkeypatch.setattr(straight, "applies", lambda world, rows: False)
+    slow = w.trajectory(12)
+    assert slow is not None and not isinstance(slow, straight.StraightTrajectory)
+    assert fast.positions().tobytes() == slow.positions().tobytes()
+    assert fast.travel(12) == slow.travel[11].tolist()
