@@ -95,6 +95,8 @@ class Motion(Collision):
         moving = self.moving.nonzero()[0]
         if not len(moving):
             return False
+        if straight.applies(self, len(moving)):
+            return straight.prepare(self, moving)
         goal_tags = self.goal_tag[moving]
         chasing_mover = False
         goal_rows = found = None

@@ -29,6 +29,43 @@ def applies(world: Motion, rows: int) -> bool:
     )
 
 
+def prepare(world: Motion, moving: np.ndarray) -> bool:
+    """Motion.prepare for the simple case (`applies`) on its `moving` rows: followers aim at their goal unit
+    (those whose goal is gone stop), everyone's leg is set; returns whether some follows a moving unit."""
+    rows = moving.tolist()
+    tags = world.goal_tag[moving].tolist()
+    slot = world._slot
+    goals = [slot.get(tag) if tag else None for tag in tags]
+    lost = [i for i, tag, j in zip(rows, tags, goals) if tag and j is None]
+    if lost:  # the goal unit is gone: the leg ends here
+        world.moving[lost] = False
+        world.goal_tag[lost] = 0
+        kept = [(i, j) for i, tag, j in zip(rows, tags, goals) if not tag or j is not None]
+        rows, goals = [i for i, _ in kept], [j for _, j in kept]
+    followers = [i for i, j in zip(rows, goals) if j is not None]
+    chasing_mover = False
+    if followers:
+        followed = [j for j in goals if j is not None]
+        world.goal[followers] = world.pos[followed]
+        chasing_mover = bool(_count(world.moving[followed]))
+    if not rows:
+        return chasing_mover
+    aim = world.goal[rows]
+    world.target[rows] = aim
+    radius = world.radius.tolist()
+    legs = []
+    for (x, y), (tx, ty), reach, i, j in zip(
+        world.pos[rows].tolist(), aim.tolist(), world.reach[rows].tolist(), rows, goals
+    ):
+        dx, dy = tx - x, ty - y
+        to_target = math.sqrt(dx * dx + dy * dy)
+        # To within reach of the goal point, or of the goal unit's edge (as Motion._legs, np.maximum's order).
+        leg = to_target - reach if j is None else to_target - (radius[i] + reach) - radius[j]
+        legs.append(leg if leg >= 0.0 else 0.0)
+    world.leg[rows] = legs
+    return chasing_mover
+
+
 class StraightTrajectory:
     """Motion's Trajectory for the simple case (`applies`), kept as Python floats: the moving `rows`, where each
     started, its top speed, its leg and its unit direction; arrays only when asked for (`positions`)."""
