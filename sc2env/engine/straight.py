@@ -17,6 +17,14 @@ FEW_ROWS = 7
 """Up to this many moving rows, Python floats cost less than numpy's fixed cost per call (a 3m battle has 6)."""
 
 
+Rows = slice | np.ndarray
+"""Where the moving rows are: every row (a slice: no gathering), or their indices."""
+
+
+def _index(world: Motion, rows: np.ndarray) -> Rows:
+    return slice(None) if len(rows) == world.n else rows
+
+
 def applies(world: Motion, rows: int) -> bool:
     """Whether `rows` moving rows of `world` move the simple way: a few, in straight legs (no obstacle, wall
     or waypoint), at their top speed from the first loop, with no distance owed and no ghost among them."""
@@ -33,7 +41,8 @@ def prepare(world: Motion, moving: np.ndarray) -> bool:
     """Motion.prepare for the simple case (`applies`) on its `moving` rows: followers aim at their goal unit
     (those whose goal is gone stop), everyone's leg is set; returns whether some follows a moving unit."""
     rows = moving.tolist()
-    tags = world.goal_tag[moving].tolist()
+    index = _index(world, moving)
+    tags = world.goal_tag[index].tolist()
     slot = world._slot
     goals = [slot.get(tag) if tag else None for tag in tags]
     lost = [i for i, tag, j in zip(rows, tags, goals) if tag and j is None]
@@ -42,6 +51,7 @@ def prepare(world: Motion, moving: np.ndarray) -> bool:
         world.goal_tag[lost] = 0
         kept = [(i, j) for i, tag, j in zip(rows, tags, goals) if not tag or j is not None]
         rows, goals = [i for i, _ in kept], [j for _, j in kept]
+        index = np.array(rows, np.intp)
     followers = [i for i, j in zip(rows, goals) if j is not None]
     chasing_mover = False
     if followers:
@@ -50,19 +60,19 @@ def prepare(world: Motion, moving: np.ndarray) -> bool:
         chasing_mover = bool(_count(world.moving[followed]))
     if not rows:
         return chasing_mover
-    aim = world.goal[rows]
-    world.target[rows] = aim
+    aim = world.goal[index]
+    world.target[index] = aim
     radius = world.radius.tolist()
     legs = []
     for (x, y), (tx, ty), reach, i, j in zip(
-        world.pos[rows].tolist(), aim.tolist(), world.reach[rows].tolist(), rows, goals
+        world.pos[index].tolist(), aim.tolist(), world.reach[index].tolist(), rows, goals
     ):
         dx, dy = tx - x, ty - y
         to_target = math.sqrt(dx * dx + dy * dy)
         # To within reach of the goal point, or of the goal unit's edge (as Motion._legs, np.maximum's order).
         leg = to_target - reach if j is None else to_target - (radius[i] + reach) - radius[j]
         legs.append(leg if leg >= 0.0 else 0.0)
-    world.leg[rows] = legs
+    world.leg[index] = legs
     return chasing_mover
 
 
@@ -72,11 +82,12 @@ class StraightTrajectory:
 
     def __init__(self, world: Motion, rows: np.ndarray, k: int):
         self.world, self.rows, self.k = world, rows, k
-        self.starts = world.pos[rows].tolist()  # (a copy: the world's rows move on)
-        self.speeds = world.speed[rows].tolist()
-        self.legs = world.leg[rows].tolist()
+        self.index = index = _index(world, rows)
+        self.starts = world.pos[index].tolist()  # (a copy: the world's rows move on)
+        self.speeds = world.speed[index].tolist()
+        self.legs = world.leg[index].tolist()
         dx, dy = [], []
-        for (x, y), (tx, ty) in zip(self.starts, world.target[rows].tolist()):
+        for (x, y), (tx, ty) in zip(self.starts, world.target[index].tolist()):
             dx.append(tx - x)
             dy.append(ty - y)
         # As Trajectory: delta / hypot(delta), by 1 where delta is (0, 0); numpy's hypot, not math's (they
@@ -110,7 +121,7 @@ def trajectory(world: Motion, rows: np.ndarray, k: int) -> StraightTrajectory:
 def advance(world: Motion, trajectory: StraightTrajectory, t: int) -> tuple[list[int], list[int]]:
     """Motion.advance for the simple case (`applies`): the same operations on Python floats, in the same order
     (numpy's elementwise arithmetic and sqrt are IEEE's; the arctangent stays numpy's own)."""
-    rows = trajectory.rows.tolist()
+    rows, index = trajectory.rows.tolist(), trajectory.index
     starts = trajectory.starts
     ends, expected = [], []
     turned, turn_x, turn_y = [], [], []
@@ -125,15 +136,16 @@ def advance(world: Motion, trajectory: StraightTrajectory, t: int) -> tuple[list
         ends.append((x, y))
         expected.append(length)
     if turned:
-        world.facing[turned] = np.arctan2(turn_y, turn_x) % (2 * math.pi)
-    world.pos[rows] = ends
+        facing = np.arctan2(turn_y, turn_x) % (2 * math.pi)
+        world.facing[index if len(turned) == len(rows) else turned] = facing
+    world.pos[index] = ends
     world.settle()
     world.version += 1
-    return _arrivals(world, rows, starts, expected)
+    return _arrivals(world, rows, index, starts, expected)
 
 
 def _arrivals(
-    world: Motion, rows: list[int], starts: list[list[float]], expected: list[float]
+    world: Motion, rows: list[int], index: Rows, starts: list[list[float]], expected: list[float]
 ) -> tuple[list[int], list[int]]:
     """Motion._arrivals for the simple case: no waypoint, no ghost (so no loops late to report), no owed
     distance; a follower has arrived within reach of its goal unit's edge."""
@@ -142,10 +154,10 @@ def _arrivals(
     done = []
     for k, ((x, y), (tx, ty), reach, goal, (x0, y0), length) in enumerate(
         zip(
-            world.pos[rows].tolist(),
-            world.target[rows].tolist(),
-            world.reach[rows].tolist(),
-            world.goal_tag[rows].tolist(),
+            world.pos[index].tolist(),
+            world.target[index].tolist(),
+            world.reach[index].tolist(),
+            world.goal_tag[index].tolist(),
             starts,
             expected,
         )
