@@ -116,6 +116,21 @@ def columns_of(declarations: type) -> tuple[tuple[str, Column], ...]:
 COLUMNS = columns_of(UnitColumns)
 """(name, Column) of each per-unit column, in declaration order."""
 
+_GROUPS: tuple[Column, ...] = tuple(dict.fromkeys(column for _, column in COLUMNS))
+"""The distinct ways columns are stored: the columns of one are kept as the rows of one block, so that adding,
+removing or shifting a unit's row is one numpy call per block, not one per column."""
+_PLACES = tuple(
+    (name, _GROUPS.index(column), [c for _, c in COLUMNS[:k]].count(column))
+    for k, (name, column) in enumerate(COLUMNS)
+)
+"""Each column's (name, block, row of the block)."""
+
+
+def _blocks(capacity: int) -> list[np.ndarray]:
+    """Zeroed blocks for `capacity` units: per group, (its columns, capacity, *the entry's shape)."""
+    counts = [sum(1 for _, column in COLUMNS if column == group) for group in _GROUPS]
+    return [np.zeros((count, capacity, *group.shape), group.dtype) for count, group in zip(counts, _GROUPS)]
+
 
 class WorldState(UnitColumns):
     """All units of one game as parallel numpy columns (one row per living unit) plus their order queues.
@@ -134,7 +149,8 @@ class WorldState(UnitColumns):
         self.low_corner = np.array([pathable.x0, pathable.y0])
         self.high_corner = np.array([pathable.x1, pathable.y1])
         self.n = 0
-        self._store = {name: np.zeros((8, *column.shape), column.dtype) for name, column in COLUMNS}
+        self._blocks = _blocks(8)
+        self._columns = self._full_columns()
         self.orders: list[list[Order]] = []
         self.types: list[UnitType] = []
         self._slot: dict[int, int] = {}
@@ -152,39 +168,46 @@ class WorldState(UnitColumns):
         self._bind()
 
     # ---- rows ---------------------------------------------------------------------------------------
+    def _full_columns(self) -> list[tuple[str, np.ndarray]]:
+        """Each column's name and its whole store (every row the blocks have room for)."""
+        return [(name, self._blocks[b][k]) for name, b, k in _PLACES]
+
     def _bind(self) -> None:
         """Point each column attribute at the living rows of its store."""
         n = self.n
-        for name, column in self._store.items():
-            setattr(self, name, column[:n])
+        attributes = self.__dict__  # (plain instance attributes: a dict store skips setattr's lookups)
+        for name, column in self._columns:
+            attributes[name] = column[:n]
         self.version += 1
 
     def _add_row(self, tag: int, unit_type: UnitType) -> int:
         """Append a row for a new unit (all columns 0 but `tag`, no orders), growing the store when it is
         full; returns its index."""
-        store = self._store
-        if self.n == len(store["tag"]):
-            for name, column in store.items():
-                grown = np.zeros((2 * len(column), *column.shape[1:]), column.dtype)
-                grown[: self.n] = column[: self.n]
-                store[name] = grown
+        blocks = self._blocks
+        if self.n == blocks[0].shape[1]:
+            grown = _blocks(2 * self.n)
+            for new, old in zip(grown, blocks):
+                new[:, : self.n] = old[:, : self.n]
+            self._blocks = blocks = grown
+            self._columns = self._full_columns()
         i = self.n
         self.n += 1
-        for column in store.values():
-            column[i] = 0
-        store["tag"][i] = tag
+        for block in blocks:
+            block[:, i] = 0
         self.orders.append([])
         self.types.append(unit_type)
         self._slot[tag] = i
         self.rows_version += 1
         self._bind()
+        self.tag[i] = tag
         return i
 
     def _delete_row(self, tag: int) -> None:
         """Remove the row of `tag`; the rows after it shift up by one."""
         i = self._slot.pop(tag)
-        for column in self._store.values():
-            column[i : self.n - 1] = column[i + 1 : self.n]
+        n = self.n
+        for block in self._blocks:
+            block[:, i : n - 1] = block[:, i + 1 : n]
         self.n -= 1
         del self.orders[i]
         del self.types[i]
