@@ -10,25 +10,24 @@ deterministic under the game's seed. On the duel maps it commands the army it st
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 from s2clientprotocol import common_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
+from sc2env.engine.banelings import BURSTS, Charge, charge, dodge, keep_with_banelings
 from sc2env.engine.build_order import BuildOrder, EconomyPlan, command
+from sc2env.engine.focus import Fire, focus
 from sc2env.engine.game import Game, Interface
 from sc2env.engine.mapdef import Region
-from sc2env.engine.micro import LINE_SPACING, SPLIT_SPACING, away_from, burst_targets, line_offsets
+from sc2env.engine.micro import LINE_SPACING, SPLIT_SPACING, line_offsets, nearest
+from sc2env.engine.orders import ATTACK
 from sc2env.engine.type_tables import STRUCTURE_TYPES, type_mask
-from sc2env.gamedata import UnitType
 
-ATTACK = 23  # the general Attack ability (attack-move with a point, focus with a unit)
-MOVE = 16  # the general Move ability (to a point; onto a unit: follow it)
 INTERFACE = Interface.from_options(sc_pb.InterfaceOptions(raw=True))  # what it reads: raw data only
 ARMY_TYPES = type_mask(lambda t: t.army)
-BURSTS = type_mask(lambda t: t.burst is not None)  # Banelings
 
 
 class Formation(enum.Enum):
@@ -38,37 +37,6 @@ class Formation(enum.Enum):
     ABREAST = "abreast"  # each unit to the target plus its place in the army: all come into range at once
     LINE = "line"  # first a line square to the way (the ranged side by side, melee in front), then abreast
     SPLIT = "split"  # a line, against Zerg spaced so that a Baneling's burst reaches one unit and no more
-
-
-class Charge(enum.Enum):
-    """How an AI's Zerglings and Banelings go at the enemy (an army without Banelings attack-moves). The
-    value: how near an enemy (edge to edge) a Baneling must come before the Zerglings keeping with the
-    Banelings set off (0: they never keep with them), and whether each Baneling aims its burst."""
-
-    # all attack-move: the Zerglings, faster, arrive first and alone
-    LOOSE = (0.0, False)
-    # the Zerglings keep with the Banelings until these all but touch: they arrive as one
-    TOGETHER = (2.5, False)
-    # the Zerglings keep with them up to the enemy's reach, then run ahead and take its fire
-    SCREEN = (7.0, False)
-    # screened, and each Baneling runs at the enemy where its burst lands the most hits that count
-    AIMED = (7.0, True)
-
-    @property
-    def release(self) -> float:
-        return self.value[0]
-
-    @property
-    def aimed(self) -> bool:
-        return self.value[1]
-
-
-class Fire(enum.Enum):
-    """How an AI's ranged units in reach of seen enemies pick targets (melee units always attack-move)."""
-
-    LOOSE = "loose"  # attack-move: the game's own acquisition picks
-    FOCUS = "focus"  # just enough in range of the chosen enemy to kill it shoot it, the rest fire at will
-    SPLIT = "split"  # just enough shoot the chosen enemy to kill it, the rest the next one, and so on
 
 
 @dataclass(frozen=True)
@@ -109,10 +77,8 @@ PROFILES: dict[int, Profile] = {
 }
 # fmt: on
 _MELEE_RANGE = 1.0  # attack ranges up to this are melee (and a Baneling's burst): no focus fire
-_REACH_MARGIN = 0.0  # focus only units already in range: others walking to it would hold their fire
 _ENGAGE_RANGE = 10.0  # on melee maps: how near its army a seen enemy must be for the army to turn on it
 _STILL = 0.1  # moving less than this between two decisions while under orders is being stuck
-_DODGE = 1.5  # how far a unit steps back from a Baneling about to reach it
 _LINES = (Formation.LINE, Formation.SPLIT)  # the formations formed before advancing
 _FORMED = 1.0  # a line is formed when every unit stands this near its place in it
 _ARRIVED = 4.0  # how near a target point the army's centre must come before it moves on to the next
@@ -135,38 +101,6 @@ def ramp_top(game: Game, ramp: Region) -> tuple[float, float]:
     return float(cx[top].mean()), float(cy[top].mean())
 
 
-def _per_hit(damage: float, bonus: Iterable[tuple[str, float]], target: UnitType) -> float:
-    """The damage one hit does to `target`: its bonus against the target's attributes, less the target's
-    armor; at least half a point, as in the game."""
-    return max(damage + sum(extra for name, extra in bonus if name in target.attributes) - target.armor, 0.5)
-
-
-def _hit(shooter: UnitType, target: UnitType) -> float:
-    """The damage one attack of `shooter` does to `target` (every hit of it)."""
-    weapon = shooter.weapon
-    if weapon is None:
-        return 0.0
-    return _per_hit(weapon.damage, weapon.bonus, target) * weapon.attacks
-
-
-def _nearest(pos: np.ndarray, rows: np.ndarray, point: np.ndarray) -> int:
-    """The row of `rows` whose position is nearest `point`."""
-    return int(rows[int(np.argmin(np.hypot(*(pos[rows] - point).T)))])
-
-
-def _danger(t: UnitType) -> float:
-    """How much a unit of type `t` hurts for the health it has: damage a game second (a burst's damage, once)
-    with its largest bonus, over its health and shields."""
-    if t.weapon is not None:
-        hit = (t.weapon.damage + max((b for _, b in t.weapon.bonus), default=0.0)) * t.weapon.attacks
-        per_second = hit / t.weapon.cooldown
-    elif t.burst is not None:
-        per_second = t.burst.damage + max((b for _, b in t.burst.bonus), default=0.0)
-    else:
-        return 0.0
-    return per_second / max(t.health + t.shields, 1.0)
-
-
 class Computer:
     """One built-in AI player: `step(game, count)` runs the game `count` loops, deciding at its reaction
     times. `decide(game)` is one decision (used by `step`)."""
@@ -179,7 +113,7 @@ class Computer:
 
     def restart(self) -> None:
         self.next_decision = 0
-        self._targets: set[int] = set()  # the enemies its focus was on at the last decision
+        self._targets: set[int] = set()  # the enemies its focus was on at the last decision (Fire)
         self._wave: set[int] = set()  # the tags of the units out on an attack (melee maps)
         self._seen_structures: dict[int, tuple[float, float]] = {}  # enemy buildings seen, by tag: where
         self._search = 0  # which of the search points the wave heads for when it knows of no building
@@ -241,7 +175,7 @@ class Computer:
                 self._form_line(game, army, goal)
                 return
             if self.profile.charge is not Charge.LOOSE:
-                self._keep_with_banelings(game, army)  # the Zerglings following are not idle
+                keep_with_banelings(game, army)  # the Zerglings following are not idle
             idle = [i for i in army.tolist() if not w.orders[i]]
             sent = idle[: max(1, round(len(army) * self.profile.share))] if idle else []
             if not sent:
@@ -395,149 +329,20 @@ class Computer:
         ranged = reach > _MELEE_RANGE
         loose = army if self.profile.fire is Fire.LOOSE else army[~ranged]
         if self.profile.charge is not Charge.LOOSE and BURSTS[w.type_id[army]].any():
-            self._charge(game, army[~ranged], enemies)
+            charge(game, army[~ranged], enemies, self.profile.charge)
             loose = loose[ranged[np.isin(army, loose)]]
         if self.profile.dodge and len(enemies) and BURSTS[w.type_id[enemies]].any():
-            stepping = self._dodge(game, army[ranged], enemies)
+            stepping = dodge(game, army[ranged], enemies, self.profile.dodge)
             keep = ~np.isin(army, stepping)
             army, reach, ranged = army[keep], reach[keep], ranged[keep]
             loose = loose[~np.isin(loose, stepping)]
         idle = [i for i in loose.tolist() if not w.orders[i]]
         if idle:  # idle units attack-move to the nearest enemy; busy ones keep fighting their way
-            nearest = _nearest(w.pos, enemies, w.pos[loose].mean(axis=0))
-            self._command(game, idle, point=tuple(w.pos[nearest]))
+            self._command(game, idle, point=tuple(w.pos[nearest(w.pos, enemies, w.pos[loose].mean(axis=0))]))
         if self.profile.fire is not Fire.LOOSE and ranged.any():
-            self._focus(game, army[ranged], reach[ranged], enemies)
-
-    def _focus(self, game: Game, army: np.ndarray, reach: np.ndarray, enemies: np.ndarray) -> None:
-        """Fire on the seen enemies in range, the most dangerous first (its type's damage a second for its
-        health: a Baneling before a Zergling, a Marine before an SCV), among equals the ones fired on at the
-        last decision, then the one the most units reach, then the weakest (then the lowest tag). Just enough
-        in range of the first to kill it shoot it; FOCUS: the others fire at will (attack-move); SPLIT: just
-        enough of the others shoot the next one, and so on."""
-        w = game.world
-        gap = np.hypot(*(w.pos[army][:, None] - w.pos[enemies][None]).transpose(2, 0, 1))
-        in_range = gap - w.radius[army][:, None] - w.radius[enemies][None] <= reach[:, None] + _REACH_MARGIN
-        reached = in_range.any(axis=0)
-        kept = np.array([int(t) in self._targets for t in w.tag[enemies].tolist()]) & reached
-        danger = np.array([_danger(w.types[i]) for i in enemies.tolist()])
-        order = np.lexsort(
-            (w.tag[enemies], w.health[enemies], -in_range.sum(axis=0), ~kept, -np.where(reached, danger, 0.0))
-        )
-        free = np.ones(len(army), bool)
-        shots: list[tuple[int, list[int]]] = []  # (enemy row, the army rows firing at it)
-        for column in order.tolist():
-            if not reached[column] or not free.any():
-                break
-            able = np.flatnonzero(free & in_range[:, column])
-            if not len(able):
-                continue
-            # Just enough to kill it: the shots past a kill would be wasted (overkill). Those already on it
-            # first, so the shots they are winding up count.
-            target = int(enemies[column])
-            tag = int(w.tag[target])
-            on_it = np.array(
-                [bool(w.orders[army[k]]) and w.orders[army[k]][0].target_tag == tag for k in able]
+            self._targets = focus(
+                game, army[ranged], reach[ranged], enemies, self.profile.fire, self._targets
             )
-            able = able[np.argsort(~on_it, kind="stable")]
-            need = w.health[target] + w.shields[target]
-            hits = np.cumsum([_hit(w.types[army[k]], w.types[target]) for k in able])
-            able = able[: int(np.searchsorted(hits, need)) + 1]
-            free[able] = False
-            shots.append((int(enemies[column]), army[able].tolist()))
-            if self.profile.fire is not Fire.SPLIT:
-                break
-        self._targets = {int(w.tag[target]) for target, _ in shots}
-        for target, rows in shots:
-            tag = int(w.tag[target])
-            # Only units not already on it: a new order would cost a unit the shot it is winding up.
-            retarget = [i for i in rows if not w.orders[i] or w.orders[i][0].target_tag != tag]
-            if retarget:
-                self._command(game, retarget, target=tag)
-                # Then attack-move on, so the kill does not leave them idle until the next decision.
-                self._command(game, retarget, point=tuple(w.pos[target]), queued=True)
-        # The rest fire at will: idle ones, and those still ordered onto an enemy that others now kill.
-        far = [i for i in army[free].tolist() if not w.orders[i] or w.orders[i][0].target_tag]
-        if far and shots:
-            self._command(game, far, point=tuple(w.pos[shots[0][0]]))
-        elif far:
-            nearest = _nearest(w.pos, enemies, w.pos[army].mean(axis=0))
-            self._command(game, far, point=tuple(w.pos[nearest]))
-
-    # ---- Zerglings and Banelings; stepping back from Banelings ---------------------------------------------
-    def _keep_with_banelings(self, game: Game, army: np.ndarray) -> None:
-        """On the way, each Zergling follows the Baneling nearest it, so the faster Zerglings arrive with the
-        Banelings rather than ahead of them and alone."""
-        w = game.world
-        banes = army[BURSTS[w.type_id[army]]]
-        if not len(banes):
-            return
-        bane_tags = set(w.tag[banes].tolist())
-        for i in army[~BURSTS[w.type_id[army]]].tolist():
-            order = w.orders[i][0] if w.orders[i] else None
-            if order is not None and order.ability_id == MOVE and order.target_tag in bane_tags:
-                continue
-            command(game, [int(w.tag[i])], MOVE, target=int(w.tag[_nearest(w.pos, banes, w.pos[i])]))
-
-    def _charge(self, game: Game, melee: np.ndarray, enemies: np.ndarray) -> None:
-        """Zerglings and Banelings at seen enemies, by `charge`: the Banelings attack-move (aimed: each runs at
-        the enemy where its burst serves best); the Zerglings keep with them until a Baneling is within the
-        charge's `release` of an enemy, then attack-move."""
-        w = game.world
-        burst = BURSTS[w.type_id[melee]]
-        banes, lings = melee[burst], melee[~burst]
-        targets = enemies[~STRUCTURE_TYPES[w.type_id[enemies]]]
-        if not len(targets):
-            targets = enemies
-        x, y = w.pos[_nearest(w.pos, targets, w.pos[melee].mean(axis=0))].tolist()
-        nearest = (float(x), float(y))
-        kind = w.types[int(banes[0])].burst if len(banes) else None
-        if kind is not None and self.profile.charge.aimed:
-            need = np.array([self._bursts_to_kill(game, int(banes[0]), j) for j in targets.tolist()])
-            chosen = burst_targets(w.pos[banes], w.pos[targets], w.radius[targets], need, kind.radius)
-            for bane, k in zip(banes.tolist(), chosen):
-                tag = int(w.tag[targets[k]])
-                if not w.orders[bane] or w.orders[bane][0].target_tag != tag:
-                    self._command(game, [bane], target=tag)
-        else:
-            self._command(game, [i for i in banes.tolist() if not w.orders[i]], point=nearest)
-        if len(banes):
-            gap = np.hypot(*(w.pos[banes][:, None] - w.pos[targets][None]).transpose(2, 0, 1))
-            if (gap - w.radius[banes][:, None] - w.radius[targets][None]).min() > self.profile.charge.release:
-                self._keep_with_banelings(game, melee)
-                return
-        # Released: the idle and those still following a Baneling attack-move; the others fight on.
-        go = [i for i in lings.tolist() if not w.orders[i] or w.orders[i][0].ability_id == MOVE]
-        self._command(game, go, point=nearest)
-
-    @staticmethod
-    def _bursts_to_kill(game: Game, bane: int, j: int) -> int:
-        """How many bursts of Baneling row `bane` kill row j (its bonus against j's attributes, less armor)."""
-        w = game.world
-        burst, t = w.types[bane].burst, w.types[j]
-        if burst is None:
-            return 0
-        return int(np.ceil((w.health[j] + w.shields[j]) / _per_hit(burst.damage, burst.bonus, t)))
-
-    def _step_back(self, game: Game, rows: np.ndarray, threats: np.ndarray) -> None:
-        """Move each row `_DODGE` straight away from its nearest threat (inside the playable area)."""
-        w = game.world
-        b = game.definition.playable_area
-        for i, (x, y) in zip(rows.tolist(), away_from(w.pos[rows], w.pos[threats], _DODGE).tolist()):
-            command(game, [int(w.tag[i])], MOVE, point=(min(max(x, b.x0), b.x1), min(max(y, b.y0), b.y1)))
-
-    def _dodge(self, game: Game, ranged: np.ndarray, enemies: np.ndarray) -> np.ndarray:
-        """Ranged units with an enemy Baneling about to reach them step straight back from it; the rows."""
-        w = game.world
-        banes = enemies[BURSTS[w.type_id[enemies]]]
-        if not len(ranged) or not len(banes):
-            return ranged[:0]
-        gap = np.hypot(*(w.pos[ranged][:, None] - w.pos[banes][None]).transpose(2, 0, 1))
-        gap -= w.radius[ranged][:, None] + w.radius[banes][None]
-        threatened = ranged[(gap <= self.profile.dodge).any(axis=1)]
-        if len(threatened):
-            self._step_back(game, threatened, banes)
-        return threatened
 
     def _advance(self, game: Game, rows: list[int], goal: tuple[float, float]) -> None:
         """Attack-move the units to `goal`: abreast (each keeps its place in the army) with `formation`."""

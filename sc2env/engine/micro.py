@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+if TYPE_CHECKING:
+    from sc2env.engine.world import World
 
 LINE_SPACING = 1.25  # centre to centre along a line: a unit's width (0.75) and half a width between
 SPLIT_SPACING = 2.6  # a Baneling's burst radius (2.2) and a Marine's (0.375) and a little: one unit a burst
@@ -62,3 +67,14 @@ def away_from(pos: np.ndarray, threats: np.ndarray, distance: float) -> np.ndarr
     away = gap[np.arange(len(pos)), nearest]
     length = np.maximum(np.hypot(*away.T), 1e-6)
     return pos + away / length[:, None] * distance
+
+
+def nearest(pos: np.ndarray, rows: np.ndarray, point: np.ndarray) -> int:
+    """The row of `rows` whose position (in `pos`) is nearest `point`."""
+    return int(rows[int(np.argmin(np.hypot(*(pos[rows] - point).T)))])
+
+
+def edge_gaps(w: World, rows: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """`rows` x `others`: how far apart each pair stands, edge to edge (what attack ranges are measured by)."""
+    gap = np.hypot(*(w.pos[rows][:, None] - w.pos[others][None]).transpose(2, 0, 1))
+    return gap - w.radius[rows][:, None] - w.radius[others][None]

@@ -8,7 +8,8 @@ import pytest
 from duel_helpers import duel, face_off, targets
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
-from sc2env.engine.computer import PROFILES, Computer, Fire
+from sc2env.engine.computer import PROFILES, Computer
+from sc2env.engine.focus import Fire
 from sc2env.gamedata import unit_type_by_name
 
 MARINE, ZERGLING, BANELING, SCV = (

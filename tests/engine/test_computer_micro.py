@@ -8,7 +8,8 @@ import pytest
 from duel_helpers import duel
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
-from sc2env.engine.computer import MOVE, PROFILES, Charge, Computer, Formation
+from sc2env.engine.banelings import Charge
+from sc2env.engine.computer import PROFILES, Computer, Formation
 from sc2env.engine.micro import (
     LINE_SPACING,
     MELEE_AHEAD,
@@ -17,6 +18,7 @@ from sc2env.engine.micro import (
     burst_targets,
     line_offsets,
 )
+from sc2env.engine.orders import MOVE
 from sc2env.gamedata import unit_type_by_name
 
 MARINE, ZERGLING, BANELING = (unit_type_by_name(n).unit_id for n in ("Marine", "Zergling", "Baneling"))

@@ -1,0 +1,118 @@
+"""The built-in AI's fire: which seen enemy each of its ranged units shoots (loose, focused or split fire)."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+
+import numpy as np
+
+from sc2env.engine.build_order import command
+from sc2env.engine.game import Game
+from sc2env.engine.micro import edge_gaps, nearest
+from sc2env.engine.orders import ATTACK
+from sc2env.gamedata import UnitType
+
+_REACH_MARGIN = 0.0  # focus only units already in range: others walking to it would hold their fire
+
+
+class Fire(enum.Enum):
+    """How an AI's ranged units in reach of seen enemies pick targets (melee units always attack-move)."""
+
+    LOOSE = "loose"  # attack-move: the game's own acquisition picks
+    FOCUS = "focus"  # just enough in range of the chosen enemy to kill it shoot it, the rest fire at will
+    SPLIT = "split"  # just enough shoot the chosen enemy to kill it, the rest the next one, and so on
+
+
+def per_hit(damage: float, bonus: Iterable[tuple[str, float]], target: UnitType) -> float:
+    """The damage one hit does to `target`: its bonus against the target's attributes, less the target's
+    armor; at least half a point, as in the game."""
+    return max(damage + sum(extra for name, extra in bonus if name in target.attributes) - target.armor, 0.5)
+
+
+def hit(shooter: UnitType, target: UnitType) -> float:
+    """The damage one attack of `shooter` does to `target` (every hit of it)."""
+    weapon = shooter.weapon
+    if weapon is None:
+        return 0.0
+    return per_hit(weapon.damage, weapon.bonus, target) * weapon.attacks
+
+
+def danger(t: UnitType) -> float:
+    """How much a unit of type `t` hurts for the health it has: damage a game second (a burst's damage, once)
+    with its largest bonus, over its health and shields."""
+    if t.weapon is not None:
+        one = (t.weapon.damage + max((b for _, b in t.weapon.bonus), default=0.0)) * t.weapon.attacks
+        per_second = one / t.weapon.cooldown
+    elif t.burst is not None:
+        per_second = t.burst.damage + max((b for _, b in t.burst.bonus), default=0.0)
+    else:
+        return 0.0
+    return per_second / max(t.health + t.shields, 1.0)
+
+
+def focus(
+    game: Game, army: np.ndarray, reach: np.ndarray, enemies: np.ndarray, fire: Fire, kept: set[int]
+) -> set[int]:
+    """Fire the ranged rows `army` (attack ranges `reach`) on the seen `enemies` in range; returns the tags
+    fired on, the `kept` of the next decision.
+
+    The most dangerous first (its type's damage a second for its health: a Baneling before a Zergling, a
+    Marine before an SCV); among equals the ones in `kept` (fired on at the last
+    decision), then the one the most units reach, then the weakest (then the lowest tag). Just enough in range
+    of the first to kill it shoot it; FOCUS: the others fire at will (attack-move); SPLIT: just
+    enough of the others shoot the next one, and so on."""
+    w = game.world
+    in_range: np.ndarray = edge_gaps(w, army, enemies) <= reach[:, None] + _REACH_MARGIN
+    reached = np.asarray(in_range.any(axis=0))
+    was_kept = np.array([int(t) in kept for t in w.tag[enemies].tolist()]) & reached
+    health = w.health[enemies] + w.shields[enemies]
+    threat = -np.where(reached, [danger(w.types[i]) for i in enemies.tolist()], 0.0)
+    order = np.lexsort((w.tag[enemies], health, -in_range.sum(axis=0), ~was_kept, threat))
+    free = np.ones(len(army), bool)
+    shots: list[tuple[int, list[int]]] = []  # (enemy row, the army rows firing at it)
+    for column in order.tolist():
+        if not reached[column] or not free.any():
+            break
+        able = np.flatnonzero(free & in_range[:, column])
+        if not len(able):
+            continue
+        # Just enough to kill it: the shots past a kill would be wasted (overkill). Those already on it
+        # first, so the shots they are winding up count.
+        target = int(enemies[column])
+        tag = int(w.tag[target])
+        on_it = np.array([bool(w.orders[army[k]]) and w.orders[army[k]][0].target_tag == tag for k in able])
+        able = able[np.argsort(~on_it, kind="stable")]
+        hits = np.cumsum([hit(w.types[army[k]], w.types[target]) for k in able])
+        able = able[: int(np.searchsorted(hits, health[column])) + 1]
+        free[able] = False
+        shots.append((target, army[able].tolist()))
+        if fire is Fire.FOCUS:
+            break
+    for target, rows in shots:
+        tag = int(w.tag[target])
+        # Only units not already on it: a new order would cost a unit the shot it is winding up.
+        retarget = [i for i in rows if not w.orders[i] or w.orders[i][0].target_tag != tag]
+        if retarget:
+            _attack(game, retarget, target=tag)
+            # Then attack-move on, so the kill does not leave them idle until the next decision.
+            _attack(game, retarget, point=tuple(w.pos[target]), queued=True)
+    # The rest fire at will: idle ones, and those still ordered onto an enemy that others now kill.
+    far = [i for i in army[free].tolist() if not w.orders[i] or w.orders[i][0].target_tag]
+    if far and shots:
+        _attack(game, far, point=tuple(w.pos[shots[0][0]]))
+    elif far:
+        _attack(game, far, point=tuple(w.pos[nearest(w.pos, enemies, w.pos[army].mean(axis=0))]))
+    return {int(w.tag[target]) for target, _ in shots}
+
+
+def _attack(
+    game: Game,
+    rows: list[int],
+    point: tuple[float, float] | None = None,
+    target: int | None = None,
+    queued: bool = False,
+) -> None:
+    """Attack-move the rows to `point`, or attack the unit tagged `target`."""
+    if rows:
+        command(game, [int(game.world.tag[i]) for i in rows], ATTACK, point, target, queued)
