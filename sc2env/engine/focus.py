@@ -14,6 +14,7 @@ from sc2env.engine.orders import ATTACK
 from sc2env.gamedata import UnitType
 
 _REACH_MARGIN = 0.0  # focus only units already in range: others walking to it would hold their fire
+_CLOSE = 2.0  # a unit closing in keeps its attack-move while its point is this near its nearest enemy
 
 
 class Fire(enum.Enum):
@@ -22,6 +23,9 @@ class Fire(enum.Enum):
     LOOSE = "loose"  # attack-move: the game's own acquisition picks
     FOCUS = "focus"  # just enough in range of the chosen enemy to kill it shoot it, the rest fire at will
     SPLIT = "split"  # just enough shoot the chosen enemy to kill it, the rest the next one, and so on
+    # split, the weakest first (a kill a volley sooner stops its shots), and the units with no enemy in
+    # range close in on the enemy nearest each rather than walk on in the army's direction
+    FINISH = "finish"
 
 
 def per_hit(damage: float, bonus: Iterable[tuple[str, float]], target: UnitType) -> float:
@@ -58,9 +62,9 @@ def focus(
     fired on, the `kept` of the next decision.
 
     The most dangerous first (its type's damage a second for its health: a Baneling before a Zergling, a
-    Marine before an SCV); among equals the ones in `kept` (fired on at the last
+    Marine before an SCV); among equals (FINISH: the weakest, then) the ones in `kept` (fired on at the last
     decision), then the one the most units reach, then the weakest (then the lowest tag). Just enough in range
-    of the first to kill it shoot it; FOCUS: the others fire at will (attack-move); SPLIT: just
+    of the first to kill it shoot it; FOCUS: the others fire at will (attack-move); SPLIT and FINISH: just
     enough of the others shoot the next one, and so on."""
     w = game.world
     in_range: np.ndarray = edge_gaps(w, army, enemies) <= reach[:, None] + _REACH_MARGIN
@@ -68,7 +72,10 @@ def focus(
     was_kept = np.array([int(t) in kept for t in w.tag[enemies].tolist()]) & reached
     health = w.health[enemies] + w.shields[enemies]
     threat = -np.where(reached, [danger(w.types[i]) for i in enemies.tolist()], 0.0)
-    order = np.lexsort((w.tag[enemies], health, -in_range.sum(axis=0), ~was_kept, threat))
+    keys = [w.tag[enemies], health, -in_range.sum(axis=0), ~was_kept]
+    if fire is Fire.FINISH:
+        keys.append(health)
+    order = np.lexsort((*keys, threat))
     free = np.ones(len(army), bool)
     shots: list[tuple[int, list[int]]] = []  # (enemy row, the army rows firing at it)
     for column in order.tolist():
@@ -97,13 +104,28 @@ def focus(
             _attack(game, retarget, target=tag)
             # Then attack-move on, so the kill does not leave them idle until the next decision.
             _attack(game, retarget, point=tuple(w.pos[target]), queued=True)
+    rest = army[free]
+    if fire is Fire.FINISH:
+        rest = _close_in(game, rest, enemies, np.asarray(in_range[free].any(axis=1)))
     # The rest fire at will: idle ones, and those still ordered onto an enemy that others now kill.
-    far = [i for i in army[free].tolist() if not w.orders[i] or w.orders[i][0].target_tag]
+    far = [i for i in rest.tolist() if not w.orders[i] or w.orders[i][0].target_tag]
     if far and shots:
         _attack(game, far, point=tuple(w.pos[shots[0][0]]))
     elif far:
         _attack(game, far, point=tuple(w.pos[nearest(w.pos, enemies, w.pos[army].mean(axis=0))]))
     return {int(w.tag[target]) for target, _ in shots}
+
+
+def _close_in(game: Game, rows: np.ndarray, enemies: np.ndarray, in_range: np.ndarray) -> np.ndarray:
+    """The `rows` with no enemy in range (`in_range` False) attack-move to the enemy nearest each, so a line's
+    ends turn onto the fight rather than walk past it; returns the others."""
+    w = game.world
+    for i in rows[~in_range].tolist():
+        j = nearest(w.pos, enemies, w.pos[i])
+        order = w.orders[i][0] if w.orders[i] else None
+        if order is None or order.point is None or np.hypot(*(np.asarray(order.point) - w.pos[j])) > _CLOSE:
+            _attack(game, [i], point=(float(w.pos[j][0]), float(w.pos[j][1])))
+    return rows[in_range]
 
 
 def _attack(

@@ -1,5 +1,6 @@
-"""The built-in AI's fire by difficulty on the duel maps: loose, focused, split; melee units never focus; the
-most dangerous enemy first; an army with SCVs but no building is an army, not a base."""
+"""The built-in AI's fire by difficulty on the duel maps: loose, focused, split, finishing (the weakest first,
+the units out of range closing in); melee units never focus; the most dangerous enemy first; an army with
+SCVs but no building is an army, not a base."""
 
 from __future__ import annotations
 
@@ -17,9 +18,9 @@ MARINE, ZERGLING, BANELING, SCV = (
 )
 
 
-def test_the_levels_fire_loose_then_focused_then_split():
+def test_the_levels_fire_loose_then_focused_then_split_then_finishing():
     fires = [PROFILES[d].fire for d in sorted(PROFILES)]
-    assert fires == [Fire.LOOSE] * 3 + [Fire.FOCUS] + [Fire.SPLIT] * 2
+    assert fires == [Fire.LOOSE] * 3 + [Fire.FOCUS, Fire.SPLIT, Fire.FINISH]
 
 
 def test_loose_fire_gives_no_unit_its_target():
@@ -99,3 +100,43 @@ def test_an_army_that_finds_the_enemy_start_empty_sweeps_back_home():
     ai.decide(game)
     goals = np.array([w.orders[i][0].point for i in mine.tolist()])
     assert np.hypot(*(goals.mean(axis=0) - own_start)) < 2.0  # back the other way, not standing there
+
+
+def test_finish_fire_puts_the_weakest_enemy_in_range_before_the_last_target():
+    game = duel("DuelMarines")
+    face_off(game)
+    w = game.world
+    theirs = np.flatnonzero(w.owner == 2)
+    weak, last = int(theirs[4]), int(theirs[0])
+    w.health[weak] = 10.0  # two shots kill it
+    chosen = {}
+    for level in (sc_pb.Hard, sc_pb.Harder):
+        for i in np.flatnonzero(w.owner == 1).tolist():
+            game.orders.clear(i)
+        ai = Computer(1, level)
+        ai._targets = {int(w.tag[last])}  # as if its focus had been on `last` at the last decision
+        ai.decide(game)
+        chosen[level] = np.bincount([w.slot(tag) for tag in targets(game, 1).values()], minlength=w.n)
+    # Six of its Marines reach `last` (their line's end). Hard keeps it: all six on it, two of the other
+    # three on `weak`. Harder takes `weak` first with the two shots that kill it, then four on `last`.
+    assert (chosen[sc_pb.Hard][last], chosen[sc_pb.Hard][weak]) == (6, 2)
+    assert (chosen[sc_pb.Harder][weak], chosen[sc_pb.Harder][last]) == (2, 4)
+
+
+def test_finish_fire_turns_units_out_of_range_onto_their_nearest_enemy():
+    game = duel("DuelMarines")
+    face_off(game)
+    w = game.world
+    mine, theirs = np.flatnonzero(w.owner == 1), np.flatnonzero(w.owner == 2)
+    straggler = int(mine[-1])
+    w.pos[straggler] = (w.pos[theirs[-1]][0] - 1.0, w.pos[theirs[-1]][1] + 9.0)  # past their line's end
+    far_point = (float(w.pos[straggler][0]), 47.0)
+    for level, turns in ((sc_pb.Hard, False), (sc_pb.Harder, True)):
+        for i in np.flatnonzero(w.owner == 1).tolist():
+            game.orders.clear(i)
+        game.orders.issue(straggler, 23, far_point, None, False)  # walking on past the fight
+        Computer(1, level).decide(game)
+        order = w.orders[straggler][0]
+        assert order.point is not None
+        nearest_enemy = w.pos[theirs[np.argmin(np.hypot(*(w.pos[theirs] - w.pos[straggler]).T))]]
+        assert (np.hypot(*(np.asarray(order.point) - nearest_enemy)) < 0.5) == turns
