@@ -30,6 +30,8 @@ class Charge(enum.Enum):
     SCREEN = (7.0, False)
     # screened, and each Baneling runs at the enemy where its burst lands the most hits that count
     AIMED = (7.0, True)
+    # as TOGETHER, and each Baneling runs at the enemy where its burst lands the most hits that count
+    TOGETHER_AIMED = (2.5, True)
 
     @property
     def release(self) -> float:

@@ -69,9 +69,9 @@ class Profile:
 # fmt: off
 PROFILES: dict[int, Profile] = {
     sc_pb.VeryEasy: Profile(96, 0, 0.5, Formation.CONVERGE, Fire.LOOSE, Charge.LOOSE, 0.0, EconomyPlan(13, 1, 0, 1), 4, 8.0, False),
-    sc_pb.Easy: Profile(64, 0, 1.0, Formation.CONVERGE, Fire.LOOSE, Charge.LOOSE, 0.0, EconomyPlan(15, 2, 1, 1), 6, 10.0, False),
-    sc_pb.Medium: Profile(32, 0, 1.0, Formation.ABREAST, Fire.LOOSE, Charge.TOGETHER, 0.0, EconomyPlan(16, 3, 2, 1), 8, 12.0, False),
-    sc_pb.MediumHard: Profile(24, 0, 1.0, Formation.SPLIT, Fire.FOCUS, Charge.SCREEN, 0.0, EconomyPlan(18, 4, 3, 1), 10, 14.0, True),
+    sc_pb.Easy: Profile(64, 0, 1.0, Formation.CONVERGE, Fire.FOCUS, Charge.TOGETHER_AIMED, 0.0, EconomyPlan(15, 2, 1, 1), 6, 10.0, False),
+    sc_pb.Medium: Profile(32, 0, 1.0, Formation.ABREAST, Fire.LOOSE, Charge.TOGETHER_AIMED, 0.0, EconomyPlan(16, 3, 2, 1), 8, 12.0, False),
+    sc_pb.MediumHard: Profile(24, 0, 1.0, Formation.SPLIT, Fire.FOCUS, Charge.AIMED, 0.0, EconomyPlan(18, 4, 3, 1), 10, 14.0, True),
     sc_pb.Hard: Profile(16, 0, 1.0, Formation.SPLIT, Fire.SPLIT, Charge.AIMED, 2.0, EconomyPlan(18, 4, 4, 1), 12, 16.0, True),
     sc_pb.Harder: Profile(8, 0, 1.0, Formation.SPLIT, Fire.FINISH, Charge.AIMED, 2.0, EconomyPlan(19, 5, 4, 1), 12, 18.0, True),
 }

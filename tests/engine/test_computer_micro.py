@@ -3,6 +3,8 @@ Zerglings keeping with the Banelings, Banelings aiming their bursts, ranged unit
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from duel_helpers import duel
@@ -44,9 +46,7 @@ def test_the_levels_micro_more_the_harder_they_are():
     assert [p.formation for p in levels] == [Formation.CONVERGE] * 2 + [Formation.ABREAST] + [
         Formation.SPLIT
     ] * 3
-    assert [p.charge for p in levels] == [Charge.LOOSE] * 2 + [Charge.TOGETHER, Charge.SCREEN] + [
-        Charge.AIMED
-    ] * 2
+    assert [p.charge for p in levels] == [Charge.LOOSE] + [Charge.TOGETHER_AIMED] * 2 + [Charge.AIMED] * 3
     dodges = [p.dodge for p in levels]
     assert dodges[:4] == [0.0] * 4 and 0 < dodges[4] <= dodges[5]
 
@@ -140,14 +140,15 @@ def zerg_ahead_of_banelings_at_contact(level: int, seed: int = 2) -> float:
     raise AssertionError("the Zerg never reached the Marines")
 
 
-def test_medium_zerglings_arrive_with_the_banelings_easy_ones_ahead():
-    assert zerg_ahead_of_banelings_at_contact(sc_pb.Easy) > 2.5  # faster: they run ahead, alone
-    assert zerg_ahead_of_banelings_at_contact(sc_pb.Medium) < 0.5  # following them: level or behind
+def test_zerglings_arrive_with_the_banelings_from_easy_up_very_easy_ones_ahead():
+    assert zerg_ahead_of_banelings_at_contact(sc_pb.VeryEasy) > 2.5  # faster: they run ahead, alone
+    assert zerg_ahead_of_banelings_at_contact(sc_pb.Easy) < 0.5  # following them: level or behind
+    assert zerg_ahead_of_banelings_at_contact(sc_pb.Medium) < 0.5
 
 
-def charge_scene(level: int) -> tuple:
+def charge_scene(level: int, how: Charge | None = None) -> tuple:
     """Zerg (player 1) 6 to 9 west of a Marine clump of three and a lone Marine 3.6 from it (the other Marines
-    out of sight); the Zerg AI decides once."""
+    out of sight); the Zerg AI decides once (charging as `how` if given, else as its level does)."""
     game = duel("DuelZerglingsBanelings")
     w = game.world
     lings = np.flatnonzero((w.owner == 1) & (w.type_id == ZERGLING))
@@ -160,23 +161,42 @@ def charge_scene(level: int) -> tuple:
     )
     w.pos[banes] = np.column_stack((np.full(len(banes), 33.0), 29.0 + np.arange(len(banes))))
     w.pos[lings] = np.column_stack((np.full(len(lings), 31.0), 26.0 + 0.8 * np.arange(len(lings))))
-    Computer(1, level).decide(game)
+    ai = Computer(1, level)
+    if how is not None:
+        ai.profile = replace(ai.profile, charge=how)
+    ai.decide(game)
     return game, lings, banes, marines
 
 
-def test_aimed_banelings_run_at_the_middle_of_the_clump_and_zerglings_keep_with_them_till_close():
-    game, lings, banes, marines = charge_scene(sc_pb.Hard)
+def assert_aimed_at_the_clump_then_the_lone_marine(game, banes, marines) -> None:
     w = game.world
     aimed = [w.orders[i][0].target_tag for i in banes.tolist()]
     clump = set(w.tag[marines[:3]].tolist())  # each of the three: a burst at it reaches all three
     assert aimed[0] in clump and aimed[1] in clump  # two bursts kill all three
     assert aimed[2:4] == [int(w.tag[marines[3]])] * 2  # the next two for the lone Marine: it takes two
+
+
+def test_aimed_banelings_run_at_the_middle_of_the_clump_and_zerglings_keep_with_them_till_close():
+    game, lings, banes, marines = charge_scene(sc_pb.Hard)
+    w = game.world
+    assert_aimed_at_the_clump_then_the_lone_marine(game, banes, marines)
     # Within the screen's release (7) of the Marines: the Zerglings run ahead and attack-move.
     assert all(w.orders[i] and w.orders[i][0].point is not None for i in lings.tolist())
 
 
+@pytest.mark.parametrize("level", [sc_pb.Easy, sc_pb.Medium])
+def test_easy_and_medium_aim_the_bursts_and_keep_the_zerglings_with_the_banelings(level):
+    game, lings, banes, marines = charge_scene(level)
+    w = game.world
+    assert_aimed_at_the_clump_then_the_lone_marine(game, banes, marines)
+    bane_tags = set(w.tag[banes].tolist())  # 6 to 9 from the Marines: beyond the release (2.5), following
+    assert all(
+        w.orders[i][0].ability_id == MOVE and w.orders[i][0].target_tag in bane_tags for i in lings.tolist()
+    )
+
+
 def test_together_zerglings_follow_the_banelings_until_these_are_close():
-    game, lings, banes, _ = charge_scene(sc_pb.Medium)
+    game, lings, banes, _ = charge_scene(sc_pb.Medium, Charge.TOGETHER)
     w = game.world
     bane_tags = set(w.tag[banes].tolist())
     assert all(
