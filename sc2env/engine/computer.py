@@ -22,7 +22,7 @@ from sc2env.engine.build_order import BuildOrder, EconomyPlan, command
 from sc2env.engine.focus import Fire, focus
 from sc2env.engine.game import Game, Interface
 from sc2env.engine.mapdef import Region
-from sc2env.engine.micro import LINE_SPACING, SPLIT_SPACING, line_offsets, nearest
+from sc2env.engine.micro import LINE_SPACING, OVERLAP_SPACING, SPLIT_SPACING, line_offsets, nearest
 from sc2env.engine.orders import ATTACK
 from sc2env.engine.type_tables import STRUCTURE_TYPES, type_mask
 
@@ -37,6 +37,9 @@ class Formation(enum.Enum):
     ABREAST = "abreast"  # each unit to the target plus its place in the army: all come into range at once
     LINE = "line"  # first a line square to the way (the ranged side by side, melee in front), then abreast
     SPLIT = "split"  # a line, against Zerg spaced so that a Baneling's burst reaches one unit and no more
+    # split against Zerg; against Terran wider than LINE, so its ends reach past the enemy's line and (with
+    # Fire.FINISH) turn onto its flanks
+    OVERLAP = "overlap"
 
 
 @dataclass(frozen=True)
@@ -73,13 +76,13 @@ PROFILES: dict[int, Profile] = {
     sc_pb.Medium: Profile(32, 0, 1.0, Formation.ABREAST, Fire.LOOSE, Charge.TOGETHER_AIMED, 0.0, EconomyPlan(16, 3, 2, 1), 8, 12.0, False),
     sc_pb.MediumHard: Profile(24, 0, 1.0, Formation.SPLIT, Fire.FOCUS, Charge.AIMED, 0.0, EconomyPlan(18, 4, 3, 1), 10, 14.0, True),
     sc_pb.Hard: Profile(16, 0, 1.0, Formation.SPLIT, Fire.SPLIT, Charge.AIMED, 2.0, EconomyPlan(18, 4, 4, 1), 12, 16.0, True),
-    sc_pb.Harder: Profile(8, 0, 1.0, Formation.SPLIT, Fire.FINISH, Charge.AIMED, 2.0, EconomyPlan(19, 5, 4, 1), 12, 18.0, True),
+    sc_pb.Harder: Profile(8, 0, 1.0, Formation.OVERLAP, Fire.FINISH, Charge.AIMED, 2.0, EconomyPlan(19, 5, 4, 1), 12, 18.0, True),
 }
 # fmt: on
 _MELEE_RANGE = 1.0  # attack ranges up to this are melee (and a Baneling's burst): no focus fire
 _ENGAGE_RANGE = 10.0  # on melee maps: how near its army a seen enemy must be for the army to turn on it
 _STILL = 0.1  # moving less than this between two decisions while under orders is being stuck
-_LINES = (Formation.LINE, Formation.SPLIT)  # the formations formed before advancing
+_LINES = (Formation.LINE, Formation.SPLIT, Formation.OVERLAP)  # the formations formed before advancing
 _FORMED = 1.0  # a line is formed when every unit stands this near its place in it
 _ARRIVED = 4.0  # how near a target point the army's centre must come before it moves on to the next
 
@@ -360,7 +363,7 @@ class Computer:
         """Form the army's line where it stands, square to the way to `goal`; once formed it advances abreast."""
         w = game.world
         ranged = np.array([w.types[i].attack_range > _MELEE_RANGE for i in army.tolist()])
-        spacing = LINE_SPACING
+        spacing = OVERLAP_SPACING if self.profile.formation is Formation.OVERLAP else LINE_SPACING
         if self.profile.formation is not Formation.LINE and self._enemy_race(game) == common_pb2.Zerg:
             spacing = SPLIT_SPACING
         slots = w.pos[army].mean(axis=0) + line_offsets(w.pos[army], ranged, goal, spacing)

@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from sc2env.engine.world import World
 
 LINE_SPACING = 1.25  # centre to centre along a line: a unit's width (0.75) and half a width between
+OVERLAP_SPACING = 1.5  # a line of nine this far apart reaches a unit's width past each end of one 1.25 apart
 SPLIT_SPACING = 2.6  # a Baneling's burst radius (2.2) and a Marine's (0.375) and a little: one unit a burst
 MELEE_AHEAD = 1.5  # how far in front of the ranged line its melee units stand
 

@@ -15,6 +15,7 @@ from sc2env.engine.computer import PROFILES, Computer, Formation
 from sc2env.engine.micro import (
     LINE_SPACING,
     MELEE_AHEAD,
+    OVERLAP_SPACING,
     SPLIT_SPACING,
     away_from,
     burst_targets,
@@ -45,7 +46,7 @@ def test_the_levels_micro_more_the_harder_they_are():
     levels = [PROFILES[d] for d in sorted(PROFILES)]
     assert [p.formation for p in levels] == [Formation.CONVERGE] * 2 + [Formation.ABREAST] + [
         Formation.SPLIT
-    ] * 3
+    ] * 2 + [Formation.OVERLAP]
     assert [p.charge for p in levels] == [Charge.LOOSE] + [Charge.TOGETHER_AIMED] * 2 + [Charge.AIMED] * 3
     dodges = [p.dodge for p in levels]
     assert dodges[:4] == [0.0] * 4 and 0 < dodges[4] <= dodges[5]
@@ -82,11 +83,12 @@ def test_medium_advances_at_once_without_forming():
     assert not ai._formed and np.hypot(*(w.pos[mine].mean(axis=0) - start)) > 5
 
 
-def line_spacing(map_name: str, player: int) -> float:
-    """The spacing of the line a Hard AI forms as `player` on `map_name` (its Marines' gaps across the way)."""
+def line_spacing(map_name: str, player: int, level: int = sc_pb.Hard) -> float:
+    """The spacing of the line an AI at `level` forms as `player` on `map_name` (its Marines' gaps across the
+    way)."""
     game = duel(map_name)
     w = game.world
-    ai = Computer(player, sc_pb.Hard)
+    ai = Computer(player, level)
     for _ in range(40):
         ai.decide(game)
         if ai._formed:
@@ -100,7 +102,12 @@ def line_spacing(map_name: str, player: int) -> float:
 
 def test_against_zerg_the_line_is_split_a_burst_apart():
     assert line_spacing("DuelZerglingsBanelings", 2) == pytest.approx(SPLIT_SPACING, abs=0.4)
-    assert line_spacing("DuelMarines", 1) == pytest.approx(LINE_SPACING, abs=0.3)
+    assert line_spacing("DuelMarines", 1) == pytest.approx(LINE_SPACING, abs=0.1)
+
+
+def test_harders_line_overlaps_hards_against_terran_and_is_split_against_zerg():
+    assert line_spacing("DuelMarines", 1, sc_pb.Harder) == pytest.approx(OVERLAP_SPACING, abs=0.1)
+    assert line_spacing("DuelZerglingsBanelings", 2, sc_pb.Harder) == pytest.approx(SPLIT_SPACING, abs=0.4)
 
 
 def test_burst_targets_take_the_clump_until_its_units_have_the_bursts_that_kill_them():
