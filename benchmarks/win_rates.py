@@ -3,8 +3,8 @@
 Each agent game is `gymnasium.make("sc2env/<map>-v0", opponent="computer:<level>")` over a real socket, one
 game per seed (0..N-1: the seed places the armies), the agent in slot 1. The AI-against-AI games run in this
 process through benchmarks/ai_difficulties.py (both slots, half the games each). A cell is "won-lost-tied"
-for the row. With --write FILE the tables replace what stands between the win-rates markers in FILE
-(docs/multiplayer.md).
+for the row. With --write FILE each map's tables replace what stands between that map's markers in FILE
+(`<!-- win-rates:MAP:start -->` ... `<!-- win-rates:MAP:end -->`, docs/multiplayer.md); other maps' blocks stay.
 Run: python benchmarks/win_rates.py [--games 20] [--map DuelMarines,...] [--agents random,scripted]
      [--ai-games N] [--write FILE]
 """
@@ -26,7 +26,23 @@ from sc2env.agents import make_agent, run_episode
 LEVELS = ("very_easy", "easy", "medium", "medium_hard", "hard", "harder")
 """The built-in engine's AI difficulties, easiest first."""
 ENV = dict(engine="builtin", screen_size=32, minimap_size=32, step_mul=8)
-START, END = "<!-- win-rates:start -->", "<!-- win-rates:end -->"
+
+
+def markers(map_name: str) -> tuple[str, str]:
+    """The comments around `map_name`'s tables in a document --write fills."""
+    return f"<!-- win-rates:{map_name}:start -->", f"<!-- win-rates:{map_name}:end -->"
+
+
+def replace_blocks(text: str, blocks: dict[str, str]) -> str:
+    """`text` with each map's block put between its markers; a map without markers in `text` is an error."""
+    for map_name, block in blocks.items():
+        start, end = markers(map_name)
+        head, found, rest = text.partition(start)
+        _, found_end, tail = rest.partition(end)
+        if not found or not found_end:
+            raise ValueError(f"no {start} ... {end} markers: add them where {map_name}'s tables go")
+        text = f"{head}{start}\n{block}\n{end}{tail}"
+    return text
 
 
 def agent_record(map_name: str, agent_name: str, level: str, games: int) -> tuple[int, int, int]:
@@ -108,19 +124,21 @@ def main() -> None:
     parser.add_argument("--ai-games", type=int, help="games per cell of the AI-against-AI table (0: none)")
     parser.add_argument("--write", type=pathlib.Path, help="put the tables between the markers of this file")
     args = parser.parse_args()
-    parts = []
-    for map_name in args.map.split(","):
+    maps = args.map.split(",")
+    if args.write is not None:  # before the games: a missing marker should not cost a run
+        try:
+            replace_blocks(args.write.read_text(encoding="utf-8"), dict.fromkeys(maps, ""))
+        except (OSError, ValueError) as error:
+            raise SystemExit(f"--write {args.write}: {error}") from None
+    blocks = {}
+    for map_name in maps:
         ai_games = args.games if args.ai_games is None else args.ai_games
         agents = [name for name in args.agents.split(",") if name]  # --agents "": the AI's table alone
-        parts.append(tables(map_name, agents, args.games, ai_games))
-        print(parts[-1], flush=True)
+        blocks[map_name] = tables(map_name, agents, args.games, ai_games)
+        print(blocks[map_name], flush=True)
     if args.write is not None:
-        text = args.write.read_text(encoding="utf-8")
-        head, _, rest = text.partition(START)
-        _, _, tail = rest.partition(END)
-        if not rest:
-            raise SystemExit(f"{args.write} has no {START} ... {END} markers")
-        args.write.write_text(f"{head}{START}\n" + "\n\n".join(parts) + f"\n{END}{tail}", encoding="utf-8")
+        text = replace_blocks(args.write.read_text(encoding="utf-8"), blocks)
+        args.write.write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":
