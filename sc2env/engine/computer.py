@@ -18,12 +18,11 @@ from s2clientprotocol import common_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.engine.banelings import BURSTS, Charge, charge, dodge, keep_with_banelings
-from sc2env.engine.build_order import BuildOrder, EconomyPlan, command
-from sc2env.engine.focus import Fire, focus
+from sc2env.engine.build_order import BuildOrder, EconomyPlan
+from sc2env.engine.focus import Fire, attack, focus
 from sc2env.engine.game import Game, Interface
 from sc2env.engine.mapdef import Region
 from sc2env.engine.micro import LINE_SPACING, OVERLAP_SPACING, SPLIT_SPACING, line_offsets, nearest
-from sc2env.engine.orders import ATTACK
 from sc2env.engine.type_tables import STRUCTURE_TYPES, type_mask
 
 INTERFACE = Interface.from_options(sc_pb.InterfaceOptions(raw=True))  # what it reads: raw data only
@@ -205,7 +204,7 @@ class Computer:
             self._engage(game, home, threats)
         if self._wave and len(wave) < max(1, self.profile.wave // 3):
             self._wave = set()  # the wave is spent: its survivors come home to the next one
-            self._command(game, wave.tolist(), point=self._rally_point(game))
+            attack(game, wave.tolist(), point=self._rally_point(game))
             return
         if not self._wave and len(army) >= self.profile.wave and game.game_loop >= self.profile.attack_at:
             sent = army[: max(1, round(len(army) * self.profile.share))]
@@ -218,7 +217,7 @@ class Computer:
             rally = np.asarray(self._rally_point(game))
             away = [i for i in home.tolist() if not w.orders[i] and np.hypot(*(w.pos[i] - rally)) > _ARRIVED]
             if away:
-                self._command(game, away, point=(float(rally[0]), float(rally[1])))
+                attack(game, away, point=(float(rally[0]), float(rally[1])))
         if not len(wave):
             return
         close = self._near(game, enemies, wave, _ENGAGE_RANGE)
@@ -230,7 +229,7 @@ class Computer:
             for i in stuck:
                 pool = units if len(units) else close
                 gap = np.hypot(*(w.pos[pool] - w.pos[i]).T)
-                self._command(game, [i], target=int(w.tag[pool[int(np.argmin(gap))]]))
+                attack(game, [i], target=int(w.tag[pool[int(np.argmin(gap))]]))
             return
         goal = self._wave_target(game, wave)
         idle = [i for i in wave.tolist() if not w.orders[i]]
@@ -341,7 +340,7 @@ class Computer:
             loose = loose[~np.isin(loose, stepping)]
         idle = [i for i in loose.tolist() if not w.orders[i]]
         if idle:  # idle units attack-move to the nearest enemy; busy ones keep fighting their way
-            self._command(game, idle, point=tuple(w.pos[nearest(w.pos, enemies, w.pos[loose].mean(axis=0))]))
+            attack(game, idle, point=tuple(w.pos[nearest(w.pos, enemies, w.pos[loose].mean(axis=0))]))
         if self.profile.fire is not Fire.LOOSE and ranged.any():
             self._targets = focus(
                 game, army[ranged], reach[ranged], enemies, self.profile.fire, self._targets
@@ -350,14 +349,14 @@ class Computer:
     def _advance(self, game: Game, rows: list[int], goal: tuple[float, float]) -> None:
         """Attack-move the units to `goal`: abreast (each keeps its place in the army) with `formation`."""
         if self.profile.formation is Formation.CONVERGE:
-            self._command(game, rows, point=goal)
+            attack(game, rows, point=goal)
             return
         w = game.world
         centre = w.pos[rows].mean(axis=0)
         b = game.definition.playable_area
         for i in rows:
             x, y = np.asarray(goal) + (w.pos[i] - centre)
-            self._command(game, [i], point=(min(max(x, b.x0), b.x1), min(max(y, b.y0), b.y1)))
+            attack(game, [i], point=(min(max(x, b.x0), b.x1), min(max(y, b.y0), b.y1)))
 
     def _form_line(self, game: Game, army: np.ndarray, goal: tuple[float, float]) -> None:
         """Form the army's line where it stands, square to the way to `goal`; once formed it advances abreast."""
@@ -374,7 +373,7 @@ class Computer:
             return
         for k in np.flatnonzero(off > _FORMED).tolist():
             if not w.orders[army[k]]:
-                self._command(game, [int(army[k])], point=(float(slots[k][0]), float(slots[k][1])))
+                attack(game, [int(army[k])], point=(float(slots[k][0]), float(slots[k][1])))
 
     def _enemy_race(self, game: Game) -> int:
         """The other slot's race (a player knows whom it plays)."""
@@ -395,14 +394,3 @@ class Computer:
             return d.start_locations[slots[0]]
         b = d.playable_area
         return (b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2
-
-    def _command(
-        self,
-        game: Game,
-        rows: list[int],
-        point: tuple[float, float] | None = None,
-        target: int | None = None,
-        queued: bool = False,
-    ) -> None:
-        if rows:
-            command(game, [int(game.world.tag[i]) for i in rows], ATTACK, point, target, queued)

@@ -101,18 +101,18 @@ def focus(
         # Only units not already on it: a new order would cost a unit the shot it is winding up.
         retarget = [i for i in rows if not w.orders[i] or w.orders[i][0].target_tag != tag]
         if retarget:
-            _attack(game, retarget, target=tag)
+            attack(game, retarget, target=tag)
             # Then attack-move on, so the kill does not leave them idle until the next decision.
-            _attack(game, retarget, point=tuple(w.pos[target]), queued=True)
+            attack(game, retarget, point=tuple(w.pos[target]), queued=True)
     rest = army[free]
     if fire is Fire.FINISH:
         rest = _close_in(game, rest, enemies, np.asarray(in_range[free].any(axis=1)))
     # The rest fire at will: idle ones, and those still ordered onto an enemy that others now kill.
     far = [i for i in rest.tolist() if not w.orders[i] or w.orders[i][0].target_tag]
     if far and shots:
-        _attack(game, far, point=tuple(w.pos[shots[0][0]]))
+        attack(game, far, point=tuple(w.pos[shots[0][0]]))
     elif far:
-        _attack(game, far, point=tuple(w.pos[nearest(w.pos, enemies, w.pos[army].mean(axis=0))]))
+        attack(game, far, point=tuple(w.pos[nearest(w.pos, enemies, w.pos[army].mean(axis=0))]))
     return {int(w.tag[target]) for target, _ in shots}
 
 
@@ -124,17 +124,17 @@ def _close_in(game: Game, rows: np.ndarray, enemies: np.ndarray, in_range: np.nd
         j = nearest(w.pos, enemies, w.pos[i])
         order = w.orders[i][0] if w.orders[i] else None
         if order is None or order.point is None or np.hypot(*(np.asarray(order.point) - w.pos[j])) > _CLOSE:
-            _attack(game, [i], point=(float(w.pos[j][0]), float(w.pos[j][1])))
+            attack(game, [i], point=(float(w.pos[j][0]), float(w.pos[j][1])))
     return rows[in_range]
 
 
-def _attack(
+def attack(
     game: Game,
     rows: list[int],
     point: tuple[float, float] | None = None,
     target: int | None = None,
     queued: bool = False,
 ) -> None:
-    """Attack-move the rows to `point`, or attack the unit tagged `target`."""
+    """Order the AI's `rows` to attack-move to `point`, or to attack the unit tagged `target`."""
     if rows:
         command(game, [int(game.world.tag[i]) for i in rows], ATTACK, point, target, queued)
