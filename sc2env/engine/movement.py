@@ -218,8 +218,17 @@ class Motion(Collision):
         """How many loops (1..limit) the world can advance as straight-line motion: until the first leg of a
         non-ghost unit ends, and before two colliding units could touch (at most CONTACT_BATCH loops while
         some may). Ghosts (harvesting workers) don't cut batches: they owe the loops they stood still."""
-        if not self.n or not _count(self.moving):
+        moving = int(_count(self.moving))
+        if not moving:
             return limit
+        simple = straight.applies(self, moving)
+        loops = straight.free_loops(self, limit) if simple else self._leg_loops(limit)
+        if loops <= CONTACT_BATCH:
+            return loops  # contact can't shorten the batch further
+        return self._before_contact(loops)
+
+    def _leg_loops(self, limit: int) -> int:
+        """Loops (1..limit) until the first leg of a non-ghost unit without a weapon target ends."""
         # Chasers (units with a weapon target) stop in range by themselves; combat re-plans every tick.
         # Waypoints don't cut batches either: a unit reaching one early owes the loops it stood still.
         going = self.moving & (self.engaged == 0)
@@ -235,9 +244,7 @@ class Motion(Collision):
         if len(going_rows):
             # (the least of a few Python floats: cheaper than a numpy reduction; no leg is NaN)
             loops = int(min(limit, max(min(self._loops_to_travel(going_rows).tolist()), 1)))
-        if loops <= CONTACT_BATCH:
-            return loops  # contact can't shorten the batch further
-        return self._before_contact(loops)
+        return loops
 
     def _before_contact(self, loops: int) -> int:
         """`loops`, shortened (to no less than CONTACT_BATCH) to end before two colliding units could touch:

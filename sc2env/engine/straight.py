@@ -76,6 +76,20 @@ def prepare(world: Motion, moving: np.ndarray) -> bool:
     return chasing_mover
 
 
+def free_loops(world: Motion, limit: int) -> int:
+    """Motion's loops until the first leg ends, for the simple case (`applies`): of the units without a weapon
+    target, the least ceil(leg / speed), at least 1 and at most `limit`."""
+    going = (world.moving & (world.engaged == 0)).nonzero()[0]
+    if not len(going):
+        return limit
+    index = _index(world, going)
+    # math.ceil gives as an int the whole float np.ceil gives (legs are finite and speeds positive).
+    loops = min(
+        math.ceil(leg / speed) for leg, speed in zip(world.leg[index].tolist(), world.speed[index].tolist())
+    )
+    return min(limit, max(loops, 1))
+
+
 class StraightTrajectory:
     """Motion's Trajectory for the simple case (`applies`), kept as Python floats: the moving `rows`, where each
     started, its top speed, its leg and its unit direction; arrays only when asked for (`positions`)."""
