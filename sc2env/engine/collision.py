@@ -102,10 +102,8 @@ def push_few(pos: np.ndarray, reach: list[list[float]], limit: list[list[float]]
     for i in range(n - 1):
         xi, yi, reach_i, limit_i = xs[i], ys[i], reach[i], limit[i]
         for j in range(i + 1, n):
-            dx, dy = (
-                xi - xs[j],
-                yi - ys[j],
-            )  # pos_j - pos_i is exactly -(dx, dy): the pair's terms are opposite
+            # pos_j - pos_i is exactly -(dx, dy): the pair's terms are opposite
+            dx, dy = xi - xs[j], yi - ys[j]
             d2 = dx * dx + dy * dy
             if d2 < limit_i[j]:
                 dist = math.sqrt(d2)
