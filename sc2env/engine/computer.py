@@ -228,8 +228,7 @@ class Computer:
             units = close[~STRUCTURE_TYPES[w.type_id[close]]]
             for i in stuck:
                 pool = units if len(units) else close
-                gap = np.hypot(*(w.pos[pool] - w.pos[i]).T)
-                attack(game, [i], target=int(w.tag[pool[int(np.argmin(gap))]]))
+                attack(game, [i], target=int(w.tag[nearest(w.pos, pool, w.pos[i])]))
             return
         goal = self._wave_target(game, wave)
         idle = [i for i in wave.tolist() if not w.orders[i]]
