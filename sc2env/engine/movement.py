@@ -85,6 +85,10 @@ class Trajectory:
         return out
 
 
+AnyTrajectory = Trajectory | straight.StraightTrajectory
+"""A batch's motion: the arrays' general one, or a few units' straight legs in Python floats."""
+
+
 class Motion(Collision):
     """How the units of a world move (World adds how they get their goals)."""
 
@@ -283,13 +287,13 @@ class Motion(Collision):
         return loops
 
     # ---- moving -------------------------------------------------------------------------------------
-    def trajectory(self, k: int) -> Trajectory | straight.StraightTrajectory | None:
+    def trajectory(self, k: int) -> AnyTrajectory | None:
         """The moving rows' positions over the next k loops; None if nothing moves."""
         if not self.n or not _count(self.moving):
             return None
         rows = self.moving.nonzero()[0]
         if straight.applies(self, len(rows)):
-            return straight.trajectory(self, rows, k)
+            return straight.StraightTrajectory(self, rows, k)
         # Distance covered after each loop (accelerating, plus distance owed), capped at the leg.
         steps = _steps(k)
         speed = self.speed[rows]
@@ -357,9 +361,7 @@ class Motion(Collision):
             speeds.append(v)
         return speeds
 
-    def advance(
-        self, trajectory: Trajectory | straight.StraightTrajectory | None, t: int
-    ) -> tuple[list[int], list[int]]:
+    def advance(self, trajectory: AnyTrajectory | None, t: int) -> tuple[list[int], list[int]]:
         """Commit the first t loops of `trajectory`: positions, facing, separation.
 
         Returns (tags, late): the units whose leg ended (at the goal, or crowded out of reaching it) and

@@ -16,8 +16,7 @@ from sc2env.gamedata import specific_ability, unit_type_by_name
 if TYPE_CHECKING:
     from sc2env.engine.combat import Death
     from sc2env.engine.game import Game
-    from sc2env.engine.movement import Trajectory
-    from sc2env.engine.straight import StraightTrajectory
+    from sc2env.engine.movement import AnyTrajectory
 
 EVENTS = tuple(mapcheck.EVENTS)
 _INT32 = (1 << 31) - 1  # the score travels as an int32
@@ -72,7 +71,7 @@ class Scenario:
         self.result = None
         self._run(self.definition.setup, {})
 
-    def first_event(self, trajectory: Trajectory | StraightTrajectory | None, k: int) -> tuple[int, bool]:
+    def first_event(self, trajectory: AnyTrajectory | None, k: int) -> tuple[int, bool]:
         """(t, fires): the first of the next k loops (1-based) at which a `near` trigger fires, else (k, False)."""
         if not self._near or not self.world.n:
             return k, False

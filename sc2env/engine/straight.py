@@ -127,11 +127,6 @@ class StraightTrajectory:
         return out
 
 
-def trajectory(world: Motion, rows: np.ndarray, k: int) -> StraightTrajectory:
-    """Motion.trajectory for the simple case (`applies`)."""
-    return StraightTrajectory(world, rows, k)
-
-
 def advance(world: Motion, trajectory: StraightTrajectory, t: int) -> tuple[list[int], list[int]]:
     """Motion.advance for the simple case (`applies`): the same operations on Python floats, in the same order
     (numpy's elementwise arithmetic and sqrt are IEEE's; the arctangent stays numpy's own)."""

@@ -126,10 +126,15 @@ _PLACES = tuple(
 """Each column's (name, block, row of the block)."""
 
 
+_BLOCK_SIZES = tuple(sum(1 for _, column in COLUMNS if column == group) for group in _GROUPS)
+"""How many columns each block holds."""
+
+
 def _blocks(capacity: int) -> list[np.ndarray]:
     """Zeroed blocks for `capacity` units: per group, (its columns, capacity, *the entry's shape)."""
-    counts = [sum(1 for _, column in COLUMNS if column == group) for group in _GROUPS]
-    return [np.zeros((count, capacity, *group.shape), group.dtype) for count, group in zip(counts, _GROUPS)]
+    return [
+        np.zeros((size, capacity, *group.shape), group.dtype) for size, group in zip(_BLOCK_SIZES, _GROUPS)
+    ]
 
 
 class WorldState(UnitColumns):
