@@ -3,11 +3,13 @@
 Training logs score the episodes a run played while it learned, each by a slightly different policy. This
 plays the checkpoint's policy alone, frozen, on the same seeded games for every run: every game plays the same
 number of whole episodes from its reset (so that short episodes are not over-counted, as taking the first N
-to end would), with actions sampled as in training or, with `--greedy`, the most likely call.
+to end would), with actions sampled as in training or, with `--greedy`, the most likely call. `--untrained`
+plays the policy the run started from instead (its seed's initial weights): what training added is the
+difference.
 
     python -m sc2env.baselines.evaluate runs/DefeatRoaches__full__s1 --episodes 100
 
-writes `evaluation-sampled.json` (or `evaluation-greedy.json`) into the run's directory and prints its mean.
+writes `evaluation-sampled.json` (`evaluation-greedy.json`, `evaluation-untrained-sampled.json`, ...) into the run's directory and prints its mean.
 """
 
 from __future__ import annotations
@@ -24,7 +26,14 @@ from typing import Any
 import numpy as np
 import torch
 
-from sc2env.baselines.ppo import CHECKPOINT_FORMAT, FullyConv, PPOConfig, inputs, make_envs, sample_actions
+from sc2env.baselines.ppo import (
+    CHECKPOINT_FORMAT,
+    PPOConfig,
+    initial_agent,
+    inputs,
+    make_envs,
+    sample_actions,
+)
 from sc2env.baselines.runs import load_checkpoint
 
 EVALUATION_SEED = 10_000_000  # one fixed seed, so that runs are compared on the same games
@@ -35,8 +44,9 @@ class Evaluation:
     """A frozen policy's scores over whole episodes."""
 
     run_dir: str
-    global_step: int
+    global_step: int  # 0 for the untrained policy
     greedy: bool
+    untrained: bool
     seed: int
     scores: tuple[float, ...]
     lengths: tuple[int, ...]
@@ -52,13 +62,13 @@ class Evaluation:
 
     @property
     def file_name(self) -> str:
-        return f"evaluation-{'greedy' if self.greedy else 'sampled'}.json"
+        return f"evaluation-{'untrained-' if self.untrained else ''}{'greedy' if self.greedy else 'sampled'}.json"
 
     def to_json(self) -> dict[str, Any]:
         return {**dataclasses.asdict(self), "episodes": len(self.scores), "mean": self.mean, "sd": self.sd}
 
     def summary(self) -> str:
-        policy = "greedy" if self.greedy else "sampled"
+        policy = ("untrained, " if self.untrained else "") + ("greedy" if self.greedy else "sampled")
         return (
             f"{self.run_dir}: step {self.global_step:,}, {len(self.scores)} episodes ({policy}): "
             f"mean {self.mean:.1f}, sd {self.sd:.1f}, min {min(self.scores):g}, max {max(self.scores):g}"
@@ -75,16 +85,17 @@ def evaluate_run(
     episodes: int = 100,
     *,
     greedy: bool = False,
+    untrained: bool = False,
     seed: int = EVALUATION_SEED,
     num_envs: int | None = None,
 ) -> Evaluation:
-    """Play the checkpoint's policy in `run_dir` for `episodes` whole episodes and return their scores."""
+    """Play the checkpoint's policy in `run_dir` (with `untrained`, the policy the run started from) for
+    `episodes` whole episodes and return their scores."""
     if episodes < 1:
         raise ValueError(f"episodes must be at least 1, not {episodes}")
     checkpoint = load_checkpoint(Path(run_dir), CHECKPOINT_FORMAT)
     saved = checkpoint["config"]
     config = PPOConfig(**{**saved, "num_envs": min(num_envs or saved["num_envs"], episodes)})
-    screen, minimap = config.layers()
     torch.set_num_threads(config.threads)
     want = quotas(episodes, config.num_envs)
     done_count = np.zeros(config.num_envs, int)
@@ -98,8 +109,9 @@ def evaluate_run(
     envs = make_envs(config)
     try:
         spec = envs.action_spec
-        agent = FullyConv(spec, config.screen_size, screen, minimap, config.fc_pool)
-        agent.load_state_dict(checkpoint["model"])
+        agent = initial_agent(config, spec)
+        if not untrained:
+            agent.load_state_dict(checkpoint["model"])
         agent.eval()
         functions = int(spec.nvec[0])
         obs, _ = envs.reset(seed=seed)
@@ -126,8 +138,9 @@ def evaluate_run(
         envs.close()
     return Evaluation(
         str(run_dir),
-        int(checkpoint["global_step"]),
+        0 if untrained else int(checkpoint["global_step"]),
         greedy,
+        untrained,
         seed,
         tuple(scores),
         tuple(lengths),
@@ -143,6 +156,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR", help="a run directory holding checkpoint.pt")
     p.add_argument("--episodes", type=int, default=100, help="whole episodes to score (default: 100)")
     p.add_argument("--greedy", action="store_true", help="play the most likely call instead of sampling")
+    p.add_argument(
+        "--untrained", action="store_true", help="play the run's starting policy (its seed's initial weights)"
+    )
     p.add_argument("--seed", type=int, default=EVALUATION_SEED, help="games' and sampling's seed")
     p.add_argument("--num-envs", type=int, help="games side by side (default: the run's)")
     p.add_argument("--no-write", dest="write", action="store_false", help="print only: write no JSON file")
@@ -154,7 +170,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     for run_dir in args.run_dirs:
         try:
             result = evaluate_run(
-                run_dir, args.episodes, greedy=args.greedy, seed=args.seed, num_envs=args.num_envs
+                run_dir,
+                args.episodes,
+                greedy=args.greedy,
+                untrained=args.untrained,
+                seed=args.seed,
+                num_envs=args.num_envs,
             )
         except (ValueError, FileNotFoundError) as error:
             print(f"error: {run_dir}: {error}", file=sys.stderr)

@@ -282,6 +282,13 @@ class FullyConv(nn.Module):
         return logits, self.value(hidden).squeeze(1)
 
 
+def initial_agent(config: PPOConfig, spec: ActionSpec) -> FullyConv:
+    """The policy a run of `config` starts from: its weights drawn from the run's seed alone."""
+    screen, minimap = config.layers()
+    torch.manual_seed(config.seed)
+    return FullyConv(spec, config.screen_size, screen, minimap, config.fc_pool)
+
+
 # --- Masked, function-conditioned action distribution -------------------------------------------------
 
 
@@ -427,14 +434,13 @@ class PPOTrainer:
             )
         self.run_dir.mkdir(parents=True, exist_ok=True)
         torch.set_num_threads(config.threads)
-        torch.manual_seed(config.seed)
         self.rng = np.random.default_rng(config.seed)  # minibatches and game seeds
         self.sampler = torch.Generator().manual_seed(config.seed)  # actions
         self.envs = make_envs(config)
         self.spec: ActionSpec = self.envs.action_spec
-        screen, minimap = config.layers()
-        self.agent = FullyConv(self.spec, config.screen_size, screen, minimap, config.fc_pool)
+        self.agent = initial_agent(config, self.spec)
         self.optimizer = torch.optim.Adam(self.agent.parameters(), lr=config.learning_rate, eps=1e-5)
+        screen, minimap = config.layers()
         self.rollout = Rollout(config, self.spec, len(screen), len(minimap))
         self.scaler = ReturnScaler(config.num_envs, config.gamma)
         self.global_step, self.update, self.wall_time, self.episodes = 0, 0, 0.0, 0

@@ -210,6 +210,20 @@ def test_a_short_run_checkpoints_resumes_where_it_stopped_and_plots(tmp_path, ma
     out = capsys.readouterr().out
     assert "| MoveToBeacon | masks=full | 1 | " in out
 
+    # --untrained plays the weights a run of these settings starts from, not the checkpoint's.
+    config = ppo.PPOConfig(**checkpoint["config"])
+    with ppo.PPOTrainer(config, tmp_path / "fresh") as fresh:
+        started = fresh.agent.state_dict()
+        rebuilt = ppo.initial_agent(config, fresh.spec).state_dict()
+    assert all(torch.equal(started[name], rebuilt[name]) for name in started)
+    assert not all(torch.equal(started[name], checkpoint["model"][name]) for name in started)
+    untrained = evaluate.evaluate_run(run_dir, 2, greedy=True, untrained=True, num_envs=2)
+    assert untrained.global_step == 0 and untrained.file_name == "evaluation-untrained-greedy.json"
+    assert (
+        untrained.scores == evaluate.evaluate_run(run_dir, 2, greedy=True, untrained=True, num_envs=2).scores
+    )
+    assert marked_games() == []
+
 
 def test_a_rollout_without_masks_is_played_and_replayed_with_the_same_log_probs(tmp_path, marked_games):
     config = ppo.PPOConfig(masks="none", screen_size=16, num_envs=2, num_steps=8, tensorboard=False)
