@@ -14,6 +14,8 @@ then a Move_screen to a random point every step.
                                       [--no-pysc2]
     python benchmarks/direct_steps.py --breakdown MAP ...   (where a direct step's CPU goes)
     python benchmarks/direct_steps.py --split MAP ...       (the same, finer and nested)
+    python benchmarks/direct_steps.py --loop MAP ...        (a plain direct loop: thread CPU per step;
+                                                             under callgrind, two --steps give instructions)
 
 Targets (issue 27): one env direct >= 1.8x socket; the worker vector env of 8 games >= 2x SC2VectorEnv's and
 >= 2,500 MoveToBeacon steps/s; its CPU per step <= 0.55x SC2VectorEnv's.
@@ -249,6 +251,13 @@ def main(argv: list[str] | None = None) -> dict[str, list[tuple[float, float]]]:
         help="only: where a direct step's CPU goes on MAPs",
     )
     parser.add_argument(
+        "--loop",
+        nargs="*",
+        default=[],
+        metavar="MAP",
+        help="only: a plain direct loop's thread CPU per step on MAPs, nothing timed inside it",
+    )
+    parser.add_argument(
         "--split",
         nargs="*",
         default=[],
@@ -256,6 +265,10 @@ def main(argv: list[str] | None = None) -> dict[str, list[tuple[float, float]]]:
         help="only: a finer, nested split of a direct step's CPU on MAPs",
     )
     args = parser.parse_args(argv)
+    if args.loop:
+        for name in args.loop:
+            print(f"{name}: {_thread_times(name, args.steps, [])['total']:.0f} us thread CPU per direct step")
+        return {}
     if args.breakdown or args.split:
         measure = breakdown if args.breakdown else split
         rows = {name: measure(name, args.steps) for name in args.breakdown or args.split}
