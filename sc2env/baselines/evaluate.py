@@ -9,7 +9,8 @@ difference.
 
     python -m sc2env.baselines.evaluate runs/DefeatRoaches__full__s1 --episodes 100
 
-writes `evaluation-sampled.json` (`evaluation-greedy.json`, `evaluation-untrained-sampled.json`, ...) into the run's directory and prints its mean.
+writes `evaluation-sampled.json` (`evaluation-greedy.json`, `evaluation-untrained-sampled.json`, ...) into
+the run's directory and prints its mean.
 """
 
 from __future__ import annotations

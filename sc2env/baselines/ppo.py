@@ -283,10 +283,12 @@ class FullyConv(nn.Module):
 
 
 def initial_agent(config: PPOConfig, spec: ActionSpec) -> FullyConv:
-    """The policy a run of `config` starts from: its weights drawn from the run's seed alone."""
+    """The policy a run of `config` starts from: its weights drawn from the run's seed alone (the caller's
+    torch random state is left as it was)."""
     screen, minimap = config.layers()
-    torch.manual_seed(config.seed)
-    return FullyConv(spec, config.screen_size, screen, minimap, config.fc_pool)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(config.seed)
+        return FullyConv(spec, config.screen_size, screen, minimap, config.fc_pool)
 
 
 # --- Masked, function-conditioned action distribution -------------------------------------------------

@@ -214,7 +214,9 @@ def test_a_short_run_checkpoints_resumes_where_it_stopped_and_plots(tmp_path, ma
     config = ppo.PPOConfig(**checkpoint["config"])
     with ppo.PPOTrainer(config, tmp_path / "fresh") as fresh:
         started = fresh.agent.state_dict()
+        before = torch.get_rng_state()
         rebuilt = ppo.initial_agent(config, fresh.spec).state_dict()
+        assert torch.equal(torch.get_rng_state(), before), "the caller's random state is left alone"
     assert all(torch.equal(started[name], rebuilt[name]) for name in started)
     assert not all(torch.equal(started[name], checkpoint["model"][name]) for name in started)
     untrained = evaluate.evaluate_run(run_dir, 2, greedy=True, untrained=True, num_envs=2)
