@@ -12,13 +12,13 @@ from sc2env.engine.fast import count_nonzero as _count
 from sc2env.engine.targeting import TICK, Targeting
 from sc2env.engine.type_tables import per_type, type_mask
 from sc2env.engine.unit_states import CombatMode
-from sc2env.gamedata.units import AIR, ANY, GROUND, Sweep
+from sc2env.gamedata.units import AIR, ANY, GROUND, Sweep, UnitType
 
 if TYPE_CHECKING:
     from sc2env.engine.game import Game
 
 _CALL_FOR_HELP = 4.0  # idle allies this close to a damaged unit join in
-_MIN_DAMAGE = 0.5
+MIN_DAMAGE = 0.5  # what a hit does to health at least, however thick the armor
 # By attacker type id and target plane (0 ground, 1 air): whether its weapon (or burst: ground) can hit it.
 _HITS = np.stack(
     [
@@ -34,6 +34,11 @@ _PLANES = per_type(lambda t: t.planes, np.int8)
 # Types that react to being attacked (a map's own passive types, SMAC's agents, don't: the agent decides).
 _RESPONDS = type_mask(lambda t: t.responds)
 _RANDOM_DELAY = (-1.0, 2.0)  # loops added to each cooldown (game data RandomDelayMin/Max)
+
+
+def bonus_against(bonus: tuple[tuple[str, float], ...], t: UnitType) -> float:
+    """A weapon's extra damage on a unit of type `t`: its bonus for each attribute `t` has (Armored, Light...)."""
+    return sum(extra for attribute, extra in bonus if attribute in t.attributes)
 
 
 @dataclass(slots=True)  # one per attack: slots make it cheaper to make and to read
@@ -183,11 +188,7 @@ class Combat:
             if t.structure:
                 self._damage(j, burst.structure_damage, tag, owner, armor=False)
             else:
-                self._damage(j, burst.damage + self._bonus(burst.bonus, t), tag, owner)
-
-    @staticmethod
-    def _bonus(bonus: tuple, t) -> float:
-        return sum(extra for attribute, extra in bonus if attribute in t.attributes)
+                self._damage(j, burst.damage + bonus_against(burst.bonus, t), tag, owner)
 
     def _damage(self, j: int, amount: float, attacker: int, owner: int, armor: bool = True) -> None:
         """Damage row j: shields take it first (shield armor 0), what gets through them takes the unit's armor."""
@@ -204,7 +205,7 @@ class Combat:
         elif absorbed:
             dealt = max(0.0, amount - (t.armor if armor else 0.0))
         else:
-            dealt = max(_MIN_DAMAGE, amount - (t.armor if armor else 0.0))
+            dealt = max(MIN_DAMAGE, amount - (t.armor if armor else 0.0))
         dealt = min(dealt, float(w.health[j]))
         w.health[j] -= dealt
         stats(owner).damage_dealt += dealt + absorbed
@@ -297,7 +298,9 @@ class Combat:
                     j = w.slot(hit.target)
                     if hit.sweep is not None:
                         self._sweep(j, hit)
-                    self._damage(j, hit.damage + self._bonus(hit.bonus, w.types[j]), hit.attacker, hit.owner)
+                    self._damage(
+                        j, hit.damage + bonus_against(hit.bonus, w.types[j]), hit.attacker, hit.owner
+                    )
 
     def _sweep(self, j: int, hit: Hit) -> None:
         """A beam swept across row j (the hit's target) damages the other enemy ground units on its line."""
@@ -320,7 +323,7 @@ class Combat:
         )
         for k in victims.tolist():
             if k != j and not w.types[k].invulnerable:
-                self._damage(k, hit.damage + self._bonus(hit.bonus, w.types[k]), hit.attacker, hit.owner)
+                self._damage(k, hit.damage + bonus_against(hit.bonus, w.types[k]), hit.attacker, hit.owner)
 
     def kill(self, j: int) -> None:
         """Row j dies at the next `take_deaths`, killed by no one (no burst, no kill credit)."""

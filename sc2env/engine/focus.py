@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
 
 import numpy as np
 
 from sc2env.engine.build_order import command
+from sc2env.engine.combat import MIN_DAMAGE, bonus_against
 from sc2env.engine.game import Game
 from sc2env.engine.micro import edge_gaps, nearest
 from sc2env.engine.orders import ATTACK
@@ -28,10 +28,10 @@ class Fire(enum.Enum):
     FINISH = "finish"
 
 
-def per_hit(damage: float, bonus: Iterable[tuple[str, float]], target: UnitType) -> float:
-    """The damage one hit does to `target`: its bonus against the target's attributes, less the target's
-    armor; at least half a point, as in the game."""
-    return max(damage + sum(extra for name, extra in bonus if name in target.attributes) - target.armor, 0.5)
+def per_hit(damage: float, bonus: tuple[tuple[str, float], ...], target: UnitType) -> float:
+    """The damage one hit does to `target`'s health: its bonus against the target's attributes, less the
+    target's armor, at least combat's minimum (shields aside)."""
+    return max(damage + bonus_against(bonus, target) - target.armor, MIN_DAMAGE)
 
 
 def hit(shooter: UnitType, target: UnitType) -> float:
