@@ -109,5 +109,5 @@ def dodge(game: Game, ranged: np.ndarray, enemies: np.ndarray, near: float) -> n
     threatened = ranged[(edge_gaps(w, ranged, banes) <= near).any(axis=1)]
     b = game.definition.playable_area
     for i, (x, y) in zip(threatened.tolist(), away_from(w.pos[threatened], w.pos[banes], STEP).tolist()):
-        command(game, [int(w.tag[i])], MOVE, point=(min(max(x, b.x0), b.x1), min(max(y, b.y0), b.y1)))
+        command(game, [int(w.tag[i])], MOVE, point=b.clamp(x, y))
     return threatened

@@ -355,7 +355,7 @@ class Computer:
         b = game.definition.playable_area
         for i in rows:
             x, y = np.asarray(goal) + (w.pos[i] - centre)
-            attack(game, [i], point=(min(max(x, b.x0), b.x1), min(max(y, b.y0), b.y1)))
+            attack(game, [i], point=b.clamp(x, y))
 
     def _form_line(self, game: Game, army: np.ndarray, goal: tuple[float, float]) -> None:
         """Form the army's line where it stands, square to the way to `goal`; once formed it advances abreast."""
