@@ -122,9 +122,21 @@ def groups(runs: Sequence[Run]) -> dict[Group, list[Run]]:
     ):
         others = [dict(key[2]) for key in keyed if key[0] == name]
         differ = [k for k, v in settings if any(o.get(k) != v for o in others)]
-        label = ", ".join([f"masks={masks}", *(f"{k}={dict(settings)[k]}" for k in differ)])
+        named = [_setting_label(k, dict(settings)[k], others) for k in differ]
+        label = ", ".join([f"masks={masks}", *named])
         grouped[Group(name, masks, settings, label)] = members
     return grouped
+
+
+def _setting_label(key: str, value: str, others: Sequence[dict[str, str]]) -> str:
+    """`key=value`, but a function list as its size and what it leaves out of the map's other lists (a
+    dozen names would fill a legend)."""
+    if key != "functions" or value == "all":
+        return f"{key}={value}"
+    names = value.split(",")
+    union = dict.fromkeys(name for o in others if o.get(key, "all") != "all" for name in o[key].split(","))
+    missing = [name for name in union if name not in names]
+    return f"{len(names)} functions" + (f" (without {', '.join(missing)})" if missing else "")
 
 
 def _draw(axes, map_name: str, grouped: dict[Group, list[Run]], window: int, x: str) -> None:

@@ -263,6 +263,16 @@ def test_curves_average_seeds_over_their_last_episodes_and_groups_tell_settings_
         ("full", "masks=full", [1]),
         ("none", "masks=none, screen_size=16", [1]),
     ]
+    reduced = [
+        run("full", 1, [10], [1.0], (("functions", "no_op,Move_screen,select_army"),)),
+        run("full", 1, [10], [2.0], (("functions", "no_op,Move_screen"),)),
+        run("full", 1, [10], [3.0], (("functions", "all"),)),
+    ]
+    assert [g.label for g in plot.groups(reduced)] == [
+        "masks=full, 3 functions",
+        "masks=full, 2 functions (without select_army)",
+        "masks=full, functions=all",
+    ]
     table = plot.table([full, run("full", 2, [10, 40], [2.0, 4.0])], window=1)
     assert "| MoveToBeacon | masks=full | 2 | 30 | 5.0 ± 1.0 |" in table  # steps: what every seed reached
     with pytest.raises(ValueError, match="no runs"):
