@@ -44,10 +44,29 @@ def one_torch_thread():
     torch.set_num_threads(threads)
 
 
-@pytest.mark.usefixtures("one_torch_thread")
-def test_maskable_ppo_learns_from_masked_rollouts(make_env, tmp_path, monkeypatch):
+@pytest.fixture
+def small_maskable_ppo(one_torch_thread, tmp_path, monkeypatch):
+    """A maker of MaskablePPO models with one small hidden layer and one epoch per update: enough to see SB3
+    drive the env through its rollouts, masks and updates."""
     sb3_contrib = pytest.importorskip("sb3_contrib")
     monkeypatch.setenv("SB3_LOGDIR", str(tmp_path))  # SB3 would make a new folder in /tmp for every learn()
+
+    def make(env, n_steps: int = 128, width: int = 16):
+        return sb3_contrib.MaskablePPO(
+            "MultiInputPolicy",
+            env,
+            n_steps=n_steps,
+            batch_size=128,
+            n_epochs=1,
+            seed=0,
+            policy_kwargs={"net_arch": [width]},
+            device="cpu",
+        )
+
+    return make
+
+
+def test_maskable_ppo_learns_from_masked_rollouts(make_env, small_maskable_ppo):
     import torch
 
     env = make_env(
@@ -58,16 +77,7 @@ def test_maskable_ppo_learns_from_masked_rollouts(make_env, tmp_path, monkeypatc
         minimap_layers=("player_relative",),
         functions=["no_op", "select_army", "Move_screen"],
     )
-    model = sb3_contrib.MaskablePPO(
-        "MultiInputPolicy",
-        env,
-        n_steps=256,
-        batch_size=128,
-        n_epochs=1,
-        seed=0,
-        policy_kwargs={"net_arch": [32]},
-        device="cpu",
-    )
+    model = small_maskable_ppo(env, n_steps=256, width=32)
     before = [p.detach().clone() for p in model.policy.parameters()]
     model.learn(total_timesteps=768)  # three rollouts and updates, across three episodes' starts (240 steps)
     assert model.num_timesteps >= 768
@@ -84,11 +94,8 @@ def test_maskable_ppo_learns_from_masked_rollouts(make_env, tmp_path, monkeypatc
     assert env.unwrapped.action_masks()[int(action[0])]  # the policy chose an available function
 
 
-@pytest.mark.usefixtures("one_torch_thread")
-def test_maskable_ppo_runs_on_the_whole_function_space(make_env, tmp_path, monkeypatch):
+def test_maskable_ppo_runs_on_the_whole_function_space(make_env, small_maskable_ppo):
     # All 573 functions and every argument component: the masks MaskablePPO splits over 14 heads.
-    sb3_contrib = pytest.importorskip("sb3_contrib")
-    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path))
     env = make_env(
         "BuildMarines",
         screen_size=36,
@@ -97,16 +104,7 @@ def test_maskable_ppo_runs_on_the_whole_function_space(make_env, tmp_path, monke
         minimap_layers=("player_relative",),
         step_mul=16,
     )
-    model = sb3_contrib.MaskablePPO(
-        "MultiInputPolicy",
-        env,
-        n_steps=128,
-        batch_size=128,
-        n_epochs=1,
-        seed=0,
-        policy_kwargs={"net_arch": [16]},
-        device="cpu",
-    )
+    model = small_maskable_ppo(env)
     model.learn(total_timesteps=256)
     assert model.num_timesteps >= 256
     masks = model.rollout_buffer.action_masks.reshape(-1, env.unwrapped.action_spec.total)
@@ -134,10 +132,7 @@ def test_the_game_accepts_what_a_policy_following_per_function_masks_chooses(nam
             env.reset()
 
 
-@pytest.mark.usefixtures("one_torch_thread")
-def test_maskable_ppo_trains_on_raw_actions(make_env, tmp_path, monkeypatch):
-    sb3_contrib = pytest.importorskip("sb3_contrib")
-    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path))
+def test_maskable_ppo_trains_on_raw_actions(make_env, small_maskable_ppo):
     env = make_env(
         "DefeatRoaches",
         actions="raw",
@@ -147,16 +142,7 @@ def test_maskable_ppo_trains_on_raw_actions(make_env, tmp_path, monkeypatch):
         screen_layers=("player_relative",),
         minimap_layers=("player_relative",),
     )
-    model = sb3_contrib.MaskablePPO(
-        "MultiInputPolicy",
-        env,
-        n_steps=128,
-        batch_size=128,
-        n_epochs=1,
-        seed=0,
-        policy_kwargs={"net_arch": [16]},
-        device="cpu",
-    )
+    model = small_maskable_ppo(env)
     model.learn(total_timesteps=256)
     space = env.unwrapped.raw_space
     masks = model.rollout_buffer.action_masks.reshape(-1, space.total)
