@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import portpicker
+import pytest
 import websocket
 from s2clientprotocol import common_pb2, raw_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
@@ -237,3 +240,46 @@ class Player:
         cmd.target_world_space_pos.x, cmd.target_world_space_pos.y = x, y
         action = sc_pb.Action(action_raw=raw_pb2.ActionRaw(unit_command=cmd))
         return self.ask(action=sc_pb.RequestAction(actions=[action]))
+
+
+def require_pysc2_evolved() -> None:
+    pytest.importorskip("pysc2_evolved", reason="pysc2-evolved (test extra, Python >= 3.11) is not installed")
+
+
+def make_sc2path(sc2path: Path) -> None:
+    """Lay the engine out as a StarCraft II install at `sc2path` (what PySC2 finds through SC2PATH)."""
+    subprocess.run(
+        [sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(sc2path)],
+        check=True,
+        capture_output=True,
+    )
+
+
+def sc2path_env(sc2path: Path, **extra: str) -> dict[str, str]:
+    """The environment of a child that plays the install at `sc2path`: no window, no sound."""
+    return dict(
+        os.environ,
+        SC2PATH=str(sc2path),
+        SDL_VIDEODRIVER="dummy",
+        SDL_AUDIODRIVER="dummy",
+        PYGAME_HIDE_SUPPORT_PROMPT="1",
+        **extra,
+    )
+
+
+def run_on_sc2path(
+    sc2path: Path, args: list[str], timeout: float, python: str = sys.executable, cwd: Path | None = None
+) -> subprocess.CompletedProcess:
+    """Run `python *args` on the install at `sc2path` (see make_sc2path); the test fails with the child's
+    stderr unless it exits with 0."""
+    done = subprocess.run(
+        [python, *args],
+        env=sc2path_env(sc2path),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        cwd=cwd,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done

@@ -10,9 +10,9 @@ import ast
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from engine_helpers import make_sc2path, require_pysc2_evolved, run_on_sc2path
 
 # Run in a child interpreter: PySC2 parses absl flags and keeps module state we don't want in this process.
 PLAY = r"""
@@ -98,34 +98,6 @@ env.close()
 """
 
 
-def require_pysc2_evolved() -> None:
-    pytest.importorskip("pysc2_evolved", reason="pysc2-evolved (test extra, Python >= 3.11) is not installed")
-
-
-def run_on_sc2path(
-    sc2path: Path, args: list[str], timeout: float, python: str = sys.executable, cwd: Path | None = None
-) -> subprocess.CompletedProcess:
-    """Lay the engine out as a StarCraft II install at `sc2path` and run `python *args` with SC2PATH there
-    (no window, no sound); the test fails with the child's stderr unless it exits with 0."""
-    subprocess.run(
-        [sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(sc2path)],
-        check=True,
-        capture_output=True,
-    )
-    env = dict(
-        os.environ,
-        SC2PATH=str(sc2path),
-        SDL_VIDEODRIVER="dummy",
-        SDL_AUDIODRIVER="dummy",
-        PYGAME_HIDE_SUPPORT_PROMPT="1",
-    )
-    done = subprocess.run(
-        [python, *args], env=env, capture_output=True, text=True, timeout=timeout, check=False, cwd=cwd
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return done
-
-
 INTERPRETERS = [
     pytest.param(sys.executable, "pysc2_evolved", id="pysc2-evolved"),
     pytest.param(os.environ.get("SC2ENV_PYSC2_4_PYTHON"), "pysc2", id="pysc2-4.0"),
@@ -140,6 +112,7 @@ def test_pysc2_sc2env_plays_mini_games_with_restarts(tmp_path, python, package):
         pytest.skip(
             "set SC2ENV_PYSC2_4_PYTHON to a Python <= 3.10 with pysc2==4.0.0, protobuf 3.20, numpy < 2"
         )
+    make_sc2path(tmp_path)
     done = run_on_sc2path(tmp_path, ["-c", PLAY.replace("pysc2_evolved", package)], 240, python=python)
     output = done.stdout.splitlines()
     lines = [
@@ -214,6 +187,7 @@ def test_pysc2_reads_a_replay_of_raw_commands_through_feature_layers(tmp_path, m
     run_agent(env, RawFocusFire(), 1, seed=3)
     env.close()
     (replay,) = (tmp_path / "r").glob("*.SC2Replay")
+    make_sc2path(tmp_path / "sc2")
     done = run_on_sc2path(tmp_path / "sc2", ["-c", WATCH_RAW_REPLAY, str(replay)], 240)
     # The raw Attack_unit commands come with their feature-layer form, which PySC2 reads as Attack_screen.
     assert "'Attack_screen'" in done.stdout, done.stdout
@@ -221,6 +195,7 @@ def test_pysc2_reads_a_replay_of_raw_commands_through_feature_layers(tmp_path, m
 
 def test_pysc2s_raw_action_space_plays_the_engine(tmp_path):
     require_pysc2_evolved()
+    make_sc2path(tmp_path)
     done = run_on_sc2path(tmp_path, ["-c", PLAY_RAW], 240)
     _, steps, score, step_type = done.stdout.split()[-4:]
     assert step_type in LAST and int(steps) <= 240 and int(score) >= 30, done.stdout
@@ -240,6 +215,7 @@ def test_pysc2s_raw_action_space_plays_the_engine(tmp_path):
 )
 def test_pysc2s_own_tools_run_on_the_engine(tmp_path, tool, args, printed):
     require_pysc2_evolved()
+    make_sc2path(tmp_path)
     done = run_on_sc2path(tmp_path, ["-m", f"pysc2_evolved.bin.{tool}", *args], 120, cwd=tmp_path)
     assert printed in done.stdout + done.stderr
     leftovers = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True, check=False)
@@ -284,6 +260,7 @@ print("closed", flush=True)
 
 def test_pysc2_plays_two_agents_on_a_duel_map(tmp_path):
     require_pysc2_evolved()
+    make_sc2path(tmp_path)
     done = run_on_sc2path(tmp_path, ["-c", PLAY_DUEL], 240)
     output = done.stdout.splitlines()
     assert output[-1] == "closed"
@@ -337,6 +314,7 @@ print("closed", flush=True)
 
 def test_pysc2_plays_an_agent_against_the_bot_at_each_difficulty(tmp_path):
     require_pysc2_evolved()
+    make_sc2path(tmp_path)
     done = run_on_sc2path(tmp_path, ["-c", PLAY_BOT], 300)
     output = done.stdout.splitlines()
     assert output[-1] == "closed"

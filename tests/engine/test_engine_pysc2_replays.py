@@ -14,7 +14,15 @@ import sys
 
 import numpy as np
 import pytest
-from engine_helpers import create_request, join_request, move_screen, select_rect
+from engine_helpers import (
+    create_request,
+    join_request,
+    make_sc2path,
+    move_screen,
+    require_pysc2_evolved,
+    sc2path_env,
+    select_rect,
+)
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.engine.session import Session
@@ -48,23 +56,13 @@ def recorded(tmp_path_factory):
     path = folder / "MoveToBeacon_engine.SC2Replay"
     path.write_bytes(ask(session, save_replay=sc_pb.RequestSaveReplay()).save_replay.data)
     sc2path = root / "sc2"
-    subprocess.run(
-        [sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(sc2path)],
-        check=True,
-        capture_output=True,
-    )
+    make_sc2path(sc2path)
     return path, sc2path, moves, score
 
 
 def run_pysc2(python: str, args: list[str], sc2path, timeout: float = 120) -> subprocess.CompletedProcess:
-    env = dict(
-        os.environ,
-        SC2PATH=str(sc2path),
-        SDL_VIDEODRIVER="dummy",
-        SDL_AUDIODRIVER="dummy",
-        PYGAME_HIDE_SUPPORT_PROMPT="1",
-        PYTHONUNBUFFERED="1",  # replay_actions prints from worker processes that are killed at its end
-    )
+    # PYTHONUNBUFFERED: replay_actions prints from worker processes that are killed at its end.
+    env = sc2path_env(sc2path, PYTHONUNBUFFERED="1")
     done = subprocess.run(
         [python, *args], env=env, capture_output=True, text=True, timeout=timeout, check=False, cwd=sc2path
     )
@@ -75,7 +73,7 @@ def run_pysc2(python: str, args: list[str], sc2path, timeout: float = 120) -> su
 
 @pytest.mark.parametrize("render", [False, True], ids=["no-render", "render"])
 def test_pysc2s_play_watches_an_engine_replay(recorded, render):
-    pytest.importorskip("pysc2_evolved", reason="pysc2-evolved (test extra, Python >= 3.11) is not installed")
+    require_pysc2_evolved()
     path, sc2path, _, score = recorded
     view = ["--render", "--max_game_steps", "60"] if render else ["--no_render"]
     done = run_pysc2(
@@ -93,7 +91,7 @@ def test_pysc2s_play_watches_an_engine_replay(recorded, render):
 
 
 def test_pysc2s_replay_actions_reads_an_engine_replay(recorded):
-    pytest.importorskip("pysc2_evolved", reason="pysc2-evolved (test extra, Python >= 3.11) is not installed")
+    require_pysc2_evolved()
     path, sc2path, _, _ = recorded
     done = run_pysc2(
         sys.executable, ["-m", "pysc2_evolved.bin.replay_actions", "--replays", str(path.parent)], sc2path
@@ -155,7 +153,7 @@ print(repr((stats.replays, stats.steps, *counts)))
 
 
 def test_pysc2s_replay_processing_counts_what_the_engine_replay_holds(recorded):
-    pytest.importorskip("pysc2_evolved", reason="pysc2-evolved (test extra, Python >= 3.11) is not installed")
+    require_pysc2_evolved()
     path, sc2path, moves, _ = recorded
     done = run_pysc2(sys.executable, ["-c", PROCESS, str(path)], sc2path)
     assert done.returncode == 0, done.stderr[-3000:]

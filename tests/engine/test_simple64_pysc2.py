@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import ast
-import os
 import subprocess
-import sys
 
-import pytest
+from engine_helpers import make_sc2path, require_pysc2_evolved, run_on_sc2path
 
 # Two Agents through PySC2's run_loop on its own Simple64 map class (maps/melee.py: Melee/Simple64.SC2Map).
 # Each records what its observations showed: its player id, its own Command Center and SCVs, whether it ever saw
@@ -69,18 +67,10 @@ print("closed", flush=True)
 
 
 def _run(script: str, tmp_path, timeout: int) -> list[str]:
-    pytest.importorskip("pysc2_evolved", reason="pysc2-evolved (test extra, Python >= 3.11) is not installed")
-    subprocess.run(
-        [sys.executable, "-m", "sc2env.engine", "--make-sc2path", str(tmp_path)],
-        check=True,
-        capture_output=True,
-    )
+    require_pysc2_evolved()
+    make_sc2path(tmp_path)
     assert (tmp_path / "Maps" / "Melee" / "Simple64.SC2Map").is_file()  # where PySC2's Simple64 class looks
-    env = dict(os.environ, SC2PATH=str(tmp_path), SDL_VIDEODRIVER="dummy", PYGAME_HIDE_SUPPORT_PROMPT="1")
-    done = subprocess.run(
-        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=timeout, check=False
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
+    done = run_on_sc2path(tmp_path, ["-c", script], timeout)
     output = done.stdout.splitlines()
     assert output[-1] == "closed"
     leftovers = subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True, text=True, check=False)
