@@ -255,31 +255,26 @@ def make_sc2path(sc2path: Path) -> None:
     )
 
 
-def sc2path_env(sc2path: Path, **extra: str) -> dict[str, str]:
-    """The environment of a child that plays the install at `sc2path`: no window, no sound."""
-    return dict(
+def run_on_sc2path(
+    sc2path: Path,
+    args: list[str],
+    timeout: float,
+    python: str = sys.executable,
+    cwd: Path | None = None,
+    **extra_env: str,
+) -> subprocess.CompletedProcess:
+    """Run `python *args` on the install at `sc2path` (see make_sc2path), with no window and no sound (and
+    `extra_env`); the test fails with the child's stderr unless it exits with 0."""
+    env = dict(
         os.environ,
         SC2PATH=str(sc2path),
         SDL_VIDEODRIVER="dummy",
         SDL_AUDIODRIVER="dummy",
         PYGAME_HIDE_SUPPORT_PROMPT="1",
-        **extra,
+        **extra_env,
     )
-
-
-def run_on_sc2path(
-    sc2path: Path, args: list[str], timeout: float, python: str = sys.executable, cwd: Path | None = None
-) -> subprocess.CompletedProcess:
-    """Run `python *args` on the install at `sc2path` (see make_sc2path); the test fails with the child's
-    stderr unless it exits with 0."""
     done = subprocess.run(
-        [python, *args],
-        env=sc2path_env(sc2path),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-        cwd=cwd,
+        [python, *args], env=env, capture_output=True, text=True, timeout=timeout, check=False, cwd=cwd
     )
     assert done.returncode == 0, done.stderr[-3000:]
     return done

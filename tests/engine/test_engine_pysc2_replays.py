@@ -20,7 +20,7 @@ from engine_helpers import (
     make_sc2path,
     move_screen,
     require_pysc2_evolved,
-    sc2path_env,
+    run_on_sc2path,
     select_rect,
 )
 from s2clientprotocol import sc2api_pb2 as sc_pb
@@ -62,10 +62,7 @@ def recorded(tmp_path_factory):
 
 def run_pysc2(python: str, args: list[str], sc2path, timeout: float = 120) -> subprocess.CompletedProcess:
     # PYTHONUNBUFFERED: replay_actions prints from worker processes that are killed at its end.
-    env = sc2path_env(sc2path, PYTHONUNBUFFERED="1")
-    done = subprocess.run(
-        [python, *args], env=env, capture_output=True, text=True, timeout=timeout, check=False, cwd=sc2path
-    )
+    done = run_on_sc2path(sc2path, args, timeout, python=python, cwd=sc2path, PYTHONUNBUFFERED="1")
     leftovers = subprocess.run(["pgrep", "-f", str(sc2path)], capture_output=True, text=True, check=False)
     assert not leftovers.stdout.split(), "the tool left an engine running"
     return done
