@@ -1,19 +1,21 @@
 """Self-play on DuelMarines: MaskablePPO against a pool of its own past snapshots, with sc2env's built-in engine.
 
     pip install "sc2env-rl[train]"        # sb3-contrib and its PyTorch
-    python examples/self_play.py --rounds 12 --steps-per-round 8192 --out runs/self_play
+    python examples/self_play.py --rounds 12 --steps-per-round 9216 --out runs/self_play
     python examples/self_play.py --rounds 16 --out runs/self_play --resume    # on from the last round saved
 
 The learner plays slot 1 of a two-player map through the ordinary Gymnasium env; its opponent plays slot 2 in
-the same process every step (each player has its own game process, lock-stepped as the real game is). Two
-games are played side by side, and the opponents follow a curriculum:
+the same process every step (against a policy each player has its own game process, lock-stepped as the real
+game is; the built-in AI runs inside the learner's game). `--train-against` lists the training games played
+side by side, one opponent each:
 
-- game 1 is always against the scripted duel agent (`opponent="scripted"`, DuelArmy: camera over its army,
-  attack-move on the minimap, focus fire): a fixed opponent that keeps the learner from drifting into a
-  style only its own snapshots lose to;
-- game 2 is against the pool (`opponent=pool`, a callable): the uniformly random policy at first; from round
-  `--pool-from` on, after each round the learner's current policy joins the pool as a frozen snapshot
-  (the `--pool` latest kept, the random policy stays), and each episode draws one of them.
+- `pool`: the learner's past selves. The uniformly random policy at first; from round `--pool-from` on, after
+  each round the learner's current policy joins the pool as a frozen snapshot (the `--pool` latest kept, the
+  random policy stays), and each episode of each `pool` game draws one of them;
+- anything `opponent=` takes as a string: `computer:<level>` (the built-in AI), `scripted` (the duel agent:
+  camera over its army, attack-move on the minimap, focus fire), `random` (every function). A fixed opponent
+  beside the pool is a curriculum: it keeps the learner from drifting into a style only its own snapshots
+  lose to, and the easiest AI loses to plain tactics (attack together) that random snapshots do not punish.
 
 Both players see their own side (fog of war; `player_relative` shows each its own units as Self) on a 16x16
 screen and minimap and act with no_op, select_army, Attack_minimap and Attack_screen: the fully convolutional
@@ -21,11 +23,11 @@ policy picks a point of the minimap or screen with one logit per pixel. The rewa
 (+1 a win, -1 a loss, 0 a tie) plus `--shaping` times (enemy Marines killed - own Marines lost) / 9 at each
 step: the same sign as the outcome, but a signal at every fight rather than once a game.
 
-After each round the learner's policy (sampling its actions, from the same seed) plays `--eval-games` games against the scripted agent and
-as many against the random policy (uniform over the same four functions), on the same seeds every round; each round's line (also in
+After each round the learner's policy (sampling its actions, from the same seed) plays `--eval-games` games
+against each fixed opponent of `--measure-against`, on the same seeds every round; each round's line (also in
 <out>/progress.csv) gives those results and the learner's share of wins in its training games against each
-opponent. <out>/progress.png draws the win rates against env steps. Everything needed to go on is saved after
-each round (<out>/model.zip, <out>/pool.pt, the CSV): `--resume` picks up after the last round saved.
+training opponent. <out>/progress.png draws the win rates against env steps. Everything needed to go on is
+saved after each round (<out>/model.zip, <out>/pool.pt, the CSV): `--resume` picks up after the last round.
 """
 
 import argparse
@@ -52,16 +54,31 @@ from matplotlib import pyplot as plt
 parser = argparse.ArgumentParser()
 parser.add_argument("--map", default="DuelMarines")
 parser.add_argument("--rounds", type=int, default=12, help="training rounds (in all, with --resume)")
-parser.add_argument("--steps-per-round", type=int, default=8192, help="env steps of training per round")
+parser.add_argument("--steps-per-round", type=int, default=9216, help="env steps of training per round")
 parser.add_argument("--n-steps", type=int, default=512, help="PPO's rollout: steps per game per update")
 parser.add_argument("--pool-from", type=int, default=3, help="the first round whose snapshot joins the pool")
 parser.add_argument("--pool", type=int, default=6, help="the most snapshots kept (the oldest leave)")
+parser.add_argument(
+    "--train-against",
+    default="computer:very_easy,pool,pool",
+    help="the training games' opponents, one game each: pool, or an opponent= string (computer:easy, scripted)",
+)
+parser.add_argument(
+    "--measure-against",
+    default="computer:very_easy,computer:easy,scripted",
+    help="the fixed opponents measured after each round (opponent= strings)",
+)
 parser.add_argument("--eval-games", type=int, default=10, help="games against each fixed opponent per round")
 parser.add_argument("--shaping", type=float, default=0.5, help="weight of (kills - losses) / army size")
 parser.add_argument("--out", default="runs/self_play", help="progress.csv, progress.png, model.zip, pool.pt")
 parser.add_argument("--resume", action="store_true", help="go on from the last round saved in --out")
 parser.add_argument("--seed", type=int, default=0)
 args = parser.parse_args()
+POOL = "pool"
+training_opponents = args.train_against.split(",")
+measured_opponents = args.measure_against.split(",")
+if POOL in measured_opponents:
+    parser.error("--measure-against: the pool changes every round; measure against fixed opponents")
 torch.set_num_threads(1)  # small networks on a CPU: one thread, and the game processes get the other cores
 out = pathlib.Path(args.out)
 out.mkdir(parents=True, exist_ok=True)
@@ -95,14 +112,12 @@ class RandomPolicy:
 
 
 class SnapshotPool:
-    """The opponent of game 2: the random policy or one of the learner's past policies, drawn anew at each
-    episode's first observation; the learner's outcomes against it are kept per round."""
+    """The learner's past selves: the random policy and the latest frozen snapshots."""
 
     def __init__(self, size: int):
         self.random = RandomPolicy()
         self.snapshots: list = []
         self.size = size
-        self.playing = None
 
     def add(self, policy, state: dict | None = None) -> None:
         """A frozen copy of `policy` (with `state`, its weights, if given) joins the pool."""
@@ -111,11 +126,19 @@ class SnapshotPool:
         frozen.set_training_mode(False)
         self.snapshots = [*self.snapshots, frozen][-self.size :]
 
+
+class PoolOpponent:
+    """The opponent of one `pool` game: a member of the pool, drawn anew at each episode's first observation."""
+
+    def __init__(self, pool: SnapshotPool):
+        self.pool = pool
+        self.playing = None
+
     def __call__(self, obs: dict) -> np.ndarray:
         if obs["game_loop"][0] == 0 or self.playing is None:
-            self.playing = rng.choice([self.random, *self.snapshots])
-        if self.playing is self.random:
-            return self.random(obs)
+            self.playing = rng.choice([self.pool.random, *self.pool.snapshots])
+        if self.playing is self.pool.random:
+            return self.pool.random(obs)
         with torch.no_grad():
             action, _ = self.playing.predict(
                 {key: obs[key] for key in SEEN}, action_masks=obs["action_mask"].astype(bool)
@@ -157,29 +180,24 @@ def learner_env(opponent, results: list[int]) -> gym.Env:
 
 
 pool = SnapshotPool(args.pool)
-trained_against: dict[str, list[int]] = {"scripted": [], "pool": []}
-vec_env = DummyVecEnv(
-    [
-        lambda: learner_env("scripted", trained_against["scripted"]),
-        lambda: learner_env(pool, trained_against["pool"]),
-    ]
-)
+trained_against: dict[str, list[int]] = {name: [] for name in training_opponents}  # outcomes, per round
+
+
+def training_env(name: str):
+    return lambda: learner_env(PoolOpponent(pool) if name == POOL else name, trained_against[name])
+
+
+vec_env = DummyVecEnv([training_env(name) for name in training_opponents])
 vec_env.seed(args.seed)
 pool.random.space = FlatMaskMultiDiscrete(vec_env.action_space.nvec)
 pool.random.space.seed(args.seed)
-measuring_random = RandomPolicy()  # its own, drawing the same actions every round
-measuring_random.space = FlatMaskMultiDiscrete(vec_env.action_space.nvec)
 
 log_path, model_path, pool_path = out / "progress.csv", out / "model.zip", out / "pool.pt"
 FIELDS = [
     "round",
     "timesteps",
-    "win_rate_vs_scripted",
-    "scripted_won_lost_tied",
-    "win_rate_vs_random",
-    "random_won_lost_tied",
-    "train_win_rate_vs_scripted",
-    "train_win_rate_vs_pool",
+    *(f"{kind}_vs_{name}" for name in measured_opponents for kind in ("win_rate", "won_lost_tied")),
+    *(f"train_win_rate_vs_{name}" for name in trained_against),
     "pool",
 ]
 rows: list[dict] = []
@@ -190,7 +208,12 @@ if args.resume:
     for state in torch.load(pool_path, weights_only=True):
         pool.add(model.policy, state)
     with open(log_path, newline="") as log_file:
-        rows = list(csv.DictReader(log_file))
+        reader = csv.DictReader(log_file)
+        rows = list(reader)
+    if reader.fieldnames != FIELDS:
+        parser.error(
+            f"--resume: {log_path} has the columns {reader.fieldnames}; these opponents make {FIELDS}"
+        )
 else:
     model = MaskablePPO(
         FullyConvPolicy,
@@ -208,9 +231,7 @@ model.set_logger(configure(str(out / "sb3"), ["csv"]))
 
 
 # 2. The fixed opponents the win rates are measured against, on the same seeds every round.
-def win_rate(opponent) -> tuple[float, str]:
-    if opponent is measuring_random:
-        measuring_random.space.seed(10_000)
+def win_rate(opponent: str) -> tuple[float, str]:
     # The policy as it plays (its actions sampled): the argmax of a distribution over 256 points that is
     # still near uniform picks one arbitrary point, and its games stay the same until some logit overtakes.
     training_rng = torch.get_rng_state()
@@ -241,25 +262,20 @@ def share_won(results: list[int]) -> str:
 
 
 def record(round_number: int) -> None:
-    vs_scripted, scripted_record = win_rate("scripted")
-    vs_random, random_record = win_rate(measuring_random)
-    row = dict(
-        round=round_number,
-        timesteps=model.num_timesteps,
-        win_rate_vs_scripted=f"{vs_scripted:.3f}",
-        scripted_won_lost_tied=scripted_record,
-        win_rate_vs_random=f"{vs_random:.3f}",
-        random_won_lost_tied=random_record,
-        train_win_rate_vs_scripted=share_won(trained_against["scripted"]),
-        train_win_rate_vs_pool=share_won(trained_against["pool"]),
-        pool=len(pool.snapshots),
-    )
+    row: dict = dict(round=round_number, timesteps=model.num_timesteps, pool=len(pool.snapshots))
+    measured = []
+    for name in measured_opponents:
+        rate, won_lost_tied = win_rate(name)
+        row[f"win_rate_vs_{name}"], row[f"won_lost_tied_vs_{name}"] = f"{rate:.3f}", won_lost_tied
+        measured.append(f"vs {name} {rate:.0%} ({won_lost_tied})")
+    trained = []
+    for name, results in trained_against.items():
+        row[f"train_win_rate_vs_{name}"] = share_won(results)
+        trained.append(f"{share_won(results) or '-'} vs {name}")
     rows.append(row)
     print(
-        f"round {round_number}: {model.num_timesteps:>7} steps, vs scripted {vs_scripted:.0%} "
-        f"({scripted_record}), vs random {vs_random:.0%} ({random_record}); training games won: "
-        f"{row['train_win_rate_vs_scripted'] or '-'} vs scripted, {row['train_win_rate_vs_pool'] or '-'} "
-        f"vs the pool ({len(pool.snapshots)} snapshots and the random policy)",
+        f"round {round_number}: {model.num_timesteps:>7} steps, {', '.join(measured)}; training games won: "
+        f"{', '.join(trained)} (the pool: {len(pool.snapshots)} snapshots and the random policy)",
         flush=True,
     )
 
@@ -274,11 +290,11 @@ def save() -> None:
         writer.writerows(rows)
     steps = [int(row["timesteps"]) for row in rows]
     figure, axes = plt.subplots(figsize=(6.4, 3.6))
-    for field, label, style in (
-        ("win_rate_vs_scripted", "vs scripted (measured)", "o-"),
-        ("win_rate_vs_random", "vs random (measured)", "s-"),
-        ("train_win_rate_vs_scripted", "vs scripted (its training games)", "o:"),
-    ):
+    curves = [(f"win_rate_vs_{name}", f"vs {name} (measured)", "o-") for name in measured_opponents]
+    curves += [
+        (f"train_win_rate_vs_{name}", f"vs {name} (its training games)", ":") for name in trained_against
+    ]
+    for field, label, style in curves:
         at = [(step, 100 * float(row[field])) for step, row in zip(steps, rows) if row[field] != ""]
         axes.plot([x for x, _ in at], [y for _, y in at], style, label=label)
     axes.set(xlabel="env steps (learner)", ylabel="games won (%)", ylim=(-3, 103))

@@ -103,6 +103,10 @@ def _self_play(tmp_path, rounds: int, *extra: str) -> subprocess.CompletedProces
             "2",
             "--eval-games",
             "1",
+            "--train-against",
+            "computer:very_easy,pool",
+            "--measure-against",
+            "scripted,computer:easy",
             "--out",
             str(tmp_path),
             *extra,
@@ -129,10 +133,18 @@ def test_self_play_example_trains_measures_saves_and_resumes(tmp_path):
     # Snapshots join from round 2 on: one after round 2, kept through the resume, and round 3's.
     assert [row["pool"] for row in rows] == ["0", "0", "1", "2"]
     for row in rows:
-        won, lost, tied = map(int, row["scripted_won_lost_tied"].split("-"))
-        assert won + lost + tied == 1 and float(row["win_rate_vs_scripted"]) == won
-    assert rows[0]["train_win_rate_vs_scripted"] == ""  # no training games before round 1
+        for opponent in ("scripted", "computer:easy"):
+            won, lost, tied = map(int, row[f"won_lost_tied_vs_{opponent}"].split("-"))
+            assert won + lost + tied == 1 and float(row[f"win_rate_vs_{opponent}"]) == won
+    # One training game against each opponent: no results before round 1; a share of the games that ended in
+    # a round after (a game against the easiest AI ends within 96 steps; one against the pool may not).
+    for opponent in ("computer:very_easy", "pool"):
+        shares = [row[f"train_win_rate_vs_{opponent}"] for row in rows]
+        assert shares[0] == "" and all(share == "" or 0 <= float(share) <= 1 for share in shares), shares
+    assert any(row["train_win_rate_vs_computer:very_easy"] for row in rows[1:]), rows
     for name in ("model.zip", "pool.pt", "progress.png"):
         assert (tmp_path / name).stat().st_size > 0
     missing = _self_play(tmp_path / "empty", 1, "--resume")
     assert missing.returncode != 0 and "no " in missing.stderr and "model.zip" in missing.stderr
+    other = _self_play(tmp_path, 4, "--resume", "--measure-against", "scripted")
+    assert other.returncode != 0 and "progress.csv has the columns" in other.stderr, other.stderr[-3000:]
