@@ -1,10 +1,11 @@
 """Two engine processes of one game, linked over their join ports: the host's listener and the guest's relay.
 
 The engine that got `create_game` hosts: it runs the one simulation. Its own player joins with `server_ports`;
-it then listens on `server_ports.game_port`. The other player's engine gets `join_game` (with the same
-ports) in status `launched`: it connects to the host there and from then on relays its client's requests
-over the link, and the host's answers back. On the host a second Session answers the linked player, sharing
-the Match. Messages on the link are a 4-byte big-endian length and a serialized Request or Response.
+it then listens on `server_ports.game_port`. The other player's engine, and each observer's, gets `join_game`
+(with the same ports) in status `launched`: it connects to the host there and from then on relays its
+client's requests over the link, and the host's answers back. On the host a Session per linked engine answers
+its client, sharing the Match. Messages on a link are a 4-byte big-endian length and a serialized Request or
+Response.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import socket
 import struct
 import time
 from collections import deque
+from dataclasses import dataclass
 
 from google.protobuf.message import DecodeError
 from s2clientprotocol import sc2api_pb2 as sc_pb
@@ -69,6 +71,14 @@ class Link:
         self.sock.close()
 
 
+@dataclass
+class _Guest:
+    """A linked engine's client, as the host answers it: the link and the Session sharing the Match."""
+
+    link: Link
+    session: Session
+
+
 class Lan:
     """What the server hands each request to: the session, or the host's engine while this one relays.
 
@@ -80,8 +90,8 @@ class Lan:
         self.session = session
         self.listener: socket.socket | None = None
         self.listen_port = 0
-        self.link: Link | None = None
-        self.remote: Session | None = None  # hosting: the linked player's session
+        self.link: Link | None = None  # joined elsewhere: the link to the host
+        self.guests: dict[socket.socket, _Guest] = {}  # hosting: the linked engines (a player's, observers')
         self.relaying: deque[tuple[int | None, str]] | None = None  # joined elsewhere: (id, kind) forwarded
         self._relayed: list[bytes] = []  # answers from the host not yet given to the client
         # Why the last linked game ended, for requests that still expect it: the link can close between a
@@ -126,17 +136,16 @@ class Lan:
         """Answers for this engine's client that came in since the last call, in order."""
         out, self._relayed = self._relayed, []
         out += self.session.take_ready()
-        remote = self.remote
-        if remote is not None and self.link is not None:
-            answers = remote.take_ready()
-            if answers and not self.link.send(answers):
-                self._link_lost()
+        for guest in list(self.guests.values()):
+            answers = guest.session.take_ready()
+            if answers and not guest.link.send(answers):
+                self._guest_lost(guest)
         self._sync()
         return out
 
     @property
     def active(self) -> bool:
-        return self.listener is not None or self.link is not None
+        return self.listener is not None or self.link is not None or bool(self.guests)
 
     def sockets(self) -> list[socket.socket]:
         # The listener is watched only once this engine's player has joined a game it hosts (the slots are
@@ -144,7 +153,8 @@ class Lan:
         # after both left the last one), and it then waits in the backlog rather than being turned away.
         hosting = self.session.match is not None and self.session.listen_port == self.listen_port
         listener = self.listener if hosting else None
-        return [s for s in (listener, self.link.sock if self.link else None) if s is not None]
+        links = [self.link.sock] if self.link is not None else list(self.guests)
+        return [s for s in (listener, *links) if s is not None]
 
     def readable(self, sock: socket.socket) -> None:
         if sock is self.listener:
@@ -152,14 +162,21 @@ class Lan:
         elif self.link is not None and sock is self.link.sock:
             messages = self.link.receive()
             if messages is None:
-                self._link_lost()
-            elif self.relaying is not None:
-                self._answers_from_host(messages)
+                self._host_lost()
             else:
-                self._requests_from_guest(messages)
+                self._answers_from_host(messages)
+        elif sock in self.guests:
+            guest = self.guests[sock]
+            messages = guest.link.receive()
+            if messages is None:
+                self._guest_lost(guest)
+            else:
+                self._requests_from_guest(guest, messages)
 
     def close(self) -> None:
         self._drop_link()
+        for guest in list(self.guests.values()):
+            self._drop_guest(guest)
         if self.listener is not None:
             self.listener.close()
             self.listener = None
@@ -169,11 +186,16 @@ class Lan:
             self.link.close()
             self.link = None
 
+    def _drop_guest(self, guest: _Guest) -> None:
+        self.guests.pop(guest.link.sock, None)
+        guest.link.close()
+
     # ---- hosting ------------------------------------------------------------------------------------
     def _sync(self) -> None:
         """Listen once this engine hosts a two-player game, and on between its games (the port stays this
-        engine's: nothing else can take it, and an early guest waits in the backlog); drop the link once both
-        players are done with the game."""
+        engine's: nothing else can take it, and an early guest waits in the backlog); drop a guest's link once
+        it is done with the game and so is this engine's player (a guest that left before is answered from
+        the game it left until its engine ends the link)."""
         port = self.session.listen_port if self.session.match is not None else None
         if port and (self.listener is None or port != self.listen_port):
             if self.listener is not None:
@@ -187,10 +209,10 @@ class Lan:
                     f"join_game: this engine hosts the game and cannot listen for the other player's engine "
                     f"on {LOOPBACK}:{port} (server_ports.game_port): {e}; pick free ports"
                 )
-        remote_done = self.remote is None or self.remote.match is None
-        if self.session.match is None and remote_done and self.relaying is None:
-            self._drop_link()
-            self.remote = None
+        if self.session.match is None:
+            for guest in list(self.guests.values()):
+                if guest.session.match is None:
+                    self._drop_guest(guest)
 
     def _accept(self) -> None:
         assert self.listener is not None
@@ -199,20 +221,21 @@ class Lan:
         except OSError:
             return
         match = self.session.match
-        if (
-            match is None
-            or match.free_slots <= 0
-            or (self.remote is not None and self.remote.match is not None)
-        ):
+        # Linked engines not yet seated: each will take a free seat (a player's or an observer's).
+        unseated = sum(
+            g.session.player_id is None and g.session.match is match for g in self.guests.values()
+        )
+        if match is None or match.free_slots <= unseated:
             sock.close()  # no seat for it: its join_game gets a clear error from its own engine
             return
-        self._drop_link()
-        self.link = Link(sock)
-        self.remote = Session(self.session.data_dir, match=match)
+        for guest in list(self.guests.values()):  # the last game's, that the host's player left already
+            if guest.session.match is None:
+                self._drop_guest(guest)
+        link = Link(sock)
+        self.guests[sock] = _Guest(link, Session(self.session.data_dir, match=match))
 
-    def _requests_from_guest(self, messages: list[bytes]) -> None:
-        remote, link = self.remote, self.link
-        assert remote is not None and link is not None
+    def _requests_from_guest(self, guest: _Guest, messages: list[bytes]) -> None:
+        remote, link = guest.session, guest.link
         answers = []
         for message in messages:
             pieces = remote.answer(message)
@@ -220,23 +243,23 @@ class Lan:
                 answers.append(b"".join(pieces))
         answers += remote.take_ready()
         if answers and not link.send(answers):
-            self._link_lost()
+            self._guest_lost(guest)
+            return
         self._sync()  # the guest's leave_game: the link goes now, before its engine closes it
 
-    def _link_lost(self) -> None:
-        link, self.link = self.link, None
-        if link is not None:
-            link.close()
-        if self.relaying is not None:
-            self._host_lost()
-            return
-        remote, self.remote = self.remote, None
-        if remote is not None and remote.player_id is not None:  # joined, never left: its engine is gone
-            self._lost_reason = (
-                f"player {remote.player_id}'s engine process is gone: its link to this host closed without "
-                f"leave_game (the process quit, crashed or was killed); the game has ended undecided"
+    def _guest_lost(self, guest: _Guest) -> None:
+        self._drop_guest(guest)
+        remote = guest.session
+        if remote.player_id is not None and remote.match is not None:  # joined, never left: its engine is gone
+            member = remote.player_id
+            observer = remote.match.is_observer(member)
+            reason = (
+                f"{'observer' if observer else 'player'} {member}'s engine process is gone: its link to this "
+                f"host closed without leave_game (the process quit, crashed or was killed)"
             )
-            remote.lost(self._lost_reason)
+            if not observer:  # an observer's loss ends nothing: the players go on
+                self._lost_reason = reason = f"{reason}; the game has ended undecided"
+            remote.lost(reason)
         self._sync()
 
     # ---- joining another engine's game --------------------------------------------------------------
@@ -269,7 +292,7 @@ class Lan:
             (request.id if request is not None and request.HasField("id") else None, kind or "")
         )
         if not self.link.send([data]):
-            self._link_lost()
+            self._host_lost()
         return DEFERRED
 
     def _answers_from_host(self, messages: list[bytes]) -> None:

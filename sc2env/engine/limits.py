@@ -38,6 +38,9 @@ MAX_QUERY_ITEMS = 4096
 MAX_RESOLUTION = 1024
 """Pixels a side of a feature layer or RGB render (screen or minimap). Every layer and an RGB render at
 1024x1024 make a 50 MB observation that takes about a second; at 4096x4096 it was 600 MB."""
+MAX_OBSERVERS = 4
+"""Observers one two-player game seats (PlayerSetup of type Observer): each is an engine process and a
+link that every game loop waits for."""
 MAX_CAMERA_WIDTH = MAX_MAP_SIDE
 """World units the screen may span (InterfaceOptions.*.width): the largest map's side."""
 WORK_CHECK_S = 0.25

@@ -14,13 +14,14 @@ from s2clientprotocol import common_pb2, query_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env._version import __version__
-from sc2env.engine import debug, observe, replay_file
+from sc2env.engine import debug, observe, replay_file, spectator
 from sc2env.engine.computer import INTERFACE as COMPUTER_INTERFACE
 from sc2env.engine.computer import PROFILES, Computer
 from sc2env.engine.game import MIRRORED, Game, Interface, Joining
 from sc2env.engine.limits import (
     MAX_ACTIONS,
     MAX_CAMERA_WIDTH,
+    MAX_OBSERVERS,
     MAX_QUERY_ITEMS,
     MAX_RESOLUTION,
     MAX_STEP_LOOPS,
@@ -40,6 +41,7 @@ from sc2env.engine.match import Completion, Match
 from sc2env.engine.playback import Playback
 from sc2env.engine.query import answer_query
 from sc2env.engine.scenario import Scenario
+from sc2env.engine.spectator import Spectator
 from sc2env.gamedata import BASE_BUILD, DATA_BUILD, DATA_VERSION, GAME_VERSION
 
 LAUNCHED, INIT_GAME, IN_GAME, IN_REPLAY, ENDED, QUIT = (
@@ -72,10 +74,19 @@ _VALID: dict[str, tuple[sc_pb.Status.ValueType, ...] | None] = {
     "query": (IN_GAME, IN_REPLAY, ENDED),
     "step": (IN_GAME, IN_REPLAY),
     "action": (IN_GAME,),
+    "obs_action": (IN_GAME, ENDED),
     "save_replay": (IN_GAME, IN_REPLAY, ENDED),  # from a replay only if start_replay set record_replay
     "debug": (IN_GAME,),
     "save_map": None,
 }
+# What an observer of a two-player game may not ask, and why.
+_NOT_FOR_OBSERVERS = {
+    "action": "action is for the game's players: an observer has no units of its own; move its camera or "
+    "switch whose view it sees with obs_action (RequestObserverAction)",
+    "debug": "debug commands are for the game's players, not its observers",
+}
+# What an observer asks as the game's own (not through its view): the replay is the game's, as a player's is.
+_GAME_WIDE = frozenset({"save_replay", "data"})
 # A handler's answer that comes later: the request waits for the other players (lock-step, see Match).
 DEFERRED: list[bytes | bytearray] = []
 
@@ -125,6 +136,7 @@ class Session:
         # given the host's), and its player id there once joined.
         self.match = match
         self.player_id: int | None = None
+        self.spectator: Spectator | None = None  # joined as an observer: its own view (player_id: its seat)
         # Against the built-in AI: its (player_setup index, setup) between create and join, then the AI.
         self._computer_setup: tuple[int, sc_pb.PlayerSetup] | None = None
         self.computer: Computer | None = None
@@ -194,6 +206,8 @@ class Session:
         """Whether the game already serves this session's player, or no player (what `_served` would do is
         nothing)."""
         game = self.game
+        if self.spectator is not None and game is not None and self.playback is None:
+            return False
         return (
             game is None
             or self.player_id is None
@@ -202,12 +216,20 @@ class Session:
         )
 
     @contextlib.contextmanager
-    def _served(self) -> Iterator[None]:
-        """Inside the block the game serves this session's player (a two-player game has one per session)."""
+    def _served(self, kind: str = "") -> Iterator[None]:
+        """Inside the block the game serves this session's player (a two-player game has one per session), or
+        shows itself as this session's observer sees it (but for `_GAME_WIDE` requests)."""
         if self._seated():
             yield
             return
         assert self.game is not None and self.player_id is not None  # not seated: both are there
+        if self.spectator is not None:
+            if kind in _GAME_WIDE:
+                yield
+                return
+            with self.spectator.observed(self.game):
+                yield
+            return
         with self.game.viewing(self.player_id):
             yield
 
@@ -252,6 +274,8 @@ class Session:
             response.error.append(
                 f"{kind} is not supported by the built-in engine (docs/engine.md lists the requests it serves)"
             )
+        elif kind in _NOT_FOR_OBSERVERS and self.spectator is not None and self.playback is None:
+            response.error.append(_NOT_FOR_OBSERVERS[kind])
         elif (
             kind in _NOT_IN_REPLAY
             and self.playback is not None
@@ -272,7 +296,7 @@ class Session:
                 if self._seated():  # the common case, without the context managers' cost per request
                     payload = handler(getattr(request, kind), response)
                 else:
-                    with self._served():
+                    with self._served(kind):
                         payload = handler(getattr(request, kind), response)
                 if payload is DEFERRED:
                     return None
@@ -321,15 +345,24 @@ class Session:
         # One Computer is taken and plays no part (PySC2's bin/play and bin/benchmark_observe always add one):
         # the maps' scripts drive the other side, and the engine has no AI to start for it.
         computers = [p for p in request.player_setup if p.type == sc_pb.Computer]
+        observers = sum(p.type == sc_pb.Observer for p in request.player_setup)
         if (
             not 1 <= len(participants) <= MAX_PLAYERS
             or len(computers) > (1 if len(participants) == 1 else 0)
-            or len(participants) + len(computers) != len(request.player_setup)
+            or len(participants) + len(computers) + observers != len(request.player_setup)
         ):
             out.error = error.InvalidPlayerSetup
             out.error_details = (
                 "the built-in engine plays single-agent maps (one Participant, at most one Computer, which plays "
-                "no part) and two-player maps (two Participants, or one and a Computer); it has no Observer slot"
+                "no part) and two-player maps (two Participants, or one and a Computer; two Participants may "
+                f"have up to {MAX_OBSERVERS} Observers)"
+            )
+            return
+        if observers > MAX_OBSERVERS:
+            out.error = error.InvalidPlayerSetup
+            out.error_details = (
+                f"{observers} Observers: the built-in engine seats at most {MAX_OBSERVERS} in one game (each "
+                "is an engine process lock-stepped with the players)"
             )
             return
         local = request.local_map
@@ -374,6 +407,18 @@ class Session:
                 f"{'s' * (slots > 1)}, not {len(participants)}"
             )
             return
+        if observers and (slots < 2 or computer is not None):
+            out.error = error.InvalidPlayerSetup
+            out.error_details = (
+                f"{definition.name}: Observers watch a game of two Participants on a two-player map (each "
+                f"joins through its own engine process, linked to the host's); "
+                + (
+                    "this game has one Participant and a Computer, played in one process"
+                    if computer is not None
+                    else "this is a single-agent map: watch its replay instead (start_replay)"
+                )
+            )
+            return
         if slots > 1 and request.realtime:
             out.error = error.InvalidPlayerSetup
             out.error_details = "a two-player game runs in lock-step: realtime is not supported for it"
@@ -387,7 +432,7 @@ class Session:
         self.computer = None
         self._computer_setup = computer
         if slots > 1 and computer is None:
-            self.match = Match(definition, seed, request.disable_fog, slots)
+            self.match = Match(definition, seed, request.disable_fog, slots, observers)
         self.status = INIT_GAME
 
     def _join_game(self, request: sc_pb.RequestJoinGame, response) -> None:
@@ -459,9 +504,13 @@ class Session:
                 "its own engine process, which link over those ports), as the real game does"
             )
             return None
-        if match.free_slots <= 0 or self.player_id is not None:
+        if request.WhichOneof("participation") == "observed_player_id":
+            return self._join_as_observer(request, response)
+        if match.free_player_slots <= 0 or self.player_id is not None:
             out.error = sc_pb.ResponseJoinGame.GameFull
-            out.error_details = "every player slot of this game is taken"
+            out.error_details = "every player slot of this game is taken" + (
+                " (an observer joins with observed_player_id instead of race)" if match.free_slots else ""
+            )
             return None
         if self.status == INIT_GAME:
             self.listen_port = request.server_ports.game_port
@@ -487,10 +536,46 @@ class Session:
         )
         return DEFERRED
 
+    def _join_as_observer(self, request: sc_pb.RequestJoinGame, response: sc_pb.Response):
+        """Take an observer seat of the two-player game: the game as a player sees it, or all of it."""
+        match, out = self.match, response.join_game
+        assert match is not None
+        players = [slot.player_id for slot in match.definition.players]
+        problem = spectator.perspective_problem(players, request.observed_player_id)
+        if problem:
+            out.error, out.error_details = sc_pb.ResponseJoinGame.InvalidObservedPlayerId, problem
+            return None
+        if match.free_observer_slots <= 0 or self.player_id is not None:
+            out.error = sc_pb.ResponseJoinGame.GameFull
+            out.error_details = (
+                "every observer seat of this game is taken (create_game lists one PlayerSetup of type Observer "
+                "for each)"
+                if match.observers
+                else "this game has no observer seat: create_game lists one PlayerSetup of type Observer for "
+                "each observer"
+            )
+            return None
+        if self.status == INIT_GAME:
+            self.listen_port = request.server_ports.game_port
+        view = Spectator(Interface.from_options(request.options), request.observed_player_id)
+
+        def finish(answer: sc_pb.Response) -> None:
+            if answer.error or match.game is None:
+                self._leave_match()
+                self.status = LAUNCHED
+                return
+            self.game, self.spectator = match.game, view
+            answer.join_game.player_id = self.player_id or 0
+            self.status = IN_GAME
+
+        self.player_id = match.observe(self._hold(response, finish))
+        return DEFERRED
+
     def _leave_match(self) -> None:
         if self.match is not None and self.player_id is not None:
             self.match.leave(self.player_id)
         self.match, self.player_id, self.listen_port = None, None, None
+        self.spectator = None
 
     def _restart_game(self, request, response) -> list[bytes | bytearray] | None:
         response.restart_game.SetInParent()
@@ -596,6 +681,26 @@ class Session:
         out.SetInParent()
         for action in request.actions:
             out.result.append(game.act(action))
+
+    def _obs_action(self, request: sc_pb.RequestObserverAction, response) -> None:
+        response.obs_action.SetInParent()
+        view, game = self.spectator, self._current_game()
+        if view is None or self.playback is not None:
+            response.error.append(
+                "obs_action is for observers of a two-player game (join_game with observed_player_id); a player "
+                "acts with action"
+            )
+            return
+        if len(request.actions) > MAX_ACTIONS:
+            response.error.append(
+                f"{len(request.actions)} observer actions in one request is more than the engine takes (at most "
+                f"{MAX_ACTIONS}): none was applied"
+            )
+            return
+        for action in request.actions:
+            problem = spectator.apply(view, game, action, game.seat_ids)
+            if problem:
+                response.error.append(problem)
 
     def _step(self, request: sc_pb.RequestStep, response) -> list[bytes | bytearray] | None:
         game = self._current_game()
