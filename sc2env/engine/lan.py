@@ -222,9 +222,7 @@ class Lan:
             return
         match = self.session.match
         # Linked engines not yet seated: each will take a free seat (a player's or an observer's).
-        unseated = sum(
-            g.session.player_id is None and g.session.match is match for g in self.guests.values()
-        )
+        unseated = sum(g.session.player_id is None and g.session.match is match for g in self.guests.values())
         if match is None or match.free_slots <= unseated:
             sock.close()  # no seat for it: its join_game gets a clear error from its own engine
             return
@@ -250,7 +248,9 @@ class Lan:
     def _guest_lost(self, guest: _Guest) -> None:
         self._drop_guest(guest)
         remote = guest.session
-        if remote.player_id is not None and remote.match is not None:  # joined, never left: its engine is gone
+        if (
+            remote.player_id is not None and remote.match is not None
+        ):  # joined, never left: its engine is gone
             member = remote.player_id
             observer = remote.match.is_observer(member)
             reason = (

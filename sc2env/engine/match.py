@@ -55,7 +55,9 @@ class Match:
         self.seed = seed
         self.disable_fog = disable_fog
         self.participants = participants
-        self.observers = observers  # observer seats still expected or taken (one lost before the start frees it)
+        self.observers = (
+            observers  # observer seats still expected or taken (one lost before the start frees it)
+        )
         self.game: Game | None = None
         self._joining: list[Joining] = []
         self._observing: list[int] = []  # the observers' ids, in joining order

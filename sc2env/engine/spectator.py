@@ -107,7 +107,9 @@ def perspective_problem(game_players: list[int], player_id: int) -> str:
     if player_id == EVERYONE or player_id in game_players:
         return ""
     ids = ", ".join(map(str, game_players))
-    return f"observed_player_id {player_id}: this game's players are {ids} (0 watches the whole map, unfogged)"
+    return (
+        f"observed_player_id {player_id}: this game's players are {ids} (0 watches the whole map, unfogged)"
+    )
 
 
 UNSUPPORTED_ACTIONS = {
