@@ -32,6 +32,7 @@ VALID_STATUSES: dict[str, frozenset[int] | None] = {
     "query": _VIEWING,
     "step": frozenset({sc_pb.in_game, sc_pb.in_replay}),
     "action": frozenset({sc_pb.in_game}),
+    "obs_action": frozenset({sc_pb.in_game}),  # an observer's camera and perspective
     "debug": frozenset({sc_pb.in_game}),
     "save_replay": frozenset({sc_pb.in_game, sc_pb.ended, sc_pb.in_replay}),  # in_replay: with record_replay
     # Proto: in_game. Leaving a finished game, or a replay being watched, is fine too.

@@ -115,6 +115,10 @@ class GameRequests(abc.ABC):
         """Send actions (an empty list is a no-op); None if the game had already ended."""
         return self.request("action", _action_request(actions))
 
+    def obs_action(self, actions: Iterable[sc_pb.ObserverAction]) -> sc_pb.ResponseObserverAction:
+        """An observer's actions: move its camera, switch whose view it sees."""
+        return self.request("obs_action", sc_pb.RequestObserverAction(actions=list(actions)))
+
     def step(self, count: int = 1) -> sc_pb.ResponseStep | None:
         """Advance `count` game loops; None if the game had already ended."""
         return self.request("step", sc_pb.RequestStep(count=count))

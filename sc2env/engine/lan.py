@@ -202,7 +202,7 @@ class Lan:
                 self.listener.close()
                 self.listener = None
             try:
-                self.listener = socket.create_server((LOOPBACK, port), backlog=4)
+                self.listener = socket.create_server((LOOPBACK, port), backlog=8)  # players and observers
                 self.listen_port = port
             except OSError as e:
                 self.session.lost(

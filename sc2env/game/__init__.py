@@ -13,6 +13,7 @@ _EXPORTS.update(
     dict.fromkeys(("BUILDS", "DIFFICULTIES", "RACES", "Bot", "MatchConfig"), "sc2env.game.match_config")
 )
 _EXPORTS.update(dict.fromkeys(("Match", "MatchState", "StepResult"), "sc2env.game.match"))
+_EXPORTS.update(dict.fromkeys(("ObserverConfig", "ObserverSeat"), "sc2env.game.observer"))
 _EXPORTS.update(
     dict.fromkeys(("REPLAY_SUFFIX", "ReplayError", "read_replay", "write_replay"), "sc2env.game.replay_files")
 )
@@ -33,6 +34,8 @@ __all__ = [
     "Match",
     "MatchConfig",
     "MatchState",
+    "ObserverConfig",
+    "ObserverSeat",
     "ReplayConfig",
     "ReplayError",
     "ReplayInfo",

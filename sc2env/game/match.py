@@ -397,6 +397,8 @@ class Match:
         create.player_setup.add(type=sc_pb.Participant)
         if cfg.seat is not None:
             create.player_setup.add(type=sc_pb.Participant)
+            for _ in range(cfg.observers):  # each joins through its own game process (ObserverSeat)
+                create.player_setup.add(type=sc_pb.Observer)
         elif not spec.mini_game:
             create.player_setup.append((cfg.bot or Bot()).player_setup())
         if cfg.seat in (None, 1):  # the other seat joins the game its host created

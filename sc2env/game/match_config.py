@@ -89,6 +89,8 @@ class MatchConfig:
     seat:              None: this is the game's only agent (against `bot` on two-player maps); 1 or 2: this
                        player's slot in a game of two agents, each with its own game process (TwoPlayerGame;
                        never direct mode): the player in slot 1 hosts (creates the game), the other only joins.
+    observers:         seat 1's: how many Observers its create_game seats (TwoPlayerGame sets it from its
+                       observers; each joins through a game process of its own).
     max_game_loops:    a safety cap on episode length; None: the map's timer plus 10 s, else one hour.
     request_timeout_s: how long to wait for any answer of the game before giving up on it.
     score_index:       what the reward follows: -1 the outcome (+1/-1/0 when the game ends), 0-12 the change
@@ -104,6 +106,7 @@ class MatchConfig:
     race: str = "terran"
     bot: Bot | None = None
     seat: int | None = None
+    observers: int = 0
     disable_fog: bool = False
     realtime: bool = False
     max_game_loops: int | None = None
@@ -124,6 +127,13 @@ class MatchConfig:
                 raise ValueError("a seat of a game of two agents has no bot: the other seat is the opponent")
             if self.realtime:
                 raise ValueError("realtime=True is for one agent: two agents play in lock-step")
+        if isinstance(self.observers, bool) or not isinstance(self.observers, int) or self.observers < 0:
+            raise ValueError(f"observers must be a whole number >= 0, not {self.observers!r}")
+        if self.observers and self.seat != 1:
+            raise ValueError(
+                "observers= is seat 1's (the host creates the game with a seat for each): give it to seat 1 "
+                "of a game of two agents, through TwoPlayerGame(observers=...)"
+            )
         check_score_options(self.score_index, self.score_multiplier)
         if self.bot is not None and not isinstance(self.bot, Bot):
             raise TypeError(

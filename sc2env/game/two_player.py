@@ -1,26 +1,30 @@
-"""A game of two agents: two seats (a Match and game process each), joined, restarted and stopped together."""
+"""A game of two agents: two seats (a Match and game process each), joined, restarted and stopped together;
+optional observers (a game process each) watch it in lock-step."""
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
 import enum
+import functools
 import logging
 import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TypeVar
 
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import errors
 from sc2env.client import status_name
+from sc2env.client.requests import Answers
 from sc2env.game.join_ports import JoinPorts
 from sc2env.game.lifecycle import Lifecycle
 from sc2env.game.match import Match, MatchState, StepResult
 from sc2env.game.match_config import MatchConfig
+from sc2env.game.observer import ObserverConfig, ObserverSeat
 
 log = logging.getLogger(__name__)
 
@@ -59,15 +63,28 @@ class TwoPlayerGame:
     reset() starts or restarts both; the caller steps each seat (its `begin_step` then `finish_step`, or
     `step` here), inside `playing()`, which turns one side's crash into a GameCrashedError on the caller's
     side and stops both processes; the next reset() starts both anew. Not thread-safe.
+
+    `observers` (ObserverConfig each) watch the game, each through a game process of its own joined with
+    the players' ports: reset() joins or restarts them with the players and `step` steps them in lock-step
+    (the game waits for them too); `observers[i].observation` is the last one's. An observer whose process is
+    lost is stopped and the players go on; the next reset() creates the game anew with it.
     """
 
-    def __init__(self, host: MatchConfig, guest: MatchConfig):
+    def __init__(self, host: MatchConfig, guest: MatchConfig, observers: Sequence[ObserverConfig] = ()):
         for seat, config in enumerate((host, guest), 1):
             if config.seat != seat:
                 raise ValueError(f"seat {seat}'s MatchConfig must say seat={seat}, not {config.seat!r}")
         if host.map_name != guest.map_name:
             raise ValueError(f"both seats play one map: {host.map_name!r} and {guest.map_name!r} differ")
+        for watcher in observers:
+            if not isinstance(watcher, ObserverConfig):
+                raise TypeError(f"observers are sc2env.game.ObserverConfig, not {watcher!r}")
+        host = dataclasses.replace(host, observers=len(observers))
         self.seats = (Match(host), Match(guest))
+        self.observers = tuple(
+            ObserverSeat(n, config, host.launch, host.request_timeout_s)
+            for n, config in enumerate(observers, 1)
+        )
         self.ports: JoinPorts | None = None
         self.lost_because = ""
         """What lost the game (state LOST), as the GameCrashedError said it."""
@@ -92,12 +109,19 @@ class TwoPlayerGame:
         else both leave the game first when it is to be `recreate`d (a new seed), as PySC2 does."""
         if self.state is not GameState.READY or not all(self._reusable(seat) for seat in self.seats):
             self._restart_processes()
-        elif recreate or any(self._status(seat) == sc_pb.launched for seat in self.seats):
+        elif (
+            recreate
+            or any(self._status(seat) == sc_pb.launched for seat in self.seats)
+            # A lost observer's new process can't join a game under way: the game is created anew for it.
+            or any(observer.status not in _PLAYABLE for observer in self.observers)
+        ):
             for seat in self.seats:
                 assert seat.controller is not None  # running
                 if seat.controller.status in _PLAYABLE:  # a seat in `launched` has left already
                     with self.playing():
                         seat.controller.leave_game()
+            for observer in self.observers:
+                self._watch(observer, observer.leave)
         for seat in self.seats:
             seat.ports = self.ports
 
@@ -108,45 +132,57 @@ class TwoPlayerGame:
         return self.together(lambda: self.host.reset(seed), lambda: self.guest.reset(seed))
 
     def together(self, host_call: Callable[[], T], guest_call: Callable[[], U]) -> tuple[T, U]:
-        """Run the two seats' calls at once (the guest's in a thread): each seat's join or restart waits for
-        the other's. Either call failing fails both at once: the other seat's game process is stopped (its
-        wait would last its whole timeout, for a player that is not coming), so are both games, and
-        PlayerJoinError names the player that failed and why; a request the game refused (RequestError)
-        is raised as a RequestError naming the player instead. The next reset() starts both anew."""
+        """Run the two seats' calls at once (the guest's in a thread), and the observers' join or restart
+        (each in a thread): each seat's join or restart waits for the others'. Any call failing fails all at
+        once: the other game processes are stopped (their wait would last its whole timeout, for a player
+        that is not coming), and PlayerJoinError names the player (or observer) that failed and why; a
+        request the game refused (RequestError) is raised as a RequestError naming it instead. The next
+        reset() starts them all anew."""
         guest_answer: list[U] = []
-        calls = _Calls()
+        members = 2 + len(self.observers)
+        calls = _Calls(members)
 
-        def run_guest() -> None:
+        def run(member: int, call: Callable[[], object]) -> None:
             try:
-                guest_answer.append(guest_call())
+                answer = call()
+                if member == 2:
+                    guest_answer.append(answer)  # type: ignore[arg-type]  # the guest's call answers a U
             except BaseException as error:  # handed to the caller's thread below
-                if calls.failed(2, error):
-                    self._interrupt(self.host)
+                for other in calls.failed(member, error):
+                    self._interrupt(self._process_of(other))
             finally:
-                calls.done(2)
+                calls.done(member)
 
-        thread = threading.Thread(target=run_guest, name="sc2env-seat-2", daemon=True)
-        thread.start()
+        others: list[tuple[int, Callable[[], object]]] = [(2, guest_call)]
+        for number, observer in enumerate(self.observers, 3):
+            others.append((number, functools.partial(self._join_observer, observer)))
+        threads = [
+            threading.Thread(target=run, args=(member, call), name=f"sc2env-seat-{member}", daemon=True)
+            for member, call in others
+        ]
+        for thread in threads:
+            thread.start()
         try:
             mine = host_call()
         except BaseException as host_error:
-            if calls.failed(1, host_error):
-                self._interrupt(self.guest)
+            for other in calls.failed(1, host_error):
+                self._interrupt(self._process_of(other))
         finally:
             calls.done(1)
-            # The guest's answer follows the host's at once (each waits for the other); after a failure its
-            # call was interrupted, and a thread stuck past the grace is a daemon that holds nothing of ours.
-            thread.join(None if calls.failure is None else _JOIN_GRACE_S)
+            # The others' answers follow the host's at once (each waits for the rest); after a failure their
+            # calls were interrupted, and a thread stuck past the grace is a daemon that holds nothing of ours.
+            for thread in threads:
+                thread.join(None if calls.failure is None else _JOIN_GRACE_S)
         if calls.failure is None:
             return mine, guest_answer[0]
-        seat, failure = calls.failure
+        member, failure = calls.failure
         self._stop_seats()
         if self.state is GameState.READY:
             self._lifecycle.to(GameState.LOST)
         if not isinstance(failure, Exception):  # a Ctrl-C: both games are stopped; it goes on up as it was
             raise failure
         self.lost_because = (
-            f"player {seat} could not join or restart the game ({type(failure).__name__}: {failure})"
+            f"{self._who(member)} could not join or restart the game ({type(failure).__name__}: {failure})"
         )
         if isinstance(failure, errors.RequestError):
             # The game answered, and refused the player's own request (an interface option it does not
@@ -168,10 +204,35 @@ class TwoPlayerGame:
         host_actions: Iterable[sc_pb.Action] = (),
         guest_actions: Iterable[sc_pb.Action] = (),
     ) -> tuple[StepResult, StepResult]:
-        """Send both seats' actions, run `step_mul` loops in lock-step, observe both."""
+        """Send both seats' actions, run `step_mul` loops in lock-step, observe both (and the observers, whose
+        observations are then their `observation`)."""
         with self.playing():
             sent = self.host.begin_step(host_actions), self.guest.begin_step(guest_actions)
-            return self.host.finish_step(sent[0]), self.guest.finish_step(sent[1])
+            watching = self.begin_watching()
+            results = self.host.finish_step(sent[0]), self.guest.finish_step(sent[1])
+            self.finish_watching(watching)
+            return results
+
+    def _join_observer(self, observer: ObserverSeat) -> sc_pb.ResponseObservation:
+        if self.ports is None:
+            raise errors.ProtocolError("observers join with the players' ports: call prepare() first")
+        return observer.reset(self.ports)
+
+    def begin_watching(self) -> list[tuple[ObserverSeat, Answers]]:
+        """Send each observer's step of `step_mul` loops and its observation (the players' steps wait for
+        them); an observer whose process is lost is stopped, and the players go on without it."""
+        count = self.host.config.step_mul
+        watching = []
+        for observer in self.observers:
+            sent = observer.begin_step(count)
+            if sent is not None:
+                watching.append((observer, sent))
+        return watching
+
+    def finish_watching(self, watching: list[tuple[ObserverSeat, Answers]]) -> None:
+        """Read the observers' answers to begin_watching()'s step."""
+        for observer, sent in watching:
+            observer.finish_step(sent)
 
     @contextlib.contextmanager
     def playing(self) -> Iterator[None]:
@@ -198,8 +259,10 @@ class TwoPlayerGame:
             return self.host.save_replay()
 
     def close(self) -> None:
-        """Quit both games and stop their processes. Idempotent."""
+        """Quit both games (and the observers') and stop their processes. Idempotent."""
         try:
+            for observer in self.observers:
+                observer.close()
             for seat in self.seats:
                 seat.close()
         finally:
@@ -222,18 +285,37 @@ class TwoPlayerGame:
         self.ports = JoinPorts.pick()
         self._lifecycle.to(GameState.READY)
 
-    def _interrupt(self, seat: Match) -> None:
-        """End the seat's call under way now (from the other seat's thread): its game process is killed, so
-        its connection drops; both games are stopped afterwards by the caller's thread."""
-        process = seat.process
+    def _interrupt(self, process) -> None:
+        """End the call under way on this game process now (from another member's thread): the process is
+        killed, so its connection drops; every game is stopped afterwards by the caller's thread."""
         if process is not None and process.running:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(process.pid, signal.SIGKILL)
 
     def _stop_seats(self) -> None:
-        """Stop both game processes now; the seats stay as they are (LOST, or CLOSED) until reset()."""
+        """Stop both game processes now (and the observers', which watch a game that is over); the seats stay
+        as they are (LOST, or CLOSED) until reset()."""
+        for observer in self.observers:
+            observer.close()
         for seat in self.seats:
             seat.stop_lost_game()
+
+    def _process_of(self, member: int):
+        """The game process of member 1 or 2 (a seat) or 3, 4, ... (the observers, in order)."""
+        if member <= 2:
+            return self.seats[member - 1].process
+        return self.observers[member - 3].process
+
+    def _who(self, member: int) -> str:
+        return f"player {member}" if member <= 2 else self.observers[member - 3].name
+
+    @staticmethod
+    def _watch(observer: ObserverSeat, call: Callable[[], object]) -> None:
+        """An observer's request that may find it lost: it is stopped, and the players go on."""
+        try:
+            call()
+        except errors.ConnectionError as error:
+            observer.lose(error)
 
     def _gone_seats(self) -> list[int]:
         """The seats whose game is gone. A refusal can come before the other process is seen to exit (the
@@ -273,24 +355,25 @@ class TwoPlayerGame:
 
 
 class _Calls:
-    """The two seats' calls of `together`: which are still under way, and the first to fail (thread-safe)."""
+    """The calls of `together` (members 1 and 2 the seats, then the observers): which are still under way, and
+    the first to fail (thread-safe)."""
 
-    def __init__(self) -> None:
+    def __init__(self, members: int = 2) -> None:
         self._lock = threading.Lock()
-        self._running = {1, 2}
+        self._running = set(range(1, members + 1))
         self.failure: tuple[int, BaseException] | None = None
 
-    def failed(self, seat: int, error: BaseException) -> bool:
-        """Note the seat's failure (the first one is the cause); whether the other seat's call is still under
-        way (and must be interrupted)."""
+    def failed(self, member: int, error: BaseException) -> list[int]:
+        """Note the member's failure (the first one is the cause); the other members whose calls are still
+        under way (and must be interrupted)."""
         with self._lock:
             if self.failure is None:
-                self.failure = (seat, error)
-            return (3 - seat) in self._running
+                self.failure = (member, error)
+            return sorted(self._running - {member})
 
-    def done(self, seat: int) -> None:
+    def done(self, member: int) -> None:
         with self._lock:
-            self._running.discard(seat)
+            self._running.discard(member)
 
 
 def seat_configs(config: MatchConfig, guest_race: str | None = None) -> tuple[MatchConfig, MatchConfig]:
