@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -13,6 +13,7 @@ from sc2env import errors
 from sc2env.env.flat_mask_space import FlatMaskMultiDiscrete
 from sc2env.env.seat_env import SeatEnv, two_player_game
 from sc2env.game.maps import two_player_maps
+from sc2env.game.observer import ObserverConfig, ObserverSeat
 
 try:
     from pettingzoo import ParallelEnv
@@ -36,12 +37,15 @@ class SentStep:
     encoded: list[tuple[list, str | None]]
     pending: list[Any] = dataclasses.field(default_factory=list)
     crash: errors.GameCrashedError | None = None
+    watching: list[Any] = dataclasses.field(default_factory=list)
+    """The observers' pending answers (TwoPlayerGame.begin_watching)."""
 
 
 def parallel_env(
     map_name: str = "DuelMarines",
     render_mode: str | None = None,
     agent_options: Mapping[str, Mapping[str, Any]] | None = None,
+    observers: Sequence[ObserverConfig] = (),
     **options: Any,
 ) -> TwoPlayerParallelEnv:
     """A PettingZoo ParallelEnv of two agents on a two-player map (the duels: `sc2env.game.two_player_maps()`).
@@ -50,8 +54,10 @@ def parallel_env(
     agent_options: per agent ("player_1", "player_2") options over those, e.g. {"player_2": {"actions":
                    "raw"}}; `race` too (default: the map's race for the slot).
     render_mode:   "rgb_array": render() returns both players' views side by side (player_1's on the left).
+    observers:     ObserverConfigs of observers that watch the game in lock-step, a game process each; read
+                   them through `env.observers` (their `observe()`), after each reset() and step().
     """
-    return TwoPlayerParallelEnv(map_name, render_mode, agent_options, **options)
+    return TwoPlayerParallelEnv(map_name, render_mode, agent_options, observers=observers, **options)
 
 
 class TwoPlayerParallelEnv(ParallelEnv):
@@ -73,6 +79,7 @@ class TwoPlayerParallelEnv(ParallelEnv):
         map_name: str,
         render_mode: str | None = None,
         agent_options: Mapping[str, Mapping[str, Any]] | None = None,
+        observers: Sequence[ObserverConfig] = (),
         **options: Any,
     ) -> None:
         if map_name not in two_player_maps() and map_name.lower() not in {
@@ -104,13 +111,18 @@ class TwoPlayerParallelEnv(ParallelEnv):
             )
             for seat, agent in enumerate(AGENTS, 1)
         }
-        self.game = two_player_game(*self.envs.values())
+        self.game = two_player_game(self.envs[AGENTS[0]], self.envs[AGENTS[1]], observers)
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
         self.observation_spaces = {agent: env.observation_space for agent, env in self.envs.items()}
         self.action_spaces: dict[str, spaces.Space] = {
             agent: FlatMaskMultiDiscrete(env.action_space.nvec) for agent, env in self.envs.items()
         }
+
+    @property
+    def observers(self) -> tuple[ObserverSeat, ...]:
+        """The game's observers (the `observers=` given), each with its last `observation` and `observe()`."""
+        return self.game.observers
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -169,6 +181,7 @@ class TwoPlayerParallelEnv(ParallelEnv):
             with self.game.playing():
                 for agent, encoded in zip(step.agents, step.encoded):
                     step.pending.append(self.envs[agent].send_encoded(*encoded))
+                step.watching = self.game.begin_watching()  # the players' steps wait for the observers'
         except errors.GameCrashedError as error:
             step.crash = error
         return step
@@ -183,6 +196,7 @@ class TwoPlayerParallelEnv(ParallelEnv):
             try:
                 with self.game.playing():
                     results.extend(env.finish_step(s) for env, s in zip(envs, sent.pending))
+                self.game.finish_watching(sent.watching)
             except errors.GameCrashedError as error:
                 crash = error
         if crash is not None:

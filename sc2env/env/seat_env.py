@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 from sc2env.env.env import SC2Env
 from sc2env.game.map_races import check_race, slot_race
 from sc2env.game.match import Match
+from sc2env.game.observer import ObserverConfig
 from sc2env.game.two_player import TwoPlayerGame
 
 
@@ -39,9 +41,9 @@ class SeatEnv(SC2Env):
         return self._match
 
 
-def two_player_game(host: SeatEnv, guest: SeatEnv) -> TwoPlayerGame:
-    """The TwoPlayerGame of two seat envs, attached to both."""
-    game = TwoPlayerGame(host.seat_config(), guest.seat_config())
+def two_player_game(host: SeatEnv, guest: SeatEnv, observers: Sequence[ObserverConfig] = ()) -> TwoPlayerGame:
+    """The TwoPlayerGame of two seat envs (and `observers`, watching it), attached to both."""
+    game = TwoPlayerGame(host.seat_config(), guest.seat_config(), observers)
     host.attach(game)
     guest.attach(game)
     return game

@@ -161,3 +161,20 @@ def test_simple64_two_agents_each_see_their_own_base(make):
     for _ in range(3):
         obs, _, terms, _, infos = env.step({"player_1": FUNCTIONS.no_op(), "player_2": RAW_FUNCTIONS.no_op()})
     assert not any(terms.values()) and infos["player_1"]["game_loop"] == infos["player_2"]["game_loop"] == 48
+
+
+def test_an_observer_watches_the_agents_game_in_lock_step(make):
+    from sc2env.game import ObserverConfig
+    from sc2env.interface import InterfaceFormat
+
+    watcher = ObserverConfig(0, InterfaceFormat(screen_size=16, minimap_size=16))
+    env = make(observers=[watcher])
+    env.reset(seed=3)
+    (observer,) = env.observers
+    minimap = observer.observe().feature_minimap.player_id
+    assert set(np.unique(minimap)) >= {1, 2}  # the whole map: both armies, unfogged
+    for _ in range(3):
+        env.step({agent: FUNCTIONS.no_op() for agent in env.agents})
+    assert observer.observe()["game_loop"][0] == 48  # stepped with the agents, 16 loops a step
+    env.close()
+    assert observer.process is None
