@@ -27,6 +27,7 @@ EXPECTED = {
     "query": {sc_pb.in_game, sc_pb.in_replay, sc_pb.ended},
     "step": {sc_pb.in_game, sc_pb.in_replay},
     "action": {sc_pb.in_game},
+    "obs_action": {sc_pb.in_game},
     "debug": {sc_pb.in_game},
     "save_replay": {sc_pb.in_game, sc_pb.ended, sc_pb.in_replay},
     "leave_game": {sc_pb.in_game, sc_pb.ended, sc_pb.in_replay},
