@@ -132,7 +132,9 @@ def test_observer_config_checks():
 def test_an_observer_the_game_refuses_fails_the_reset_naming_it_and_stops_every_process(marked_games):
     from sc2env import errors
 
-    refused = ObserverConfig(2, InterfaceFormat(screen_size=2000, minimap_size=16))  # beyond the engine's 1024
+    refused = ObserverConfig(
+        2, InterfaceFormat(screen_size=2000, minimap_size=16)
+    )  # beyond the engine's 1024
     game = TwoPlayerGame(*seat_configs(config()), observers=[refused])
     with pytest.raises(errors.RequestError, match="observer 1 could not join"):
         game.reset(seed=1)
