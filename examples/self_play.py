@@ -3,6 +3,7 @@
     pip install "sc2env-rl[train]"        # sb3-contrib and its PyTorch
     python examples/self_play.py --rounds 12 --steps-per-round 9216 --out runs/self_play
     python examples/self_play.py --rounds 16 --out runs/self_play --resume    # on from the last round saved
+    python examples/self_play.py --out runs/self_play --evaluate 100    # the saved model against the untrained
 
 The learner plays slot 1 of a two-player map through the ordinary Gymnasium env; its opponent plays slot 2 in
 the same process every step (against a policy each player has its own game process, lock-stepped as the real
@@ -28,6 +29,8 @@ against each fixed opponent of `--measure-against`, on the same seeds every roun
 <out>/progress.csv) gives those results and the learner's share of wins in its training games against each
 training opponent. <out>/progress.png draws the win rates against env steps. Everything needed to go on is
 saved after each round (<out>/model.zip, <out>/pool.pt, the CSV): `--resume` picks up after the last round.
+`--evaluate GAMES` plays the saved model and, beside it, the policy the run started from (the same `--seed`)
+on GAMES fresh games against each measured opponent (seeds 20000 and up, none of the rounds' measurements).
 """
 
 import argparse
@@ -72,6 +75,13 @@ parser.add_argument("--eval-games", type=int, default=10, help="games against ea
 parser.add_argument("--shaping", type=float, default=0.5, help="weight of (kills - losses) / army size")
 parser.add_argument("--out", default="runs/self_play", help="progress.csv, progress.png, model.zip, pool.pt")
 parser.add_argument("--resume", action="store_true", help="go on from the last round saved in --out")
+parser.add_argument(
+    "--evaluate",
+    type=int,
+    metavar="GAMES",
+    help="no training: play the model saved in --out and the untrained policy of --seed, GAMES fresh games "
+    "each against every --measure-against opponent, and print their win rates",
+)
 parser.add_argument("--seed", type=int, default=0)
 args = parser.parse_args()
 POOL = "pool"
@@ -81,6 +91,9 @@ if POOL in measured_opponents:
     parser.error("--measure-against: the pool changes every round; measure against fixed opponents")
 torch.set_num_threads(1)  # small networks on a CPU: one thread, and the game processes get the other cores
 out = pathlib.Path(args.out)
+log_path, model_path, pool_path = out / "progress.csv", out / "model.zip", out / "pool.pt"
+if args.evaluate is not None and not model_path.exists():
+    parser.error(f"--evaluate: no {model_path} to measure (train first)")
 out.mkdir(parents=True, exist_ok=True)
 rng = random.Random(args.seed)
 
@@ -192,7 +205,6 @@ vec_env.seed(args.seed)
 pool.random.space = FlatMaskMultiDiscrete(vec_env.action_space.nvec)
 pool.random.space.seed(args.seed)
 
-log_path, model_path, pool_path = out / "progress.csv", out / "model.zip", out / "pool.pt"
 FIELDS = [
     "round",
     "timesteps",
@@ -200,6 +212,24 @@ FIELDS = [
     *(f"train_win_rate_vs_{name}" for name in trained_against),
     "pool",
 ]
+
+
+def new_model() -> MaskablePPO:
+    """The learner as the run starts: its weights are drawn from --seed, so the untrained policy can be rebuilt."""
+    return MaskablePPO(
+        FullyConvPolicy,
+        vec_env,
+        n_steps=args.n_steps,
+        batch_size=min(256, 2 * args.n_steps),
+        n_epochs=4,
+        learning_rate=3e-4,
+        gamma=0.99,
+        ent_coef=0.003,
+        seed=args.seed,
+        policy_kwargs=fully_conv_kwargs(EnvConfig(**env_kwargs)),
+    )
+
+
 rows: list[dict] = []
 if args.resume:
     if not model_path.exists():
@@ -215,23 +245,12 @@ if args.resume:
             f"--resume: {log_path} has the columns {reader.fieldnames}; these opponents make {FIELDS}"
         )
 else:
-    model = MaskablePPO(
-        FullyConvPolicy,
-        vec_env,
-        n_steps=args.n_steps,
-        batch_size=min(256, 2 * args.n_steps),
-        n_epochs=4,
-        learning_rate=3e-4,
-        gamma=0.99,
-        ent_coef=0.003,
-        seed=args.seed,
-        policy_kwargs=fully_conv_kwargs(EnvConfig(**env_kwargs)),
-    )
+    model = new_model()
 model.set_logger(configure(str(out / "sb3"), ["csv"]))
 
 
 # 2. The fixed opponents the win rates are measured against, on the same seeds every round.
-def win_rate(opponent: str) -> tuple[float, str]:
+def win_rate(player: MaskablePPO, opponent: str, games: int, first_seed: int = 10_000) -> tuple[float, str]:
     # The policy as it plays (its actions sampled): the argmax of a distribution over 256 points that is
     # still near uniform picks one arbitrary point, and its games stay the same until some logit overtakes.
     training_rng = torch.get_rng_state()
@@ -239,10 +258,10 @@ def win_rate(opponent: str) -> tuple[float, str]:
     env = learner_env(opponent, [])
     won = lost = tied = 0
     try:
-        for game in range(args.eval_games):
-            obs, _ = env.reset(seed=10_000 + game)
+        for game in range(games):
+            obs, _ = env.reset(seed=first_seed + game)
             while True:
-                action, _ = model.predict(obs, action_masks=env.unwrapped.action_masks())
+                action, _ = player.predict(obs, action_masks=env.unwrapped.action_masks())
                 obs, _, terminated, truncated, info = env.step(action)
                 if terminated or truncated:
                     break
@@ -254,7 +273,7 @@ def win_rate(opponent: str) -> tuple[float, str]:
     finally:
         env.close()
         torch.set_rng_state(training_rng)
-    return won / args.eval_games, f"{won}-{lost}-{tied}"
+    return won / games, f"{won}-{lost}-{tied}"
 
 
 def share_won(results: list[int]) -> str:
@@ -265,7 +284,7 @@ def record(round_number: int) -> None:
     row: dict = dict(round=round_number, timesteps=model.num_timesteps, pool=len(pool.snapshots))
     measured = []
     for name in measured_opponents:
-        rate, won_lost_tied = win_rate(name)
+        rate, won_lost_tied = win_rate(model, name, args.eval_games)
         row[f"win_rate_vs_{name}"], row[f"won_lost_tied_vs_{name}"] = f"{rate:.3f}", won_lost_tied
         measured.append(f"vs {name} {rate:.0%} ({won_lost_tied})")
     trained = []
@@ -278,6 +297,19 @@ def record(round_number: int) -> None:
         f"{', '.join(trained)} (the pool: {len(pool.snapshots)} snapshots and the random policy)",
         flush=True,
     )
+
+
+def evaluate(games: int) -> None:
+    """The saved model against the untrained policy of --seed, on the same fresh games."""
+    players = {"untrained": new_model(), "trained": MaskablePPO.load(model_path, env=vec_env)}
+    print(f"{model_path} ({players['trained'].num_timesteps} steps), {games} games each, seeds {20_000}+:")
+    for name in measured_opponents:
+        results = [
+            f"{label} {rate:.0%} ({record})"
+            for label, player in players.items()
+            for rate, record in [win_rate(player, name, games, 20_000)]
+        ]
+        print(f"  vs {name}: {', '.join(results)}", flush=True)
 
 
 def save() -> None:
@@ -308,6 +340,9 @@ def save() -> None:
 
 # 3. Rounds: train, add the snapshot to the pool, measure against the fixed opponents, save.
 try:
+    if args.evaluate is not None:
+        evaluate(args.evaluate)
+        raise SystemExit
     if not rows:
         record(0)
         save()

@@ -144,7 +144,18 @@ def test_self_play_example_trains_measures_saves_and_resumes(tmp_path):
     assert any(row["train_win_rate_vs_computer:very_easy"] for row in rows[1:]), rows
     for name in ("model.zip", "pool.pt", "progress.png"):
         assert (tmp_path / name).stat().st_size > 0
+    # --evaluate: the saved model beside the untrained policy, on the same fresh games, and no training.
+    evaluated = _self_play(tmp_path, 3, "--evaluate", "2")
+    assert evaluated.returncode == 0, evaluated.stderr[-3000:]
+    assert "(192 steps), 2 games each" in evaluated.stdout, evaluated.stdout
+    for opponent in ("scripted", "computer:easy"):
+        line = next(line for line in evaluated.stdout.splitlines() if line.startswith(f"  vs {opponent}: "))
+        assert "untrained " in line and ", trained " in line, line
+    with open(tmp_path / "progress.csv", newline="") as log:
+        assert len(list(csv.DictReader(log))) == 4  # nothing trained or recorded
     missing = _self_play(tmp_path / "empty", 1, "--resume")
     assert missing.returncode != 0 and "no " in missing.stderr and "model.zip" in missing.stderr
     other = _self_play(tmp_path, 4, "--resume", "--measure-against", "scripted")
     assert other.returncode != 0 and "progress.csv has the columns" in other.stderr, other.stderr[-3000:]
+    unmeasured = _self_play(tmp_path / "empty", 1, "--evaluate", "2")
+    assert unmeasured.returncode != 0 and "--evaluate: no " in unmeasured.stderr, unmeasured.stderr[-3000:]
