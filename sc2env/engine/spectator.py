@@ -66,34 +66,27 @@ class Spectator:
             if self.camera is None or self._world is not game.world:
                 self.camera, self._world = game.player.camera, game.world
             player = game.player
-            own = (
-                game.interface,
-                game.frames,
-                game.vision,
-                game.screen_layers,
-                game.minimap_layers,
-                game.action_errors,
-                game.echoed_actions,
-                player.camera,
+            lent = dict(
+                interface=self.interface,
+                frames=self._frames,
+                vision=vision,
+                screen_layers=self._layers[0],
+                minimap_layers=self._layers[1],
+                action_errors=[],
+                echoed_actions=[],
             )
-            game.interface, game.frames, game.vision = self.interface, self._frames, vision
-            game.screen_layers, game.minimap_layers = self._layers
-            game.action_errors, game.echoed_actions = [], []
+            own = {name: getattr(game, name) for name in lent}
+            own_camera = player.camera
+            for name, value in lent.items():
+                setattr(game, name, value)
             player.camera = self.camera
             try:
                 yield game
             finally:
                 self.camera = player.camera
-                (
-                    game.interface,
-                    game.frames,
-                    game.vision,
-                    game.screen_layers,
-                    game.minimap_layers,
-                    game.action_errors,
-                    game.echoed_actions,
-                    player.camera,
-                ) = own
+                for name, value in own.items():
+                    setattr(game, name, value)
+                player.camera = own_camera
 
     def _unfogged(self, game: Game) -> Vision:
         everything = self._everything
