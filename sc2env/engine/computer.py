@@ -18,12 +18,13 @@ from s2clientprotocol import common_pb2
 from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.engine.banelings import BURSTS, Charge, charge, dodge, keep_with_banelings
-from sc2env.engine.build_order import BuildOrder, EconomyPlan
+from sc2env.engine.build_order import BuildOrder, EconomyPlan, command
 from sc2env.engine.focus import Fire, attack, focus
 from sc2env.engine.game import Game, Interface
 from sc2env.engine.mapdef import Region
 from sc2env.engine.micro import LINE_SPACING, OVERLAP_SPACING, SPLIT_SPACING, line_offsets, nearest
-from sc2env.engine.type_tables import STRUCTURE_TYPES, type_mask
+from sc2env.engine.orders import STOP
+from sc2env.engine.type_tables import STRUCTURE_TYPES, WORKER_TYPES, type_mask
 
 INTERFACE = Interface.from_options(sc_pb.InterfaceOptions(raw=True))  # what it reads: raw data only
 ARMY_TYPES = type_mask(lambda t: t.army)
@@ -121,6 +122,9 @@ class Computer:
         self._search = 0  # which of the search points the wave heads for when it knows of no building
         self._last_pos: dict[int, tuple[float, float]] = {}  # where each wave unit stood at the last decision
         self._formed = False  # whether its duel army has formed its line (Formation.LINE) and set off
+        self._pulled: set[int] = (
+            set()
+        )  # the tags of its SCVs taken off mining onto raiding workers (melee maps)
 
     def step(self, game: Game, count: int, abandoned: Callable[[], bool] | None = None) -> None:
         """Run `count` loops (`abandoned`: as Game.step's, checked between the AI's decisions too)."""
@@ -202,6 +206,7 @@ class Computer:
         )
         if len(threats) and len(home):
             self._engage(game, home, threats)
+        self._pull_workers(game, enemies)
         if self._wave and len(wave) < max(1, self.profile.wave // 3):
             self._wave = set()  # the wave is spent: its survivors come home to the next one
             attack(game, wave.tolist(), point=self._rally_point(game))
@@ -234,6 +239,27 @@ class Computer:
         idle = [i for i in wave.tolist() if not w.orders[i]]
         if idle:
             self._advance(game, idle, goal)
+
+    def _pull_workers(self, game: Game, enemies: np.ndarray) -> None:
+        """Enemy workers raiding its base meet as many of its SCVs and one more, the nearest: a worker rush
+        comes before the army does, and SCVs left mining lose the base to it. Once no raider is near its
+        buildings, the pulled SCVs stop, and the base sends them back to mining."""
+        w = game.world
+        raiders = self._near(
+            game, enemies[WORKER_TYPES[w.type_id[enemies]]], self._own_buildings(game), self.profile.defend
+        )
+        own = np.flatnonzero((w.owner == self.player_id) & WORKER_TYPES[w.type_id] & ~w.hidden)
+        pulled: list[int] = []
+        if len(raiders) and len(own):
+            gap = np.hypot(*(w.pos[own] - w.pos[raiders].mean(axis=0)).T)
+            pulled = own[np.argsort(gap, kind="stable")][: len(raiders) + 1].tolist()
+            for i in pulled:
+                attack(game, [i], target=int(w.tag[nearest(w.pos, raiders, w.pos[i])]))
+        tags = {int(w.tag[i]) for i in pulled}
+        released = [int(w.tag[i]) for i in own.tolist() if int(w.tag[i]) in self._pulled - tags]
+        if released:
+            command(game, released, STOP)
+        self._pulled = tags
 
     def _stuck(self, game: Game, rows: np.ndarray) -> list[int]:
         """The rows that have an order, have not fired and have not moved since the last decision (a unit held

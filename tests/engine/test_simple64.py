@@ -145,3 +145,27 @@ def test_the_ai_is_deterministic_under_the_seed():
     runs = [_ai_game(sc_pb.Hard, 16 * 60 * 4, seed=8) for _ in range(2)]
     assert runs[0].inputs == runs[1].inputs  # the same commands at the same loops
     assert np.array_equal(runs[0].world.pos, runs[1].world.pos)
+
+
+@pytest.mark.parametrize("difficulty", [sc_pb.VeryEasy, sc_pb.Harder])
+def test_the_ai_pulls_its_scvs_onto_a_worker_rush_and_back_to_mining(difficulty):
+    from sc2env.engine.build_order import command
+    from sc2env.engine.computer import Computer
+    from sc2env.engine.orders import ATTACK
+
+    game = new_game(3)
+    w = game.world
+    cc = next(int(w.tag[i]) for i in range(w.n) if w.owner[i] == 2 and w.types[i].name == "CommandCenter")
+    rush = [int(w.tag[i]) for i in range(w.n) if w.owner[i] == 1 and w.types[i].name == "SCV"]
+    with game.viewing(1):  # player 1 sends its twelve SCVs onto the AI's Command Center at once
+        command(game, rush, ATTACK, target=cc)
+    ai = Computer(2, difficulty)
+    ai.step(game, 16 * 60)  # a game minute: twelve SCVs left alone take a Command Center's 1500 in about 30 s
+    w = game.world
+    assert kinds(game, 1)["SCV"] <= 2, kinds(game, 1)  # the raiders met the AI's SCVs
+    hall = int(np.flatnonzero(w.tag[: w.n] == cc)[0])
+    assert w.health[hall] > 750 and kinds(game, 2)["SCV"] >= 10
+    mined = game.stats(2).collected_minerals
+    ai.step(game, 16 * 30)
+    assert not ai._pulled  # released once no raider is left
+    assert game.stats(2).collected_minerals > mined + 100  # and mining again
