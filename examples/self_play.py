@@ -16,13 +16,16 @@ side by side, one opponent each:
 - anything `opponent=` takes as a string: `computer:<level>` (the built-in AI), `scripted` (the duel agent:
   camera over its army, attack-move on the minimap, focus fire), `random` (every function). A fixed opponent
   beside the pool is a curriculum: it keeps the learner from drifting into a style only its own snapshots
-  lose to, and the easiest AI loses to plain tactics (attack together) that random snapshots do not punish.
+  lose to.
 
 Both players see their own side (fog of war; `player_relative` shows each its own units as Self) on a 16x16
-screen and minimap and act with no_op, select_army, Attack_minimap and Attack_screen: the fully convolutional
-policy picks a point of the minimap or screen with one logit per pixel. The reward is the game's outcome
-(+1 a win, -1 a loss, 0 a tie) plus `--shaping` times (enemy Marines killed - own Marines lost) / 9 at each
-step: the same sign as the outcome, but a signal at every fight rather than once a game.
+screen and minimap and act with `--functions`: by default eleven, to select (the army, a unit, a box), move the
+camera, move, attack, stop and hold; the fully convolutional policy picks a point of the minimap or screen with
+one logit per pixel. (With only no_op, select_army and the two attacks, the uniformly random policy already
+plays about as well as any simple tactic, docs/multiplayer.md says, and there is little for a learner to find.)
+The reward is the game's outcome (+1 a win, -1 a loss, 0 a tie) plus `--shaping` times (enemy Marines killed -
+own Marines lost) / 9 at each step: the same sign as the outcome, but a signal at every fight rather than once
+a game.
 
 After each round the learner's policy (sampling its actions, from the same seed) plays `--eval-games` games
 against each fixed opponent of `--measure-against`, on the same seeds every round; each round's line (also in
@@ -72,6 +75,12 @@ parser.add_argument(
     help="the fixed opponents measured after each round (opponent= strings)",
 )
 parser.add_argument("--eval-games", type=int, default=10, help="games against each fixed opponent per round")
+parser.add_argument(
+    "--functions",
+    default="no_op,select_army,select_point,select_rect,move_camera,Move_screen,Move_minimap,Attack_screen,"
+    "Attack_minimap,Stop_quick,HoldPosition_quick",
+    help="the functions both players act with (comma-separated names)",
+)
 parser.add_argument("--shaping", type=float, default=0.5, help="weight of (kills - losses) / army size")
 parser.add_argument("--out", default="runs/self_play", help="progress.csv, progress.png, model.zip, pool.pt")
 parser.add_argument("--resume", action="store_true", help="go on from the last round saved in --out")
@@ -105,7 +114,7 @@ env_kwargs = dict(
     step_mul=16,
     screen_layers=("player_relative",),
     minimap_layers=("player_relative",),
-    functions=["no_op", "select_army", "Attack_minimap", "Attack_screen"],
+    functions=args.functions.split(","),
 )
 SEEN = ["feature_screen", "feature_minimap"]  # what the policy reads (the mask comes from action_masks())
 ARMY = 9  # Marines a side on DuelMarines

@@ -107,6 +107,8 @@ def _self_play(tmp_path, rounds: int, *extra: str) -> subprocess.CompletedProces
             "computer:very_easy,pool",
             "--measure-against",
             "scripted,computer:easy",
+            "--functions",  # games that end within a few dozen steps
+            "no_op,select_army,Attack_minimap,Attack_screen",
             "--out",
             str(tmp_path),
             *extra,
