@@ -19,6 +19,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env.engine.banelings import BURSTS, Charge, charge, dodge, keep_with_banelings
 from sc2env.engine.build_order import BuildOrder, EconomyPlan, command
+from sc2env.engine.building import BUILT_BY
 from sc2env.engine.focus import Fire, attack, focus
 from sc2env.engine.game import Game, Interface
 from sc2env.engine.mapdef import Region
@@ -249,6 +250,10 @@ class Computer:
             game, enemies[WORKER_TYPES[w.type_id[enemies]]], self._own_buildings(game), self.profile.defend
         )
         own = np.flatnonzero((w.owner == self.player_id) & WORKER_TYPES[w.type_id] & ~w.hidden)
+        # Not its builders: a structure left unfinished stays so, and one counts as built (a depot left at half
+        # held a Harder base at 23 supply for the rest of a game).
+        own = own[~game.building.constructing_rows(own)]
+        own = own[[not (w.orders[i] and w.orders[i][0].ability_id in BUILT_BY) for i in own.tolist()]]
         pulled: list[int] = []
         if len(raiders) and len(own):
             gap = np.hypot(*(w.pos[own] - w.pos[raiders].mean(axis=0)).T)

@@ -169,3 +169,26 @@ def test_the_ai_pulls_its_scvs_onto_a_worker_rush_and_back_to_mining(difficulty)
     ai.step(game, 16 * 30)
     assert not ai._pulled  # released once no raider is left
     assert game.stats(2).collected_minerals > mined + 100  # and mining again
+
+
+def test_the_ai_keeps_its_builder_building_during_a_worker_rush():
+    from sc2env.engine.build_order import command
+    from sc2env.engine.computer import Computer
+    from sc2env.engine.orders import ATTACK
+
+    game = new_game(3)
+    ai = Computer(2, sc_pb.Harder)
+    w = game.world
+    while not any(w.owner[i] == 2 and game.building.constructing(i) for i in range(w.n)):
+        ai.step(game, 8)  # until its first depot is being built
+        assert game.game_loop < 16 * 60, "the AI started no building in a game minute"
+    depot = next(int(w.tag[i]) for i in range(w.n) if w.owner[i] == 2 and w.types[i].name == "SupplyDepot")
+    cc = next(int(w.tag[i]) for i in range(w.n) if w.owner[i] == 2 and w.types[i].name == "CommandCenter")
+    rush = [int(w.tag[i]) for i in range(w.n) if w.owner[i] == 1 and w.types[i].name == "SCV"]
+    with game.viewing(1):
+        command(game, rush, ATTACK, target=cc)
+    ai.step(game, 16 * 60)  # a depot takes 21 game seconds; the raiders walk about 20 to the hall
+    w = game.world
+    row = int(np.flatnonzero(w.tag[: w.n] == depot)[0])
+    assert w.build_progress[row] == 1  # finished: its SCV was not pulled off it
+    assert kinds(game, 1)["SCV"] <= 2  # while the others met the raiders
