@@ -1,14 +1,14 @@
 """Self-play on DuelMarines: MaskablePPO against a pool of its own past snapshots, with sc2env's built-in engine.
 
     pip install "sc2env-rl[train]"        # sb3-contrib and its PyTorch
-    python examples/self_play.py --rounds 12 --steps-per-round 9216 --out runs/self_play
+    python examples/self_play.py --rounds 12 --out runs/self_play
     python examples/self_play.py --rounds 16 --out runs/self_play --resume    # on from the last round saved
     python examples/self_play.py --out runs/self_play --evaluate 100    # the saved model against the untrained
 
 The learner plays slot 1 of a two-player map through the ordinary Gymnasium env; its opponent plays slot 2 in
 the same process every step (against a policy each player has its own game process, lock-stepped as the real
 game is; the built-in AI runs inside the learner's game). `--train-against` lists the training games played
-side by side, one opponent each:
+side by side, one opponent each (by default three games against the pool: self-play alone):
 
 - `pool`: the learner's past selves. The uniformly random policy at first; from round `--pool-from` on, after
   each round the learner's current policy joins the pool as a frozen snapshot (the `--pool` latest kept, the
@@ -66,7 +66,7 @@ parser.add_argument("--pool-from", type=int, default=3, help="the first round wh
 parser.add_argument("--pool", type=int, default=6, help="the most snapshots kept (the oldest leave)")
 parser.add_argument(
     "--train-against",
-    default="computer:very_easy,pool,pool",
+    default="pool,pool,pool",
     help="the training games' opponents, one game each: pool, or an opponent= string (computer:easy, scripted)",
 )
 parser.add_argument(
