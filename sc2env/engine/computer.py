@@ -123,9 +123,8 @@ class Computer:
         self._search = 0  # which of the search points the wave heads for when it knows of no building
         self._last_pos: dict[int, tuple[float, float]] = {}  # where each wave unit stood at the last decision
         self._formed = False  # whether its duel army has formed its line (Formation.LINE) and set off
-        self._pulled: set[int] = (
-            set()
-        )  # the tags of its SCVs taken off mining onto raiding workers (melee maps)
+        # The tags of its SCVs taken off mining onto raiding workers (melee maps).
+        self._pulled: set[int] = set()
 
     def step(self, game: Game, count: int, abandoned: Callable[[], bool] | None = None) -> None:
         """Run `count` loops (`abandoned`: as Game.step's, checked between the AI's decisions too)."""
