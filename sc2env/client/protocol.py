@@ -39,6 +39,9 @@ VALID_STATUSES: dict[str, frozenset[int] | None] = {
     "leave_game": frozenset({sc_pb.in_game, sc_pb.ended, sc_pb.in_replay}),
 }
 
+IN_A_GAME = frozenset({sc_pb.in_game, sc_pb.ended})
+"""A client that joined a game, under way or over: it can leave or restart it."""
+
 # The game can finish between our last status update and a step/action (realtime, or a race in the real
 # binary); it then answers with this error although we last saw in_game. That is an episode end, not a bug.
 GAME_ENDED_TEXT = "Game has already ended"

@@ -10,6 +10,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import errors
 from sc2env.client import Controller
+from sc2env.client.protocol import IN_A_GAME
 from sc2env.client.requests import Answers
 from sc2env.game.join_ports import JoinPorts
 from sc2env.game.match import stop_game
@@ -20,7 +21,6 @@ log = logging.getLogger(__name__)
 
 EVERYONE = 0
 """observed_player_id 0: the whole map (the built-in engine shows it without fog)."""
-_PLAYABLE = (sc_pb.in_game, sc_pb.ended)
 
 
 def _default_interface() -> InterfaceFormat:
@@ -97,7 +97,7 @@ class ObserverSeat:
         assert controller is not None  # started
         controller.abandon_pending()  # a step a Ctrl-C cut off
         controller.read_unread()
-        if controller.status in _PLAYABLE:
+        if controller.status in IN_A_GAME:
             controller.restart_game()
         else:
             join = sc_pb.RequestJoinGame(
@@ -114,7 +114,7 @@ class ObserverSeat:
 
     def leave(self) -> None:
         """Leave the game (before the host creates a new one)."""
-        if self.running and self.status in _PLAYABLE:
+        if self.running and self.status in IN_A_GAME:
             assert self.controller is not None  # running
             self.controller.leave_game()
 

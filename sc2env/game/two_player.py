@@ -19,6 +19,7 @@ from s2clientprotocol import sc2api_pb2 as sc_pb
 
 from sc2env import errors
 from sc2env.client import status_name
+from sc2env.client.protocol import IN_A_GAME
 from sc2env.client.requests import Answers
 from sc2env.game.join_ports import JoinPorts
 from sc2env.game.lifecycle import Lifecycle
@@ -31,7 +32,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 U = TypeVar("U")
 
-_PLAYABLE = (sc_pb.in_game, sc_pb.ended)
 """The statuses a seat restarts from (restart_game); from any other the game is created anew."""
 _JOIN_GRACE_S = 10.0
 _EXIT_GRACE_S = 2.0
@@ -113,11 +113,11 @@ class TwoPlayerGame:
             recreate
             or any(self._status(seat) == sc_pb.launched for seat in self.seats)
             # A lost observer's new process can't join a game under way: the game is created anew for it.
-            or any(observer.status not in _PLAYABLE for observer in self.observers)
+            or any(observer.status not in IN_A_GAME for observer in self.observers)
         ):
             for seat in self.seats:
                 assert seat.controller is not None  # running
-                if seat.controller.status in _PLAYABLE:  # a seat in `launched` has left already
+                if seat.controller.status in IN_A_GAME:  # a seat in `launched` has left already
                     with self.playing():
                         seat.controller.leave_game()
             for observer in self.observers:
@@ -344,7 +344,7 @@ class TwoPlayerGame:
         return (
             TwoPlayerGame._alive(seat)
             and seat.state is not MatchState.STEPPING
-            and TwoPlayerGame._status(seat) in (*_PLAYABLE, sc_pb.launched)
+            and TwoPlayerGame._status(seat) in (*IN_A_GAME, sc_pb.launched)
         )
 
     def __repr__(self) -> str:
