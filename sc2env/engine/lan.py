@@ -248,9 +248,8 @@ class Lan:
     def _guest_lost(self, guest: _Guest) -> None:
         self._drop_guest(guest)
         remote = guest.session
-        if (
-            remote.player_id is not None and remote.match is not None
-        ):  # joined, never left: its engine is gone
+        # Joined and never left: its engine is gone.
+        if remote.player_id is not None and remote.match is not None:
             member = remote.player_id
             observer = remote.match.is_observer(member)
             reason = (

@@ -358,7 +358,7 @@ class _Calls:
     """The calls of `together` (members 1 and 2 the seats, then the observers): which are still under way, and
     the first to fail (thread-safe)."""
 
-    def __init__(self, members: int = 2) -> None:
+    def __init__(self, members: int) -> None:
         self._lock = threading.Lock()
         self._running = set(range(1, members + 1))
         self.failure: tuple[int, BaseException] | None = None
